@@ -1,0 +1,24 @@
+'use strict'
+
+const js = require('@eslint/js')
+const globals = require('globals')
+
+module.exports = [
+  { ignores: ['node_modules/**'] },
+  js.configs.recommended,
+  {
+    files: ['**/*.js'],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'commonjs',
+      globals: { ...globals.node }
+    },
+    rules: {
+      strict: ['error', 'global'],
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'prefer-const': 'error',
+      'no-var': 'error',
+      eqeqeq: ['error', 'always', { null: 'ignore' }]
+    }
+  }
+]

@@ -1,0 +1,96 @@
+'use strict'
+
+const { now } = require('./clock')
+const { CrateHttpError, TransportError } = require('./http-client')
+
+// After this many answers in a row that never arrived, the cluster is treated as gone: going on
+// would only turn the rest of the run into timeouts.
+const MAX_CONSECUTIVE_TRANSPORT_FAILURES = 50
+
+/**
+ * Keeps exactly `concurrency` requests in flight until the source runs dry, the deadline passes,
+ * or `control.stop()` is called. Every request ends in `recorder.answered` exactly once, so
+ * ok + failed always equals what was sent.
+ *
+ * source.next()              -> { body, units, label } or null when nothing is left
+ * source.account(req, json)  -> { ok, failed, failures, serverMillis } for a 2xx answer
+ * source.release(req)        -> optional, hands the request's buffer back
+ */
+async function runEngine ({ client, source, concurrency, deadline = null, recorder, control }) {
+  let consecutiveTransportFailures = 0
+
+  const finish = (reason) => {
+    if (!control.reason) control.reason = reason
+    control.stopped = true
+  }
+
+  async function lane () {
+    while (!control.stopped) {
+      if (deadline !== null && now() >= deadline) return finish('duration')
+      const request = source.next()
+      if (request === null) return finish('completed')
+      const sentAt = now()
+      recorder.sent(request.units, sentAt)
+      let outcome
+      try {
+        const answer = await client.post(request.body, { abortSignal: control.abortSignal })
+        outcome = source.account(request, answer)
+        consecutiveTransportFailures = 0
+      } catch (error) {
+        outcome = failedOutcome(request, error)
+        if (error instanceof TransportError) {
+          consecutiveTransportFailures++
+          if (error.code === 'ECONNREFUSED' || consecutiveTransportFailures >= MAX_CONSECUTIVE_TRANSPORT_FAILURES) {
+            finish(`server_gone: ${error.message}`)
+          }
+        } else {
+          consecutiveTransportFailures = 0
+        }
+      }
+      const answeredAt = now()
+      if (source.release) source.release(request)
+      recorder.answered({
+        label: request.label,
+        units: request.units,
+        latencyMicros: (answeredAt - sentAt) * 1000,
+        at: answeredAt,
+        ...outcome
+      })
+    }
+  }
+
+  const lanes = []
+  for (let i = 0; i < concurrency; i++) lanes.push(lane())
+  await Promise.all(lanes)
+  return control.reason
+}
+
+/** A request that got no usable answer fails all of its units with one error. */
+function failedOutcome (request, error) {
+  if (!(error instanceof CrateHttpError) && !(error instanceof TransportError)) throw error
+  return {
+    ok: 0,
+    failed: request.units,
+    requestFailed: true,
+    failures: [{ code: error.code, status: error.status ?? null, message: error.message, count: request.units }]
+  }
+}
+
+function createControl () {
+  const abortController = new AbortController()
+  return {
+    stopped: false,
+    reason: null,
+    abortSignal: abortController.signal,
+    stop (reason) {
+      if (!this.reason) this.reason = reason
+      this.stopped = true
+    },
+    abort (reason) {
+      this.stop(reason)
+      abortController.abort()
+    }
+  }
+}
+
+module.exports = { runEngine, createControl, MAX_CONSECUTIVE_TRANSPORT_FAILURES }

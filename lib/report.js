@@ -1,0 +1,130 @@
+'use strict'
+
+const Table = require('cli-table3')
+const { latencySummary } = require('./stats')
+const { describeOptions } = require('./options')
+
+const round = (x, digits = 2) => (x === null || x === undefined ? x : Math.round(x * 10 ** digits) / 10 ** digits)
+const fmt = (x) => (typeof x === 'number' ? x.toLocaleString('en-US', { maximumFractionDigits: 2 }) : String(x ?? '-'))
+const perSecond = (count, seconds) => (seconds > 0 ? round(count / seconds) : 0)
+
+/**
+ * The result object behind both the table and --json. Every rate divides by one window: from the
+ * first request sent by any worker to the last answer received by any worker.
+ */
+function buildResult ({ workload, options, totals, workers, partialReasons, resources, extra }) {
+  const unit = workload.unit
+  const seconds = round(totals.seconds, 3)
+  const all = totals.all
+  const result = {
+    workload: workload.name,
+    options: describeOptions(options),
+    started_at: totals.firstSentAt === null ? null : new Date(totals.firstSentAt).toISOString(),
+    seconds,
+    [`${unit}_sent`]: totals.unitsSent,
+    [`${unit}_ok`]: all.ok,
+    [`${unit}_failed`]: all.failed,
+    [`${unit}_unacknowledged`]: totals.unitsSent - all.ok - all.failed,
+    [`${unit}_per_sec`]: perSecond(all.ok, seconds),
+    requests: all.requests,
+    requests_failed: all.requestsFailed,
+    latency_ms: latencySummary(all.latency),
+    server_ms: latencySummary(all.server),
+    errors: totals.errors.toJSON(),
+    workers: workers.map((w, index) => ({
+      worker: index,
+      [`${unit}_ok`]: w.totals.all.ok,
+      [`${unit}_failed`]: w.totals.all.failed,
+      requests: w.totals.all.requests,
+      seconds: round(w.totals.seconds, 3),
+      [`${unit}_per_sec`]: perSecond(w.totals.all.ok, seconds),
+      stop_reason: w.reason
+    })),
+    ...extra,
+    client: clientResources(resources, totals.unitsSent, unit),
+    partial: partialReasons.length > 0,
+    partial_reasons: partialReasons
+  }
+  return workload.extendResult ? workload.extendResult(result, totals) : result
+}
+
+function clientResources (resources, unitsSent, unit) {
+  const cpuMicros = resources.reduce((sum, r) => sum + r.cpuMicros, 0)
+  const maxRssKb = resources.reduce((max, r) => Math.max(max, r.maxRssKb), 0)
+  return {
+    cpu_seconds: round(cpuMicros / 1e6, 3),
+    [`cpu_us_per_${unit === 'rows' ? 'row' : 'query'}`]: unitsSent > 0 ? round(cpuMicros / unitsSent, 3) : null,
+    max_rss_mb_per_process: round(maxRssKb / 1024, 1)
+  }
+}
+
+function exitCodeOf (result, unit) {
+  if (result.partial) return 4
+  if (result[`${unit}_failed`] > 0 || result[`${unit}_unacknowledged`] > 0) return 1
+  return 0
+}
+
+function table (head) {
+  return new Table({
+    head,
+    style: { head: [], border: [], compact: true }
+  })
+}
+
+function renderReport (workload, result) {
+  const unit = workload.unit
+  const out = []
+  if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
+
+  const summary = table(['summary', 'value'])
+  summary.push(
+    ['time (first request sent -> last answer)', `${fmt(result.seconds)} s`],
+    [workload.okLabel, fmt(result[`${unit}_ok`])],
+    [`${unit} failed`, fmt(result[`${unit}_failed`])]
+  )
+  if (result[`${unit}_unacknowledged`] > 0) summary.push([`${unit} sent, never answered`, fmt(result[`${unit}_unacknowledged`])])
+  summary.push(
+    [`${unit}/s`, fmt(result[`${unit}_per_sec`])],
+    ...(workload.summaryLines ? workload.summaryLines(result) : []),
+    ['requests', `${fmt(result.requests)} (${fmt(result.requests_failed)} failed)`]
+  )
+  out.push(summary.toString())
+
+  const latency = table(['request latency (ms)', 'p50', 'p90', 'p99', 'p99.9', 'max', 'mean'])
+  const l = result.latency_ms
+  latency.push(['client, send -> answer', fmt(l.p50), fmt(l.p90), fmt(l.p99), fmt(l.p999), fmt(l.max), fmt(l.mean)])
+  const s = result.server_ms
+  if (s.p50 !== null) latency.push(['server (answer "duration")', fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.p999), fmt(s.max), fmt(s.mean)])
+  out.push(latency.toString())
+
+  if (result.workers.length > 0) {
+    const workers = table(['worker', `${unit} ok`, `${unit} failed`, 'requests', 'own seconds', `${unit}/s`, 'stopped because'])
+    for (const w of result.workers) {
+      workers.push([w.worker, fmt(w[`${unit}_ok`]), fmt(w[`${unit}_failed`]), fmt(w.requests), fmt(w.seconds), fmt(w[`${unit}_per_sec`]), w.stop_reason || '-'])
+    }
+    out.push(workers.toString())
+  }
+
+  if (result.errors.length > 0) {
+    const errors = table([`${unit} failed`, 'code', 'HTTP', 'error (one sample)'])
+    for (const e of result.errors) errors.push([fmt(e.count), String(e.code ?? '-'), String(e.status ?? '-'), wrap(e.sample, 90)])
+    out.push('Failures, grouped by error code and message:')
+    out.push(errors.toString())
+  }
+
+  const c = result.client
+  const perUnit = Object.keys(c).find((k) => k.startsWith('cpu_us_per_'))
+  out.push(`client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`)
+  if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
+  return out.join('\n') + '\n'
+}
+
+function wrap (text, width) {
+  const s = String(text ?? '')
+  const lines = []
+  for (let i = 0; i < s.length && lines.length < 4; i += width) lines.push(s.slice(i, i + width))
+  if (s.length > width * 4) lines[3] = lines[3].slice(0, width - 1) + '…'
+  return lines.join('\n')
+}
+
+module.exports = { buildResult, renderReport, exitCodeOf }

@@ -1,0 +1,172 @@
+'use strict'
+
+const path = require('node:path')
+const { fork } = require('node:child_process')
+const { EXIT, FatalError } = require('./errors')
+const { parseOptions, describeOptions } = require('./options')
+const { CrateClient, CrateHttpError } = require('./http-client')
+const { Totals } = require('./stats')
+const { ProgressLine } = require('./progress')
+const { buildResult, renderReport, exitCodeOf } = require('./report')
+const { now } = require('./clock')
+
+const WORKER_PATH = path.join(__dirname, 'worker.js')
+
+/**
+ * The master of every workload: parse and validate, check each host, prepare (DDL) once, fork the
+ * workers, merge their reports, finish, report. Returns the exit code.
+ */
+async function run (workload, { argv, env, stdout, stderr }) {
+  const log = (line) => stderr.write(`${line}\n`)
+  const options = parseOptions(workload, argv, env)
+  log(`${workload.script}: ${workload.name} benchmark`)
+  log(`options: ${JSON.stringify(describeOptions(options))}`)
+
+  const client = new CrateClient({ ...options.connection, maxSockets: 2 })
+  try {
+    await checkHosts(client)
+    const sqlOrFail = async (stmt, args, what) => {
+      try {
+        return await client.sql(stmt, args)
+      } catch (error) {
+        throw new FatalError(`${what}: ${error.message}`)
+      }
+    }
+    const prepared = await workload.prepare({ client, options, log, sqlOrFail })
+    const outcome = await runWorkers(workload, options, stderr, log)
+    const extra = await workload.finish({ client, options, prepared, totals: outcome.totals, log })
+    const result = buildResult({ workload, options, ...outcome, extra })
+    stderr.write(renderReport(workload, result))
+    if (options.json) stdout.write(`${JSON.stringify(result)}\n`)
+    return exitCodeOf(result, workload.unit)
+  } finally {
+    client.close()
+  }
+}
+
+/** SELECT 1 on every host, so a wrong host, port, password or TLS setting fails before any DDL. */
+async function checkHosts (client) {
+  for (const target of client.targets) {
+    try {
+      await client.sql('SELECT 1', undefined, { target })
+    } catch (error) {
+      const prefix = error instanceof CrateHttpError ? `${target.base} refused the connection check` : 'cannot reach CrateDB'
+      throw new FatalError(`${prefix}: ${error.message}`)
+    }
+  }
+}
+
+function runWorkers (workload, options, stderr, log) {
+  return new Promise((resolve) => {
+    const totals = new Totals()
+    const partialReasons = []
+    const resources = []
+    const workers = []
+    const progress = new ProgressLine({ stream: stderr, unit: workload.unit, enabled: options.progress })
+    let ready = 0
+    let exited = 0
+    let interrupts = 0
+    let masterCpuAtGo = null
+
+    const broadcast = (message) => {
+      for (const w of workers) if (w.child.connected) w.child.send(message)
+    }
+    const markPartial = (reason) => {
+      if (!partialReasons.includes(reason)) partialReasons.push(reason)
+    }
+    const stopAll = (reason) => broadcast({ type: 'stop', reason })
+
+    const onSignal = (signal) => {
+      interrupts++
+      markPartial(`interrupted (${signal})`)
+      if (interrupts === 1) {
+        progress.stop()
+        log(`\n${signal}: stopping; waiting for the requests in flight (${signal} again to abandon them)`)
+        stopAll('interrupted')
+      } else if (interrupts === 2) {
+        log(`${signal}: abandoning the requests in flight; their rows count as failed`)
+        broadcast({ type: 'abort', reason: 'interrupted' })
+      } else {
+        for (const w of workers) w.child.kill('SIGKILL')
+      }
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+
+    for (let index = 0; index < options.processes; index++) {
+      const child = fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+      const worker = { child, totals: new Totals(), reason: null, done: false }
+      workers.push(worker)
+      child.on('message', (message) => {
+        switch (message.type) {
+          case 'ready':
+            if (++ready === options.processes) {
+              const deadline = options.durationMs ? now() + options.durationMs : null
+              masterCpuAtGo = process.cpuUsage()
+              progress.start(Date.now(), totals)
+              broadcast({ type: 'go', deadline })
+            }
+            break
+          case 'delta':
+            totals.addDelta(message.delta)
+            worker.totals.addDelta(message.delta)
+            progress.addDelta(message.delta)
+            break
+          case 'done':
+            totals.addDelta(message.delta)
+            worker.totals.addDelta(message.delta)
+            worker.reason = message.reason
+            worker.done = true
+            resources.push(message.resources)
+            if (message.reason && message.reason.startsWith('server_gone')) {
+              markPartial(`worker ${index}: ${message.reason.replace('server_gone: ', 'server gone: ')}`)
+              stopAll('server_gone')
+            }
+            break
+          case 'fatal':
+            markPartial(`worker ${index} failed: ${message.message}`)
+            stopAll('worker_failed')
+            break
+        }
+      })
+      child.on('exit', (code, signal) => {
+        if (!worker.done) {
+          // Whatever it reported before it died is kept; its requests in flight stay unacknowledged.
+          worker.reason = `died (${signal || `exit code ${code}`})`
+          markPartial(`worker ${index} died (${signal || `exit code ${code}`}) before its final report`)
+          totals.unitsInFlight += worker.totals.unitsSent - worker.totals.all.ok - worker.totals.all.failed
+          stopAll('worker_died')
+          if (ready < options.processes) ready = -Infinity
+        }
+        if (++exited === options.processes) {
+          process.off('SIGINT', onSignal)
+          process.off('SIGTERM', onSignal)
+          progress.stop()
+          const self = process.cpuUsage(masterCpuAtGo || undefined)
+          resources.push({ cpuMicros: self.user + self.system, maxRssKb: process.resourceUsage().maxRSS })
+          resolve({ totals, workers, partialReasons, resources })
+        }
+      })
+      child.send({ type: 'start', workload: workload.name, options, workerIndex: index, workerCount: options.processes })
+    }
+  })
+}
+
+/** Entry point of the app scripts: one-line errors, exit codes scripts can trust. */
+async function main (workload, { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = {}) {
+  let code
+  try {
+    code = await run(workload, { argv, env, stdout, stderr })
+  } catch (error) {
+    const known = error && error.exitCode !== undefined
+    stderr.write(`${workload.script}: error: ${known ? error.message : `unexpected failure: ${error && error.message}`}\n`)
+    if (!known && env.CRATE_BENCH_DEBUG) stderr.write(`${error.stack}\n`)
+    code = known ? error.exitCode : EXIT.CANNOT_RUN
+  }
+  process.exitCode = code
+  // A forgotten socket or timer must not turn a finished run into a hang.
+  setTimeout(() => process.exit(code), 2000).unref()
+  return code
+}
+
+module.exports = { main, run }

@@ -1,0 +1,232 @@
+'use strict'
+
+const hdr = require('hdr-histogram-js')
+
+// Latencies are recorded in microseconds, 3 significant digits, up to one hour.
+const HISTOGRAM_OPTIONS = Object.freeze({
+  lowestDiscernibleValue: 1,
+  highestTrackableValue: 3_600_000_000,
+  numberOfSignificantValueDigits: 3,
+  useWebAssembly: false
+})
+
+function newHistogram () {
+  return hdr.build(HISTOGRAM_OPTIONS)
+}
+
+function recordMicros (histogram, micros) {
+  histogram.recordValue(Math.min(HISTOGRAM_OPTIONS.highestTrackableValue, Math.max(1, Math.round(micros))))
+}
+
+// Histograms cross the process boundary in HdrHistogram's compressed encoding, so the master
+// merges the exact bucket counts of every worker instead of averaging percentiles.
+function encodeHistogram (histogram) {
+  return histogram.totalCount === 0 ? null : hdr.encodeIntoCompressedBase64(histogram)
+}
+
+function addEncoded (target, encoded) {
+  if (encoded) target.add(hdr.decodeFromCompressedBase64(encoded, 32, false))
+}
+
+const round3 = (x) => Math.round(x * 1000) / 1000
+
+/** Percentiles in milliseconds; all null when nothing was recorded. */
+function latencySummary (histogram) {
+  const empty = histogram.totalCount === 0
+  const at = (p) => (empty ? null : round3(histogram.getValueAtPercentile(p) / 1000))
+  return {
+    p50: at(50),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
+    p999: at(99.9),
+    max: empty ? null : round3(histogram.maxValue / 1000),
+    mean: empty ? null : round3(histogram.mean / 1000)
+  }
+}
+
+/**
+ * CrateDB error messages carry shard ids, allocation ids and values ("... for values: [11, 99]"),
+ * so grouping by the raw text would give every row its own group. Tokens that contain a digit are
+ * masked for the grouping key; the first raw message of each group is kept as its sample.
+ */
+function errorPattern (message) {
+  return String(message).replace(/[A-Za-z0-9_\-@.]*\d[A-Za-z0-9_\-@.]*/g, '#')
+}
+
+class ErrorGroups {
+  constructor () {
+    this.groups = new Map()
+  }
+
+  add ({ code = null, status = null, message = '' }, count = 1, sample = message) {
+    const pattern = errorPattern(message)
+    const key = `${code}\u0000${status}\u0000${pattern}`
+    const group = this.groups.get(key)
+    if (group) group.count += count
+    else this.groups.set(key, { code, status, message: pattern, sample, count })
+  }
+
+  merge (list) {
+    for (const g of list) this.add(g, g.count, g.sample)
+  }
+
+  get size () {
+    return this.groups.size
+  }
+
+  /** Largest groups first. */
+  toJSON () {
+    return [...this.groups.values()].sort((a, b) => b.count - a.count).map((g) => ({ ...g }))
+  }
+
+  clear () {
+    this.groups.clear()
+  }
+}
+
+/** Counts of one kind of request (all inserts, or one query of a mix). */
+class Series {
+  constructor () {
+    this.requests = 0
+    this.requestsFailed = 0
+    this.ok = 0
+    this.failed = 0
+    this.latency = newHistogram()
+    this.server = newHistogram()
+  }
+
+  toDelta () {
+    return {
+      requests: this.requests,
+      requestsFailed: this.requestsFailed,
+      ok: this.ok,
+      failed: this.failed,
+      latency: encodeHistogram(this.latency),
+      server: encodeHistogram(this.server)
+    }
+  }
+
+  addDelta (delta) {
+    this.requests += delta.requests
+    this.requestsFailed += delta.requestsFailed
+    this.ok += delta.ok
+    this.failed += delta.failed
+    addEncoded(this.latency, delta.latency)
+    addEncoded(this.server, delta.server)
+  }
+}
+
+/**
+ * Worker side: what happened since the last report. Units are rows for ingest and queries for the
+ * analytical mix. `takeDelta()` hands the interval to the master and starts a new one, so the
+ * master's sums are exact and a worker that dies loses at most its last second.
+ */
+class Recorder {
+  constructor () {
+    this.series = new Map()
+    this.errors = new ErrorGroups()
+    this.firstSentAt = null
+    this.lastAnsweredAt = null
+    this.unitsSent = 0
+    this.unitsInFlight = 0
+  }
+
+  seriesFor (label) {
+    let s = this.series.get(label)
+    if (!s) {
+      s = new Series()
+      this.series.set(label, s)
+    }
+    return s
+  }
+
+  sent (units, at) {
+    if (this.firstSentAt === null) this.firstSentAt = at
+    this.unitsSent += units
+    this.unitsInFlight += units
+  }
+
+  /**
+   * One answered (or failed) request. `failures` lists error groups as {code,status,message,count}.
+   */
+  answered ({ label, units, ok, failed, latencyMicros, serverMillis, requestFailed, failures, at }) {
+    const s = this.seriesFor(label)
+    s.requests++
+    if (requestFailed) s.requestsFailed++
+    s.ok += ok
+    s.failed += failed
+    recordMicros(s.latency, latencyMicros)
+    if (typeof serverMillis === 'number' && Number.isFinite(serverMillis)) recordMicros(s.server, serverMillis * 1000)
+    if (failures) for (const f of failures) this.errors.add(f, f.count)
+    this.unitsInFlight -= units
+    this.lastAnsweredAt = at
+  }
+
+  takeDelta () {
+    const series = {}
+    for (const [label, s] of this.series) {
+      series[label] = s.toDelta()
+    }
+    const delta = {
+      series,
+      errors: this.errors.toJSON(),
+      firstSentAt: this.firstSentAt,
+      lastAnsweredAt: this.lastAnsweredAt,
+      unitsSent: this.unitsSent,
+      unitsInFlight: this.unitsInFlight
+    }
+    this.series = new Map()
+    this.errors.clear()
+    this.unitsSent = 0
+    return delta
+  }
+}
+
+/** Master side: the exact sum of every delta of every worker. */
+class Totals {
+  constructor () {
+    this.series = new Map()
+    this.all = new Series()
+    this.errors = new ErrorGroups()
+    this.firstSentAt = null
+    this.lastAnsweredAt = null
+    this.unitsSent = 0
+    this.unitsInFlight = 0
+  }
+
+  addDelta (delta) {
+    for (const [label, d] of Object.entries(delta.series)) {
+      let s = this.series.get(label)
+      if (!s) {
+        s = new Series()
+        this.series.set(label, s)
+      }
+      s.addDelta(d)
+      this.all.addDelta(d)
+    }
+    this.errors.merge(delta.errors)
+    if (delta.firstSentAt !== null && (this.firstSentAt === null || delta.firstSentAt < this.firstSentAt)) this.firstSentAt = delta.firstSentAt
+    if (delta.lastAnsweredAt !== null && (this.lastAnsweredAt === null || delta.lastAnsweredAt > this.lastAnsweredAt)) this.lastAnsweredAt = delta.lastAnsweredAt
+    this.unitsSent += delta.unitsSent
+  }
+
+  /** The measurement window: first request sent to last answer received, in seconds. */
+  get seconds () {
+    if (this.firstSentAt === null || this.lastAnsweredAt === null) return 0
+    return Math.max(0, this.lastAnsweredAt - this.firstSentAt) / 1000
+  }
+}
+
+module.exports = {
+  newHistogram,
+  recordMicros,
+  encodeHistogram,
+  addEncoded,
+  latencySummary,
+  errorPattern,
+  ErrorGroups,
+  Series,
+  Recorder,
+  Totals
+}

@@ -1,0 +1,242 @@
+'use strict'
+
+// A CrateDB HTTP test double. It is NOT CrateDB: it understands the handful of statements this
+// tool sends and answers them exactly as the captures in test/fixtures (CrateDB 6.4.3) show:
+// per-row bulk results, rowcount -2 with an error under HTTP 200, error bodies with CrateDB's
+// codes and statuses, 401 in plain text, 413 with an empty body. Faults (slow answers, dropped
+// connections, silence, rejected rows) are scripted per test.
+
+const http = require('node:http')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const FIXTURES = path.join(__dirname, 'fixtures')
+const JSON_TYPE = 'application/json; charset=UTF-8'
+
+function fixture (name) {
+  return JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.json`), 'utf8'))
+}
+
+// The captured answer to the thread-pool rejection (48): the message a rejected row carries.
+const REJECTION_ERROR = fixture('48-bulk-thread-pool-rejected').response.body.results[0].error
+const AUTH_FAILURE_STATUS = fixture('32-auth-wrong-password').response.status
+
+class CrateTestDouble {
+  /**
+   * @param {object} [script]
+   * @param {{user: string, password: string}} [script.auth] require basic auth
+   * @param {number} [script.maxContentLength] bytes; larger bodies get 413 (CrateDB default 100 MB)
+   * @param {(rowNumber: number, row: any[]) => object|null} [script.rejectRow] error for a bulk row
+   *        (rowNumber counts every bulk row the double has received), answered as rowcount -2
+   * @param {(req: {number: number, stmt: string, bulk: boolean}) => any} [script.fault]
+   *        'drop' closes the connection, 'hang' never answers, {delayMs} delays,
+   *        {status, code, message} answers with that error; undefined answers normally
+   * @param {(stmt: string, args: any[]) => object|null} [script.query] answers for other SELECTs
+   */
+  constructor (script = {}) {
+    this.script = script
+    this.maxContentLength = script.maxContentLength ?? 100 * 1024 * 1024
+    this.tables = new Map()
+    this.statements = []
+    this.requestCount = 0
+    this.bulkRowsReceived = 0
+    this.keys = script.trackKeys ? new Set() : null
+    this.duplicateKeys = 0
+    this.hanging = new Set()
+    this.server = http.createServer((req, res) => this.handle(req, res))
+    this.server.keepAliveTimeout = 30_000
+  }
+
+  async start () {
+    await new Promise((resolve) => this.server.listen(0, '127.0.0.1', resolve))
+    this.port = this.server.address().port
+    this.url = `http://127.0.0.1:${this.port}`
+    return this
+  }
+
+  async stop () {
+    for (const res of this.hanging) res.destroy()
+    this.server.closeAllConnections()
+    await new Promise((resolve) => this.server.close(resolve))
+  }
+
+  /** Env for a child process of the tool pointed at this double. */
+  env (extra = {}) {
+    return { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(this.port), CRATE_SSL: 'false', ...extra }
+  }
+
+  statementsMatching (pattern) {
+    return this.statements.filter((s) => pattern.test(s.stmt))
+  }
+
+  handle (req, res) {
+    const chunks = []
+    let size = 0
+    let tooLarge = false
+    req.on('data', (chunk) => {
+      size += chunk.length
+      if (size > this.maxContentLength) tooLarge = true
+      else chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (tooLarge) return send(res, 413, null, '')
+      this.answer(req, res, Buffer.concat(chunks).toString('utf8')).catch((error) => {
+        send(res, 500, JSON_TYPE, JSON.stringify({ error: { message: `test double failure: ${error.message}`, code: 5000 } }))
+      })
+    })
+  }
+
+  async answer (req, res, text) {
+    const started = process.hrtime.bigint()
+    const number = ++this.requestCount
+    if (this.script.auth && !this.authorized(req)) {
+      const user = this.userOf(req)
+      return send(res, AUTH_FAILURE_STATUS, null, `password authentication failed for user "${user}"\n`)
+    }
+    let body
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return sendError(res, 400, 4000, `SQLParseException[Can't parse [${text}]. Expecting payload with \`stmt\` string and \`args\` or \`bulk_args\` arrays]`)
+    }
+    if (typeof body.stmt !== 'string') return sendError(res, 500, 5000, 'SQLParseSourceException[Field [stmt] is missing]')
+    if (body.args && body.bulk_args) return sendError(res, 400, 4000, "SQLParseException[request body contains args and bulk_args. It's forbidden to provide both]")
+    const bulk = Array.isArray(body.bulk_args)
+    this.statements.push({ stmt: body.stmt, args: body.args, rows: bulk ? body.bulk_args.length : undefined })
+
+    const fault = this.script.fault ? await this.script.fault({ number, stmt: body.stmt, bulk }) : undefined
+    if (fault === 'drop') return req.socket.destroy()
+    if (fault === 'hang') return this.hanging.add(res)
+    if (fault && fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
+    if (fault && fault.status) return sendError(res, fault.status, fault.code, fault.message)
+
+    const outcome = bulk ? this.executeBulk(body.stmt, body.bulk_args) : this.execute(body.stmt, body.args || [])
+    const duration = Number(process.hrtime.bigint() - started) / 1e6
+    if (outcome.error) return sendError(res, outcome.error.status, outcome.error.code, outcome.error.message)
+    // Key order as CrateDB writes it (see the fixtures).
+    const answer = bulk
+      ? { cols: [], duration, results: outcome.results }
+      : { cols: outcome.cols || [], rows: outcome.rows || [[]], rowcount: outcome.rowcount, duration }
+    send(res, 200, JSON_TYPE, JSON.stringify(answer))
+  }
+
+  authorized (req) {
+    const header = req.headers.authorization || ''
+    const [user, password] = Buffer.from(header.replace(/^Basic /, ''), 'base64').toString().split(':')
+    return user === this.script.auth.user && password === this.script.auth.password
+  }
+
+  userOf (req) {
+    const header = req.headers.authorization || ''
+    return Buffer.from(header.replace(/^Basic /, ''), 'base64').toString().split(':')[0] || 'crate'
+  }
+
+  execute (stmt, args) {
+    let m
+    if (/^SELECT 1$/i.test(stmt)) return { cols: ['1'], rows: [[1]], rowcount: 1 }
+    if ((m = /^DROP TABLE (IF EXISTS )?(\S+)$/i.exec(stmt))) {
+      const name = tableName(m[2])
+      if (!this.tables.has(name) && !m[1]) return unknownRelation(name)
+      const existed = this.tables.delete(name)
+      return { rowcount: existed ? 1 : 0 }
+    }
+    if ((m = /^CREATE TABLE (IF NOT EXISTS )?(\S+) \(([\s\S]*)\) CLUSTERED INTO (\d+) SHARDS WITH \(number_of_replicas = '([^']*)'([^)]*)\)$/i.exec(stmt))) {
+      const name = tableName(m[2])
+      const shards = Number(m[4])
+      if (shards < 1) return error(400, 4000, 'SQLParseException[num_shards in CLUSTERED clause must be greater than 0]')
+      if (!/^\d+(-(\d+|all))?$/.test(m[5])) return error(400, 4000, `SQLParseException[The "number_of_replicas" range "${m[5]}" isn't valid]`)
+      if (this.tables.has(name)) {
+        return m[1] ? { rowcount: 0 } : error(409, 4093, `RelationAlreadyExists[Relation '${name}' already exists.]`)
+      }
+      this.tables.set(name, { shards, replicas: m[5], columns: m[3], written: 0, visible: 0 })
+      return { rowcount: 1 }
+    }
+    if ((m = /^REFRESH TABLE (\S+)$/i.exec(stmt))) {
+      const table = this.tables.get(tableName(m[1]))
+      if (!table) return unknownRelation(tableName(m[1]))
+      table.visible = table.written
+      return { rowcount: 1 }
+    }
+    if ((m = /^SELECT count\(\*\) FROM (\S+)$/i.exec(stmt))) {
+      const table = this.tables.get(tableName(m[1]))
+      if (!table) return unknownRelation(tableName(m[1]))
+      // Like CrateDB, a count sees what the last refresh made visible.
+      return { cols: ['count(*)'], rows: [[table.visible]], rowcount: 1 }
+    }
+    if (/^SELECT number_of_shards, number_of_replicas FROM information_schema\.tables WHERE table_schema = \? AND table_name = \?$/i.test(stmt)) {
+      const table = this.tables.get(`${args[0]}.${args[1]}`)
+      return { cols: ['number_of_shards', 'number_of_replicas'], rows: table ? [[table.shards, table.replicas]] : [], rowcount: table ? 1 : 0 }
+    }
+    const custom = this.script.query && this.script.query(stmt, args)
+    if (custom) return custom
+    return error(400, 4000, `SQLParseException[the CrateDB test double does not understand: ${stmt.slice(0, 120)}]`)
+  }
+
+  executeBulk (stmt, bulkArgs) {
+    const m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)$/i.exec(stmt)
+    if (!m) return error(400, 4004, 'UnsupportedFeatureException[Bulk operations for statements that return result sets is not supported]')
+    const name = tableName(m[1])
+    const table = this.tables.get(name)
+    if (!table) return unknownRelation(name)
+    const columns = m[2].split(',').map((c) => c.trim().replace(/"/g, ''))
+    const placeholders = m[3].split(',').length
+    // Whole-request failures come first: CrateDB analyses all rows before writing any (07, 08).
+    for (const row of bulkArgs) {
+      if (row.length < placeholders) {
+        return error(400, 4000, `SQLParseException[The query contains a parameter placeholder $${row.length + 1}, but there are only ${row.length} parameter values]`)
+      }
+      for (let i = 0; i < columns.length; i++) {
+        if (columns[i].startsWith('usage_') && !Number.isInteger(row[i])) {
+          return error(400, 4000, `SQLParseException[Cannot cast value \`${row[i]}\` to type \`integer\`]`)
+        }
+      }
+    }
+    const results = new Array(bulkArgs.length)
+    for (let i = 0; i < bulkArgs.length; i++) {
+      const rowNumber = this.bulkRowsReceived++
+      const rejection = this.script.rejectRow && this.script.rejectRow(rowNumber, bulkArgs[i])
+      if (rejection) {
+        results[i] = { rowcount: -2, error: rejection === true ? REJECTION_ERROR : rejection }
+        continue
+      }
+      table.written++
+      if (this.keys) {
+        const key = `${bulkArgs[i][0].hostname}|${bulkArgs[i][1]}`
+        if (this.keys.has(key)) this.duplicateKeys++
+        else this.keys.add(key)
+      }
+      results[i] = { rowcount: 1 }
+    }
+    return { results }
+  }
+}
+
+function tableName (text) {
+  const parts = text.replace(/"/g, '').split('.')
+  return parts.length === 2 ? parts.join('.') : `doc.${parts[0]}`
+}
+
+function error (status, code, message) {
+  return { error: { status, code, message } }
+}
+
+function unknownRelation (name) {
+  return error(404, 4041, `RelationUnknown[Relation '${name}' unknown]`)
+}
+
+function send (res, status, contentType, text) {
+  const headers = { 'content-length': Buffer.byteLength(text) }
+  if (contentType) headers['content-type'] = contentType
+  res.writeHead(status, headers)
+  res.end(text)
+}
+
+function sendError (res, status, code, message) {
+  send(res, status, JSON_TYPE, JSON.stringify({ error: { message, code } }))
+}
+
+async function startCrateTestDouble (script) {
+  return new CrateTestDouble(script).start()
+}
+
+module.exports = { CrateTestDouble, startCrateTestDouble, fixture, REJECTION_ERROR }
