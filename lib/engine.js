@@ -6,6 +6,7 @@ const { CrateHttpError, TransportError } = require('./http-client')
 // After this many answers in a row that never arrived, the cluster is treated as gone: going on
 // would only turn the rest of the run into timeouts.
 const MAX_CONSECUTIVE_TRANSPORT_FAILURES = 50
+const FATAL_STATUSES = new Set([401, 413])
 
 /**
  * Keeps exactly `concurrency` requests in flight until the source runs dry, the deadline passes,
@@ -45,6 +46,9 @@ async function runEngine ({ client, source, concurrency, deadline = null, record
           }
         } else {
           consecutiveTransportFailures = 0
+          // Every further request would get the same answer: wrong credentials, or batches over
+          // the server's http.max_content_length.
+          if (FATAL_STATUSES.has(error.status)) finish(`fatal: ${error.message}`)
         }
       }
       const answeredAt = now()

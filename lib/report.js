@@ -1,7 +1,6 @@
 'use strict'
 
 const Table = require('cli-table3')
-const { latencySummary } = require('./stats')
 const { describeOptions } = require('./options')
 
 const round = (x, digits = 2) => (x === null || x === undefined ? x : Math.round(x * 10 ** digits) / 10 ** digits)
@@ -28,8 +27,8 @@ function buildResult ({ workload, options, totals, workers, partialReasons, reso
     [`${unit}_per_sec`]: perSecond(all.ok, seconds),
     requests: all.requests,
     requests_failed: all.requestsFailed,
-    latency_ms: latencySummary(all.latency),
-    server_ms: latencySummary(all.server),
+    latency_ms: all.latencySummary(),
+    server_ms: all.serverSummary(),
     errors: totals.errors.toJSON(),
     workers: workers.map((w, index) => ({
       worker: index,

@@ -33,11 +33,13 @@ async function run (workload, { argv, env, stdout, stderr }) {
       }
     }
     const prepared = await workload.prepare({ client, options, log, sqlOrFail })
-    const outcome = await runWorkers(workload, options, stderr, log)
+    const { fatalErrors, ...outcome } = await runWorkers(workload, options, stderr, log)
     const extra = await workload.finish({ client, options, prepared, totals: outcome.totals, log })
     const result = buildResult({ workload, options, ...outcome, extra })
     stderr.write(renderReport(workload, result))
     if (options.json) stdout.write(`${JSON.stringify(result)}\n`)
+    // The report above still shows what was measured; the run itself could not go on.
+    if (fatalErrors.length > 0) throw new FatalError(fatalErrors.join('; '))
     return exitCodeOf(result, workload.unit)
   } finally {
     client.close()
@@ -61,6 +63,7 @@ function runWorkers (workload, options, stderr, log) {
     const totals = new Totals()
     const partialReasons = []
     const resources = []
+    const fatalErrors = []
     const workers = []
     const progress = new ProgressLine({ stream: stderr, unit: workload.unit, enabled: options.progress })
     let ready = 0
@@ -68,8 +71,10 @@ function runWorkers (workload, options, stderr, log) {
     let interrupts = 0
     let masterCpuAtGo = null
 
+    // A worker may be closing its channel at this very moment; a lost 'stop' to a worker
+    // that has finished anyway is harmless.
     const broadcast = (message) => {
-      for (const w of workers) if (w.child.connected) w.child.send(message)
+      for (const w of workers) if (w.child.connected) w.child.send(message, () => {})
     }
     const markPartial = (reason) => {
       if (!partialReasons.includes(reason)) partialReasons.push(reason)
@@ -97,6 +102,7 @@ function runWorkers (workload, options, stderr, log) {
       const child = fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
       const worker = { child, totals: new Totals(), reason: null, done: false }
       workers.push(worker)
+      child.on('error', () => {})
       child.on('message', (message) => {
         switch (message.type) {
           case 'ready':
@@ -121,6 +127,11 @@ function runWorkers (workload, options, stderr, log) {
             if (message.reason && message.reason.startsWith('server_gone')) {
               markPartial(`worker ${index}: ${message.reason.replace('server_gone: ', 'server gone: ')}`)
               stopAll('server_gone')
+            } else if (message.reason && message.reason.startsWith('fatal: ')) {
+              const fatal = message.reason.slice('fatal: '.length)
+              if (!fatalErrors.includes(fatal)) fatalErrors.push(fatal)
+              markPartial(`worker ${index} stopped: ${fatal}`)
+              stopAll('fatal')
             }
             break
           case 'fatal':
@@ -134,7 +145,6 @@ function runWorkers (workload, options, stderr, log) {
           // Whatever it reported before it died is kept; its requests in flight stay unacknowledged.
           worker.reason = `died (${signal || `exit code ${code}`})`
           markPartial(`worker ${index} died (${signal || `exit code ${code}`}) before its final report`)
-          totals.unitsInFlight += worker.totals.unitsSent - worker.totals.all.ok - worker.totals.all.failed
           stopAll('worker_died')
           if (ready < options.processes) ready = -Infinity
         }
@@ -144,7 +154,7 @@ function runWorkers (workload, options, stderr, log) {
           progress.stop()
           const self = process.cpuUsage(masterCpuAtGo || undefined)
           resources.push({ cpuMicros: self.user + self.system, maxRssKb: process.resourceUsage().maxRSS })
-          resolve({ totals, workers, partialReasons, resources })
+          resolve({ totals, workers, partialReasons, resources, fatalErrors })
         }
       })
       child.send({ type: 'start', workload: workload.name, options, workerIndex: index, workerCount: options.processes })

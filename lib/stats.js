@@ -30,8 +30,11 @@ function addEncoded (target, encoded) {
 
 const round3 = (x) => Math.round(x * 1000) / 1000
 
-/** Percentiles in milliseconds; all null when nothing was recorded. */
-function latencySummary (histogram) {
+/**
+ * Percentiles in milliseconds; all null when nothing was recorded. A merged histogram knows its
+ * maximum only to bucket precision, so callers pass the exact maximum they tracked.
+ */
+function latencySummary (histogram, exactMaxMicros = null) {
   const empty = histogram.totalCount === 0
   const at = (p) => (empty ? null : round3(histogram.getValueAtPercentile(p) / 1000))
   return {
@@ -40,7 +43,7 @@ function latencySummary (histogram) {
     p95: at(95),
     p99: at(99),
     p999: at(99.9),
-    max: empty ? null : round3(histogram.maxValue / 1000),
+    max: empty ? null : round3((exactMaxMicros ?? histogram.maxValue) / 1000),
     mean: empty ? null : round3(histogram.mean / 1000)
   }
 }
@@ -94,6 +97,26 @@ class Series {
     this.failed = 0
     this.latency = newHistogram()
     this.server = newHistogram()
+    this.latencyMax = 0
+    this.serverMax = 0
+  }
+
+  recordLatency (micros) {
+    recordMicros(this.latency, micros)
+    if (micros > this.latencyMax) this.latencyMax = micros
+  }
+
+  recordServer (micros) {
+    recordMicros(this.server, micros)
+    if (micros > this.serverMax) this.serverMax = micros
+  }
+
+  latencySummary () {
+    return latencySummary(this.latency, this.latencyMax)
+  }
+
+  serverSummary () {
+    return latencySummary(this.server, this.serverMax)
   }
 
   toDelta () {
@@ -103,7 +126,9 @@ class Series {
       ok: this.ok,
       failed: this.failed,
       latency: encodeHistogram(this.latency),
-      server: encodeHistogram(this.server)
+      latencyMax: this.latencyMax,
+      server: encodeHistogram(this.server),
+      serverMax: this.serverMax
     }
   }
 
@@ -114,6 +139,8 @@ class Series {
     this.failed += delta.failed
     addEncoded(this.latency, delta.latency)
     addEncoded(this.server, delta.server)
+    this.latencyMax = Math.max(this.latencyMax, delta.latencyMax)
+    this.serverMax = Math.max(this.serverMax, delta.serverMax)
   }
 }
 
@@ -156,8 +183,8 @@ class Recorder {
     if (requestFailed) s.requestsFailed++
     s.ok += ok
     s.failed += failed
-    recordMicros(s.latency, latencyMicros)
-    if (typeof serverMillis === 'number' && Number.isFinite(serverMillis)) recordMicros(s.server, serverMillis * 1000)
+    s.recordLatency(latencyMicros)
+    if (typeof serverMillis === 'number' && Number.isFinite(serverMillis)) s.recordServer(serverMillis * 1000)
     if (failures) for (const f of failures) this.errors.add(f, f.count)
     this.unitsInFlight -= units
     this.lastAnsweredAt = at
@@ -192,7 +219,6 @@ class Totals {
     this.firstSentAt = null
     this.lastAnsweredAt = null
     this.unitsSent = 0
-    this.unitsInFlight = 0
   }
 
   addDelta (delta) {

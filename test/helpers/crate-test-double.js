@@ -10,7 +10,7 @@ const http = require('node:http')
 const fs = require('node:fs')
 const path = require('node:path')
 
-const FIXTURES = path.join(__dirname, 'fixtures')
+const FIXTURES = path.join(__dirname, '..', 'fixtures')
 const JSON_TYPE = 'application/json; charset=UTF-8'
 
 function fixture (name) {
@@ -41,6 +41,7 @@ class CrateTestDouble {
     this.requestCount = 0
     this.bulkRowsReceived = 0
     this.keys = script.trackKeys ? new Set() : null
+    this.rows = script.keepRows ? [] : null
     this.duplicateKeys = 0
     this.hanging = new Set()
     this.server = http.createServer((req, res) => this.handle(req, res))
@@ -161,7 +162,7 @@ class CrateTestDouble {
       const table = this.tables.get(tableName(m[1]))
       if (!table) return unknownRelation(tableName(m[1]))
       // Like CrateDB, a count sees what the last refresh made visible.
-      return { cols: ['count(*)'], rows: [[table.visible]], rowcount: 1 }
+      return { cols: ['count'], rows: [[table.visible]], rowcount: 1 }
     }
     if (/^SELECT number_of_shards, number_of_replicas FROM information_schema\.tables WHERE table_schema = \? AND table_name = \?$/i.test(stmt)) {
       const table = this.tables.get(`${args[0]}.${args[1]}`)
@@ -169,6 +170,10 @@ class CrateTestDouble {
     }
     const custom = this.script.query && this.script.query(stmt, args)
     if (custom) return custom
+    const from = /\bFROM\s+((?:"?[a-z_][a-z0-9_]*"?\.)?"?[a-z_][a-z0-9_]*"?)/i.exec(stmt)
+    if (from && !/^"?(sys|information_schema|pg_catalog)"?\./i.test(from[1]) && !this.tables.has(tableName(from[1]))) {
+      return unknownRelation(tableName(from[1]))
+    }
     return error(400, 4000, `SQLParseException[the CrateDB test double does not understand: ${stmt.slice(0, 120)}]`)
   }
 
@@ -200,6 +205,7 @@ class CrateTestDouble {
         continue
       }
       table.written++
+      if (this.rows) this.rows.push(JSON.stringify(bulkArgs[i]))
       if (this.keys) {
         const key = `${bulkArgs[i][0].hostname}|${bulkArgs[i][1]}`
         if (this.keys.has(key)) this.duplicateKeys++

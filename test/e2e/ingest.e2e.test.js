@@ -1,0 +1,253 @@
+'use strict'
+
+// appClusterIngest.js end to end, as a user runs it, against the CrateDB test double.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { startCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool, childPids } = require('../helpers/run-tool')
+const { closedPort } = require('../helpers/ports')
+
+const ingest = (args, options) => runTool('appClusterIngest.js', args, options)
+const noStackTrace = (stderr) => !/\n\s+at .+:\d+:\d+/.test(stderr)
+
+async function withDouble (script, fn) {
+  const double = await startCrateTestDouble(script)
+  try {
+    return await fn(double)
+  } finally {
+    await double.stop()
+  }
+}
+
+const inserts = (double) => double.statements.filter((s) => s.rows !== undefined)
+const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_unacknowledged === json.rows_sent
+
+test('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created once', () => withDouble({ trackKeys: true }, async (double) => {
+  const run = await ingest(['--processes', '2', '--max_rows', '25000', '--batch_size', '10000', '--shards', '3', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const r = run.json
+  assert.equal(r.workload, 'ingest')
+  assert.equal(r.rows_sent, 50_000)
+  assert.equal(r.rows_ok, 50_000)
+  assert.equal(r.rows_failed, 0)
+  assert.equal(r.requests, 6)
+  assert.equal(r.table_count, 50_000)
+  assert.equal(r.table_count_matches, true)
+  assert.equal(r.partial, false)
+  assert.ok(r.seconds > 0 && r.rows_per_sec === Math.round(50_000 / r.seconds * 100) / 100)
+  assert.equal(r.metrics_per_sec, Math.round(r.rows_per_sec * 10 * 100) / 100)
+  for (const key of ['p50', 'p90', 'p99', 'p999', 'max']) assert.equal(typeof r.latency_ms[key], 'number', key)
+  assert.deepEqual(r.workers.map((w) => w.rows_ok), [25_000, 25_000])
+  // The server saw exactly that: no batch more, unique rows, DDL once, by the master.
+  assert.deepEqual(inserts(double).map((s) => s.rows).sort(), [10000, 10000, 10000, 10000, 5000, 5000].sort())
+  assert.equal(double.keys.size, 50_000)
+  assert.equal(double.duplicateKeys, 0)
+  assert.equal(double.statementsMatching(/^DROP TABLE/).length, 1)
+  assert.equal(double.statementsMatching(/^CREATE TABLE/).length, 1)
+  assert.match(double.statementsMatching(/^CREATE TABLE/)[0].stmt, /CLUSTERED INTO 3 SHARDS WITH \(number_of_replicas = '0'\)/)
+  assert.match(run.stderr, /rows inserted\s+│ 50,000/)
+  assert.match(run.stderr, /matches rows inserted/)
+}))
+
+test('rows rejected under HTTP 200 are counted as failed, grouped, and the run exits 1', () => withDouble({ rejectRow: (n) => n % 100 === 0 }, async (double) => {
+  const run = await ingest(['--processes', '2', '--max_rows', '5000', '--batch_size', '1000', '--json'], { env: double.env() })
+  assert.equal(run.code, 1, run.stderr)
+  const r = run.json
+  assert.equal(r.rows_sent, 10_000)
+  assert.equal(r.rows_failed, 100)
+  assert.equal(r.rows_ok, 9_900)
+  assert.ok(accountingHolds(r))
+  assert.equal(r.requests_failed, 0)
+  assert.equal(r.errors.length, 1)
+  assert.equal(r.errors[0].code, 5000)
+  assert.equal(r.errors[0].count, 100)
+  assert.match(r.errors[0].sample, /^EsRejectedExecutionException/)
+  assert.equal(r.table_count, 9_900)
+  assert.match(run.stderr, /Failures, grouped by error code and message/)
+}))
+
+test('an error status fails every row of that request', () => withDouble({
+  fault: ({ bulk }) => (bulk && ++failedOnce === 2 ? { status: 500, code: 5000, message: 'SomethingBroke[simulated]' } : undefined)
+}, async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--concurrent_requests', '1', '--json'], { env: double.env() })
+  assert.equal(run.code, 1, run.stderr)
+  assert.equal(run.json.rows_ok, 2000)
+  assert.equal(run.json.rows_failed, 1000)
+  assert.equal(run.json.requests_failed, 1)
+  assert.deepEqual(run.json.errors.map((e) => [e.code, e.status, e.count]), [[5000, 500, 1000]])
+}))
+let failedOnce = 0
+
+test('a connection closed before the answer fails that request and the run goes on', () => withDouble({
+  fault: ({ bulk }) => (bulk && ++dropped === 1 ? 'drop' : undefined)
+}, async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '4000', '--batch_size', '1000', '--concurrent_requests', '2', '--json'], { env: double.env() })
+  assert.equal(run.code, 1, run.stderr)
+  assert.equal(run.json.rows_failed, 1000)
+  assert.equal(run.json.rows_ok, 3000)
+  assert.equal(run.json.errors[0].code, 'ECONNRESET')
+}))
+let dropped = 0
+
+test('a request that gets no answer within --timeout fails its rows', () => withDouble({
+  fault: ({ bulk }) => (bulk && ++hung === 2 ? 'hang' : undefined)
+}, async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--timeout', '500ms', '--json'], { env: double.env() })
+  assert.equal(run.code, 1, run.stderr)
+  assert.equal(run.json.rows_failed, 1000)
+  assert.equal(run.json.errors[0].code, 'ETIMEDOUT')
+  assert.ok(run.json.latency_ms.max >= 500 && run.json.latency_ms.max < 2000)
+}))
+let hung = 0
+
+test('batches over the server limit (413): one-line error, exit 3', () => withDouble({ maxContentLength: 50_000 }, async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '2000', '--batch_size', '1000', '--concurrent_requests', '1', '--json'], { env: double.env() })
+  assert.equal(run.code, 3, run.stderr)
+  assert.match(run.stderr, /error: request body too large for the server \(HTTP 413.*lower --batch_size/)
+  assert.equal(run.json.partial, true)
+  assert.equal(run.json.rows_ok, 0)
+  assert.equal(inserts(double).length, 0)
+  assert.ok(noStackTrace(run.stderr))
+}))
+
+test('wrong password: one-line error, exit 3, nothing created', () => withDouble({ auth: { user: 'bench', password: 'right' } }, async (double) => {
+  const run = await ingest(['--max_rows', '10'], { env: double.env({ CRATE_USER: 'bench', CRATE_PASSWORD: 'wrong-secret' }) })
+  assert.equal(run.code, 3)
+  const errors = run.stderr.split('\n').filter((l) => /error:/.test(l))
+  assert.deepEqual(errors, [`appClusterIngest.js: error: http://127.0.0.1:${double.port} refused the connection check: authentication failed: password authentication failed for user "bench"`])
+  assert.ok(!run.stderr.includes('wrong-secret') && !run.stdout.includes('wrong-secret'))
+  assert.equal(double.statementsMatching(/^CREATE/).length, 0)
+}))
+
+test('the password is accepted when right and never printed', () => withDouble({ auth: { user: 'bench', password: 'right-secret' } }, async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '10', '--json'], { env: double.env({ CRATE_USER: 'bench', CRATE_PASSWORD: 'right-secret' }) })
+  assert.equal(run.code, 0, run.stderr)
+  assert.ok(!run.stderr.includes('right-secret') && !run.stdout.includes('right-secret'))
+  assert.equal(run.json.options.password, '***')
+}))
+
+test('a host that refuses connections: one-line error, exit 3', async () => {
+  const port = await closedPort()
+  const run = await ingest(['--max_rows', '10'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
+  assert.equal(run.code, 3)
+  assert.match(run.stderr, new RegExp(`error: cannot reach CrateDB: connection refused by http://127.0.0.1:${port}\\n$`))
+  assert.ok(noStackTrace(run.stderr))
+})
+
+test('a host that does not answer: one-line error within --timeout, exit 3', () => withDouble({ fault: () => 'hang' }, async (double) => {
+  const started = Date.now()
+  const run = await ingest(['--max_rows', '10', '--timeout', '300ms'], { env: double.env() })
+  assert.equal(run.code, 3)
+  assert.match(run.stderr, /error: cannot reach CrateDB: no answer from http:\/\/127\.0\.0\.1:\d+ within 300 ms \(--timeout\)/)
+  assert.ok(Date.now() - started < 5000)
+}))
+
+test('TLS to a plain port: one-line error, exit 3', () => withDouble({}, async (double) => {
+  const run = await ingest(['--max_rows', '10'], { env: double.env({ CRATE_SSL: 'true' }) })
+  assert.equal(run.code, 3)
+  assert.match(run.stderr, /error: cannot reach CrateDB: TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed: the port does not speak TLS/)
+}))
+
+test('bad input: one line naming the problem, exit 2, no SQL sent', () => withDouble({}, async (double) => {
+  for (const [args, message] of [
+    [['--batch_size', 'ten'], '--batch_size must be a whole number >= 1 (got not a number)'],
+    [['--max_rows', '0'], "--max_rows must be a whole number >= 1 (got '0')"],
+    [['--processes', '-2'], "--processes must be a whole number >= 1 (got '-2')"],
+    [['--table', 'doc.cpu;drop'], "--table 'doc.cpu;drop' is not a valid table name: use [schema.]table with lower-case letters, digits and _"],
+    [['--replicas', 'many'], "--replicas must be a number or a range such as 0-1 or 1-all (got 'many')"],
+    [['--shards', 'abc'], '--shards must be a whole number >= 1 (got not a number)'],
+    [['--duration', 'forever'], "--duration must be a positive duration such as 500ms, 30s, 5m or 1h (got 'forever')"],
+    [['--bacth_size', '10'], 'unknown option --bacth_size (see --help)']
+  ]) {
+    const run = await ingest(args, { env: double.env() })
+    assert.equal(run.code, 2, args.join(' '))
+    assert.equal(run.stderr, `appClusterIngest.js: error: ${message}\n`)
+    assert.equal(run.stdout, '')
+  }
+  assert.equal(double.requestCount, 0)
+}))
+
+test('--help prints usage with examples and exits 0', async () => {
+  const run = await ingest(['--help'])
+  assert.equal(run.code, 0)
+  assert.match(run.stdout, /Examples:/)
+  assert.match(run.stdout, /--batch_size/)
+  assert.match(run.stdout, /CRATE_HOST/)
+})
+
+test('--duration stops the run; in-flight requests are still counted', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '4', '--duration', '1s', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.json.workers[0].stop_reason, 'duration')
+  assert.ok(run.json.seconds >= 1 && run.json.seconds < 2, `seconds ${run.json.seconds}`)
+  assert.equal(run.json.rows_ok, inserts(double).reduce((sum, s) => sum + s.rows, 0))
+  assert.equal(run.json.table_count, run.json.rows_ok)
+}))
+
+test('the same --seed sends the same rows', async () => {
+  const rowsOf = () => withDouble({ keepRows: true }, async (double) => {
+    const run = await ingest(['--processes', '2', '--max_rows', '300', '--batch_size', '100', '--seed', '42', '--scale', '50'], { env: double.env() })
+    assert.equal(run.code, 0, run.stderr)
+    return double.rows.slice().sort()
+  })
+  const first = await rowsOf()
+  assert.equal(first.length, 600)
+  assert.deepEqual(await rowsOf(), first)
+})
+
+test('--no-drop_table keeps an existing table and does not claim a count', () => withDouble({}, async (double) => {
+  const first = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
+  assert.equal(first.code, 0, first.stderr)
+  const second = await ingest(['--processes', '1', '--max_rows', '100', '--no-drop_table', '--json'], { env: double.env() })
+  assert.equal(second.code, 0, second.stderr)
+  assert.equal(second.json.table_count, null)
+  assert.match(second.stderr, /table doc\.cpu exists \(12 shards, 0 replicas\)/)
+  assert.equal(double.statementsMatching(/^DROP/).length, 1)
+}))
+
+test('Ctrl-C: the master stops the workers and prints what was measured, marked partial', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 100 } : undefined) }, async (double) => {
+  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+    env: double.env(),
+    waitFor: /rows ok [1-9]/,
+    whileRunning: (child) => child.kill('SIGINT')
+  })
+  assert.equal(run.code, 4, run.stderr)
+  assert.equal(run.json.partial, true)
+  assert.match(run.json.partial_reasons[0], /interrupted \(SIGINT\)/)
+  assert.ok(run.json.rows_ok > 0)
+  assert.ok(accountingHolds(run.json))
+  assert.equal(run.json.rows_unacknowledged, 0, 'in-flight requests were waited for')
+  assert.equal(run.json.rows_ok, inserts(double).reduce((sum, s) => sum + s.rows, 0))
+  assert.match(run.stderr, /PARTIAL RESULT: interrupted \(SIGINT\)/)
+}))
+
+test('a worker that dies: the run ends, partial, with what was reported', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
+  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+    env: double.env(),
+    waitFor: /rows ok [1-9]/,
+    whileRunning: (child) => process.kill(childPids(child.pid)[0], 'SIGKILL')
+  })
+  assert.equal(run.code, 4, run.stderr)
+  assert.equal(run.json.partial, true)
+  assert.ok(run.json.partial_reasons.some((r) => /worker \d died \(SIGKILL\) before its final report/.test(r)), run.json.partial_reasons.join())
+  assert.ok(run.json.rows_ok > 0)
+  assert.ok(accountingHolds(run.json))
+  assert.ok(run.json.rows_ok <= inserts(double).reduce((sum, s) => sum + s.rows, 0))
+}))
+
+test('the server going away mid-run: partial result, exit 4', async () => {
+  const double = await startCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) })
+  let stopped = false
+  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+    env: double.env(),
+    waitFor: /rows ok [1-9]/,
+    whileRunning: () => { stopped = true; double.stop() }
+  })
+  assert.ok(stopped)
+  assert.equal(run.code, 4, run.stderr)
+  assert.equal(run.json.partial, true)
+  assert.ok(run.json.partial_reasons.some((r) => /server gone/.test(r)), run.json.partial_reasons.join())
+  assert.ok(accountingHolds(run.json))
+  assert.ok(run.json.rows_ok > 0)
+})

@@ -1,0 +1,91 @@
+'use strict'
+
+// The test double is only worth its tests if it answers like CrateDB: replay the captured
+// requests in their recorded order and compare status, content type and body.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { startCrateTestDouble, fixture } = require('./crate-test-double')
+
+const REPLAYED_IN_ORDER = [
+  '00-setup-drop', '01-select-1', '03-create-cpu-table', '04-create-table-exists',
+  '05-create-if-not-exists-existing', '06-bulk-insert-ok', '07-bulk-insert-partial-failure',
+  '08-bulk-insert-wrong-arity', '09-bulk-insert-extra-tags', '10-bulk-insert-iso-ts', '11-refresh', '12-count',
+  '14-unknown-table', '16-bad-json', '17-missing-stmt', '18-args-and-bulk-args', '19-bulk-select',
+  '23-table-exists-check', '27-invalid-shards', '28-invalid-replicas', '29-replicas-range', '30-drop-range',
+  '38-drop-table', '39-insert-into-dropped'
+]
+
+const withoutDuration = (body) => {
+  if (body && typeof body === 'object' && 'duration' in body) {
+    const { duration, ...rest } = body
+    return { ...rest, duration: typeof duration === 'number' ? '<float ms>' : duration }
+  }
+  return body
+}
+
+async function replay (double, capture) {
+  const body = typeof capture.request.body === 'string' ? capture.request.body : JSON.stringify(capture.request.body)
+  const response = await fetch(`${double.url}${capture.request.path}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+  const text = await response.text()
+  const contentType = response.headers.get('content-type')
+  return { status: response.status, contentType, body: contentType && contentType.includes('json') ? JSON.parse(text) : text }
+}
+
+test('answers the captured exchanges exactly as CrateDB 6.4.3 did', async () => {
+  const double = await startCrateTestDouble()
+  try {
+    for (const name of REPLAYED_IN_ORDER) {
+      const capture = fixture(name)
+      const got = await replay(double, capture)
+      assert.equal(got.status, capture.response.status, name)
+      assert.equal(got.contentType, capture.response.contentType, name)
+      assert.deepEqual(withoutDuration(got.body), capture.response.body, name)
+    }
+  } finally {
+    await double.stop()
+  }
+})
+
+test('401 in plain text without a content type, like the capture', async () => {
+  const double = await startCrateTestDouble({ auth: { user: 'bench_user', password: 'right' } })
+  try {
+    const capture = fixture('32-auth-wrong-password')
+    const response = await fetch(`${double.url}/_sql`, {
+      method: 'POST',
+      body: JSON.stringify(capture.request.body),
+      headers: { authorization: `Basic ${Buffer.from('bench_user:wrong').toString('base64')}` }
+    })
+    assert.equal(response.status, 401)
+    assert.equal(response.headers.get('content-type'), capture.response.contentType)
+    assert.equal(await response.text(), capture.response.body)
+  } finally {
+    await double.stop()
+  }
+})
+
+test('413 with an empty body over max content length, like the capture', async () => {
+  const double = await startCrateTestDouble({ maxContentLength: 1000 })
+  try {
+    const capture = fixture('47-body-too-large')
+    const response = await fetch(`${double.url}/_sql`, { method: 'POST', body: JSON.stringify({ stmt: 'SELECT ?', args: ['x'.repeat(2000)] }) })
+    assert.equal(response.status, capture.response.status)
+    assert.equal(response.headers.get('content-type'), capture.response.contentType)
+    assert.equal(await response.text(), capture.response.body)
+  } finally {
+    await double.stop()
+  }
+})
+
+test('rejected rows carry the captured thread-pool rejection under HTTP 200', async () => {
+  const double = await startCrateTestDouble({ rejectRow: (n) => n === 1 })
+  try {
+    await replay(double, fixture('03-create-cpu-table'))
+    const got = await replay(double, fixture('06-bulk-insert-ok'))
+    const captured = fixture('48-bulk-thread-pool-rejected').response.body.results[0]
+    assert.equal(got.status, 200)
+    assert.deepEqual(got.body.results, [{ rowcount: 1 }, captured, { rowcount: 1 }])
+  } finally {
+    await double.stop()
+  }
+})

@@ -1,0 +1,66 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const ingest = require('../../lib/workloads/ingest')
+const { parseOptions } = require('../../lib/options')
+const { fixture } = require('../helpers/crate-test-double')
+
+const answerOf = (name) => {
+  const body = fixture(name).response.body
+  return { ...body, duration: 1.5 }
+}
+
+test('all rows acknowledged with rowcount 1 count as inserted', () => {
+  const outcome = ingest.accountBulkAnswer(3, answerOf('06-bulk-insert-ok'))
+  assert.deepEqual({ ok: outcome.ok, failed: outcome.failed, failures: outcome.failures }, { ok: 3, failed: 0, failures: [] })
+})
+
+test('rowcount -2 under HTTP 200 is a failed row with its error', () => {
+  const outcome = ingest.accountBulkAnswer(3, answerOf('41-bulk-duplicate-key'))
+  assert.equal(outcome.ok, 2)
+  assert.equal(outcome.failed, 1)
+  assert.equal(outcome.failures[0].code, 4091)
+  assert.match(outcome.failures[0].message, /DuplicateKeyException/)
+  const all = ingest.accountBulkAnswer(2, answerOf('43-bulk-all-fail'))
+  assert.equal(all.ok, 0)
+  assert.equal(all.failed, 2)
+})
+
+test('thread-pool rejections are failed rows, not inserted rows', () => {
+  const body = answerOf('48-bulk-thread-pool-rejected')
+  const outcome = ingest.accountBulkAnswer(body.results.length, body)
+  const expectedOk = body.results.filter((r) => r.rowcount === 1).length
+  assert.equal(outcome.ok, expectedOk)
+  assert.equal(outcome.failed, body.results.length - expectedOk)
+  assert.ok(outcome.failures.every((f) => f.code === 5000))
+})
+
+test('missing per-row results fail the rows they do not cover', () => {
+  const short = ingest.accountBulkAnswer(5, { results: [{ rowcount: 1 }, { rowcount: 1 }] })
+  assert.equal(short.ok, 2)
+  assert.equal(short.failed, 3)
+  const none = ingest.accountBulkAnswer(4, { cols: [], rows: [[]], rowcount: 4 })
+  assert.equal(none.ok, 0)
+  assert.equal(none.failed, 4)
+  const legacy = ingest.accountBulkAnswer(1, { results: [{ rowcount: -2 }] })
+  assert.equal(legacy.failed, 1)
+  assert.match(legacy.failures[0].message, /rowcount -2/)
+})
+
+test('the source sends exactly max_rows rows, the last batch smaller, fresh rows each time', () => {
+  const options = parseOptions(ingest, ['--max_rows', '25', '--batch_size', '10', '--seed', '3', '--scale', '1000'], {})
+  const source = ingest.createSource(options, { workerIndex: 0, workerCount: 1 })
+  const batches = []
+  let request
+  while ((request = source.next()) !== null) {
+    const body = JSON.parse(request.body.toString())
+    assert.equal(body.bulk_args.length, request.units)
+    assert.match(body.stmt, /^INSERT INTO "doc"."cpu" \("tags", "ts", "usage_user"/)
+    batches.push(body.bulk_args)
+    source.release(request)
+  }
+  assert.deepEqual(batches.map((b) => b.length), [10, 10, 5])
+  const keys = new Set(batches.flat().map(([tags, ts]) => `${tags.hostname}|${ts}`))
+  assert.equal(keys.size, 25)
+})
