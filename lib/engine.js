@@ -1,5 +1,6 @@
 'use strict'
 
+const { setMaxListeners } = require('node:events')
 const { now } = require('./clock')
 const { CrateHttpError, TransportError } = require('./http-client')
 
@@ -16,6 +17,7 @@ const FATAL_STATUSES = new Set([401, 413])
  * source.next()              -> { body, units, label } or null when nothing is left
  * source.account(req, json)  -> { ok, failed, failures, serverMillis } for a 2xx answer
  * source.release(req)        -> optional, hands the request's buffer back
+ * source.parse(text)         -> optional, parses a 2xx answer (default JSON.parse)
  */
 async function runEngine ({ client, source, concurrency, deadline = null, recorder, control }) {
   let consecutiveTransportFailures = 0
@@ -34,7 +36,7 @@ async function runEngine ({ client, source, concurrency, deadline = null, record
       recorder.sent(request.units, sentAt)
       let outcome
       try {
-        const answer = await client.post(request.body, { abortSignal: control.abortSignal })
+        const answer = await client.post(request.body, { abortSignal: control.abortSignal, parse: source.parse })
         outcome = source.account(request, answer)
         consecutiveTransportFailures = 0
       } catch (error) {
@@ -82,6 +84,8 @@ function failedOutcome (request, error) {
 
 function createControl () {
   const abortController = new AbortController()
+  // Every request in flight listens on this one signal; that is by design, not a leak.
+  setMaxListeners(0, abortController.signal)
   return {
     stopped: false,
     reason: null,

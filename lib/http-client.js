@@ -81,9 +81,10 @@ class CrateClient {
   /**
    * POSTs a prepared body and resolves with the parsed answer of a 2xx response. Rejects with
    * CrateHttpError for error statuses and TransportError when no answer arrived.
-   * `abortSignal` lets the caller cancel (Ctrl-C twice).
+   * `abortSignal` lets the caller cancel (Ctrl-C twice); `parse` turns the answer text into what
+   * the caller accounts (JSON.parse unless the caller knows a cheaper way for its answers).
    */
-  async post (body, { target = this.nextTarget(), abortSignal } = {}) {
+  async post (body, { target = this.nextTarget(), abortSignal, parse = JSON.parse } = {}) {
     const controller = new AbortController()
     let timedOut = false
     const timer = setTimeout(() => { timedOut = true; controller.abort() }, this.timeoutMs)
@@ -107,7 +108,7 @@ class CrateClient {
         throw new CrateHttpError(parseErrorBody(response.status, contentType, text))
       }
       try {
-        return JSON.parse(text)
+        return parse(text)
       } catch {
         throw new CrateHttpError({ status: response.status, code: 'EBADJSON', message: `answer from ${target.base} is not JSON: ${text.slice(0, 100)}` })
       }

@@ -2,7 +2,6 @@
 
 const os = require('node:os')
 const path = require('node:path')
-const yargsFactory = require('yargs/yargs')
 const { UsageError } = require('./errors')
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
@@ -110,6 +109,8 @@ function commonRunOptions (args, { defaultProcesses }) {
  */
 function parseOptions (workload, argv, env = process.env) {
   const script = path.basename(process.argv[1] || workload.script)
+  // Loaded here, not at the top: workers share this module's validators but never parse argv.
+  const yargsFactory = require('yargs/yargs')
   const parser = yargsFactory(argv)
     .scriptName(script)
     .usage(`${workload.usage}\n\nUsage: node ${script} [options]`)

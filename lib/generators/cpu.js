@@ -46,11 +46,15 @@ class CpuRowGenerator {
     this.random = new Random(seed, 'rows', workerIndex)
     this.tagsJson = new Array(scale)
     let longestTags = 0
+    let allTags = 0
     for (let h = 0; h < scale; h++) {
       this.tagsJson[h] = Buffer.from(JSON.stringify(hostTags(seed, h, extraTagsLength)))
       longestTags = Math.max(longestTags, this.tagsJson[h].length)
+      allTags += this.tagsJson[h].length
     }
     this.maxRowBytes = longestTags + FIXED_ROW_BYTES
+    // A 13-digit timestamp and ten two-digit values, on average.
+    this.typicalRowBytes = allTags / scale + 2 + 14 + METRICS_PER_ROW * 3 + 1
     this.cachedStep = -1
     this.cachedTs = null
   }
