@@ -173,7 +173,7 @@ function parseBulkAnswer (text) {
  */
 function accountBulkAnswer (rowsSent, answer) {
   if (answer && answer.allRowsOk === rowsSent) {
-    return { ok: rowsSent, failed: 0, requestFailed: false, failures: null, serverMillis: answer.duration }
+    return { ok: rowsSent, failed: 0, requestFailed: false, failures: [], serverMillis: answer.duration }
   }
   if (answer && answer.allRowsOk !== undefined) {
     // Every result said rowcount 1, but not one result per row: account it the slow way.

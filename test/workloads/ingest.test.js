@@ -64,3 +64,18 @@ test('the source sends exactly max_rows rows, the last batch smaller, fresh rows
   const keys = new Set(batches.flat().map(([tags, ts]) => `${tags.hostname}|${ts}`))
   assert.equal(keys.size, 25)
 })
+
+test('the all-ok fast path agrees with JSON.parse on every captured bulk answer', () => {
+  for (const name of ['06-bulk-insert-ok', '41-bulk-duplicate-key', '42-bulk-check-violation', '43-bulk-all-fail', '48-bulk-thread-pool-rejected', '09-bulk-insert-extra-tags']) {
+    const text = JSON.stringify(answerOf(name))
+    const rows = JSON.parse(text).results.length
+    assert.deepEqual(
+      ingest.accountBulkAnswer(rows, ingest.parseBulkAnswer(text)),
+      ingest.accountBulkAnswer(rows, JSON.parse(text)),
+      name
+    )
+  }
+  const fast = ingest.parseBulkAnswer('{"cols":[],"duration":2.5,"results":[{"rowcount":1},{"rowcount":1}]}')
+  assert.deepEqual(fast, { allRowsOk: 2, duration: 2.5 })
+  assert.equal(ingest.accountBulkAnswer(3, fast).failed, 3 - 2)
+})
