@@ -85,36 +85,27 @@ class CrateClient {
    * the caller accounts (JSON.parse unless the caller knows a cheaper way for its answers).
    */
   async post (body, { target = this.nextTarget(), abortSignal, parse = JSON.parse } = {}) {
-    const controller = new AbortController()
-    let timedOut = false
-    const timer = setTimeout(() => { timedOut = true; controller.abort() }, this.timeoutMs)
-    const onAbort = () => controller.abort()
-    if (abortSignal) {
-      if (abortSignal.aborted) controller.abort()
-      else abortSignal.addEventListener('abort', onAbort, { once: true })
+    let response, text
+    try {
+      // node-fetch's own timeout covers the answer's headers and its body; the shared abort
+      // signal (Ctrl-C twice) needs no per-request controller or timer.
+      response = await fetch(target.url, { method: 'POST', body, headers: this.headers, agent: target.agent, signal: abortSignal, timeout: this.timeoutMs, compress: false })
+      text = await response.text()
+    } catch (error) {
+      const code = error && (error.type === 'request-timeout' || error.type === 'body-timeout')
+        ? 'ETIMEDOUT'
+        : error && error.type === 'aborted' ? 'ABORTED' : error && error.code
+      const failure = describeTransportFailure(code, String(error && error.message), target.base, this.timeoutMs)
+      throw new TransportError({ ...failure, host: target.base })
+    }
+    const contentType = response.headers.get('content-type')
+    if (response.status < 200 || response.status >= 300) {
+      throw new CrateHttpError(parseErrorBody(response.status, contentType, text))
     }
     try {
-      let response, text
-      try {
-        response = await fetch(target.url, { method: 'POST', body, headers: this.headers, agent: target.agent, signal: controller.signal, compress: false })
-        text = await response.text()
-      } catch (error) {
-        const code = error && error.type === 'aborted' ? (timedOut ? 'ETIMEDOUT' : 'ABORTED') : error && error.code
-        const failure = describeTransportFailure(code, String(error && error.message), target.base, this.timeoutMs)
-        throw new TransportError({ ...failure, host: target.base })
-      }
-      const contentType = response.headers.get('content-type')
-      if (response.status < 200 || response.status >= 300) {
-        throw new CrateHttpError(parseErrorBody(response.status, contentType, text))
-      }
-      try {
-        return parse(text)
-      } catch {
-        throw new CrateHttpError({ status: response.status, code: 'EBADJSON', message: `answer from ${target.base} is not JSON: ${text.slice(0, 100)}` })
-      }
-    } finally {
-      clearTimeout(timer)
-      if (abortSignal) abortSignal.removeEventListener('abort', onAbort)
+      return parse(text)
+    } catch {
+      throw new CrateHttpError({ status: response.status, code: 'EBADJSON', message: `answer from ${target.base} is not JSON: ${text.slice(0, 100)}` })
     }
   }
 

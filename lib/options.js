@@ -140,8 +140,9 @@ function parseOptions (workload, argv, env = process.env) {
 }
 
 // What we print and put into --json: everything a rerun needs, never the password.
-function describeOptions (options) {
-  const { connection, ...rest } = options
+function describeOptions (options, exclude = []) {
+  const { connection, ...all } = options
+  const rest = Object.fromEntries(Object.entries(all).filter(([key]) => !exclude.includes(key)))
   return {
     hosts: connection.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`),
     user: connection.user,

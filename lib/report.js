@@ -17,7 +17,7 @@ function buildResult ({ workload, options, totals, workers, partialReasons, reso
   const all = totals.all
   const result = {
     workload: workload.name,
-    options: describeOptions(options),
+    options: describeOptions(options, workload.describeExclude),
     started_at: totals.firstSentAt === null ? null : new Date(totals.firstSentAt).toISOString(),
     seconds,
     [`${unit}_sent`]: totals.unitsSent,
@@ -44,7 +44,7 @@ function buildResult ({ workload, options, totals, workers, partialReasons, reso
     partial: partialReasons.length > 0,
     partial_reasons: partialReasons
   }
-  return workload.extendResult ? workload.extendResult(result, totals) : result
+  return workload.extendResult ? workload.extendResult(result, totals, options) : result
 }
 
 function clientResources (resources, unitsSent, unit) {
@@ -95,6 +95,8 @@ function renderReport (workload, result) {
   const s = result.server_ms
   if (s.p50 !== null) latency.push(['server (answer "duration")', fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.p999), fmt(s.max), fmt(s.mean)])
   out.push(latency.toString())
+
+  if (workload.detailTable) out.push(workload.detailTable(result, table, fmt))
 
   if (result.workers.length > 0) {
     const workers = table(['worker', `${unit} ok`, `${unit} failed`, 'requests', 'own seconds', `${unit}/s`, 'stopped because'])

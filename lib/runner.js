@@ -20,7 +20,7 @@ async function run (workload, { argv, env, stdout, stderr }) {
   const log = (line) => stderr.write(`${line}\n`)
   const options = parseOptions(workload, argv, env)
   log(`${workload.script}: ${workload.name} benchmark`)
-  log(`options: ${JSON.stringify(describeOptions(options))}`)
+  log(`options: ${JSON.stringify(describeOptions(options, workload.describeExclude))}`)
 
   const client = new CrateClient({ ...options.connection, maxSockets: 2 })
   try {
@@ -33,7 +33,7 @@ async function run (workload, { argv, env, stdout, stderr }) {
       }
     }
     const prepared = await workload.prepare({ client, options, log, sqlOrFail })
-    const { fatalErrors, ...outcome } = await runWorkers(workload, options, stderr, log)
+    const { fatalErrors, ...outcome } = await runWorkers(workload, options, prepared, stderr, log)
     const extra = await workload.finish({ client, options, prepared, totals: outcome.totals, log })
     const result = buildResult({ workload, options, ...outcome, extra })
     stderr.write(renderReport(workload, result))
@@ -58,7 +58,7 @@ async function checkHosts (client) {
   }
 }
 
-function runWorkers (workload, options, stderr, log) {
+function runWorkers (workload, options, prepared, stderr, log) {
   return new Promise((resolve) => {
     const totals = new Totals()
     const partialReasons = []
@@ -159,7 +159,7 @@ function runWorkers (workload, options, stderr, log) {
           resolve({ totals, workers, partialReasons, resources, fatalErrors })
         }
       })
-      child.send({ type: 'start', workload: workload.name, options, workerIndex: index, workerCount: options.processes })
+      child.send({ type: 'start', workload: workload.name, options, prepared, workerIndex: index, workerCount: options.processes })
     }
   })
 }

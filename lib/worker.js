@@ -20,9 +20,9 @@ function send (message) {
   })
 }
 
-async function start ({ workload: workloadName, options, workerIndex, workerCount }) {
+async function start ({ workload: workloadName, options, prepared, workerIndex, workerCount }) {
   const workload = loadWorkload(workloadName)
-  const source = workload.createSource(options, { workerIndex, workerCount })
+  const source = workload.createSource(options, { workerIndex, workerCount }, prepared)
   const client = new CrateClient({ ...options.connection, maxSockets: options.concurrentRequests })
   control = createControl()
   const go = await new Promise((resolve) => {

@@ -2,7 +2,8 @@
 
 // Workers load their workload by name: functions cannot cross the IPC channel.
 const WORKLOADS = {
-  ingest: () => require('./ingest')
+  ingest: () => require('./ingest'),
+  analytical: () => require('./analytical')
 }
 
 function loadWorkload (name) {

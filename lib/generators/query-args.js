@@ -1,0 +1,72 @@
+'use strict'
+
+const { UsageError } = require('../errors')
+const { REGIONS, SERVICE_ENVIRONMENTS } = require('./tsbs-hosts')
+const { parseDuration } = require('../options')
+
+const DATACENTERS = REGIONS.flatMap(([, datacenters]) => datacenters)
+
+/**
+ * Per-execution query parameters drawn from the same TSBS data model the ingest writes.
+ * An arg is a literal, or an object with one key naming a generator:
+ *   {hostname: {}}                a host of --scale, host_0 .. host_{scale-1}
+ *   {region: {}}, {datacenter: {}}, {service_environment: {}}
+ *   {int: {min: 1, max: 10}}      an integer in [min, max]
+ *   {timestamp: {last: '1h'}}     an ISO time within the last hour of the data (before --data_end)
+ *   {choice: [a, b, c]}           one of the listed values
+ * The values go to the server as args, never into the SQL text.
+ */
+const GENERATORS = {
+  hostname: (_params, ctx) => (random) => `host_${random.int(ctx.scale)}`,
+  region: () => (random) => REGIONS[random.int(REGIONS.length)][0],
+  datacenter: () => (random) => DATACENTERS[random.int(DATACENTERS.length)],
+  service_environment: () => (random) => SERVICE_ENVIRONMENTS[random.int(SERVICE_ENVIRONMENTS.length)],
+  int: (params, _ctx, where) => {
+    const { min, max } = params || {}
+    if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min > max) {
+      throw new UsageError(`${where}: int needs whole numbers min <= max, e.g. {int: {min: 1, max: 10}}`)
+    }
+    return (random) => random.intBetween(min, max)
+  },
+  timestamp: (params, ctx, where) => {
+    const last = params && params.last
+    if (last === undefined) throw new UsageError(`${where}: timestamp needs last, e.g. {timestamp: {last: 1h}}`)
+    let spanMs
+    try {
+      spanMs = parseDuration(last, 'last')
+    } catch {
+      throw new UsageError(`${where}: timestamp last must be a duration such as 15m or 6h (got '${last}')`)
+    }
+    ctx.needsDataEnd = true
+    return (random) => new Date(ctx.dataEndMs - Math.floor(random.next() * spanMs)).toISOString()
+  },
+  choice: (params, _ctx, where) => {
+    if (!Array.isArray(params) || params.length === 0) throw new UsageError(`${where}: choice needs a non-empty list`)
+    return (random) => params[random.int(params.length)]
+  }
+}
+
+function isLiteral (value) {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value) || Array.isArray(value)
+}
+
+/**
+ * Compiles the arg specs of one query into a function random -> values. `ctx` carries the data
+ * model (scale, dataEndMs); compiling with ctx.dataEndMs unset records whether a data end is needed.
+ */
+function compileArgs (specs, ctx, where) {
+  if (specs === undefined || specs === null) return () => undefined
+  if (!Array.isArray(specs)) throw new UsageError(`${where}: args must be a list`)
+  const makers = specs.map((spec, i) => {
+    if (isLiteral(spec)) return () => spec
+    const keys = Object.keys(spec)
+    const at = `${where}, arg ${i + 1}`
+    if (keys.length !== 1 || !GENERATORS[keys[0]]) {
+      throw new UsageError(`${at}: unknown arg generator '${keys.join(', ')}' (known: ${Object.keys(GENERATORS).join(', ')})`)
+    }
+    return GENERATORS[keys[0]](spec[keys[0]], ctx, at)
+  })
+  return (random) => makers.map((make) => make(random))
+}
+
+module.exports = { compileArgs, GENERATORS }

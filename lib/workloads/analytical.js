@@ -1,0 +1,158 @@
+'use strict'
+
+const path = require('node:path')
+const { parseTableName } = require('../schema')
+const { requirePositiveInteger } = require('../options')
+const { UsageError, FatalError } = require('../errors')
+const { loadQueryConfig } = require('../query-config')
+const { compileArgs } = require('../generators/query-args')
+const { WeightedSchedule } = require('../schedule')
+const { Random } = require('../random')
+
+const options = {
+  queries_config: { type: 'string', group: 'Queries:', describe: 'YAML list of {name, query, ratio, args} (required)' },
+  max_queries: { type: 'number', default: 1000, group: 'Load:', describe: 'queries per process' },
+  table: { type: 'string', default: 'doc.cpu', group: 'Data:', describe: 'table whose max(ts) ends the data, for timestamp args' },
+  data_end: { type: 'string', group: 'Data:', describe: 'end of the data for timestamp args (ISO 8601; default: max(ts) of --table)' },
+  scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts of the data, for hostname args (TSBS scale)' }
+}
+
+function validateOptions (args) {
+  if (!args.queries_config) throw new UsageError('--queries_config is required (e.g. --queries_config queries/cpu-dashboard.yml)')
+  const scale = requirePositiveInteger(args.scale, 'scale')
+  const ctx = { scale, needsDataEnd: false }
+  const queries = loadQueryConfig(args.queries_config, ctx)
+  let dataEnd = null
+  if (args.data_end !== undefined) {
+    const ms = Date.parse(args.data_end)
+    if (!Number.isFinite(ms)) throw new UsageError(`--data_end must be an ISO 8601 time (got '${args.data_end}')`)
+    dataEnd = new Date(ms).toISOString()
+  }
+  return {
+    queriesConfig: path.resolve(args.queries_config),
+    queries,
+    maxQueries: requirePositiveInteger(args.max_queries, 'max_queries'),
+    table: parseTableName(args.table),
+    dataEnd,
+    needsDataEnd: ctx.needsDataEnd,
+    scale
+  }
+}
+
+// ---- master side -------------------------------------------------------------------------------
+
+/** Finds the end of the data when timestamp args need it, then runs every query once. */
+async function prepare ({ client, options, log }) {
+  let dataEndMs = options.dataEnd ? Date.parse(options.dataEnd) : null
+  if (options.needsDataEnd && dataEndMs === null) {
+    const answer = await client.sql(`SELECT max(ts) FROM ${options.table.sql}`).catch((error) => {
+      throw new FatalError(`timestamp args need the end of the data: max(ts) of ${options.table.display} failed: ${error.message} (or give --data_end)`)
+    })
+    dataEndMs = answer.rows[0][0]
+    if (typeof dataEndMs !== 'number') throw new FatalError(`timestamp args need the end of the data, but ${options.table.display} is empty (ingest first, or give --data_end)`)
+    log(`timestamp args end at ${new Date(dataEndMs).toISOString()} (max(ts) of ${options.table.display})`)
+  }
+  const random = new Random(options.seed, 'validation')
+  for (const q of options.queries) {
+    const args = compileArgs(q.args, { scale: options.scale, dataEndMs }, q.name)(random)
+    try {
+      await client.sql(q.query, args)
+    } catch (error) {
+      throw new FatalError(`query '${q.name}' failed validation: ${error.message}`)
+    }
+  }
+  log(`validated ${options.queries.length} queries from ${options.queriesConfig}`)
+  return { dataEndMs }
+}
+
+async function finish () {
+  return {}
+}
+
+const round = (x) => Math.round(x * 100) / 100
+
+function extendResult (result, totals, runOptions) {
+  result.queries = runOptions.queries.map((q) => {
+    const series = totals.series.get(q.name)
+    const latency = series ? series.latencySummary() : null
+    const server = series ? series.serverSummary() : null
+    return {
+      name: q.name,
+      ratio: q.ratio,
+      count: series ? series.requests : 0,
+      failed: series ? series.failed : 0,
+      queries_per_sec: series && result.seconds > 0 ? round(series.ok / result.seconds) : 0,
+      latency_ms: latency,
+      server_ms: { mean: server ? server.mean : null, p99: server ? server.p99 : null }
+    }
+  })
+  return result
+}
+
+function detailTable (result, table, fmt) {
+  const t = table(['query', 'ratio', 'count', 'failed', 'queries/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'server mean ms', 'server p99 ms'])
+  for (const q of result.queries) {
+    const l = q.latency_ms || {}
+    t.push([q.name, q.ratio, fmt(q.count), fmt(q.failed), fmt(q.queries_per_sec), fmt(l.p50), fmt(l.p95), fmt(l.p99), fmt(l.max), fmt(q.server_ms.mean), fmt(q.server_ms.p99)])
+  }
+  const l = result.latency_ms
+  t.push(['total', 1, fmt(result.requests), fmt(result.queries_failed), fmt(result.queries_per_sec), fmt(l.p50), fmt(l.p95), fmt(l.p99), fmt(l.max), fmt(result.server_ms.mean), fmt(result.server_ms.p99)])
+  return t.toString()
+}
+
+// ---- worker side -------------------------------------------------------------------------------
+
+/** The weighted mix, one query per request, parameters drawn fresh for each execution. */
+class QuerySource {
+  constructor (options, { workerIndex }, prepared) {
+    const ctx = { scale: options.scale, dataEndMs: prepared.dataEndMs }
+    this.queries = options.queries.map((q) => ({
+      name: q.name,
+      stmtJson: `{"stmt":${JSON.stringify(q.query)}`,
+      makeArgs: compileArgs(q.args, ctx, q.name)
+    }))
+    this.schedule = new WeightedSchedule(options.queries.map((q) => q.ratio), workerIndex)
+    this.random = new Random(options.seed, 'args', workerIndex)
+    this.remaining = options.maxQueries
+  }
+
+  next () {
+    if (this.remaining === 0) return null
+    this.remaining--
+    const q = this.queries[this.schedule.next()]
+    const args = q.makeArgs(this.random)
+    const body = args === undefined ? `${q.stmtJson}}` : `${q.stmtJson},"args":${JSON.stringify(args)}}`
+    return { body, units: 1, label: q.name }
+  }
+
+  account (_request, answer) {
+    return { ok: 1, failed: 0, requestFailed: false, failures: [], serverMillis: answer.duration }
+  }
+}
+
+function createSource (runOptions, worker, prepared) {
+  return new QuerySource(runOptions, worker, prepared)
+}
+
+module.exports = {
+  name: 'analytical',
+  script: 'appClusterAnalytical.js',
+  unit: 'queries',
+  okLabel: 'queries ok',
+  defaultProcesses: 1,
+  usage: 'Analytical benchmark: a weighted mix of SQL queries from a YAML file against CrateDB over HTTP, from several processes.',
+  examples: [
+    ['$0 --queries_config queries/cpu-dashboard.yml', 'the dashboard mix, 1000 queries, 20 in flight'],
+    ['$0 --queries_config queries/tsbs-cpu.yml --processes 2 --duration 1m --json', 'TSBS query types for a minute, JSON on stdout'],
+    ['$0 --queries_config queries/select1.yml --max_queries 100000', 'SELECT 1: what the client and the HTTP path can do']
+  ],
+  epilogue: 'Exit codes: 0 all queries succeeded, 1 some failed, 2 bad input, 3 could not run (unreachable, a query failed validation), 4 partial run.\nDocs: README.md',
+  options,
+  validateOptions,
+  describeExclude: ['queries', 'needsDataEnd'],
+  prepare,
+  finish,
+  extendResult,
+  detailTable,
+  createSource
+}
