@@ -3,7 +3,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { CrateClient, CrateHttpError, TransportError } = require('../lib/http-client')
-const { startCrateTestDouble } = require('./helpers/crate-test-double')
+const { startCrateTestDouble, withCrateTestDouble } = require('./helpers/crate-test-double')
 const { closedPort } = require('./helpers/ports')
 
 const clientFor = (double, over = {}) => new CrateClient({
@@ -14,14 +14,7 @@ const clientFor = (double, over = {}) => new CrateClient({
   ...over
 })
 
-async function withDouble (script, fn) {
-  const double = await startCrateTestDouble(script)
-  try {
-    await fn(double)
-  } finally {
-    await double.stop()
-  }
-}
+const withDouble = withCrateTestDouble
 
 test('a statement with args goes as parameters and its answer is parsed', () => withDouble({}, async (double) => {
   const client = clientFor(double)

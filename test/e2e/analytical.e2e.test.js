@@ -7,7 +7,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { startCrateTestDouble } = require('../helpers/crate-test-double')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 
 const analytical = (args, options) => runTool('appClusterAnalytical.js', args, options)
@@ -24,14 +24,7 @@ function answerSelects (failWhen = () => null) {
   }
 }
 
-async function withDouble (script, fn) {
-  const double = await startCrateTestDouble(script)
-  try {
-    return await fn(double)
-  } finally {
-    await double.stop()
-  }
-}
+const withDouble = withCrateTestDouble
 
 const queryFile = (text) => {
   const p = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mix-')), 'mix.yml')

@@ -4,21 +4,14 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { startCrateTestDouble } = require('../helpers/crate-test-double')
+const { startCrateTestDouble, withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool, childPids } = require('../helpers/run-tool')
 const { closedPort } = require('../helpers/ports')
 
 const ingest = (args, options) => runTool('appClusterIngest.js', args, options)
 const noStackTrace = (stderr) => !/\n\s+at .+:\d+:\d+/.test(stderr)
 
-async function withDouble (script, fn) {
-  const double = await startCrateTestDouble(script)
-  try {
-    return await fn(double)
-  } finally {
-    await double.stop()
-  }
-}
+const withDouble = withCrateTestDouble
 
 const inserts = (double) => double.statements.filter((s) => s.rows !== undefined)
 const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_unacknowledged === json.rows_sent

@@ -245,4 +245,14 @@ async function startCrateTestDouble (script) {
   return new CrateTestDouble(script).start()
 }
 
-module.exports = { CrateTestDouble, startCrateTestDouble, fixture, REJECTION_ERROR }
+/** Runs fn with a started double and stops the double afterwards, whatever happens. */
+async function withCrateTestDouble (script, fn) {
+  const double = await startCrateTestDouble(script)
+  try {
+    return await fn(double)
+  } finally {
+    await double.stop()
+  }
+}
+
+module.exports = { CrateTestDouble, startCrateTestDouble, withCrateTestDouble, fixture, REJECTION_ERROR }
