@@ -1,23 +1,19 @@
 'use strict'
 
 const Table = require('cli-table3')
-const { describeOptions } = require('./options')
-
-const round = (x, digits = 2) => (x === null || x === undefined ? x : Math.round(x * 10 ** digits) / 10 ** digits)
-const fmt = (x) => (typeof x === 'number' ? x.toLocaleString('en-US', { maximumFractionDigits: 2 }) : String(x ?? '-'))
-const perSecond = (count, seconds) => (seconds > 0 ? round(count / seconds) : 0)
+const { round, fmt, perSecond } = require('./format')
 
 /**
  * The result object behind both the table and --json. Every rate divides by one window: from the
  * first request sent by any worker to the last answer received by any worker.
  */
-function buildResult ({ workload, options, totals, workers, partialReasons, resources, extra }) {
+function buildResult ({ workload, options, describedOptions, totals, workers, partialReasons, resources, extra }) {
   const unit = workload.unit
   const seconds = round(totals.seconds, 3)
   const all = totals.all
   const result = {
     workload: workload.name,
-    options: describeOptions(options, workload.describeExclude),
+    options: describedOptions,
     started_at: totals.firstSentAt === null ? null : new Date(totals.firstSentAt).toISOString(),
     seconds,
     [`${unit}_sent`]: totals.unitsSent,
@@ -84,7 +80,7 @@ function renderReport (workload, result) {
   if (result[`${unit}_unacknowledged`] > 0) summary.push([`${unit} sent, never answered`, fmt(result[`${unit}_unacknowledged`])])
   summary.push(
     [`${unit}/s`, fmt(result[`${unit}_per_sec`])],
-    ...(workload.summaryLines ? workload.summaryLines(result) : []),
+    ...(workload.summaryLines ? workload.summaryLines(result, fmt) : []),
     ['requests', `${fmt(result.requests)} (${fmt(result.requests_failed)} failed)`]
   )
   out.push(summary.toString())

@@ -20,7 +20,8 @@ async function run (workload, { argv, env, stdout, stderr }) {
   const log = (line) => stderr.write(`${line}\n`)
   const options = parseOptions(workload, argv, env)
   log(`${workload.script}: ${workload.name} benchmark`)
-  log(`options: ${JSON.stringify(describeOptions(options, workload.describeExclude))}`)
+  const describedOptions = describeOptions(options, workload.describeExclude)
+  log(`options: ${JSON.stringify(describedOptions)}`)
 
   const client = new CrateClient({ ...options.connection, maxSockets: 2 })
   try {
@@ -35,7 +36,7 @@ async function run (workload, { argv, env, stdout, stderr }) {
     const prepared = await workload.prepare({ client, options, log, sqlOrFail })
     const { fatalErrors, ...outcome } = await runWorkers(workload, options, prepared, stderr, log)
     const extra = await workload.finish({ client, options, prepared, totals: outcome.totals, log })
-    const result = buildResult({ workload, options, ...outcome, extra })
+    const result = buildResult({ workload, options, describedOptions, ...outcome, extra })
     stderr.write(renderReport(workload, result))
     if (options.json) stdout.write(`${JSON.stringify(result)}\n`)
     // The report above still shows what was measured; the run itself could not go on.

@@ -8,6 +8,7 @@ const { loadQueryConfig } = require('../query-config')
 const { compileArgs } = require('../generators/query-args')
 const { WeightedSchedule } = require('../schedule')
 const { Random } = require('../random')
+const { perSecond } = require('../format')
 
 const options = {
   queries_config: { type: 'string', group: 'Queries:', describe: 'YAML list of {name, query, ratio, args} (required)' },
@@ -69,8 +70,6 @@ async function finish () {
   return {}
 }
 
-const round = (x) => Math.round(x * 100) / 100
-
 function extendResult (result, totals, runOptions) {
   result.queries = runOptions.queries.map((q) => {
     const series = totals.series.get(q.name)
@@ -81,7 +80,7 @@ function extendResult (result, totals, runOptions) {
       ratio: q.ratio,
       count: series ? series.requests : 0,
       failed: series ? series.failed : 0,
-      queries_per_sec: series && result.seconds > 0 ? round(series.ok / result.seconds) : 0,
+      queries_per_sec: series ? perSecond(series.ok, result.seconds) : 0,
       latency_ms: latency,
       server_ms: { mean: server ? server.mean : null, p99: server ? server.p99 : null }
     }
@@ -91,12 +90,12 @@ function extendResult (result, totals, runOptions) {
 
 function detailTable (result, table, fmt) {
   const t = table(['query', 'ratio', 'count', 'failed', 'queries/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'server mean ms', 'server p99 ms'])
-  for (const q of result.queries) {
-    const l = q.latency_ms || {}
-    t.push([q.name, q.ratio, fmt(q.count), fmt(q.failed), fmt(q.queries_per_sec), fmt(l.p50), fmt(l.p95), fmt(l.p99), fmt(l.max), fmt(q.server_ms.mean), fmt(q.server_ms.p99)])
+  const row = (name, ratio, count, failed, perSec, latency, server) => {
+    const l = latency || {}
+    t.push([name, ratio, fmt(count), fmt(failed), fmt(perSec), fmt(l.p50), fmt(l.p95), fmt(l.p99), fmt(l.max), fmt(server.mean), fmt(server.p99)])
   }
-  const l = result.latency_ms
-  t.push(['total', 1, fmt(result.requests), fmt(result.queries_failed), fmt(result.queries_per_sec), fmt(l.p50), fmt(l.p95), fmt(l.p99), fmt(l.max), fmt(result.server_ms.mean), fmt(result.server_ms.p99)])
+  for (const q of result.queries) row(q.name, q.ratio, q.count, q.failed, q.queries_per_sec, q.latency_ms, q.server_ms)
+  row('total', 1, result.requests, result.queries_failed, result.queries_per_sec, result.latency_ms, result.server_ms)
   return t.toString()
 }
 

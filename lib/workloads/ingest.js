@@ -5,6 +5,7 @@ const { parseTableName, parseReplicas, createTableSql, insertSql } = require('..
 const { parseDuration, requirePositiveInteger, parseBooleanText } = require('../options')
 const { UsageError } = require('../errors')
 const { BulkBodyPool } = require('../bulk-body')
+const { round } = require('../format')
 
 const LABEL = 'insert'
 
@@ -84,11 +85,11 @@ function extendResult (result) {
   return result
 }
 
-function summaryLines (result) {
-  const lines = [['metrics/s (rows x 10)', formatNumber(result.metrics_per_sec)]]
+function summaryLines (result, fmt) {
+  const lines = [['metrics/s (rows x 10)', fmt(result.metrics_per_sec)]]
   if (result.table_count !== null) {
-    const verdict = result.table_count_matches ? 'matches rows inserted' : `DOES NOT MATCH rows inserted (${formatNumber(result.rows_ok)})`
-    lines.push(['rows in table after refresh', `${formatNumber(result.table_count)} (${verdict})`])
+    const verdict = result.table_count_matches ? 'matches rows inserted' : `DOES NOT MATCH rows inserted (${fmt(result.rows_ok)})`
+    lines.push(['rows in table after refresh', `${fmt(result.table_count)} (${verdict})`])
   }
   return lines
 }
@@ -211,8 +212,6 @@ function createSource (options, worker) {
   return new IngestSource(options, worker)
 }
 
-const round = (x) => Math.round(x * 100) / 100
-const formatNumber = (x) => (typeof x === 'number' ? x.toLocaleString('en-US', { maximumFractionDigits: 2 }) : String(x))
 
 module.exports = {
   name: 'ingest',
