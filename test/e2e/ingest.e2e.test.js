@@ -13,6 +13,12 @@ const noStackTrace = (stderr) => !/\n\s+at .+:\d+:\d+/.test(stderr)
 
 const withDouble = withCrateTestDouble
 
+// A fault script for the double: the nth bulk request gets `fault`, every other request its answer.
+function onNthBulk (n, fault) {
+  let bulks = 0
+  return ({ bulk }) => (bulk && ++bulks === n ? fault : undefined)
+}
+
 const inserts = (double) => double.statements.filter((s) => s.rows !== undefined)
 const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_unacknowledged === json.rows_sent
 
@@ -61,7 +67,7 @@ test('rows rejected under HTTP 200 are counted as failed, grouped, and the run e
 }))
 
 test('an error status fails every row of that request', () => withDouble({
-  fault: ({ bulk }) => (bulk && ++failedOnce === 2 ? { status: 500, code: 5000, message: 'SomethingBroke[simulated]' } : undefined)
+  fault: onNthBulk(2, { status: 500, code: 5000, message: 'SomethingBroke[simulated]' })
 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--concurrent_requests', '1', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
@@ -70,10 +76,9 @@ test('an error status fails every row of that request', () => withDouble({
   assert.equal(run.json.requests_failed, 1)
   assert.deepEqual(run.json.errors.map((e) => [e.code, e.status, e.count]), [[5000, 500, 1000]])
 }))
-let failedOnce = 0
 
 test('a connection closed before the answer fails that request and the run goes on', () => withDouble({
-  fault: ({ bulk }) => (bulk && ++dropped === 1 ? 'drop' : undefined)
+  fault: onNthBulk(1, 'drop')
 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '4000', '--batch_size', '1000', '--concurrent_requests', '2', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
@@ -81,10 +86,9 @@ test('a connection closed before the answer fails that request and the run goes 
   assert.equal(run.json.rows_ok, 3000)
   assert.equal(run.json.errors[0].code, 'ECONNRESET')
 }))
-let dropped = 0
 
 test('a request that gets no answer within --timeout fails its rows', () => withDouble({
-  fault: ({ bulk }) => (bulk && ++hung === 2 ? 'hang' : undefined)
+  fault: onNthBulk(2, 'hang')
 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--timeout', '500ms', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
@@ -92,7 +96,6 @@ test('a request that gets no answer within --timeout fails its rows', () => with
   assert.equal(run.json.errors[0].code, 'ETIMEDOUT')
   assert.ok(run.json.latency_ms.max >= 500 && run.json.latency_ms.max < 2000)
 }))
-let hung = 0
 
 test('batches over the server limit (413): one-line error, exit 3', () => withDouble({ maxContentLength: 50_000 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '2000', '--batch_size', '1000', '--concurrent_requests', '1', '--json'], { env: double.env() })
