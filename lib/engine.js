@@ -1,6 +1,5 @@
 'use strict'
 
-const { setMaxListeners } = require('node:events')
 const { now } = require('./clock')
 const { CrateHttpError, TransportError } = require('./http-client')
 
@@ -21,6 +20,7 @@ const FATAL_STATUSES = new Set([401, 413])
  */
 async function runEngine ({ client, source, concurrency, deadline = null, recorder, control }) {
   let consecutiveTransportFailures = 0
+  control.onAbort(() => client.abort())
 
   const finish = (reason) => {
     if (!control.reason) control.reason = reason
@@ -36,7 +36,7 @@ async function runEngine ({ client, source, concurrency, deadline = null, record
       recorder.sent(request.units, sentAt)
       let outcome
       try {
-        const answer = await client.post(request.body, { abortSignal: control.abortSignal, parse: source.parse })
+        const answer = await client.post(request.body, { parse: source.parse })
         outcome = source.account(request, answer)
         consecutiveTransportFailures = 0
       } catch (error) {
@@ -82,21 +82,26 @@ function failedOutcome (request, error) {
   }
 }
 
+/** stop(): no new requests, the ones in flight finish. abort(): also abandon those in flight. */
 function createControl () {
-  const abortController = new AbortController()
-  // Every request in flight listens on this one signal; that is by design, not a leak.
-  setMaxListeners(0, abortController.signal)
+  const abortHandlers = []
   return {
     stopped: false,
     reason: null,
-    abortSignal: abortController.signal,
+    aborted: false,
     stop (reason) {
       if (!this.reason) this.reason = reason
       this.stopped = true
     },
+    onAbort (handler) {
+      if (this.aborted) handler()
+      else abortHandlers.push(handler)
+    },
     abort (reason) {
       this.stop(reason)
-      abortController.abort()
+      if (this.aborted) return
+      this.aborted = true
+      for (const handler of abortHandlers) handler()
     }
   }
 }

@@ -100,9 +100,7 @@ function runWorkers (workload, options, prepared, stderr, log) {
     process.on('SIGTERM', onSignal)
 
     for (let index = 0; index < options.processes; index++) {
-      // A small young generation keeps a worker's peak RSS near its request buffers; the answers
-      // it parses are small and short-lived, so the extra scavenges cost little CPU.
-      const child = fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, '--max-semi-space-size=2'] })
+      const child = fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...(workload.workerNodeFlags || [])] })
       const worker = { child, totals: new Totals(), reason: null, done: false }
       workers.push(worker)
       child.on('error', () => {})

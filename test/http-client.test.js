@@ -47,6 +47,18 @@ test('no answer within the timeout is a timeout error', () => withDouble({ fault
   client.close()
 }))
 
+test('abort() abandons every request in flight as ABORTED, not as a server failure', () => withDouble({ fault: () => 'hang' }, async (double) => {
+  const client = clientFor(double, { timeoutMs: 10_000 })
+  const inFlight = [client.sql('SELECT 1'), client.sql('SELECT 2'), client.sql('SELECT 3')]
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const started = Date.now()
+  client.abort()
+  const outcomes = await Promise.allSettled(inFlight)
+  assert.deepEqual(outcomes.map((o) => o.status === 'rejected' && o.reason instanceof TransportError && o.reason.code), ['ABORTED', 'ABORTED', 'ABORTED'])
+  assert.ok(Date.now() - started < 1000)
+  client.close()
+}))
+
 test('a dropped connection is a transport error', () => withDouble({ fault: () => 'drop' }, async (double) => {
   const client = clientFor(double)
   await assert.rejects(client.sql('SELECT 1'), (e) => e instanceof TransportError && e.code === 'ECONNRESET')
