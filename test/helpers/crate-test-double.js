@@ -26,8 +26,9 @@ class CrateTestDouble {
    * @param {object} [script]
    * @param {{user: string, password: string}} [script.auth] require basic auth
    * @param {number} [script.maxContentLength] bytes; larger bodies get 413 (CrateDB default 100 MB)
-   * @param {(rowNumber: number, row: any[]) => object|null} [script.rejectRow] error for a bulk row
-   *        (rowNumber counts every bulk row the double has received), answered as rowcount -2
+   * @param {(rowNumber: number, row: any[], bulk: {size: number}) => object|null} [script.rejectRow]
+   *        error for a bulk row (rowNumber counts every bulk row the double has received; size is
+   *        the rows in this request), answered as rowcount -2
    * @param {(req: {number: number, stmt: string, bulk: boolean}) => any} [script.fault]
    *        'drop' closes the connection, 'hang' never answers, {delayMs} delays,
    *        {status, code, message} answers with that error; undefined answers normally
@@ -199,7 +200,7 @@ class CrateTestDouble {
     const results = new Array(bulkArgs.length)
     for (let i = 0; i < bulkArgs.length; i++) {
       const rowNumber = this.bulkRowsReceived++
-      const rejection = this.script.rejectRow && this.script.rejectRow(rowNumber, bulkArgs[i])
+      const rejection = this.script.rejectRow && this.script.rejectRow(rowNumber, bulkArgs[i], { size: bulkArgs.length })
       if (rejection) {
         results[i] = { rowcount: -2, error: rejection === true ? REJECTION_ERROR : rejection }
         continue

@@ -7,13 +7,15 @@ const { spawn } = require('node:child_process')
 const ROOT = path.join(__dirname, '..', '..')
 
 /**
- * Runs an app script as a user would and collects its exit code and output. `whileRunning`
- * gets the child process once its stderr shows `waitFor`, e.g. to send Ctrl-C.
+ * Runs an app script (or a scripts/*.sh sweep, with bash) as a user would and collects its exit
+ * code and output. `whileRunning` gets the child process once its stderr shows `waitFor`, e.g. to
+ * send Ctrl-C.
  */
-function runTool (script, args, { env = {}, waitFor, whileRunning, timeoutMs = 60_000 } = {}) {
+function runTool (script, args, { env = {}, waitFor, whileRunning, timeoutMs = 60_000, cwd = ROOT } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, script), ...args], {
-      cwd: ROOT,
+    const command = script.endsWith('.sh') ? ['bash', [path.join(ROOT, script), ...args]] : [process.execPath, [path.join(ROOT, script), ...args]]
+    const child = spawn(command[0], command[1], {
+      cwd,
       // A clean environment: no .env from the developer's machine, no CRATE_* leaking in.
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       stdio: ['ignore', 'pipe', 'pipe']

@@ -1,0 +1,88 @@
+'use strict'
+
+// The sweep chart: throughput (left axis) and p99 latency (right axis) against the parameter,
+// with the sweet spot marked and values that had failures shown apart. Rendered by Apache
+// ECharts on the server side into an SVG string; no DOM or canvas needed.
+
+const WIDTH = 900
+const HEIGHT = 500
+
+function formatCount (x) {
+  if (x >= 1e6) return `${+(x / 1e6).toFixed(2)}M`
+  if (x >= 1e3) return `${+(x / 1e3).toFixed(1)}k`
+  return String(+x.toFixed(2))
+}
+
+/**
+ * @param {object} sweep { parameter, unit, title, subtitle, points, analysis } as made by
+ *        sweep-report: points with value/throughput/p99Ms/failed, analysis with best/sweetSpot.
+ * @returns {string} an SVG document
+ */
+function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis }) {
+  const echarts = require('echarts')
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height: HEIGHT })
+  try {
+    const labels = points.map((p) => String(p.value))
+    const sweetIndex = analysis.sweetSpot ? points.indexOf(analysis.sweetSpot) : -1
+    const failedPoints = points
+      .map((p, i) => (p.failed > 0 || p.missing ? [labels[i], p.throughput ?? 0, p.failed ?? 'no result'] : null))
+      .filter(Boolean)
+    chart.setOption({
+      animation: false,
+      backgroundColor: '#ffffff',
+      title: { text: title, subtext: subtitle, left: 'center' },
+      legend: { bottom: 0, itemGap: 30, data: [`${unit}/s`, 'p99 latency (ms)', 'failures'] },
+      grid: { left: 80, right: 80, top: 115, bottom: 80 },
+      xAxis: { type: 'category', name: parameter, nameLocation: 'middle', nameGap: 30, data: labels },
+      yAxis: [
+        { type: 'value', name: `${unit}/s`, axisLabel: { formatter: formatCount } },
+        { type: 'value', name: 'p99 ms', splitLine: { show: false } }
+      ],
+      series: [
+        {
+          name: `${unit}/s`,
+          type: 'line',
+          data: points.map((p) => p.throughput),
+          symbolSize: 8,
+          lineStyle: { width: 3 },
+          itemStyle: { color: '#1f77b4' },
+          markPoint: sweetIndex < 0
+            ? undefined
+            : {
+                symbol: 'pin',
+                symbolSize: 60,
+                itemStyle: { color: '#2ca02c' },
+                data: [{ name: 'sweet spot', coord: [labels[sweetIndex], points[sweetIndex].throughput], value: 'sweet' }],
+                label: { formatter: 'sweet\nspot', fontSize: 10 }
+              },
+          markLine: sweetIndex < 0
+            ? undefined
+            : { symbol: 'none', lineStyle: { type: 'dashed', color: '#2ca02c' }, label: { show: false }, data: [{ xAxis: labels[sweetIndex] }] }
+        },
+        {
+          name: 'p99 latency (ms)',
+          type: 'line',
+          yAxisIndex: 1,
+          data: points.map((p) => p.p99Ms),
+          lineStyle: { type: 'dotted', width: 2 },
+          itemStyle: { color: '#ff7f0e' },
+          symbol: 'triangle'
+        },
+        {
+          name: 'failures',
+          type: 'scatter',
+          data: failedPoints,
+          symbol: 'diamond',
+          symbolSize: 16,
+          itemStyle: { color: '#d62728' },
+          label: { show: true, position: 'top', formatter: (p) => `${typeof p.value[2] === 'number' ? formatCount(p.value[2]) : p.value[2]} failed` }
+        }
+      ]
+    })
+    return chart.renderToSVGString()
+  } finally {
+    chart.dispose()
+  }
+}
+
+module.exports = { renderSweepChart, formatCount }

@@ -1,0 +1,198 @@
+#!/usr/bin/env node
+'use strict'
+
+// The shared logic of the sweep scripts in scripts/, as a small command:
+//   record  appends one run (its --json result and exit code) to the sweep's JSONL file
+//   check   decides whether a saturation ramp should stop (exit 10) or go on (exit 0)
+//   report  writes the CSV and the SVG chart and prints the table with the sweet spot
+
+const fs = require('node:fs')
+const path = require('node:path')
+const Table = require('cli-table3')
+const { EXIT, UsageError } = require('./errors')
+const { fmt } = require('./format')
+const { pointOf, withChanges, analyse, saturationReason, toCsv, parseValue } = require('./sweep')
+
+const SATURATED = 10
+const SCRIPT = 'sweep-report'
+
+function readRuns (file) {
+  let text
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`)
+  }
+  return text.split('\n').filter((line) => line.trim()).map((line, i) => {
+    try {
+      return JSON.parse(line)
+    } catch {
+      throw new UsageError(`${file} line ${i + 1} is not JSON`)
+    }
+  })
+}
+
+function pointsOf (file) {
+  const runs = readRuns(file)
+  if (runs.length === 0) throw new UsageError(`${file} holds no runs`)
+  return withChanges(runs.map((run) => pointOf({ value: parseValue(run.value), exitCode: run.exit_code, result: run.result })))
+}
+
+function record (args, { stderr }) {
+  let text = ''
+  try {
+    text = fs.readFileSync(args.result === '-' ? 0 : args.result, 'utf8')
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw new UsageError(`cannot read ${args.result}: ${error.message}`)
+  }
+  let result = null
+  if (text.trim()) {
+    try {
+      result = JSON.parse(text)
+    } catch {
+      throw new UsageError(`the run at ${args.value} did not print a JSON result`)
+    }
+  }
+  fs.appendFileSync(args.file, `${JSON.stringify({ value: String(args.value), exit_code: args.exit_code, result })}\n`)
+  const point = pointOf({ value: args.value, exitCode: args.exit_code, result })
+  stderr.write(point.missing
+    ? `${args.parameter}=${args.value}: no result (exit code ${args.exit_code})\n`
+    : `${args.parameter}=${args.value}: ${fmt(point.throughput)} ${point.unit}/s, p99 ${fmt(point.p99Ms)} ms, ${fmt(point.failed)} failed${point.partial ? ', PARTIAL' : ''}\n`)
+  return EXIT.OK
+}
+
+function check (args, { stdout }) {
+  const reason = saturationReason(pointsOf(args.file), { minGainPct: args.min_gain, maxFailurePct: args.max_failure_pct, maxP99Ms: args.max_p99_ms ?? null })
+  if (reason === null) return EXIT.OK
+  stdout.write(`${reason}\n`)
+  return SATURATED
+}
+
+function summaryOf (args, points, analysis) {
+  const unit = (points.find((p) => p.unit) || {}).unit || 'units'
+  const brief = (p) => p && { value: p.value, throughput: p.throughput, p99_ms: p.p99Ms, failed: p.failed }
+  return {
+    parameter: args.parameter,
+    unit,
+    threshold_pct: args.threshold,
+    points: points.map((p) => ({ value: p.value, seconds: p.seconds, [unit]: p.ok, [`${unit}_per_sec`]: p.throughput, change_pct: p.changePct, p99_ms: p.p99Ms, failed: p.failed, exit_code: p.exitCode, partial: p.partial })),
+    best: brief(analysis.best),
+    sweet_spot: brief(analysis.sweetSpot),
+    plateau_reached: analysis.plateauReached,
+    gain_beyond_sweet_spot_pct: analysis.gainBeyondPct,
+    with_failures: points.filter((p) => p.failed > 0 || p.missing).map((p) => p.value),
+    csv: `${args.out}.csv`,
+    chart: `${args.out}.svg`
+  }
+}
+
+const beyond = (gainPct) => (gainPct > 0 ? `larger values gain at most ${gainPct}%` : `larger values are no faster (best ${gainPct}%)`)
+
+function verdictLines (summary, parameter) {
+  const lines = []
+  const unit = summary.unit
+  if (!summary.best) {
+    lines.push(`no value ran without failures: no sweet spot (every value lost ${unit})`)
+  } else {
+    lines.push(`best throughput: ${parameter}=${summary.best.value} (${fmt(summary.best.throughput)} ${unit}/s)`)
+    lines.push(summary.plateau_reached
+      ? `sweet spot: ${parameter}=${summary.sweet_spot.value} (${fmt(summary.sweet_spot.throughput)} ${unit}/s); ${beyond(summary.gain_beyond_sweet_spot_pct)} (threshold ${summary.threshold_pct}%)`
+      : `sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values tried, so try larger values`)
+  }
+  if (summary.with_failures.length > 0) {
+    lines.push(`values with failures (not candidates): ${summary.with_failures.join(', ')}`)
+  }
+  return lines
+}
+
+function renderTable (parameter, points) {
+  const unit = (points.find((p) => p.unit) || {}).unit || 'units'
+  const table = new Table({ head: [parameter, 'time (s)', unit, `speed (${unit}/s)`, '% change', 'p99 (ms)', 'failed'], style: { head: [], border: [], compact: true } })
+  for (const p of points) {
+    table.push([String(p.value), fmt(p.seconds), fmt(p.ok), fmt(p.throughput), p.changePct === null ? '-' : `${p.changePct > 0 ? '+' : ''}${p.changePct}%`, fmt(p.p99Ms), p.missing ? `no result (exit ${p.exitCode})` : fmt(p.failed)])
+  }
+  return table.toString()
+}
+
+function report (args, { stdout, stderr }) {
+  const points = pointsOf(args.file)
+  const analysis = analyse(points, { thresholdPct: args.threshold })
+  const summary = summaryOf(args, points, analysis)
+  fs.mkdirSync(path.dirname(path.resolve(args.out)), { recursive: true })
+  fs.writeFileSync(summary.csv, toCsv(args.parameter, points))
+  const { renderSweepChart } = require('./sweep-chart')
+  const verdict = verdictLines(summary, args.parameter)
+  fs.writeFileSync(summary.chart, renderSweepChart({
+    parameter: args.parameter,
+    unit: summary.unit,
+    title: args.title || `${summary.unit}/s and p99 latency by ${args.parameter}`,
+    subtitle: [args.subtitle, verdict[1] || verdict[0]].filter(Boolean).join('\n'),
+    points,
+    analysis
+  }))
+  stderr.write(`${renderTable(args.parameter, points)}\n${verdict.join('\n')}\nwrote ${summary.csv} and ${summary.chart}\n`)
+  if (args.json) stdout.write(`${JSON.stringify(summary)}\n`)
+  return EXIT.OK
+}
+
+function parse (argv) {
+  const yargs = require('yargs/yargs')
+  const fileOption = { file: { type: 'string', demandOption: true, describe: 'the sweep\'s JSONL file (one run per line)' } }
+  let chosen = null
+  const parser = yargs(argv)
+    .scriptName('node lib/sweep-report.js')
+    .usage('The analysis behind scripts/find-*.sh: records runs, decides when a ramp is saturated, writes CSV, table and chart.\n\nUsage: node lib/sweep-report.js <command> [options]')
+    .command('record', 'append one run (its --json result and exit code) to the sweep file', (y) => y.options({
+      ...fileOption,
+      parameter: { type: 'string', demandOption: true, describe: 'the flag being swept, e.g. batch_size' },
+      value: { type: 'string', demandOption: true, describe: 'the value this run used' },
+      exit_code: { type: 'number', demandOption: true, describe: 'the benchmark\'s exit code' },
+      result: { type: 'string', default: '-', describe: 'file holding the run\'s --json output (- for stdin)' }
+    }), () => { chosen = record })
+    .command('check', 'exit 10 and print why when the last run is past saturation, else exit 0', (y) => y.options({
+      ...fileOption,
+      min_gain: { type: 'number', default: 5, describe: 'percent more throughput each step must bring' },
+      max_failure_pct: { type: 'number', default: 1, describe: 'percent of failed units a step may have' },
+      max_p99_ms: { type: 'number', describe: 'p99 latency a step may have (ms)' }
+    }), () => { chosen = check })
+    .command('report', 'write OUT.csv and OUT.svg, print the table and the sweet spot', (y) => y.options({
+      ...fileOption,
+      parameter: { type: 'string', demandOption: true, describe: 'the flag being swept, e.g. batch_size' },
+      out: { type: 'string', demandOption: true, describe: 'path prefix of the CSV and the chart' },
+      threshold: { type: 'number', default: 5, describe: 'percent gain under which the curve counts as flat' },
+      title: { type: 'string', describe: 'chart title' },
+      subtitle: { type: 'string', describe: 'chart subtitle, e.g. the fixed options' },
+      json: { type: 'boolean', default: false, describe: 'print the summary as JSON on stdout' }
+    }), () => { chosen = report })
+    .demandCommand(1, 'name a command: record, check or report')
+    .example('node lib/sweep-report.js report --file out/batch.jsonl --parameter batch_size --out out/batch', 'table, CSV and chart of a batch-size sweep')
+    .strict()
+    .version(false)
+    .help('help')
+    .alias('help', 'h')
+    .wrap(Math.min(120, process.stdout.columns || 100))
+    .fail((message, error) => { throw new UsageError(message || (error && error.message) || 'invalid arguments') })
+  const args = parser.parseSync()
+  if (!chosen) return { args, command: null }
+  for (const key of ['threshold', 'min_gain', 'max_failure_pct', 'max_p99_ms', 'exit_code']) {
+    if (args[key] !== undefined && !Number.isFinite(args[key])) throw new UsageError(`--${key} must be a number`)
+  }
+  return { args, command: chosen }
+}
+
+function main ({ argv = process.argv.slice(2), stdout = process.stdout, stderr = process.stderr } = {}) {
+  let code
+  try {
+    const { args, command } = parse(argv)
+    code = command ? command(args, { stdout, stderr }) : EXIT.OK
+  } catch (error) {
+    const known = error && error.exitCode !== undefined
+    stderr.write(`${SCRIPT}: error: ${known ? error.message : `unexpected failure: ${error && error.message}`}\n`)
+    code = known ? error.exitCode : EXIT.CANNOT_RUN
+  }
+  return code
+}
+
+if (require.main === module) process.exitCode = main()
+
+module.exports = { main, SATURATED, verdictLines, summaryOf }

@@ -1,0 +1,123 @@
+'use strict'
+
+const { round } = require('./format')
+
+// The analysis behind the sweep scripts: one point per value tried, the change from the value
+// before, the best value, and the sweet spot where the curve flattens.
+
+const UNITS = ['rows', 'queries']
+
+/**
+ * Turns one benchmark run (its --json result and exit code) into a sweep point. Throughput is
+ * what the server acknowledged per second of the run's window; failed counts every unit that was
+ * not acknowledged, rejected or never answered.
+ */
+function pointOf ({ value, exitCode, result }) {
+  if (!result || typeof result !== 'object') {
+    return { value, exitCode, missing: true, seconds: null, unit: null, ok: null, sent: null, throughput: null, p99Ms: null, failed: null, partial: true }
+  }
+  const unit = UNITS.find((u) => typeof result[`${u}_ok`] === 'number')
+  if (!unit) throw new Error(`the result for ${value} has neither rows_ok nor queries_ok: not a result of this tool`)
+  const failed = (result[`${unit}_failed`] || 0) + (result[`${unit}_unacknowledged`] || 0)
+  return {
+    value,
+    exitCode,
+    missing: false,
+    seconds: result.seconds,
+    unit,
+    ok: result[`${unit}_ok`],
+    sent: result[`${unit}_sent`],
+    throughput: result[`${unit}_per_sec`],
+    p99Ms: result.latency_ms ? result.latency_ms.p99 : null,
+    failed,
+    partial: Boolean(result.partial)
+  }
+}
+
+/** Percent change of each point's throughput from the point before it (null for the first). */
+function withChanges (points) {
+  return points.map((point, i) => {
+    const before = i > 0 ? points[i - 1].throughput : null
+    const change = before > 0 && point.throughput !== null ? round(((point.throughput - before) / before) * 100, 1) : null
+    return { ...point, changePct: change }
+  })
+}
+
+/**
+ * A point is a candidate for best value and sweet spot only when its run completed and every
+ * unit was acknowledged: a value at which the cluster rejects work is past its limit, however
+ * fast the rest went.
+ */
+const isCandidate = (p) => !p.missing && !p.partial && p.failed === 0 && p.throughput > 0
+
+/**
+ * best: the candidate with the highest throughput.
+ * sweetSpot: the smallest candidate value beyond which no candidate is more than thresholdPct
+ * faster. When the last candidates are still gaining more than that, the curve has not
+ * flattened within the values tried and `plateauReached` is false (the sweet spot is then the
+ * best value, and the user should try larger values).
+ */
+function analyse (points, { thresholdPct = 5 } = {}) {
+  const candidates = points.filter(isCandidate)
+  if (candidates.length === 0) return { best: null, sweetSpot: null, plateauReached: false, gainBeyondPct: null }
+  const best = candidates.reduce((a, b) => (b.throughput > a.throughput ? b : a))
+  for (let i = 0; i < candidates.length; i++) {
+    const later = candidates.slice(i + 1)
+    if (later.length === 0) break
+    const fastestLater = Math.max(...later.map((p) => p.throughput))
+    const gainPct = ((fastestLater - candidates[i].throughput) / candidates[i].throughput) * 100
+    if (gainPct < thresholdPct) {
+      return { best, sweetSpot: candidates[i], plateauReached: true, gainBeyondPct: round(gainPct, 1) }
+    }
+  }
+  return { best, sweetSpot: best, plateauReached: false, gainBeyondPct: null }
+}
+
+/**
+ * The stop rule of a saturation ramp, applied after each step: stop when the last point failed
+ * more than maxFailurePct of its units, answered slower than maxP99Ms at p99, or gained less than
+ * minGainPct over the point before (more load no longer buys throughput).
+ * Returns null to go on, or the reason to stop.
+ */
+function saturationReason (points, { minGainPct = 5, maxFailurePct = 1, maxP99Ms = null } = {}) {
+  const last = points[points.length - 1]
+  if (!last) return null
+  if (last.missing) return `the run at ${last.value} produced no result (exit code ${last.exitCode})`
+  const failedPct = last.sent > 0 ? (last.failed / last.sent) * 100 : 0
+  if (failedPct > maxFailurePct) return `${round(failedPct, 2)}% of ${last.unit} failed at ${last.value} (limit ${maxFailurePct}%)`
+  if (maxP99Ms !== null && last.p99Ms > maxP99Ms) return `p99 latency ${last.p99Ms} ms at ${last.value} (limit ${maxP99Ms} ms)`
+  if (points.length >= 2) {
+    const before = points[points.length - 2]
+    if (before.throughput > 0) {
+      const gainPct = ((last.throughput - before.throughput) / before.throughput) * 100
+      if (gainPct < minGainPct) {
+        return `throughput ${gainPct >= 0 ? '+' : ''}${round(gainPct, 1)}% from ${before.value} to ${last.value} (target at least +${minGainPct}%)`
+      }
+    }
+  }
+  return null
+}
+
+function csvField (x) {
+  if (x === null || x === undefined) return ''
+  const text = String(x)
+  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+/** One row per value; the header names the parameter and the unit (rows or queries). */
+function toCsv (parameter, points) {
+  const unit = (points.find((p) => p.unit) || {}).unit || 'units'
+  const header = [parameter, 'seconds', unit, `${unit}_per_sec`, 'change_pct', 'p99_ms', 'failed', 'exit_code', 'partial']
+  const lines = [header.join(',')]
+  for (const p of points) {
+    lines.push([p.value, p.seconds, p.ok, p.throughput, p.changePct, p.p99Ms, p.failed, p.exitCode, p.partial].map(csvField).join(','))
+  }
+  return `${lines.join('\n')}\n`
+}
+
+/** Numbers stay numbers ("0-1" replicas and other text stay text) so the chart can order them. */
+function parseValue (text) {
+  return /^-?\d+(\.\d+)?$/.test(String(text)) ? Number(text) : String(text)
+}
+
+module.exports = { pointOf, withChanges, analyse, saturationReason, toCsv, parseValue, isCandidate }

@@ -1,0 +1,147 @@
+'use strict'
+
+// scripts/find-*.sh end to end: each runs the real benchmark against the CrateDB test double with
+// two or three tiny values and hands the results to lib/sweep-report.js.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { XMLValidator } = require('fast-xml-parser')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+const { closedPort } = require('../helpers/ports')
+
+const withDouble = withCrateTestDouble
+
+function outDir (t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-e2e-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+function readCsv (file) {
+  const [header, ...rows] = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => line.split(','))
+  return rows.map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i]])))
+}
+
+test('batch-size sweep: one CSV row per value, a failing value kept with its failure count, a chart', (t) => withDouble({
+  // Batches over 150 rows overload the double's write queue: every row of them is rejected.
+  rejectRow: (_rowNumber, _row, bulk) => bulk.size > 150
+}, async (double) => {
+  const out = outDir(t)
+  const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--', '--processes', '1', '--max_rows', '400', '--concurrent_requests', '2'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const rows = readCsv(path.join(out, 'batch-size.csv'))
+  assert.deepEqual(rows.map((r) => [r.batch_size, r.rows, r.failed, r.exit_code]), [['50', '400', '0', '0'], ['100', '400', '0', '0'], ['200', '0', '400', '1']])
+  assert.equal(rows[0].change_pct, '')
+  assert.ok(Number(rows[1].rows_per_sec) > 0 && Number(rows[1].p99_ms) > 0)
+  // Every value ran exactly its rows: 3 × 400, and the table was created once per run.
+  assert.equal(double.bulkRowsReceived, 1200)
+  assert.equal(double.statementsMatching(/^CREATE TABLE/).length, 3)
+  const svg = fs.readFileSync(path.join(out, 'batch-size.svg'), 'utf8')
+  assert.equal(XMLValidator.validate(svg), true)
+  assert.match(svg, /400 failed/)
+  assert.match(run.stderr, /\[3\/3\] --batch_size 200/)
+  assert.match(run.stderr, /values with failures \(not candidates\): 200/)
+  assert.match(run.stderr, /sweet spot: /)
+  const summary = JSON.parse(fs.readFileSync(path.join(out, 'batch-size.summary.json'), 'utf8'))
+  assert.ok([50, 100].includes(summary.best.value))
+  assert.ok(fs.statSync(path.join(out, 'runs', 'batch_size-200.log')).size > 0, 'each run keeps its own report')
+}))
+
+test('the other ingest sweeps pass their value to the flag they are named after', (t) => withDouble({}, async (double) => {
+  for (const [script, flag, values, fixed, expect] of [
+    ['scripts/find-optimal-shards.sh', 'shards', '2 4', ['--processes', '1', '--max_rows', '100'], (d) => d.statementsMatching(/CLUSTERED INTO 4 SHARDS/).length === 1],
+    ['scripts/find-optimal-processes.sh', 'processes', '1 2', ['--max_rows', '100'], (d) => d.bulkRowsReceived === 100 + 200],
+    ['scripts/find-saturation.sh', 'max_rows', '100 300', ['--processes', '1'], (d) => d.bulkRowsReceived === 100 + 300]
+  ]) {
+    double.bulkRowsReceived = 0
+    double.statements.length = 0
+    const out = outDir(t)
+    const run = await runTool(script, ['--values', values, '--out', out, '--', ...fixed], { env: double.env() })
+    assert.equal(run.code, 0, `${script}: ${run.stderr}`)
+    const name = path.basename(script, '.sh').replace(/^find-(optimal-)?/, '')
+    const rows = readCsv(path.join(out, `${name}.csv`))
+    assert.deepEqual(rows.map((r) => r[flag]), values.split(' '), script)
+    assert.ok(expect(double), `${script}: the double saw the swept value`)
+  }
+}))
+
+test('query saturation: stops once more concurrency no longer buys queries/s', (t) => {
+  // A server with one worker and 4 ms per query: about 250 queries/s whatever the concurrency.
+  let busyUntil = 0
+  const fault = ({ stmt }) => {
+    if (stmt !== 'SELECT 2') return undefined
+    const now = Date.now()
+    busyUntil = Math.max(now, busyUntil) + 4
+    return { delayMs: busyUntil - now }
+  }
+  const query = (stmt) => (stmt === 'SELECT 2' ? { cols: ['2'], rows: [[2]], rowcount: 1 } : null)
+  return withDouble({ fault, query }, async (double) => {
+    const out = outDir(t)
+    const config = path.join(out, 'mix.yml')
+    fs.writeFileSync(config, '- {name: two, query: "SELECT 2", ratio: 1}\n')
+    const run = await runTool('scripts/find-query-saturation.sh', ['--values', '1 2 4 8 16', '--min_gain', '20', '--out', out, '--', '--queries_config', config, '--max_queries', '150'], { env: double.env() })
+    assert.equal(run.code, 0, run.stderr)
+    const rows = readCsv(path.join(out, 'query-saturation.csv'))
+    assert.ok(rows.length >= 2 && rows.length < 5, `stopped before the last value: ${rows.map((r) => r.concurrent_requests)}`)
+    assert.match(run.stderr, /saturated: throughput [+-][\d.]+% from \d+ to \d+ \(target at least \+20%\)/)
+    for (const r of rows) assert.equal(r.queries, '150')
+    assert.ok(Number(rows[rows.length - 1].queries_per_sec) < 400, 'the double caps throughput')
+  })
+})
+
+test('a benchmark that cannot run stops the sweep with its error and exit code', async (t) => {
+  const port = await closedPort()
+  const out = outDir(t)
+  const unreachable = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100', '--out', out, '--', '--max_rows', '100'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
+  assert.equal(unreachable.code, 3)
+  assert.match(unreachable.stderr, new RegExp(`error: the benchmark could not run at --batch_size 50 \\(exit code 3\\): .*connection refused by http://127.0.0.1:${port}`))
+  assert.doesNotMatch(unreachable.stderr, /\[2\/2\]/)
+
+  const badBenchmarkOption = await runTool('scripts/find-optimal-shards.sh', ['--values', '3', '--out', out, '--', '--bogus'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
+  assert.equal(badBenchmarkOption.code, 2)
+  assert.match(badBenchmarkOption.stderr, /unknown option --bogus/)
+})
+
+test('bad sweep options: one line, exit 2, before any run', async () => {
+  for (const [args, message] of [
+    [['--values', ''], /--values is empty/],
+    [['--nonsense'], /unknown option '--nonsense' \(benchmark options go after '--'; see --help\)/],
+    [['--threshold', 'x'], /--threshold must be a non-negative number, not 'x'/],
+    [['--values', '1;rm'], /'1;rm' is not a value for --batch_size/],
+    [['--', '--batch_size', '5'], /--batch_size is what this script sweeps: give its values with --values/],
+    [['--min_gain', '5'], /--min_gain applies to ramps/]
+  ]) {
+    const run = await runTool('scripts/find-optimal-batch-size.sh', args)
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
+    assert.match(run.stderr, message)
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+  }
+})
+
+test('every script has --help with its defaults and an example', async () => {
+  for (const script of fs.readdirSync(path.join(__dirname, '..', '..', 'scripts')).filter((f) => f.endsWith('.sh'))) {
+    const run = await runTool(`scripts/${script}`, ['--help'])
+    assert.equal(run.code, 0, script)
+    assert.match(run.stdout, new RegExp(`Usage: ${script.replace('.', '\\.')} \\[options\\] \\[-- benchmark options\\]`))
+    assert.match(run.stdout, /\(default: \d[\d ]*\)/)
+    assert.match(run.stdout, /Example:\n {2}\S+\.sh /)
+  }
+})
+
+test('Ctrl-C during a sweep: the run in progress finishes, the report covers it, exit 4', (t) => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 30 } : undefined) }, async (double) => {
+  const out = outDir(t)
+  const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--', '--processes', '1', '--max_rows', '500', '--concurrent_requests', '1'], {
+    env: double.env(),
+    waitFor: /\[1\/3\]/,
+    whileRunning: (child) => child.kill('SIGINT')
+  })
+  assert.equal(run.code, 4, run.stderr)
+  const rows = readCsv(path.join(out, 'batch-size.csv'))
+  assert.deepEqual(rows.map((r) => [r.batch_size, r.rows]), [['50', '500']])
+  assert.doesNotMatch(run.stderr, /\[2\/3\]/)
+  assert.match(fs.readFileSync(path.join(out, 'batch-size.svg'), 'utf8'), /interrupted at 50/)
+}))

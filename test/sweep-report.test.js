@@ -1,0 +1,99 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { XMLValidator, XMLParser } = require('fast-xml-parser')
+const { main, SATURATED } = require('../lib/sweep-report')
+
+function capture () {
+  const sink = { text: '', write (chunk) { this.text += chunk } }
+  return sink
+}
+
+function runReport (argv) {
+  const stdout = capture()
+  const stderr = capture()
+  const code = main({ argv, stdout, stderr })
+  return { code, stdout: stdout.text, stderr: stderr.text }
+}
+
+function tempDir (t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-report-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const result = (ok, perSec, failed = 0) => ({ workload: 'ingest', seconds: ok / perSec, rows_sent: ok + failed, rows_ok: ok, rows_failed: failed, rows_unacknowledged: 0, rows_per_sec: perSec, latency_ms: { p99: 20 }, partial: false })
+
+function recordAll (dir, runs) {
+  const file = path.join(dir, 'sweep.jsonl')
+  for (const [value, code, res] of runs) {
+    const resultFile = path.join(dir, `run-${value}.json`)
+    if (res) fs.writeFileSync(resultFile, JSON.stringify(res))
+    const r = runReport(['record', '--file', file, '--parameter', 'batch_size', '--value', String(value), '--exit_code', String(code), '--result', resultFile])
+    assert.equal(r.code, 0, r.stderr)
+  }
+  return file
+}
+
+test('record appends each run and says what it measured', (t) => {
+  const dir = tempDir(t)
+  const file = recordAll(dir, [[500, 0, result(1000, 500)], [1000, 1, result(990, 900, 10)]])
+  const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  assert.deepEqual(lines.map((l) => [l.value, l.exit_code, l.result.rows_ok]), [['500', 0, 1000], ['1000', 1, 990]])
+  const again = runReport(['record', '--file', file, '--parameter', 'batch_size', '--value', '2000', '--exit_code', '0', '--result', path.join(dir, 'run-1000.json')])
+  assert.match(again.stderr, /^batch_size=2000: 900 rows\/s, p99 20 ms, 10 failed\n$/)
+})
+
+test('report writes the CSV and a well-formed SVG chart, and names the sweet spot', (t) => {
+  const dir = tempDir(t)
+  const file = recordAll(dir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 800)], [2000, 0, result(1000, 820)], [4000, 1, result(900, 1000, 100)]])
+  const out = path.join(dir, 'out', 'batch')
+  const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', out, '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  const csv = fs.readFileSync(`${out}.csv`, 'utf8').trim().split('\n')
+  assert.equal(csv.length, 5)
+  assert.equal(csv[4], '4000,0.9,900,1000,22,20,100,1,false')
+  const svg = fs.readFileSync(`${out}.svg`, 'utf8')
+  assert.equal(XMLValidator.validate(svg), true)
+  const root = new XMLParser({ ignoreAttributes: false }).parse(svg).svg
+  assert.equal(root['@_width'], '900')
+  assert.match(svg, /sweet/)
+  assert.match(svg, /100 failed/)
+  const summary = JSON.parse(r.stdout)
+  assert.equal(summary.best.value, 2000, 'the fastest value with failures (4000) is not a candidate')
+  assert.equal(summary.sweet_spot.value, 1000)
+  assert.deepEqual(summary.with_failures, [4000])
+  assert.match(r.stderr, /sweet spot: batch_size=1000 \(800 rows\/s\); larger values gain at most 2.5% \(threshold 5%\)/)
+  assert.match(r.stderr, /values with failures \(not candidates\): 4000/)
+  assert.match(r.stderr, /│ 1000 +│ 1\.25 +│ 1,000 +│ 800 +│ \+60% +│ 20 +│ 0 +│/)
+})
+
+test('check exits 10 with the reason once a step stops paying off', (t) => {
+  const dir = tempDir(t)
+  const file = recordAll(dir, [[1, 0, result(1000, 100)], [2, 0, result(1000, 180)]])
+  assert.equal(runReport(['check', '--file', file]).code, 0)
+  recordAll(dir, [[4, 0, result(1000, 182)]])
+  const stop = runReport(['check', '--file', file, '--min_gain', '5'])
+  assert.equal(stop.code, SATURATED)
+  assert.match(stop.stdout, /throughput \+1.1% from 2 to 4/)
+})
+
+test('bad input: one line, exit 2', (t) => {
+  const dir = tempDir(t)
+  const missing = runReport(['report', '--file', path.join(dir, 'nope.jsonl'), '--parameter', 'x', '--out', path.join(dir, 'o')])
+  assert.equal(missing.code, 2)
+  assert.match(missing.stderr, /^sweep-report: error: cannot read .*nope\.jsonl: no such file\n$/)
+  fs.writeFileSync(path.join(dir, 'bad.jsonl'), '{"value":"1"}\nnot json\n')
+  assert.match(runReport(['check', '--file', path.join(dir, 'bad.jsonl')]).stderr, /line 2 is not JSON/)
+  const noCommand = runReport([])
+  assert.equal(noCommand.code, 2)
+  assert.equal(runReport(['check', '--file', 'x', '--min_gain', 'lots']).stderr, 'sweep-report: error: --min_gain must be a number\n')
+  fs.writeFileSync(path.join(dir, 'garbage.json'), 'Error: something')
+  const garbage = runReport(['record', '--file', path.join(dir, 's.jsonl'), '--parameter', 'x', '--value', '1', '--exit_code', '1', '--result', path.join(dir, 'garbage.json')])
+  assert.equal(garbage.code, 2)
+  assert.match(garbage.stderr, /the run at 1 did not print a JSON result/)
+})

@@ -1,0 +1,97 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { pointOf, withChanges, analyse, saturationReason, toCsv, parseValue } = require('../lib/sweep')
+
+// A result shaped like the benchmarks' --json output, with only the fields a sweep reads.
+function ingestResult ({ ok, perSec, failed = 0, unacknowledged = 0, p99 = 10, seconds = 1, partial = false }) {
+  return {
+    workload: 'ingest',
+    seconds,
+    rows_sent: ok + failed + unacknowledged,
+    rows_ok: ok,
+    rows_failed: failed,
+    rows_unacknowledged: unacknowledged,
+    rows_per_sec: perSec,
+    latency_ms: { p50: 1, p90: 5, p99, p999: p99 * 2, max: p99 * 3 },
+    partial
+  }
+}
+
+const sweepOf = (series) => withChanges(series.map(([value, perSec, extra = {}]) => pointOf({ value, exitCode: extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })))
+
+test('a point takes throughput, p99 and every unacknowledged unit as failed from the result', () => {
+  const point = pointOf({ value: 500, exitCode: 1, result: ingestResult({ ok: 900, perSec: 900, failed: 60, unacknowledged: 40, p99: 12.5 }) })
+  assert.deepEqual(
+    { unit: point.unit, ok: point.ok, sent: point.sent, throughput: point.throughput, p99: point.p99Ms, failed: point.failed },
+    { unit: 'rows', ok: 900, sent: 1000, throughput: 900, p99: 12.5, failed: 100 }
+  )
+  const query = pointOf({ value: 8, exitCode: 0, result: { seconds: 2, queries_sent: 10, queries_ok: 10, queries_failed: 0, queries_unacknowledged: 0, queries_per_sec: 5, latency_ms: { p99: 3 } } })
+  assert.equal(query.unit, 'queries')
+  assert.equal(pointOf({ value: 1, exitCode: 3, result: null }).missing, true)
+  assert.throws(() => pointOf({ value: 1, exitCode: 0, result: { seconds: 1 } }), /neither rows_ok nor queries_ok/)
+})
+
+test('change is the percent difference from the value before', () => {
+  const points = sweepOf([[500, 100], [1000, 150], [2000, 120]])
+  assert.deepEqual(points.map((p) => p.changePct), [null, 50, -20])
+})
+
+test('the sweet spot is the smallest value beyond which nothing gains the threshold', () => {
+  // 100 → 150 → 180 → 185 → 187: beyond 2000 the best later value is 187, +3.9% < 5%.
+  const points = sweepOf([[500, 100], [1000, 150], [2000, 180], [4000, 185], [8000, 187]])
+  const a = analyse(points, { thresholdPct: 5 })
+  assert.equal(a.best.value, 8000)
+  assert.equal(a.sweetSpot.value, 2000)
+  assert.equal(a.plateauReached, true)
+  assert.equal(a.gainBeyondPct, 3.9)
+  // A stricter threshold moves it: beyond 4000 the gain is +1.1%.
+  assert.equal(analyse(points, { thresholdPct: 2 }).sweetSpot.value, 4000)
+})
+
+test('slow steady growth is not a plateau: steps of +4% add up beyond the threshold', () => {
+  // Each step alone gains less than 5%, but from 1 or 2 the last value is still 12.5% / 8.2%
+  // faster; only beyond 3 is the gain under 5% (+4.0%).
+  const a = analyse(sweepOf([[1, 100], [2, 104], [3, 108.2], [4, 112.5]]), { thresholdPct: 5 })
+  assert.equal(a.sweetSpot.value, 3)
+  assert.equal(a.gainBeyondPct, 4)
+})
+
+test('when the curve still climbs at the last value, no plateau is claimed', () => {
+  const a = analyse(sweepOf([[1, 100], [2, 200], [4, 400]]), { thresholdPct: 5 })
+  assert.equal(a.plateauReached, false)
+  assert.equal(a.sweetSpot.value, 4)
+})
+
+test('values with failures are never the best value or the sweet spot', () => {
+  const points = sweepOf([[500, 100], [1000, 150], [2000, 400, { failed: 10 }], [4000, 152]])
+  const a = analyse(points)
+  assert.equal(a.best.value, 4000)
+  assert.equal(a.sweetSpot.value, 1000)
+  assert.equal(analyse(sweepOf([[1, 100, { failed: 1 }]])).best, null)
+})
+
+test('a ramp stops on failures, on p99, or when a step gains less than the minimum', () => {
+  const rising = sweepOf([[1, 100], [2, 190]])
+  assert.equal(saturationReason(rising), null)
+  assert.match(saturationReason(sweepOf([[1, 100], [2, 103]])), /\+3% from 1 to 2 \(target at least \+5%\)/)
+  assert.match(saturationReason(sweepOf([[1, 100], [2, 80]])), /-20% from 1 to 2/)
+  assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { failed: 20 }]]), { maxFailurePct: 1 }), /1\.96% of rows failed at 2 \(limit 1%\)/)
+  assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { p99: 800 }]]), { maxP99Ms: 500 }), /p99 latency 800 ms at 2/)
+  assert.equal(saturationReason(sweepOf([[1, 100]])), null, 'one step has nothing to compare with')
+})
+
+test('CSV: one row per value, header named after the parameter and the unit', () => {
+  const csv = toCsv('batch_size', sweepOf([[500, 100], [1000, 150, { failed: 5 }]]))
+  assert.equal(csv, [
+    'batch_size,seconds,rows,rows_per_sec,change_pct,p99_ms,failed,exit_code,partial',
+    '500,1,1000,100,,10,0,0,false',
+    '1000,1,1000,150,50,10,5,1,false',
+    ''
+  ].join('\n'))
+})
+
+test('values that look like numbers become numbers; others stay text', () => {
+  assert.deepEqual(['500', '2.5', '0-1', 'abc'].map(parseValue), [500, 2.5, '0-1', 'abc'])
+})
