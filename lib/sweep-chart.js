@@ -24,6 +24,8 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
   try {
     const labels = points.map((p) => String(p.value))
     const sweetIndex = analysis.sweetSpot ? points.indexOf(analysis.sweetSpot) : -1
+    const repeated = points.some((p) => p.runs > 1)
+    const runDots = points.flatMap((p, i) => (p.runThroughputs || []).map((t) => [labels[i], t]))
     const failedPoints = points
       .map((p, i) => (p.failed > 0 || p.missing ? [labels[i], p.throughput ?? 0, p.failed ?? 'no result'] : null))
       .filter(Boolean)
@@ -31,7 +33,7 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
       animation: false,
       backgroundColor: '#ffffff',
       title: { text: title, subtext: subtitle, left: 'center' },
-      legend: { bottom: 0, itemGap: 30, data: [`${unit}/s`, 'p99 latency (ms)', 'failures'] },
+      legend: { bottom: 0, itemGap: 30, data: [repeated ? `${unit}/s (median run)` : `${unit}/s`, ...(repeated ? ['each run'] : []), 'p99 latency (ms)', 'failures'] },
       grid: { left: 80, right: 80, top: 115, bottom: 80 },
       xAxis: { type: 'category', name: parameter, nameLocation: 'middle', nameGap: 30, data: labels },
       yAxis: [
@@ -40,7 +42,7 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
       ],
       series: [
         {
-          name: `${unit}/s`,
+          name: repeated ? `${unit}/s (median run)` : `${unit}/s`,
           type: 'line',
           data: points.map((p) => p.throughput),
           symbolSize: 8,
@@ -68,6 +70,9 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
           itemStyle: { color: '#ff7f0e' },
           symbol: 'triangle'
         },
+        ...(repeated
+          ? [{ name: 'each run', type: 'scatter', data: runDots, symbolSize: 6, itemStyle: { color: '#7f7f7f', opacity: 0.7 } }]
+          : []),
         {
           name: 'failures',
           type: 'scatter',

@@ -11,7 +11,7 @@ const path = require('node:path')
 const Table = require('cli-table3')
 const { EXIT, UsageError } = require('./errors')
 const { fmt } = require('./format')
-const { pointOf, withChanges, analyse, saturationReason, toCsv, parseValue } = require('./sweep')
+const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue } = require('./sweep')
 
 const SATURATED = 10
 const SCRIPT = 'sweep-report'
@@ -35,7 +35,7 @@ function readRuns (file) {
 function pointsOf (file) {
   const runs = readRuns(file)
   if (runs.length === 0) throw new UsageError(`${file} holds no runs`)
-  return withChanges(runs.map((run) => pointOf({ value: parseValue(run.value), exitCode: run.exit_code, result: run.result })))
+  return withChanges(combineRepeats(runs.map((run) => pointOf({ value: parseValue(run.value), exitCode: run.exit_code, result: run.result }))))
 }
 
 function record (args, { stderr }) {
@@ -75,12 +75,13 @@ function summaryOf (args, points, analysis) {
     parameter: args.parameter,
     unit,
     threshold_pct: args.threshold,
-    points: points.map((p) => ({ value: p.value, seconds: p.seconds, [unit]: p.ok, [`${unit}_per_sec`]: p.throughput, change_pct: p.changePct, p99_ms: p.p99Ms, failed: p.failed, exit_code: p.exitCode, partial: p.partial })),
+    points: points.map((p) => ({ value: p.value, seconds: p.seconds, [unit]: p.ok, [`${unit}_per_sec`]: p.throughput, change_pct: p.changePct, p99_ms: p.p99Ms, failed: p.failed, exit_code: p.exitCode, partial: p.partial, runs: p.runs, [`${unit}_per_sec_range`]: [p.throughputMin, p.throughputMax] })),
     best: brief(analysis.best),
     sweet_spot: brief(analysis.sweetSpot),
     plateau_reached: analysis.plateauReached,
     gain_beyond_sweet_spot_pct: analysis.gainBeyondPct,
     with_failures: points.filter((p) => p.failed > 0 || p.missing).map((p) => p.value),
+    widest_spread: maxSpreadPct(points),
     csv: `${args.out}.csv`,
     chart: `${args.out}.svg`
   }
@@ -102,16 +103,26 @@ function verdictLines (summary, parameter) {
   if (summary.with_failures.length > 0) {
     lines.push(`values with failures (not candidates): ${summary.with_failures.join(', ')}`)
   }
+  const spread = summary.widest_spread
+  if (spread && spread.spreadPct > summary.threshold_pct) {
+    lines.push(`warning: the runs at ${parameter}=${spread.value} differ by ${spread.spreadPct}% of their median, more than the ${summary.threshold_pct}% threshold: differences of that size between values are noise (run longer, or --repeat more)`)
+  }
   return lines
 }
 
 function renderTable (parameter, points) {
   const unit = (points.find((p) => p.unit) || {}).unit || 'units'
-  const table = new Table({ head: [parameter, 'time (s)', unit, `speed (${unit}/s)`, '% change', 'p99 (ms)', 'failed'], style: { head: [], border: [], compact: true } })
+  const repeated = points.some((p) => p.runs > 1)
+  const head = [parameter, 'time (s)', unit, `speed (${unit}/s)`, '% change', 'p99 (ms)', 'failed']
+  if (repeated) head.splice(4, 0, 'range over runs')
+  const table = new Table({ head, style: { head: [], border: [], compact: true } })
   for (const p of points) {
-    table.push([String(p.value), fmt(p.seconds), fmt(p.ok), fmt(p.throughput), p.changePct === null ? '-' : `${p.changePct > 0 ? '+' : ''}${p.changePct}%`, fmt(p.p99Ms), p.missing ? `no result (exit ${p.exitCode})` : fmt(p.failed)])
+    const row = [String(p.value), fmt(p.seconds), fmt(p.ok), fmt(p.throughput), p.changePct === null ? '-' : `${p.changePct > 0 ? '+' : ''}${p.changePct}%`, fmt(p.p99Ms), p.missing ? `no result (exit ${p.exitCode})` : fmt(p.failed)]
+    if (repeated) row.splice(4, 0, `${fmt(p.throughputMin)} – ${fmt(p.throughputMax)} (${p.runs} runs)`)
+    table.push(row)
   }
-  return table.toString()
+  const note = repeated ? `\neach value ran ${Math.max(...points.map((p) => p.runs))} times; time, ${unit}, speed and p99 are the median run's, failed adds up all runs` : ''
+  return `${table.toString()}${note}`
 }
 
 function report (args, { stdout, stderr }) {

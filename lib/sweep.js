@@ -34,6 +34,37 @@ function pointOf ({ value, exitCode, result }) {
   }
 }
 
+/**
+ * Folds repeated runs of one value (--repeat) into one point: the median run by throughput
+ * stands for the value, the spread is kept, and failures add up over all its runs, so one bad
+ * repetition is enough to disqualify a value. Values keep the order they were first run in.
+ */
+function combineRepeats (points) {
+  const byValue = new Map()
+  for (const point of points) {
+    const key = String(point.value)
+    if (!byValue.has(key)) byValue.set(key, [])
+    byValue.get(key).push(point)
+  }
+  return [...byValue.values()].map((runs) => {
+    const measured = runs.filter((r) => !r.missing).sort((a, b) => a.throughput - b.throughput)
+    const median = measured.length > 0 ? measured[Math.floor((measured.length - 1) / 2)] : runs[runs.length - 1]
+    const failedRuns = runs.filter((r) => r.missing)
+    return {
+      ...median,
+      runs: runs.length,
+      runThroughputs: measured.map((r) => r.throughput),
+      throughputMin: measured.length > 0 ? measured[0].throughput : null,
+      throughputMax: measured.length > 0 ? measured[measured.length - 1].throughput : null,
+      failed: median.missing ? null : runs.reduce((sum, r) => sum + (r.failed || 0), 0),
+      sent: median.missing ? null : runs.reduce((sum, r) => sum + (r.sent || 0), 0),
+      missing: median.missing || failedRuns.length > 0,
+      partial: runs.some((r) => r.partial),
+      exitCode: Math.max(...runs.map((r) => r.exitCode))
+    }
+  })
+}
+
 /** Percent change of each point's throughput from the point before it (null for the first). */
 function withChanges (points) {
   return points.map((point, i) => {
@@ -74,6 +105,20 @@ function analyse (points, { thresholdPct = 5 } = {}) {
 }
 
 /**
+ * The widest spread between the runs of one value, in percent of its median: when it is larger
+ * than the threshold, differences between values of that size are noise, not signal.
+ */
+function maxSpreadPct (points) {
+  let widest = null
+  for (const p of points) {
+    if (!(p.runs > 1) || !(p.throughput > 0)) continue
+    const spread = ((p.throughputMax - p.throughputMin) / p.throughput) * 100
+    if (widest === null || spread > widest.spreadPct) widest = { value: p.value, spreadPct: round(spread, 1) }
+  }
+  return widest
+}
+
+/**
  * The stop rule of a saturation ramp, applied after each step: stop when the last point failed
  * more than maxFailurePct of its units, answered slower than maxP99Ms at p99, or gained less than
  * minGainPct over the point before (more load no longer buys throughput).
@@ -104,13 +149,16 @@ function csvField (x) {
   return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
-/** One row per value; the header names the parameter and the unit (rows or queries). */
+/**
+ * One row per value; the header names the parameter and the unit (rows or queries). With
+ * repeats, the row is the median run and the last columns give the spread over the runs.
+ */
 function toCsv (parameter, points) {
   const unit = (points.find((p) => p.unit) || {}).unit || 'units'
-  const header = [parameter, 'seconds', unit, `${unit}_per_sec`, 'change_pct', 'p99_ms', 'failed', 'exit_code', 'partial']
+  const header = [parameter, 'seconds', unit, `${unit}_per_sec`, 'change_pct', 'p99_ms', 'failed', 'exit_code', 'partial', 'runs', `${unit}_per_sec_min`, `${unit}_per_sec_max`]
   const lines = [header.join(',')]
   for (const p of points) {
-    lines.push([p.value, p.seconds, p.ok, p.throughput, p.changePct, p.p99Ms, p.failed, p.exitCode, p.partial].map(csvField).join(','))
+    lines.push([p.value, p.seconds, p.ok, p.throughput, p.changePct, p.p99Ms, p.failed, p.exitCode, p.partial, p.runs ?? 1, p.throughputMin ?? p.throughput, p.throughputMax ?? p.throughput].map(csvField).join(','))
   }
   return `${lines.join('\n')}\n`
 }
@@ -120,4 +168,4 @@ function parseValue (text) {
   return /^-?\d+(\.\d+)?$/.test(String(text)) ? Number(text) : String(text)
 }
 
-module.exports = { pointOf, withChanges, analyse, saturationReason, toCsv, parseValue, isCandidate }
+module.exports = { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue, isCandidate }

@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { pointOf, withChanges, analyse, saturationReason, toCsv, parseValue } = require('../lib/sweep')
+const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue } = require('../lib/sweep')
 
 // A result shaped like the benchmarks' --json output, with only the fields a sweep reads.
 function ingestResult ({ ok, perSec, failed = 0, unacknowledged = 0, p99 = 10, seconds = 1, partial = false }) {
@@ -85,11 +85,27 @@ test('a ramp stops on failures, on p99, or when a step gains less than the minim
 test('CSV: one row per value, header named after the parameter and the unit', () => {
   const csv = toCsv('batch_size', sweepOf([[500, 100], [1000, 150, { failed: 5 }]]))
   assert.equal(csv, [
-    'batch_size,seconds,rows,rows_per_sec,change_pct,p99_ms,failed,exit_code,partial',
-    '500,1,1000,100,,10,0,0,false',
-    '1000,1,1000,150,50,10,5,1,false',
+    'batch_size,seconds,rows,rows_per_sec,change_pct,p99_ms,failed,exit_code,partial,runs,rows_per_sec_min,rows_per_sec_max',
+    '500,1,1000,100,,10,0,0,false,1,100,100',
+    '1000,1,1000,150,50,10,5,1,false,1,150,150',
     ''
   ].join('\n'))
+})
+
+test('repeated runs of a value fold into their median run; failures of any run count', () => {
+  const run = (value, perSec, extra = {}) => pointOf({ value, exitCode: extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })
+  const points = combineRepeats([run(500, 90), run(500, 130), run(500, 100), run(1000, 150), run(1000, 170, { failed: 3, p99: 99 }), run(1000, 160)])
+  assert.deepEqual(points.map((p) => [p.value, p.throughput, p.throughputMin, p.throughputMax, p.runs, p.failed]), [
+    [500, 100, 90, 130, 3, 0],
+    [1000, 160, 150, 170, 3, 3]
+  ])
+  assert.equal(points[1].p99Ms, 10, 'the median run\'s p99, not the failed run\'s')
+  assert.equal(points[1].exitCode, 1)
+  assert.equal(analyse(withChanges(points)).best.value, 500, 'a value with a failed repetition is no candidate')
+  assert.deepEqual(maxSpreadPct(points), { value: 500, spreadPct: 40 }, '(130 - 90) / 100')
+  assert.equal(maxSpreadPct(withChanges(sweepOf([[1, 100]]))), null, 'single runs have no spread')
+  // Two runs: the lower of the middle two, so a lucky run never decides alone.
+  assert.equal(combineRepeats([run(1, 100), run(1, 200)])[0].throughput, 100)
 })
 
 test('values that look like numbers become numbers; others stay text', () => {

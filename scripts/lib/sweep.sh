@@ -38,6 +38,8 @@ Options:
   --out DIR              where to write the results (default: sweep-results/$SWEEP_NAME-<time>)
   --threshold PCT        a value is the sweet spot when larger values gain less than PCT percent
                          more throughput (default: 5)
+  --repeat N             run each value N times; the median run stands for the value and the
+                         table shows the range (default: 1; use 3 on a noisy setup)
 USAGE
   if [[ "${SWEEP_RAMP:-0}" == 1 ]]; then
     cat <<USAGE
@@ -52,7 +54,7 @@ USAGE
 Writes DIR/$SWEEP_NAME.csv (one row per value: value, seconds, count, throughput, % change from
 the value before, p99 latency, failed count, exit code), DIR/$SWEEP_NAME.svg (throughput and p99
 against the value, sweet spot marked), DIR/$SWEEP_NAME.jsonl (every run's full --json result) and
-DIR/runs/ (each run's report), and prints the table with the best value and the sweet spot.
+DIR/runs/ (each run's report and result), and prints the table with the best value and the sweet spot.
 Connection settings come from .env or CRATE_* variables, as for the benchmarks.
 
 Exit codes: 0 sweep finished (runs may have failures: see the failed column), 2 bad options
@@ -76,7 +78,7 @@ sweep_require_number() {
 }
 
 sweep_main() {
-  local values="$SWEEP_DEFAULT_VALUES" out="" threshold=5
+  local values="$SWEEP_DEFAULT_VALUES" out="" threshold=5 repeat=1
   local min_gain=5 max_failure_pct=1 max_p99_ms=""
   local -a fixed=()
   while [[ $# -gt 0 ]]; do
@@ -85,6 +87,10 @@ sweep_main() {
       --values) [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--values needs a list"; values="$2"; shift 2 ;;
       --out) [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--out needs a directory"; out="$2"; shift 2 ;;
       --threshold) [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--threshold needs a number"; sweep_require_number --threshold "$2"; threshold="$2"; shift 2 ;;
+      --repeat)
+        [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--repeat needs a count"
+        [[ "$2" =~ ^[1-9][0-9]*$ ]] || sweep_die "$SWEEP_EXIT_USAGE" "--repeat must be a whole number of at least 1, not '$2'"
+        repeat="$2"; shift 2 ;;
       --min_gain|--max_failure_pct|--max_p99_ms)
         [[ "${SWEEP_RAMP:-0}" == 1 ]] || sweep_die "$SWEEP_EXIT_USAGE" "$1 applies to ramps (find-query-saturation.sh) only"
         [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "$1 needs a number"
@@ -128,29 +134,41 @@ sweep_main() {
 
   local count=${#value_list[@]} index=0 recorded=0 rc reason stopped_because=""
   local fixed_text="${fixed[*]}"
-  echo "$SWEEP_NAME sweep: --$SWEEP_PARAM ${value_list[*]}${fixed_text:+ (with $fixed_text)}; results in $out" >&2
+  local times=""
+  [[ $repeat == 1 ]] || times=", $repeat runs each"
+  echo "$SWEEP_NAME sweep: --$SWEEP_PARAM ${value_list[*]}$times${fixed_text:+ (with $fixed_text)}; results in $out" >&2
+  local r run_name
   for v in "${value_list[@]}"; do
     index=$((index + 1))
-    echo "[$index/$count] --$SWEEP_PARAM $v" >&2
-    rc=0
-    node "$SWEEP_ROOT/$SWEEP_APP" "${fixed[@]}" "--$SWEEP_PARAM" "$v" --json \
-      > "$out/runs/$SWEEP_PARAM-$v.json" 2> "$out/runs/$SWEEP_PARAM-$v.log" || rc=$?
-    case "$rc" in
-      0|1|4)
-        node "$SWEEP_REPORT" record --file "$jsonl" --parameter "$SWEEP_PARAM" --value "$v" --exit_code "$rc" \
-          --result "$out/runs/$SWEEP_PARAM-$v.json" || sweep_die "$SWEEP_EXIT_CANNOT_RUN" "could not record the run at --$SWEEP_PARAM $v"
-        recorded=$((recorded + 1)) ;;
-      *)
-        local last_error
-        last_error="$(grep -m1 'error:' "$out/runs/$SWEEP_PARAM-$v.log" || tail -n1 "$out/runs/$SWEEP_PARAM-$v.log")"
-        echo "$(basename "$0"): error: the benchmark could not run at --$SWEEP_PARAM $v (exit code $rc): ${last_error:-no output}" >&2
-        if [[ $recorded -gt 0 ]]; then
-          sweep_report "$jsonl" "$out" "$threshold" "$fixed_text" "stopped at $v: the benchmark could not run" || true
-        fi
-        # Bad benchmark options stay exit 2; anything else (unreachable, killed) is 3.
-        [[ $rc == "$SWEEP_EXIT_USAGE" ]] || rc=$SWEEP_EXIT_CANNOT_RUN
-        exit "$rc" ;;
-    esac
+    for ((r = 1; r <= repeat; r++)); do
+      run_name="$SWEEP_PARAM-$v"
+      if [[ $repeat -gt 1 ]]; then
+        run_name="$run_name-$r"
+        echo "[$index/$count] --$SWEEP_PARAM $v (run $r of $repeat)" >&2
+      else
+        echo "[$index/$count] --$SWEEP_PARAM $v" >&2
+      fi
+      rc=0
+      node "$SWEEP_ROOT/$SWEEP_APP" "${fixed[@]}" "--$SWEEP_PARAM" "$v" --json \
+        > "$out/runs/$run_name.json" 2> "$out/runs/$run_name.log" || rc=$?
+      case "$rc" in
+        0|1|4)
+          node "$SWEEP_REPORT" record --file "$jsonl" --parameter "$SWEEP_PARAM" --value "$v" --exit_code "$rc" \
+            --result "$out/runs/$run_name.json" || sweep_die "$SWEEP_EXIT_CANNOT_RUN" "could not record the run at --$SWEEP_PARAM $v"
+          recorded=$((recorded + 1)) ;;
+        *)
+          local last_error
+          last_error="$(grep -m1 'error:' "$out/runs/$run_name.log" || tail -n1 "$out/runs/$run_name.log")"
+          echo "$(basename "$0"): error: the benchmark could not run at --$SWEEP_PARAM $v (exit code $rc): ${last_error:-no output}" >&2
+          if [[ $recorded -gt 0 ]]; then
+            sweep_report "$jsonl" "$out" "$threshold" "$fixed_text" "stopped at $v: the benchmark could not run" || true
+          fi
+          # Bad benchmark options stay exit 2; anything else (unreachable, killed) is 3.
+          [[ $rc == "$SWEEP_EXIT_USAGE" ]] || rc=$SWEEP_EXIT_CANNOT_RUN
+          exit "$rc" ;;
+      esac
+      [[ $interrupted == 0 ]] || break
+    done
     if [[ $interrupted == 1 ]]; then
       stopped_because="interrupted at $v"
       break

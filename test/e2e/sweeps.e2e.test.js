@@ -69,6 +69,24 @@ test('the other ingest sweeps pass their value to the flag they are named after'
   }
 }))
 
+test('--repeat runs each value several times; the CSV row is the median run with the range', (t) => withDouble({}, async (double) => {
+  const out = outDir(t)
+  const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100', '--repeat', '3', '--out', out, '--', '--processes', '1', '--max_rows', '200'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(double.bulkRowsReceived, 2 * 3 * 200)
+  const rows = readCsv(path.join(out, 'batch-size.csv'))
+  assert.deepEqual(rows.map((r) => [r.batch_size, r.runs, r.rows]), [['50', '3', '200'], ['100', '3', '200']])
+  for (const r of rows) {
+    assert.ok(Number(r.rows_per_sec_min) <= Number(r.rows_per_sec) && Number(r.rows_per_sec) <= Number(r.rows_per_sec_max), JSON.stringify(r))
+  }
+  assert.match(run.stderr, /\[2\/2\] --batch_size 100 \(run 3 of 3\)/)
+  assert.match(run.stderr, /each value ran 3 times/)
+  const summary = JSON.parse(fs.readFileSync(path.join(out, 'batch-size.summary.json'), 'utf8'))
+  assert.ok(summary.widest_spread.spreadPct >= 0)
+  assert.ok(fs.existsSync(path.join(out, 'runs', 'batch_size-100-3.json')))
+  assert.match(fs.readFileSync(path.join(out, 'batch-size.svg'), 'utf8'), /each run/)
+}))
+
 test('query saturation: stops once more concurrency no longer buys queries/s', (t) => {
   // A server with one worker and 4 ms per query: about 250 queries/s whatever the concurrency.
   let busyUntil = 0
@@ -113,7 +131,8 @@ test('bad sweep options: one line, exit 2, before any run', async () => {
     [['--threshold', 'x'], /--threshold must be a non-negative number, not 'x'/],
     [['--values', '1;rm'], /'1;rm' is not a value for --batch_size/],
     [['--', '--batch_size', '5'], /--batch_size is what this script sweeps: give its values with --values/],
-    [['--min_gain', '5'], /--min_gain applies to ramps/]
+    [['--min_gain', '5'], /--min_gain applies to ramps/],
+    [['--repeat', '0'], /--repeat must be a whole number of at least 1, not '0'/]
   ]) {
     const run = await runTool('scripts/find-optimal-batch-size.sh', args)
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
