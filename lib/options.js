@@ -70,6 +70,7 @@ const RUN_OPTIONS = {
   processes: { type: 'number', group: 'Load:', describe: 'worker processes (default: number of CPUs)' },
   concurrent_requests: { type: 'number', default: 20, group: 'Load:', describe: 'requests in flight per process' },
   duration: { type: 'string', group: 'Load:', describe: 'stop after this long (e.g. 30s, 5m); whichever limit comes first ends the run' },
+  rate: { type: 'string', group: 'Load:', describe: 'constant arrival rate over all processes: rows/s (ingest) or queries/s (analytical), sent on a fixed timetable; latency then counts from each request\'s scheduled start (default: as fast as the answers come)' },
   seed: { type: 'number', group: 'Load:', describe: 'seed of the data and parameter generators (default: random, printed)' },
   json: { type: 'boolean', default: false, group: 'Output:', describe: 'print one JSON result object on stdout' },
   progress: { type: 'boolean', group: 'Output:', describe: 'progress line on stderr every second (default: only on a TTY)' }
@@ -91,12 +92,19 @@ function connectionFromArgs (args, env) {
   }
 }
 
+function parseRate (text) {
+  const rate = Number(text)
+  if (String(text).trim() === '' || !Number.isFinite(rate) || rate <= 0) throw new UsageError(`--rate must be a positive number per second, not '${text}'`)
+  return rate
+}
+
 function commonRunOptions (args, { defaultProcesses }) {
   const processes = args.processes ?? defaultProcesses
   return {
     processes: requirePositiveInteger(processes, 'processes'),
     concurrentRequests: requirePositiveInteger(args.concurrent_requests, 'concurrent_requests'),
     durationMs: args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
+    rate: args.rate === undefined ? null : parseRate(args.rate),
     seed: args.seed === undefined ? Math.floor(Math.random() * 0x7fffffff) : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
     json: Boolean(args.json),
     progress: args.progress ?? Boolean(process.stderr.isTTY)

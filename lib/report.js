@@ -35,12 +35,25 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
       [`${unit}_per_sec`]: perSecond(w.totals.all.ok, seconds),
       stop_reason: w.reason
     })),
+    rate: rateOf(options, totals, perSecond(all.ok, seconds)),
     ...extra,
     client: clientResources(resources, totals.unitsSent, unit),
     partial: partialReasons.length > 0,
     partial_reasons: partialReasons
   }
   return workload.extendResult ? workload.extendResult(result, totals, options) : result
+}
+
+/** Target vs achieved under --rate; null in the closed model. Achieved counts acknowledged units. */
+function rateOf (options, totals, achieved) {
+  if (options.rate === null || options.rate === undefined) return null
+  return {
+    target_per_sec: options.rate,
+    achieved_per_sec: achieved,
+    achieved_pct: round((achieved / options.rate) * 100, 1),
+    late_requests: totals.lateRequests,
+    latency_from: 'scheduled start'
+  }
 }
 
 function clientResources (resources, unitsSent, unit) {
@@ -78,16 +91,26 @@ function renderReport (workload, result) {
     [`${unit} failed`, fmt(result[`${unit}_failed`])]
   )
   if (result[`${unit}_unacknowledged`] > 0) summary.push([`${unit} sent, never answered`, fmt(result[`${unit}_unacknowledged`])])
+  if (result.rate) {
+    summary.push(
+      [`${unit}/s, target (--rate)`, fmt(result.rate.target_per_sec)],
+      [`${unit}/s, achieved`, `${fmt(result.rate.achieved_per_sec)} (${fmt(result.rate.achieved_pct)}% of target)`],
+      ['late requests (no free slot at their time)', fmt(result.rate.late_requests)]
+    )
+  }
   summary.push(
-    [`${unit}/s`, fmt(result[`${unit}_per_sec`])],
+    ...(result.rate ? [] : [[`${unit}/s`, fmt(result[`${unit}_per_sec`])]]),
     ...(workload.summaryLines ? workload.summaryLines(result, fmt) : []),
     ['requests', `${fmt(result.requests)} (${fmt(result.requests_failed)} failed)`]
   )
   out.push(summary.toString())
+  if (result.rate && result.rate.achieved_pct < 99) {
+    out.push(`warning: achieved ${fmt(result.rate.achieved_pct)}% of the target rate: the server or this client could not keep up (${fmt(result.rate.late_requests)} requests found no free slot at their time; see the latency from scheduled start)`)
+  }
 
   const latency = table(['request latency (ms)', 'p50', 'p90', 'p99', 'p99.9', 'max', 'mean'])
   const l = result.latency_ms
-  latency.push(['client, send -> answer', fmt(l.p50), fmt(l.p90), fmt(l.p99), fmt(l.p999), fmt(l.max), fmt(l.mean)])
+  latency.push([result.rate ? 'client, scheduled start -> answer' : 'client, send -> answer', fmt(l.p50), fmt(l.p90), fmt(l.p99), fmt(l.p999), fmt(l.max), fmt(l.mean)])
   const s = result.server_ms
   if (s.p50 !== null) latency.push(['server (answer "duration")', fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.p999), fmt(s.max), fmt(s.mean)])
   out.push(latency.toString())

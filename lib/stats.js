@@ -157,6 +157,7 @@ class Recorder {
     this.lastAnsweredAt = null
     this.unitsSent = 0
     this.unitsInFlight = 0
+    this.lateRequests = 0
   }
 
   seriesFor (label) {
@@ -172,6 +173,11 @@ class Recorder {
     if (this.firstSentAt === null) this.firstSentAt = at
     this.unitsSent += units
     this.unitsInFlight += units
+  }
+
+  /** A paced request whose scheduled start found every in-flight slot busy. */
+  late () {
+    this.lateRequests++
   }
 
   /**
@@ -201,11 +207,13 @@ class Recorder {
       firstSentAt: this.firstSentAt,
       lastAnsweredAt: this.lastAnsweredAt,
       unitsSent: this.unitsSent,
-      unitsInFlight: this.unitsInFlight
+      unitsInFlight: this.unitsInFlight,
+      lateRequests: this.lateRequests
     }
     this.series = new Map()
     this.errors.clear()
     this.unitsSent = 0
+    this.lateRequests = 0
     return delta
   }
 }
@@ -219,6 +227,7 @@ class Totals {
     this.firstSentAt = null
     this.lastAnsweredAt = null
     this.unitsSent = 0
+    this.lateRequests = 0
   }
 
   addDelta (delta) {
@@ -235,6 +244,7 @@ class Totals {
     if (delta.firstSentAt !== null && (this.firstSentAt === null || delta.firstSentAt < this.firstSentAt)) this.firstSentAt = delta.firstSentAt
     if (delta.lastAnsweredAt !== null && (this.lastAnsweredAt === null || delta.lastAnsweredAt > this.lastAnsweredAt)) this.lastAnsweredAt = delta.lastAnsweredAt
     this.unitsSent += delta.unitsSent
+    this.lateRequests += delta.lateRequests || 0
   }
 
   /** The measurement window: first request sent to last answer received, in seconds. */

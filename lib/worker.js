@@ -41,7 +41,8 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
       concurrency: options.concurrentRequests,
       deadline: go.deadline,
       recorder,
-      control
+      control,
+      pace: paceOf(options, source, workerIndex, workerCount)
     })
   } finally {
     clearInterval(timer)
@@ -55,6 +56,17 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
     resources: { cpuMicros: cpu.user + cpu.system, maxRssKb: process.resourceUsage().maxRSS }
   })
   process.disconnect()
+}
+
+/**
+ * --rate is over all processes: each takes an equal share, and worker w starts w/N of a request
+ * interval after worker 0, so the processes' requests interleave instead of arriving in bursts.
+ */
+function paceOf (options, source, workerIndex, workerCount) {
+  if (options.rate === null || options.rate === undefined) return null
+  const unitsPerSecond = options.rate / workerCount
+  const requestIntervalMs = (source.unitsPerRequest * 1000) / unitsPerSecond
+  return { unitsPerSecond, offsetMs: (workerIndex / workerCount) * requestIntervalMs }
 }
 
 process.on('message', (message) => {

@@ -113,6 +113,7 @@ class QuerySource {
     this.schedule = new WeightedSchedule(options.queries.map((q) => q.ratio), workerIndex)
     this.random = new Random(options.seed, 'args', workerIndex)
     this.remaining = options.maxQueries
+    this.unitsPerRequest = 1
   }
 
   next () {

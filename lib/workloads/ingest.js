@@ -118,6 +118,7 @@ class IngestSource {
       initialBytesPerRow: generator.typicalRowBytes
     })
     this.batchSize = options.batchSize
+    this.unitsPerRequest = options.batchSize
     this.remaining = options.maxRows
   }
 

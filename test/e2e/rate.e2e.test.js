@@ -1,0 +1,74 @@
+'use strict'
+
+// --rate end to end: the open model against the CrateDB test double, with scripted delays.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+
+const withDouble = withCrateTestDouble
+
+function queryFile (t, text) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rate-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  fs.writeFileSync(path.join(dir, 'mix.yml'), text)
+  return path.join(dir, 'mix.yml')
+}
+
+const answerSelect2 = (stmt) => (stmt === 'SELECT 2' ? { cols: ['2'], rows: [[2]], rowcount: 1 } : null)
+
+test('analytical --rate: achieved within 1% of the target while the server keeps up', (t) => withDouble({
+  query: answerSelect2,
+  fault: ({ stmt }) => (stmt === 'SELECT 2' ? { delayMs: 3 } : undefined)
+}, async (double) => {
+  const config = queryFile(t, '- {name: two, query: "SELECT 2", ratio: 1}\n')
+  // 2 processes × 300 queries at 400 queries/s in all: 1.5 s on the timetable.
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', config, '--processes', '2', '--max_queries', '300', '--rate', '400', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const r = run.json
+  assert.equal(r.queries_ok, 600)
+  assert.equal(r.rate.target_per_sec, 400)
+  // The window spans 299 intervals per process, so a whole-run figure sits a hair above 100%.
+  assert.ok(Math.abs(r.rate.achieved_pct - 100) <= 1, `achieved ${r.rate.achieved_pct}% of target`)
+  assert.ok(r.seconds >= 1.45 && r.seconds <= 1.6, `${r.seconds} s`)
+  assert.equal(r.rate.latency_from, 'scheduled start')
+  assert.ok(r.latency_ms.p50 >= 3, 'latency includes the scripted 3 ms')
+  assert.match(run.stderr, /queries\/s, target \(--rate\) +│ 400/)
+  assert.match(run.stderr, /client, scheduled start -> answer/)
+  assert.equal(double.statementsMatching(/^SELECT 2$/).length, 601, 'one validation run plus 600 timed queries')
+}))
+
+test('ingest --rate: rows per second over all processes, batches on the timetable', (t) => withDouble({}, async (double) => {
+  // 100 batches of 20 rows per process at 2000 rows/s each: N requests span N - 1 intervals, so
+  // a run needs about 100 requests per process before that reads under 1%.
+  const run = await runTool('appClusterIngest.js', ['--processes', '2', '--batch_size', '20', '--max_rows', '2000', '--rate', '4000', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.json.rows_ok, 4000)
+  assert.equal(double.bulkRowsReceived, 4000)
+  assert.ok(Math.abs(run.json.rate.achieved_pct - 100) <= 1, `achieved ${run.json.rate.achieved_pct}%`)
+}))
+
+test('a server that stalls under --rate: latency counts from the scheduled start, late requests are counted', (t) => {
+  let queriesSeen = 0
+  // The 50th query stalls for 400 ms; with one slot, the ~40 queries due meanwhile cannot start.
+  const fault = ({ stmt }) => {
+    if (stmt !== 'SELECT 2') return undefined
+    queriesSeen++
+    return queriesSeen === 50 ? { delayMs: 400 } : undefined
+  }
+  return withDouble({ query: answerSelect2, fault }, async (double) => {
+    const config = queryFile(t, '- {name: two, query: "SELECT 2", ratio: 1}\n')
+    const run = await runTool('appClusterAnalytical.js', ['--queries_config', config, '--processes', '1', '--concurrent_requests', '1', '--max_queries', '200', '--rate', '100', '--json'], { env: double.env() })
+    assert.equal(run.code, 0, run.stderr)
+    const r = run.json
+    assert.ok(r.rate.late_requests >= 35 && r.rate.late_requests <= 60, `${r.rate.late_requests} late`)
+    assert.ok(r.latency_ms.max >= 380, `max ${r.latency_ms.max} ms`)
+    // In the closed model only one query would be slow and p90 would stay near the 1 ms answers.
+    assert.ok(r.latency_ms.p90 >= 50, `p90 ${r.latency_ms.p90} ms: the wait of the late queries is in the percentiles`)
+    assert.ok(r.rate.achieved_pct >= 99, 'the timetable caught up after the stall')
+  })
+})
