@@ -42,7 +42,7 @@ test('analytical --rate: achieved within 1% of the target while the server keeps
   assert.equal(double.statementsMatching(/^SELECT 2$/).length, 601, 'one validation run plus 600 timed queries')
 }))
 
-test('ingest --rate: rows per second over all processes, batches on the timetable', (t) => withDouble({}, async (double) => {
+test('ingest --rate: rows per second over all processes, batches on the timetable', () => withDouble({}, async (double) => {
   // 100 batches of 20 rows per process at 2000 rows/s each: N requests span N - 1 intervals, so
   // a run needs about 100 requests per process before that reads under 1%.
   const run = await runTool('appClusterIngest.js', ['--processes', '2', '--batch_size', '20', '--max_rows', '2000', '--rate', '4000', '--json'], { env: double.env() })
