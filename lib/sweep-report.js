@@ -62,7 +62,7 @@ function record (args, { stderr }) {
 }
 
 function check (args, { stdout }) {
-  const reason = saturationReason(pointsOf(args.file), { minGainPct: args.min_gain, maxFailurePct: args.max_failure_pct, maxP99Ms: args.max_p99_ms ?? null })
+  const reason = saturationReason(pointsOf(args.file), { minGainPct: args.min_gain, maxFailurePct: args.max_failure_pct, maxP99Ms: args.max_p99_ms ?? null, maxShortfallPct: args.max_shortfall_pct })
   if (reason === null) return EXIT.OK
   stdout.write(`${reason}\n`)
   return SATURATED
@@ -164,7 +164,8 @@ function parse (argv) {
       ...fileOption,
       min_gain: { type: 'number', default: 5, describe: 'percent more throughput each step must bring' },
       max_failure_pct: { type: 'number', default: 1, describe: 'percent of failed units a step may have' },
-      max_p99_ms: { type: 'number', describe: 'p99 latency a step may have (ms)' }
+      max_p99_ms: { type: 'number', describe: 'p99 latency a step may have (ms)' },
+      max_shortfall_pct: { type: 'number', default: 1, describe: 'with --rate steps: percent a step may fall short of its target rate' }
     }), () => { chosen = check })
     .command('report', 'write OUT.csv and OUT.svg, print the table and the sweet spot', (y) => y.options({
       ...fileOption,
@@ -185,7 +186,7 @@ function parse (argv) {
     .fail((message, error) => { throw new UsageError(message || (error && error.message) || 'invalid arguments') })
   const args = parser.parseSync()
   if (!chosen) return { args, command: null }
-  for (const key of ['threshold', 'min_gain', 'max_failure_pct', 'max_p99_ms', 'exit_code']) {
+  for (const key of ['threshold', 'min_gain', 'max_failure_pct', 'max_p99_ms', 'max_shortfall_pct', 'exit_code']) {
     if (args[key] !== undefined && !Number.isFinite(args[key])) throw new UsageError(`--${key} must be a number`)
   }
   return { args, command: chosen }

@@ -14,7 +14,7 @@ const UNITS = ['rows', 'queries']
  */
 function pointOf ({ value, exitCode, result }) {
   if (!result || typeof result !== 'object') {
-    return { value, exitCode, missing: true, seconds: null, unit: null, ok: null, sent: null, throughput: null, p99Ms: null, failed: null, partial: true }
+    return { value, exitCode, missing: true, seconds: null, unit: null, ok: null, sent: null, throughput: null, p99Ms: null, targetRate: null, failed: null, partial: true }
   }
   const unit = UNITS.find((u) => typeof result[`${u}_ok`] === 'number')
   if (!unit) throw new Error(`the result for ${value} has neither rows_ok nor queries_ok: not a result of this tool`)
@@ -29,6 +29,7 @@ function pointOf ({ value, exitCode, result }) {
     sent: result[`${unit}_sent`],
     throughput: result[`${unit}_per_sec`],
     p99Ms: result.latency_ms ? result.latency_ms.p99 : null,
+    targetRate: result.rate ? result.rate.target_per_sec : null,
     failed,
     partial: Boolean(result.partial)
   }
@@ -120,17 +121,26 @@ function maxSpreadPct (points) {
 
 /**
  * The stop rule of a saturation ramp, applied after each step: stop when the last point failed
- * more than maxFailurePct of its units, answered slower than maxP99Ms at p99, or gained less than
- * minGainPct over the point before (more load no longer buys throughput).
+ * more than maxFailurePct of its units, answered slower than maxP99Ms at p99, or
+ * - stepping --rate: achieved more than maxShortfallPct under its target rate;
+ * - stepping anything else: gained less than minGainPct over the point before (more load no
+ *   longer buys throughput).
  * Returns null to go on, or the reason to stop.
  */
-function saturationReason (points, { minGainPct = 5, maxFailurePct = 1, maxP99Ms = null } = {}) {
+function saturationReason (points, { minGainPct = 5, maxFailurePct = 1, maxP99Ms = null, maxShortfallPct = 1 } = {}) {
   const last = points[points.length - 1]
   if (!last) return null
   if (last.missing) return `the run at ${last.value} produced no result (exit code ${last.exitCode})`
   const failedPct = last.sent > 0 ? (last.failed / last.sent) * 100 : 0
   if (failedPct > maxFailurePct) return `${round(failedPct, 2)}% of ${last.unit} failed at ${last.value} (limit ${maxFailurePct}%)`
   if (maxP99Ms !== null && last.p99Ms > maxP99Ms) return `p99 latency ${last.p99Ms} ms at ${last.value} (limit ${maxP99Ms} ms)`
+  if (last.targetRate) {
+    const shortfallPct = ((last.targetRate - last.throughput) / last.targetRate) * 100
+    if (shortfallPct > maxShortfallPct) {
+      return `achieved ${last.throughput} ${last.unit}/s at a target of ${last.targetRate} (${round(shortfallPct, 1)}% short, limit ${maxShortfallPct}%)`
+    }
+    return null
+  }
   if (points.length >= 2) {
     const before = points[points.length - 2]
     if (before.throughput > 0) {

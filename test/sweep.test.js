@@ -80,6 +80,10 @@ test('a ramp stops on failures, on p99, or when a step gains less than the minim
   assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { failed: 20 }]]), { maxFailurePct: 1 }), /1\.96% of rows failed at 2 \(limit 1%\)/)
   assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { p99: 800 }]]), { maxP99Ms: 500 }), /p99 latency 800 ms at 2/)
   assert.equal(saturationReason(sweepOf([[1, 100]])), null, 'one step has nothing to compare with')
+  // Stepping --rate: the target is the yardstick, not the step before.
+  const rated = (value, achieved) => pointOf({ value, exitCode: 0, result: { ...ingestResult({ ok: 1000, perSec: achieved }), rate: { target_per_sec: value } } })
+  assert.equal(saturationReason([rated(100, 100.4), rated(200, 199)]), null, '0.5% short is within 1%')
+  assert.match(saturationReason([rated(100, 100), rated(200, 150)]), /achieved 150 rows\/s at a target of 200 \(25% short, limit 1%\)/)
 })
 
 test('CSV: one row per value, header named after the parameter and the unit', () => {

@@ -10,6 +10,8 @@
 #   SWEEP_SUMMARY         one paragraph for --help
 #   SWEEP_EXAMPLE         one example command line for --help
 #   SWEEP_RAMP            1: stop at saturation (lib/sweep-report.js check) instead of trying every value
+#   SWEEP_STEPS           optional, for ramps: other flags --step may choose, as "flag=default values;..."
+
 
 SWEEP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SWEEP_REPORT="$SWEEP_ROOT/lib/sweep-report.js"
@@ -48,6 +50,20 @@ USAGE
   --max_p99_ms MS        stop when a step's p99 latency exceeds MS (default: no limit)
 USAGE
   fi
+  if [[ -n "${SWEEP_STEPS:-}" ]]; then
+    cat <<USAGE
+  --step FLAG            the flag to step: $SWEEP_PARAM (default) or $(sweep_step_names)
+  --max_shortfall_pct PCT
+                         with --step rate: stop when a step achieves more than PCT percent under its
+                         target rate (default: 1); the --min_gain rule does not apply then
+USAGE
+    local entry
+    local -a entries
+    IFS=';' read -r -a entries <<< "$SWEEP_STEPS"
+    for entry in "${entries[@]}"; do
+      echo "                         default values with --step ${entry%%=*}: ${entry#*=}"
+    done
+  fi
   cat <<USAGE
   -h, --help             this text
 
@@ -77,21 +93,50 @@ sweep_require_number() {
   [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] || sweep_die "$SWEEP_EXIT_USAGE" "$1 must be a non-negative number, not '$2'"
 }
 
+# --step FLAG: sweep another flag, with its own default values, from SWEEP_STEPS.
+sweep_choose_step() {
+  local entry
+  local -a entries
+  IFS=';' read -r -a entries <<< "$SWEEP_STEPS"
+  for entry in "${entries[@]}"; do
+    if [[ "${entry%%=*}" == "$1" ]]; then
+      SWEEP_PARAM="$1"
+      SWEEP_DEFAULT_VALUES="${entry#*=}"
+      return
+    fi
+  done
+  [[ "$1" == "$SWEEP_PARAM" ]] || sweep_die "$SWEEP_EXIT_USAGE" "--step must be $SWEEP_PARAM or $(sweep_step_names), not '$1'"
+}
+
+sweep_step_names() {
+  local entry names=""
+  local -a entries
+  IFS=';' read -r -a entries <<< "$SWEEP_STEPS"
+  for entry in "${entries[@]}"; do names="${names:+$names, }${entry%%=*}"; done
+  echo "$names"
+}
+
 sweep_main() {
   local values="$SWEEP_DEFAULT_VALUES" out="" threshold=5 repeat=1
-  local min_gain=5 max_failure_pct=1 max_p99_ms=""
+  local min_gain=5 max_failure_pct=1 max_p99_ms="" max_shortfall_pct=1 values_given=0
   local -a fixed=()
   while [[ $# -gt 0 ]]; do
     case "$1" in
       -h|--help) sweep_usage; exit 0 ;;
-      --values) [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--values needs a list"; values="$2"; shift 2 ;;
+      --values) [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--values needs a list"; values="$2"; values_given=1; shift 2 ;;
+      --step)
+        [[ -n "${SWEEP_STEPS:-}" ]] || sweep_die "$SWEEP_EXIT_USAGE" "--step applies to find-query-saturation.sh only"
+        [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--step needs a flag name"
+        sweep_choose_step "$2"
+        [[ $values_given == 1 ]] || values="$SWEEP_DEFAULT_VALUES"
+        shift 2 ;;
       --out) [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--out needs a directory"; out="$2"; shift 2 ;;
       --threshold) [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--threshold needs a number"; sweep_require_number --threshold "$2"; threshold="$2"; shift 2 ;;
       --repeat)
         [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--repeat needs a count"
         [[ "$2" =~ ^[1-9][0-9]*$ ]] || sweep_die "$SWEEP_EXIT_USAGE" "--repeat must be a whole number of at least 1, not '$2'"
         repeat="$2"; shift 2 ;;
-      --min_gain|--max_failure_pct|--max_p99_ms)
+      --min_gain|--max_failure_pct|--max_p99_ms|--max_shortfall_pct)
         [[ "${SWEEP_RAMP:-0}" == 1 ]] || sweep_die "$SWEEP_EXIT_USAGE" "$1 applies to ramps (find-query-saturation.sh) only"
         [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "$1 needs a number"
         sweep_require_number "$1" "$2"
@@ -99,6 +144,7 @@ sweep_main() {
           --min_gain) min_gain="$2" ;;
           --max_failure_pct) max_failure_pct="$2" ;;
           --max_p99_ms) max_p99_ms="$2" ;;
+          --max_shortfall_pct) max_shortfall_pct="$2" ;;
         esac
         shift 2 ;;
       --) shift; fixed=("$@"); break ;;
@@ -175,7 +221,7 @@ sweep_main() {
     fi
     if [[ "${SWEEP_RAMP:-0}" == 1 ]]; then
       rc=0
-      reason="$(node "$SWEEP_REPORT" check --file "$jsonl" --min_gain "$min_gain" --max_failure_pct "$max_failure_pct" ${max_p99_ms:+--max_p99_ms "$max_p99_ms"})" || rc=$?
+      reason="$(node "$SWEEP_REPORT" check --file "$jsonl" --min_gain "$min_gain" --max_failure_pct "$max_failure_pct" --max_shortfall_pct "$max_shortfall_pct" ${max_p99_ms:+--max_p99_ms "$max_p99_ms"})" || rc=$?
       if [[ $rc == 10 ]]; then
         stopped_because="saturated: $reason"
         echo "$stopped_because" >&2

@@ -87,29 +87,46 @@ test('--repeat runs each value several times; the CSV row is the median run with
   assert.match(fs.readFileSync(path.join(out, 'batch-size.svg'), 'utf8'), /each run/)
 }))
 
-test('query saturation: stops once more concurrency no longer buys queries/s', (t) => {
-  // A server with one worker and 4 ms per query: about 250 queries/s whatever the concurrency.
+// A server with one worker and 4 ms per query: about 250 queries/s whatever the concurrency.
+function singleWorkerDouble () {
   let busyUntil = 0
-  const fault = ({ stmt }) => {
-    if (stmt !== 'SELECT 2') return undefined
-    const now = Date.now()
-    busyUntil = Math.max(now, busyUntil) + 4
-    return { delayMs: busyUntil - now }
+  return {
+    fault: ({ stmt }) => {
+      if (stmt !== 'SELECT 2') return undefined
+      const now = Date.now()
+      busyUntil = Math.max(now, busyUntil) + 4
+      return { delayMs: busyUntil - now }
+    },
+    query: (stmt) => (stmt === 'SELECT 2' ? { cols: ['2'], rows: [[2]], rowcount: 1 } : null)
   }
-  const query = (stmt) => (stmt === 'SELECT 2' ? { cols: ['2'], rows: [[2]], rowcount: 1 } : null)
-  return withDouble({ fault, query }, async (double) => {
-    const out = outDir(t)
-    const config = path.join(out, 'mix.yml')
-    fs.writeFileSync(config, '- {name: two, query: "SELECT 2", ratio: 1}\n')
-    const run = await runTool('scripts/find-query-saturation.sh', ['--values', '1 2 4 8 16', '--min_gain', '20', '--out', out, '--', '--queries_config', config, '--max_queries', '150'], { env: double.env() })
-    assert.equal(run.code, 0, run.stderr)
-    const rows = readCsv(path.join(out, 'query-saturation.csv'))
-    assert.ok(rows.length >= 2 && rows.length < 5, `stopped before the last value: ${rows.map((r) => r.concurrent_requests)}`)
-    assert.match(run.stderr, /saturated: throughput [+-][\d.]+% from \d+ to \d+ \(target at least \+20%\)/)
-    for (const r of rows) assert.equal(r.queries, '150')
-    assert.ok(Number(rows[rows.length - 1].queries_per_sec) < 400, 'the double caps throughput')
-  })
-})
+}
+
+function mixFile (out) {
+  const config = path.join(out, 'mix.yml')
+  fs.writeFileSync(config, '- {name: two, query: "SELECT 2", ratio: 1}\n')
+  return config
+}
+
+test('query saturation: stops once more concurrency no longer buys queries/s', (t) => withDouble(singleWorkerDouble(), async (double) => {
+  const out = outDir(t)
+  const run = await runTool('scripts/find-query-saturation.sh', ['--values', '1 2 4 8 16', '--min_gain', '20', '--out', out, '--', '--queries_config', mixFile(out), '--max_queries', '150'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const rows = readCsv(path.join(out, 'query-saturation.csv'))
+  assert.ok(rows.length >= 2 && rows.length < 5, `stopped before the last value: ${rows.map((r) => r.concurrent_requests)}`)
+  assert.match(run.stderr, /saturated: throughput [+-][\d.]+% from \d+ to \d+ \(target at least \+20%\)/)
+  for (const r of rows) assert.equal(r.queries, '150')
+  assert.ok(Number(rows[rows.length - 1].queries_per_sec) < 400, 'the double caps throughput')
+}))
+
+test('query saturation --step rate: stops at the first target the server cannot reach', (t) => withDouble(singleWorkerDouble(), async (double) => {
+  const out = outDir(t)
+  const run = await runTool('scripts/find-query-saturation.sh', ['--step', 'rate', '--values', '50 100 400 800', '--out', out, '--', '--queries_config', mixFile(out), '--duration', '1s'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const rows = readCsv(path.join(out, 'query-saturation.csv'))
+  assert.deepEqual(rows.map((r) => r.rate), ['50', '100', '400'], 'the 250 queries/s server misses 400; 800 is never tried')
+  assert.ok(Number(rows[1].queries_per_sec) >= 99, `100 queries/s reached: ${rows[1].queries_per_sec}`)
+  assert.match(run.stderr, /saturated: achieved [\d.]+ queries\/s at a target of 400 \([\d.]+% short, limit 1%\)/)
+}))
 
 test('a benchmark that cannot run stops the sweep with its error and exit code', async (t) => {
   const port = await closedPort()
@@ -132,7 +149,8 @@ test('bad sweep options: one line, exit 2, before any run', async () => {
     [['--values', '1;rm'], /'1;rm' is not a value for --batch_size/],
     [['--', '--batch_size', '5'], /--batch_size is what this script sweeps: give its values with --values/],
     [['--min_gain', '5'], /--min_gain applies to ramps/],
-    [['--repeat', '0'], /--repeat must be a whole number of at least 1, not '0'/]
+    [['--repeat', '0'], /--repeat must be a whole number of at least 1, not '0'/],
+    [['--step', 'rate'], /--step applies to find-query-saturation.sh only/]
   ]) {
     const run = await runTool('scripts/find-optimal-batch-size.sh', args)
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
