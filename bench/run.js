@@ -91,7 +91,7 @@ function measurementOf (scenario, result) {
 async function measure (scenario) {
   const runs = []
   for (let i = 0; i < RUNS; i++) {
-    const result = await withStandIn((port) => runApp(scenario.script, ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', ...scenario.args], port))
+    const result = await withStandIn((port) => runApp(scenario.script, ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...scenario.args], port))
     runs.push(measurementOf(scenario, result))
   }
   runs.sort((a, b) => a.per_sec - b.per_sec)

@@ -72,6 +72,7 @@ const RUN_OPTIONS = {
   duration: { type: 'string', group: 'Load:', describe: 'stop after this long (e.g. 30s, 5m); whichever limit comes first ends the run' },
   rate: { type: 'string', group: 'Load:', describe: 'constant arrival rate over all processes: rows/s (ingest) or queries/s (analytical), sent on a fixed timetable; latency then counts from each request\'s scheduled start (default: as fast as the answers come)' },
   seed: { type: 'number', group: 'Load:', describe: 'seed of the data and parameter generators (default: random, printed)' },
+  monitor_interval: { type: 'string', default: '5s', group: 'Output:', describe: 'sample sys.nodes (CPU, heap, load, write/search thread pools and their rejections) this often during the run; 0 disables' },
   json: { type: 'boolean', default: false, group: 'Output:', describe: 'print one JSON result object on stdout' },
   progress: { type: 'boolean', group: 'Output:', describe: 'progress line on stderr every second (default: only on a TTY)' }
 }
@@ -105,6 +106,7 @@ function commonRunOptions (args, { defaultProcesses }) {
     concurrentRequests: requirePositiveInteger(args.concurrent_requests, 'concurrent_requests'),
     durationMs: args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
     rate: args.rate === undefined ? null : parseRate(args.rate),
+    monitorIntervalMs: String(args.monitor_interval).trim() === '0' ? 0 : parseDuration(args.monitor_interval, 'monitor_interval'),
     seed: args.seed === undefined ? Math.floor(Math.random() * 0x7fffffff) : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
     json: Boolean(args.json),
     progress: args.progress ?? Boolean(process.stderr.isTTY)

@@ -7,7 +7,7 @@ const { round, fmt, perSecond } = require('./format')
  * The result object behind both the table and --json. Every rate divides by one window: from the
  * first request sent by any worker to the last answer received by any worker.
  */
-function buildResult ({ workload, options, describedOptions, totals, workers, partialReasons, resources, extra }) {
+function buildResult ({ workload, options, describedOptions, totals, workers, partialReasons, resources, extra, cluster = null }) {
   const unit = workload.unit
   const seconds = round(totals.seconds, 3)
   const all = totals.all
@@ -36,6 +36,7 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
       stop_reason: w.reason
     })),
     rate: rateOf(options, totals, perSecond(all.ok, seconds)),
+    cluster,
     ...extra,
     client: clientResources(resources, totals.unitsSent, unit),
     partial: partialReasons.length > 0,
@@ -125,6 +126,8 @@ function renderReport (workload, result) {
     out.push(workers.toString())
   }
 
+  if (result.cluster) out.push(...clusterSection(result.cluster))
+
   if (result.errors.length > 0) {
     const errors = table([`${unit} failed`, 'code', 'HTTP', 'error (one sample)'])
     for (const e of result.errors) errors.push([fmt(e.count), String(e.code ?? '-'), String(e.status ?? '-'), wrap(e.sample, 90)])
@@ -137,6 +140,24 @@ function renderReport (workload, result) {
   out.push(`client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`)
   if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
   return out.join('\n') + '\n'
+}
+
+/** The per-node table of the sys.nodes samples, and the warnings a tuner must not miss. */
+function clusterSection (cluster) {
+  const out = []
+  const na = (x) => (x === null || x === undefined ? 'n/a' : fmt(x))
+  if (cluster.nodes.length > 0) {
+    const nodes = table(['node', 'peak process CPU %', 'peak OS CPU %', 'peak heap %', 'peak load 1m', 'peak write queue', 'write rejected', 'search rejected'])
+    for (const n of cluster.nodes) {
+      nodes.push([n.name, na(n.peak.process_cpu_pct), na(n.peak.os_cpu_pct), na(n.peak.heap_used_pct), na(n.peak.load_1m), na(n.peak.write_queue), na(n.write_rejected), na(n.search_rejected)])
+    }
+    out.push(`Cluster during the run (sys.nodes every ${fmt(cluster.interval_ms / 1000)} s, ${cluster.samples.length} samples; rejections counted from the first sample):`)
+    out.push(nodes.toString())
+  }
+  if (cluster.write_rejected > 0) out.push(`warning: the cluster rejected ${fmt(cluster.write_rejected)} write operations: past its saturation point`)
+  if (cluster.search_rejected > 0) out.push(`warning: the cluster rejected ${fmt(cluster.search_rejected)} search operations: past its saturation point`)
+  if (cluster.failed_samples > 0) out.push(`note: ${fmt(cluster.failed_samples)} sys.nodes samples failed: ${cluster.last_sample_error}`)
+  return out
 }
 
 function wrap (text, width) {

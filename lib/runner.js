@@ -7,6 +7,7 @@ const { parseOptions, describeOptions } = require('./options')
 const { CrateClient, CrateHttpError } = require('./http-client')
 const { Totals } = require('./stats')
 const { ProgressLine } = require('./progress')
+const { ClusterMonitor } = require('./cluster-monitor')
 const { buildResult, renderReport, exitCodeOf } = require('./report')
 const { now } = require('./clock')
 
@@ -34,9 +35,15 @@ async function run (workload, { argv, env, stdout, stderr }) {
       }
     }
     const prepared = await workload.prepare({ client, options, log, sqlOrFail })
-    const { fatalErrors, ...outcome } = await runWorkers(workload, options, prepared, stderr, log)
+    const monitor = options.monitorIntervalMs > 0 ? new ClusterMonitor({ client, intervalMs: options.monitorIntervalMs }) : null
+    const { fatalErrors, ...outcome } = await runWorkers(workload, options, prepared, stderr, log, {
+      // The baseline sample is taken before any load, so every rejection counted is this run's.
+      beforeGo: () => monitor && monitor.start(),
+      progressExtra: () => (monitor ? `  cluster write rejections ${monitor.rejected('write').toLocaleString('en-US')}` : '')
+    })
+    if (monitor) await monitor.stop()
     const extra = await workload.finish({ client, options, prepared, totals: outcome.totals, log })
-    const result = buildResult({ workload, options, describedOptions, ...outcome, extra })
+    const result = buildResult({ workload, options, describedOptions, ...outcome, extra, cluster: monitor ? monitor.toJSON() : null })
     stderr.write(renderReport(workload, result))
     if (options.json) stdout.write(`${JSON.stringify(result)}\n`)
     // The report above still shows what was measured; the run itself could not go on.
@@ -59,7 +66,7 @@ async function checkHosts (client) {
   }
 }
 
-function runWorkers (workload, options, prepared, stderr, log) {
+function runWorkers (workload, options, prepared, stderr, log, { beforeGo = async () => {}, progressExtra } = {}) {
   return new Promise((resolve) => {
     const totals = new Totals()
     const partialReasons = []
@@ -67,6 +74,7 @@ function runWorkers (workload, options, prepared, stderr, log) {
     const fatalErrors = []
     const workers = []
     const progress = new ProgressLine({ stream: stderr, unit: workload.unit, enabled: options.progress })
+    if (progressExtra) progress.extra = progressExtra
     let ready = 0
     let exited = 0
     let interrupts = 0
@@ -108,10 +116,14 @@ function runWorkers (workload, options, prepared, stderr, log) {
         switch (message.type) {
           case 'ready':
             if (++ready === options.processes) {
-              const deadline = options.durationMs ? now() + options.durationMs : null
-              masterCpuAtGo = process.cpuUsage()
-              progress.start(Date.now(), totals)
-              broadcast({ type: 'go', deadline })
+              Promise.resolve(beforeGo()).then(() => {
+                // A worker that died while the baseline was taken has ended the run already.
+                if (ready < options.processes) return
+                const deadline = options.durationMs ? now() + options.durationMs : null
+                masterCpuAtGo = process.cpuUsage()
+                progress.start(Date.now(), totals)
+                broadcast({ type: 'go', deadline })
+              })
             }
             break
           case 'delta':

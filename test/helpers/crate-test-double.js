@@ -20,6 +20,9 @@ function fixture (name) {
 // The captured answer to the thread-pool rejection (48): the message a rejected row carries.
 const REJECTION_ERROR = fixture('48-bulk-thread-pool-rejected').response.body.results[0].error
 const AUTH_FAILURE_STATUS = fixture('32-auth-wrong-password').response.status
+// sys.nodes as captured from a node with a 1-slot write pool, before a load and after 1855 rejections.
+const SYS_NODES_BEFORE = fixture('56-sys-nodes-before-load')
+const SYS_NODES_AFTER = fixture('57-sys-nodes-after-rejections')
 
 class CrateTestDouble {
   /**
@@ -33,6 +36,8 @@ class CrateTestDouble {
    *        'drop' closes the connection, 'hang' never answers, {delayMs} delays,
    *        {status, code, message} answers with that error; undefined answers normally
    * @param {(stmt: string, args: any[]) => object|null} [script.query] answers for other SELECTs
+   * @param {(sampleNumber: number) => object} [script.sysNodes] the answer body to the n-th sys.nodes
+   *        sample (1-based); by default the captured answer before a load (56)
    */
   constructor (script = {}) {
     this.script = script
@@ -44,6 +49,7 @@ class CrateTestDouble {
     this.keys = script.trackKeys ? new Set() : null
     this.rows = script.keepRows ? [] : null
     this.duplicateKeys = 0
+    this.sysNodesSamples = 0
     this.hanging = new Set()
     this.server = http.createServer((req, res) => this.handle(req, res))
     this.server.keepAliveTimeout = 30_000
@@ -169,6 +175,11 @@ class CrateTestDouble {
       const table = this.tables.get(`${args[0]}.${args[1]}`)
       return { cols: ['number_of_shards', 'number_of_replicas'], rows: table ? [[table.shards, table.replicas]] : [], rowcount: table ? 1 : 0 }
     }
+    if (stmt === SYS_NODES_BEFORE.request.body.stmt) {
+      const number = ++this.sysNodesSamples
+      const body = this.script.sysNodes ? this.script.sysNodes(number) : SYS_NODES_BEFORE.response.body
+      return { cols: body.cols, rows: body.rows, rowcount: body.rowcount }
+    }
     const custom = this.script.query && this.script.query(stmt, args)
     if (custom) return custom
     const from = /\bFROM\s+((?:"?[a-z_][a-z0-9_]*"?\.)?"?[a-z_][a-z0-9_]*"?)/i.exec(stmt)
@@ -256,4 +267,4 @@ async function withCrateTestDouble (script, fn) {
   }
 }
 
-module.exports = { CrateTestDouble, startCrateTestDouble, withCrateTestDouble, fixture, REJECTION_ERROR }
+module.exports = { CrateTestDouble, startCrateTestDouble, withCrateTestDouble, fixture, REJECTION_ERROR, SYS_NODES_BEFORE, SYS_NODES_AFTER }
