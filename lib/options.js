@@ -3,6 +3,7 @@
 const os = require('node:os')
 const path = require('node:path')
 const { UsageError } = require('./errors')
+const { parseTableName } = require('./schema')
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
 
@@ -72,6 +73,9 @@ const RUN_OPTIONS = {
   duration: { type: 'string', group: 'Load:', describe: 'stop after this long (e.g. 30s, 5m); whichever limit comes first ends the run' },
   rate: { type: 'string', group: 'Load:', describe: 'constant arrival rate over all processes: rows/s (ingest) or queries/s (analytical), sent on a fixed timetable; latency then counts from each request\'s scheduled start (default: as fast as the answers come)' },
   seed: { type: 'number', group: 'Load:', describe: 'seed of the data and parameter generators (default: random, printed)' },
+  results_table: { type: 'string', group: 'Runs across machines:', describe: 'also write this run\'s result as one row into [schema.]table on the cluster (created if needed), e.g. doc.bench_runs' },
+  run_id: { type: 'string', group: 'Runs across machines:', describe: 'groups the rows of one run from several load generators (default: generated, printed)' },
+  start_at: { type: 'string', group: 'Runs across machines:', describe: 'ISO time at which to start the load, so load generators on several machines start together' },
   monitor_interval: { type: 'string', default: '5s', group: 'Output:', describe: 'sample sys.nodes (CPU, heap, load, write/search thread pools and their rejections) this often during the run; 0 disables' },
   json: { type: 'boolean', default: false, group: 'Output:', describe: 'print one JSON result object on stdout' },
   progress: { type: 'boolean', group: 'Output:', describe: 'progress line on stderr every second (default: only on a TTY)' }
@@ -93,6 +97,23 @@ function connectionFromArgs (args, env) {
   }
 }
 
+const MAX_START_DELAY_MS = 24 * 3600 * 1000
+
+function parseStartAt (text, nowMs = Date.now()) {
+  const at = Date.parse(text)
+  if (!/^\d{4}-\d\d-\d\dT/.test(String(text)) || !Number.isFinite(at)) {
+    throw new UsageError(`--start_at must be an ISO time such as 2026-11-22T10:00:00Z (got '${text}')`)
+  }
+  if (at - nowMs > MAX_START_DELAY_MS) throw new UsageError(`--start_at '${text}' is more than 24 hours away`)
+  return new Date(at).toISOString()
+}
+
+function parseRunId (text) {
+  if (text === undefined) return `run-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${Math.random().toString(36).slice(2, 8)}`
+  if (!/^[A-Za-z0-9._:-]{1,100}$/.test(String(text))) throw new UsageError(`--run_id must be 1 to 100 letters, digits or . _ : - (got '${text}')`)
+  return String(text)
+}
+
 function parseRate (text) {
   const rate = Number(text)
   if (String(text).trim() === '' || !Number.isFinite(rate) || rate <= 0) throw new UsageError(`--rate must be a positive number per second, not '${text}'`)
@@ -106,6 +127,9 @@ function commonRunOptions (args, { defaultProcesses }) {
     concurrentRequests: requirePositiveInteger(args.concurrent_requests, 'concurrent_requests'),
     durationMs: args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
     rate: args.rate === undefined ? null : parseRate(args.rate),
+    resultsTable: args.results_table === undefined ? null : parseTableName(args.results_table, 'results_table'),
+    runId: parseRunId(args.run_id),
+    startAt: args.start_at === undefined ? null : parseStartAt(args.start_at),
     monitorIntervalMs: String(args.monitor_interval).trim() === '0' ? 0 : parseDuration(args.monitor_interval, 'monitor_interval'),
     seed: args.seed === undefined ? Math.floor(Math.random() * 0x7fffffff) : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
     json: Boolean(args.json),

@@ -8,6 +8,7 @@ const { CrateClient, CrateHttpError } = require('./http-client')
 const { Totals } = require('./stats')
 const { ProgressLine } = require('./progress')
 const { ClusterMonitor } = require('./cluster-monitor')
+const { createResultsTableSql, insertResultSql, resultRow } = require('./results-store')
 const { buildResult, renderReport, exitCodeOf } = require('./report')
 const { now } = require('./clock')
 
@@ -34,11 +35,16 @@ async function run (workload, { argv, env, stdout, stderr }) {
         throw new FatalError(`${what}: ${error.message}`)
       }
     }
+    // Before any load: a results table that cannot be created must not cost a whole run.
+    if (options.resultsTable) await sqlOrFail(createResultsTableSql(options.resultsTable), undefined, `cannot create the results table ${options.resultsTable.display}`)
     const prepared = await workload.prepare({ client, options, log, sqlOrFail })
     const monitor = options.monitorIntervalMs > 0 ? new ClusterMonitor({ client, intervalMs: options.monitorIntervalMs }) : null
     const { fatalErrors, ...outcome } = await runWorkers(workload, options, prepared, stderr, log, {
-      // The baseline sample is taken before any load, so every rejection counted is this run's.
-      beforeGo: () => monitor && monitor.start(),
+      beforeGo: async ({ interrupted }) => {
+        if (options.startAt) await waitUntil(Date.parse(options.startAt), { interrupted, log })
+        // The baseline sample is taken before any load, so every rejection counted is this run's.
+        if (monitor) await monitor.start()
+      },
       progressExtra: () => (monitor ? `  cluster write rejections ${monitor.rejected('write').toLocaleString('en-US')}` : '')
     })
     if (monitor) await monitor.stop()
@@ -46,12 +52,39 @@ async function run (workload, { argv, env, stdout, stderr }) {
     const result = buildResult({ workload, options, describedOptions, ...outcome, extra, cluster: monitor ? monitor.toJSON() : null })
     stderr.write(renderReport(workload, result))
     if (options.json) stdout.write(`${JSON.stringify(result)}\n`)
+    if (options.resultsTable) await storeResult(client, options, workload, result, log)
     // The report above still shows what was measured; the run itself could not go on.
     if (fatalErrors.length > 0) throw new FatalError(fatalErrors.join('; '))
     return exitCodeOf(result, workload.unit)
   } finally {
     client.close()
   }
+}
+
+/** --start_at: all load generators start their load at the same wall-clock time. */
+async function waitUntil (atMs, { interrupted, log }) {
+  const late = Date.now() - atMs
+  if (late > 0) {
+    log(`note: --start_at ${new Date(atMs).toISOString()} passed ${late} ms ago (setup took longer); starting now`)
+    return
+  }
+  log(`waiting until ${new Date(atMs).toISOString()} (--start_at)`)
+  while (Date.now() < atMs && !interrupted()) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(200, atMs - Date.now())))
+  }
+}
+
+/** --results_table: one row per run, written after the report so a failure here loses no figures. */
+async function storeResult (client, options, workload, result, log) {
+  const table = options.resultsTable
+  try {
+    const answer = await client.sql(insertResultSql(table), resultRow(result, { runId: options.runId, unit: workload.unit }))
+    if (answer.rowcount !== 1) throw new Error(`the server answered rowcount ${answer.rowcount}`)
+    await client.sql(`REFRESH TABLE ${table.sql}`)
+  } catch (error) {
+    throw new FatalError(`the run finished, but its result could not be stored in ${table.display}: ${error.message}`)
+  }
+  log(`result stored in ${table.display} (run_id ${options.runId})`)
 }
 
 /** SELECT 1 on every host, so a wrong host, port, password or TLS setting fails before any DDL. */
@@ -116,7 +149,7 @@ function runWorkers (workload, options, prepared, stderr, log, { beforeGo = asyn
         switch (message.type) {
           case 'ready':
             if (++ready === options.processes) {
-              Promise.resolve(beforeGo()).then(() => {
+              Promise.resolve(beforeGo({ interrupted: () => interrupts > 0 })).then(() => {
                 // A worker that died while the baseline was taken has ended the run already.
                 if (ready < options.processes) return
                 const deadline = options.durationMs ? now() + options.durationMs : null

@@ -24,6 +24,14 @@ const AUTH_FAILURE_STATUS = fixture('32-auth-wrong-password').response.status
 const SYS_NODES_BEFORE = fixture('56-sys-nodes-before-load')
 const SYS_NODES_AFTER = fixture('57-sys-nodes-after-rejections')
 
+// The statement that adds up one multi-machine run from a --results_table (see the README).
+const RUN_AGGREGATE = new RegExp('^' + [
+  'SELECT count\\(\\*\\) AS load_generators, sum\\(ok\\) AS ok, sum\\(failed\\) AS failed, ',
+  'EXTRACT\\(EPOCH FROM max\\(ended_at\\)\\) - EXTRACT\\(EPOCH FROM min\\(started_at\\)\\) AS seconds, ',
+  'sum\\(ok\\) / \\(EXTRACT\\(EPOCH FROM max\\(ended_at\\)\\) - EXTRACT\\(EPOCH FROM min\\(started_at\\)\\)\\) AS per_sec ',
+  'FROM (\\S+) WHERE run_id = \\?$'
+].join(''))
+
 class CrateTestDouble {
   /**
    * @param {object} [script]
@@ -158,6 +166,30 @@ class CrateTestDouble {
       }
       this.tables.set(name, { shards, replicas: m[5], columns: m[3], written: 0, visible: 0 })
       return { rowcount: 1 }
+    }
+    if ((m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)$/i.exec(stmt))) {
+      // A single-row insert with parameters (the results table); rows are kept for the run aggregate.
+      const name = tableName(m[1])
+      const table = this.tables.get(name)
+      if (!table) return unknownRelation(name)
+      const columns = m[2].split(',').map((c) => c.trim().replace(/"/g, ''))
+      if (args.length < columns.length) {
+        return error(400, 4000, `SQLParseException[The query contains a parameter placeholder $${args.length + 1}, but there are only ${args.length} parameter values]`)
+      }
+      table.rows = table.rows || []
+      table.rows.push(Object.fromEntries(columns.map((c, i) => [c, args[i]])))
+      table.written++
+      return { rowcount: 1 }
+    }
+    if ((m = RUN_AGGREGATE.exec(stmt))) {
+      const table = this.tables.get(tableName(m[1]))
+      if (!table) return unknownRelation(tableName(m[1]))
+      // What the last refresh made visible, of one run_id.
+      const rows = (table.rows || []).slice(0, table.visible).filter((r) => r.run_id === args[0])
+      const epoch = (ts) => (typeof ts === 'number' ? ts : Date.parse(ts)) / 1000
+      const sum = (key) => (rows.length ? rows.reduce((a, r) => a + r[key], 0) : null)
+      const seconds = rows.length ? Math.max(...rows.map((r) => epoch(r.ended_at))) - Math.min(...rows.map((r) => epoch(r.started_at))) : null
+      return { cols: ['load_generators', 'ok', 'failed', 'seconds', 'per_sec'], rows: [[rows.length, sum('ok'), sum('failed'), seconds, rows.length ? sum('ok') / seconds : null]], rowcount: 1 }
     }
     if ((m = /^REFRESH TABLE (\S+)$/i.exec(stmt))) {
       const table = this.tables.get(tableName(m[1]))

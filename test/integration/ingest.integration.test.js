@@ -38,3 +38,28 @@ test('ingest into a real CrateDB: exact rows, count after refresh matches', { sk
     client.close()
   }
 })
+
+test('results table on a real CrateDB: two runs, one run_id, the README aggregation adds them up', { skip: SKIP }, async () => {
+  const { aggregateRunSql } = require('../../lib/results-store')
+  const { parseTableName } = require('../../lib/schema')
+  const table = scratchTable('bench_it_cpu')
+  const results = scratchTable('bench_it_runs')
+  const client = clusterClient()
+  try {
+    const common = ['--table', table, '--results_table', results, '--run_id', 'it-run', '--processes', '1', '--batch_size', '1000', '--shards', '2', '--json']
+    const first = await runTool('appClusterIngest.js', [...common, '--max_rows', '3000'], { env: clusterEnv() })
+    assert.equal(first.code, 0, first.stderr)
+    const second = await runTool('appClusterIngest.js', [...common, '--no-drop_table', '--max_rows', '2000'], { env: clusterEnv() })
+    assert.equal(second.code, 0, second.stderr)
+    const answer = await client.sql(aggregateRunSql(parseTableName(results)), ['it-run'])
+    const [loadGenerators, ok, failed, seconds, perSec] = answer.rows[0]
+    assert.deepEqual([loadGenerators, ok, failed], [2, 5000, 0])
+    const span = (Date.parse(second.json.started_at) + second.json.seconds * 1000 - Date.parse(first.json.started_at)) / 1000
+    assert.ok(Math.abs(seconds - span) < 0.01, `${seconds} vs ${span}`)
+    assert.ok(Math.abs(perSec - 5000 / span) < 5000 / span * 0.01)
+  } finally {
+    await client.sql(`DROP TABLE IF EXISTS ${table}`).catch(() => {})
+    await client.sql(`DROP TABLE IF EXISTS ${results}`).catch(() => {})
+    client.close()
+  }
+})
