@@ -129,16 +129,40 @@ function renderReport (workload, result) {
   if (result.cluster) out.push(...clusterSection(result.cluster))
 
   if (result.errors.length > 0) {
-    const errors = table([`${unit} failed`, 'code', 'HTTP', 'error (one sample)'])
-    for (const e of result.errors) errors.push([fmt(e.count), String(e.code ?? '-'), String(e.status ?? '-'), wrap(e.sample, 90)])
     out.push('Failures, grouped by error code and message:')
-    out.push(errors.toString())
+    out.push(errorsTable(result, unit))
   }
 
   const c = result.client
   const perUnit = Object.keys(c).find((k) => k.startsWith('cpu_us_per_'))
   out.push(`client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`)
   if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
+  return out.join('\n') + '\n'
+}
+
+function errorsTable (result, unit) {
+  const errors = table([`${unit} failed`, 'code', 'HTTP', 'error (one sample)'])
+  for (const e of result.errors) errors.push([fmt(e.count), String(e.code ?? '-'), String(e.status ?? '-'), wrap(e.sample, 90)])
+  return errors.toString()
+}
+
+/**
+ * The short report of a workload that ran next to the main one (the ingest of --ingest_rate):
+ * its own window, counts, rate and latency; its failures grouped like the main report's.
+ */
+function renderCompanion (workload, result) {
+  const unit = workload.unit
+  const out = [`${workload.name} next to the run (${result.rate ? `--ingest_rate ${fmt(result.rate.target_per_sec)} ${unit}/s` : 'as fast as possible'}, ${result.workers.length} process${result.workers.length === 1 ? '' : 'es'}):`]
+  const summary = table(['', 'value'])
+  summary.push(
+    ['time (first request sent -> last answer)', `${fmt(result.seconds)} s`],
+    [workload.okLabel, fmt(result[`${unit}_ok`])],
+    [`${unit} failed`, fmt(result[`${unit}_failed`] + result[`${unit}_unacknowledged`])],
+    [`${unit}/s achieved`, result.rate ? `${fmt(result.rate.achieved_per_sec)} (${fmt(result.rate.achieved_pct)}% of target, ${fmt(result.rate.late_requests)} late requests)` : fmt(result[`${unit}_per_sec`])],
+    [`latency p50 / p99 / max (ms, ${result.rate ? 'from scheduled start' : 'send -> answer'})`, `${fmt(result.latency_ms.p50)} / ${fmt(result.latency_ms.p99)} / ${fmt(result.latency_ms.max)}`]
+  )
+  out.push(summary.toString())
+  if (result.errors.length > 0) out.push(errorsTable(result, unit))
   return out.join('\n') + '\n'
 }
 
@@ -168,4 +192,4 @@ function wrap (text, width) {
   return lines.join('\n')
 }
 
-module.exports = { buildResult, renderReport, exitCodeOf }
+module.exports = { buildResult, renderReport, renderCompanion, exitCodeOf }

@@ -9,7 +9,7 @@ const { Totals } = require('./stats')
 const { ProgressLine } = require('./progress')
 const { ClusterMonitor } = require('./cluster-monitor')
 const { createResultsTableSql, insertResultSql, resultRow } = require('./results-store')
-const { buildResult, renderReport, exitCodeOf } = require('./report')
+const { buildResult, renderReport, renderCompanion, exitCodeOf } = require('./report')
 const { now } = require('./clock')
 
 const WORKER_PATH = path.join(__dirname, 'worker.js')
@@ -37,25 +37,48 @@ async function run (workload, { argv, env, stdout, stderr }) {
     }
     // Before any load: a results table that cannot be created must not cost a whole run.
     if (options.resultsTable) await sqlOrFail(createResultsTableSql(options.resultsTable), undefined, `cannot create the results table ${options.resultsTable.display}`)
+    // A companion runs next to the main workload (--ingest_rate: an ingest next to the query mix).
+    const companion = workload.companion ? workload.companion(options) : null
+    const companionPrepared = companion ? await companion.workload.prepare({ client, options: companion.options, log, sqlOrFail }) : null
     const prepared = await workload.prepare({ client, options, log, sqlOrFail })
     const monitor = options.monitorIntervalMs > 0 ? new ClusterMonitor({ client, intervalMs: options.monitorIntervalMs }) : null
+    let releaseCompanion
+    const mainGo = new Promise((resolve) => { releaseCompanion = resolve })
+    const companionGroup = {}
+    const companionRun = companion
+      ? runWorkers(companion.workload, companion.options, companionPrepared, stderr, log, { beforeGo: () => mainGo, handleSignals: false, expose: companionGroup })
+      : null
     const { fatalErrors, ...outcome } = await runWorkers(workload, options, prepared, stderr, log, {
       beforeGo: async ({ interrupted }) => {
         if (options.startAt) await waitUntil(Date.parse(options.startAt), { interrupted, log })
         // The baseline sample is taken before any load, so every rejection counted is this run's.
         if (monitor) await monitor.start()
+        releaseCompanion()
       },
       progressExtra: () => (monitor ? `  cluster write rejections ${monitor.rejected('write').toLocaleString('en-US')}` : '')
     })
+    releaseCompanion()
+    let companionResult = null
+    if (companionRun) {
+      companionGroup.stop('main_finished')
+      const { fatalErrors: companionFatal, ...companionOutcome } = await companionRun
+      fatalErrors.push(...companionFatal)
+      const companionExtra = await companion.workload.finish({ client, options: companion.options, prepared: companionPrepared, totals: companionOutcome.totals, log })
+      companionResult = buildResult({ workload: companion.workload, options: companion.options, describedOptions: describeOptions(companion.options), ...companionOutcome, extra: companionExtra })
+      for (const reason of companionResult.partial_reasons) outcome.partialReasons.push(`${companion.workload.name} next to the run: ${reason}`)
+    }
     if (monitor) await monitor.stop()
     const extra = await workload.finish({ client, options, prepared, totals: outcome.totals, log })
+    if (companionResult) extra[companion.workload.name] = companionResult
     const result = buildResult({ workload, options, describedOptions, ...outcome, extra, cluster: monitor ? monitor.toJSON() : null })
     stderr.write(renderReport(workload, result))
+    if (companionResult) stderr.write(renderCompanion(companion.workload, companionResult))
     if (options.json) stdout.write(`${JSON.stringify(result)}\n`)
     if (options.resultsTable) await storeResult(client, options, workload, result, log)
     // The report above still shows what was measured; the run itself could not go on.
     if (fatalErrors.length > 0) throw new FatalError(fatalErrors.join('; '))
-    return exitCodeOf(result, workload.unit)
+    const code = exitCodeOf(result, workload.unit)
+    return companionResult ? Math.max(code, exitCodeOf(companionResult, companion.workload.unit)) : code
   } finally {
     client.close()
   }
@@ -99,7 +122,12 @@ async function checkHosts (client) {
   }
 }
 
-function runWorkers (workload, options, prepared, stderr, log, { beforeGo = async () => {}, progressExtra } = {}) {
+/**
+ * Forks the workload's workers and merges their reports until every one has exited. `expose`
+ * receives `stop(reason)` for a caller that ends the group itself (a companion); a group that
+ * does not handle signals is stopped by its caller.
+ */
+function runWorkers (workload, options, prepared, stderr, log, { beforeGo = async () => {}, progressExtra, handleSignals = true, expose = {} } = {}) {
   return new Promise((resolve) => {
     const totals = new Totals()
     const partialReasons = []
@@ -122,6 +150,11 @@ function runWorkers (workload, options, prepared, stderr, log, { beforeGo = asyn
       if (!partialReasons.includes(reason)) partialReasons.push(reason)
     }
     const stopAll = (reason) => broadcast({ type: 'stop', reason })
+    let stopped = false
+    expose.stop = (reason) => {
+      stopped = true
+      stopAll(reason)
+    }
 
     const onSignal = (signal) => {
       interrupts++
@@ -137,8 +170,10 @@ function runWorkers (workload, options, prepared, stderr, log, { beforeGo = asyn
         for (const w of workers) w.child.kill('SIGKILL')
       }
     }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
+    if (handleSignals) {
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+    }
 
     for (let index = 0; index < options.processes; index++) {
       const child = fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...(workload.workerNodeFlags || [])] })
@@ -149,7 +184,7 @@ function runWorkers (workload, options, prepared, stderr, log, { beforeGo = asyn
         switch (message.type) {
           case 'ready':
             if (++ready === options.processes) {
-              Promise.resolve(beforeGo({ interrupted: () => interrupts > 0 })).then(() => {
+              Promise.resolve(beforeGo({ interrupted: () => interrupts > 0 || stopped })).then(() => {
                 // A worker that died while the baseline was taken has ended the run already.
                 if (ready < options.processes) return
                 const deadline = options.durationMs ? now() + options.durationMs : null

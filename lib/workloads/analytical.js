@@ -2,7 +2,8 @@
 
 const path = require('node:path')
 const { parseTableName } = require('../schema')
-const { requirePositiveInteger } = require('../options')
+const { requirePositiveInteger, parseDuration } = require('../options')
+const { parseReplicas } = require('../schema')
 const { UsageError, FatalError } = require('../errors')
 const { loadQueryConfig } = require('../query-config')
 const { compileArgs } = require('../generators/query-args')
@@ -15,7 +16,14 @@ const options = {
   max_queries: { type: 'number', default: 1000, group: 'Load:', describe: 'queries per process' },
   table: { type: 'string', default: 'doc.cpu', group: 'Data:', describe: 'table whose max(ts) ends the data, for timestamp args' },
   data_end: { type: 'string', group: 'Data:', describe: 'end of the data for timestamp args (ISO 8601; default: max(ts) of --table)' },
-  scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts of the data, for hostname args (TSBS scale)' }
+  scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts of the data, for hostname args (TSBS scale)' },
+  ingest_rate: { type: 'string', group: 'Ingest next to the queries:', describe: 'also insert this many rows/s into --table while the queries run (a constant-rate ingest, reported apart)' },
+  ingest_processes: { type: 'number', default: 1, group: 'Ingest next to the queries:', describe: 'processes of that ingest' },
+  ingest_concurrent_requests: { type: 'number', default: 10, group: 'Ingest next to the queries:', describe: 'INSERT requests in flight per ingest process' },
+  ingest_batch_size: { type: 'number', default: 1000, group: 'Ingest next to the queries:', describe: 'rows per INSERT of that ingest' },
+  ingest_interval: { type: 'string', default: '10s', group: 'Ingest next to the queries:', describe: 'time between two rows of one host in the ingested data' },
+  shards: { type: 'number', default: 12, group: 'Ingest next to the queries:', describe: 'shards, when the ingest creates --table' },
+  replicas: { type: 'string', default: '0', group: 'Ingest next to the queries:', describe: 'number_of_replicas, when the ingest creates --table' }
 }
 
 function validateOptions (args) {
@@ -29,8 +37,23 @@ function validateOptions (args) {
     if (!Number.isFinite(ms)) throw new UsageError(`--data_end must be an ISO 8601 time (got '${args.data_end}')`)
     dataEnd = new Date(ms).toISOString()
   }
+  let ingest = null
+  if (args.ingest_rate !== undefined) {
+    const rate = Number(args.ingest_rate)
+    if (String(args.ingest_rate).trim() === '' || !Number.isFinite(rate) || rate <= 0) throw new UsageError(`--ingest_rate must be a positive number of rows per second (got '${args.ingest_rate}')`)
+    ingest = {
+      rate,
+      processes: requirePositiveInteger(args.ingest_processes, 'ingest_processes'),
+      concurrentRequests: requirePositiveInteger(args.ingest_concurrent_requests, 'ingest_concurrent_requests'),
+      batchSize: requirePositiveInteger(args.ingest_batch_size, 'ingest_batch_size'),
+      intervalMs: parseDuration(args.ingest_interval, 'ingest_interval'),
+      shards: requirePositiveInteger(args.shards, 'shards'),
+      replicas: parseReplicas(args.replicas)
+    }
+  }
   return {
     queriesConfig: path.resolve(args.queries_config),
+    ingest,
     queries,
     maxQueries: requirePositiveInteger(args.max_queries, 'max_queries'),
     table: parseTableName(args.table),
@@ -130,6 +153,46 @@ class QuerySource {
   }
 }
 
+/**
+ * --ingest_rate: the ingest workload runs next to the query mix, on its own processes, at a
+ * constant rate into the table the queries read, for as long as the queries run. It never drops
+ * the table, and its rows continue after the table's last timestamp.
+ */
+function companion (options) {
+  if (!options.ingest) return null
+  const ingestWorkload = require('./ingest')
+  const i = options.ingest
+  return {
+    workload: ingestWorkload,
+    options: {
+      connection: options.connection,
+      processes: i.processes,
+      concurrentRequests: i.concurrentRequests,
+      durationMs: options.durationMs,
+      rate: i.rate,
+      seed: options.seed,
+      json: false,
+      progress: false,
+      monitorIntervalMs: 0,
+      resultsTable: null,
+      runId: options.runId,
+      startAt: null,
+      table: options.table,
+      shards: i.shards,
+      replicas: i.replicas,
+      dropTable: false,
+      batchSize: i.batchSize,
+      // Ends when the queries end; the limit is only there because the source counts down.
+      maxRows: Number.MAX_SAFE_INTEGER,
+      scale: options.scale,
+      extraTagsLength: 0,
+      startTime: '2016-01-01T00:00:00.000Z',
+      startAfterExisting: true,
+      intervalMs: i.intervalMs
+    }
+  }
+}
+
 function createSource (runOptions, worker, prepared) {
   return new QuerySource(runOptions, worker, prepared)
 }
@@ -157,5 +220,6 @@ module.exports = {
   finish,
   extendResult,
   detailTable,
-  createSource
+  createSource,
+  companion
 }

@@ -50,6 +50,13 @@ async function prepare ({ client, options, log, sqlOrFail }) {
   const ddl = createTableSql({ table, columns: columnDefinitions(), shards: options.shards, replicas: options.replicas })
   const created = await sqlOrFail(ddl, undefined, `cannot create table ${table.display}`)
   const createdNow = created.rowcount === 1
+  let startTime = options.startTime
+  if (options.startAfterExisting && !createdNow) {
+    // New rows continue after the table's last timestamp, so they never repeat an earlier run's.
+    const last = await sqlOrFail(`SELECT max(ts) FROM ${table.sql}`, undefined, `cannot read max(ts) of ${table.display}`)
+    const lastMs = last.rows[0][0]
+    if (typeof lastMs === 'number') startTime = new Date(lastMs + options.intervalMs).toISOString()
+  }
   if (createdNow) {
     log(`created table ${table.display} (${options.shards} shards, ${options.replicas} replicas)`)
   } else {
@@ -60,7 +67,7 @@ async function prepare ({ client, options, log, sqlOrFail }) {
     const [shards, replicas] = (existing && existing.rows && existing.rows[0]) || []
     log(`table ${table.display} exists${shards ? ` (${shards} shards, ${replicas} replicas)` : ''}: --shards and --replicas do not apply, rows are added to it`)
   }
-  return { createdNow }
+  return { createdNow, startTime }
 }
 
 /** REFRESH, then count the table when this run created it, so the count can be checked exactly. */
@@ -209,8 +216,8 @@ function accountBulkAnswer (rowsSent, answer) {
   return { ok, failed: rowsSent - ok, requestFailed: false, failures, serverMillis: answer.duration }
 }
 
-function createSource (options, worker) {
-  return new IngestSource(options, worker)
+function createSource (options, worker, prepared = {}) {
+  return new IngestSource({ ...options, startTime: prepared.startTime || options.startTime }, worker)
 }
 
 

@@ -1,0 +1,61 @@
+'use strict'
+
+// --ingest_rate: a constant-rate ingest next to the query mix, each reported on its own.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+
+const withDouble = withCrateTestDouble
+
+function mixFile (t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mixed-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const file = path.join(dir, 'mix.yml')
+  fs.writeFileSync(file, '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
+  return file
+}
+
+// Answers the mix's query with one row; each query takes 10 ms.
+const mixScript = (extra = {}) => ({
+  query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 } : null),
+  fault: ({ stmt }) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { delayMs: 10 } : undefined),
+  ...extra
+})
+
+test('queries and a 2000 rows/s ingest side by side: both sections, exact counts', (t) => withDouble(mixScript(), async (double) => {
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--max_queries', '150', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '50', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const r = run.json
+  assert.equal(r.queries_ok, 150)
+  const ingest = r.ingest
+  assert.equal(ingest.workload, 'ingest')
+  assert.ok(ingest.rows_ok >= 500, `${ingest.rows_ok} rows over a ~0.75 s query run at 2000 rows/s`)
+  assert.equal(ingest.rows_failed, 0)
+  assert.equal(ingest.rows_sent, double.bulkRowsReceived, 'every row sent is accounted')
+  assert.equal(ingest.rate.target_per_sec, 2000)
+  assert.ok(ingest.rate.achieved_pct > 90 && ingest.rate.achieved_pct < 110, `${ingest.rate.achieved_pct}%`)
+  assert.equal(ingest.options.drop_table, false)
+  assert.equal(double.statementsMatching(/^DROP TABLE/).length, 0, 'the mix never drops the table it reads')
+  assert.match(run.stderr, /ingest next to the run \(--ingest_rate 2,000 rows\/s, 1 process\):/)
+  assert.match(run.stderr, /rows\/s achieved +│ [\d,.]+ \([\d.]+% of target/)
+}))
+
+test('rows the cluster rejects during the mix: counted in the ingest section, exit 1', (t) => withDouble(mixScript({ rejectRow: (n) => n % 10 === 0 }), async (double) => {
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--max_queries', '100', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '50', '--json'], { env: double.env() })
+  assert.equal(run.code, 1, run.stderr)
+  assert.equal(run.json.queries_failed, 0)
+  assert.ok(run.json.ingest.rows_failed > 0)
+  assert.equal(run.json.ingest.rows_failed, Math.ceil(run.json.ingest.rows_sent / 10))
+  assert.match(run.stderr, /EsRejectedExecutionException/)
+}))
+
+test('--ingest_rate must be a positive rate', (t) => withDouble(mixScript(), async (double) => {
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--ingest_rate', 'lots'], { env: double.env() })
+  assert.equal(run.code, 2)
+  assert.match(run.stderr, /--ingest_rate must be a positive number of rows per second \(got 'lots'\)/)
+}))
