@@ -25,6 +25,8 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
     const labels = points.map((p) => String(p.value))
     const sweetIndex = analysis.sweetSpot ? points.indexOf(analysis.sweetSpot) : -1
     const repeated = points.some((p) => p.runs > 1)
+    // sys.nodes write rejections (--monitor_interval), drawn only when the cluster rejected any.
+    const rejections = points.some((p) => p.clusterWriteRejected > 0)
     const runDots = points.flatMap((p, i) => (p.runThroughputs || []).map((t) => [labels[i], t]))
     const failedPoints = points
       .map((p, i) => (p.failed > 0 || p.missing ? [labels[i], p.throughput ?? 0, p.failed ?? 'no result'] : null))
@@ -33,12 +35,13 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
       animation: false,
       backgroundColor: '#ffffff',
       title: { text: title, subtext: subtitle, left: 'center' },
-      legend: { bottom: 0, itemGap: 30, data: [repeated ? `${unit}/s (median run)` : `${unit}/s`, ...(repeated ? ['each run'] : []), 'p99 latency (ms)', 'failures'] },
-      grid: { left: 80, right: 80, top: 115, bottom: 80 },
+      legend: { bottom: 0, itemGap: 30, data: [repeated ? `${unit}/s (median run)` : `${unit}/s`, ...(repeated ? ['each run'] : []), 'p99 latency (ms)', 'failures', ...(rejections ? ['cluster write rejections'] : [])] },
+      grid: { left: 80, right: rejections ? 150 : 80, top: 115, bottom: 80 },
       xAxis: { type: 'category', name: parameter, nameLocation: 'middle', nameGap: 30, data: labels },
       yAxis: [
         { type: 'value', name: `${unit}/s`, axisLabel: { formatter: formatCount } },
-        { type: 'value', name: 'p99 ms', splitLine: { show: false } }
+        { type: 'value', name: 'p99 ms', splitLine: { show: false } },
+        ...(rejections ? [{ type: 'value', name: 'rejections', position: 'right', offset: 70, splitLine: { show: false }, axisLabel: { formatter: formatCount } }] : [])
       ],
       series: [
         {
@@ -72,6 +75,9 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
         },
         ...(repeated
           ? [{ name: 'each run', type: 'scatter', data: runDots, symbolSize: 6, itemStyle: { color: '#7f7f7f', opacity: 0.7 } }]
+          : []),
+        ...(rejections
+          ? [{ name: 'cluster write rejections', type: 'bar', yAxisIndex: 2, barMaxWidth: 24, data: points.map((p) => p.clusterWriteRejected), itemStyle: { color: '#9467bd', opacity: 0.5 } }]
           : []),
         {
           name: 'failures',

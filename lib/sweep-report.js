@@ -79,6 +79,7 @@ function summaryOf (args, points, analysis) {
     best: brief(analysis.best),
     sweet_spot: brief(analysis.sweetSpot),
     plateau_reached: analysis.plateauReached,
+    sweet_spot_limit: analysis.limit,
     gain_beyond_sweet_spot_pct: analysis.gainBeyondPct,
     with_failures: points.filter((p) => p.failed > 0 || p.missing).map((p) => p.value),
     widest_spread: maxSpreadPct(points),
@@ -96,9 +97,10 @@ function verdictLines (summary, parameter) {
     lines.push(`no value ran without failures: no sweet spot (every value lost ${unit})`)
   } else {
     lines.push(`best throughput: ${parameter}=${summary.best.value} (${fmt(summary.best.throughput)} ${unit}/s)`)
-    lines.push(summary.plateau_reached
-      ? `sweet spot: ${parameter}=${summary.sweet_spot.value} (${fmt(summary.sweet_spot.throughput)} ${unit}/s); ${beyond(summary.gain_beyond_sweet_spot_pct)} (threshold ${summary.threshold_pct}%)`
-      : `sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values tried, so try larger values`)
+    const spot = `sweet spot: ${parameter}=${summary.sweet_spot.value} (${fmt(summary.sweet_spot.throughput)} ${unit}/s)`
+    if (summary.sweet_spot_limit === 'plateau') lines.push(`${spot}; ${beyond(summary.gain_beyond_sweet_spot_pct)} (threshold ${summary.threshold_pct}%)`)
+    else if (summary.sweet_spot_limit === 'failures') lines.push(`${spot}; every larger value had failures: the cluster saturates beyond it`)
+    else lines.push(`sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values tried, so try larger values`)
   }
   if (summary.with_failures.length > 0) {
     lines.push(`values with failures (not candidates): ${summary.with_failures.join(', ')}`)

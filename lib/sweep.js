@@ -14,7 +14,7 @@ const UNITS = ['rows', 'queries']
  */
 function pointOf ({ value, exitCode, result }) {
   if (!result || typeof result !== 'object') {
-    return { value, exitCode, missing: true, seconds: null, unit: null, ok: null, sent: null, throughput: null, p99Ms: null, targetRate: null, failed: null, partial: true }
+    return { value, exitCode, missing: true, seconds: null, unit: null, ok: null, sent: null, throughput: null, p99Ms: null, targetRate: null, clusterWriteRejected: null, failed: null, partial: true }
   }
   const unit = UNITS.find((u) => typeof result[`${u}_ok`] === 'number')
   if (!unit) throw new Error(`the result for ${value} has neither rows_ok nor queries_ok: not a result of this tool`)
@@ -30,6 +30,7 @@ function pointOf ({ value, exitCode, result }) {
     throughput: result[`${unit}_per_sec`],
     p99Ms: result.latency_ms ? result.latency_ms.p99 : null,
     targetRate: result.rate ? result.rate.target_per_sec : null,
+    clusterWriteRejected: result.cluster ? result.cluster.write_rejected : null,
     failed,
     partial: Boolean(result.partial)
   }
@@ -85,13 +86,13 @@ const isCandidate = (p) => !p.missing && !p.partial && p.failed === 0 && p.throu
 /**
  * best: the candidate with the highest throughput.
  * sweetSpot: the smallest candidate value beyond which no candidate is more than thresholdPct
- * faster. When the last candidates are still gaining more than that, the curve has not
- * flattened within the values tried and `plateauReached` is false (the sweet spot is then the
- * best value, and the user should try larger values).
+ * faster (limit 'plateau'). When no such value exists, the sweet spot is the best value and the
+ * limit says why: 'failures' when the values beyond the last candidate all had failures (the
+ * cluster saturates there), 'range' when the curve still climbs at the largest value tried.
  */
 function analyse (points, { thresholdPct = 5 } = {}) {
   const candidates = points.filter(isCandidate)
-  if (candidates.length === 0) return { best: null, sweetSpot: null, plateauReached: false, gainBeyondPct: null }
+  if (candidates.length === 0) return { best: null, sweetSpot: null, plateauReached: false, limit: null, gainBeyondPct: null }
   const best = candidates.reduce((a, b) => (b.throughput > a.throughput ? b : a))
   for (let i = 0; i < candidates.length; i++) {
     const later = candidates.slice(i + 1)
@@ -99,10 +100,11 @@ function analyse (points, { thresholdPct = 5 } = {}) {
     const fastestLater = Math.max(...later.map((p) => p.throughput))
     const gainPct = ((fastestLater - candidates[i].throughput) / candidates[i].throughput) * 100
     if (gainPct < thresholdPct) {
-      return { best, sweetSpot: candidates[i], plateauReached: true, gainBeyondPct: round(gainPct, 1) }
+      return { best, sweetSpot: candidates[i], plateauReached: true, limit: 'plateau', gainBeyondPct: round(gainPct, 1) }
     }
   }
-  return { best, sweetSpot: best, plateauReached: false, gainBeyondPct: null }
+  const failuresBeyond = points.indexOf(candidates[candidates.length - 1]) < points.length - 1
+  return { best, sweetSpot: best, plateauReached: false, limit: failuresBeyond ? 'failures' : 'range', gainBeyondPct: null }
 }
 
 /**
@@ -165,10 +167,10 @@ function csvField (x) {
  */
 function toCsv (parameter, points) {
   const unit = (points.find((p) => p.unit) || {}).unit || 'units'
-  const header = [parameter, 'seconds', unit, `${unit}_per_sec`, 'change_pct', 'p99_ms', 'failed', 'exit_code', 'partial', 'runs', `${unit}_per_sec_min`, `${unit}_per_sec_max`]
+  const header = [parameter, 'seconds', unit, `${unit}_per_sec`, 'change_pct', 'p99_ms', 'failed', 'exit_code', 'partial', 'runs', `${unit}_per_sec_min`, `${unit}_per_sec_max`, 'cluster_write_rejected']
   const lines = [header.join(',')]
   for (const p of points) {
-    lines.push([p.value, p.seconds, p.ok, p.throughput, p.changePct, p.p99Ms, p.failed, p.exitCode, p.partial, p.runs ?? 1, p.throughputMin ?? p.throughput, p.throughputMax ?? p.throughput].map(csvField).join(','))
+    lines.push([p.value, p.seconds, p.ok, p.throughput, p.changePct, p.p99Ms, p.failed, p.exitCode, p.partial, p.runs ?? 1, p.throughputMin ?? p.throughput, p.throughputMax ?? p.throughput, p.clusterWriteRejected].map(csvField).join(','))
   }
   return `${lines.join('\n')}\n`
 }

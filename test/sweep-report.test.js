@@ -26,7 +26,7 @@ function tempDir (t) {
   return dir
 }
 
-const result = (ok, perSec, failed = 0) => ({ workload: 'ingest', seconds: ok / perSec, rows_sent: ok + failed, rows_ok: ok, rows_failed: failed, rows_unacknowledged: 0, rows_per_sec: perSec, latency_ms: { p99: 20 }, partial: false })
+const result = (ok, perSec, failed = 0) => ({ workload: 'ingest', seconds: ok / perSec, rows_sent: ok + failed, rows_ok: ok, rows_failed: failed, rows_unacknowledged: 0, rows_per_sec: perSec, latency_ms: { p99: 20 }, cluster: { write_rejected: failed > 0 ? 1855 : 0 }, partial: false })
 
 function recordAll (dir, runs) {
   const file = path.join(dir, 'sweep.jsonl')
@@ -56,13 +56,14 @@ test('report writes the CSV and a well-formed SVG chart, and names the sweet spo
   assert.equal(r.code, 0, r.stderr)
   const csv = fs.readFileSync(`${out}.csv`, 'utf8').trim().split('\n')
   assert.equal(csv.length, 5)
-  assert.equal(csv[4], '4000,0.9,900,1000,22,20,100,1,false,1,1000,1000')
+  assert.equal(csv[4], '4000,0.9,900,1000,22,20,100,1,false,1,1000,1000,1855')
   const svg = fs.readFileSync(`${out}.svg`, 'utf8')
   assert.equal(XMLValidator.validate(svg), true)
   const root = new XMLParser({ ignoreAttributes: false }).parse(svg).svg
   assert.equal(root['@_width'], '900')
   assert.match(svg, /sweet/)
   assert.match(svg, /100 failed/)
+  assert.match(svg, /cluster write rejections/, 'the cluster\'s rejections are charted next to throughput')
   const summary = JSON.parse(r.stdout)
   assert.equal(summary.best.value, 2000, 'the fastest value with failures (4000) is not a candidate')
   assert.equal(summary.sweet_spot.value, 1000)
@@ -70,6 +71,14 @@ test('report writes the CSV and a well-formed SVG chart, and names the sweet spo
   assert.match(r.stderr, /sweet spot: batch_size=1000 \(800 rows\/s\); larger values gain at most 2.5% \(threshold 5%\)/)
   assert.match(r.stderr, /values with failures \(not candidates\): 4000/)
   assert.match(r.stderr, /│ 1000 +│ 1\.25 +│ 1,000 +│ 800 +│ \+60% +│ 20 +│ 0 +│/)
+})
+
+test('report says when the values beyond the sweet spot all failed', (t) => {
+  const dir = tempDir(t)
+  const file = recordAll(dir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 900)], [2000, 1, result(900, 1000, 100)]])
+  const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'o')])
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stderr, /sweet spot: batch_size=1000 \(900 rows\/s\); every larger value had failures: the cluster saturates beyond it/)
 })
 
 test('check exits 10 with the reason once a step stops paying off', (t) => {

@@ -64,6 +64,14 @@ test('when the curve still climbs at the last value, no plateau is claimed', () 
   assert.equal(a.sweetSpot.value, 4)
 })
 
+test('when every value past the best one fails, the best is the sweet spot and the limit says why', () => {
+  const a = analyse(sweepOf([[500, 100], [1000, 150], [2000, 200], [4000, 210, { failed: 5 }], [8000, 180, { failed: 50 }]]))
+  assert.equal(a.sweetSpot.value, 2000)
+  assert.equal(a.limit, 'failures')
+  assert.equal(a.plateauReached, false)
+  assert.equal(analyse(sweepOf([[1, 100], [2, 200]])).limit, 'range')
+})
+
 test('values with failures are never the best value or the sweet spot', () => {
   const points = sweepOf([[500, 100], [1000, 150], [2000, 400, { failed: 10 }], [4000, 152]])
   const a = analyse(points)
@@ -89,9 +97,9 @@ test('a ramp stops on failures, on p99, or when a step gains less than the minim
 test('CSV: one row per value, header named after the parameter and the unit', () => {
   const csv = toCsv('batch_size', sweepOf([[500, 100], [1000, 150, { failed: 5 }]]))
   assert.equal(csv, [
-    'batch_size,seconds,rows,rows_per_sec,change_pct,p99_ms,failed,exit_code,partial,runs,rows_per_sec_min,rows_per_sec_max',
-    '500,1,1000,100,,10,0,0,false,1,100,100',
-    '1000,1,1000,150,50,10,5,1,false,1,150,150',
+    'batch_size,seconds,rows,rows_per_sec,change_pct,p99_ms,failed,exit_code,partial,runs,rows_per_sec_min,rows_per_sec_max,cluster_write_rejected',
+    '500,1,1000,100,,10,0,0,false,1,100,100,',
+    '1000,1,1000,150,50,10,5,1,false,1,150,150,',
     ''
   ].join('\n'))
 })
