@@ -35,6 +35,8 @@ function parseNode (row, cols) {
 
 function parseNodesAnswer (answer) {
   if (!answer || !Array.isArray(answer.rows) || !Array.isArray(answer.cols)) throw new Error('sys.nodes answer without rows')
+  const missing = ['name', 'thread_pools'].filter((c) => !answer.cols.includes(c))
+  if (missing.length > 0) throw new Error(`sys.nodes answer without the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`)
   return answer.rows.map((row) => parseNode(row, answer.cols))
 }
 

@@ -18,6 +18,7 @@ test('the statement is the captured one, and its answer parses into our units', 
   assert.equal(node.load1, 0.79)
   assert.deepEqual(node.pools.write, { active: 0, queue: 0, rejected: 1855, completed: 48 })
   assert.throws(() => parseNodesAnswer({ error: 'x' }), /without rows/)
+  assert.throws(() => parseNodesAnswer({ cols: ['1'], rows: [[1]] }), /without the columns name, thread_pools/)
 })
 
 /** A client that answers sys.nodes with the given bodies in turn (the last one repeats). */
