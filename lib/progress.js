@@ -3,8 +3,9 @@
 const { latencySummary, newHistogram, addEncoded } = require('./stats')
 
 /**
- * One refreshing line on stderr, once a second: elapsed time, units ok, units/s over the last
- * second, failed units and p99 latency over the last second.
+ * One refreshing line on stderr, once a second: elapsed time, units ok, units/s (each worker's
+ * latest report divided by the period it covers, summed), failed units and p99 latency over the
+ * reports of the last second.
  */
 class ProgressLine {
   constructor ({ stream, unit, enabled }) {
@@ -12,8 +13,7 @@ class ProgressLine {
     this.unit = unit
     this.enabled = enabled
     this.interval = newHistogram()
-    this.lastOk = 0
-    this.lastAt = null
+    this.workerRates = new Map()
     this.startedAt = null
     this.timer = null
     this.extra = () => ''
@@ -22,24 +22,27 @@ class ProgressLine {
   start (startedAt, totals) {
     if (!this.enabled) return
     this.startedAt = startedAt
-    this.lastAt = startedAt
     this.timer = setInterval(() => this.render(totals), 1000)
     this.timer.unref()
   }
 
   /** Fed with every delta the master receives, for the last-second p99. */
-  addDelta (delta) {
+  addDelta (delta, worker = 0) {
     if (!this.enabled) return
-    for (const series of Object.values(delta.series)) addEncoded(this.interval, series.latency)
+    let ok = 0
+    for (const series of Object.values(delta.series)) {
+      addEncoded(this.interval, series.latency)
+      ok += series.ok
+    }
+    if (delta.periodMs > 0) this.workerRates.set(worker, ok / (delta.periodMs / 1000))
   }
 
   render (totals) {
     const at = Date.now()
     const ok = totals.all.ok
-    const rate = (ok - this.lastOk) / Math.max(0.001, (at - this.lastAt) / 1000)
+    let rate = 0
+    for (const r of this.workerRates.values()) rate += r
     const p99 = latencySummary(this.interval).p99
-    this.lastOk = ok
-    this.lastAt = at
     this.interval.reset()
     const elapsed = ((at - this.startedAt) / 1000).toFixed(0).padStart(4)
     const line = `${elapsed}s  ${this.unit} ok ${fmt(ok)}  ${this.unit}/s ${fmt(Math.round(rate))}  failed ${fmt(totals.all.failed)}  p99 ${p99 === null ? '-' : `${p99} ms`}${this.extra()}`

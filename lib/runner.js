@@ -197,7 +197,7 @@ function runWorkers (workload, options, prepared, stderr, log, { beforeGo = asyn
           case 'delta':
             totals.addDelta(message.delta)
             worker.totals.addDelta(message.delta)
-            progress.addDelta(message.delta)
+            progress.addDelta(message.delta, index)
             break
           case 'done':
             totals.addDelta(message.delta)

@@ -1,5 +1,7 @@
 'use strict'
 
+const { now } = require('./clock')
+
 const hdr = require('hdr-histogram-js')
 
 // Latencies are recorded in microseconds, 3 significant digits, up to one hour.
@@ -158,6 +160,7 @@ class Recorder {
     this.unitsSent = 0
     this.unitsInFlight = 0
     this.lateRequests = 0
+    this.periodStartedAt = now()
   }
 
   seriesFor (label) {
@@ -208,8 +211,11 @@ class Recorder {
       lastAnsweredAt: this.lastAnsweredAt,
       unitsSent: this.unitsSent,
       unitsInFlight: this.unitsInFlight,
-      lateRequests: this.lateRequests
+      lateRequests: this.lateRequests,
+      // The period this delta covers, so a live rate can be exact however the deltas arrive.
+      periodMs: now() - this.periodStartedAt
     }
+    this.periodStartedAt += delta.periodMs
     this.series = new Map()
     this.errors.clear()
     this.unitsSent = 0
