@@ -116,7 +116,8 @@ function renderReport (workload, result) {
   if (s.p50 !== null) latency.push(['server (answer "duration")', fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.p999), fmt(s.max), fmt(s.mean)])
   out.push(latency.toString())
 
-  if (workload.detailTable) out.push(workload.detailTable(result, table, fmt))
+  const detail = workload.detailTable ? workload.detailTable(result, table, fmt) : null
+  if (detail) out.push(detail)
 
   if (result.workers.length > 0) {
     const workers = table(['worker', `${unit} ok`, `${unit} failed`, 'requests', 'own seconds', `${unit}/s`, 'stopped because'])

@@ -3,6 +3,15 @@
 const { UsageError } = require('../errors')
 const { REGIONS, SERVICE_ENVIRONMENTS } = require('./tsbs-hosts')
 const { parseDuration } = require('../options')
+const { kvKey, KV_KEY_MIN_BYTES } = require('./strings')
+
+const VALUE_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-'
+
+function byteCount (params, fallback, min, what, where) {
+  const bytes = params && params.bytes !== undefined ? params.bytes : fallback
+  if (!Number.isSafeInteger(bytes) || bytes < min) throw new UsageError(`${where}: ${what} bytes must be a whole number of at least ${min} (got ${bytes})`)
+  return bytes
+}
 
 const DATACENTERS = REGIONS.flatMap(([, datacenters]) => datacenters)
 
@@ -14,6 +23,8 @@ const DATACENTERS = REGIONS.flatMap(([, datacenters]) => datacenters)
  *   {int: {min: 1, max: 10}}      an integer in [min, max]
  *   {timestamp: {last: '1h'}}     an ISO time within the last hour of the data (before --data_end)
  *   {choice: [a, b, c]}           one of the listed values
+ *   {kv_key: {bytes: 40}}         a key the kv ingest model wrote (--kv_keys, or count(*) of --table)
+ *   {kv_value: {bytes: 16}}       a random value of that many characters
  * The values go to the server as args, never into the SQL text.
  */
 const GENERATORS = {
@@ -39,6 +50,19 @@ const GENERATORS = {
     }
     ctx.needsDataEnd = true
     return (random) => new Date(ctx.dataEndMs - Math.floor(random.next() * spanMs)).toISOString()
+  },
+  kv_key: (params, ctx, where) => {
+    const bytes = byteCount(params, 40, KV_KEY_MIN_BYTES, 'kv_key', where)
+    ctx.needsKvKeys = true
+    return (random) => kvKey(random.int(ctx.kvKeys), bytes)
+  },
+  kv_value: (params, _ctx, where) => {
+    const bytes = byteCount(params, 16, 1, 'kv_value', where)
+    return (random) => {
+      let value = ''
+      for (let i = 0; i < bytes; i++) value += VALUE_ALPHABET[random.nextUint32() & 63]
+      return value
+    }
   },
   choice: (params, _ctx, where) => {
     if (!Array.isArray(params) || params.length === 0) throw new UsageError(`${where}: choice needs a non-empty list`)

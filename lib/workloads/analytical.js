@@ -17,6 +17,7 @@ const options = {
   table: { type: 'string', default: 'doc.cpu', group: 'Data:', describe: 'table whose max(ts) ends the data, for timestamp args' },
   data_end: { type: 'string', group: 'Data:', describe: 'end of the data for timestamp args (ISO 8601; default: max(ts) of --table)' },
   scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts of the data, for hostname args (TSBS scale)' },
+  kv_keys: { type: 'number', group: 'Data:', describe: 'keys the kv ingest model wrote, for kv_key args (default: count(*) of --table)' },
   ingest_rate: { type: 'string', group: 'Ingest next to the queries:', describe: 'also insert this many rows/s into --table while the queries run (a constant-rate ingest, reported apart)' },
   ingest_processes: { type: 'number', default: 1, group: 'Ingest next to the queries:', describe: 'processes of that ingest' },
   ingest_concurrent_requests: { type: 'number', default: 10, group: 'Ingest next to the queries:', describe: 'INSERT requests in flight per ingest process' },
@@ -29,7 +30,7 @@ const options = {
 function validateOptions (args) {
   if (!args.queries_config) throw new UsageError('--queries_config is required (e.g. --queries_config queries/cpu-dashboard.yml)')
   const scale = requirePositiveInteger(args.scale, 'scale')
-  const ctx = { scale, needsDataEnd: false }
+  const ctx = { scale, needsDataEnd: false, needsKvKeys: false }
   const queries = loadQueryConfig(args.queries_config, ctx)
   let dataEnd = null
   if (args.data_end !== undefined) {
@@ -59,6 +60,8 @@ function validateOptions (args) {
     table: parseTableName(args.table),
     dataEnd,
     needsDataEnd: ctx.needsDataEnd,
+    needsKvKeys: ctx.needsKvKeys,
+    kvKeys: args.kv_keys === undefined ? null : requirePositiveInteger(args.kv_keys, 'kv_keys'),
     scale
   }
 }
@@ -76,9 +79,19 @@ async function prepare ({ client, options, log }) {
     if (typeof dataEndMs !== 'number') throw new FatalError(`timestamp args need the end of the data, but ${options.table.display} is empty (ingest first, or give --data_end)`)
     log(`timestamp args end at ${new Date(dataEndMs).toISOString()} (max(ts) of ${options.table.display})`)
   }
+  let kvKeys = options.kvKeys
+  if (options.needsKvKeys && kvKeys === null) {
+    // The kv ingest model writes the keys of 0 .. N-1, so N rows mean those N keys exist.
+    const answer = await client.sql(`SELECT count(*) FROM ${options.table.sql}`).catch((error) => {
+      throw new FatalError(`kv_key args need the number of keys: count(*) of ${options.table.display} failed: ${error.message} (or give --kv_keys)`)
+    })
+    kvKeys = answer.rows[0][0]
+    if (!(kvKeys > 0)) throw new FatalError(`kv_key args need keys, but ${options.table.display} is empty (run the ingest with --model kv first, or give --kv_keys)`)
+    log(`kv_key args draw from ${kvKeys.toLocaleString('en-US')} keys (count(*) of ${options.table.display})`)
+  }
   const random = new Random(options.seed, 'validation')
   for (const q of options.queries) {
-    const args = compileArgs(q.args, { scale: options.scale, dataEndMs }, q.name)(random)
+    const args = compileArgs(q.args, { scale: options.scale, dataEndMs, kvKeys }, q.name)(random)
     try {
       await client.sql(q.query, args)
     } catch (error) {
@@ -86,7 +99,7 @@ async function prepare ({ client, options, log }) {
     }
   }
   log(`validated ${options.queries.length} queries from ${options.queriesConfig}`)
-  return { dataEndMs }
+  return { dataEndMs, kvKeys }
 }
 
 async function finish () {
@@ -112,10 +125,10 @@ function extendResult (result, totals, runOptions) {
 }
 
 function detailTable (result, table, fmt) {
-  const t = table(['query', 'ratio', 'count', 'failed', 'queries/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'server mean ms', 'server p99 ms'])
+  const t = table(['query', 'ratio', 'count', 'failed', 'queries/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms', 'server mean ms', 'server p99 ms'])
   const row = (name, ratio, count, failed, perSec, latency, server) => {
     const l = latency || {}
-    t.push([name, ratio, fmt(count), fmt(failed), fmt(perSec), fmt(l.p50), fmt(l.p95), fmt(l.p99), fmt(l.max), fmt(server.mean), fmt(server.p99)])
+    t.push([name, ratio, fmt(count), fmt(failed), fmt(perSec), fmt(l.p50), fmt(l.p95), fmt(l.p99), fmt(l.max), fmt(l.mean), fmt(server.mean), fmt(server.p99)])
   }
   for (const q of result.queries) row(q.name, q.ratio, q.count, q.failed, q.queries_per_sec, q.latency_ms, q.server_ms)
   row('total', 1, result.requests, result.queries_failed, result.queries_per_sec, result.latency_ms, result.server_ms)
@@ -127,7 +140,7 @@ function detailTable (result, table, fmt) {
 /** The weighted mix, one query per request, parameters drawn fresh for each execution. */
 class QuerySource {
   constructor (options, { workerIndex }, prepared) {
-    const ctx = { scale: options.scale, dataEndMs: prepared.dataEndMs }
+    const ctx = { scale: options.scale, dataEndMs: prepared.dataEndMs, kvKeys: prepared.kvKeys }
     this.queries = options.queries.map((q) => ({
       name: q.name,
       stmtJson: `{"stmt":${JSON.stringify(q.query)}`,
@@ -215,7 +228,7 @@ module.exports = {
   epilogue: 'Exit codes: 0 all queries succeeded, 1 some failed, 2 bad input, 3 could not run (unreachable, a query failed validation), 4 partial run.\nDocs: README.md',
   options,
   validateOptions,
-  describeExclude: ['queries', 'needsDataEnd'],
+  describeExclude: ['queries', 'needsDataEnd', 'needsKvKeys'],
   prepare,
   finish,
   extendResult,

@@ -1,16 +1,19 @@
 'use strict'
 
-const { CpuRowGenerator, INSERT_COLUMNS, METRICS_PER_ROW, columnDefinitions } = require('../generators/cpu')
+const { METRICS_PER_ROW } = require('../generators/cpu')
+const { KV_KEY_MIN_BYTES } = require('../generators/strings')
+const { MODELS, MODEL_NAMES } = require('../models')
 const { parseTableName, parseReplicas, createTableSql, insertSql } = require('../schema')
 const { parseDuration, requirePositiveInteger, parseBooleanText } = require('../options')
 const { UsageError } = require('../errors')
 const { BulkBodyPool } = require('../bulk-body')
 const { round } = require('../format')
 
-const LABEL = 'insert'
-
 const options = {
-  table: { type: 'string', default: 'doc.cpu', group: 'Table:', describe: 'target table, [schema.]name' },
+  model: { type: 'string', default: 'cpu', choices: MODEL_NAMES, group: 'Data:', describe: 'data model: cpu (TSBS cpu-only), devops (TSBS, nine tables), loadtest (random strings), kv (key-value)' },
+  table: { type: 'string', group: 'Table:', describe: 'target table, [schema.]name (default: doc.cpu; doc.loadtest, doc.kv for those models)' },
+  schema: { type: 'string', default: 'doc', group: 'Table:', describe: '--model devops: the schema of its nine tables' },
+  refresh_interval: { type: 'string', group: 'Table:', describe: 'refresh_interval of tables this run creates (e.g. 0 to turn refresh off, 5s); reset to the default at the end (default: CrateDB\'s 1s; 0 for --model loadtest)' },
   shards: { type: 'number', default: 12, group: 'Table:', describe: 'CLUSTERED INTO <shards> SHARDS when the table is created' },
   replicas: { type: 'string', default: '0', group: 'Table:', describe: "number_of_replicas: a number or a range such as '0-1'" },
   drop_table: { type: 'boolean', default: true, group: 'Table:', describe: 'drop the table before the run (--no-drop_table or --drop_table false to keep it)' },
@@ -19,14 +22,36 @@ const options = {
   scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts (TSBS scale)' },
   extra_tags_length: { type: 'number', default: 0, group: 'Data:', describe: 'add tags tag_0 .. tag_{N-1} to every row' },
   start_time: { type: 'string', default: '2016-01-01T00:00:00Z', group: 'Data:', describe: 'timestamp of the first interval (ISO 8601)' },
-  interval: { type: 'string', default: '10s', group: 'Data:', describe: 'time between two rows of the same host' }
+  interval: { type: 'string', default: '10s', group: 'Data:', describe: 'time between two rows of the same host' },
+  payload_bytes: { type: 'number', default: 512, group: 'Data:', describe: '--model loadtest: characters per row' },
+  key_bytes: { type: 'number', default: 40, group: 'Data:', describe: `--model kv: key length (at least ${KV_KEY_MIN_BYTES})` },
+  value_bytes: { type: 'number', default: 16, group: 'Data:', describe: '--model kv: value length' },
+  upsert: { type: 'boolean', default: false, group: 'Data:', describe: '--model kv: INSERT ... ON CONFLICT (k) DO UPDATE instead of failing on existing keys' }
+}
+
+function parseRefreshInterval (text) {
+  if (text === undefined) return undefined
+  return String(text).trim() === '0' ? 0 : parseDuration(text, 'refresh_interval')
 }
 
 function validateOptions (args) {
   const startMs = Date.parse(args.start_time)
   if (!Number.isFinite(startMs)) throw new UsageError(`--start_time must be an ISO 8601 time such as 2016-01-01T00:00:00Z (got '${args.start_time}')`)
+  const model = MODELS[args.model]
+  if (args.model === 'devops' && args.table !== undefined) throw new UsageError('--model devops writes nine tables named after their measurements: give their schema with --schema, not --table')
+  if (args.model !== 'devops' && args.schema !== 'doc') throw new UsageError('--schema applies to --model devops; give [schema.]table with --table')
+  const keyBytes = requirePositiveInteger(args.key_bytes, 'key_bytes')
+  if (keyBytes < KV_KEY_MIN_BYTES) throw new UsageError(`--key_bytes must be at least ${KV_KEY_MIN_BYTES}, so that every key is unique (got ${keyBytes})`)
+  const refreshIntervalMs = parseRefreshInterval(args.refresh_interval)
   return {
-    table: parseTableName(args.table),
+    model: model.name,
+    table: parseTableName(args.table ?? model.defaultTable ?? 'doc.cpu'),
+    schema: parseTableName(`${args.schema}.x`, 'schema').schema,
+    refreshIntervalMs: refreshIntervalMs === undefined ? (model.defaultRefreshIntervalMs ?? null) : refreshIntervalMs,
+    payloadBytes: requirePositiveInteger(args.payload_bytes, 'payload_bytes'),
+    keyBytes,
+    valueBytes: requirePositiveInteger(args.value_bytes, 'value_bytes'),
+    upsert: parseBooleanText(args.upsert, '--upsert'),
     shards: requirePositiveInteger(args.shards, 'shards'),
     replicas: parseReplicas(args.replicas),
     dropTable: parseBooleanText(args.drop_table, '--drop_table'),
@@ -41,89 +66,139 @@ function validateOptions (args) {
 
 // ---- master side -------------------------------------------------------------------------------
 
-/** Creates the table once, before any worker starts. Workers never run DDL. */
+const tablesOf = (options) => MODELS[options.model || 'cpu'].tables(options)
+
+/** Creates the model's tables once, before any worker starts. Workers never run DDL. */
 async function prepare ({ client, options, log, sqlOrFail }) {
-  const { table } = options
-  if (options.dropTable) {
-    await sqlOrFail(`DROP TABLE IF EXISTS ${table.sql}`, undefined, `cannot drop table ${table.display}`)
-  }
-  const ddl = createTableSql({ table, columns: columnDefinitions(), shards: options.shards, replicas: options.replicas })
-  const created = await sqlOrFail(ddl, undefined, `cannot create table ${table.display}`)
-  const createdNow = created.rowcount === 1
+  const created = []
   let startTime = options.startTime
-  if (options.startAfterExisting && !createdNow) {
-    // New rows continue after the table's last timestamp, so they never repeat an earlier run's.
-    const last = await sqlOrFail(`SELECT max(ts) FROM ${table.sql}`, undefined, `cannot read max(ts) of ${table.display}`)
-    const lastMs = last.rows[0][0]
-    if (typeof lastMs === 'number') startTime = new Date(lastMs + options.intervalMs).toISOString()
+  for (const spec of tablesOf(options)) {
+    const { table } = spec
+    if (options.dropTable) {
+      await sqlOrFail(`DROP TABLE IF EXISTS ${table.sql}`, undefined, `cannot drop table ${table.display}`)
+    }
+    const extraSettings = options.refreshIntervalMs === null || options.refreshIntervalMs === undefined ? {} : { refresh_interval: options.refreshIntervalMs }
+    const ddl = createTableSql({ table, columns: spec.columns, shards: options.shards, replicas: options.replicas, extraSettings })
+    const answer = await sqlOrFail(ddl, undefined, `cannot create table ${table.display}`)
+    const createdNow = answer.rowcount === 1
+    if (createdNow) {
+      created.push(table.display)
+      const refresh = extraSettings.refresh_interval === undefined ? '' : `, refresh_interval ${extraSettings.refresh_interval} ms until the end of the run`
+      log(`created table ${table.display} (${options.shards} shards, ${options.replicas} replicas${refresh})`)
+    } else {
+      const existing = await client.sql(
+        'SELECT number_of_shards, number_of_replicas FROM information_schema.tables WHERE table_schema = ? AND table_name = ?',
+        [table.schema, table.table]
+      ).catch(() => null)
+      const [shards, replicas] = (existing && existing.rows && existing.rows[0]) || []
+      log(`table ${table.display} exists${shards ? ` (${shards} shards, ${replicas} replicas)` : ''}: --shards, --replicas and --refresh_interval do not apply, rows are added to it`)
+      if (options.startAfterExisting && spec.columns.some((c) => c.startsWith('"ts"'))) {
+        // New rows continue after the table's last timestamp, so they never repeat an earlier run's.
+        const last = await sqlOrFail(`SELECT max(ts) FROM ${table.sql}`, undefined, `cannot read max(ts) of ${table.display}`)
+        const lastMs = last.rows[0][0]
+        if (typeof lastMs === 'number') startTime = new Date(lastMs + options.intervalMs).toISOString()
+      }
+    }
   }
-  if (createdNow) {
-    log(`created table ${table.display} (${options.shards} shards, ${options.replicas} replicas)`)
-  } else {
-    const existing = await client.sql(
-      'SELECT number_of_shards, number_of_replicas FROM information_schema.tables WHERE table_schema = ? AND table_name = ?',
-      [table.schema, table.table]
-    ).catch(() => null)
-    const [shards, replicas] = (existing && existing.rows && existing.rows[0]) || []
-    log(`table ${table.display} exists${shards ? ` (${shards} shards, ${replicas} replicas)` : ''}: --shards and --replicas do not apply, rows are added to it`)
-  }
-  return { createdNow, startTime }
+  return { created, createdNow: created.length > 0, startTime }
 }
 
-/** REFRESH, then count the table when this run created it, so the count can be checked exactly. */
+/**
+ * Resets refresh_interval where this run set it, then REFRESH, then counts every table this run
+ * created, so the counts can be checked exactly against the rows acknowledged.
+ */
 async function finish ({ client, options, prepared, totals, log }) {
-  const { table } = options
   const extra = { table_count: null, table_count_matches: null }
-  try {
-    await client.sql(`REFRESH TABLE ${table.sql}`)
-    if (prepared.createdNow) {
-      const answer = await client.sql(`SELECT count(*) FROM ${table.sql}`)
-      extra.table_count = answer.rows[0][0]
-      extra.table_count_matches = extra.table_count === totals.all.ok
+  const counts = {}
+  for (const { table } of tablesOf(options)) {
+    const createdHere = prepared.created ? prepared.created.includes(table.display) : prepared.createdNow
+    try {
+      if (createdHere && options.refreshIntervalMs !== null && options.refreshIntervalMs !== undefined) {
+        await client.sql(`ALTER TABLE ${table.sql} RESET (refresh_interval)`)
+      }
+      await client.sql(`REFRESH TABLE ${table.sql}`)
+      if (createdHere) {
+        const answer = await client.sql(`SELECT count(*) FROM ${table.sql}`)
+        counts[table.display] = answer.rows[0][0]
+      }
+    } catch (error) {
+      log(`warning: could not reset, refresh or count ${table.display}: ${error.message}`)
     }
-  } catch (error) {
-    log(`warning: could not refresh and count ${table.display}: ${error.message}`)
   }
+  const countedTables = Object.keys(counts)
+  if (countedTables.length > 0) {
+    extra.table_count = countedTables.reduce((sum, name) => sum + counts[name], 0)
+    extra.table_count_matches = countedTables.every((name) => {
+      const series = totals.series.get(name)
+      return counts[name] === (series ? series.ok : 0)
+    }) && countedTables.length === tablesOf(options).length
+  }
+  if (countedTables.length > 1) extra.table_counts = counts
   return extra
 }
 
-function extendResult (result) {
-  result.metrics_per_sec = round(result.rows_per_sec * METRICS_PER_ROW)
+/** Per table and in total: rows/s and field values/s (the TPS of published TSBS results). */
+function extendResult (result, totals, options) {
+  const specs = tablesOf(options)
+  const seconds = result.seconds
+  const perSec = (n) => (seconds > 0 ? round(n / seconds) : 0)
+  result.model = options.model || 'cpu'
+  result.tables = specs.map((spec) => {
+    const series = totals.series.get(spec.label)
+    const ok = series ? series.ok : 0
+    return {
+      name: spec.table.display,
+      rows_ok: ok,
+      rows_failed: series ? series.failed : 0,
+      rows_per_sec: perSec(ok),
+      field_values_per_sec: perSec(ok * spec.fieldsPerRow),
+      latency_ms: series ? series.latencySummary() : null
+    }
+  })
+  result.field_values_per_sec = round(result.tables.reduce((sum, t) => sum + t.field_values_per_sec, 0))
+  if (result.model === 'cpu') result.metrics_per_sec = round(result.rows_per_sec * METRICS_PER_ROW)
+  if (specs[0].payloadBytes) result.payload_mb_per_sec = round((result.rows_per_sec * specs[0].payloadBytes) / 1e6, 3)
   return result
 }
 
 function summaryLines (result, fmt) {
-  const lines = [['metrics/s (rows x 10)', fmt(result.metrics_per_sec)]]
+  const lines = []
+  if (result.metrics_per_sec !== undefined) lines.push(['metrics/s (rows x 10)', fmt(result.metrics_per_sec)])
+  else lines.push(['field values/s', fmt(result.field_values_per_sec)])
+  if (result.payload_mb_per_sec !== undefined) lines.push(['payload MB/s', fmt(result.payload_mb_per_sec)])
   if (result.table_count !== null) {
     const verdict = result.table_count_matches ? 'matches rows inserted' : `DOES NOT MATCH rows inserted (${fmt(result.rows_ok)})`
-    lines.push(['rows in table after refresh', `${fmt(result.table_count)} (${verdict})`])
+    lines.push([`rows in ${result.tables.length > 1 ? 'tables' : 'table'} after refresh`, `${fmt(result.table_count)} (${verdict})`])
   }
   return lines
+}
+
+/** One row per table when the model writes several (devops). */
+function detailTable (result, table, fmt) {
+  if (!result.tables || result.tables.length < 2) return null
+  const t = table(['table', 'rows ok', 'rows failed', 'rows/s', 'field values/s', 'p50 ms', 'p99 ms'])
+  for (const r of result.tables) t.push([r.name, fmt(r.rows_ok), fmt(r.rows_failed), fmt(r.rows_per_sec), fmt(r.field_values_per_sec), fmt(r.latency_ms && r.latency_ms.p50), fmt(r.latency_ms && r.latency_ms.p99)])
+  t.push(['total', fmt(result.rows_ok), fmt(result.rows_failed), fmt(result.rows_per_sec), fmt(result.field_values_per_sec), '', ''])
+  return t.toString()
 }
 
 // ---- worker side -------------------------------------------------------------------------------
 
 /**
- * Produces INSERT requests of fresh rows until this worker's max_rows are sent. Each request
- * owns a buffer until its answer arrives; buffers are reused afterwards, so memory stays at
- * (requests in flight) x (batch size) x (row size).
+ * Produces INSERT requests of fresh rows until this worker's max_rows are sent, going round-robin
+ * over the model's tables. Each request owns a buffer until its answer arrives; buffers are
+ * reused afterwards, so memory stays at (requests in flight) x (batch size) x (row size).
  */
 class IngestSource {
-  constructor (options, { workerIndex, workerCount }) {
-    const generator = new CpuRowGenerator({
-      seed: options.seed,
-      scale: options.scale,
-      workerIndex,
-      workerCount,
-      startMs: Date.parse(options.startTime),
-      intervalMs: options.intervalMs,
-      extraTagsLength: options.extraTagsLength
+  constructor (options, worker) {
+    const model = MODELS[options.model || 'cpu']
+    const startMs = Date.parse(options.startTime)
+    this.tables = tablesOf(options).map((spec) => {
+      const rowWriter = model.rowWriter(spec, options, worker, startMs)
+      const stmt = insertSql(spec.table, spec.insertColumns) + (spec.insertSuffix || '')
+      return { label: spec.label, bodies: new BulkBodyPool({ stmt, rowWriter, initialBytesPerRow: rowWriter.typicalRowBytes }) }
     })
-    this.bodies = new BulkBodyPool({
-      stmt: insertSql(options.table, INSERT_COLUMNS),
-      rowWriter: generator,
-      initialBytesPerRow: generator.typicalRowBytes
-    })
+    this.turn = 0
     this.batchSize = options.batchSize
     this.unitsPerRequest = options.batchSize
     this.remaining = options.maxRows
@@ -133,12 +208,14 @@ class IngestSource {
     if (this.remaining === 0) return null
     const rows = Math.min(this.batchSize, this.remaining)
     this.remaining -= rows
-    const { body, buffer } = this.bodies.take(rows)
-    return { body, units: rows, label: LABEL, buffer }
+    const target = this.tables[this.turn]
+    this.turn = (this.turn + 1) % this.tables.length
+    const { body, buffer } = target.bodies.take(rows)
+    return { body, units: rows, label: target.label, buffer, bodies: target.bodies }
   }
 
   release (request) {
-    this.bodies.release(request.buffer)
+    request.bodies.release(request.buffer)
   }
 
   parse (text) {
@@ -229,12 +306,14 @@ module.exports = {
   // A small young generation keeps a worker's peak RSS near its request buffers; the answers it
   // parses are small and short-lived, so the extra scavenges cost little CPU.
   workerNodeFlags: ['--max-semi-space-size=2'],
-  usage: 'Ingest benchmark: bulk INSERTs of TSBS cpu rows into CrateDB over HTTP, from several processes.',
+  usage: 'Ingest benchmark: bulk INSERTs of generated rows (TSBS cpu or devops, random strings, key-value) into CrateDB over HTTP, from several processes.',
   examples: [
     ['$0', '1,000,000 rows per CPU into doc.cpu on localhost:4200'],
     ['$0 --processes 4 --batch_size 5000 --duration 2m', 'four processes, 5000-row batches, at most two minutes'],
     ['CRATE_HOST=n1,n2,n3 $0 --shards 6 --replicas 1 --json > run.json', 'three nodes round-robin, JSON result on stdout'],
-    ['$0 --no-drop_table --max_rows 100000', 'add rows to an existing table']
+    ['$0 --no-drop_table --max_rows 100000', 'add rows to an existing table'],
+    ['$0 --model devops --batch_size 500 --processes 8', 'TSBS devops: nine tables, field values/s per table'],
+    ['$0 --model kv --max_rows 1000000 --upsert', 'key-value upserts into doc.kv']
   ],
   epilogue: 'Exit codes: 0 all rows inserted, 1 some rows failed, 2 bad input, 3 could not run, 4 partial run (interrupted, worker died, server gone).\nDocs: README.md',
   options,
@@ -243,6 +322,7 @@ module.exports = {
   finish,
   extendResult,
   summaryLines,
+  detailTable,
   createSource,
   accountBulkAnswer,
   parseBulkAnswer

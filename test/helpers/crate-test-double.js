@@ -19,6 +19,8 @@ function fixture (name) {
 
 // The captured answer to the thread-pool rejection (48): the message a rejected row carries.
 const REJECTION_ERROR = fixture('48-bulk-thread-pool-rejected').response.body.results[0].error
+// The captured answer to a second row with an existing primary key (41).
+const DUPLICATE_KEY_ERROR = fixture('41-bulk-duplicate-key').response.body.results[1].error
 const AUTH_FAILURE_STATUS = fixture('32-auth-wrong-password').response.status
 // sys.nodes as captured from a node with a 1-slot write pool, before a load and after 1855 rejections.
 const SYS_NODES_BEFORE = fixture('56-sys-nodes-before-load')
@@ -164,11 +166,13 @@ class CrateTestDouble {
       if (this.tables.has(name)) {
         return m[1] ? { rowcount: 0 } : error(409, 4093, `RelationAlreadyExists[Relation '${name}' already exists.]`)
       }
-      this.tables.set(name, { shards, replicas: m[5], columns: m[3], written: 0, visible: 0 })
+      const pk = /"?([a-z_][a-z0-9_]*)"?\s+\w+\s+PRIMARY KEY/i.exec(m[3])
+      this.tables.set(name, { shards, replicas: m[5], columns: m[3], written: 0, visible: 0, pk: pk ? pk[1] : null, byKey: pk ? new Map() : null })
       return { rowcount: 1 }
     }
-    if ((m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)$/i.exec(stmt))) {
-      // A single-row insert with parameters (the results table); rows are kept for the run aggregate.
+    if ((m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)( ON CONFLICT \(([a-z_]+)\) DO UPDATE SET .+)?$/i.exec(stmt))) {
+      // A single-row insert with parameters (the results table, the kv mix's writes); rows are
+      // kept for the run aggregate and the primary-key lookups.
       const name = tableName(m[1])
       const table = this.tables.get(name)
       if (!table) return unknownRelation(name)
@@ -176,8 +180,15 @@ class CrateTestDouble {
       if (args.length < columns.length) {
         return error(400, 4000, `SQLParseException[The query contains a parameter placeholder $${args.length + 1}, but there are only ${args.length} parameter values]`)
       }
+      const record = Object.fromEntries(columns.map((c, i) => [c, args[i]]))
+      if (table.pk) {
+        const exists = table.byKey.has(record[table.pk])
+        if (exists && !m[4]) return error(409, DUPLICATE_KEY_ERROR.code, DUPLICATE_KEY_ERROR.message)
+        table.byKey.set(record[table.pk], record)
+        if (exists) return { rowcount: 1 }
+      }
       table.rows = table.rows || []
-      table.rows.push(Object.fromEntries(columns.map((c, i) => [c, args[i]])))
+      table.rows.push(record)
       table.written++
       return { rowcount: 1 }
     }
@@ -190,6 +201,17 @@ class CrateTestDouble {
       const sum = (key) => (rows.length ? rows.reduce((a, r) => a + r[key], 0) : null)
       const seconds = rows.length ? Math.max(...rows.map((r) => epoch(r.ended_at))) - Math.min(...rows.map((r) => epoch(r.started_at))) : null
       return { cols: ['load_generators', 'ok', 'failed', 'seconds', 'per_sec'], rows: [[rows.length, sum('ok'), sum('failed'), seconds, rows.length ? sum('ok') / seconds : null]], rowcount: 1 }
+    }
+    if ((m = /^ALTER TABLE (\S+) RESET \(refresh_interval\)$/i.exec(stmt))) {
+      if (!this.tables.has(tableName(m[1]))) return unknownRelation(tableName(m[1]))
+      return { rowcount: -1 }
+    }
+    if ((m = /^SELECT ([a-z_, ]+) FROM (\S+) WHERE ([a-z_]+) = \?$/i.exec(stmt)) && this.tables.has(tableName(m[2])) && this.tables.get(tableName(m[2])).pk === m[3]) {
+      // A primary-key lookup: like CrateDB's, it sees every write at once, refreshed or not (52, 53).
+      const table = this.tables.get(tableName(m[2]))
+      const cols = m[1].split(',').map((c) => c.trim())
+      const row = table.byKey.get(args[0])
+      return { cols, rows: row ? [cols.map((c) => row[c])] : [], rowcount: row ? 1 : 0 }
     }
     if ((m = /^REFRESH TABLE (\S+)$/i.exec(stmt))) {
       const table = this.tables.get(tableName(m[1]))
@@ -222,8 +244,9 @@ class CrateTestDouble {
   }
 
   executeBulk (stmt, bulkArgs) {
-    const m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)$/i.exec(stmt)
+    const m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)( ON CONFLICT \(([a-z_]+)\) DO UPDATE SET .+)?$/i.exec(stmt)
     if (!m) return error(400, 4004, 'UnsupportedFeatureException[Bulk operations for statements that return result sets is not supported]')
+    const upsert = Boolean(m[4])
     const name = tableName(m[1])
     const table = this.tables.get(name)
     if (!table) return unknownRelation(name)
@@ -247,6 +270,19 @@ class CrateTestDouble {
       if (rejection) {
         results[i] = { rowcount: -2, error: rejection === true ? REJECTION_ERROR : rejection }
         continue
+      }
+      if (table.pk) {
+        const record = Object.fromEntries(columns.map((c, k) => [c, bulkArgs[i][k]]))
+        const exists = table.byKey.has(record[table.pk])
+        if (exists && !upsert) {
+          results[i] = { rowcount: -2, error: DUPLICATE_KEY_ERROR }
+          continue
+        }
+        table.byKey.set(record[table.pk], record)
+        if (exists) {
+          results[i] = { rowcount: 1 }
+          continue
+        }
       }
       table.written++
       if (this.rows) this.rows.push(JSON.stringify(bulkArgs[i]))

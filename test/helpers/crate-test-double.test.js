@@ -47,6 +47,21 @@ test('answers the captured exchanges exactly as CrateDB 6.4.3 did', async () => 
   }
 })
 
+test('key-value exchanges: refresh off at creation, upserts, point reads, reset', async () => {
+  const double = await startCrateTestDouble()
+  try {
+    for (const name of ['50-create-with-refresh-interval', '51-upsert-bulk', '52-point-read-by-key', '53-point-read-missing-key', '54-reset-refresh-interval']) {
+      const capture = fixture(name)
+      const got = await replay(double, capture)
+      assert.equal(got.status, capture.response.status, name)
+      assert.equal(got.contentType, capture.response.contentType, name)
+      assert.deepEqual(withoutDuration(got.body), capture.response.body, name)
+    }
+  } finally {
+    await double.stop()
+  }
+})
+
 test('sys.nodes samples answer as captured before a load and after the write pool rejected work', async () => {
   const double = await startCrateTestDouble({ sysNodes: (n) => fixture(n === 1 ? '56-sys-nodes-before-load' : '57-sys-nodes-after-rejections').response.body })
   try {
