@@ -49,3 +49,21 @@ test('timestamp args record that the run needs the end of the data', () => {
   compileArgs([{ timestamp: { last: '1h' } }], c, 'q')
   assert.equal(c.needsDataEnd, true)
 })
+
+test('kv_key draws keys of the kv model below the number written; kv_value random values', () => {
+  const { kvKey } = require('../../lib/generators/strings')
+  const context = { scale: 1, kvKeys: 50 }
+  const make = compileArgs([{ kv_key: {} }, { kv_value: { bytes: 8 } }], context, 'q')
+  assert.equal(context.needsKvKeys, true)
+  const existing = new Set(Array.from({ length: 50 }, (_, n) => kvKey(n, 40)))
+  const random = new Random(2)
+  const drawn = new Set()
+  for (let i = 0; i < 1000; i++) {
+    const [key, value] = make(random)
+    assert.ok(existing.has(key), key)
+    assert.match(value, /^[A-Za-z0-9_-]{8}$/)
+    drawn.add(key)
+  }
+  assert.equal(drawn.size, 50, 'every key is reachable')
+  assert.throws(() => compileArgs([{ kv_key: { bytes: 4 } }], {}, 'q'), /q, arg 1: kv_key bytes must be a whole number of at least 18 \(got 4\)/)
+})
