@@ -32,10 +32,11 @@ async function replay (double, capture) {
   return { status: response.status, contentType, body: contentType && contentType.includes('json') ? JSON.parse(text) : text }
 }
 
-test('answers the captured exchanges exactly as CrateDB 6.4.3 did', async () => {
-  const double = await startCrateTestDouble()
+/** Replays the captures in order against a fresh double and compares status, content type and body. */
+async function replaysAsCaptured (names, script) {
+  const double = await startCrateTestDouble(script)
   try {
-    for (const name of REPLAYED_IN_ORDER) {
+    for (const name of names) {
       const capture = fixture(name)
       const got = await replay(double, capture)
       assert.equal(got.status, capture.response.status, name)
@@ -45,37 +46,18 @@ test('answers the captured exchanges exactly as CrateDB 6.4.3 did', async () => 
   } finally {
     await double.stop()
   }
-})
+}
 
-test('key-value exchanges: refresh off at creation, upserts, point reads, reset', async () => {
-  const double = await startCrateTestDouble()
-  try {
-    for (const name of ['50-create-with-refresh-interval', '51-upsert-bulk', '52-point-read-by-key', '53-point-read-missing-key', '54-reset-refresh-interval']) {
-      const capture = fixture(name)
-      const got = await replay(double, capture)
-      assert.equal(got.status, capture.response.status, name)
-      assert.equal(got.contentType, capture.response.contentType, name)
-      assert.deepEqual(withoutDuration(got.body), capture.response.body, name)
-    }
-  } finally {
-    await double.stop()
-  }
-})
+test('answers the captured exchanges exactly as CrateDB 6.4.3 did', () => replaysAsCaptured(REPLAYED_IN_ORDER))
 
-test('sys.nodes samples answer as captured before a load and after the write pool rejected work', async () => {
-  const double = await startCrateTestDouble({ sysNodes: (n) => fixture(n === 1 ? '56-sys-nodes-before-load' : '57-sys-nodes-after-rejections').response.body })
-  try {
-    for (const name of ['56-sys-nodes-before-load', '57-sys-nodes-after-rejections']) {
-      const capture = fixture(name)
-      const got = await replay(double, capture)
-      assert.equal(got.status, capture.response.status, name)
-      assert.equal(got.contentType, capture.response.contentType, name)
-      assert.deepEqual(withoutDuration(got.body), capture.response.body, name)
-    }
-  } finally {
-    await double.stop()
-  }
-})
+test('key-value exchanges: refresh off at creation, upserts, point reads, reset', () => replaysAsCaptured([
+  '50-create-with-refresh-interval', '51-upsert-bulk', '52-point-read-by-key', '53-point-read-missing-key', '54-reset-refresh-interval'
+]))
+
+test('sys.nodes samples answer as captured before a load and after the write pool rejected work', () => replaysAsCaptured(
+  ['56-sys-nodes-before-load', '57-sys-nodes-after-rejections'],
+  { sysNodes: (n) => fixture(n === 1 ? '56-sys-nodes-before-load' : '57-sys-nodes-after-rejections').response.body }
+))
 
 test('401 in plain text without a content type, like the capture', async () => {
   const double = await startCrateTestDouble({ auth: { user: 'bench_user', password: 'right' } })
