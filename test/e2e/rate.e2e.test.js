@@ -72,3 +72,16 @@ test('a server that stalls under --rate: latency counts from the scheduled start
     assert.ok(r.rate.achieved_pct >= 99, 'the timetable caught up after the stall')
   })
 })
+
+test('a target the server cannot reach: the report warns, late requests pile up, exit stays 0', (t) => withDouble({
+  query: answerSelect2,
+  fault: ({ stmt }) => (stmt === 'SELECT 2' ? { delayMs: 5 } : undefined)
+}, async (double) => {
+  const config = queryFile(t, '- {name: two, query: "SELECT 2", ratio: 1}\n')
+  // One slot and 5 ms per answer: at most ~200 queries/s against a target of 1000.
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', config, '--processes', '1', '--concurrent_requests', '1', '--max_queries', '200', '--rate', '1000', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, 'missing the target is a finding, not a failure')
+  assert.ok(run.json.rate.achieved_pct < 40, `${run.json.rate.achieved_pct}%`)
+  assert.ok(run.json.rate.late_requests > 150, `${run.json.rate.late_requests} late`)
+  assert.match(run.stderr, /warning: achieved [\d.]+% of the target rate: the server or this client could not keep up \(\d+ requests found no free slot at their time/)
+}))
