@@ -67,6 +67,14 @@ const SCENARIOS = [
     target: `<= ${TARGET_CPU_US_PER_ROW} µs/row, <= ${TARGET_RSS_MB} MB`,
     check: (m) => m.cpu_us <= TARGET_CPU_US_PER_ROW && m.rss_mb <= TARGET_RSS_MB
   },
+  ...['devops', 'loadtest', 'kv'].map((model) => ({
+    workload: `ingest --model ${model}`,
+    setting: 'batch 5000, 20 in flight, 1 process',
+    script: 'appClusterIngest.js',
+    args: ['--model', model, '--batch_size', '5000', '--max_rows', '1000000'],
+    unit: 'row',
+    check: null
+  })),
   {
     workload: 'analytical',
     setting: 'select1.yml, 20 in flight, 1 process',
