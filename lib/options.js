@@ -159,7 +159,13 @@ function parseOptions (workload, argv, env = process.env) {
     .epilogue(workload.epilogue || '')
     .fail((message, error) => {
       const unknown = /^Unknown arguments?: (.*)$/.exec(message || '')
-      if (unknown) throw new UsageError(`unknown option ${unknown[1].split(', ').map((a) => `--${a}`).join(', ')} (see --help)`)
+      if (unknown) {
+        const names = unknown[1].split(', ')
+        const typedAsOption = (name) => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`) || a === `-${name}`)
+        const options = names.filter(typedAsOption)
+        if (options.length === 0) throw new UsageError(`unexpected argument '${names[0]}' (options start with --; see --help)`)
+        throw new UsageError(`unknown option ${options.map((a) => `--${a}`).join(', ')} (see --help)`)
+      }
       throw new UsageError(message || (error && error.message) || 'invalid arguments')
     })
   for (const [command, description] of workload.examples || []) parser.example(command, description)

@@ -72,6 +72,7 @@ test('bad sizes are usage errors naming the flag', () => {
     [['--table', 'doc.cpu; DROP TABLE x'], /not a valid table name/],
     [['--table', 'sys.nodes'], /system schema/],
     [['--bogus', '1'], /unknown option --bogus/],
+    [['--upsert', 'maybe'], /unexpected argument 'maybe' \(options start with --; see --help\)/],
     [['--timeout', 'x'], /--timeout/],
     [['--start_time', 'yesterday'], /--start_time/],
     [['stray'], /stray/]
