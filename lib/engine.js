@@ -112,6 +112,11 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, pace
       await new Promise((resolve) => { slotFreed = resolve })
     }
     if (control.stopped) break
+    // A request that waited for a slot past the deadline is not sent: the run is over.
+    if (late && deadline !== null && now() >= deadline) {
+      control.stop('duration')
+      break
+    }
     const request = source.next()
     if (request === null) {
       control.stop('completed')

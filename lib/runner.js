@@ -41,7 +41,12 @@ async function run (workload, { argv, env, stdout, stderr }) {
     const companion = workload.companion ? workload.companion(options) : null
     const companionPrepared = companion ? await companion.workload.prepare({ client, options: companion.options, log, sqlOrFail }) : null
     const prepared = await workload.prepare({ client, options, log, sqlOrFail })
-    const monitor = options.monitorIntervalMs > 0 ? new ClusterMonitor({ client, intervalMs: options.monitorIntervalMs }) : null
+    // The monitor has its own connection and a short timeout: a cluster that stops answering must
+    // not hold the report back for a whole --timeout.
+    const monitorClient = options.monitorIntervalMs > 0
+      ? new CrateClient({ ...options.connection, maxSockets: 1, timeoutMs: Math.min(options.connection.timeoutMs, Math.max(2000, options.monitorIntervalMs)) })
+      : null
+    const monitor = monitorClient ? new ClusterMonitor({ client: monitorClient, intervalMs: options.monitorIntervalMs }) : null
     let releaseCompanion
     const mainGo = new Promise((resolve) => { releaseCompanion = resolve })
     const companionGroup = {}
@@ -67,7 +72,10 @@ async function run (workload, { argv, env, stdout, stderr }) {
       companionResult = buildResult({ workload: companion.workload, options: companion.options, describedOptions: describeOptions(companion.options), ...companionOutcome, extra: companionExtra })
       for (const reason of companionResult.partial_reasons) outcome.partialReasons.push(`${companion.workload.name} next to the run: ${reason}`)
     }
-    if (monitor) await monitor.stop()
+    if (monitor) {
+      await monitor.stop()
+      monitorClient.close()
+    }
     const extra = await workload.finish({ client, options, prepared, totals: outcome.totals, log })
     if (companionResult) extra[companion.workload.name] = companionResult
     const result = buildResult({ workload, options, describedOptions, ...outcome, extra, cluster: monitor ? monitor.toJSON() : null })

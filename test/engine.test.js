@@ -167,3 +167,12 @@ test('paced: the deadline ends the timetable', async () => {
   const requests = recorder.takeDelta().series.x.requests
   assert.ok(requests >= 19 && requests <= 21, `${requests} requests in 200 ms at 100 requests/s`)
 })
+
+test('paced: a request still waiting for a slot when the deadline passes is not sent', async () => {
+  const { now } = require('../lib/clock')
+  const recorder = new Recorder()
+  const client = { post: () => new Promise((resolve) => setTimeout(() => resolve({}), 300)) }
+  const reason = await runEngine({ client, source: fakeSource(100), concurrency: 1, deadline: now() + 100, recorder, control: createControl(), pace: { unitsPerSecond: 1000 } })
+  assert.equal(reason, 'duration')
+  assert.equal(recorder.takeDelta().series.x.requests, 1)
+})
