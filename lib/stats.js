@@ -38,14 +38,17 @@ const round3 = (x) => Math.round(x * 1000) / 1000
  */
 function latencySummary (histogram, exactMaxMicros = null) {
   const empty = histogram.totalCount === 0
-  const at = (p) => (empty ? null : round3(histogram.getValueAtPercentile(p) / 1000))
+  const maxMicros = exactMaxMicros ?? histogram.maxValue
+  // A percentile is reported at its bucket's upper edge, which can lie above the exact maximum:
+  // no percentile is allowed to exceed what was actually measured.
+  const at = (p) => (empty ? null : round3(Math.min(histogram.getValueAtPercentile(p), maxMicros) / 1000))
   return {
     p50: at(50),
     p90: at(90),
     p95: at(95),
     p99: at(99),
     p999: at(99.9),
-    max: empty ? null : round3((exactMaxMicros ?? histogram.maxValue) / 1000),
+    max: empty ? null : round3(maxMicros / 1000),
     mean: empty ? null : round3(histogram.mean / 1000)
   }
 }

@@ -27,6 +27,15 @@ test('histograms merged from worker deltas equal one histogram of all values', (
   assert.equal(totals.unitsSent, 3000)
 })
 
+test('no percentile exceeds the exact maximum, though HDR buckets round up', () => {
+  const h = newHistogram()
+  for (let i = 0; i < 100; i++) recordMicros(h, 23_943)
+  const summary = latencySummary(h, 23_943)
+  assert.ok(h.getValueAtPercentile(99) > 23_943, 'the bucket edge lies above the value')
+  assert.equal(summary.p99, 23.943)
+  assert.equal(summary.max, 23.943)
+})
+
 test('the window runs from the first send to the last answer of any worker', () => {
   const totals = new Totals()
   const a = new Recorder()
