@@ -114,9 +114,12 @@ function parseRunId (text) {
   return String(text)
 }
 
-function parseRate (text) {
+/** A positive rate per second, e.g. --rate (rows or queries) or --ingest_rate (rows). */
+function parseRate (text, flag = 'rate', units = '') {
   const rate = Number(text)
-  if (String(text).trim() === '' || !Number.isFinite(rate) || rate <= 0) throw new UsageError(`--rate must be a positive number per second, not '${text}'`)
+  if (String(text).trim() === '' || !Number.isFinite(rate) || rate <= 0) {
+    throw new UsageError(`--${flag} must be a positive number${units ? ` of ${units}` : ''} per second (got '${text}')`)
+  }
   return rate
 }
 
@@ -200,6 +203,7 @@ function toSnakeCase (key) {
 module.exports = {
   parseOptions,
   parseDuration,
+  parseRate,
   parseHosts,
   parseBooleanText,
   requirePositiveInteger,

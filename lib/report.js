@@ -11,6 +11,7 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
   const unit = workload.unit
   const seconds = round(totals.seconds, 3)
   const all = totals.all
+  const okPerSecond = perSecond(all.ok, seconds)
   const result = {
     workload: workload.name,
     options: describedOptions,
@@ -20,7 +21,7 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
     [`${unit}_ok`]: all.ok,
     [`${unit}_failed`]: all.failed,
     [`${unit}_unacknowledged`]: totals.unitsSent - all.ok - all.failed,
-    [`${unit}_per_sec`]: perSecond(all.ok, seconds),
+    [`${unit}_per_sec`]: okPerSecond,
     requests: all.requests,
     requests_failed: all.requestsFailed,
     latency_ms: all.latencySummary(),
@@ -35,7 +36,7 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
       [`${unit}_per_sec`]: perSecond(w.totals.all.ok, seconds),
       stop_reason: w.reason
     })),
-    rate: rateOf(options, totals, perSecond(all.ok, seconds)),
+    rate: rateOf(options, totals, okPerSecond),
     cluster,
     ...extra,
     client: clientResources(resources, totals.unitsSent, unit),
@@ -73,6 +74,7 @@ function exitCodeOf (result, unit) {
   return 0
 }
 
+/** A cli-table3 table in the tool's plain style (no colours), for every table it prints. */
 function table (head) {
   return new Table({
     head,
@@ -193,4 +195,4 @@ function wrap (text, width) {
   return lines.join('\n')
 }
 
-module.exports = { buildResult, renderReport, renderCompanion, exitCodeOf }
+module.exports = { buildResult, renderReport, renderCompanion, exitCodeOf, table }

@@ -8,10 +8,10 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const Table = require('cli-table3')
 const { EXIT, UsageError } = require('./errors')
 const { fmt } = require('./format')
-const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue } = require('./sweep')
+const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue, unitOf } = require('./sweep')
+const { table: plainTable } = require('./report')
 
 const SATURATED = 10
 const SCRIPT = 'sweep-report'
@@ -69,7 +69,7 @@ function check (args, { stdout }) {
 }
 
 function summaryOf (args, points, analysis) {
-  const unit = (points.find((p) => p.unit) || {}).unit || 'units'
+  const unit = unitOf(points)
   const brief = (p) => p && { value: p.value, throughput: p.throughput, p99_ms: p.p99Ms, failed: p.failed }
   return {
     parameter: args.parameter,
@@ -113,11 +113,11 @@ function verdictLines (summary, parameter) {
 }
 
 function renderTable (parameter, points) {
-  const unit = (points.find((p) => p.unit) || {}).unit || 'units'
+  const unit = unitOf(points)
   const repeated = points.some((p) => p.runs > 1)
   const head = [parameter, 'time (s)', unit, `speed (${unit}/s)`, '% change', 'p99 (ms)', 'failed']
   if (repeated) head.splice(4, 0, 'range over runs')
-  const table = new Table({ head, style: { head: [], border: [], compact: true } })
+  const table = plainTable(head)
   for (const p of points) {
     const row = [String(p.value), fmt(p.seconds), fmt(p.ok), fmt(p.throughput), p.changePct === null ? '-' : `${p.changePct > 0 ? '+' : ''}${p.changePct}%`, fmt(p.p99Ms), p.missing ? `no result (exit ${p.exitCode})` : fmt(p.failed)]
     if (repeated) row.splice(4, 0, `${fmt(p.throughputMin)} – ${fmt(p.throughputMax)} (${p.runs} runs)`)

@@ -166,7 +166,7 @@ function csvField (x) {
  * repeats, the row is the median run and the last columns give the spread over the runs.
  */
 function toCsv (parameter, points) {
-  const unit = (points.find((p) => p.unit) || {}).unit || 'units'
+  const unit = unitOf(points)
   const header = [parameter, 'seconds', unit, `${unit}_per_sec`, 'change_pct', 'p99_ms', 'failed', 'exit_code', 'partial', 'runs', `${unit}_per_sec_min`, `${unit}_per_sec_max`, 'cluster_write_rejected']
   const lines = [header.join(',')]
   for (const p of points) {
@@ -175,9 +175,15 @@ function toCsv (parameter, points) {
   return `${lines.join('\n')}\n`
 }
 
+/** rows or queries: the unit of the runs in a sweep ('units' when none produced a result). */
+function unitOf (points) {
+  const measured = points.find((p) => p.unit)
+  return measured ? measured.unit : 'units'
+}
+
 /** Numbers stay numbers ("0-1" replicas and other text stay text) so the chart can order them. */
 function parseValue (text) {
   return /^-?\d+(\.\d+)?$/.test(String(text)) ? Number(text) : String(text)
 }
 
-module.exports = { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue, isCandidate }
+module.exports = { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue, isCandidate, unitOf }

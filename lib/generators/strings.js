@@ -1,7 +1,5 @@
 'use strict'
 
-const { Random } = require('../random')
-
 // Random text for payloads and values, cut from one seeded pool: drawing every character anew
 // would cost more than the rest of the client per row.
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-'
@@ -45,4 +43,4 @@ function kvKey (n, bytes) {
 
 const KV_KEY_MIN_BYTES = 18
 
-module.exports = { StringPool, kvKey, KV_KEY_MIN_BYTES, Random }
+module.exports = { StringPool, kvKey, KV_KEY_MIN_BYTES }

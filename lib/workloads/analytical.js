@@ -2,7 +2,7 @@
 
 const path = require('node:path')
 const { parseTableName } = require('../schema')
-const { requirePositiveInteger, parseDuration } = require('../options')
+const { requirePositiveInteger, parseDuration, parseRate } = require('../options')
 const { parseReplicas } = require('../schema')
 const { UsageError, FatalError } = require('../errors')
 const { loadQueryConfig } = require('../query-config')
@@ -40,10 +40,8 @@ function validateOptions (args) {
   }
   let ingest = null
   if (args.ingest_rate !== undefined) {
-    const rate = Number(args.ingest_rate)
-    if (String(args.ingest_rate).trim() === '' || !Number.isFinite(rate) || rate <= 0) throw new UsageError(`--ingest_rate must be a positive number of rows per second (got '${args.ingest_rate}')`)
     ingest = {
-      rate,
+      rate: parseRate(args.ingest_rate, 'ingest_rate', 'rows'),
       processes: requirePositiveInteger(args.ingest_processes, 'ingest_processes'),
       concurrentRequests: requirePositiveInteger(args.ingest_concurrent_requests, 'ingest_concurrent_requests'),
       batchSize: requirePositiveInteger(args.ingest_batch_size, 'ingest_batch_size'),

@@ -7,7 +7,7 @@ const { parseTableName, parseReplicas, createTableSql, insertSql } = require('..
 const { parseDuration, requirePositiveInteger, parseBooleanText } = require('../options')
 const { UsageError } = require('../errors')
 const { BulkBodyPool } = require('../bulk-body')
-const { round } = require('../format')
+const { round, perSecond } = require('../format')
 
 const options = {
   model: { type: 'string', default: 'cpu', choices: MODEL_NAMES, group: 'Data:', describe: 'data model: cpu (TSBS cpu-only), devops (TSBS, nine tables), loadtest (random strings), kv (key-value)' },
@@ -67,6 +67,7 @@ function validateOptions (args) {
 // ---- master side -------------------------------------------------------------------------------
 
 const tablesOf = (options) => MODELS[options.model || 'cpu'].tables(options)
+const setsRefreshInterval = (options) => options.refreshIntervalMs !== null && options.refreshIntervalMs !== undefined
 
 /** Creates the model's tables once, before any worker starts. Workers never run DDL. */
 async function prepare ({ client, options, log, sqlOrFail }) {
@@ -77,13 +78,13 @@ async function prepare ({ client, options, log, sqlOrFail }) {
     if (options.dropTable) {
       await sqlOrFail(`DROP TABLE IF EXISTS ${table.sql}`, undefined, `cannot drop table ${table.display}`)
     }
-    const extraSettings = options.refreshIntervalMs === null || options.refreshIntervalMs === undefined ? {} : { refresh_interval: options.refreshIntervalMs }
+    const extraSettings = setsRefreshInterval(options) ? { refresh_interval: options.refreshIntervalMs } : {}
     const ddl = createTableSql({ table, columns: spec.columns, shards: options.shards, replicas: options.replicas, extraSettings })
     const answer = await sqlOrFail(ddl, undefined, `cannot create table ${table.display}`)
     const createdNow = answer.rowcount === 1
     if (createdNow) {
       created.push(table.display)
-      const refresh = extraSettings.refresh_interval === undefined ? '' : `, refresh_interval ${extraSettings.refresh_interval} ms until the end of the run`
+      const refresh = setsRefreshInterval(options) ? `, refresh_interval ${options.refreshIntervalMs} ms until the end of the run` : ''
       log(`created table ${table.display} (${options.shards} shards, ${options.replicas} replicas${refresh})`)
     } else {
       const existing = await client.sql(
@@ -100,7 +101,7 @@ async function prepare ({ client, options, log, sqlOrFail }) {
       }
     }
   }
-  return { created, createdNow: created.length > 0, startTime }
+  return { created, startTime }
 }
 
 /**
@@ -111,9 +112,9 @@ async function finish ({ client, options, prepared, totals, log }) {
   const extra = { table_count: null, table_count_matches: null }
   const counts = {}
   for (const { table } of tablesOf(options)) {
-    const createdHere = prepared.created ? prepared.created.includes(table.display) : prepared.createdNow
+    const createdHere = prepared.created.includes(table.display)
     try {
-      if (createdHere && options.refreshIntervalMs !== null && options.refreshIntervalMs !== undefined) {
+      if (createdHere && setsRefreshInterval(options)) {
         await client.sql(`ALTER TABLE ${table.sql} RESET (refresh_interval)`)
       }
       await client.sql(`REFRESH TABLE ${table.sql}`)
@@ -140,8 +141,6 @@ async function finish ({ client, options, prepared, totals, log }) {
 /** Per table and in total: rows/s and field values/s (the TPS of published TSBS results). */
 function extendResult (result, totals, options) {
   const specs = tablesOf(options)
-  const seconds = result.seconds
-  const perSec = (n) => (seconds > 0 ? round(n / seconds) : 0)
   result.model = options.model || 'cpu'
   result.tables = specs.map((spec) => {
     const series = totals.series.get(spec.label)
@@ -150,8 +149,8 @@ function extendResult (result, totals, options) {
       name: spec.table.display,
       rows_ok: ok,
       rows_failed: series ? series.failed : 0,
-      rows_per_sec: perSec(ok),
-      field_values_per_sec: perSec(ok * spec.fieldsPerRow),
+      rows_per_sec: perSecond(ok, result.seconds),
+      field_values_per_sec: perSecond(ok * spec.fieldsPerRow, result.seconds),
       latency_ms: series ? series.latencySummary() : null
     }
   })
