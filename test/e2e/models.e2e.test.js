@@ -104,6 +104,13 @@ test('kv: keys 0..N-1, duplicates fail row by row, --upsert updates, reads find 
   assert.equal(table.byKey.size, 1000, 'writes updated existing keys only')
 }))
 
+test('bad --kv_keys for the kv reads: one line, exit 2', () => withDouble({}, async (double) => {
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', path.join(ROOT, 'queries', 'kv-read.yml'), '--table', 'doc.kv', '--kv_keys', '0'], { env: double.env() })
+  assert.equal(run.code, 2, run.stderr)
+  assert.equal(run.stderr, 'appClusterAnalytical.js: error: --kv_keys must be a whole number >= 1 (got \'0\')\n')
+  assert.equal(double.statements.length, 0)
+}))
+
 test('bad model options: one line, exit 2', () => withDouble({}, async (double) => {
   for (const [args, message] of [
     [['--model', 'nosuch'], /Invalid values:[\s\S]*model/],

@@ -85,3 +85,13 @@ test('a target the server cannot reach: the report warns, late requests pile up,
   assert.ok(run.json.rate.late_requests > 150, `${run.json.rate.late_requests} late`)
   assert.match(run.stderr, /warning: achieved [\d.]+% of the target rate: the server or this client could not keep up \(\d+ requests found no free slot at their time/)
 }))
+
+test('bad --rate: one line naming it, exit 2, no SQL sent', () => withDouble({}, async (double) => {
+  for (const value of ['0', '-5', 'fast', '']) {
+    const run = await runTool('appClusterIngest.js', ['--rate', value], { env: double.env() })
+    assert.equal(run.code, 2, `--rate '${value}': ${run.stderr}`)
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+    assert.match(run.stderr, new RegExp(`^appClusterIngest\\.js: error: --rate must be a positive number per second \\(got '${value}'\\)\\n$`))
+  }
+  assert.equal(double.statements.length, 0)
+}))
