@@ -46,8 +46,9 @@ function parseNodesAnswer (answer) {
  * monitoring must not end a benchmark.
  */
 class ClusterMonitor {
-  constructor ({ client, intervalMs, now = Date.now }) {
+  constructor ({ client, intervalMs, now = Date.now, timers = { setInterval, clearInterval } }) {
     this.client = client
+    this.timers = timers
     this.intervalMs = intervalMs
     this.now = now
     this.baseline = new Map()
@@ -64,12 +65,12 @@ class ClusterMonitor {
   async start () {
     this.startedAt = this.now()
     await this.sample()
-    this.timer = setInterval(() => { if (!this.inFlight) this.sample() }, this.intervalMs)
-    this.timer.unref()
+    this.timer = this.timers.setInterval(() => { if (!this.inFlight) this.sample() }, this.intervalMs)
+    if (this.timer.unref) this.timer.unref()
   }
 
   async stop () {
-    clearInterval(this.timer)
+    this.timers.clearInterval(this.timer)
     this.timer = null
     if (this.inFlight) await this.inFlight
     await this.sample()

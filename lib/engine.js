@@ -1,6 +1,8 @@
 'use strict'
 
-const { now } = require('./clock')
+const { systemClock } = require('./clock')
+const { createTimetable } = require('./timetable')
+const { stopReason } = require('./stop-reason')
 const { CrateHttpError, TransportError } = require('./http-client')
 
 // After this many answers in a row that never arrived, the cluster is treated as gone: going on
@@ -8,37 +10,51 @@ const { CrateHttpError, TransportError } = require('./http-client')
 const MAX_CONSECUTIVE_TRANSPORT_FAILURES = 50
 const FATAL_STATUSES = new Set([401, 413])
 
-// A paced run sleeps in slices so that stop() never waits for a long gap between requests.
+// Waits sleep in slices so that stop() never waits for a long gap between requests.
 const MAX_SLEEP_MS = 100
 
 /**
- * Runs the workload's requests and accounts each answer exactly once, so ok + failed always
- * equals what was sent. Two models:
+ * Runs the workload's requests and accounts each answer exactly once, so ok + failed + in flight
+ * always equals what was sent. Nothing is sent before `startAt` (the instant the master gave every
+ * worker). Two models:
  *
  * closed (no pace): keeps exactly `concurrency` requests in flight, each lane sending its next
  *   request when its answer arrives, until the source runs dry, the deadline passes or
  *   `control.stop()` is called. Latency: send -> answer.
- * open (pace = { unitsPerSecond, offsetMs }): requests go out on a fixed timetable, unit k at
- *   start + k / unitsPerSecond, whatever the answers do, with at most `concurrency` in flight.
- *   Latency counts from each request's scheduled start, so a server that falls behind shows up
- *   in the percentiles instead of silently lowering the load (coordinated omission corrected).
- *   A request whose time came while every slot was busy is counted as late.
+ * open (pace = { unitsPerSecond, offsetMs }): requests go out on the timetable (lib/timetable.js),
+ *   whatever the answers do, with at most `concurrency` in flight. Latency counts from each
+ *   request's scheduled start, so a server that falls behind shows up in the percentiles instead
+ *   of silently lowering the load (coordinated omission corrected). A request whose time came
+ *   while every slot was busy is counted as late.
+ *
+ * `clock` ({ now, sleep }) is the only source of time, so tests run the engine on a fake one.
  *
  * source.next()              -> { body, units, label } or null when nothing is left
  * source.account(req, json)  -> { ok, failed, failures, serverMillis } for a 2xx answer
  * source.release(req)        -> optional, hands the request's buffer back
  * source.parse(text)         -> optional, parses a 2xx answer (default JSON.parse)
  */
-async function runEngine ({ client, source, concurrency, deadline = null, recorder, control, pace = null }) {
+async function runEngine ({ client, source, concurrency, startAt = null, deadline = null, recorder, control, pace = null, clock = systemClock }) {
   control.onAbort(() => client.abort())
-  const execute = requestExecutor({ client, source, recorder, control })
-  if (pace) await runOpen({ source, concurrency, deadline, recorder, control, pace, execute })
-  else await runClosed({ source, concurrency, deadline, recorder, control, execute })
+  if (startAt !== null) await sleepUntil(startAt, control, clock)
+  const execute = requestExecutor({ client, source, recorder, control, clock })
+  const run = { source, concurrency, deadline, recorder, control, execute, clock }
+  if (control.stopped) return control.reason
+  if (pace) await runOpen({ ...run, timetable: createTimetable({ startAt: startAt ?? clock.now(), ...pace }) })
+  else await runClosed(run)
   return control.reason
 }
 
+async function sleepUntil (at, control, clock) {
+  let wait = at - clock.now()
+  while (wait > 0 && !control.stopped) {
+    await clock.sleep(Math.min(wait, MAX_SLEEP_MS))
+    wait = at - clock.now()
+  }
+}
+
 /** Sends one request, accounts its answer, and decides whether the run can go on. */
-function requestExecutor ({ client, source, recorder, control }) {
+function requestExecutor ({ client, source, recorder, control, clock }) {
   let consecutiveTransportFailures = 0
   return async function execute (request, latencyFrom) {
     let outcome
@@ -51,16 +67,16 @@ function requestExecutor ({ client, source, recorder, control }) {
       if (error instanceof TransportError) {
         consecutiveTransportFailures++
         if (error.code === 'ECONNREFUSED' || consecutiveTransportFailures >= MAX_CONSECUTIVE_TRANSPORT_FAILURES) {
-          control.stop(`server_gone: ${error.message}`)
+          control.stop(stopReason('server_gone', error.message))
         }
       } else {
         consecutiveTransportFailures = 0
         // Every further request would get the same answer: wrong credentials, or batches over
         // the server's http.max_content_length.
-        if (FATAL_STATUSES.has(error.status)) control.stop(`fatal: ${error.message}`)
+        if (FATAL_STATUSES.has(error.status)) control.stop(stopReason('fatal', error.message))
       }
     }
-    const answeredAt = now()
+    const answeredAt = clock.now()
     if (source.release) source.release(request)
     recorder.answered({
       label: request.label,
@@ -72,13 +88,13 @@ function requestExecutor ({ client, source, recorder, control }) {
   }
 }
 
-async function runClosed ({ source, concurrency, deadline, recorder, control, execute }) {
+async function runClosed ({ source, concurrency, deadline, recorder, control, execute, clock }) {
   async function lane () {
     while (!control.stopped) {
-      if (deadline !== null && now() >= deadline) return control.stop('duration')
+      if (deadline !== null && clock.now() >= deadline) return control.stop(stopReason('duration'))
       const request = source.next()
-      if (request === null) return control.stop('completed')
-      const sentAt = now()
+      if (request === null) return control.stop(stopReason('completed'))
+      const sentAt = clock.now()
       recorder.sent(request.units, sentAt)
       await execute(request, sentAt)
     }
@@ -88,24 +104,17 @@ async function runClosed ({ source, concurrency, deadline, recorder, control, ex
   await Promise.all(lanes)
 }
 
-async function runOpen ({ source, concurrency, deadline, recorder, control, pace, execute }) {
-  const msPerUnit = 1000 / pace.unitsPerSecond
-  const start = now() + (pace.offsetMs || 0)
+async function runOpen ({ source, concurrency, deadline, recorder, control, execute, clock, timetable }) {
   const inFlight = new Set()
   let unitsScheduled = 0
   let slotFreed = null
   while (!control.stopped) {
-    // Absolute times: a request that goes out late does not push the ones after it back.
-    const scheduledAt = start + unitsScheduled * msPerUnit
+    const scheduledAt = timetable.scheduledAt(unitsScheduled)
     if (deadline !== null && scheduledAt >= deadline) {
-      control.stop('duration')
+      control.stop(stopReason('duration'))
       break
     }
-    let wait = scheduledAt - now()
-    while (wait > 0 && !control.stopped) {
-      await sleep(Math.min(wait, MAX_SLEEP_MS))
-      wait = scheduledAt - now()
-    }
+    await sleepUntil(scheduledAt, control, clock)
     if (control.stopped) break
     const late = inFlight.size >= concurrency
     while (inFlight.size >= concurrency && !control.stopped) {
@@ -113,17 +122,17 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, pace
     }
     if (control.stopped) break
     // A request that waited for a slot past the deadline is not sent: the run is over.
-    if (late && deadline !== null && now() >= deadline) {
-      control.stop('duration')
+    if (late && deadline !== null && clock.now() >= deadline) {
+      control.stop(stopReason('duration'))
       break
     }
     const request = source.next()
     if (request === null) {
-      control.stop('completed')
+      control.stop(stopReason('completed'))
       break
     }
     unitsScheduled += request.units
-    recorder.sent(request.units, now())
+    recorder.sent(request.units, clock.now())
     if (late) recorder.late()
     const running = execute(request, scheduledAt).finally(() => {
       inFlight.delete(running)
@@ -138,8 +147,6 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, pace
   await Promise.all(inFlight)
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
 /** A request that got no usable answer fails all of its units with one error. */
 function failedOutcome (request, error) {
   if (!(error instanceof CrateHttpError) && !(error instanceof TransportError)) throw error
@@ -151,7 +158,10 @@ function failedOutcome (request, error) {
   }
 }
 
-/** stop(): no new requests, the ones in flight finish. abort(): also abandon those in flight. */
+/**
+ * stop(): no new requests, the ones in flight finish. abort(): also abandon those in flight.
+ * The first reason given is the one kept.
+ */
 function createControl () {
   const abortHandlers = []
   return {
@@ -175,4 +185,4 @@ function createControl () {
   }
 }
 
-module.exports = { runEngine, createControl, MAX_CONSECUTIVE_TRANSPORT_FAILURES }
+module.exports = { runEngine, createControl, MAX_CONSECUTIVE_TRANSPORT_FAILURES, MAX_SLEEP_MS }

@@ -68,7 +68,9 @@ class CrateClient {
       return { base, url: `${base}/_sql`, agent: new Agent(agentOptions) }
     })
     this.next = 0
-    this.aborted = false
+    // Requests sent before the latest abort() that fail were abandoned, not lost by the network.
+    this.sentCount = 0
+    this.abortedUpTo = 0
     const auth = Buffer.from(`${user}:${password || ''}`).toString('base64')
     this.headers = { 'Content-Type': 'application/json', Authorization: `Basic ${auth}`, Accept: 'application/json' }
   }
@@ -85,19 +87,20 @@ class CrateClient {
    * `parse` turns the answer text into what the caller accounts (JSON.parse unless the caller
    * knows a cheaper way for its answers).
    */
-  async post (body, { target = this.nextTarget(), parse = JSON.parse } = {}) {
+  async post (body, { target = this.nextTarget(), parse = JSON.parse, timeoutMs = this.timeoutMs } = {}) {
     let response, text
+    const sequence = ++this.sentCount
     try {
       // node-fetch's own timeout covers the answer's headers and its body. No abort signal per
       // request: listening on one costs about a tenth of a small query's client CPU, and abort()
       // reaches every request in flight through the sockets instead.
-      response = await fetch(target.url, { method: 'POST', body, headers: this.headers, agent: target.agent, timeout: this.timeoutMs, compress: false })
+      response = await fetch(target.url, { method: 'POST', body, headers: this.headers, agent: target.agent, timeout: timeoutMs, compress: false })
       text = await response.text()
     } catch (error) {
-      const code = this.aborted
+      const code = sequence <= this.abortedUpTo
         ? 'ABORTED'
         : error && (error.type === 'request-timeout' || error.type === 'body-timeout') ? 'ETIMEDOUT' : error && error.code
-      const failure = describeTransportFailure(code, String(error && error.message), target.base, this.timeoutMs)
+      const failure = describeTransportFailure(code, String(error && error.message), target.base, timeoutMs)
       throw new TransportError({ ...failure, host: target.base })
     }
     const contentType = response.headers.get('content-type')
@@ -117,9 +120,12 @@ class CrateClient {
     return this.post(JSON.stringify(payload), options)
   }
 
-  /** Abandons every request in flight (Ctrl-C twice): each rejects with TransportError ABORTED. */
+  /**
+   * Abandons every request in flight (Ctrl-C twice): each rejects with TransportError ABORTED.
+   * Requests sent afterwards go out as usual.
+   */
   abort () {
-    this.aborted = true
+    this.abortedUpTo = this.sentCount
     for (const target of this.targets) target.agent.destroy()
   }
 

@@ -27,14 +27,16 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
     latency_ms: all.latencySummary(),
     server_ms: all.serverSummary(),
     errors: totals.errors.toJSON(),
-    workers: workers.map((w, index) => ({
-      worker: index,
+    workers: workers.map((w) => ({
+      worker: w.index,
       [`${unit}_ok`]: w.totals.all.ok,
       [`${unit}_failed`]: w.totals.all.failed,
       requests: w.totals.all.requests,
       seconds: round(w.totals.seconds, 3),
-      [`${unit}_per_sec`]: perSecond(w.totals.all.ok, seconds),
-      stop_reason: w.reason
+      // Each worker's own rate: its units over its own window.
+      [`${unit}_per_sec`]: perSecond(w.totals.all.ok, round(w.totals.seconds, 3)),
+      stop_reason: w.stopReason ? w.stopReason.kind : (w.exit ? 'died' : null),
+      stop_detail: w.stopReason ? w.stopReason.detail : (w.exit ? `${w.exit.signal || `exit code ${w.exit.code}`} before its final report` : null)
     })),
     rate: rateOf(options, totals, okPerSecond),
     cluster,
@@ -124,7 +126,7 @@ function renderReport (workload, result) {
   if (result.workers.length > 0) {
     const workers = table(['worker', `${unit} ok`, `${unit} failed`, 'requests', 'own seconds', `${unit}/s`, 'stopped because'])
     for (const w of result.workers) {
-      workers.push([w.worker, fmt(w[`${unit}_ok`]), fmt(w[`${unit}_failed`]), fmt(w.requests), fmt(w.seconds), fmt(w[`${unit}_per_sec`]), w.stop_reason || '-'])
+      workers.push([w.worker, fmt(w[`${unit}_ok`]), fmt(w[`${unit}_failed`]), fmt(w.requests), fmt(w.seconds), fmt(w[`${unit}_per_sec`]), describeWorkerStop(w)])
     }
     out.push(workers.toString())
   }
@@ -141,6 +143,12 @@ function renderReport (workload, result) {
   out.push(`client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`)
   if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
   return out.join('\n') + '\n'
+}
+
+function describeWorkerStop (w) {
+  if (!w.stop_reason) return '-'
+  const text = w.stop_reason.replace(/_/g, ' ')
+  return w.stop_detail ? `${text}: ${w.stop_detail}` : text
 }
 
 function errorsTable (result, unit) {

@@ -1,125 +1,110 @@
 'use strict'
 
-const path = require('node:path')
-const { fork } = require('node:child_process')
 const { EXIT, FatalError } = require('./errors')
 const { parseOptions, describeOptions } = require('./options')
 const { CrateClient, CrateHttpError } = require('./http-client')
+const { Interrupts } = require('./interrupts')
+const { runLoad } = require('./load-stage')
 const { Totals } = require('./stats')
-const { ProgressLine } = require('./progress')
-const { ClusterMonitor } = require('./cluster-monitor')
+const { describeIncident, startupFailures, fatalIncidents } = require('./incidents')
 const { createResultsTableSql, insertResultSql, resultRow } = require('./results-store')
 const { buildResult, renderReport, renderCompanion, exitCodeOf } = require('./report')
-const { now } = require('./clock')
 
-const WORKER_PATH = path.join(__dirname, 'worker.js')
+// Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
+// not wait for a whole --timeout.
+const ABANDONED_STATEMENT_TIMEOUT_MS = 5000
 
 /**
- * The master of every workload: parse and validate, check each host, prepare (DDL) once, fork the
- * workers, merge their reports, finish, report. Returns the exit code.
+ * The master of every workload, as a pipeline: parse -> check hosts -> prepare -> load -> finish
+ * -> report -> store. One signal watcher covers every stage: Ctrl-C or SIGTERM skips the stages
+ * that would start something new, still finishes (the table's settings are restored) and
+ * reports, and the run exits 4. Returns the exit code.
  */
-async function run (workload, { argv, env, stdout, stderr }) {
-  const log = (line) => stderr.write(`${line}\n`)
+async function run (workload, { argv, env, stdout, stderr, signalTarget = process }) {
   const options = parseOptions(workload, argv, env)
-  log(`${workload.script}: ${workload.name} benchmark`)
-  const describedOptions = describeOptions(options, workload.describeExclude)
-  log(`options: ${JSON.stringify(describedOptions)}`)
-
-  const client = new CrateClient({ ...options.connection, maxSockets: 2 })
+  const ctx = createContext(workload, options, { stdout, stderr, signalTarget })
   try {
-    await checkHosts(client)
-    const sqlOrFail = async (stmt, args, what) => {
-      try {
-        return await client.sql(stmt, args)
-      } catch (error) {
-        throw new FatalError(`${what}: ${error.message}`)
-      }
-    }
-    // Before any load: a results table that cannot be created must not cost a whole run.
-    if (options.resultsTable) await sqlOrFail(createResultsTableSql(options.resultsTable), undefined, `cannot create the results table ${options.resultsTable.display}`)
-    // A companion runs next to the main workload (--ingest_rate: an ingest next to the query mix).
-    const companion = workload.companion ? workload.companion(options) : null
-    const companionPrepared = companion ? await companion.workload.prepare({ client, options: companion.options, log, sqlOrFail }) : null
-    const prepared = await workload.prepare({ client, options, log, sqlOrFail })
-    // The monitor has its own connection and a short timeout: a cluster that stops answering must
-    // not hold the report back for a whole --timeout.
-    const monitorClient = options.monitorIntervalMs > 0
-      ? new CrateClient({ ...options.connection, maxSockets: 1, timeoutMs: Math.min(options.connection.timeoutMs, Math.max(2000, options.monitorIntervalMs)) })
-      : null
-    const monitor = monitorClient ? new ClusterMonitor({ client: monitorClient, intervalMs: options.monitorIntervalMs }) : null
-    let releaseCompanion
-    const mainGo = new Promise((resolve) => { releaseCompanion = resolve })
-    const companionGroup = {}
-    const companionRun = companion
-      ? runWorkers(companion.workload, companion.options, companionPrepared, stderr, log, { beforeGo: () => mainGo, handleSignals: false, expose: companionGroup })
-      : null
-    const { fatalErrors, ...outcome } = await runWorkers(workload, options, prepared, stderr, log, {
-      beforeGo: async ({ interrupted }) => {
-        if (options.startAt) await waitUntil(Date.parse(options.startAt), { interrupted, log })
-        // The baseline sample is taken before any load, so every rejection counted is this run's.
-        if (monitor) await monitor.start()
-        releaseCompanion()
-      },
-      progressExtra: () => (monitor ? `  cluster write rejections ${monitor.rejected('write').toLocaleString('en-US')}` : '')
-    })
-    releaseCompanion()
-    let companionResult = null
-    if (companionRun) {
-      companionGroup.stop('main_finished')
-      const { fatalErrors: companionFatal, ...companionOutcome } = await companionRun
-      fatalErrors.push(...companionFatal)
-      const companionExtra = await companion.workload.finish({ client, options: companion.options, prepared: companionPrepared, totals: companionOutcome.totals, log })
-      companionResult = buildResult({ workload: companion.workload, options: companion.options, describedOptions: describeOptions(companion.options), ...companionOutcome, extra: companionExtra })
-      for (const reason of companionResult.partial_reasons) outcome.partialReasons.push(`${companion.workload.name} next to the run: ${reason}`)
-    }
-    if (monitor) {
-      await monitor.stop()
-      monitorClient.close()
-    }
-    const extra = await workload.finish({ client, options, prepared, totals: outcome.totals, log })
-    if (companionResult) extra[companion.workload.name] = companionResult
-    const result = buildResult({ workload, options, describedOptions, ...outcome, extra, cluster: monitor ? monitor.toJSON() : null })
-    stderr.write(renderReport(workload, result))
-    if (companionResult) stderr.write(renderCompanion(companion.workload, companionResult))
-    if (options.json) stdout.write(`${JSON.stringify(result)}\n`)
-    if (options.resultsTable) await storeResult(client, options, workload, result, log)
-    // The report above still shows what was measured; the run itself could not go on.
-    if (fatalErrors.length > 0) throw new FatalError(fatalErrors.join('; '))
-    const code = exitCodeOf(result, workload.unit)
-    return companionResult ? Math.max(code, exitCodeOf(companionResult, companion.workload.unit)) : code
+    announce(ctx)
+    await stage(ctx, 'check hosts', checkHosts)
+    await stage(ctx, 'prepare', prepare)
+    // The finish restores what prepare changed, even when the load failed.
+    await stage(ctx, 'load', runLoad).finally(() => stage(ctx, 'finish', finish))
+    throwIfCouldNotStart(ctx)
+    const results = report(ctx)
+    await stage(ctx, 'store', (c) => storeResult(c, results.main))
+    return exitCode(ctx, results)
   } finally {
-    client.close()
+    ctx.interrupts.uninstall()
+    ctx.client.close()
   }
 }
 
-/** --start_at: all load generators start their load at the same wall-clock time. */
-async function waitUntil (atMs, { interrupted, log }) {
-  const late = Date.now() - atMs
-  if (late > 0) {
-    log(`note: --start_at ${new Date(atMs).toISOString()} passed ${late} ms ago (setup took longer); starting now`)
-    return
+function createContext (workload, options, { stdout, stderr, signalTarget }) {
+  const ctx = {
+    workload,
+    options,
+    stdout,
+    stderr,
+    log: (line) => stderr.write(`${line}\n`),
+    client: new CrateClient({ ...options.connection, maxSockets: 2 }),
+    interrupts: new Interrupts({ target: signalTarget }).install(),
+    // A companion runs next to the main workload (--ingest_rate: an ingest next to the query mix).
+    companion: workload.companion ? workload.companion(options) : null,
+    stage: 'parse',
+    interruptedDuring: null,
+    partialReasons: [],
+    prepared: null,
+    companionPrepared: null,
+    load: null,
+    cluster: null,
+    finished: {}
   }
-  log(`waiting until ${new Date(atMs).toISOString()} (--start_at)`)
-  while (Date.now() < atMs && !interrupted()) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(200, atMs - Date.now())))
+  ctx.interrupts.on('interrupt', ({ signal, count }) => onInterrupt(ctx, signal, count))
+  return ctx
+}
+
+function onInterrupt (ctx, signal, count) {
+  if (count === 1) {
+    ctx.interruptedDuring = ctx.stage
+    ctx.partialReasons.push(`interrupted (${signal}) during ${ctx.stage}`)
+    const waitsFor = ctx.stage === 'load' ? 'the requests in flight' : 'the statement in progress'
+    ctx.log(`\n${signal}: stopping; waiting for ${waitsFor} (${signal} again to abandon them)`)
+  } else {
+    ctx.log(`${signal}: abandoning what is in flight; the report follows`)
+    // The master's own statement in flight; the load stage abandons the workers' requests.
+    ctx.client.abort()
   }
 }
 
-/** --results_table: one row per run, written after the report so a failure here loses no figures. */
-async function storeResult (client, options, workload, result, log) {
-  const table = options.resultsTable
+/**
+ * Runs one stage. After an interrupt only the finish (which restores what the run changed) and
+ * the store of a load that was stopped cleanly still run. A statement that fails because it was
+ * abandoned is part of the interruption, not an error of its own.
+ */
+async function stage (ctx, name, fn) {
+  if (ctx.interrupts.interrupted && !runsAfterInterrupt(ctx, name)) return
+  ctx.stage = name
   try {
-    const answer = await client.sql(insertResultSql(table), resultRow(result, { runId: options.runId, unit: workload.unit }))
-    if (answer.rowcount !== 1) throw new Error(`the server answered rowcount ${answer.rowcount}`)
-    await client.sql(`REFRESH TABLE ${table.sql}`)
+    await fn(ctx)
   } catch (error) {
-    throw new FatalError(`the run finished, but its result could not be stored in ${table.display}: ${error.message}`)
+    if (!ctx.interrupts.interrupted) throw error
+    ctx.partialReasons.push(`${name} not completed: ${error.message}`)
   }
-  log(`result stored in ${table.display} (run_id ${options.runId})`)
+}
+
+function runsAfterInterrupt (ctx, name) {
+  if (name === 'finish') return true
+  return name === 'store' && ctx.interruptedDuring === 'load' && ctx.interrupts.count === 1
+}
+
+function announce (ctx) {
+  ctx.log(`${ctx.workload.script}: ${ctx.workload.name} benchmark`)
+  ctx.describedOptions = describeOptions(ctx.options, ctx.workload.describeExclude)
+  ctx.log(`options: ${JSON.stringify(ctx.describedOptions)}`)
 }
 
 /** SELECT 1 on every host, so a wrong host, port, password or TLS setting fails before any DDL. */
-async function checkHosts (client) {
+async function checkHosts ({ client }) {
   for (const target of client.targets) {
     try {
       await client.sql('SELECT 1', undefined, { target })
@@ -130,125 +115,114 @@ async function checkHosts (client) {
   }
 }
 
+/** The results table, the companion's tables, then the workload's: DDL once, before any worker starts. */
+async function prepare (ctx) {
+  const { client, options, log } = ctx
+  const sqlOrFail = async (stmt, args, what) => {
+    try {
+      return await client.sql(stmt, args)
+    } catch (error) {
+      throw new FatalError(`${what}: ${error.message}`)
+    }
+  }
+  // Before any load: a results table that cannot be created must not cost a whole run.
+  if (options.resultsTable) await sqlOrFail(createResultsTableSql(options.resultsTable), undefined, `cannot create the results table ${options.resultsTable.display}`)
+  if (ctx.companion) {
+    ctx.companionPrepared = await ctx.companion.workload.prepare({ client, options: ctx.companion.options, log, sqlOrFail })
+  }
+  ctx.prepared = await ctx.workload.prepare({ client, options, log, sqlOrFail })
+}
+
 /**
- * Forks the workload's workers and merges their reports until every one has exited. `expose`
- * receives `stop(reason)` for a caller that ends the group itself (a companion); a group that
- * does not handle signals is stopped by its caller.
+ * Restores what prepare changed (refresh_interval) whatever happened, then refreshes and counts
+ * when the load ran to its end or was stopped cleanly; an interrupt during the finish skips the
+ * counting that is left, never the restore.
  */
-function runWorkers (workload, options, prepared, stderr, log, { beforeGo = async () => {}, progressExtra, handleSignals = true, expose = {} } = {}) {
-  return new Promise((resolve) => {
-    const totals = new Totals()
-    const partialReasons = []
-    const resources = []
-    const fatalErrors = []
-    const workers = []
-    const progress = new ProgressLine({ stream: stderr, unit: workload.unit, enabled: options.progress })
-    if (progressExtra) progress.extra = progressExtra
-    let ready = 0
-    let exited = 0
-    let interrupts = 0
-    let masterCpuAtGo = null
+async function finish (ctx) {
+  const interruptsAtStart = ctx.interrupts.count
+  const shouldCount = () => Boolean(ctx.load && ctx.load.loadStarted) &&
+    ctx.interrupts.count === interruptsAtStart && interruptsAtStart <= 1
+  const client = ctx.interrupts.count >= 2 ? withTimeout(ctx.client, ABANDONED_STATEMENT_TIMEOUT_MS) : ctx.client
+  const parts = [[ctx.companion, ctx.companionPrepared, 'companion'], [ctx, ctx.prepared, 'main']]
+  for (const [owner, prepared, key] of parts) {
+    if (!owner || !prepared) continue
+    const totals = loadOutcome(ctx, key).totals
+    ctx.finished[key] = await owner.workload.finish({ client, options: owner.options, prepared, totals, log: ctx.log, shouldCount })
+  }
+}
 
-    // A worker may be closing its channel at this very moment; a lost 'stop' to a worker
-    // that has finished anyway is harmless.
-    const broadcast = (message) => {
-      for (const w of workers) if (w.child.connected) w.child.send(message, () => {})
-    }
-    const markPartial = (reason) => {
-      if (!partialReasons.includes(reason)) partialReasons.push(reason)
-    }
-    const stopAll = (reason) => broadcast({ type: 'stop', reason })
-    let stopped = false
-    expose.stop = (reason) => {
-      stopped = true
-      stopAll(reason)
-    }
+function withTimeout (client, timeoutMs) {
+  return { sql: (stmt, args, options = {}) => client.sql(stmt, args, { ...options, timeoutMs }) }
+}
 
-    const onSignal = (signal) => {
-      interrupts++
-      markPartial(`interrupted (${signal})`)
-      if (interrupts === 1) {
-        progress.stop()
-        log(`\n${signal}: stopping; waiting for the requests in flight (${signal} again to abandon them)`)
-        stopAll('interrupted')
-      } else if (interrupts === 2) {
-        log(`${signal}: abandoning the requests in flight; their rows count as failed`)
-        broadcast({ type: 'abort', reason: 'interrupted' })
-      } else {
-        for (const w of workers) w.child.kill('SIGKILL')
-      }
-    }
-    if (handleSignals) {
-      process.on('SIGINT', onSignal)
-      process.on('SIGTERM', onSignal)
-    }
+/** What the load produced for one group; an empty outcome when the load never ran. */
+function loadOutcome (ctx, key) {
+  const outcome = ctx.load && ctx.load[key]
+  return outcome || { totals: new Totals(), workers: [], incidents: [], resources: [] }
+}
 
-    for (let index = 0; index < options.processes; index++) {
-      const child = fork(WORKER_PATH, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...(workload.workerNodeFlags || [])] })
-      const worker = { child, totals: new Totals(), reason: null, done: false }
-      workers.push(worker)
-      child.on('error', () => {})
-      child.on('message', (message) => {
-        switch (message.type) {
-          case 'ready':
-            if (++ready === options.processes) {
-              Promise.resolve(beforeGo({ interrupted: () => interrupts > 0 || stopped })).then(() => {
-                // A worker that died while the baseline was taken has ended the run already.
-                if (ready < options.processes) return
-                const deadline = options.durationMs ? now() + options.durationMs : null
-                masterCpuAtGo = process.cpuUsage()
-                progress.start(Date.now(), totals)
-                broadcast({ type: 'go', deadline })
-              })
-            }
-            break
-          case 'delta':
-            totals.addDelta(message.delta)
-            worker.totals.addDelta(message.delta)
-            progress.addDelta(message.delta, index)
-            break
-          case 'done':
-            totals.addDelta(message.delta)
-            worker.totals.addDelta(message.delta)
-            worker.reason = message.reason
-            worker.done = true
-            resources.push(message.resources)
-            if (message.reason && message.reason.startsWith('server_gone')) {
-              markPartial(`worker ${index}: ${message.reason.replace('server_gone: ', 'server gone: ')}`)
-              stopAll('server_gone')
-            } else if (message.reason && message.reason.startsWith('fatal: ')) {
-              const fatal = message.reason.slice('fatal: '.length)
-              if (!fatalErrors.includes(fatal)) fatalErrors.push(fatal)
-              markPartial(`worker ${index} stopped: ${fatal}`)
-              stopAll('fatal')
-            }
-            break
-          case 'fatal':
-            markPartial(`worker ${index} failed: ${message.message}`)
-            stopAll('worker_failed')
-            break
-        }
-      })
-      child.on('exit', (code, signal) => {
-        if (!worker.done) {
-          // Whatever it reported before it died is kept; its requests in flight stay unacknowledged.
-          worker.reason = `died (${signal || `exit code ${code}`})`
-          markPartial(`worker ${index} died (${signal || `exit code ${code}`}) before its final report`)
-          stopAll('worker_died')
-          if (ready < options.processes) ready = -Infinity
-        }
-        if (++exited === options.processes) {
-          process.off('SIGINT', onSignal)
-          process.off('SIGTERM', onSignal)
-          progress.stop()
-          const self = process.cpuUsage(masterCpuAtGo || undefined)
-          resources.push({ cpuMicros: self.user + self.system, maxRssKb: process.resourceUsage().maxRSS })
-          resolve({ totals, workers, partialReasons, resources, fatalErrors })
-        }
-      })
-      child.send({ type: 'start', workload: workload.name, options, prepared, workerIndex: index, workerCount: options.processes })
+/** A worker that could not even start means the run could not run: exit 3, as for bad DDL. */
+function throwIfCouldNotStart (ctx) {
+  const failures = startupFailures([loadOutcome(ctx, 'main'), loadOutcome(ctx, 'companion')])
+  if (failures.length > 0 && !ctx.interrupts.interrupted) throw new FatalError(failures[0])
+}
+
+/** The human report on stderr, the JSON result on stdout; both from one result object. */
+function report (ctx) {
+  const { workload, options } = ctx
+  const companion = ctx.companion && resultOf(ctx, 'companion', ctx.companion.workload, ctx.companion.options, describeOptions(ctx.companion.options))
+  const main = resultOf(ctx, 'main', workload, options, ctx.describedOptions, companion)
+  ctx.stderr.write(renderReport(workload, main))
+  if (companion) ctx.stderr.write(renderCompanion(ctx.companion.workload, companion))
+  if (options.json) ctx.stdout.write(`${JSON.stringify(main)}\n`)
+  return { main, companion }
+}
+
+function resultOf (ctx, key, workload, options, describedOptions, companionResult = null) {
+  const outcome = loadOutcome(ctx, key)
+  const extra = { ...ctx.finished[key] }
+  const partialReasons = outcome.incidents.map(describeIncident)
+  if (key === 'main') {
+    partialReasons.unshift(...ctx.partialReasons)
+    if (companionResult) {
+      extra[ctx.companion.workload.name] = companionResult
+      for (const reason of companionResult.partial_reasons) partialReasons.push(`${ctx.companion.workload.name} next to the run: ${reason}`)
     }
+  }
+  return buildResult({
+    workload,
+    options,
+    describedOptions,
+    totals: outcome.totals,
+    workers: outcome.workers,
+    partialReasons,
+    resources: outcome.resources,
+    extra,
+    cluster: key === 'main' ? ctx.cluster : null
   })
+}
+
+/** --results_table: one row per run, written after the report so a failure here loses no figures. */
+async function storeResult (ctx, result) {
+  const { client, options, workload } = ctx
+  const table = options.resultsTable
+  if (!table) return
+  try {
+    const answer = await client.sql(insertResultSql(table), resultRow(result, { runId: options.runId, unit: workload.unit }))
+    if (answer.rowcount !== 1) throw new Error(`the server answered rowcount ${answer.rowcount}`)
+    await client.sql(`REFRESH TABLE ${table.sql}`)
+  } catch (error) {
+    throw new FatalError(`the run finished, but its result could not be stored in ${table.display}: ${error.message}`)
+  }
+  ctx.log(`result stored in ${table.display} (run_id ${options.runId})`)
+}
+
+function exitCode (ctx, { main, companion }) {
+  // The report above still shows what was measured; the run itself could not go on.
+  const fatal = fatalIncidents([loadOutcome(ctx, 'main'), loadOutcome(ctx, 'companion')])
+  if (fatal.length > 0 && !ctx.interrupts.interrupted) throw new FatalError(fatal.join('; '))
+  const code = exitCodeOf(main, ctx.workload.unit)
+  return companion ? Math.max(code, exitCodeOf(companion, ctx.companion.workload.unit)) : code
 }
 
 /** Entry point of the app scripts: one-line errors, exit codes scripts can trust. */

@@ -155,7 +155,8 @@ class Series {
  * master's sums are exact and a worker that dies loses at most its last second.
  */
 class Recorder {
-  constructor () {
+  constructor ({ now: clockNow = now } = {}) {
+    this.now = clockNow
     this.series = new Map()
     this.errors = new ErrorGroups()
     this.firstSentAt = null
@@ -163,7 +164,7 @@ class Recorder {
     this.unitsSent = 0
     this.unitsInFlight = 0
     this.lateRequests = 0
-    this.periodStartedAt = now()
+    this.periodStartedAt = this.now()
   }
 
   seriesFor (label) {
@@ -216,7 +217,7 @@ class Recorder {
       unitsInFlight: this.unitsInFlight,
       lateRequests: this.lateRequests,
       // The period this delta covers, so a live rate can be exact however the deltas arrive.
-      periodMs: now() - this.periodStartedAt
+      periodMs: this.now() - this.periodStartedAt
     }
     this.periodStartedAt += delta.periodMs
     this.series = new Map()

@@ -1,17 +1,27 @@
 'use strict'
 
-// A worker process: builds its workload's request source, runs the engine, and reports a delta
-// of its counts and histograms to the master every second and once more at the end.
+// A worker process: builds its workload's request source, waits for the master's `go`, runs the
+// engine from the start time that `go` names, and reports a delta of its counts and histograms
+// to the master every second and once more at the end.
 
 const { CrateClient } = require('./http-client')
 const { Recorder } = require('./stats')
 const { runEngine, createControl } = require('./engine')
+const { workerPace } = require('./timetable')
+const { stopReason } = require('./stop-reason')
 const { loadWorkload } = require('./workloads')
+const { startupFault } = require('./fault-injection')
 
 const REPORT_INTERVAL_MS = 1000
 
-let control = null
-let startSignal = null
+// Everything the master says goes through one place; `go` and `stop` may arrive in any order
+// relative to the worker's own start-up.
+const master = {
+  control: null,
+  stoppedBeforeGo: null,
+  goMessage: null,
+  waiter: null
+}
 
 function send (message) {
   return new Promise((resolve) => {
@@ -20,15 +30,21 @@ function send (message) {
   })
 }
 
+/** Resolves with `go`, or with null when the master stops the group before the load. */
+function waitForGo () {
+  if (master.goMessage || master.stoppedBeforeGo) return Promise.resolve(master.goMessage)
+  return new Promise((resolve) => { master.waiter = resolve })
+}
+
 async function start ({ workload: workloadName, options, prepared, workerIndex, workerCount }) {
+  await startupFault(process.env)
   const workload = loadWorkload(workloadName)
   const source = workload.createSource(options, { workerIndex, workerCount }, prepared)
   const client = new CrateClient({ ...options.connection, maxSockets: options.concurrentRequests })
-  control = createControl()
-  const go = await new Promise((resolve) => {
-    startSignal = resolve
-    send({ type: 'ready' })
-  })
+  await send({ type: 'ready' })
+  const go = await waitForGo()
+  if (!go) return leave(client)
+  master.control = createControl()
   const recorder = new Recorder()
   // CPU is measured over the run only: start-up (module loading, host tables) is not load cost.
   const cpuAtGo = process.cpuUsage()
@@ -39,10 +55,11 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
       client,
       source,
       concurrency: options.concurrentRequests,
+      startAt: go.startAt,
       deadline: go.deadline,
       recorder,
-      control,
-      pace: paceOf(options, source, workerIndex, workerCount)
+      control: master.control,
+      pace: options.rate == null ? null : workerPace({ rate: options.rate, workerIndex, workerCount, unitsPerRequest: source.unitsPerRequest })
     })
   } finally {
     clearInterval(timer)
@@ -58,15 +75,10 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
   process.disconnect()
 }
 
-/**
- * --rate is over all processes: each takes an equal share, and worker w starts w/N of a request
- * interval after worker 0, so the processes' requests interleave instead of arriving in bursts.
- */
-function paceOf (options, source, workerIndex, workerCount) {
-  if (options.rate === null || options.rate === undefined) return null
-  const unitsPerSecond = options.rate / workerCount
-  const requestIntervalMs = (source.unitsPerRequest * 1000) / unitsPerSecond
-  return { unitsPerSecond, offsetMs: (workerIndex / workerCount) * requestIntervalMs }
+/** Stopped before the load: nothing was sent, so there is nothing to report. */
+function leave (client) {
+  client.close()
+  process.disconnect()
 }
 
 process.on('message', (message) => {
@@ -78,21 +90,29 @@ process.on('message', (message) => {
       })
       break
     case 'go':
-      if (startSignal) startSignal(message)
+      master.goMessage = message
+      if (master.waiter) master.waiter(message)
       break
     case 'stop':
-      if (control) control.stop(message.reason)
+      if (master.control) master.control.stop(message.reason)
+      else {
+        master.stoppedBeforeGo = message.reason
+        if (master.waiter) master.waiter(null)
+      }
       break
     case 'abort':
-      if (control) control.abort(message.reason)
+      if (master.control) master.control.abort(message.reason)
       break
   }
 })
 
-// Ctrl-C reaches the whole process group; the master decides how to stop, so a worker only
-// stops on its word. Without a master there is nobody to report to.
+// Ctrl-C reaches the whole process group, and `timeout`, systemd and Kubernetes send SIGTERM to
+// all of it: the master decides how to stop, so a worker only stops on its word and always gets
+// to send its last report.
 process.on('SIGINT', () => {})
+process.on('SIGTERM', () => {})
+// Without a master there is nobody to report to.
 process.on('disconnect', () => {
-  if (control && !control.stopped) control.abort('master_gone')
-  else if (!control) process.exit(0)
+  if (master.control && !master.control.stopped) master.control.abort(stopReason('master_gone'))
+  else if (!master.control) process.exit(0)
 })

@@ -64,12 +64,27 @@ test('a failed sample is counted and shown, never thrown', async () => {
   assert.deepEqual(json.samples, [])
 })
 
-test('samples every interval while the run lasts', async () => {
+test('samples at every tick of its interval, skips a tick while a sample is in flight, and once more at stop', async () => {
   let calls = 0
-  const monitor = new ClusterMonitor({ client: { sql: async () => { calls++; return BEFORE.response.body } }, intervalMs: 20 })
-  await monitor.start()
-  await new Promise((resolve) => setTimeout(resolve, 130))
-  await monitor.stop()
-  assert.ok(calls >= 5 && calls <= 9, `${calls} samples in 130 ms at 20 ms`)
-  assert.equal(monitor.toJSON().samples.length, calls)
+  let answer = null
+  const client = { sql: () => { calls++; return new Promise((resolve) => { answer = () => resolve(BEFORE.response.body) }) } }
+  const ticks = []
+  const timers = { setInterval: (fn, ms) => { ticks.push({ fn, ms }); return 1 }, clearInterval: () => {} }
+  const monitor = new ClusterMonitor({ client, intervalMs: 20, timers })
+  const started = monitor.start()
+  answer()
+  await started
+  assert.deepEqual(ticks.map((t) => t.ms), [20])
+  for (let i = 0; i < 5; i++) {
+    ticks[0].fn()
+    ticks[0].fn()
+    answer()
+    await monitor.inFlight
+  }
+  const stopped = monitor.stop()
+  await Promise.resolve()
+  answer()
+  await stopped
+  assert.equal(calls, 7, 'the baseline, five ticks (the second tick of each pair found a sample in flight), the final one')
+  assert.equal(monitor.toJSON().samples.length, 7)
 })

@@ -1,47 +1,81 @@
 'use strict'
 
+// The engine on a fake clock: every assertion on time is exact, and none depends on how busy the
+// machine is.
+
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { runEngine, createControl } = require('../lib/engine')
+const { workerPace } = require('../lib/timetable')
+const { stopReason } = require('../lib/stop-reason')
 const { Recorder, Totals } = require('../lib/stats')
 const { CrateHttpError, TransportError } = require('../lib/http-client')
+const { FakeClock } = require('./helpers/fake-clock')
+
+const UNITS = 10
 
 function fakeSource (requests) {
   let sent = 0
   return {
-    next: () => (sent < requests ? { body: `r${sent++}`, units: 10, label: 'x' } : null),
-    account: () => ({ ok: 10, failed: 0, failures: [] })
+    next: () => (sent < requests ? { body: `r${sent++}`, units: UNITS, label: 'x' } : null),
+    account: () => ({ ok: UNITS, failed: 0, failures: [] })
   }
 }
 
-test('keeps exactly N requests in flight and sends every request once', async () => {
-  let inFlight = 0
-  let maxInFlight = 0
-  const bodies = []
-  const client = {
-    post: async (body) => {
-      bodies.push(body)
-      inFlight++
-      maxInFlight = Math.max(maxInFlight, inFlight)
-      await new Promise((resolve) => setTimeout(resolve, 2))
-      inFlight--
-      return {}
-    }
+/**
+ * A client on the fake clock. `latencyOf(n, body)` gives the n-th request's answer time (1-based);
+ * every send is logged with its fake time.
+ */
+function fakeClient (clock, latencyOf = () => 1) {
+  const client = { sends: [], inFlight: 0, maxInFlight: 0 }
+  client.post = async (body) => {
+    const n = client.sends.push({ body, at: clock.now() })
+    client.inFlight++
+    client.maxInFlight = Math.max(client.maxInFlight, client.inFlight)
+    await clock.sleep(latencyOf(n, body))
+    client.inFlight--
+    return {}
   }
-  const recorder = new Recorder()
-  const reason = await runEngine({ client, source: fakeSource(50), concurrency: 7, recorder, control: createControl() })
-  assert.equal(reason, 'completed')
-  assert.equal(maxInFlight, 7)
-  assert.equal(new Set(bodies).size, 50)
+  client.abort = () => {}
+  return client
+}
+
+function engine (clock, settings) {
+  const recorder = new Recorder({ now: clock.now })
+  const control = settings.control || createControl()
+  const run = runEngine({ recorder, control, clock, concurrency: 1, ...settings })
+  return { recorder, control, done: clock.run(run) }
+}
+
+function totalsOf (recorder) {
   const totals = new Totals()
   totals.addDelta(recorder.takeDelta())
+  return totals
+}
+
+// ---- closed model ------------------------------------------------------------------------------
+
+test('closed: exactly N requests in flight, every request sent once, lanes refill at once', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 2)
+  const start = clock.now()
+  const { recorder, done } = engine(clock, { client, source: fakeSource(50), concurrency: 7 })
+  assert.deepEqual(await done, stopReason('completed'))
+  assert.equal(client.maxInFlight, 7)
+  assert.equal(new Set(client.sends.map((s) => s.body)).size, 50)
+  // 50 requests over 7 lanes, 2 ms each: 8 rounds.
+  assert.equal(clock.now() - start, 16)
+  const totals = totalsOf(recorder)
   assert.equal(totals.all.ok, 500)
   assert.equal(totals.all.requests, 50)
+  assert.equal(totals.seconds, 0.016)
 })
 
 test('error answers and lost answers fail all units of their request', async () => {
+  const clock = new FakeClock()
   let n = 0
   const client = {
+    abort () {},
     post: async () => {
       n++
       if (n === 2) throw new CrateHttpError({ status: 404, code: 4041, message: "RelationUnknown[Relation 'doc.cpu' unknown]" })
@@ -49,130 +83,169 @@ test('error answers and lost answers fail all units of their request', async () 
       return {}
     }
   }
-  const recorder = new Recorder()
-  await runEngine({ client, source: fakeSource(5), concurrency: 1, recorder, control: createControl() })
-  const totals = new Totals()
-  totals.addDelta(recorder.takeDelta())
+  const { recorder, done } = engine(clock, { client, source: fakeSource(5) })
+  await done
+  const totals = totalsOf(recorder)
   assert.equal(totals.all.ok, 30)
   assert.equal(totals.all.failed, 20)
   assert.equal(totals.all.requestsFailed, 2)
   assert.deepEqual(totals.errors.toJSON().map((e) => [e.code, e.count]).sort(), [[4041, 10], ['ECONNRESET', 10]])
 })
 
-test('a refused connection stops the run as server gone', async () => {
-  const client = { post: async () => { throw new TransportError({ code: 'ECONNREFUSED', message: 'connection refused by x' }) } }
-  const recorder = new Recorder()
-  const reason = await runEngine({ client, source: fakeSource(100), concurrency: 3, recorder, control: createControl() })
-  assert.match(reason, /^server_gone: connection refused/)
-  const delta = recorder.takeDelta()
-  assert.ok(delta.series.x.requests <= 3)
+test('a refused connection stops the run as server gone, with the message as detail', async () => {
+  const clock = new FakeClock()
+  const client = { abort () {}, post: async () => { throw new TransportError({ code: 'ECONNREFUSED', message: 'connection refused by x' }) } }
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 3 })
+  assert.deepEqual(await done, stopReason('server_gone', 'connection refused by x'))
+  assert.equal(recorder.takeDelta().series.x.requests, 3, 'each lane sent one request, then saw the stop')
 })
 
-test('the deadline stops new requests; those in flight finish', async () => {
-  const client = { post: () => new Promise((resolve) => setTimeout(() => resolve({}), 20)) }
-  const recorder = new Recorder()
-  const reason = await runEngine({ client, source: fakeSource(1e9), concurrency: 2, deadline: Date.now() + 100, recorder, control: createControl() })
-  assert.equal(reason, 'duration')
+test('closed: the deadline stops new requests; those in flight finish and are counted', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 20)
+  const { recorder, done } = engine(clock, { client, source: fakeSource(1e9), concurrency: 2, deadline: clock.now() + 100 })
+  assert.deepEqual(await done, stopReason('duration'))
+  // Each lane sends at 0, 20, 40, 60 and 80 ms; at 100 ms the deadline has come.
   const delta = recorder.takeDelta()
-  assert.ok(delta.series.x.requests >= 4 && delta.series.x.requests <= 14, `${delta.series.x.requests} requests`)
+  assert.equal(delta.series.x.requests, 10)
+  assert.equal(delta.series.x.ok, 100)
   assert.equal(delta.unitsInFlight, 0)
 })
 
-test('stop() lets requests in flight finish; abort() cancels them', async () => {
+test('nothing is sent before the start time the master gave', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock)
+  const startAt = clock.now() + 100
+  const { done } = engine(clock, { client, source: fakeSource(3), startAt })
+  await done
+  assert.deepEqual(client.sends.map((s) => s.at - startAt), [0, 1, 2])
+})
+
+test('stop() before the start time: nothing is sent at all', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock)
   const control = createControl()
+  const { done } = engine(clock, { client, source: fakeSource(3), startAt: clock.now() + 1000, control })
+  clock.sleep(10).then(() => control.stop(stopReason('interrupted')))
+  assert.deepEqual(await done, stopReason('interrupted'))
+  assert.equal(client.sends.length, 0)
+})
+
+test('stop() lets requests in flight finish; abort() abandons them, and each is accounted once', async () => {
+  const clock = new FakeClock()
   const pending = new Set()
   const client = {
     post: () => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => resolve({}), 5000)
-      pending.add(() => {
-        clearTimeout(timer)
-        reject(new TransportError({ code: 'ABORTED', message: 'aborted' }))
-      })
+      pending.add(() => reject(new TransportError({ code: 'ABORTED', message: 'aborted' })))
     }),
     abort: () => { for (const cancel of pending) cancel() }
   }
-  const recorder = new Recorder()
-  const run = runEngine({ client, source: fakeSource(100), concurrency: 4, recorder, control })
-  setTimeout(() => control.abort('interrupted'), 30)
-  assert.equal(await run, 'interrupted')
+  const control = createControl()
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 4, control })
+  clock.sleep(30).then(() => control.abort(stopReason('interrupted')))
+  assert.deepEqual(await done, stopReason('interrupted'))
   const delta = recorder.takeDelta()
   assert.equal(delta.series.x.failed, 40)
+  assert.equal(delta.unitsSent, 40)
   assert.equal(delta.unitsInFlight, 0)
+})
+
+test('ok + failed + in flight = sent at every report, while requests are still in flight', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, (n) => (n % 3 === 0 ? 25 : 7))
+  const recorder = new Recorder({ now: clock.now })
+  const totals = new Totals()
+  let reports = 0
+  const reporter = (async () => {
+    while (reports < 20) {
+      await clock.sleep(5)
+      const delta = recorder.takeDelta()
+      totals.addDelta(delta)
+      reports++
+      assert.equal(totals.all.ok + totals.all.failed + delta.unitsInFlight, totals.unitsSent, `report ${reports}`)
+    }
+  })()
+  await clock.run(Promise.all([runEngine({ client, source: fakeSource(30), concurrency: 4, recorder, control: createControl(), clock }), reporter]))
+  assert.equal(totals.unitsSent, 300)
 })
 
 // ---- open model (--rate) -----------------------------------------------------------------------
 
-function pacedTotals (recorder) {
-  const totals = new Totals()
-  totals.addDelta(recorder.takeDelta())
-  return totals
-}
-
-test('paced: requests go out on the timetable, and the achieved rate is within 1% of the target', async () => {
-  const sentTimes = []
-  const client = { post: async () => { sentTimes.push(performance.now()); return {} } }
-  const recorder = new Recorder()
-  // 100 requests of 10 units at 2000 units/s: one request every 5 ms, 0.5 s in all.
-  await runEngine({ client, source: fakeSource(100), concurrency: 4, recorder, control: createControl(), pace: { unitsPerSecond: 2000 } })
-  const totals = pacedTotals(recorder)
+test('open: every request goes out exactly at its time on the timetable', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 1)
+  const startAt = clock.now() + 50
+  // 10-unit requests at 2000 units/s: one every 5 ms.
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 4, startAt, pace: { unitsPerSecond: 2000 } })
+  assert.deepEqual(await done, stopReason('completed'))
+  assert.deepEqual(client.sends.map((s) => s.at - startAt), Array.from({ length: 100 }, (_, i) => i * 5))
+  const totals = totalsOf(recorder)
   assert.equal(totals.all.ok, 1000)
-  // The window runs from the first send to the last answer: 99 intervals of 5 ms.
-  const achieved = totals.all.ok / totals.seconds
-  assert.ok(Math.abs(achieved / (1000 / 0.495) - 1) < 0.01, `achieved ${achieved} units/s over ${totals.seconds} s`)
-  const gaps = sentTimes.slice(1).map((t, i) => t - sentTimes[i])
-  assert.ok(gaps.filter((g) => g < 2).length < 10, 'requests are spread out, not sent in bursts')
   assert.equal(totals.lateRequests, 0)
+  // From the first send to the last answer: 99 intervals and one answer.
+  assert.equal(totals.seconds, 0.496)
 })
 
-test('paced: a stalled server shows in the latency from scheduled start and in the late count', async () => {
-  let calls = 0
-  const client = {
-    post: () => {
-      calls++
-      // Request 10 stalls for 300 ms; every other answer takes 1 ms.
-      return new Promise((resolve) => setTimeout(() => resolve({}), calls === 10 ? 300 : 1))
-    }
-  }
-  const recorder = new Recorder()
-  // One slot, 100 requests/s: the ~30 requests due during the stall cannot start on time.
-  await runEngine({ client, source: fakeSource(100), concurrency: 1, recorder, control: createControl(), pace: { unitsPerSecond: 1000 } })
-  const totals = pacedTotals(recorder)
+test('open: a stalled server shows in the latency from scheduled start and in the exact late count', async () => {
+  const clock = new FakeClock()
+  // Request 10 stalls for 300 ms; every other answer takes 1 ms.
+  const client = fakeClient(clock, (n) => (n === 10 ? 300 : 1))
+  const startAt = clock.now()
+  // One slot, one 10-unit request every 10 ms.
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 1, startAt, pace: { unitsPerSecond: 1000 } })
+  await done
+  const totals = totalsOf(recorder)
   assert.equal(totals.all.requests, 100)
-  // 30 fell due during the stall, a few more while the backlog drained at ~1.5 ms each.
-  assert.ok(totals.lateRequests >= 28 && totals.lateRequests <= 42, `${totals.lateRequests} late`)
+  // Request 10 is due at 90 ms and answered at 390. Request 10 + k (due at 90 + 10k) then goes
+  // out at 389 + k, while 389 + k > 90 + 10k: for k = 1 .. 33, so 33 requests were late.
+  assert.equal(totals.lateRequests, 33)
+  assert.equal(client.sends[10].at - startAt, 390)
+  assert.equal(client.sends[43].at - startAt, 430, 'request 44 is back on its time')
   const latency = totals.all.latencySummary()
-  // Closed-model timing would put p90 near 1 ms: only one request was slow to answer.
-  assert.ok(latency.p90 >= 50, `p90 ${latency.p90} ms must include the time the late requests waited`)
-  assert.ok(latency.max >= 290, `max ${latency.max} ms`)
-  // The schedule caught up: it did not move the whole run back by the stall.
-  assert.ok(totals.seconds < 1.15, `${totals.seconds} s for a 0.99 s timetable`)
+  // Closed-model timing would put p90 at 1 ms: only one request was slow to answer.
+  assert.ok(latency.p90 >= 50, `p90 ${latency.p90} ms includes the waits of the late requests`)
+  assert.equal(latency.max, 300, 'request 10: due at 90 ms, answered at 390 ms')
+  // The timetable caught up: the window ends with request 100 (due at 990 ms), not 300 ms late.
+  assert.equal(totals.seconds, 0.991)
 })
 
-test('paced: stop() ends a slow timetable without waiting for the next slot', async () => {
+test('open: stop() ends a slow timetable without waiting for the next slot', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock)
   const control = createControl()
-  const recorder = new Recorder()
-  const run = runEngine({ client: { post: async () => ({}) }, source: fakeSource(100), concurrency: 2, recorder, control, pace: { unitsPerSecond: 1 } })
-  const started = Date.now()
-  setTimeout(() => control.stop('interrupted'), 50)
-  assert.equal(await run, 'interrupted')
-  assert.ok(Date.now() - started < 500)
+  const startAt = clock.now()
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 2, control, startAt, pace: { unitsPerSecond: 1 } })
+  clock.sleep(50).then(() => control.stop(stopReason('interrupted')))
+  assert.deepEqual(await done, stopReason('interrupted'))
+  assert.ok(clock.now() - startAt <= 100, 'stopped within one sleep slice, not 10 s later')
   assert.equal(recorder.takeDelta().series.x.requests, 1, 'the first request goes at once, the next is 10 s away')
 })
 
-test('paced: the deadline ends the timetable', async () => {
-  const recorder = new Recorder()
-  const { now } = require('../lib/clock')
-  const reason = await runEngine({ client: { post: async () => ({}) }, source: fakeSource(1000), concurrency: 2, deadline: now() + 200, recorder, control: createControl(), pace: { unitsPerSecond: 1000 } })
-  assert.equal(reason, 'duration')
-  const requests = recorder.takeDelta().series.x.requests
-  assert.ok(requests >= 19 && requests <= 21, `${requests} requests in 200 ms at 100 requests/s`)
+test('open: the deadline ends the timetable; a request that waited for a slot past it is not sent', async () => {
+  let clock = new FakeClock()
+  let run = engine(clock, { client: fakeClient(clock), source: fakeSource(1000), concurrency: 2, startAt: clock.now(), deadline: clock.now() + 200, pace: { unitsPerSecond: 1000 } })
+  assert.deepEqual(await run.done, stopReason('duration'))
+  assert.equal(run.recorder.takeDelta().series.x.requests, 20, 'due at 0, 10, ... 190 ms')
+
+  clock = new FakeClock()
+  run = engine(clock, { client: fakeClient(clock, () => 300), source: fakeSource(100), concurrency: 1, startAt: clock.now(), deadline: clock.now() + 100, pace: { unitsPerSecond: 1000 } })
+  assert.deepEqual(await run.done, stopReason('duration'))
+  assert.equal(run.recorder.takeDelta().series.x.requests, 1)
 })
 
-test('paced: a request still waiting for a slot when the deadline passes is not sent', async () => {
-  const { now } = require('../lib/clock')
-  const recorder = new Recorder()
-  const client = { post: () => new Promise((resolve) => setTimeout(() => resolve({}), 300)) }
-  const reason = await runEngine({ client, source: fakeSource(100), concurrency: 1, deadline: now() + 100, recorder, control: createControl(), pace: { unitsPerSecond: 1000 } })
-  assert.equal(reason, 'duration')
-  assert.equal(recorder.takeDelta().series.x.requests, 1)
+test('open: N workers on one start time interleave into one timetable covering one window', async () => {
+  const clock = new FakeClock()
+  const startAt = clock.now() + 100
+  const sends = []
+  const workers = [0, 1, 2].map((workerIndex) => {
+    const client = fakeClient(clock)
+    const original = client.post
+    client.post = (body) => { sends.push(clock.now() - startAt); return original(body) }
+    const pace = workerPace({ rate: 3000, workerIndex, workerCount: 3, unitsPerRequest: UNITS })
+    return runEngine({ client, source: fakeSource(10), concurrency: 2, startAt, pace, recorder: new Recorder({ now: clock.now }), control: createControl(), clock })
+  })
+  await clock.run(Promise.all(workers))
+  // 3000 units/s of 10-unit requests over 3 workers: one request every 10/3 ms, in turn.
+  const expected = Array.from({ length: 30 }, (_, i) => Math.round(i * (10 / 3) * 1e6) / 1e6)
+  assert.deepEqual(sends.sort((a, b) => a - b).map((t) => Math.round(t * 1e6) / 1e6), expected)
 })

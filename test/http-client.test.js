@@ -43,7 +43,7 @@ test('no answer within the timeout is a timeout error', () => withDouble({ fault
   const client = clientFor(double, { timeoutMs: 150 })
   const started = Date.now()
   await assert.rejects(client.sql('SELECT 1'), (e) => e instanceof TransportError && e.code === 'ETIMEDOUT' && /within 150 ms/.test(e.message))
-  assert.ok(Date.now() - started < 1500)
+  assert.ok(Date.now() - started < 20_000, 'ended by the timeout, not by the server')
   client.close()
 }))
 
@@ -55,7 +55,7 @@ test('abort() abandons every request in flight as ABORTED, not as a server failu
   client.abort()
   const outcomes = await Promise.allSettled(inFlight)
   assert.deepEqual(outcomes.map((o) => o.status === 'rejected' && o.reason instanceof TransportError && o.reason.code), ['ABORTED', 'ABORTED', 'ABORTED'])
-  assert.ok(Date.now() - started < 1000)
+  assert.ok(Date.now() - started < 9000, 'ended by abort(), not by the 10 s timeout')
   client.close()
 }))
 

@@ -2,27 +2,20 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { loadQueryConfig } = require('../lib/query-config')
 const { UsageError } = require('../lib/errors')
+const { tempDir, tempFile } = require('./helpers/temp-files')
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'queries-'))
-let n = 0
-const file = (text) => {
-  const p = path.join(dir, `q${n++}.yml`)
-  fs.writeFileSync(p, text)
-  return p
-}
+const file = (t, text) => tempFile(t, 'queries.yml', text)
 const load = (p) => loadQueryConfig(p, { scale: 10 })
 
-test('0.7 + 0.2 + 0.1 is accepted; names default to a short form of the query', () => {
-  const queries = load(file('- {query: SELECT 1, ratio: 0.7}\n- {name: b, query: SELECT 2, ratio: 0.2}\n- {query: "SELECT 3   FROM   a_table_with_a_rather_long_name_indeed", ratio: 0.1}\n'))
+test('0.7 + 0.2 + 0.1 is accepted; names default to a short form of the query', (t) => {
+  const queries = load(file(t, '- {query: SELECT 1, ratio: 0.7}\n- {name: b, query: SELECT 2, ratio: 0.2}\n- {query: "SELECT 3   FROM   a_table_with_a_rather_long_name_indeed", ratio: 0.1}\n'))
   assert.deepEqual(queries.map((q) => q.name), ['SELECT 1', 'b', 'SELECT 3 FROM a_table_with_a_rather_lon…'])
 })
 
-test('bad files are usage errors that say what is wrong', () => {
+test('bad files are usage errors that say what is wrong', (t) => {
   for (const [text, pattern] of [
     [null, /cannot be read: no such file/],
     ['- query: SELECT 1\n  ratio: [1\n', /is not valid YAML at line \d+, column \d+/],
@@ -34,7 +27,7 @@ test('bad files are usage errors that say what is wrong', () => {
     ['- {query: SELECT 1, ratio: 1, weight: 3}\n', /unknown key 'weight'/],
     ['{query: SELECT 1}\n', /must be a non-empty list/]
   ]) {
-    const p = text === null ? path.join(dir, 'missing.yml') : file(text)
+    const p = text === null ? path.join(tempDir(t), 'missing.yml') : file(t, text)
     assert.throws(() => load(p), (e) => e instanceof UsageError && pattern.test(e.message), text)
   }
 })

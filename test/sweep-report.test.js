@@ -3,10 +3,10 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { XMLValidator, XMLParser } = require('fast-xml-parser')
 const { main, SATURATED } = require('../lib/sweep-report')
+const { tempDir } = require('./helpers/temp-files')
 
 function capture () {
   const sink = { text: '', write (chunk) { this.text += chunk } }
@@ -18,12 +18,6 @@ function runReport (argv) {
   const stderr = capture()
   const code = main({ argv, stdout, stderr })
   return { code, stdout: stdout.text, stderr: stderr.text }
-}
-
-function tempDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-report-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
 }
 
 const result = (ok, perSec, failed = 0) => ({ workload: 'ingest', seconds: ok / perSec, rows_sent: ok + failed, rows_ok: ok, rows_failed: failed, rows_unacknowledged: 0, rows_per_sec: perSec, latency_ms: { p99: 20 }, cluster: { write_rejected: failed > 0 ? 1855 : 0 }, partial: false })

@@ -105,25 +105,35 @@ async function prepare ({ client, options, log, sqlOrFail }) {
 }
 
 /**
- * Resets refresh_interval where this run set it, then REFRESH, then counts every table this run
- * created, so the counts can be checked exactly against the rows acknowledged.
+ * Resets refresh_interval where this run set it, whatever happened before; then, when
+ * `shouldCount()` allows, REFRESH and count every table this run created, so the counts can be
+ * checked exactly against the rows acknowledged. A table left with the run's refresh_interval is
+ * reported with the statement that resets it.
  */
-async function finish ({ client, options, prepared, totals, log }) {
+async function finish ({ client, options, prepared, totals, log, shouldCount = () => true }) {
   const extra = { table_count: null, table_count_matches: null }
   const counts = {}
+  const notRestored = []
   for (const { table } of tablesOf(options)) {
     const createdHere = prepared.created.includes(table.display)
-    try {
-      if (createdHere && setsRefreshInterval(options)) {
-        await client.sql(`ALTER TABLE ${table.sql} RESET (refresh_interval)`)
+    if (createdHere && setsRefreshInterval(options)) {
+      const reset = `ALTER TABLE ${table.sql} RESET (refresh_interval)`
+      try {
+        await client.sql(reset)
+      } catch (error) {
+        notRestored.push({ table: table.display, statement: reset, error: error.message })
+        log(`warning: refresh_interval of ${table.display} is still this run's: ${error.message}; run ${reset}`)
       }
+    }
+    if (!shouldCount()) continue
+    try {
       await client.sql(`REFRESH TABLE ${table.sql}`)
-      if (createdHere) {
+      if (createdHere && shouldCount()) {
         const answer = await client.sql(`SELECT count(*) FROM ${table.sql}`)
         counts[table.display] = answer.rows[0][0]
       }
     } catch (error) {
-      log(`warning: could not reset, refresh or count ${table.display}: ${error.message}`)
+      log(`warning: could not refresh or count ${table.display}: ${error.message}`)
     }
   }
   const countedTables = Object.keys(counts)
@@ -135,6 +145,7 @@ async function finish ({ client, options, prepared, totals, log }) {
     }) && countedTables.length === tablesOf(options).length
   }
   if (countedTables.length > 1) extra.table_counts = counts
+  if (notRestored.length > 0) extra.tables_not_restored = notRestored
   return extra
 }
 
@@ -142,6 +153,8 @@ async function finish ({ client, options, prepared, totals, log }) {
 function extendResult (result, totals, options) {
   const specs = tablesOf(options)
   result.model = options.model || 'cpu'
+  // A run that never reached its finish (interrupted during set-up) has counted nothing.
+  if (result.table_count === undefined) Object.assign(result, { table_count: null, table_count_matches: null })
   result.tables = specs.map((spec) => {
     const series = totals.series.get(spec.label)
     const ok = series ? series.ok : 0
@@ -165,7 +178,10 @@ function summaryLines (result, fmt) {
   if (result.metrics_per_sec !== undefined) lines.push(['metrics/s (rows x 10)', fmt(result.metrics_per_sec)])
   else lines.push(['field values/s', fmt(result.field_values_per_sec)])
   if (result.payload_mb_per_sec !== undefined) lines.push(['payload MB/s', fmt(result.payload_mb_per_sec)])
-  if (result.table_count !== null) {
+  for (const t of result.tables_not_restored || []) {
+    lines.push([`NOT RESTORED: ${t.table}`, `refresh_interval is still this run's; run ${t.statement}`])
+  }
+  if (result.table_count != null) {
     const verdict = result.table_count_matches ? 'matches rows inserted' : `DOES NOT MATCH rows inserted (${fmt(result.rows_ok)})`
     lines.push([`rows in ${result.tables.length > 1 ? 'tables' : 'table'} after refresh`, `${fmt(result.table_count)} (${verdict})`])
   }

@@ -4,11 +4,9 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
-const os = require('node:os')
-const path = require('node:path')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
+const { tempFile } = require('../helpers/temp-files')
 
 const analytical = (args, options) => runTool('appClusterAnalytical.js', args, options)
 const DATA_END = Date.UTC(2016, 0, 3)
@@ -26,14 +24,10 @@ function answerSelects (failWhen = () => null) {
 
 const withDouble = withCrateTestDouble
 
-const queryFile = (text) => {
-  const p = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mix-')), 'mix.yml')
-  fs.writeFileSync(p, text)
-  return p
-}
+const queryFile = (t, text) => tempFile(t, 'mix.yml', text)
 
-test('the mix is honoured: 1000 queries at 0.7 / 0.2 / 0.1, exact counts, args as parameters', () => withDouble({ query: answerSelects() }, async (double) => {
-  const config = queryFile([
+test('the mix is honoured: 1000 queries at 0.7 / 0.2 / 0.1, exact counts, args as parameters', (t) => withDouble({ query: answerSelects() }, async (double) => {
+  const config = queryFile(t, [
     '- {name: point, query: "SELECT * FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 0.7, args: [{hostname: {}}]}',
     '- {name: env, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'service_environment\'] = ?", ratio: 0.2, args: [{service_environment: {}}]}',
     '- {name: recent, query: "SELECT count(*) FROM doc.cpu WHERE ts >= CAST(? AS TIMESTAMP WITH TIME ZONE)", ratio: 0.1, args: [{timestamp: {last: 1h}}]}'
@@ -60,13 +54,13 @@ test('the mix is honoured: 1000 queries at 0.7 / 0.2 / 0.1, exact counts, args a
   assert.match(run.stderr, /│ point\s+│ 0\.7\s+│ 700\s+│/)
 }))
 
-test('failed queries are counted per query and grouped; exit 1', () => {
+test('failed queries are counted per query and grouped; exit 1', (t) => {
   // The first execution of b is the validation run; every later one fails.
   let seen = 0
   return withDouble({
     query: answerSelects((stmt) => (/FROM doc\.t2/.test(stmt) && ++seen > 1 ? { status: 500, code: 5000, message: 'CircuitBreakingException[simulated]' } : null))
   }, async (double) => {
-    const config = queryFile('- {name: a, query: SELECT 1, ratio: 0.5}\n- {name: b, query: SELECT x FROM doc.t2, ratio: 0.5}\n')
+    const config = queryFile(t, '- {name: a, query: SELECT 1, ratio: 0.5}\n- {name: b, query: SELECT x FROM doc.t2, ratio: 0.5}\n')
     const run = await analytical(['--queries_config', config, '--max_queries', '100', '--json'], { env: double.env() })
     assert.equal(run.code, 1, run.stderr)
     assert.deepEqual(run.json.queries.map((q) => [q.name, q.count, q.failed]), [['a', 50, 0], ['b', 50, 50]])
@@ -75,23 +69,23 @@ test('failed queries are counted per query and grouped; exit 1', () => {
   })
 })
 
-test('a query CrateDB rejects stops the run before it starts: one line naming it, exit 3', () => withDouble({}, async (double) => {
-  const config = queryFile('- {name: good, query: SELECT 1, ratio: 0.5}\n- {name: broken, query: SELECT * FROM doc.no_such_table, ratio: 0.5}\n')
+test('a query CrateDB rejects stops the run before it starts: one line naming it, exit 3', (t) => withDouble({}, async (double) => {
+  const config = queryFile(t, '- {name: good, query: SELECT 1, ratio: 0.5}\n- {name: broken, query: SELECT * FROM doc.no_such_table, ratio: 0.5}\n')
   const run = await analytical(['--queries_config', config], { env: double.env() })
   assert.equal(run.code, 3)
   assert.equal(run.stderr.split('\n').filter((l) => /error:/.test(l)).join('\n'),
     "appClusterAnalytical.js: error: query 'broken' failed validation: RelationUnknown[Relation 'doc.no_such_table' unknown]")
 }))
 
-test('bad query files: one-line errors, exit 2', () => withDouble({}, async (double) => {
+test('bad query files: one-line errors, exit 2', (t) => withDouble({}, async (double) => {
   for (const [args, pattern] of [
     [[], /error: --queries_config is required/],
     [['--queries_config', '/nonexistent/q.yml'], /error: --queries_config '\/nonexistent\/q\.yml' cannot be read: no such file/],
-    [['--queries_config', queryFile('- query: [\n')], /is not valid YAML at line \d+/],
-    [['--queries_config', queryFile('- {ratio: 1}\n')], /entry 1 has no query/],
-    [['--queries_config', queryFile('- {query: SELECT 1, ratio: -1}\n')], /ratio must be a positive number/],
-    [['--queries_config', queryFile('- {query: SELECT 1, ratio: 0.3}\n')], /ratios sum to 0\.3, not 1/],
-    [['--queries_config', queryFile('- {query: SELECT ?, ratio: 1, args: [{rgion: {}}]}\n')], /unknown arg generator 'rgion'/],
+    [['--queries_config', queryFile(t, '- query: [\n')], /is not valid YAML at line \d+/],
+    [['--queries_config', queryFile(t, '- {ratio: 1}\n')], /entry 1 has no query/],
+    [['--queries_config', queryFile(t, '- {query: SELECT 1, ratio: -1}\n')], /ratio must be a positive number/],
+    [['--queries_config', queryFile(t, '- {query: SELECT 1, ratio: 0.3}\n')], /ratios sum to 0\.3, not 1/],
+    [['--queries_config', queryFile(t, '- {query: SELECT ?, ratio: 1, args: [{rgion: {}}]}\n')], /unknown arg generator 'rgion'/],
     [['--queries_config', 'queries/select1.yml', '--max_queries', '0'], /--max_queries must be a whole number >= 1/]
   ]) {
     const run = await analytical(args, { env: double.env() })

@@ -94,7 +94,8 @@ test('a request that gets no answer within --timeout fails its rows', () => with
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.rows_failed, 1000)
   assert.equal(run.json.errors[0].code, 'ETIMEDOUT')
-  assert.ok(run.json.latency_ms.max >= 500 && run.json.latency_ms.max < 2000)
+  // At least the timeout; far less than the default timeout of 60 s, however loaded the machine.
+  assert.ok(run.json.latency_ms.max >= 500 && run.json.latency_ms.max < 20_000, `max ${run.json.latency_ms.max} ms`)
 }))
 
 test('batches over the server limit (413): one-line error, exit 3', () => withDouble({ maxContentLength: 50_000 }, async (double) => {
@@ -136,7 +137,7 @@ test('a host that does not answer: one-line error within --timeout, exit 3', () 
   const run = await ingest(['--max_rows', '10', '--timeout', '300ms'], { env: double.env() })
   assert.equal(run.code, 3)
   assert.match(run.stderr, /error: cannot reach CrateDB: no answer from http:\/\/127\.0\.0\.1:\d+ within 300 ms \(--timeout\)/)
-  assert.ok(Date.now() - started < 5000)
+  assert.ok(Date.now() - started < 30_000, 'ended by --timeout, not by the default of 60 s')
 }))
 
 test('TLS to a plain port: one-line error, exit 3', () => withDouble({}, async (double) => {
@@ -176,7 +177,8 @@ test('--duration stops the run; in-flight requests are still counted', () => wit
   const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '4', '--duration', '1s', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.workers[0].stop_reason, 'duration')
-  assert.ok(run.json.seconds >= 1 && run.json.seconds < 2, `seconds ${run.json.seconds}`)
+  // Sending stops at the deadline; the window ends with the last answer, however late it comes.
+  assert.ok(run.json.seconds >= 1 && run.json.seconds < 20, `seconds ${run.json.seconds}`)
   assert.equal(run.json.rows_ok, inserts(double).reduce((sum, s) => sum + s.rows, 0))
   assert.equal(run.json.table_count, run.json.rows_ok)
 }))

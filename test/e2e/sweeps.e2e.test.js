@@ -6,20 +6,14 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { XMLValidator } = require('fast-xml-parser')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { closedPort } = require('../helpers/ports')
+const { tempDir } = require('../helpers/temp-files')
 
 const withDouble = withCrateTestDouble
-
-function outDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-e2e-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 function readCsv (file) {
   const [header, ...rows] = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => line.split(','))
@@ -30,7 +24,7 @@ test('batch-size sweep: one CSV row per value, a failing value kept with its fai
   // Batches over 150 rows overload the double's write queue: every row of them is rejected.
   rejectRow: (_rowNumber, _row, bulk) => bulk.size > 150
 }, async (double) => {
-  const out = outDir(t)
+  const out = tempDir(t)
   const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--', '--processes', '1', '--max_rows', '400', '--concurrent_requests', '2'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const rows = readCsv(path.join(out, 'batch-size.csv'))
@@ -59,7 +53,7 @@ test('the other ingest sweeps pass their value to the flag they are named after'
   ]) {
     double.bulkRowsReceived = 0
     double.statements.length = 0
-    const out = outDir(t)
+    const out = tempDir(t)
     const run = await runTool(script, ['--values', values, '--out', out, '--', ...fixed], { env: double.env() })
     assert.equal(run.code, 0, `${script}: ${run.stderr}`)
     const name = path.basename(script, '.sh').replace(/^find-(optimal-)?/, '')
@@ -70,7 +64,7 @@ test('the other ingest sweeps pass their value to the flag they are named after'
 }))
 
 test('--repeat runs each value several times; the CSV row is the median run with the range', (t) => withDouble({}, async (double) => {
-  const out = outDir(t)
+  const out = tempDir(t)
   const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100', '--repeat', '3', '--out', out, '--', '--processes', '1', '--max_rows', '200'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(double.bulkRowsReceived, 2 * 3 * 200)
@@ -108,7 +102,7 @@ function mixFile (out) {
 }
 
 test('query saturation: stops once more concurrency no longer buys queries/s', (t) => withDouble(singleWorkerDouble(), async (double) => {
-  const out = outDir(t)
+  const out = tempDir(t)
   const run = await runTool('scripts/find-query-saturation.sh', ['--values', '1 2 4 8 16', '--min_gain', '20', '--out', out, '--', '--queries_config', mixFile(out), '--max_queries', '150'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const rows = readCsv(path.join(out, 'query-saturation.csv'))
@@ -119,18 +113,19 @@ test('query saturation: stops once more concurrency no longer buys queries/s', (
 }))
 
 test('query saturation --step rate: stops at the first target the server cannot reach', (t) => withDouble(singleWorkerDouble(), async (double) => {
-  const out = outDir(t)
-  const run = await runTool('scripts/find-query-saturation.sh', ['--step', 'rate', '--values', '50 100 400 800', '--out', out, '--', '--queries_config', mixFile(out), '--duration', '1s'], { env: double.env() })
+  const out = tempDir(t)
+  // A wide shortfall limit: a loaded machine may miss 100 queries/s by a few percent, never 400 by less than a third.
+  const run = await runTool('scripts/find-query-saturation.sh', ['--step', 'rate', '--values', '50 100 400 800', '--max_shortfall_pct', '20', '--out', out, '--', '--queries_config', mixFile(out), '--duration', '1s'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const rows = readCsv(path.join(out, 'query-saturation.csv'))
   assert.deepEqual(rows.map((r) => r.rate), ['50', '100', '400'], 'the 250 queries/s server misses 400; 800 is never tried')
-  assert.ok(Number(rows[1].queries_per_sec) >= 99, `100 queries/s reached: ${rows[1].queries_per_sec}`)
-  assert.match(run.stderr, /saturated: achieved [\d.]+ queries\/s at a target of 400 \([\d.]+% short, limit 1%\)/)
+  assert.ok(Number(rows[1].queries_per_sec) >= 80, `100 queries/s reached: ${rows[1].queries_per_sec}`)
+  assert.match(run.stderr, /saturated: achieved [\d.]+ queries\/s at a target of 400 \([\d.]+% short, limit 20%\)/)
 }))
 
 test('a benchmark that cannot run stops the sweep with its error and exit code', async (t) => {
   const port = await closedPort()
-  const out = outDir(t)
+  const out = tempDir(t)
   const unreachable = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100', '--out', out, '--', '--max_rows', '100'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
   assert.equal(unreachable.code, 3)
   assert.match(unreachable.stderr, new RegExp(`error: the benchmark could not run at --batch_size 50 \\(exit code 3\\): .*connection refused by http://127.0.0.1:${port}`))
@@ -170,7 +165,7 @@ test('every script has --help with its defaults and an example', async () => {
 })
 
 test('Ctrl-C during a sweep: the run in progress finishes, the report covers it, exit 4', (t) => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 30 } : undefined) }, async (double) => {
-  const out = outDir(t)
+  const out = tempDir(t)
   const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--', '--processes', '1', '--max_rows', '500', '--concurrent_requests', '1'], {
     env: double.env(),
     waitFor: /\[1\/3\]/,

@@ -5,11 +5,9 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
-const os = require('node:os')
-const path = require('node:path')
 const { SKIP, clusterEnv, clusterClient, scratchTable } = require('../helpers/real-cluster')
 const { runTool } = require('../helpers/run-tool')
+const { tempFile } = require('../helpers/temp-files')
 const { kvKey } = require('../../lib/generators/strings')
 
 if (SKIP) console.log(`# ${SKIP}`)
@@ -54,10 +52,9 @@ test('loadtest on a real CrateDB: refresh off during the load, back to the defau
   }
 })
 
-test('kv on a real CrateDB: keys written, duplicates fail, reads find their keys', { skip: SKIP }, async () => {
+test('kv on a real CrateDB: keys written, duplicates fail, reads find their keys', { skip: SKIP }, async (t) => {
   const table = scratchTable('bench_it_kv')
   const client = clusterClient()
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kv-it-'))
   try {
     const first = await runTool('appClusterIngest.js', ['--model', 'kv', '--table', table, '--processes', '2', '--max_rows', '1000', '--batch_size', '250', '--json'], { env: clusterEnv() })
     assert.equal(first.code, 0, first.stderr)
@@ -70,8 +67,7 @@ test('kv on a real CrateDB: keys written, duplicates fail, reads find their keys
       const read = await client.sql(`SELECT v FROM ${table} WHERE k = ?`, [kvKey(n, 40)])
       assert.equal(read.rowcount, 1, `key ${n}`)
     }
-    const mix = path.join(dir, 'kv.yml')
-    fs.writeFileSync(mix, [
+    const mix = tempFile(t, 'kv.yml', [
       `- {name: read, query: "SELECT v FROM ${table} WHERE k = ?", ratio: 0.95, args: [{kv_key: {}}]}`,
       `- {name: write, query: "INSERT INTO ${table} (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v", ratio: 0.05, args: [{kv_key: {}}, {kv_value: {}}]}`
     ].join('\n'))
@@ -84,6 +80,5 @@ test('kv on a real CrateDB: keys written, duplicates fail, reads find their keys
   } finally {
     await client.sql(`DROP TABLE IF EXISTS ${table}`).catch(() => {})
     client.close()
-    fs.rmSync(dir, { recursive: true, force: true })
   }
 })
