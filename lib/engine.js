@@ -5,8 +5,9 @@ const { createTimetable } = require('./timetable')
 const { stopReason } = require('./stop-reason')
 const { CrateHttpError, TransportError } = require('./http-client')
 
-// After this many answers in a row that never arrived, the cluster is treated as gone: going on
-// would only turn the rest of the run into timeouts.
+// After this many answers in a row lost to --timeout, the cluster is treated as gone: going on
+// would only turn the rest of the run into timeouts. Hosts that refuse or reset connections are
+// the client's failover's business: the run goes on while one host answers.
 const MAX_CONSECUTIVE_TRANSPORT_FAILURES = 50
 const FATAL_STATUSES = new Set([401, 413])
 
@@ -65,8 +66,8 @@ function requestExecutor ({ client, source, recorder, control, clock }) {
     } catch (error) {
       outcome = failedOutcome(request, error)
       if (error instanceof TransportError) {
-        consecutiveTransportFailures++
-        if (error.code === 'ECONNREFUSED' || consecutiveTransportFailures >= MAX_CONSECUTIVE_TRANSPORT_FAILURES) {
+        consecutiveTransportFailures = error.code === 'ETIMEDOUT' ? consecutiveTransportFailures + 1 : 0
+        if (error.code === 'ENOHOST' || consecutiveTransportFailures >= MAX_CONSECUTIVE_TRANSPORT_FAILURES) {
           control.stop(stopReason('server_gone', error.message))
         }
       } else {
@@ -147,14 +148,19 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
   await Promise.all(inFlight)
 }
 
-/** A request that got no usable answer fails all of its units with one error. */
+/**
+ * A request that got no usable answer: its units failed when the server said no or nothing was
+ * sent; they are in doubt when the request was sent and its answer lost (they may be written).
+ */
 function failedOutcome (request, error) {
   if (!(error instanceof CrateHttpError) && !(error instanceof TransportError)) throw error
+  const inDoubt = error instanceof TransportError && error.sent
   return {
     ok: 0,
-    failed: request.units,
+    failed: inDoubt ? 0 : request.units,
+    inDoubt: inDoubt ? request.units : 0,
     requestFailed: true,
-    failures: [{ code: error.code, status: error.status ?? null, message: error.message, count: request.units }]
+    failures: [{ code: error.code, status: error.status ?? null, message: error.message, count: request.units, inDoubt }]
   }
 }
 

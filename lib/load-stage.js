@@ -27,7 +27,18 @@ async function runLoad (ctx) {
   const monitor = createMonitor(options)
   const progress = new ProgressLine({ stream: ctx.stderr, unit: workload.unit, enabled: options.progress })
   main.on('delta', ({ worker, delta }) => progress.addDelta(delta, worker))
-  if (monitor) progress.extra = () => `  cluster write rejections ${monitor.rejected('write').toLocaleString('en-US')}`
+  for (const group of groups) {
+    group.on('delta', ({ worker, delta }) => {
+      for (const event of delta.events || []) ctx.hostEvents.report(`${group.name}:${worker}`, event)
+    })
+  }
+  const hostCount = ctx.hostEvents.hosts.length
+  progress.extra = () => {
+    const up = ctx.hostEvents.upCount
+    const hosts = up < hostCount ? `  hosts up ${up}/${hostCount}` : ''
+    return monitor ? `${hosts}  cluster write rejections ${monitor.rejected('write').toLocaleString('en-US')}` : hosts
+  }
+  if (monitor) ctx.hostEvents.watch('monitor', monitor.client)
 
   const onInterrupt = ({ count }) => {
     progress.stop()
@@ -49,6 +60,7 @@ async function runLoad (ctx) {
     const ready = (await Promise.all(groups.map((g) => g.whenReady()))).every(Boolean)
     if (ready && (await beforeGo(ctx, monitor))) {
       const startAt = now() + GO_LEAD_MS
+      ctx.loadStartAt = startAt
       const deadline = options.durationMs ? startAt + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
       for (const group of groups) group.go({ startAt, deadline })
@@ -100,7 +112,7 @@ async function waitUntil (atMs, ctx) {
 function createMonitor (options) {
   if (!(options.monitorIntervalMs > 0)) return null
   const timeoutMs = Math.min(options.connection.timeoutMs, Math.max(2000, options.monitorIntervalMs))
-  const client = new CrateClient({ ...options.connection, maxSockets: 1, timeoutMs })
+  const client = new CrateClient({ ...options.connection, maxSockets: 1, timeoutMs, retryUnsent: true })
   return new ClusterMonitor({ client, intervalMs: options.monitorIntervalMs })
 }
 

@@ -5,9 +5,11 @@ const { round, fmt, perSecond } = require('./format')
 
 /**
  * The result object behind both the table and --json. Every rate divides by one window: from the
- * first request sent by any worker to the last answer received by any worker.
+ * first request sent by any worker to the last answer received by any worker. Units sent are ok
+ * (acknowledged one by one), failed (the server said no, or they never left) or in doubt (sent,
+ * answer lost: a closed connection, a timeout, a worker that died or was abandoned).
  */
-function buildResult ({ workload, options, describedOptions, totals, workers, partialReasons, resources, extra, cluster = null }) {
+function buildResult ({ workload, options, describedOptions, totals, workers, partialReasons, resources, extra, cluster = null, events = [] }) {
   const unit = workload.unit
   const seconds = round(totals.seconds, 3)
   const all = totals.all
@@ -20,7 +22,7 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
     [`${unit}_sent`]: totals.unitsSent,
     [`${unit}_ok`]: all.ok,
     [`${unit}_failed`]: all.failed,
-    [`${unit}_unacknowledged`]: totals.unitsSent - all.ok - all.failed,
+    [`${unit}_in_doubt`]: totals.unitsSent - all.ok - all.failed,
     [`${unit}_per_sec`]: okPerSecond,
     requests: all.requests,
     requests_failed: all.requestsFailed,
@@ -40,6 +42,7 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
     })),
     rate: rateOf(options, totals, okPerSecond),
     cluster,
+    events,
     ...extra,
     client: clientResources(resources, totals.unitsSent, unit),
     partial: partialReasons.length > 0,
@@ -70,9 +73,10 @@ function clientResources (resources, unitsSent, unit) {
   }
 }
 
+/** 0 only when every unit was acknowledged; a run that went on through a node loss is complete, not partial. */
 function exitCodeOf (result, unit) {
   if (result.partial) return 4
-  if (result[`${unit}_failed`] > 0 || result[`${unit}_unacknowledged`] > 0) return 1
+  if (result[`${unit}_failed`] > 0 || result[`${unit}_in_doubt`] > 0) return 1
   return 0
 }
 
@@ -95,7 +99,7 @@ function renderReport (workload, result) {
     [workload.okLabel, fmt(result[`${unit}_ok`])],
     [`${unit} failed`, fmt(result[`${unit}_failed`])]
   )
-  if (result[`${unit}_unacknowledged`] > 0) summary.push([`${unit} sent, never answered`, fmt(result[`${unit}_unacknowledged`])])
+  if (result[`${unit}_in_doubt`] > 0) summary.push([`${unit} in doubt (sent, answer lost)`, fmt(result[`${unit}_in_doubt`])])
   if (result.rate) {
     summary.push(
       [`${unit}/s, target (--rate)`, fmt(result.rate.target_per_sec)],
@@ -109,6 +113,7 @@ function renderReport (workload, result) {
     ['requests', `${fmt(result.requests)} (${fmt(result.requests_failed)} failed)`]
   )
   out.push(summary.toString())
+  if (workload.warningLines) out.push(...workload.warningLines(result, fmt))
   if (result.rate && result.rate.achieved_pct < 99) {
     out.push(`warning: achieved ${fmt(result.rate.achieved_pct)}% of the target rate: the server or this client could not keep up (${fmt(result.rate.late_requests)} requests found no free slot at their time; see the latency from scheduled start)`)
   }
@@ -133,8 +138,10 @@ function renderReport (workload, result) {
 
   if (result.cluster) out.push(...clusterSection(result.cluster))
 
+  if (result.events.length > 0) out.push(eventsTable(result.events))
+
   if (result.errors.length > 0) {
-    out.push('Failures, grouped by error code and message:')
+    out.push('Failures and answers lost, grouped by error code and message:')
     out.push(errorsTable(result, unit))
   }
 
@@ -152,9 +159,16 @@ function describeWorkerStop (w) {
 }
 
 function errorsTable (result, unit) {
-  const errors = table([`${unit} failed`, 'code', 'HTTP', 'error (one sample)'])
-  for (const e of result.errors) errors.push([fmt(e.count), String(e.code ?? '-'), String(e.status ?? '-'), wrap(e.sample, 90)])
+  const errors = table([unit, 'outcome', 'code', 'HTTP', 'error (one sample)'])
+  for (const e of result.errors) errors.push([fmt(e.count), e.in_doubt ? 'in doubt' : 'failed', String(e.code ?? '-'), String(e.status ?? '-'), wrap(e.sample, 90)])
   return errors.toString()
+}
+
+/** Hosts that went down and came back during the run, seconds from the start of the load. */
+function eventsTable (events) {
+  const t = table(['at s', 'event', 'host', 'detail'])
+  for (const e of events) t.push([fmt(e.at_s), e.kind.replace('_', ' '), e.host, wrap(e.detail || '', 70)])
+  return `Events during the run:\n${t.toString()}`
 }
 
 /**
@@ -168,7 +182,8 @@ function renderCompanion (workload, result) {
   summary.push(
     ['time (first request sent -> last answer)', `${fmt(result.seconds)} s`],
     [workload.okLabel, fmt(result[`${unit}_ok`])],
-    [`${unit} failed`, fmt(result[`${unit}_failed`] + result[`${unit}_unacknowledged`])],
+    [`${unit} failed`, fmt(result[`${unit}_failed`])],
+    [`${unit} in doubt`, fmt(result[`${unit}_in_doubt`])],
     [`${unit}/s achieved`, result.rate ? `${fmt(result.rate.achieved_per_sec)} (${fmt(result.rate.achieved_pct)}% of target, ${fmt(result.rate.late_requests)} late requests)` : fmt(result[`${unit}_per_sec`])],
     [`latency p50 / p99 / max (ms, ${result.rate ? 'from scheduled start' : 'send -> answer'})`, `${fmt(result.latency_ms.p50)} / ${fmt(result.latency_ms.p99)} / ${fmt(result.latency_ms.max)}`]
   )

@@ -51,7 +51,8 @@ function resultRow (result, { runId, loadGenerator = os.hostname(), unit }) {
     sent: result[`${unit}_sent`],
     ok: result[`${unit}_ok`],
     failed: result[`${unit}_failed`],
-    unacknowledged: result[`${unit}_unacknowledged`],
+    // The column keeps its first name so that results tables made by earlier versions still take rows.
+    unacknowledged: result[`${unit}_in_doubt`],
     per_sec: result[`${unit}_per_sec`],
     latency_p50_ms: l.p50 ?? null,
     latency_p90_ms: l.p90 ?? null,

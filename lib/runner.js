@@ -4,6 +4,8 @@ const { EXIT, FatalError } = require('./errors')
 const { parseOptions, describeOptions } = require('./options')
 const { CrateClient, CrateHttpError } = require('./http-client')
 const { Interrupts } = require('./interrupts')
+const { HostEvents } = require('./host-events')
+const { now } = require('./clock')
 const { runLoad } = require('./load-stage')
 const { Totals } = require('./stats')
 const { describeIncident, startupFailures, fatalIncidents } = require('./incidents')
@@ -40,13 +42,17 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
 }
 
 function createContext (workload, options, { stdout, stderr, signalTarget }) {
+  // The master's statements change nothing twice when retried: a refused one goes to the next host.
+  const client = new CrateClient({ ...options.connection, maxSockets: 2, retryUnsent: true })
   const ctx = {
     workload,
     options,
     stdout,
     stderr,
     log: (line) => stderr.write(`${line}\n`),
-    client: new CrateClient({ ...options.connection, maxSockets: 2 }),
+    client,
+    hostEvents: new HostEvents({ hosts: client.hosts.map((h) => h.base) }),
+    startedAt: now(),
     interrupts: new Interrupts({ target: signalTarget }).install(),
     // A companion runs next to the main workload (--ingest_rate: an ingest next to the query mix).
     companion: workload.companion ? workload.companion(options) : null,
@@ -60,6 +66,7 @@ function createContext (workload, options, { stdout, stderr, signalTarget }) {
     finished: {}
   }
   ctx.interrupts.on('interrupt', ({ signal, count }) => onInterrupt(ctx, signal, count))
+  ctx.hostEvents.watch('master', client)
   return ctx
 }
 
@@ -103,16 +110,31 @@ function announce (ctx) {
   ctx.log(`options: ${JSON.stringify(ctx.describedOptions)}`)
 }
 
-/** SELECT 1 on every host, so a wrong host, port, password or TLS setting fails before any DDL. */
-async function checkHosts ({ client }) {
+/**
+ * SELECT 1 on every host, so a wrong password or TLS setting fails before any DDL. A host that
+ * does not answer is left out until it does (the workers start with it down) while another one
+ * answers; with none answering the run cannot run.
+ */
+async function checkHosts (ctx) {
+  const { client, options } = ctx
+  const unreachable = []
   for (const target of client.targets) {
     try {
       await client.sql('SELECT 1', undefined, { target })
     } catch (error) {
-      const prefix = error instanceof CrateHttpError ? `${target.base} refused the connection check` : 'cannot reach CrateDB'
-      throw new FatalError(`${prefix}: ${error.message}`)
+      if (error instanceof CrateHttpError) throw new FatalError(`${target.base} refused the connection check: ${error.message}`)
+      if (error.code === 'ETLS' || error.code === 'ECERT') throw new FatalError(`cannot reach CrateDB: ${error.message}`)
+      if (target.state === 'up') client.markDown(target, error.message, { silent: true })
+      unreachable.push(error)
     }
   }
+  if (unreachable.length === client.targets.length) throw new FatalError(`cannot reach CrateDB: ${unreachable[0].message}`)
+  for (const error of unreachable) {
+    ctx.log(`warning: ${error.message}; the run goes on with the other hosts and tries this one again every few seconds`)
+    ctx.hostEvents.report('check', { kind: 'host_down', host: error.host, detail: error.message, at: now() })
+  }
+  // Workers fork after this: they start with the same hosts down.
+  options.connection.downHosts = client.downHosts()
 }
 
 /** The results table, the companion's tables, then the workload's: DDL once, before any worker starts. */
@@ -198,7 +220,8 @@ function resultOf (ctx, key, workload, options, describedOptions, companionResul
     partialReasons,
     resources: outcome.resources,
     extra,
-    cluster: key === 'main' ? ctx.cluster : null
+    cluster: key === 'main' ? ctx.cluster : null,
+    events: key === 'main' ? ctx.hostEvents.toJSON(ctx.loadStartAt ?? ctx.startedAt) : []
   })
 }
 

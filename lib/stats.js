@@ -62,17 +62,21 @@ function errorPattern (message) {
   return String(message).replace(/[A-Za-z0-9_\-@.]*\d[A-Za-z0-9_\-@.]*/g, '#')
 }
 
+/**
+ * Units that did not succeed, grouped by cause. `in_doubt` tells failed units (the server said
+ * no, or the request never left) from units whose answer was lost (they may be in the table).
+ */
 class ErrorGroups {
   constructor () {
     this.groups = new Map()
   }
 
-  add ({ code = null, status = null, message = '' }, count = 1, sample = message) {
+  add ({ code = null, status = null, message = '', inDoubt = false, in_doubt: inDoubtFlag = inDoubt }, count = 1, sample = message) {
     const pattern = errorPattern(message)
-    const key = `${code}\u0000${status}\u0000${pattern}`
+    const key = `${code}\u0000${status}\u0000${inDoubtFlag}\u0000${pattern}`
     const group = this.groups.get(key)
     if (group) group.count += count
-    else this.groups.set(key, { code, status, message: pattern, sample, count })
+    else this.groups.set(key, { code, status, in_doubt: inDoubtFlag, message: pattern, sample, count })
   }
 
   merge (list) {
@@ -100,6 +104,7 @@ class Series {
     this.requestsFailed = 0
     this.ok = 0
     this.failed = 0
+    this.inDoubt = 0
     this.latency = newHistogram()
     this.server = newHistogram()
     this.latencyMax = 0
@@ -130,6 +135,7 @@ class Series {
       requestsFailed: this.requestsFailed,
       ok: this.ok,
       failed: this.failed,
+      inDoubt: this.inDoubt,
       latency: encodeHistogram(this.latency),
       latencyMax: this.latencyMax,
       server: encodeHistogram(this.server),
@@ -142,6 +148,7 @@ class Series {
     this.requestsFailed += delta.requestsFailed
     this.ok += delta.ok
     this.failed += delta.failed
+    this.inDoubt += delta.inDoubt || 0
     addEncoded(this.latency, delta.latency)
     addEncoded(this.server, delta.server)
     this.latencyMax = Math.max(this.latencyMax, delta.latencyMax)
@@ -164,7 +171,13 @@ class Recorder {
     this.unitsSent = 0
     this.unitsInFlight = 0
     this.lateRequests = 0
+    this.events = []
     this.periodStartedAt = this.now()
+  }
+
+  /** Something the client saw happen to a host (down, up again), passed on with the next delta. */
+  event (event) {
+    this.events.push(event)
   }
 
   seriesFor (label) {
@@ -188,14 +201,16 @@ class Recorder {
   }
 
   /**
-   * One answered (or failed) request. `failures` lists error groups as {code,status,message,count}.
+   * One answered (or failed) request. `failures` lists error groups as {code,status,message,count,inDoubt};
+   * `inDoubt` counts units whose answer was lost after they were sent.
    */
-  answered ({ label, units, ok, failed, latencyMicros, serverMillis, requestFailed, failures, at }) {
+  answered ({ label, units, ok, failed, inDoubt = 0, latencyMicros, serverMillis, requestFailed, failures, at }) {
     const s = this.seriesFor(label)
     s.requests++
     if (requestFailed) s.requestsFailed++
     s.ok += ok
     s.failed += failed
+    s.inDoubt += inDoubt
     s.recordLatency(latencyMicros)
     if (typeof serverMillis === 'number' && Number.isFinite(serverMillis)) s.recordServer(serverMillis * 1000)
     if (failures) for (const f of failures) this.errors.add(f, f.count)
@@ -216,6 +231,7 @@ class Recorder {
       unitsSent: this.unitsSent,
       unitsInFlight: this.unitsInFlight,
       lateRequests: this.lateRequests,
+      events: this.events,
       // The period this delta covers, so a live rate can be exact however the deltas arrive.
       periodMs: this.now() - this.periodStartedAt
     }
@@ -224,6 +240,7 @@ class Recorder {
     this.errors.clear()
     this.unitsSent = 0
     this.lateRequests = 0
+    this.events = []
     return delta
   }
 }

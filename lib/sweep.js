@@ -18,7 +18,7 @@ function pointOf ({ value, exitCode, result }) {
   }
   const unit = UNITS.find((u) => typeof result[`${u}_ok`] === 'number')
   if (!unit) throw new Error(`the result for ${value} has neither rows_ok nor queries_ok: not a result of this tool`)
-  const failed = (result[`${unit}_failed`] || 0) + (result[`${unit}_unacknowledged`] || 0)
+  const failed = (result[`${unit}_failed`] || 0) + (result[`${unit}_in_doubt`] || 0)
   return {
     value,
     exitCode,

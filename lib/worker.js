@@ -46,6 +46,8 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
   if (!go) return leave(client)
   master.control = createControl()
   const recorder = new Recorder()
+  client.on('host-down', ({ host, detail, at }) => recorder.event({ kind: 'host_down', host, detail, at }))
+  client.on('host-up', ({ host, at }) => recorder.event({ kind: 'host_up', host, at }))
   // CPU is measured over the run only: start-up (module loading, host tables) is not load cost.
   const cpuAtGo = process.cpuUsage()
   const timer = setInterval(() => send({ type: 'delta', delta: recorder.takeDelta() }), REPORT_INTERVAL_MS)

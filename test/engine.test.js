@@ -71,7 +71,7 @@ test('closed: exactly N requests in flight, every request sent once, lanes refil
   assert.equal(totals.seconds, 0.016)
 })
 
-test('error answers and lost answers fail all units of their request', async () => {
+test('error answers and refused requests fail their units; lost answers put them in doubt', async () => {
   const clock = new FakeClock()
   let n = 0
   const client = {
@@ -79,25 +79,37 @@ test('error answers and lost answers fail all units of their request', async () 
     post: async () => {
       n++
       if (n === 2) throw new CrateHttpError({ status: 404, code: 4041, message: "RelationUnknown[Relation 'doc.cpu' unknown]" })
-      if (n === 3) throw new TransportError({ code: 'ECONNRESET', message: 'closed' })
+      if (n === 3) throw new TransportError({ code: 'ECLOSED', message: 'closed', sent: true })
+      if (n === 4) throw new TransportError({ code: 'ECONNREFUSED', message: 'refused', sent: false })
       return {}
     }
   }
-  const { recorder, done } = engine(clock, { client, source: fakeSource(5) })
+  const { recorder, done } = engine(clock, { client, source: fakeSource(6) })
   await done
   const totals = totalsOf(recorder)
   assert.equal(totals.all.ok, 30)
   assert.equal(totals.all.failed, 20)
-  assert.equal(totals.all.requestsFailed, 2)
-  assert.deepEqual(totals.errors.toJSON().map((e) => [e.code, e.count]).sort(), [[4041, 10], ['ECONNRESET', 10]])
+  assert.equal(totals.all.inDoubt, 10)
+  assert.equal(totals.all.requestsFailed, 3)
+  assert.deepEqual(totals.errors.toJSON().map((e) => [e.code, e.in_doubt, e.count]).sort(), [[4041, false, 10], ['ECLOSED', true, 10], ['ECONNREFUSED', false, 10]])
 })
 
-test('a refused connection stops the run as server gone, with the message as detail', async () => {
+test('a refused host does not stop the run (the client fails over); no host at all does', async () => {
   const clock = new FakeClock()
-  const client = { abort () {}, post: async () => { throw new TransportError({ code: 'ECONNREFUSED', message: 'connection refused by x' }) } }
+  let n = 0
+  const client = {
+    abort () {},
+    post: async () => {
+      n++
+      if (n <= 5) throw new TransportError({ code: 'ECONNREFUSED', message: 'connection refused by x', sent: false })
+      throw new TransportError({ code: 'ENOHOST', message: 'no host answers', sent: false })
+    }
+  }
   const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 3 })
-  assert.deepEqual(await done, stopReason('server_gone', 'connection refused by x'))
-  assert.equal(recorder.takeDelta().series.x.requests, 3, 'each lane sent one request, then saw the stop')
+  assert.deepEqual(await done, stopReason('server_gone', 'no host answers'))
+  const delta = recorder.takeDelta()
+  assert.equal(delta.series.x.requests, 6, 'five refused go on; the first ENOHOST stops every lane')
+  assert.equal(delta.series.x.failed, 60)
 })
 
 test('closed: the deadline stops new requests; those in flight finish and are counted', async () => {

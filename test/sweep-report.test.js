@@ -20,7 +20,7 @@ function runReport (argv) {
   return { code, stdout: stdout.text, stderr: stderr.text }
 }
 
-const result = (ok, perSec, failed = 0) => ({ workload: 'ingest', seconds: ok / perSec, rows_sent: ok + failed, rows_ok: ok, rows_failed: failed, rows_unacknowledged: 0, rows_per_sec: perSec, latency_ms: { p99: 20 }, cluster: { write_rejected: failed > 0 ? 1855 : 0 }, partial: false })
+const result = (ok, perSec, failed = 0) => ({ workload: 'ingest', seconds: ok / perSec, rows_sent: ok + failed, rows_ok: ok, rows_failed: failed, rows_in_doubt: 0, rows_per_sec: perSec, latency_ms: { p99: 20 }, cluster: { write_rejected: failed > 0 ? 1855 : 0 }, partial: false })
 
 function recordAll (dir, runs) {
   const file = path.join(dir, 'sweep.jsonl')

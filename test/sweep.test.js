@@ -5,14 +5,14 @@ const assert = require('node:assert/strict')
 const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue } = require('../lib/sweep')
 
 // A result shaped like the benchmarks' --json output, with only the fields a sweep reads.
-function ingestResult ({ ok, perSec, failed = 0, unacknowledged = 0, p99 = 10, seconds = 1, partial = false }) {
+function ingestResult ({ ok, perSec, failed = 0, inDoubt = 0, p99 = 10, seconds = 1, partial = false }) {
   return {
     workload: 'ingest',
     seconds,
-    rows_sent: ok + failed + unacknowledged,
+    rows_sent: ok + failed + inDoubt,
     rows_ok: ok,
     rows_failed: failed,
-    rows_unacknowledged: unacknowledged,
+    rows_in_doubt: inDoubt,
     rows_per_sec: perSec,
     latency_ms: { p50: 1, p90: 5, p99, p999: p99 * 2, max: p99 * 3 },
     partial
@@ -21,13 +21,13 @@ function ingestResult ({ ok, perSec, failed = 0, unacknowledged = 0, p99 = 10, s
 
 const sweepOf = (series) => withChanges(series.map(([value, perSec, extra = {}]) => pointOf({ value, exitCode: extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })))
 
-test('a point takes throughput, p99 and every unacknowledged unit as failed from the result', () => {
-  const point = pointOf({ value: 500, exitCode: 1, result: ingestResult({ ok: 900, perSec: 900, failed: 60, unacknowledged: 40, p99: 12.5 }) })
+test('a point takes throughput, p99 and every unit in doubt as failed from the result', () => {
+  const point = pointOf({ value: 500, exitCode: 1, result: ingestResult({ ok: 900, perSec: 900, failed: 60, inDoubt: 40, p99: 12.5 }) })
   assert.deepEqual(
     { unit: point.unit, ok: point.ok, sent: point.sent, throughput: point.throughput, p99: point.p99Ms, failed: point.failed },
     { unit: 'rows', ok: 900, sent: 1000, throughput: 900, p99: 12.5, failed: 100 }
   )
-  const query = pointOf({ value: 8, exitCode: 0, result: { seconds: 2, queries_sent: 10, queries_ok: 10, queries_failed: 0, queries_unacknowledged: 0, queries_per_sec: 5, latency_ms: { p99: 3 } } })
+  const query = pointOf({ value: 8, exitCode: 0, result: { seconds: 2, queries_sent: 10, queries_ok: 10, queries_failed: 0, queries_in_doubt: 0, queries_per_sec: 5, latency_ms: { p99: 3 } } })
   assert.equal(query.unit, 'queries')
   assert.equal(pointOf({ value: 1, exitCode: 3, result: null }).missing, true)
   assert.throws(() => pointOf({ value: 1, exitCode: 0, result: { seconds: 1 } }), /neither rows_ok nor queries_ok/)

@@ -8,6 +8,7 @@ const { parseDuration, requirePositiveInteger, parseBooleanText } = require('../
 const { UsageError } = require('../errors')
 const { BulkBodyPool } = require('../bulk-body')
 const { round, perSecond } = require('../format')
+const { reconcile, describeReconciliation } = require('../reconcile')
 
 const options = {
   model: { type: 'string', default: 'cpu', choices: MODEL_NAMES, group: 'Data:', describe: 'data model: cpu (TSBS cpu-only), devops (TSBS, nine tables), loadtest (random strings), kv (key-value)' },
@@ -111,7 +112,7 @@ async function prepare ({ client, options, log, sqlOrFail }) {
  * reported with the statement that resets it.
  */
 async function finish ({ client, options, prepared, totals, log, shouldCount = () => true }) {
-  const extra = { table_count: null, table_count_matches: null }
+  const extra = { table_count: null, table_count_matches: null, reconciliation: null }
   const counts = {}
   const notRestored = []
   for (const { table } of tablesOf(options)) {
@@ -145,6 +146,10 @@ async function finish ({ client, options, prepared, totals, log, shouldCount = (
     }) && countedTables.length === tablesOf(options).length
   }
   if (countedTables.length > 1) extra.table_counts = counts
+  if (countedTables.length === tablesOf(options).length) {
+    const inDoubt = totals.unitsSent - totals.all.ok - totals.all.failed
+    extra.reconciliation = reconcile({ acknowledged: totals.all.ok, inDoubt, counted: extra.table_count })
+  }
   if (notRestored.length > 0) extra.tables_not_restored = notRestored
   return extra
 }
@@ -154,7 +159,7 @@ function extendResult (result, totals, options) {
   const specs = tablesOf(options)
   result.model = options.model || 'cpu'
   // A run that never reached its finish (interrupted during set-up) has counted nothing.
-  if (result.table_count === undefined) Object.assign(result, { table_count: null, table_count_matches: null })
+  if (result.table_count === undefined) Object.assign(result, { table_count: null, table_count_matches: null, reconciliation: null })
   result.tables = specs.map((spec) => {
     const series = totals.series.get(spec.label)
     const ok = series ? series.ok : 0
@@ -181,11 +186,18 @@ function summaryLines (result, fmt) {
   for (const t of result.tables_not_restored || []) {
     lines.push([`NOT RESTORED: ${t.table}`, `refresh_interval is still this run's; run ${t.statement}`])
   }
-  if (result.table_count != null) {
-    const verdict = result.table_count_matches ? 'matches rows inserted' : `DOES NOT MATCH rows inserted (${fmt(result.rows_ok)})`
-    lines.push([`rows in ${result.tables.length > 1 ? 'tables' : 'table'} after refresh`, `${fmt(result.table_count)} (${verdict})`])
+  if (result.reconciliation) {
+    lines.push([`rows in ${result.tables.length > 1 ? 'tables' : 'table'} after refresh`, describeReconciliation(result.reconciliation, fmt).cell])
+  } else if (result.table_count != null) {
+    lines.push(['rows in the tables this run created, after refresh', fmt(result.table_count)])
   }
   return lines
+}
+
+/** What a person must not miss about the rows in the table. */
+function warningLines (result, fmt) {
+  const warning = result.reconciliation && describeReconciliation(result.reconciliation, fmt).warning
+  return warning ? [warning] : []
 }
 
 /** One row per table when the model writes several (devops). */
@@ -337,6 +349,7 @@ module.exports = {
   finish,
   extendResult,
   summaryLines,
+  warningLines,
   detailTable,
   createSource,
   accountBulkAnswer,

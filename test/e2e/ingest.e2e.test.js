@@ -20,7 +20,7 @@ function onNthBulk (n, fault) {
 }
 
 const inserts = (double) => double.statements.filter((s) => s.rows !== undefined)
-const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_unacknowledged === json.rows_sent
+const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_in_doubt === json.rows_sent
 
 test('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created once', () => withDouble({ trackKeys: true }, async (double) => {
   const run = await ingest(['--processes', '2', '--max_rows', '25000', '--batch_size', '10000', '--shards', '3', '--json'], { env: double.env() })
@@ -46,7 +46,8 @@ test('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created 
   assert.equal(double.statementsMatching(/^CREATE TABLE/).length, 1)
   assert.match(double.statementsMatching(/^CREATE TABLE/)[0].stmt, /CLUSTERED INTO 3 SHARDS WITH \(number_of_replicas = '0'\)/)
   assert.match(run.stderr, /rows inserted\s+│ 50,000/)
-  assert.match(run.stderr, /matches rows inserted/)
+  assert.match(run.stderr, /50,000: exactly the rows acknowledged/)
+  assert.deepEqual(r.reconciliation, { acknowledged: 50_000, in_doubt: 0, counted: 50_000, verdict: 'exact', excess: 0, missing: 0 })
 }))
 
 test('rows rejected under HTTP 200 are counted as failed, grouped, and the run exits 1', () => withDouble({ rejectRow: (n) => n % 100 === 0 }, async (double) => {
@@ -63,7 +64,7 @@ test('rows rejected under HTTP 200 are counted as failed, grouped, and the run e
   assert.equal(r.errors[0].count, 100)
   assert.match(r.errors[0].sample, /^EsRejectedExecutionException/)
   assert.equal(r.table_count, 9_900)
-  assert.match(run.stderr, /Failures, grouped by error code and message/)
+  assert.match(run.stderr, /Failures and answers lost, grouped by error code and message/)
 }))
 
 test('an error status fails every row of that request', () => withDouble({
@@ -77,23 +78,31 @@ test('an error status fails every row of that request', () => withDouble({
   assert.deepEqual(run.json.errors.map((e) => [e.code, e.status, e.count]), [[5000, 500, 1000]])
 }))
 
-test('a connection closed before the answer fails that request and the run goes on', () => withDouble({
+test('a connection closed before the answer puts its rows in doubt; the run goes on, and the count settles them', () => withDouble({
   fault: onNthBulk(1, 'drop')
 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '4000', '--batch_size', '1000', '--concurrent_requests', '2', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
-  assert.equal(run.json.rows_failed, 1000)
+  assert.equal(run.json.partial, false)
+  assert.equal(run.json.rows_failed, 0)
+  assert.equal(run.json.rows_in_doubt, 1000)
   assert.equal(run.json.rows_ok, 3000)
-  assert.equal(run.json.errors[0].code, 'ECONNRESET')
+  assert.deepEqual(run.json.errors.map((e) => [e.code, e.in_doubt, e.count]), [['ECLOSED', true, 1000]])
+  // The double dropped the request before writing it: none of the rows in doubt are in the table.
+  assert.deepEqual(run.json.reconciliation, { acknowledged: 3000, in_doubt: 1000, counted: 3000, verdict: 'exact', excess: 0, missing: 0 })
+  assert.match(run.stderr, /3,000: exactly the rows acknowledged, none of the 1,000 in doubt/)
+  assert.match(run.stderr, /│ 1,000 │ in doubt │ ECLOSED │/)
 }))
 
-test('a request that gets no answer within --timeout fails its rows', () => withDouble({
+test('a request that gets no answer within --timeout puts its rows in doubt', () => withDouble({
   fault: onNthBulk(2, 'hang')
 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--timeout', '500ms', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
-  assert.equal(run.json.rows_failed, 1000)
+  assert.equal(run.json.rows_failed, 0)
+  assert.equal(run.json.rows_in_doubt, 1000)
   assert.equal(run.json.errors[0].code, 'ETIMEDOUT')
+  assert.equal(run.json.errors[0].in_doubt, true)
   // At least the timeout; far less than the default timeout of 60 s, however loaded the machine.
   assert.ok(run.json.latency_ms.max >= 500 && run.json.latency_ms.max < 20_000, `max ${run.json.latency_ms.max} ms`)
 }))
@@ -215,7 +224,7 @@ test('Ctrl-C: the master stops the workers and prints what was measured, marked 
   assert.match(run.json.partial_reasons[0], /interrupted \(SIGINT\)/)
   assert.ok(run.json.rows_ok > 0)
   assert.ok(accountingHolds(run.json))
-  assert.equal(run.json.rows_unacknowledged, 0, 'in-flight requests were waited for')
+  assert.equal(run.json.rows_in_doubt, 0, 'in-flight requests were waited for')
   assert.equal(run.json.rows_ok, inserts(double).reduce((sum, s) => sum + s.rows, 0))
   assert.match(run.stderr, /PARTIAL RESULT: interrupted \(SIGINT\)/)
 }))
@@ -237,15 +246,17 @@ test('a worker that dies: the run ends, partial, with what was reported', () => 
 test('the server going away mid-run: partial result, exit 4', async () => {
   const double = await startCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) })
   let stopped = false
-  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--timeout', '2s', '--progress', '--json'], {
     env: double.env(),
     waitFor: /rows ok [1-9]/,
-    whileRunning: () => { stopped = true; double.stop() }
+    whileRunning: () => { stopped = true; double.kill() }
   })
   assert.ok(stopped)
   assert.equal(run.code, 4, run.stderr)
   assert.equal(run.json.partial, true)
-  assert.ok(run.json.partial_reasons.some((r) => /server gone/.test(r)), run.json.partial_reasons.join())
+  assert.ok(run.json.partial_reasons.some((r) => /server gone: no host answers: all 1 host has been down for more than 2000 ms/.test(r)), run.json.partial_reasons.join())
   assert.ok(accountingHolds(run.json))
   assert.ok(run.json.rows_ok > 0)
+  assert.equal(run.json.events[0].kind, 'host_down')
+  assert.match(run.stderr, /PARTIAL RESULT/)
 })

@@ -13,7 +13,7 @@ const { tempFile } = require('../helpers/temp-files')
 const withDouble = withCrateTestDouble
 const ingest = (args, options) => runTool('appClusterIngest.js', args, options)
 const tableRows = (double, name = 'doc.cpu') => (double.tables.get(name) || { written: 0 }).written
-const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_unacknowledged === json.rows_sent
+const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_in_doubt === json.rows_sent
 const noStackTrace = (stderr) => !/\n\s+at .+:\d+:\d+/.test(stderr)
 
 /** A fault script that signals the tool (once) when the double sees a statement matching `pattern`. */
@@ -104,7 +104,7 @@ test('SIGTERM to the whole process group during the load: workers report their l
     whileRunning: (child) => process.kill(-child.pid, 'SIGTERM')
   })
   assertPartialReport(run, /^interrupted \(SIGTERM\) during load$/)
-  assert.equal(run.json.rows_unacknowledged, 0, 'every request in flight was answered and reported')
+  assert.equal(run.json.rows_in_doubt, 0, 'every request in flight was answered and reported')
   assert.equal(run.json.rows_ok, tableRows(double))
   assert.equal(run.json.table_count, tableRows(double), 'the finish still refreshed and counted')
 }))
@@ -131,7 +131,7 @@ test('Ctrl-C while the companion ingest drains: both sections are reported, exit
   assert.match(run.stderr, /ingest next to the run/)
   assert.ok(run.json.partial_reasons.some((r) => /^interrupted \(SIGINT\)/.test(r)), run.json.partial_reasons.join(' | '))
   const side = run.json.ingest
-  assert.equal(side.rows_unacknowledged, 0, 'the companion waited for its inserts in flight')
+  assert.equal(side.rows_in_doubt, 0, 'the companion waited for its inserts in flight')
   assert.equal(side.rows_ok, tableRows(double))
 }))
 

@@ -5,6 +5,10 @@
 // per-row bulk results, rowcount -2 with an error under HTTP 200, error bodies with CrateDB's
 // codes and statuses, 401 in plain text, 413 with an empty body. Faults (slow answers, dropped
 // connections, silence, rejected rows) are scripted per test.
+//
+// With `nodes: N` it is a test cluster: N HTTP endpoints over one table state. A node can be
+// killed (open connections reset, new ones refused: captures 61, 62) and revived; after a kill
+// the survivors answer bulks as capture 63 shows while the cluster fails over (`failover`).
 
 const http = require('node:http')
 const fs = require('node:fs')
@@ -21,6 +25,9 @@ function fixture (name) {
 const REJECTION_ERROR = fixture('48-bulk-thread-pool-rejected').response.body.results[0].error
 // The captured answer to a second row with an existing primary key (41).
 const DUPLICATE_KEY_ERROR = fixture('41-bulk-duplicate-key').response.body.results[1].error
+// A surviving node during a failover (63): 4091 on a table without a primary key, the row stored
+// by CrateDB's own internal retry; and rows that failed without any error details.
+const FAILOVER_DUPLICATE = fixture('63-node-loss-bulk-partial-failure').response.body.results.find((r) => r.error).error
 const AUTH_FAILURE_STATUS = fixture('32-auth-wrong-password').response.status
 // sys.nodes as captured from a node with a 1-slot write pool, before a load and after 1855 rejections.
 const SYS_NODES_BEFORE = fixture('56-sys-nodes-before-load')
@@ -48,8 +55,12 @@ class CrateTestDouble {
    * @param {(stmt: string, args: any[]) => object|null} [script.query] answers for other SELECTs
    * @param {(sampleNumber: number) => object} [script.sysNodes] the answer body to the n-th sys.nodes
    *        sample (1-based); by default the captured answer before a load (56)
+   * @param {{windowMs: number, duplicateEvery: number, bareEvery: number}} [script.failover] for
+   *        windowMs after a kill, every duplicateEvery-th bulk row on a survivor answers -2 with 4091
+   *        but is stored, every bareEvery-th answers a bare -2 and is not (63)
+   * @param {{nodes: number}} [topology] endpoints over the one table state
    */
-  constructor (script = {}) {
+  constructor (script = {}, { nodes = 1 } = {}) {
     this.script = script
     this.maxContentLength = script.maxContentLength ?? 100 * 1024 * 1024
     this.tables = new Map()
@@ -61,33 +72,73 @@ class CrateTestDouble {
     this.duplicateKeys = 0
     this.sysNodesSamples = 0
     this.hanging = new Set()
-    this.server = http.createServer((req, res) => this.handle(req, res))
-    this.server.keepAliveTimeout = 30_000
+    // What the cluster confirmed, and what it stored without a confirmation reaching the client.
+    this.rowsAcknowledged = 0
+    this.rowsStoredDespiteFailure = 0
+    this.answersLost = 0
+    this.failoverUntil = 0
+    this.nodes = Array.from({ length: nodes }, (_, index) => {
+      const server = http.createServer((req, res) => this.handle(req, res, this.nodes[index]))
+      server.keepAliveTimeout = 30_000
+      return { index, name: `node-${index}`, server, port: null, killed: false, requests: 0 }
+    })
+    this.server = this.nodes[0].server
   }
 
   async start () {
-    await new Promise((resolve) => this.server.listen(0, '127.0.0.1', resolve))
-    this.port = this.server.address().port
+    for (const node of this.nodes) {
+      await new Promise((resolve) => node.server.listen(0, '127.0.0.1', resolve))
+      node.port = node.server.address().port
+    }
+    this.port = this.nodes[0].port
     this.url = `http://127.0.0.1:${this.port}`
     return this
   }
 
   async stop () {
     for (const res of this.hanging) res.destroy()
-    this.server.closeAllConnections()
-    await new Promise((resolve) => this.server.close(resolve))
+    for (const node of this.nodes) {
+      if (node.killed) continue
+      node.server.closeAllConnections()
+      await new Promise((resolve) => node.server.close(resolve))
+    }
   }
 
-  /** Env for a child process of the tool pointed at this double. */
+  /** Like a node killed with SIGKILL: connections open now are reset, new ones refused. */
+  async kill (index = 0) {
+    const node = this.nodes[index]
+    node.killed = true
+    if (this.script.failover) this.failoverUntil = Date.now() + this.script.failover.windowMs
+    for (const res of this.hanging) if (res.node === node) res.destroy()
+    node.server.closeAllConnections()
+    await new Promise((resolve) => node.server.close(resolve))
+  }
+
+  /** The node is back, on the same port. */
+  async revive (index = 0) {
+    const node = this.nodes[index]
+    await new Promise((resolve, reject) => {
+      node.server.once('error', reject)
+      node.server.listen(node.port, '127.0.0.1', () => {
+        node.server.off('error', reject)
+        resolve()
+      })
+    })
+    node.killed = false
+  }
+
+  /** Env for a child process of the tool pointed at this double: every node, round-robin. */
   env (extra = {}) {
-    return { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(this.port), CRATE_SSL: 'false', ...extra }
+    return { CRATE_HOST: this.nodes.map((n) => `127.0.0.1:${n.port}`).join(','), CRATE_PORT: String(this.port), CRATE_SSL: 'false', ...extra }
   }
 
   statementsMatching (pattern) {
     return this.statements.filter((s) => pattern.test(s.stmt))
   }
 
-  handle (req, res) {
+  handle (req, res, node) {
+    node.requests++
+    res.node = node
     const chunks = []
     let size = 0
     let tooLarge = false
@@ -122,15 +173,22 @@ class CrateTestDouble {
     const bulk = Array.isArray(body.bulk_args)
     this.statements.push({ stmt: body.stmt, args: body.args, rows: bulk ? body.bulk_args.length : undefined })
 
-    const fault = this.script.fault ? await this.script.fault({ number, stmt: body.stmt, bulk }) : undefined
+    const fault = this.script.fault ? await this.script.fault({ number, stmt: body.stmt, bulk, node: res.node.index }) : undefined
     if (fault === 'drop') return req.socket.destroy()
     if (fault === 'hang') return this.hanging.add(res)
     if (fault && fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
     if (fault && fault.status) return sendError(res, fault.status, fault.code, fault.message)
 
-    const outcome = bulk ? this.executeBulk(body.stmt, body.bulk_args) : this.execute(body.stmt, body.args || [])
+    const outcome = bulk ? this.executeBulk(body.stmt, body.bulk_args, res.node) : this.execute(body.stmt, body.args || [])
+    // Written, not yet answered: a node killed now has stored rows whose answer never arrives.
+    if (fault && fault.answerDelayMs) await new Promise((resolve) => setTimeout(resolve, fault.answerDelayMs))
+    if (res.destroyed || res.node.killed) {
+      this.answersLost++
+      return
+    }
     const duration = Number(process.hrtime.bigint() - started) / 1e6
     if (outcome.error) return sendError(res, outcome.error.status, outcome.error.code, outcome.error.message)
+    if (bulk) this.rowsAcknowledged += outcome.results.filter((r) => r.rowcount === 1).length
     // Key order as CrateDB writes it (see the fixtures).
     const answer = bulk
       ? { cols: [], duration, results: outcome.results }
@@ -231,8 +289,13 @@ class CrateTestDouble {
     }
     if (stmt === SYS_NODES_BEFORE.request.body.stmt) {
       const number = ++this.sysNodesSamples
-      const body = this.script.sysNodes ? this.script.sysNodes(number) : SYS_NODES_BEFORE.response.body
+      const body = this.script.sysNodes ? this.script.sysNodes(number) : this.liveNodesSample()
       return { cols: body.cols, rows: body.rows, rowcount: body.rowcount }
+    }
+    if (/^SELECT name FROM sys\.nodes ORDER BY name$/i.test(stmt)) {
+      // Only the nodes alive answer (64).
+      const rows = this.nodes.filter((n) => !n.killed).map((n) => [n.name])
+      return { cols: ['name'], rows, rowcount: rows.length }
     }
     const custom = this.script.query && this.script.query(stmt, args)
     if (custom) return custom
@@ -241,6 +304,24 @@ class CrateTestDouble {
       return unknownRelation(tableName(from[1]))
     }
     return error(400, 4000, `SQLParseException[the CrateDB test double does not understand: ${stmt.slice(0, 120)}]`)
+  }
+
+  /** The captured sys.nodes row (56), once per node alive, under the node's name. */
+  liveNodesSample () {
+    const body = SYS_NODES_BEFORE.response.body
+    if (this.nodes.length === 1) return body
+    const nameAt = body.cols.indexOf('name')
+    const rows = this.nodes.filter((n) => !n.killed).map((n) => body.rows[0].map((v, i) => (i === nameAt ? n.name : v)))
+    return { cols: body.cols, rows, rowcount: rows.length }
+  }
+
+  /** A survivor's answer to a row while the cluster fails over (63), or null outside a failover. */
+  failoverRow (n) {
+    const failover = this.script.failover
+    if (!failover || Date.now() > this.failoverUntil) return null
+    if (n % failover.duplicateEvery === 0) return { result: { rowcount: -2, error: FAILOVER_DUPLICATE }, stored: true }
+    if (n % failover.bareEvery === 0) return { result: { rowcount: -2 }, stored: false }
+    return null
   }
 
   executeBulk (stmt, bulkArgs) {
@@ -269,6 +350,14 @@ class CrateTestDouble {
       const rejection = this.script.rejectRow && this.script.rejectRow(rowNumber, bulkArgs[i], { size: bulkArgs.length })
       if (rejection) {
         results[i] = { rowcount: -2, error: rejection === true ? REJECTION_ERROR : rejection }
+        continue
+      }
+      const failover = this.failoverRow(rowNumber)
+      if (failover) {
+        results[i] = failover.result
+        if (!failover.stored) continue
+        this.rowsStoredDespiteFailure++
+        table.written++
         continue
       }
       if (table.pk) {
@@ -325,6 +414,11 @@ async function startCrateTestDouble (script) {
   return new CrateTestDouble(script).start()
 }
 
+/** N endpoints over one table state. */
+async function startCrateTestCluster (script, { nodes = 3 } = {}) {
+  return new CrateTestDouble(script, { nodes }).start()
+}
+
 /** Runs fn with a started double and stops the double afterwards, whatever happens. */
 async function withCrateTestDouble (script, fn) {
   const double = await startCrateTestDouble(script)
@@ -335,4 +429,4 @@ async function withCrateTestDouble (script, fn) {
   }
 }
 
-module.exports = { CrateTestDouble, startCrateTestDouble, withCrateTestDouble, fixture, REJECTION_ERROR, SYS_NODES_BEFORE, SYS_NODES_AFTER }
+module.exports = { CrateTestDouble, startCrateTestDouble, startCrateTestCluster, withCrateTestDouble, fixture, REJECTION_ERROR, SYS_NODES_BEFORE, SYS_NODES_AFTER }

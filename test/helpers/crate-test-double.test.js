@@ -101,3 +101,50 @@ test('rejected rows carry the captured thread-pool rejection under HTTP 200', as
     await double.stop()
   }
 })
+
+test('a test cluster: one table on every node; a killed node resets (61) and refuses (62); survivors answer as 60, 63, 64', async () => {
+  const { startCrateTestCluster } = require('./crate-test-double')
+  const { CrateClient } = require('../../lib/http-client')
+  const cluster = await startCrateTestCluster({
+    failover: { windowMs: 60_000, duplicateEvery: 100, bareEvery: 7 },
+    fault: ({ bulk, node }) => (bulk && node === 2 ? { answerDelayMs: 1000 } : undefined)
+  }, { nodes: 3 })
+  const clientOf = (index) => new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: cluster.nodes[index].port }], user: 'crate', timeoutMs: 5000 })
+  const clients = [0, 1, 2].map(clientOf)
+  const insert = 'INSERT INTO doc.nodeloss (tags, ts, usage_user) VALUES (?, ?, ?)'
+  const rows = (n) => Array.from({ length: n }, (_, i) => [{ hostname: `h${i}` }, i, 1])
+  const bulk = (client) => client.post(JSON.stringify({ stmt: insert, bulk_args: rows(1000) }))
+  try {
+    await clients[0].sql("CREATE TABLE doc.nodeloss (tags OBJECT, ts TIMESTAMP, usage_user INTEGER) CLUSTERED INTO 6 SHARDS WITH (number_of_replicas = '1')")
+    const before = await bulk(clients[1])
+    const captured60 = fixture('60-node-loss-bulk-before-kill').response
+    assert.ok(before.results.every((r) => JSON.stringify(r) === JSON.stringify(captured60.body.results[0])), 'all rows acknowledged, as in 60')
+
+    const inFlight = bulk(clients[2])
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await cluster.kill(2)
+    await assert.rejects(inFlight, (e) => e.code === 'ECLOSED' && e.sent === true, 'the open request is reset mid-request (61)')
+    await assert.rejects(clientOf(2).sql('SELECT 1'), (e) => e.code === 'ECONNREFUSED' && e.sent === false, 'a new connection is refused (62)')
+
+    const during = await bulk(clients[1])
+    const captured63 = fixture('63-node-loss-bulk-partial-failure').response.body.results
+    const shapes = new Set(during.results.map((r) => JSON.stringify(r)))
+    for (const shape of new Set(captured63.map((r) => JSON.stringify(r)))) assert.ok(shapes.has(shape), `a survivor answers ${shape} as in 63`)
+    assert.equal(shapes.size, 3, 'ok, 4091 and bare -2 rows, nothing else')
+
+    const names = await clients[0].sql('SELECT name FROM sys.nodes ORDER BY name')
+    const captured64 = fixture('64-node-loss-sys-nodes').response.body
+    assert.deepEqual([names.cols, names.rowcount], [captured64.cols, captured64.rowcount])
+    assert.deepEqual(names.rows, [['node-0'], ['node-1']], 'only the survivors, as in 64')
+
+    await clients[0].sql('REFRESH TABLE doc.nodeloss')
+    const count = (await clients[0].sql('SELECT count(*) FROM doc.nodeloss')).rows[0][0]
+    const ok = during.results.filter((r) => r.rowcount === 1).length
+    assert.equal(count, 1000 + 1000 + ok + cluster.rowsStoredDespiteFailure, 'the in-flight bulk was written before the kill; 4091 rows were stored')
+    assert.equal(cluster.rowsAcknowledged, 1000 + ok)
+    assert.equal(cluster.rowsStoredDespiteFailure, 10)
+  } finally {
+    for (const client of clients) client.close()
+    await cluster.stop()
+  }
+})
