@@ -1,17 +1,28 @@
 'use strict'
 
-// npm run bench: the client's CPU cost per row (and per query, once the analytical benchmark
-// exists) against a stand-in server that answers at once. Prints a table and a JSON line.
+// npm run bench: the client's CPU cost per row and per query against a stand-in server that
+// answers at once; the query path next to a bare undici loop in the same run; the whole process
+// tree's CPU per row, start-up included; how closely --rate keeps its target. Prints tables and
+// a JSON line; exits non-zero when a target is missed.
 
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const os = require('node:os')
-const Table = require('cli-table3')
+// The report's plain table style: no colour codes in a file the README quotes.
+const { table } = require('../lib/report')
 
 const ROOT = path.join(__dirname, '..')
-const TARGET_CPU_US_PER_ROW = 1.0
+const TARGET_CPU_US_PER_ROW = 0.5
 const TARGET_RSS_MB = 150
 const TARGET_QUERIES_PER_SEC = 5000
+// The query path against the barest undici loop: at least this share of its queries/s, at most
+// this multiple of its CPU per query.
+const TARGET_SHARE_OF_BARE = 0.85
+const TARGET_CPU_OF_BARE = 1.25
+// The whole process tree (every process's user + sys, start-up included) per row: a third of
+// nodeIngestBench's 4.1-4.4 µs on a 2-core machine.
+const TARGET_TREE_US_PER_ROW = 1.4
+const QUERY_PATH_QUERIES = 50_000
 
 function startStandIn () {
   return new Promise((resolve, reject) => {
@@ -116,6 +127,76 @@ async function measureRate (scenario) {
   }
 }
 
+/** The bare undici loop of bench/bare-undici.js, as a child process. */
+function runBareUndici (port) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(__dirname, 'bare-undici.js'), String(port), String(QUERY_PATH_QUERIES), '20'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (c) => { out += c })
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bare-undici.js exited ${code}`))))
+  })
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+/** SELECT 1 through the tool and through a bare undici loop, alternately, each on a fresh stand-in. */
+async function measureQueryPath () {
+  const tool = []
+  const bare = []
+  const select1 = ['--queries_config', path.join(ROOT, 'queries', 'select1.yml'), '--max_queries', String(QUERY_PATH_QUERIES)]
+  for (let i = 0; i < RUNS; i++) {
+    bare.push(await withStandIn((port) => runBareUndici(port)))
+    const result = await withStandIn((port) => runApp('appClusterAnalytical.js', ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...select1], port))
+    tool.push({ queries_per_sec: result.queries_per_sec, cpu_us_per_query: result.client.cpu_us_per_query })
+  }
+  const m = {
+    tool_queries_per_sec: median(tool.map((r) => r.queries_per_sec)),
+    bare_queries_per_sec: median(bare.map((r) => r.queries_per_sec)),
+    tool_cpu_us_per_query: median(tool.map((r) => r.cpu_us_per_query)),
+    bare_cpu_us_per_query: median(bare.map((r) => r.cpu_us_per_query))
+  }
+  m.share_of_bare = Math.round((m.tool_queries_per_sec / m.bare_queries_per_sec) * 1000) / 1000
+  m.cpu_of_bare = Math.round((m.tool_cpu_us_per_query / m.bare_cpu_us_per_query) * 100) / 100
+  m.met = m.share_of_bare >= TARGET_SHARE_OF_BARE && m.cpu_of_bare <= TARGET_CPU_OF_BARE
+  return m
+}
+
+/**
+ * User + sys of the whole process tree (master, workers; start-up and exit included) for
+ * 1,000,000 rows, read from bash's `times` after the tool has exited and been reaped.
+ */
+function treeCpuSeconds (args, port) {
+  return new Promise((resolve, reject) => {
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(ROOT, 'appClusterIngest.js'))} ${args.join(' ')} >/dev/null 2>&1; times`
+    const child = spawn('bash', ['-c', command], { env: { PATH: process.env.PATH, CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (c) => { out += c })
+    child.on('exit', () => {
+      // The second line holds the children's user and sys time: "0m1.234s 0m0.456s".
+      const children = out.trim().split('\n')[1] || ''
+      const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]))
+      if (seconds.length !== 2) return reject(new Error(`cannot read the process tree's CPU time from: ${out}`))
+      resolve(seconds[0] + seconds[1])
+    })
+  })
+}
+
+const TREE_ROWS = 1_000_000
+const TREE_SCENARIOS = [
+  { setting: '1 process x 1,000,000 rows, batch 10000', args: ['--processes', '1', '--max_rows', '1000000'] },
+  { setting: '2 processes x 500,000 rows, batch 10000', args: ['--processes', '2', '--max_rows', '500000'] }
+]
+
+async function measureTree (scenario) {
+  const runs = []
+  for (let i = 0; i < RUNS; i++) {
+    const seconds = await withStandIn((port) => treeCpuSeconds([...scenario.args, '--batch_size', '10000', '--monitor_interval', '0'], port))
+    runs.push(Math.round(((seconds * 1e6) / TREE_ROWS) * 1000) / 1000)
+  }
+  const usPerRow = median(runs)
+  return { setting: scenario.setting, us_per_row: usPerRow, range: [Math.min(...runs), Math.max(...runs)], met: usPerRow <= TARGET_TREE_US_PER_ROW }
+}
+
 function measurementOf (scenario, result) {
   const units = scenario.unit === 'row' ? 'rows' : 'queries'
   return {
@@ -149,20 +230,31 @@ async function measure (scenario) {
 async function main () {
   const rows = []
   for (const scenario of SCENARIOS) rows.push(await measure(scenario))
-  const table = new Table({ head: ['workload', 'setting', 'units ok', 'units/s per process (median)', 'range over runs', 'client CPU µs/unit', 'peak RSS MB', 'target', 'met'] })
+  const scenarioTable = table(['workload', 'setting', 'units ok', 'units/s per process (median)', 'range over runs', 'client CPU µs/unit', 'peak RSS MB', 'target', 'met'])
   const n = (x) => x.toLocaleString('en-US')
   for (const r of rows) {
-    table.push([r.workload, r.setting, n(r.units), n(r.per_sec), `${n(r.per_sec_range[0])} – ${n(r.per_sec_range[1])}`, `${r.cpu_us} (${r.cpu_us_range[0]} – ${r.cpu_us_range[1]})`, r.rss_mb, r.target, r.met === null ? '-' : r.met ? 'yes' : 'NO'])
+    scenarioTable.push([r.workload, r.setting, n(r.units), n(r.per_sec), `${n(r.per_sec_range[0])} – ${n(r.per_sec_range[1])}`, `${r.cpu_us} (${r.cpu_us_range[0]} – ${r.cpu_us_range[1]})`, r.rss_mb, r.target, r.met === null ? '-' : r.met ? 'yes' : 'NO'])
   }
+  const queryPath = await measureQueryPath()
+  const trees = []
+  for (const scenario of TREE_SCENARIOS) trees.push(await measureTree(scenario))
   const rates = []
   for (const scenario of RATE_SCENARIOS) rates.push(await measureRate(scenario))
-  const rateTable = new Table({ head: ['open model', 'setting', 'target/s', 'achieved/s', 'achieved %', 'late requests', 'p99 ms from scheduled start'] })
+  const queryTable = table(['SELECT 1, 20 in flight, 1 process', 'queries/s (median)', 'client CPU µs/query', 'target', 'met'])
+  queryTable.push(
+    ['bare undici loop (bench/bare-undici.js)', n(queryPath.bare_queries_per_sec), queryPath.bare_cpu_us_per_query, '', ''],
+    ['this tool', n(queryPath.tool_queries_per_sec), queryPath.tool_cpu_us_per_query, '', ''],
+    ['tool / bare', `${Math.round(queryPath.share_of_bare * 1000) / 10}%`, `${queryPath.cpu_of_bare}x`, `>= ${TARGET_SHARE_OF_BARE * 100}%, <= ${TARGET_CPU_OF_BARE}x`, queryPath.met ? 'yes' : 'NO']
+  )
+  const treeTable = table(['whole process tree (user + sys, start-up included)', 'µs per row (median)', 'range', 'target', 'met'])
+  for (const t of trees) treeTable.push([t.setting, t.us_per_row, `${t.range[0]} – ${t.range[1]}`, `<= ${TARGET_TREE_US_PER_ROW}`, t.met ? 'yes' : 'NO'])
+  const rateTable = table(['open model', 'setting', 'target/s', 'achieved/s', 'achieved %', 'late requests', 'p99 ms from scheduled start'])
   for (const r of rates) rateTable.push([r.workload, r.setting, n(r.target_per_sec), n(r.achieved_per_sec), r.achieved_pct, n(r.late_requests), r.p99_ms])
   const machine = { cpu: os.cpus()[0].model, cpus: os.availableParallelism(), node: process.version, date: new Date().toISOString().slice(0, 10) }
   process.stderr.write(`machine: ${machine.cpu}, ${machine.cpus} CPUs, node ${machine.node}, ${machine.date}; ${RUNS} runs per scenario, median shown\n`)
-  process.stderr.write(`${table.toString()}\n${rateTable.toString()}\n`)
-  process.stdout.write(`${JSON.stringify({ machine, runs_per_scenario: RUNS, results: rows, rates })}\n`)
-  if (rows.some((r) => r.met === false)) process.exitCode = 1
+  process.stderr.write(`${scenarioTable.toString()}\n${queryTable.toString()}\n${treeTable.toString()}\n${rateTable.toString()}\n`)
+  process.stdout.write(`${JSON.stringify({ machine, runs_per_scenario: RUNS, results: rows, query_path: queryPath, process_tree: trees, rates })}\n`)
+  if (rows.some((r) => r.met === false) || !queryPath.met || trees.some((t) => !t.met)) process.exitCode = 1
 }
 
 main().catch((error) => {

@@ -85,9 +85,9 @@ test('every node killed: server gone within --timeout, the report printed, exit 
     if (bulk && ++bulks === 10) setImmediate(() => Promise.all([0, 1, 2].map((i) => cluster.kill(i))))
     return bulk ? { answerDelayMs: 20 } : undefined
   }
-  const run = await ingest(['--processes', '1', '--max_rows', '1000000', '--batch_size', '100', '--timeout', '2s', '--json'], { env: cluster.env() })
+  const run = await ingest(['--processes', '1', '--max_rows', '1000000', '--batch_size', '100', '--timeout', '1s', '--json'], { env: cluster.env() })
   assert.equal(run.code, 4, run.stderr)
-  assert.ok(run.json.partial_reasons.some((r) => /server gone: no host answers: all 3 hosts have been down for more than 2000 ms/.test(r)), run.json.partial_reasons.join(' | '))
+  assert.ok(run.json.partial_reasons.some((r) => /server gone: no host answers: all 3 hosts have been down for more than 1000 ms/.test(r)), run.json.partial_reasons.join(' | '))
   assert.match(run.stderr, /PARTIAL RESULT/)
   assert.equal(run.json.rows_ok + run.json.rows_failed + run.json.rows_in_doubt, run.json.rows_sent)
   assert.equal(run.json.rows_ok, cluster.rowsAcknowledged)

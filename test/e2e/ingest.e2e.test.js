@@ -246,7 +246,7 @@ test('a worker that dies: the run ends, partial, with what was reported', () => 
 test('the server going away mid-run: partial result, exit 4', async () => {
   const double = await startCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) })
   let stopped = false
-  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--timeout', '2s', '--progress', '--json'], {
+  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--timeout', '1s', '--progress', '--json'], {
     env: double.env(),
     waitFor: /rows ok [1-9]/,
     whileRunning: () => { stopped = true; double.kill() }
@@ -254,7 +254,7 @@ test('the server going away mid-run: partial result, exit 4', async () => {
   assert.ok(stopped)
   assert.equal(run.code, 4, run.stderr)
   assert.equal(run.json.partial, true)
-  assert.ok(run.json.partial_reasons.some((r) => /server gone: no host answers: all 1 host has been down for more than 2000 ms/.test(r)), run.json.partial_reasons.join())
+  assert.ok(run.json.partial_reasons.some((r) => /server gone: no host answers: all 1 host has been down for more than 1000 ms/.test(r)), run.json.partial_reasons.join())
   assert.ok(accountingHolds(run.json))
   assert.ok(run.json.rows_ok > 0)
   assert.equal(run.json.events[0].kind, 'host_down')

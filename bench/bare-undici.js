@@ -1,0 +1,31 @@
+'use strict'
+
+// The reference for the query path: the barest loop undici allows, with the same in-flight count
+// against the same stand-in. Usage: node bench/bare-undici.js PORT QUERIES IN_FLIGHT; prints
+// { queries, seconds, queries_per_sec, cpu_us_per_query } (CPU over the loop, as the tool's).
+
+const { Pool } = require('undici')
+
+async function main () {
+  const [port, queries, inFlight] = process.argv.slice(2).map(Number)
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: inFlight, pipelining: 1 })
+  const body = '{"stmt":"SELECT 1"}'
+  const headers = { 'content-type': 'application/json' }
+  let left = queries
+  const cpuAtStart = process.cpuUsage()
+  const startedAt = process.hrtime.bigint()
+  async function lane () {
+    while (left > 0) {
+      left--
+      const { body: answer } = await pool.request({ path: '/_sql', method: 'POST', headers, body })
+      JSON.parse(await answer.text())
+    }
+  }
+  await Promise.all(Array.from({ length: inFlight }, lane))
+  const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9
+  const cpu = process.cpuUsage(cpuAtStart)
+  await pool.close()
+  process.stdout.write(`${JSON.stringify({ queries, seconds, queries_per_sec: Math.round(queries / seconds), cpu_us_per_query: Math.round((cpu.user + cpu.system) / queries) })}\n`)
+}
+
+main()
