@@ -40,6 +40,12 @@ function fakeClient (clock, latencyOf = () => 1) {
   return client
 }
 
+/** A client whose n-th request (1-based) gets what `answer(n)` returns, or throws what it throws. */
+function scriptedClient (answer) {
+  let n = 0
+  return { abort () {}, post: async () => answer(++n) }
+}
+
 function engine (clock, settings) {
   const recorder = new Recorder({ now: clock.now })
   const control = settings.control || createControl()
@@ -73,17 +79,12 @@ test('closed: exactly N requests in flight, every request sent once, lanes refil
 
 test('error answers and refused requests fail their units; lost answers put them in doubt', async () => {
   const clock = new FakeClock()
-  let n = 0
-  const client = {
-    abort () {},
-    post: async () => {
-      n++
-      if (n === 2) throw new CrateHttpError({ status: 404, code: 4041, message: "RelationUnknown[Relation 'doc.cpu' unknown]" })
-      if (n === 3) throw new TransportError({ code: 'ECLOSED', message: 'closed', sent: true })
-      if (n === 4) throw new TransportError({ code: 'ECONNREFUSED', message: 'refused', sent: false })
-      return {}
-    }
-  }
+  const client = scriptedClient((n) => {
+    if (n === 2) throw new CrateHttpError({ status: 404, code: 4041, message: "RelationUnknown[Relation 'doc.cpu' unknown]" })
+    if (n === 3) throw new TransportError({ code: 'ECLOSED', message: 'closed', sent: true })
+    if (n === 4) throw new TransportError({ code: 'ECONNREFUSED', message: 'refused', sent: false })
+    return {}
+  })
   const { recorder, done } = engine(clock, { client, source: fakeSource(6) })
   await done
   const totals = totalsOf(recorder)
@@ -96,15 +97,10 @@ test('error answers and refused requests fail their units; lost answers put them
 
 test('a refused host does not stop the run (the client fails over); no host at all does', async () => {
   const clock = new FakeClock()
-  let n = 0
-  const client = {
-    abort () {},
-    post: async () => {
-      n++
-      if (n <= 5) throw new TransportError({ code: 'ECONNREFUSED', message: 'connection refused by x', sent: false })
-      throw new TransportError({ code: 'ENOHOST', message: 'no host answers', sent: false })
-    }
-  }
+  const client = scriptedClient((n) => {
+    if (n <= 5) throw new TransportError({ code: 'ECONNREFUSED', message: 'connection refused by x', sent: false })
+    throw new TransportError({ code: 'ENOHOST', message: 'no host answers', sent: false })
+  })
   const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 3 })
   assert.deepEqual(await done, stopReason('server_gone', 'no host answers'))
   const delta = recorder.takeDelta()
