@@ -10,6 +10,10 @@ const { CrateHttpError, TransportError } = require('./http-client')
 // the client's failover's business: the run goes on while one host answers.
 const MAX_CONSECUTIVE_TRANSPORT_FAILURES = 50
 const FATAL_STATUSES = new Set([401, 413])
+// Answers in a row that say the table (or schema) is unknown: someone dropped it mid-run, and
+// every further request would be sent only to fail alike.
+const MAX_CONSECUTIVE_UNKNOWN_RELATION = 10
+const UNKNOWN_RELATION_CODES = new Set([4041, 4045])
 
 // Waits sleep in slices so that stop() never waits for a long gap between requests.
 const MAX_SLEEP_MS = 100
@@ -57,12 +61,14 @@ async function sleepUntil (at, control, clock) {
 /** Sends one request, accounts its answer, and decides whether the run can go on. */
 function requestExecutor ({ client, source, recorder, control, clock }) {
   let consecutiveTransportFailures = 0
+  let consecutiveUnknownRelation = 0
   return async function execute (request, latencyFrom) {
     let outcome
     try {
       const answer = await client.post(request.body, { parse: source.parse })
       outcome = source.account(request, answer)
       consecutiveTransportFailures = 0
+      consecutiveUnknownRelation = 0
     } catch (error) {
       outcome = failedOutcome(request, error)
       if (error instanceof TransportError) {
@@ -72,9 +78,13 @@ function requestExecutor ({ client, source, recorder, control, clock }) {
         }
       } else {
         consecutiveTransportFailures = 0
-        // Every further request would get the same answer: wrong credentials, or batches over
-        // the server's http.max_content_length.
+        consecutiveUnknownRelation = UNKNOWN_RELATION_CODES.has(error.code) ? consecutiveUnknownRelation + 1 : 0
+        // Every further request would get the same answer: wrong credentials, batches over the
+        // server's http.max_content_length, a table that is gone.
         if (FATAL_STATUSES.has(error.status)) control.stop(stopReason('fatal', error.message))
+        if (consecutiveUnknownRelation >= MAX_CONSECUTIVE_UNKNOWN_RELATION) {
+          control.stop(stopReason('fatal', `${error.message} (${consecutiveUnknownRelation} answers in a row: the table was dropped during the run?)`))
+        }
       }
     }
     const answeredAt = clock.now()
@@ -191,4 +201,4 @@ function createControl () {
   }
 }
 
-module.exports = { runEngine, createControl, MAX_CONSECUTIVE_TRANSPORT_FAILURES, MAX_SLEEP_MS }
+module.exports = { runEngine, createControl, MAX_CONSECUTIVE_TRANSPORT_FAILURES, MAX_CONSECUTIVE_UNKNOWN_RELATION, MAX_SLEEP_MS }

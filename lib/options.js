@@ -1,11 +1,31 @@
 'use strict'
 
+const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { UsageError } = require('./errors')
 const { parseTableName } = require('./schema')
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+const HOUR_MS = 3_600_000
+
+// Each duration's range. Timers overflow past 2^31 - 1 ms (about 596 h) and then fire at once, so
+// nothing that becomes a timer may come near it; a run cannot hold a request in less than 1 ms.
+const DURATION_RANGES_MS = {
+  timeout: [1, 24 * HOUR_MS],
+  monitor_interval: [100, HOUR_MS],
+  duration: [1, 30 * 24 * HOUR_MS],
+  refresh_interval: [1, 24 * HOUR_MS],
+  interval: [1, 365 * 24 * HOUR_MS],
+  ingest_interval: [1, 365 * 24 * HOUR_MS],
+  last: [1, 10 * 365 * 24 * HOUR_MS]
+}
+
+/** 1ms, 1.5s, 720h: the largest unit that fits, as the flags are written. */
+function formatMs (ms) {
+  for (const [unit, size] of [['h', HOUR_MS], ['m', 60_000], ['s', 1000]]) if (ms >= size) return `${Math.round((ms / size) * 100) / 100}${unit}`
+  return `${ms}ms`
+}
 
 // "30s", "5m", "1.5h", "250ms"; a bare number means seconds, as in most load tools.
 function parseDuration (value, flag) {
@@ -15,6 +35,8 @@ function parseDuration (value, flag) {
   if (!Number.isFinite(ms) || ms <= 0) {
     throw new UsageError(`--${flag} must be a positive duration such as 500ms, 30s, 5m or 1h (got '${text}')`)
   }
+  const [min, max] = DURATION_RANGES_MS[flag] || [1, 24 * HOUR_MS]
+  if (ms < min || ms > max) throw new UsageError(`--${flag} must be between ${formatMs(min)} and ${formatMs(max)} (got '${text}')`)
   return ms
 }
 
@@ -35,32 +57,54 @@ function parseBooleanText (value, name) {
   throw new UsageError(`${name} must be true or false (got '${value}')`)
 }
 
-// CRATE_HOST may list several hosts ("a,b:4201,https://c"); requests go round-robin over them.
+/** A host as it may be shown: any password in it replaced by ***. */
+function maskCredentials (text) {
+  return String(text).replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^@/]*@/i, '$1:***@')
+}
+
+// CRATE_HOST may list several hosts ("a,b:4201,https://c", "https://user:secret@c"); requests go
+// round-robin over them. Credentials in a host are taken as the connection's user and password.
 function parseHosts (hostText, defaultPort, ssl) {
   const entries = String(hostText).split(',').map((s) => s.trim()).filter(Boolean)
   if (entries.length === 0) throw new UsageError('--host must name at least one host')
   return entries.map((entry) => {
+    const shown = maskCredentials(entry)
     const withScheme = /^[a-z]+:\/\//i.test(entry) ? entry : `${ssl ? 'https' : 'http'}://${entry}`
     let url
     try {
       url = new URL(withScheme)
     } catch {
-      throw new UsageError(`invalid host '${entry}' in --host/CRATE_HOST`)
+      throw new UsageError(`invalid host '${shown}' in --host/CRATE_HOST`)
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UsageError(`invalid host '${entry}': only http:// and https:// are supported`)
-    }
-    if (url.username || url.password || (url.pathname && url.pathname !== '/')) {
-      throw new UsageError(`invalid host '${entry}': give credentials in CRATE_USER/CRATE_PASSWORD, not in the host`)
-    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`invalid host '${shown}': only http:// and https:// are supported`)
+    if (url.pathname && url.pathname !== '/') throw new UsageError(`invalid host '${shown}': a host has no path (got '${url.pathname}'); CrateDB answers on /_sql`)
+    if (url.search || withScheme.includes('?')) throw new UsageError(`invalid host '${shown}': a host has no query string`)
+    if (url.hash || withScheme.includes('#')) throw new UsageError(`invalid host '${shown}': a host has no #fragment`)
     const port = url.port ? Number(url.port) : defaultPort
-    return { protocol: url.protocol.slice(0, -1), hostname: url.hostname, port }
+    const host = { protocol: url.protocol.slice(0, -1), hostname: url.hostname, port }
+    if (url.username || url.password) host.credentials = { user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
+    return host
   })
+}
+
+/**
+ * User and password: from the hosts' URLs when they carry them, else --user/CRATE_USER and
+ * CRATE_PASSWORD. Two different answers are an error that never shows a password.
+ */
+function credentialsOf (hosts, user, password) {
+  const fromHosts = hosts.filter((h) => h.credentials).map((h) => h.credentials)
+  for (const h of hosts) delete h.credentials
+  if (fromHosts.length === 0) return { user: user ?? 'crate', password }
+  const [first] = fromHosts
+  if (fromHosts.some((c) => c.user !== first.user || c.password !== first.password)) throw new UsageError('the hosts in --host/CRATE_HOST carry different credentials; one user and password serve every host')
+  if (user !== undefined && user !== first.user) throw new UsageError(`the host names user '${first.user}' but --user/CRATE_USER is '${user}'`)
+  if (password && first.password && password !== first.password) throw new UsageError('the host carries a password that differs from CRATE_PASSWORD')
+  return { user: first.user || user || 'crate', password: first.password || password }
 }
 
 const CONNECTION_OPTIONS = {
   host: { type: 'string', group: 'Connection:', describe: 'CrateDB host(s), comma-separated for round-robin [env CRATE_HOST]' },
-  port: { type: 'number', group: 'Connection:', describe: 'HTTP port [env CRATE_PORT]' },
+  port: { type: 'string', group: 'Connection:', describe: 'HTTP port [env CRATE_PORT]' },
   user: { type: 'string', group: 'Connection:', describe: 'user name; the password is read from CRATE_PASSWORD only [env CRATE_USER]' },
   ssl: { type: 'boolean', group: 'Connection:', describe: 'use HTTPS [env CRATE_SSL]' },
   insecure: { type: 'boolean', default: false, group: 'Connection:', describe: 'HTTPS without certificate verification (never the default)' },
@@ -81,17 +125,24 @@ const RUN_OPTIONS = {
   progress: { type: 'boolean', group: 'Output:', describe: 'progress line on stderr every second (default: only on a TTY)' }
 }
 
+function parsePort (text) {
+  if (text === undefined || text === '') return 4200
+  const port = /^\d{1,5}$/.test(String(text).trim()) ? Number(text) : NaN
+  if (!(port >= 1 && port <= 65535)) throw new UsageError(`--port/CRATE_PORT must be a port number 1-65535 in decimal (got '${text}')`)
+  return port
+}
+
 function connectionFromArgs (args, env) {
   const ssl = parseBooleanText(args.ssl ?? env.CRATE_SSL ?? false, '--ssl/CRATE_SSL')
-  const port = args.port ?? (env.CRATE_PORT !== undefined && env.CRATE_PORT !== '' ? Number(env.CRATE_PORT) : 4200)
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new UsageError(`--port/CRATE_PORT must be a port number 1-65535 (got '${args.port ?? env.CRATE_PORT}')`)
-  }
+  const port = parsePort(args.port ?? env.CRATE_PORT)
   const hosts = parseHosts(args.host ?? env.CRATE_HOST ?? 'localhost', port, ssl)
+  const { user, password } = credentialsOf(hosts, args.user ?? env.CRATE_USER, env.CRATE_PASSWORD || '')
+  // eslint-disable-next-line no-control-regex -- a user name with a control character is what we refuse
+  if (/[\u0000-\u001f\u007f:]/.test(user)) throw new UsageError('--user/CRATE_USER must not contain a control character or a colon')
   return {
     hosts,
-    user: args.user ?? env.CRATE_USER ?? 'crate',
-    password: env.CRATE_PASSWORD || '',
+    user,
+    password,
     insecure: Boolean(args.insecure),
     timeoutMs: parseDuration(args.timeout, 'timeout')
   }
@@ -123,11 +174,34 @@ function parseRate (text, flag = 'rate', units = '') {
   return rate
 }
 
+/** The soft limit of open files of this process (Linux), or null where it cannot be read. */
+function openFileLimit () {
+  try {
+    const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))
+    const soft = line && line.split(/\s{2,}/)[1]
+    return /^\d+$/.test(soft) ? Number(soft) : null
+  } catch {
+    return null
+  }
+}
+
+// Sockets, the IPC channel and the files Node itself keeps open.
+const FILES_BESIDE_SOCKETS = 64
+
+/** Each request in flight holds a socket: more than the open-file limit allows would stall in EMFILE. */
+function requireConcurrency (value, flag, limit = openFileLimit()) {
+  const concurrency = requirePositiveInteger(value, flag)
+  if (limit !== null && concurrency + FILES_BESIDE_SOCKETS > limit) {
+    throw new UsageError(`--${flag} ${concurrency} needs a socket per request in flight, more than this process may open (ulimit -n ${limit}): use at most ${Math.max(1, limit - FILES_BESIDE_SOCKETS)}, or more --processes`)
+  }
+  return concurrency
+}
+
 function commonRunOptions (args, { defaultProcesses }) {
   const processes = args.processes ?? defaultProcesses
   return {
     processes: requirePositiveInteger(processes, 'processes'),
-    concurrentRequests: requirePositiveInteger(args.concurrent_requests, 'concurrent_requests'),
+    concurrentRequests: requireConcurrency(args.concurrent_requests, 'concurrent_requests'),
     durationMs: args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
     rate: args.rate === undefined ? null : parseRate(args.rate),
     resultsTable: args.results_table === undefined ? null : parseTableName(args.results_table, 'results_table'),
@@ -148,7 +222,7 @@ function parseOptions (workload, argv, env = process.env) {
   const script = path.basename(process.argv[1] || workload.script)
   // Loaded here, not at the top: workers share this module's validators but never parse argv.
   const yargsFactory = require('yargs/yargs')
-  const parser = yargsFactory(argv)
+  const parser = yargsFactory(joinNegativeValues(argv, workload))
     .scriptName(script)
     .usage(`${workload.usage}\n\nUsage: node ${script} [options]`)
     .options(CONNECTION_OPTIONS)
@@ -179,7 +253,38 @@ function parseOptions (workload, argv, env = process.env) {
     ...commonRunOptions(args, { defaultProcesses: workload.defaultProcesses ?? os.availableParallelism() }),
     ...workload.validateOptions(args)
   }
+  requireRoomForRate(options)
   return options
+}
+
+/**
+ * --rate with --duration: each process sends one request every (units per request x processes /
+ * rate); a window shorter than that holds a single request per process, and no rate can be
+ * measured from it.
+ */
+function requireRoomForRate ({ rate, durationMs, processes, batchSize }) {
+  if (rate == null || durationMs == null) return
+  const units = batchSize ?? 1
+  const intervalMs = (units * processes * 1000) / rate
+  if (durationMs < intervalMs) {
+    throw new UsageError(`--rate ${rate} over ${processes} process${processes === 1 ? '' : 'es'} sends a request of ${units} every ${formatMs(Math.round(intervalMs))} per process: --duration ${formatMs(durationMs)} cannot hold two of them; raise --rate or --duration`)
+  }
+}
+
+/**
+ * `--timeout -1s`: yargs reads "-1s" as short flags, and the user would hear about an argument
+ * '1'. A text option followed by something that starts like a negative value takes it as its value,
+ * so the option's own check says what is wrong.
+ */
+function joinNegativeValues (argv, workload) {
+  const textOptions = new Set(Object.entries({ ...CONNECTION_OPTIONS, ...RUN_OPTIONS, ...workload.options })
+    .filter(([, spec]) => spec.type === 'string').map(([name]) => `--${name}`))
+  const joined = []
+  for (let i = 0; i < argv.length; i++) {
+    if (textOptions.has(argv[i]) && /^-[\d.]/.test(argv[i + 1] || '')) joined.push(`${argv[i]}=${argv[++i]}`)
+    else joined.push(argv[i])
+  }
+  return joined
 }
 
 // What we print and put into --json: everything a rerun needs, never the password.
@@ -203,6 +308,8 @@ function toSnakeCase (key) {
 module.exports = {
   parseOptions,
   parseDuration,
+  maskCredentials,
+  requireConcurrency,
   parseRate,
   parseHosts,
   parseBooleanText,

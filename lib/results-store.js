@@ -31,6 +31,14 @@ const COLUMNS = [
   ['result', 'TEXT']
 ]
 
+const COLUMNS_SQL = 'SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?'
+
+/** The columns a row needs that an existing results table lacks (it was made for something else). */
+function missingColumns (existingNames) {
+  const existing = new Set(existingNames)
+  return COLUMNS.map(([name]) => name).filter((name) => !existing.has(name))
+}
+
 function createResultsTableSql (table) {
   return createTableSql({ table, columns: COLUMNS.map(([name, type]) => `"${name}" ${type}`), shards: 1, replicas: '0-1' })
 }
@@ -82,4 +90,4 @@ function aggregateRunSql (table) {
     `FROM ${table.sql} WHERE run_id = ?`
 }
 
-module.exports = { createResultsTableSql, resultRow, insertResultSql, aggregateRunSql, RESULT_COLUMNS: COLUMNS.map(([name]) => name) }
+module.exports = { COLUMNS_SQL, missingColumns, createResultsTableSql, resultRow, insertResultSql, aggregateRunSql, RESULT_COLUMNS: COLUMNS.map(([name]) => name) }

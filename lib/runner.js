@@ -1,7 +1,7 @@
 'use strict'
 
 const { EXIT, FatalError } = require('./errors')
-const { parseOptions, describeOptions } = require('./options')
+const { parseOptions, describeOptions, maskCredentials } = require('./options')
 const { CrateClient, CrateHttpError } = require('./http-client')
 const { Interrupts } = require('./interrupts')
 const { HostEvents } = require('./host-events')
@@ -9,7 +9,7 @@ const { now } = require('./clock')
 const { runLoad } = require('./load-stage')
 const { Totals } = require('./stats')
 const { describeIncident, startupFailures, fatalIncidents } = require('./incidents')
-const { createResultsTableSql, insertResultSql, resultRow } = require('./results-store')
+const { createResultsTableSql, insertResultSql, resultRow, COLUMNS_SQL, missingColumns } = require('./results-store')
 const { buildResult, renderReport, renderCompanion, exitCodeOf } = require('./report')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
@@ -147,12 +147,21 @@ async function prepare (ctx) {
       throw new FatalError(`${what}: ${error.message}`)
     }
   }
-  // Before any load: a results table that cannot be created must not cost a whole run.
-  if (options.resultsTable) await sqlOrFail(createResultsTableSql(options.resultsTable), undefined, `cannot create the results table ${options.resultsTable.display}`)
+  // Before any load: a results table that cannot be created or take the run's row must not cost a whole run.
+  if (options.resultsTable) await prepareResultsTable(options.resultsTable, sqlOrFail)
   if (ctx.companion) {
     ctx.companionPrepared = await ctx.companion.workload.prepare({ client, options: ctx.companion.options, log, sqlOrFail })
   }
   ctx.prepared = await ctx.workload.prepare({ client, options, log, sqlOrFail })
+}
+
+async function prepareResultsTable (table, sqlOrFail) {
+  await sqlOrFail(createResultsTableSql(table), undefined, `cannot create the results table ${table.display}`)
+  const answer = await sqlOrFail(COLUMNS_SQL, [table.schema, table.table], `cannot read the columns of ${table.display}`)
+  const missing = missingColumns(answer.rows.map(([name]) => name))
+  if (missing.length > 0) {
+    throw new FatalError(`the results table ${table.display} exists without the columns ${missing.join(', ')}: it holds something else; give another --results_table`)
+  }
 }
 
 /**
@@ -248,6 +257,19 @@ function exitCode (ctx, { main, companion }) {
   return companion ? Math.max(code, exitCodeOf(companion, ctx.companion.workload.unit)) : code
 }
 
+/**
+ * An error as one line a person can read and no secret: line breaks (yargs, CrateDB messages)
+ * folded, other control characters shown as escapes, passwords masked.
+ */
+function safeErrorLine (message, env) {
+  // eslint-disable-next-line no-control-regex -- the characters that must not reach a terminal raw
+  let line = String(message).replace(/\s*[\r\n]+\s*/g, ' ').replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
+  line = line.split(/\s+/).map(maskCredentials).join(' ')
+  // A password of one or two characters would mask letters of every word; none is that short in practice.
+  if (env.CRATE_PASSWORD && env.CRATE_PASSWORD.length >= 3) line = line.split(env.CRATE_PASSWORD).join('***')
+  return line.trim()
+}
+
 /** Entry point of the app scripts: one-line errors, exit codes scripts can trust. */
 async function main (workload, { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = {}) {
   let code
@@ -255,7 +277,8 @@ async function main (workload, { argv = process.argv.slice(2), env = process.env
     code = await run(workload, { argv, env, stdout, stderr })
   } catch (error) {
     const known = error && error.exitCode !== undefined
-    stderr.write(`${workload.script}: error: ${known ? error.message : `unexpected failure: ${error && error.message}`}\n`)
+    const message = known ? error.message : `unexpected failure: ${error && error.message}`
+    stderr.write(`${workload.script}: error: ${safeErrorLine(message, env)}\n`)
     if (!known && env.CRATE_BENCH_DEBUG) stderr.write(`${error.stack}\n`)
     code = known ? error.exitCode : EXIT.CANNOT_RUN
   }
@@ -265,4 +288,4 @@ async function main (workload, { argv = process.argv.slice(2), env = process.env
   return code
 }
 
-module.exports = { main, run }
+module.exports = { main, run, safeErrorLine }

@@ -88,13 +88,25 @@ function summaryOf (args, points, analysis) {
   }
 }
 
+/** Why each value was ruled out, counted: failures, partial runs, runs that did not run. */
+function whyNoValue (points, unit) {
+  const count = (test) => points.filter(test).length
+  const reasons = [
+    [count((p) => p.exit_code !== 0 && p.seconds === null), 'could not run'],
+    [count((p) => p.seconds !== null && p.partial), 'partial'],
+    [count((p) => p.seconds !== null && !p.partial && p.failed > 0), `lost ${unit}`],
+    [count((p) => p.seconds !== null && !p.partial && p.failed === 0 && !(p[`${unit}_per_sec`] > 0)), `no ${unit} acknowledged`]
+  ]
+  return reasons.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`).join(', ')
+}
+
 const beyond = (gainPct) => (gainPct > 0 ? `larger values gain at most ${gainPct}%` : `larger values are no faster (best ${gainPct}%)`)
 
 function verdictLines (summary, parameter) {
   const lines = []
   const unit = summary.unit
   if (!summary.best) {
-    lines.push(`no value ran without failures: no sweet spot (every value lost ${unit})`)
+    lines.push(`no sweet spot: no value ran complete and without failures (${whyNoValue(summary.points, unit)})`)
   } else {
     lines.push(`best throughput: ${parameter}=${summary.best.value} (${fmt(summary.best.throughput)} ${unit}/s)`)
     const spot = `sweet spot: ${parameter}=${summary.sweet_spot.value} (${fmt(summary.sweet_spot.throughput)} ${unit}/s)`

@@ -177,6 +177,20 @@ test('ok + failed + in flight = sent at every report, while requests are still i
   assert.equal(totals.unitsSent, 300)
 })
 
+test('a table dropped mid-run: after ten unknown-relation answers in a row the run stops, not after max_rows', async () => {
+  const clock = new FakeClock()
+  const client = scriptedClient((n) => {
+    if (n <= 5 || n === 8) return {}
+    throw new CrateHttpError({ status: 404, code: 4041, message: "RelationUnknown[Relation 'doc.cpu' unknown]" })
+  })
+  const { recorder, done } = engine(clock, { client, source: fakeSource(1000) })
+  const reason = await done
+  assert.equal(reason.kind, 'fatal')
+  assert.match(reason.detail, /^RelationUnknown\[Relation 'doc\.cpu' unknown\] \(10 answers in a row: the table was dropped during the run\?\)$/)
+  // Five ok, two unknown, one ok (the count starts again), then ten unknown.
+  assert.equal(recorder.takeDelta().series.x.requests, 18)
+})
+
 // ---- open model (--rate) -----------------------------------------------------------------------
 
 test('open: every request goes out exactly at its time on the timetable', async () => {

@@ -1,7 +1,7 @@
 'use strict'
 
 const { Random } = require('../random')
-const { hostTags, TAG_NAMES } = require('./tsbs-hosts')
+const { hostTags, maxHostTagsBytes, HostTable, TAG_NAMES } = require('./tsbs-hosts')
 
 const USAGE_COLUMNS = [
   'usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait',
@@ -44,17 +44,14 @@ class CpuRowGenerator {
     this.intervalMs = intervalMs
     this.index = workerIndex
     this.random = new Random(seed, 'rows', workerIndex)
-    this.tagsJson = new Array(scale)
-    let longestTags = 0
-    let allTags = 0
-    for (let h = 0; h < scale; h++) {
-      this.tagsJson[h] = Buffer.from(JSON.stringify(hostTags(seed, h, extraTagsLength)))
-      longestTags = Math.max(longestTags, this.tagsJson[h].length)
-      allTags += this.tagsJson[h].length
-    }
-    this.maxRowBytes = longestTags + FIXED_ROW_BYTES
+    // Built on first use: start-up does not grow with --scale.
+    this.hosts = new HostTable(scale, (h) => Buffer.from(JSON.stringify(hostTags(seed, h, extraTagsLength))))
+    this.maxRowBytes = maxHostTagsBytes(scale, extraTagsLength) + FIXED_ROW_BYTES
+    let sampledTags = 0
+    const sampled = Math.min(scale, 100)
+    for (let h = 0; h < sampled; h++) sampledTags += this.hosts.get(h).length
     // A 13-digit timestamp and ten two-digit values, on average.
-    this.typicalRowBytes = allTags / scale + 2 + 14 + METRICS_PER_ROW * 3 + 1
+    this.typicalRowBytes = sampledTags / sampled + 2 + 14 + METRICS_PER_ROW * 3 + 1
     this.cachedStep = -1
     this.cachedTs = null
   }
@@ -65,7 +62,7 @@ class CpuRowGenerator {
    */
   writeRows (buffer, offset, count) {
     const random = this.random
-    const tagsJson = this.tagsJson
+    const hosts = this.hosts
     let pos = offset
     for (let n = 0; n < count; n++) {
       const i = this.index
@@ -77,7 +74,7 @@ class CpuRowGenerator {
       }
       if (n > 0) buffer[pos++] = COMMA
       buffer[pos++] = OPEN
-      pos += tagsJson[i % this.scale].copy(buffer, pos)
+      pos += hosts.get(i % this.scale).copy(buffer, pos)
       const ts = this.cachedTs
       for (let k = 0; k < ts.length; k++) buffer[pos++] = ts[k]
       // Each usage value is uniform in 0..100: 16 random bits scaled to 101 buckets, two per draw.

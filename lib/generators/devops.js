@@ -1,7 +1,7 @@
 'use strict'
 
 const { Random } = require('../random')
-const { hostTags, TAG_NAMES } = require('./tsbs-hosts')
+const { hostTags, maxHostTagsBytes, HostTable, TAG_NAMES } = require('./tsbs-hosts')
 const { USAGE_COLUMNS } = require('./cpu')
 
 // The TSBS devops data set: nine measurements per host and interval, 101 field values in all,
@@ -112,6 +112,8 @@ const insertColumns = (measurement) => ['tags', 'ts', ...measurement.fields.map(
  * is host (k * workers + w) mod scale at step floor((k * workers + w) / scale), so rows are
  * unique on (host, ts) in every table and the nine tables advance through the same hosts.
  */
+const MEASUREMENT_TAGS_MAX_BYTES = 64
+
 class DevopsRowWriter {
   constructor ({ measurement, seed, scale, workerIndex, workerCount, startMs, intervalMs }) {
     this.measurement = measurement
@@ -121,18 +123,18 @@ class DevopsRowWriter {
     this.startMs = startMs
     this.intervalMs = intervalMs
     this.random = new Random(seed, 'devops', measurement.name, workerIndex)
-    this.hosts = new Array(scale)
-    let longest = 0
-    for (let h = 0; h < scale; h++) {
+    // Built on first use: start-up does not grow with --scale.
+    this.hosts = new HostTable(scale, (h) => {
       const r = new Random(seed, 'devops-host', measurement.name, h)
       const tags = { ...hostTags(seed, h), ...(measurement.tags ? measurement.tags(r, h) : {}) }
-      const host = { tagsJson: JSON.stringify(tags), ...(measurement.hostExtra ? measurement.hostExtra(r) : {}) }
-      longest = Math.max(longest, host.tagsJson.length)
-      this.hosts[h] = host
-    }
+      return { tagsJson: JSON.stringify(tags), ...(measurement.hostExtra ? measurement.hostExtra(r) : {}) }
+    })
+    // The host tags at their longest, and the measurement's own tags (a path, a serial, a server
+    // name: at most 40 characters of values and keys beyond the host's).
+    const longest = maxHostTagsBytes(scale) + MEASUREMENT_TAGS_MAX_BYTES
     // Tags, a 15-digit timestamp and every field at its widest (20 digits or a double).
     this.maxRowBytes = longest + 20 + measurement.fields.length * 25 + 4
-    this.typicalRowBytes = longest + 16 + measurement.fields.length * 8
+    this.typicalRowBytes = this.hosts.get(0).tagsJson.length + 16 + measurement.fields.length * 8
   }
 
   writeRows (buffer, offset, count) {
@@ -143,7 +145,7 @@ class DevopsRowWriter {
       const i = this.index
       this.index = i + this.stride
       const step = Math.floor(i / this.scale)
-      const host = this.hosts[i % this.scale]
+      const host = this.hosts.get(i % this.scale)
       const values = m.values
         ? m.values(this.random, step, host)
         : m.fields.map((f) => f.value(this.random, step, host, intervalSeconds))

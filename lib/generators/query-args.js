@@ -27,7 +27,8 @@ const DATACENTERS = REGIONS.flatMap(([, datacenters]) => datacenters)
  *   {kv_value: {bytes: 16}}       a random value of that many characters
  * The values go to the server as args, never into the SQL text.
  */
-const GENERATORS = {
+// No prototype: a YAML key such as `constructor` or `__proto__` must not find a generator.
+const GENERATORS = Object.assign(Object.create(null), {
   hostname: (_params, ctx) => (random) => `host_${random.int(ctx.scale)}`,
   region: () => (random) => REGIONS[random.int(REGIONS.length)][0],
   datacenter: () => (random) => DATACENTERS[random.int(DATACENTERS.length)],
@@ -68,7 +69,7 @@ const GENERATORS = {
     if (!Array.isArray(params) || params.length === 0) throw new UsageError(`${where}: choice needs a non-empty list`)
     return (random) => params[random.int(params.length)]
   }
-}
+})
 
 function isLiteral (value) {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value) || Array.isArray(value)

@@ -47,4 +47,45 @@ function hostTags (seed, index, extraTagsLength = 0) {
   return tags
 }
 
-module.exports = { REGIONS, TEAMS, OPERATING_SYSTEMS, ARCHITECTURES, SERVICE_ENVIRONMENTS, TAG_NAMES, hostTags }
+const longest = (values) => values.reduce((a, b) => (b.length > a.length ? b : a), '')
+
+/**
+ * The most bytes the tags JSON of any host of `scale` can take: every tag at its longest value,
+ * in hostTags' key order. Request buffers are sized from it, so it must never be exceeded.
+ */
+function maxHostTagsBytes (scale, extraTagsLength = 0) {
+  const tags = {
+    hostname: `host_${scale - 1}`,
+    region: longest(REGIONS.map(([r]) => r)),
+    datacenter: longest(REGIONS.flatMap(([, d]) => d)),
+    rack: String(RACKS_PER_DATACENTER - 1),
+    os: longest(OPERATING_SYSTEMS),
+    arch: longest(ARCHITECTURES),
+    team: longest(TEAMS),
+    service: String(SERVICES - 1),
+    service_version: String(SERVICE_VERSIONS - 1),
+    service_environment: longest(SERVICE_ENVIRONMENTS)
+  }
+  for (let i = 0; i < extraTagsLength; i++) tags[`tag_${i}`] = 'v999'
+  return Buffer.byteLength(JSON.stringify(tags))
+}
+
+// Hosts whose tags are kept once built. Past this many, each row builds its host's tags again:
+// a run at --scale 100,000,000 must neither build a hundred million hosts before its first
+// request nor keep the ones it met (rows go through the hosts in order, so none comes back soon).
+const HOST_CACHE_LIMIT = 100_000
+
+/** Host h's value, built on first use by `build(h)`, kept when the scale is small enough. */
+class HostTable {
+  constructor (scale, build) {
+    this.build = build
+    this.cache = scale <= HOST_CACHE_LIMIT ? new Array(scale) : null
+  }
+
+  get (h) {
+    if (this.cache === null) return this.build(h)
+    return this.cache[h] ?? (this.cache[h] = this.build(h))
+  }
+}
+
+module.exports = { REGIONS, TEAMS, OPERATING_SYSTEMS, ARCHITECTURES, SERVICE_ENVIRONMENTS, TAG_NAMES, HOST_CACHE_LIMIT, hostTags, maxHostTagsBytes, HostTable }

@@ -2,7 +2,7 @@
 
 const path = require('node:path')
 const { parseTableName } = require('../schema')
-const { requirePositiveInteger, parseDuration, parseRate } = require('../options')
+const { requirePositiveInteger, requireConcurrency, parseDuration, parseRate } = require('../options')
 const { parseReplicas } = require('../schema')
 const { UsageError, FatalError } = require('../errors')
 const { loadQueryConfig } = require('../query-config')
@@ -43,7 +43,7 @@ function validateOptions (args) {
     ingest = {
       rate: parseRate(args.ingest_rate, 'ingest_rate', 'rows'),
       processes: requirePositiveInteger(args.ingest_processes, 'ingest_processes'),
-      concurrentRequests: requirePositiveInteger(args.ingest_concurrent_requests, 'ingest_concurrent_requests'),
+      concurrentRequests: requireConcurrency(args.ingest_concurrent_requests, 'ingest_concurrent_requests'),
       batchSize: requirePositiveInteger(args.ingest_batch_size, 'ingest_batch_size'),
       intervalMs: parseDuration(args.ingest_interval, 'ingest_interval'),
       shards: requirePositiveInteger(args.shards, 'shards'),

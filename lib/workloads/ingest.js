@@ -8,6 +8,7 @@ const { parseDuration, requirePositiveInteger, parseBooleanText } = require('../
 const { UsageError } = require('../errors')
 const { BulkBodyPool } = require('../bulk-body')
 const { round, perSecond } = require('../format')
+const { constants: { MAX_LENGTH: BUFFER_MAX_BYTES } } = require('node:buffer')
 const { reconcile, describeReconciliation } = require('../reconcile')
 
 const options = {
@@ -19,6 +20,7 @@ const options = {
   replicas: { type: 'string', default: '0', group: 'Table:', describe: "number_of_replicas: a number or a range such as '0-1'" },
   drop_table: { type: 'boolean', default: true, group: 'Table:', describe: 'drop the table before the run (--no-drop_table or --drop_table false to keep it)' },
   batch_size: { type: 'number', default: 10000, group: 'Load:', describe: 'rows per INSERT request (bulk_args)' },
+  max_body_mb: { type: 'number', default: 100, group: 'Load:', describe: 'the cluster\'s http.max_content_length in MB (CrateDB\'s default: 100): a --batch_size whose requests would be larger is refused before the run' },
   max_rows: { type: 'number', default: 1_000_000, group: 'Load:', describe: 'rows per process; the last batch is smaller when needed' },
   scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts (TSBS scale)' },
   extra_tags_length: { type: 'number', default: 0, group: 'Data:', describe: 'add tags tag_0 .. tag_{N-1} to every row' },
@@ -35,6 +37,25 @@ function parseRefreshInterval (text) {
   return String(text).trim() === '0' ? 0 : parseDuration(text, 'refresh_interval')
 }
 
+const MB = 1024 * 1024
+
+/**
+ * A batch whose body the cluster would refuse (HTTP 413), or that no buffer can hold, is a usage
+ * error before any DDL: the body is estimated from the model's own row writer.
+ */
+function requireBodyFits (validated, maxBodyMb) {
+  const model = MODELS[validated.model]
+  const estimate = { ...validated, seed: 0 }
+  const rowBytes = Math.max(...model.tables(estimate).map((spec) => model.rowWriter(spec, estimate, { workerIndex: 0, workerCount: 1 }, Date.parse(validated.startTime)).typicalRowBytes))
+  const limit = Math.min(maxBodyMb * MB, BUFFER_MAX_BYTES)
+  const bodyBytes = validated.batchSize * (rowBytes + 1)
+  if (bodyBytes <= limit) return
+  const fit = Math.floor(limit / (rowBytes + 1))
+  const rows = fit >= 1000 ? Math.floor(fit / 1000) * 1000 : Math.max(1, fit)
+  throw new UsageError(`--batch_size ${validated.batchSize} makes request bodies of about ${(bodyBytes / MB).toFixed(0)} MB (${Math.round(rowBytes)} bytes a row for --model ${validated.model}), ` +
+    `over the ${maxBodyMb} MB the cluster takes (--max_body_mb, its http.max_content_length): use --batch_size ${rows} or less`)
+}
+
 function validateOptions (args) {
   const startMs = Date.parse(args.start_time)
   if (!Number.isFinite(startMs)) throw new UsageError(`--start_time must be an ISO 8601 time such as 2016-01-01T00:00:00Z (got '${args.start_time}')`)
@@ -44,7 +65,7 @@ function validateOptions (args) {
   const keyBytes = requirePositiveInteger(args.key_bytes, 'key_bytes')
   if (keyBytes < KV_KEY_MIN_BYTES) throw new UsageError(`--key_bytes must be at least ${KV_KEY_MIN_BYTES}, so that every key is unique (got ${keyBytes})`)
   const refreshIntervalMs = parseRefreshInterval(args.refresh_interval)
-  return {
+  const validated = {
     model: model.name,
     table: parseTableName(args.table ?? model.defaultTable ?? 'doc.cpu'),
     schema: parseTableName(`${args.schema}.x`, 'schema').schema,
@@ -63,6 +84,8 @@ function validateOptions (args) {
     startTime: new Date(startMs).toISOString(),
     intervalMs: parseDuration(args.interval, 'interval')
   }
+  requireBodyFits(validated, requirePositiveInteger(args.max_body_mb, 'max_body_mb'))
+  return validated
 }
 
 // ---- master side -------------------------------------------------------------------------------

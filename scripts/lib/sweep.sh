@@ -169,7 +169,7 @@ sweep_main() {
   command -v node > /dev/null || sweep_die "$SWEEP_EXIT_CANNOT_RUN" "node is not on PATH"
 
   [[ -n "$out" ]] || out="sweep-results/$SWEEP_NAME-$(date +%Y%m%d-%H%M%S)"
-  mkdir -p "$out/runs" || sweep_die "$SWEEP_EXIT_CANNOT_RUN" "cannot create $out"
+  mkdir -p "$out/runs" 2>/dev/null || sweep_die "$SWEEP_EXIT_USAGE" "--out '$out': cannot create that directory"
   local jsonl="$out/$SWEEP_NAME.jsonl"
   : > "$jsonl"
 

@@ -64,6 +64,16 @@ test('a results table that cannot be created stops the run before any load', () 
   assert.equal(double.bulkRowsReceived, 0)
 }))
 
+test('an existing table with other columns as --results_table: found before the load, exit 3', () => withDouble({}, async (double) => {
+  const made = await runTool('appClusterIngest.js', ['--table', 'doc.not_results', '--max_rows', '100', '--processes', '1'], { env: double.env() })
+  assert.equal(made.code, 0, made.stderr)
+  const inserted = double.bulkRowsReceived
+  const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.not_results', '--max_rows', '100', '--processes', '1'], { env: double.env() })
+  assert.equal(run.code, 3)
+  assert.match(run.stderr, /^appClusterIngest\.js: error: the results table doc\.not_results exists without the columns run_id, load_generator, .*: it holds something else; give another --results_table$/m)
+  assert.equal(double.bulkRowsReceived, inserted, 'no load was started')
+}))
+
 test('bad --results_table, --run_id, --start_at: one line, exit 2', () => withDouble({}, async (double) => {
   for (const [args, message] of [
     [['--results_table', 'sys.runs'], /--results_table 'sys\.runs': schema 'sys' is a system schema/],

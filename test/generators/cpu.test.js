@@ -74,3 +74,24 @@ test('writeRows never writes past maxRowBytes per row', () => {
   assert.ok(end <= buffer.length)
   assert.equal(JSON.parse(`[${buffer.toString('latin1', 0, end)}]`).length, 1000)
 })
+
+test('the row bound holds for every host: no tags JSON is longer than maxHostTagsBytes', () => {
+  const { maxHostTagsBytes } = require('../../lib/generators/tsbs-hosts')
+  for (const [scale, extra] of [[1, 0], [10_000, 0], [3000, 4]]) {
+    const bound = maxHostTagsBytes(scale, extra)
+    for (let h = 0; h < scale; h++) {
+      const bytes = Buffer.byteLength(JSON.stringify(hostTags(7, h, extra)))
+      if (bytes > bound) assert.fail(`host ${h} of ${scale}: ${bytes} bytes over the bound ${bound}`)
+    }
+  }
+})
+
+test('a scale of 100 million builds no host up front and keeps none: rows start at once', () => {
+  const { HOST_CACHE_LIMIT } = require('../../lib/generators/tsbs-hosts')
+  const generator = make({ scale: 100_000_000, workerIndex: 1, workerCount: 2 })
+  assert.equal(generator.hosts.cache, null, `no cache past ${HOST_CACHE_LIMIT} hosts`)
+  const rows = generator.nextRows(3)
+  assert.deepEqual(rows.map(([tags]) => tags.hostname), ['host_1', 'host_3', 'host_5'])
+  assert.deepEqual(rows[0][0], hostTags(1, 1))
+  assert.ok(make({ scale: 50 }).hosts.cache.length === 50)
+})

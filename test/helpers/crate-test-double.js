@@ -283,6 +283,11 @@ class CrateTestDouble {
       // Like CrateDB, a count sees what the last refresh made visible.
       return { cols: ['count'], rows: [[table.visible]], rowcount: 1 }
     }
+    if (/^SELECT column_name FROM information_schema\.columns WHERE table_schema = \? AND table_name = \?$/i.test(stmt)) {
+      const table = this.tables.get(`${args[0]}.${args[1]}`)
+      const names = table ? topLevelParts(table.columns).map((part) => /^\s*"?([a-z_][a-z0-9_]*)"?/i.exec(part)[1]) : []
+      return { cols: ['column_name'], rows: names.map((n) => [n]), rowcount: names.length }
+    }
     if (/^SELECT number_of_shards, number_of_replicas FROM information_schema\.tables WHERE table_schema = \? AND table_name = \?$/i.test(stmt)) {
       const table = this.tables.get(`${args[0]}.${args[1]}`)
       return { cols: ['number_of_shards', 'number_of_replicas'], rows: table ? [[table.shards, table.replicas]] : [], rowcount: table ? 1 : 0 }
@@ -384,6 +389,23 @@ class CrateTestDouble {
     }
     return { results }
   }
+}
+
+/** The comma-separated parts of a column list, commas inside parentheses kept. */
+function topLevelParts (text) {
+  const parts = []
+  let depth = 0
+  let current = ''
+  for (const c of text) {
+    if (c === '(') depth++
+    if (c === ')') depth--
+    if (c === ',' && depth === 0) {
+      parts.push(current)
+      current = ''
+    } else current += c
+  }
+  if (current.trim()) parts.push(current)
+  return parts
 }
 
 function tableName (text) {

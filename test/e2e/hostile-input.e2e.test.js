@@ -1,0 +1,105 @@
+'use strict'
+
+// Bad and hostile input, as a careless or hostile user gives it: each answer is one line, the
+// documented exit code, no stack trace and no secret, and comes at once.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool, waitForChildren } = require('../helpers/run-tool')
+const { tempFile } = require('../helpers/temp-files')
+const { closedPort } = require('../helpers/ports')
+
+const SECRET = 'S3cr3t-pw'
+const stackTrace = /\n\s+at .+:\d+:\d+/
+
+/** [what, script, args, env, exit code, pattern of the error line] */
+function cases (t, double, port) {
+  const env = (extra = {}) => double.env({ CRATE_PASSWORD: SECRET, ...extra })
+  const mix = (text) => tempFile(t, 'mix.yml', text)
+  // Nine levels of ten aliases: ten billion values if anything expanded them.
+  const bomb = `- name: bomb\n  query: "SELECT ?"\n  ratio: 1\n  args:\n    - choice: &a0 [x, x, x, x, x, x, x, x, x, x]\n${
+    [1, 2, 3, 4, 5, 6, 7, 8, 9].map((level) => `    - choice: &a${level} [${Array(10).fill(`*a${level - 1}`).join(', ')}]`).join('\n')}\n`
+  return [
+    ['password in the host URL, host unreachable', 'appClusterIngest.js', [], { CRATE_HOST: `http://crate:${SECRET}@127.0.0.1:${port}` }, 3, /cannot reach CrateDB: connection refused by http:\/\/127\.0\.0\.1:\d+$/],
+    ['password in a host with a path', 'appClusterIngest.js', ['--host', `http://crate:${SECRET}@h/path`], env(), 2, /invalid host 'http:\/\/crate:\*\*\*@h\/path': a host has no path/],
+    ['a bad port in a URL with a password', 'appClusterIngest.js', ['--host', `http://crate:${SECRET}@h:99999`], env(), 2, /invalid host 'http:\/\/crate:\*\*\*@h:99999'/],
+    ['CRATE_PORT in hex', 'appClusterIngest.js', [], env({ CRATE_PORT: '0x1068' }), 2, /CRATE_PORT must be a port number 1-65535 in decimal \(got '0x1068'\)/],
+    ['a host with a query string', 'appClusterIngest.js', [], env({ CRATE_HOST: 'http://h?x=1' }), 2, /a host has no query string/],
+    ['a host with a fragment', 'appClusterIngest.js', [], env({ CRATE_HOST: 'http://h#top' }), 2, /a host has no #fragment/],
+    ['--timeout 999h', 'appClusterIngest.js', ['--timeout', '999h'], env(), 2, /--timeout must be between 1ms and 24h \(got '999h'\)/],
+    ['--monitor_interval 999h', 'appClusterIngest.js', ['--monitor_interval', '999h'], env(), 2, /--monitor_interval must be between 100ms and 1h/],
+    ['--timeout -1s', 'appClusterIngest.js', ['--timeout', '-1s'], env(), 2, /--timeout must be a positive duration .* \(got '-1s'\)/],
+    ['--duration 0.001ms', 'appClusterIngest.js', ['--duration', '0.001ms'], env(), 2, /--duration must be between 1ms and 720h/],
+    ['--interval 0', 'appClusterIngest.js', ['--interval', '0'], env(), 2, /--interval must be a positive duration/],
+    ['--rate too low for --duration', 'appClusterIngest.js', ['--rate', '0.0001', '--duration', '3s'], env(), 2, /cannot hold two of them; raise --rate or --duration/],
+    ['more in flight than files may be opened', 'appClusterIngest.js', ['--concurrent_requests', '50000000', '--batch_size', '1'], env(), 2, /--concurrent_requests 50000000 needs a socket per request in flight/],
+    ['a batch no server takes', 'appClusterIngest.js', ['--batch_size', '50000000', '--max_rows', '50000000'], env(), 2, /--batch_size 50000000 makes request bodies of about \d+ MB .*use --batch_size \d+ or less/],
+    ['--model bogus', 'appClusterIngest.js', ['--model', 'bogus'], env(), 2, /Invalid values: Argument: model, Given: "bogus"/],
+    ['a user name with a line break', 'appClusterIngest.js', [], env({ CRATE_USER: 'bench\nevil' }), 2, /--user\/CRATE_USER must not contain a control character/],
+    ['a YAML alias bomb', 'appClusterAnalytical.js', ['--queries_config', mix(bomb)], env(), 2, /expands to more than 100000 values \(YAML aliases\?\)/],
+    ['an arg named constructor', 'appClusterAnalytical.js', ['--queries_config', mix('- {query: "SELECT ?", ratio: 1, args: [{constructor: {}}]}\n')], env(), 2, /unknown arg generator 'constructor'/],
+    ['an arg named __proto__', 'appClusterAnalytical.js', ['--queries_config', mix('- {query: "SELECT ?", ratio: 1, args: [{__proto__: {}}]}\n')], env(), 2, /unknown arg generator/],
+    ['--queries_config /dev/zero', 'appClusterAnalytical.js', ['--queries_config', '/dev/zero'], env(), 2, /--queries_config '\/dev\/zero' is not a regular file/],
+    ['--queries_config a directory', 'appClusterAnalytical.js', ['--queries_config', '/tmp'], env(), 2, /is not a regular file/],
+    ['a query name with an escape sequence that fails validation', 'appClusterAnalytical.js', ['--queries_config', mix('- {name: "red\\e[31m", query: "SELECT * FROM doc.none", ratio: 1}\n')], env(), 3, /query 'red\\u001b\[31m' failed validation: RelationUnknown/],
+    ['a validation error over several lines', 'appClusterAnalytical.js', ['--queries_config', mix('- {name: multi, query: "SELECT 42", ratio: 1}\n')], env(), 3, /query 'multi' failed validation: SQLParseException\[line one line two\]/]
+  ]
+}
+
+test('every bad input: one line, its exit code, no stack trace, no secret, at once', (t) => withCrateTestDouble({
+  fault: ({ stmt }) => (stmt === 'SELECT 42' ? { status: 400, code: 4000, message: 'SQLParseException[line one\nline two]' } : undefined)
+}, async (double) => {
+  const port = await closedPort()
+  for (const [what, script, args, env, code, pattern] of cases(t, double, port)) {
+    const run = await runTool(script, args, { env, timeoutMs: 20_000 })
+    const lines = run.stderr.trimEnd().split('\n')
+    const errorLine = lines.at(-1)
+    assert.equal(run.code, code, `${what}: exit ${run.code}\n${run.stderr}`)
+    assert.match(errorLine, new RegExp(`^${script.replace('.', '\\.')}: error: `), `${what}: the last line is the error`)
+    assert.match(errorLine, pattern, what)
+    assert.equal(lines.filter((l) => / error: /.test(l)).length, 1, `${what}: one error line`)
+    if (code === 2) assert.equal(lines.length, 1, `${what}: a usage error is all there is:\n${run.stderr}`)
+    assert.ok(!stackTrace.test(run.stderr), `${what}: no stack trace`)
+    assert.ok(!`${run.stdout}${run.stderr}`.includes(SECRET), `${what}: the password is never shown`)
+    assert.ok(!run.stderr.includes('\u001b'), `${what}: no raw escape character`)
+  }
+  assert.equal(double.statementsMatching(/^(CREATE|DROP|INSERT)/).length, 0, 'no bad input reached DDL or a load')
+}))
+
+test('a table dropped by another client mid-run: the run stops after ten unknown-table answers, not at --max_rows', () => withCrateTestDouble({}, async (double) => {
+  let bulks = 0
+  double.script.fault = ({ bulk }) => {
+    if (bulk && ++bulks === 3) double.tables.delete('doc.cpu')
+    return undefined
+  }
+  const run = await runTool('appClusterIngest.js', ['--processes', '1', '--batch_size', '10', '--max_rows', '100000', '--concurrent_requests', '1', '--json'], { env: double.env() })
+  assert.equal(run.code, 3, run.stderr)
+  assert.match(run.stderr.trimEnd().split('\n').at(-1), /error: RelationUnknown\[Relation 'doc\.cpu' unknown\] \(10 answers in a row: the table was dropped during the run\?\)$/)
+  assert.ok(bulks <= 14, `${bulks} bulk requests sent`)
+  assert.equal(run.json.workers[0].stop_reason, 'fatal')
+}))
+
+test('workers are forked without the password in their environment', () => withCrateTestDouble({
+  fault: ({ bulk }) => (bulk ? { delayMs: 200 } : undefined)
+}, async (double) => {
+  let environ = null
+  const run = await runTool('appClusterIngest.js', ['--processes', '1', '--max_rows', '2000', '--batch_size', '100', '--concurrent_requests', '1'], {
+    env: double.env({ CRATE_PASSWORD: SECRET, CRATE_USER: 'crate' }),
+    waitFor: /created table/,
+    whileRunning: async (child) => {
+      const [worker] = await waitForChildren(child.pid, 1)
+      environ = fs.readFileSync(`/proc/${worker}/environ`, 'utf8')
+    }
+  })
+  assert.equal(run.code, 0, run.stderr)
+  assert.ok(environ !== null && environ.includes('PATH='), 'the worker environment was read')
+  assert.ok(!environ.includes(SECRET) && !environ.includes('CRATE_PASSWORD'), 'no password in a worker environment')
+}))
+
+test('--scale 100000000 starts sending at once', () => withCrateTestDouble({}, async (double) => {
+  const run = await runTool('appClusterIngest.js', ['--processes', '1', '--scale', '100000000', '--max_rows', '2000', '--json'], { env: double.env(), timeoutMs: 30_000 })
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.json.rows_ok, 2000)
+}))
