@@ -75,6 +75,16 @@ test('report says when the values beyond the sweet spot all failed', (t) => {
   assert.match(r.stderr, /sweet spot: batch_size=1000 \(900 rows\/s\); every larger value had failures: the cluster saturates beyond it/)
 })
 
+test('with no value to choose, the report says why each was ruled out, never that a partial run lost rows it did not', (t) => {
+  const dir = tempDir(t)
+  const partial = { ...result(1000, 500), partial: true }
+  const file = recordAll(dir, [[500, 4, partial], [1000, 1, result(900, 800, 100)], [2000, 4, { ...result(1000, 900), partial: true }]])
+  const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'batch')])
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stderr, /no sweet spot: no value ran complete and without failures \(2 partial, 1 lost rows\)/)
+  assert.doesNotMatch(r.stderr, /every value lost/)
+})
+
 test('check exits 10 with the reason once a step stops paying off', (t) => {
   const dir = tempDir(t)
   const file = recordAll(dir, [[1, 0, result(1000, 100)], [2, 0, result(1000, 180)]])

@@ -145,7 +145,8 @@ test('bad sweep options: one line, exit 2, before any run', async () => {
     [['--', '--batch_size', '5'], /--batch_size is what this script sweeps: give its values with --values/],
     [['--min_gain', '5'], /--min_gain applies to ramps/],
     [['--repeat', '0'], /--repeat must be a whole number of at least 1, not '0'/],
-    [['--step', 'rate'], /--step applies to find-query-saturation.sh only/]
+    [['--step', 'rate'], /--step applies to find-query-saturation.sh only/],
+    [['--out', '/proc/x', '--values', '100'], /--out '\/proc\/x': cannot create that directory/]
   ]) {
     const run = await runTool('scripts/find-optimal-batch-size.sh', args)
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
