@@ -39,15 +39,28 @@ const MAX_SLEEP_MS = 100
  * source.release(req)        -> optional, hands the request's buffer back
  * source.parse(text)         -> optional, parses a 2xx answer (default JSON.parse)
  */
-async function runEngine ({ client, source, concurrency, startAt = null, deadline = null, recorder, control, pace = null, clock = systemClock }) {
+async function runEngine ({ client, source, concurrency, startAt = null, deadline = null, gracefulStopMs = null, recorder, control, pace = null, clock = systemClock }) {
   control.onAbort(() => client.abort())
   if (startAt !== null) await sleepUntil(startAt, control, clock)
   const execute = requestExecutor({ client, source, recorder, control, clock })
   const run = { source, concurrency, deadline, recorder, control, execute, clock }
   if (control.stopped) return control.reason
+  const finished = { value: false }
+  const grace = deadline !== null && gracefulStopMs !== null ? abandonAfterGrace({ abortAt: deadline + gracefulStopMs, control, clock, finished }) : null
   if (pace) await runOpen({ ...run, timetable: createTimetable({ startAt: startAt ?? clock.now(), ...pace }) })
   else await runClosed(run)
+  finished.value = true
+  if (grace) await grace
   return control.reason
+}
+
+/**
+ * --duration ends the sending; the requests in flight then drain for at most --graceful_stop.
+ * Those still without an answer after it are abandoned: their units are in doubt.
+ */
+async function abandonAfterGrace ({ abortAt, control, clock, finished }) {
+  while (!finished.value && clock.now() < abortAt) await clock.sleep(Math.min(MAX_SLEEP_MS, abortAt - clock.now()))
+  if (!finished.value) control.abort(stopReason('duration'))
 }
 
 async function sleepUntil (at, control, clock) {

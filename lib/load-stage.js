@@ -25,7 +25,15 @@ async function runLoad (ctx) {
     : null
   const groups = side ? [main, side] : [main]
   const monitor = createMonitor(options)
-  const progress = new ProgressLine({ stream: ctx.stderr, unit: workload.unit, enabled: options.progress })
+  const limit = workload.countLimit(options)
+  const progress = new ProgressLine({
+    stream: ctx.stderr,
+    unit: workload.unit,
+    enabled: options.progress,
+    durationMs: options.durationMs,
+    totalUnits: limit === Number.MAX_SAFE_INTEGER ? null : limit * options.processes,
+    targetRate: options.rate
+  })
   main.on('delta', ({ worker, delta }) => progress.addDelta(delta, worker))
   for (const group of groups) {
     group.on('delta', ({ worker, delta }) => {

@@ -13,6 +13,7 @@ const HOUR_MS = 3_600_000
 // nothing that becomes a timer may come near it; a run cannot hold a request in less than 1 ms.
 const DURATION_RANGES_MS = {
   timeout: [1, 24 * HOUR_MS],
+  graceful_stop: [1, 24 * HOUR_MS],
   monitor_interval: [100, HOUR_MS],
   duration: [1, 30 * 24 * HOUR_MS],
   refresh_interval: [1, 24 * HOUR_MS],
@@ -47,6 +48,15 @@ function requirePositiveInteger (value, flag, { allowZero = false } = {}) {
     throw new UsageError(`--${flag} must be a whole number ${allowZero ? '>= 0' : '>= 1'} (got ${shown})`)
   }
   return value
+}
+
+/**
+ * --max_rows / --max_queries: as given; else the default, unless --duration is given, which then
+ * alone ends the run (a count limit nobody asked for must not cut a timed run short).
+ */
+function countLimit (value, flag, duration, defaultCount) {
+  if (value !== undefined) return requirePositiveInteger(value, flag)
+  return duration === undefined ? defaultCount : Number.MAX_SAFE_INTEGER
 }
 
 function parseBooleanText (value, name) {
@@ -112,9 +122,10 @@ const CONNECTION_OPTIONS = {
 }
 
 const RUN_OPTIONS = {
-  processes: { type: 'number', group: 'Load:', describe: 'worker processes (default: number of CPUs)' },
+  processes: { type: 'number', group: 'Load:', describe: 'worker processes' },
   concurrent_requests: { type: 'number', default: 20, group: 'Load:', describe: 'requests in flight per process' },
   duration: { type: 'string', group: 'Load:', describe: 'stop after this long (e.g. 30s, 5m); whichever limit comes first ends the run' },
+  graceful_stop: { type: 'string', default: '10s', group: 'Load:', describe: 'after --duration, how long requests in flight may still take; those without an answer then are abandoned (in doubt)' },
   rate: { type: 'string', group: 'Load:', describe: 'constant arrival rate over all processes: rows/s (ingest) or queries/s (analytical), sent on a fixed timetable; latency then counts from each request\'s scheduled start (default: as fast as the answers come)' },
   seed: { type: 'number', group: 'Load:', describe: 'seed of the data and parameter generators (default: random, printed)' },
   results_table: { type: 'string', group: 'Runs across machines:', describe: 'also write this run\'s result as one row into [schema.]table on the cluster (created if needed), e.g. doc.bench_runs' },
@@ -203,6 +214,7 @@ function commonRunOptions (args, { defaultProcesses }) {
     processes: requirePositiveInteger(processes, 'processes'),
     concurrentRequests: requireConcurrency(args.concurrent_requests, 'concurrent_requests'),
     durationMs: args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
+    gracefulStopMs: parseDuration(args.graceful_stop, 'graceful_stop'),
     rate: args.rate === undefined ? null : parseRate(args.rate),
     resultsTable: args.results_table === undefined ? null : parseTableName(args.results_table, 'results_table'),
     runId: parseRunId(args.run_id),
@@ -227,9 +239,10 @@ function parseOptions (workload, argv, env = process.env) {
     .usage(`${workload.usage}\n\nUsage: node ${script} [options]`)
     .options(CONNECTION_OPTIONS)
     .options(RUN_OPTIONS)
+    .options({ processes: { ...RUN_OPTIONS.processes, describe: `worker processes (default: ${workload.defaultProcesses ?? `the number of CPUs, ${os.availableParallelism()} here`})` } })
     .options(workload.options)
     .strict()
-    .version(false)
+    .version(require('../package.json').version)
     .help('help')
     .alias('help', 'h')
     .wrap(Math.min(120, process.stdout.columns || 100))
@@ -297,12 +310,23 @@ function describeOptions (options, exclude = []) {
     password: connection.password ? '***' : '(none)',
     insecure: connection.insecure,
     timeout_ms: connection.timeoutMs,
-    ...Object.fromEntries(Object.entries(rest).map(([key, value]) => [toSnakeCase(key), value && value.display ? value.display : value]))
+    ...Object.fromEntries(Object.entries(rest).map(([key, value]) => [toSnakeCase(key), describeValue(value)]))
   }
 }
 
 function toSnakeCase (key) {
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+}
+
+function describeValue (value) {
+  if (value === Number.MAX_SAFE_INTEGER) return null
+  return value && value.display ? value.display : snakeCaseDeep(value)
+}
+
+/** Keys in snake_case all the way down, as everywhere in --json. */
+function snakeCaseDeep (value) {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [toSnakeCase(key), snakeCaseDeep(v)]))
 }
 
 module.exports = {
@@ -314,5 +338,6 @@ module.exports = {
   parseHosts,
   parseBooleanText,
   requirePositiveInteger,
+  countLimit,
   describeOptions
 }

@@ -1,17 +1,23 @@
 'use strict'
 
 const { latencySummary, newHistogram, addEncoded } = require('./stats')
+const { fmt } = require('./format')
 
 /**
- * One refreshing line on stderr, once a second: elapsed time, units ok, units/s (each worker's
- * latest report divided by the period it covers, summed), failed units and p99 latency over the
- * reports of the last second.
+ * One refreshing line on stderr, once a second: elapsed time (of the total under --duration, or
+ * the share of units sent under a count limit), units ok, units/s (each worker's latest report
+ * divided by the period it covers, summed) against the target under --rate, failed units and
+ * p99 latency over the reports of the last second.
  */
 class ProgressLine {
-  constructor ({ stream, unit, enabled }) {
+  constructor ({ stream, unit, enabled, durationMs = null, totalUnits = null, targetRate = null, now = Date.now }) {
     this.stream = stream
     this.unit = unit
     this.enabled = enabled
+    this.durationMs = durationMs
+    this.totalUnits = totalUnits
+    this.targetRate = targetRate
+    this.now = now
     this.interval = newHistogram()
     this.workerRates = new Map()
     this.startedAt = null
@@ -38,15 +44,22 @@ class ProgressLine {
   }
 
   render (totals) {
-    const at = Date.now()
     const ok = totals.all.ok
     let rate = 0
     for (const r of this.workerRates.values()) rate += r
     const p99 = latencySummary(this.interval).p99
     this.interval.reset()
-    const elapsed = ((at - this.startedAt) / 1000).toFixed(0).padStart(4)
-    const line = `${elapsed}s  ${this.unit} ok ${fmt(ok)}  ${this.unit}/s ${fmt(Math.round(rate))}  failed ${fmt(totals.all.failed)}  p99 ${p99 === null ? '-' : `${p99} ms`}${this.extra()}`
+    const target = this.targetRate == null ? '' : ` (target ${fmt(this.targetRate)})`
+    const line = `${this.elapsed(totals)}  ${this.unit} ok ${fmt(ok)}  ${this.unit}/s ${fmt(Math.round(rate))}${target}  failed ${fmt(totals.all.failed)}  p99 ${p99 === null ? '-' : `${fmt(p99)} ms`}${this.extra()}`
     this.stream.write(`\r\x1b[K${line}`)
+  }
+
+  elapsed (totals) {
+    const seconds = Math.max(0, (this.now() - this.startedAt) / 1000)
+    const text = `${seconds.toFixed(0).padStart(4)}s`
+    if (this.durationMs) return `${text}/${Math.round(this.durationMs / 1000)}s`
+    if (this.totalUnits) return `${text} ${String(Math.min(100, Math.floor((totals.unitsSent / this.totalUnits) * 100))).padStart(3)}%`
+    return text
   }
 
   stop () {
@@ -56,7 +69,5 @@ class ProgressLine {
     this.stream.write('\r\x1b[K')
   }
 }
-
-const fmt = (x) => x.toLocaleString('en-US')
 
 module.exports = { ProgressLine }

@@ -19,6 +19,9 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
     options: describedOptions,
     started_at: totals.firstSentAt === null ? null : new Date(totals.firstSentAt).toISOString(),
     seconds,
+    // The window is sending, then the drain of the last answers (at most --graceful_stop after --duration).
+    sending_seconds: round(totals.sendingSeconds, 3),
+    drain_seconds: round(Math.max(0, totals.seconds - totals.sendingSeconds), 3),
     [`${unit}_sent`]: totals.unitsSent,
     [`${unit}_ok`]: all.ok,
     [`${unit}_failed`]: all.failed,
@@ -95,7 +98,7 @@ function renderReport (workload, result) {
 
   const summary = table(['summary', 'value'])
   summary.push(
-    ['time (first request sent -> last answer)', `${fmt(result.seconds)} s`],
+    ['time (first request sent -> last answer)', `${fmt(result.seconds)} s (sending ${fmt(result.sending_seconds)} s, then ${fmt(result.drain_seconds)} s for the last answers)`],
     [workload.okLabel, fmt(result[`${unit}_ok`])],
     [`${unit} failed`, fmt(result[`${unit}_failed`])]
   )

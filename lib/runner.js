@@ -104,10 +104,20 @@ function runsAfterInterrupt (ctx, name) {
   return name === 'store' && ctx.interruptedDuring === 'load' && ctx.interrupts.count === 1
 }
 
+/** A header a person reads at a glance; every option is in --json. */
 function announce (ctx) {
-  ctx.log(`${ctx.workload.script}: ${ctx.workload.name} benchmark`)
-  ctx.describedOptions = describeOptions(ctx.options, ctx.workload.describeExclude)
-  ctx.log(`options: ${JSON.stringify(ctx.describedOptions)}`)
+  const { workload, options } = ctx
+  ctx.describedOptions = describeOptions(options, workload.describeExclude)
+  const c = options.connection
+  const tls = c.hosts[0].protocol === 'https' ? (c.insecure ? 'TLS, certificates NOT verified' : 'TLS') : 'no TLS'
+  const n = (x) => x.toLocaleString('en-US')
+  const pace = options.rate == null ? 'as fast as answers come' : `--rate ${n(options.rate)} ${workload.unit}/s over all processes`
+  const limit = workload.countLimit(options)
+  const limits = [options.durationMs ? `${options.durationMs / 1000} s` : null, limit === Number.MAX_SAFE_INTEGER ? null : `${n(limit)} ${workload.unit} per process`].filter(Boolean).join(' or ')
+  ctx.log(`${workload.script}: ${workload.name} benchmark, run ${options.runId}, seed ${options.seed}`)
+  ctx.log(`  cluster:  ${c.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`).join(', ')} as ${c.user} (${tls}), timeout ${c.timeoutMs / 1000} s`)
+  ctx.log(`  workload: ${workload.describeLoad(options)}`)
+  ctx.log(`  load:     ${options.processes} process${options.processes === 1 ? '' : 'es'} x ${options.concurrentRequests} in flight, ${pace}, until ${limits}`)
 }
 
 /**

@@ -167,6 +167,7 @@ class Recorder {
     this.series = new Map()
     this.errors = new ErrorGroups()
     this.firstSentAt = null
+    this.lastSentAt = null
     this.lastAnsweredAt = null
     this.unitsSent = 0
     this.unitsInFlight = 0
@@ -191,6 +192,7 @@ class Recorder {
 
   sent (units, at) {
     if (this.firstSentAt === null) this.firstSentAt = at
+    this.lastSentAt = at
     this.unitsSent += units
     this.unitsInFlight += units
   }
@@ -227,6 +229,7 @@ class Recorder {
       series,
       errors: this.errors.toJSON(),
       firstSentAt: this.firstSentAt,
+      lastSentAt: this.lastSentAt,
       lastAnsweredAt: this.lastAnsweredAt,
       unitsSent: this.unitsSent,
       unitsInFlight: this.unitsInFlight,
@@ -252,6 +255,7 @@ class Totals {
     this.all = new Series()
     this.errors = new ErrorGroups()
     this.firstSentAt = null
+    this.lastSentAt = null
     this.lastAnsweredAt = null
     this.unitsSent = 0
     this.lateRequests = 0
@@ -270,6 +274,7 @@ class Totals {
     this.errors.merge(delta.errors)
     if (delta.firstSentAt !== null && (this.firstSentAt === null || delta.firstSentAt < this.firstSentAt)) this.firstSentAt = delta.firstSentAt
     if (delta.lastAnsweredAt !== null && (this.lastAnsweredAt === null || delta.lastAnsweredAt > this.lastAnsweredAt)) this.lastAnsweredAt = delta.lastAnsweredAt
+    if (delta.lastSentAt != null && (this.lastSentAt === null || delta.lastSentAt > this.lastSentAt)) this.lastSentAt = delta.lastSentAt
     this.unitsSent += delta.unitsSent
     this.lateRequests += delta.lateRequests || 0
   }
@@ -278,6 +283,12 @@ class Totals {
   get seconds () {
     if (this.firstSentAt === null || this.lastAnsweredAt === null) return 0
     return Math.max(0, this.lastAnsweredAt - this.firstSentAt) / 1000
+  }
+
+  /** Of that window: first to last request sent. */
+  get sendingSeconds () {
+    if (this.firstSentAt === null || this.lastSentAt === null) return 0
+    return Math.max(0, this.lastSentAt - this.firstSentAt) / 1000
   }
 }
 

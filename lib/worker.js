@@ -59,6 +59,7 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
       concurrency: options.concurrentRequests,
       startAt: go.startAt,
       deadline: go.deadline,
+      gracefulStopMs: options.gracefulStopMs ?? null,
       recorder,
       control: master.control,
       pace: options.rate == null ? null : workerPace({ rate: options.rate, workerIndex, workerCount, unitsPerRequest: source.unitsPerRequest })

@@ -120,6 +120,28 @@ test('closed: the deadline stops new requests; those in flight finish and are co
   assert.equal(delta.unitsInFlight, 0)
 })
 
+test('--graceful_stop: after the deadline, answers still missing when the grace is over are abandoned, in doubt', async () => {
+  const clock = new FakeClock()
+  const pending = new Set()
+  const client = {
+    sends: 0,
+    post () {
+      const n = ++this.sends
+      // The first two requests answer after 60 ms; the next ones never would.
+      if (n <= 2) return clock.after(60, {})
+      return new Promise((resolve, reject) => pending.add(() => reject(new TransportError({ code: 'ABORTED', message: 'abandoned', sent: true }))))
+    },
+    abort: () => { for (const cancel of pending) cancel() }
+  }
+  const start = clock.now()
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 2, deadline: start + 100, gracefulStopMs: 50 })
+  assert.deepEqual(await done, stopReason('duration'))
+  assert.equal(clock.now() - start, 150, 'the run ends at deadline + grace, not when the server answers')
+  const totals = totalsOf(recorder)
+  assert.deepEqual([totals.all.ok, totals.all.failed, totals.all.inDoubt], [20, 0, 20])
+  assert.equal(totals.sendingSeconds, 0.06)
+})
+
 test('nothing is sent before the start time the master gave', async () => {
   const clock = new FakeClock()
   const client = fakeClient(clock)

@@ -4,7 +4,7 @@ const { METRICS_PER_ROW } = require('../generators/cpu')
 const { KV_KEY_MIN_BYTES } = require('../generators/strings')
 const { MODELS, MODEL_NAMES } = require('../models')
 const { parseTableName, parseReplicas, createTableSql, insertSql } = require('../schema')
-const { parseDuration, requirePositiveInteger, parseBooleanText } = require('../options')
+const { parseDuration, requirePositiveInteger, parseBooleanText, countLimit } = require('../options')
 const { UsageError } = require('../errors')
 const { BulkBodyPool } = require('../bulk-body')
 const { round, perSecond } = require('../format')
@@ -21,7 +21,7 @@ const options = {
   drop_table: { type: 'boolean', default: true, group: 'Table:', describe: 'drop the table before the run (--no-drop_table or --drop_table false to keep it)' },
   batch_size: { type: 'number', default: 10000, group: 'Load:', describe: 'rows per INSERT request (bulk_args)' },
   max_body_mb: { type: 'number', default: 100, group: 'Load:', describe: 'the cluster\'s http.max_content_length in MB (CrateDB\'s default: 100): a --batch_size whose requests would be larger is refused before the run' },
-  max_rows: { type: 'number', default: 1_000_000, group: 'Load:', describe: 'rows per process; the last batch is smaller when needed' },
+  max_rows: { type: 'number', group: 'Load:', describe: 'rows per process; the last batch is smaller when needed (default: 1,000,000; none with --duration)' },
   scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts (TSBS scale)' },
   extra_tags_length: { type: 'number', default: 0, group: 'Data:', describe: 'add tags tag_0 .. tag_{N-1} to every row' },
   start_time: { type: 'string', default: '2016-01-01T00:00:00Z', group: 'Data:', describe: 'timestamp of the first interval (ISO 8601)' },
@@ -78,7 +78,7 @@ function validateOptions (args) {
     replicas: parseReplicas(args.replicas),
     dropTable: parseBooleanText(args.drop_table, '--drop_table'),
     batchSize: requirePositiveInteger(args.batch_size, 'batch_size'),
-    maxRows: requirePositiveInteger(args.max_rows, 'max_rows'),
+    maxRows: countLimit(args.max_rows, 'max_rows', args.duration, 1_000_000),
     scale: requirePositiveInteger(args.scale, 'scale'),
     extraTagsLength: requirePositiveInteger(args.extra_tags_length, 'extra_tags_length', { allowZero: true }),
     startTime: new Date(startMs).toISOString(),
@@ -89,6 +89,14 @@ function validateOptions (args) {
 }
 
 // ---- master side -------------------------------------------------------------------------------
+
+/** The header's line about what is written where. */
+function describeLoad (options) {
+  const tables = tablesOf(options)
+  const where = tables.length === 1 ? tables[0].table.display : `${tables.length} tables in ${options.schema}`
+  const table = options.dropTable ? `dropped and created (${options.shards} shards, replicas ${options.replicas})` : 'kept if it exists'
+  return `--model ${options.model} into ${where}, ${table}, batches of ${options.batchSize.toLocaleString('en-US')} rows`
+}
 
 const tablesOf = (options) => MODELS[options.model || 'cpu'].tables(options)
 const setsRefreshInterval = (options) => options.refreshIntervalMs !== null && options.refreshIntervalMs !== undefined
@@ -372,6 +380,8 @@ module.exports = {
   epilogue: 'Exit codes: 0 all rows inserted, 1 some rows failed, 2 bad input, 3 could not run, 4 partial run (interrupted, worker died, server gone).\nDocs: README.md',
   options,
   validateOptions,
+  describeLoad,
+  countLimit: (options) => options.maxRows,
   prepare,
   finish,
   extendResult,

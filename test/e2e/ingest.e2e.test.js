@@ -192,6 +192,26 @@ test('--duration stops the run; in-flight requests are still counted', () => wit
   assert.equal(run.json.table_count, run.json.rows_ok)
 }))
 
+test('--duration alone runs its whole time: no default --max_rows cuts it short', () => withDouble({}, async (double) => {
+  const run = await ingest(['--processes', '1', '--duration', '2s', '--batch_size', '10000', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.json.workers[0].stop_reason, 'duration')
+  assert.ok(run.json.seconds >= 1.95, `${run.json.seconds} s`)
+  assert.equal(run.json.options.max_rows, null)
+}))
+
+test('--graceful_stop: answers missing that long after --duration are abandoned and in doubt; the run does not wait for them', () => withDouble({
+  fault: ({ bulk, number }) => (bulk && number > 8 ? 'hang' : bulk ? { delayMs: 100 } : undefined)
+}, async (double) => {
+  const run = await ingest(['--processes', '1', '--duration', '1s', '--graceful_stop', '300ms', '--batch_size', '100', '--concurrent_requests', '2', '--json'], { env: double.env() })
+  assert.equal(run.code, 1, run.stderr)
+  assert.equal(run.json.partial, false)
+  assert.equal(run.json.rows_in_doubt, 200, 'the two requests that hang')
+  assert.ok(run.json.errors.some((e) => e.code === 'ABORTED' && e.in_doubt))
+  assert.ok(run.json.drain_seconds >= 0.3, `drain ${run.json.drain_seconds} s`)
+  assert.match(run.stderr, /\(sending [\d.]+ s, then [\d.]+ s for the last answers\)/)
+}))
+
 test('the same --seed sends the same rows', async () => {
   const rowsOf = () => withDouble({ keepRows: true }, async (double) => {
     const run = await ingest(['--processes', '2', '--max_rows', '300', '--batch_size', '100', '--seed', '42', '--scale', '50'], { env: double.env() })
