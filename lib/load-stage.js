@@ -1,6 +1,7 @@
 'use strict'
 
 const { WorkerGroup } = require('./worker-group')
+const { Timeline } = require('./timeline')
 const { ProgressLine } = require('./progress')
 const { ClusterMonitor } = require('./cluster-monitor')
 const { CrateClient } = require('./http-client')
@@ -38,6 +39,7 @@ async function runLoad (ctx) {
   for (const group of groups) {
     group.on('delta', ({ worker, delta }) => {
       for (const event of delta.events || []) ctx.hostEvents.report(`${group.name}:${worker}`, event)
+      if (ctx.timeline) ctx.timeline.add(group.name, delta)
     })
   }
   const hostCount = ctx.hostEvents.hosts.length
@@ -69,6 +71,7 @@ async function runLoad (ctx) {
     if (ready && (await beforeGo(ctx, monitor))) {
       const startAt = now() + GO_LEAD_MS
       ctx.loadStartAt = startAt
+      ctx.timeline = new Timeline({ originMs: startAt })
       const deadline = options.durationMs ? startAt + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
       for (const group of groups) group.go({ startAt, deadline })
@@ -87,6 +90,7 @@ async function runLoad (ctx) {
       await monitor.stop()
       monitor.client.close()
       ctx.cluster = monitor.toJSON()
+      ctx.monitorStartedAt = monitor.startedAt
     }
   }
 }

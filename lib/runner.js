@@ -11,6 +11,8 @@ const { Totals } = require('./stats')
 const { describeIncident, startupFailures, fatalIncidents } = require('./incidents')
 const { createResultsTableSql, insertResultSql, resultRow, COLUMNS_SQL, missingColumns } = require('./results-store')
 const { buildResult, renderReport, renderCompanion, exitCodeOf } = require('./report')
+const { timelineResult } = require('./timeline')
+const { round } = require('./format')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
 // not wait for a whole --timeout.
@@ -73,6 +75,7 @@ function createContext (workload, options, { stdout, stderr, signalTarget }) {
 function onInterrupt (ctx, signal, count) {
   if (count === 1) {
     ctx.interruptedDuring = ctx.stage
+    ctx.interruptedAt = now()
     ctx.partialReasons.push(`interrupted (${signal}) during ${ctx.stage}`)
     const waitsFor = ctx.stage === 'load' ? 'the requests in flight' : 'the statement in progress'
     ctx.log(`\n${signal}: stopping; waiting for ${waitsFor} (${signal} again to abandon them)`)
@@ -213,6 +216,7 @@ function report (ctx) {
   const { workload, options } = ctx
   const companion = ctx.companion && resultOf(ctx, 'companion', ctx.companion.workload, ctx.companion.options, describeOptions(ctx.companion.options))
   const main = resultOf(ctx, 'main', workload, options, ctx.describedOptions, companion)
+  main.timeline = timelineResult({ timeline: ctx.timeline, cluster: ctx.cluster, monitorStartedAt: ctx.monitorStartedAt, loadStartAt: ctx.loadStartAt, events: runEvents(ctx) })
   ctx.stderr.write(renderReport(workload, main))
   if (companion) ctx.stderr.write(renderCompanion(ctx.companion.workload, companion))
   if (options.json) ctx.stdout.write(`${JSON.stringify(main)}\n`)
@@ -242,6 +246,14 @@ function resultOf (ctx, key, workload, options, describedOptions, companionResul
     cluster: key === 'main' ? ctx.cluster : null,
     events: key === 'main' ? ctx.hostEvents.toJSON(ctx.loadStartAt ?? ctx.startedAt) : []
   })
+}
+
+/** The host events and the interruption, in seconds from the start of the load. */
+function runEvents (ctx) {
+  const origin = ctx.loadStartAt ?? ctx.startedAt
+  const events = ctx.hostEvents.toJSON(origin)
+  if (ctx.interruptedAt) events.push({ at_s: round((ctx.interruptedAt - origin) / 1000, 3), kind: 'interrupted', host: null, detail: `${ctx.interrupts.firstSignal} during ${ctx.interruptedDuring}` })
+  return events
 }
 
 /** --results_table: one row per run, written after the report so a failure here loses no figures. */

@@ -235,8 +235,10 @@ class Recorder {
       unitsInFlight: this.unitsInFlight,
       lateRequests: this.lateRequests,
       events: this.events,
-      // The period this delta covers, so a live rate can be exact however the deltas arrive.
-      periodMs: this.now() - this.periodStartedAt
+      // The period this delta covers and when it ended, so a live rate can be exact however the
+      // deltas arrive, and the timeline can place each one in its interval.
+      periodMs: this.now() - this.periodStartedAt,
+      at: this.now()
     }
     this.periodStartedAt += delta.periodMs
     this.series = new Map()

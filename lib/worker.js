@@ -11,6 +11,7 @@ const { workerPace } = require('./timetable')
 const { stopReason } = require('./stop-reason')
 const { loadWorkload } = require('./workloads')
 const { startupFault } = require('./fault-injection')
+const { now } = require('./clock')
 
 const REPORT_INTERVAL_MS = 1000
 
@@ -50,7 +51,7 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
   client.on('host-up', ({ host, at }) => recorder.event({ kind: 'host_up', host, at }))
   // CPU is measured over the run only: start-up (module loading, host tables) is not load cost.
   const cpuAtGo = process.cpuUsage()
-  const timer = setInterval(() => send({ type: 'delta', delta: recorder.takeDelta() }), REPORT_INTERVAL_MS)
+  const reports = reportEveryInterval(go.startAt, () => send({ type: 'delta', delta: recorder.takeDelta() }))
   let reason
   try {
     reason = await runEngine({
@@ -65,7 +66,7 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
       pace: options.rate == null ? null : workerPace({ rate: options.rate, workerIndex, workerCount, unitsPerRequest: source.unitsPerRequest })
     })
   } finally {
-    clearInterval(timer)
+    reports.stop()
     client.close()
   }
   const cpu = process.cpuUsage(cpuAtGo)
@@ -76,6 +77,24 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
     resources: { cpuMicros: cpu.user + cpu.system, maxRssKb: process.resourceUsage().maxRSS }
   })
   process.disconnect()
+}
+
+/**
+ * A report at the end of every interval counted from the load's start (the same instants in every
+ * worker), so that each report covers one interval of the run's timeline.
+ */
+function reportEveryInterval (startAt, report) {
+  let timer = null
+  let k = 1
+  const next = () => {
+    timer = setTimeout(() => {
+      report()
+      k = Math.max(k + 1, Math.floor((now() - startAt) / REPORT_INTERVAL_MS) + 1)
+      next()
+    }, Math.max(0, startAt + k * REPORT_INTERVAL_MS - now()))
+  }
+  next()
+  return { stop: () => clearTimeout(timer) }
 }
 
 /** Stopped before the load: nothing was sent, so there is nothing to report. */

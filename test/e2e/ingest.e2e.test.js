@@ -47,6 +47,11 @@ test('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created 
   assert.match(double.statementsMatching(/^CREATE TABLE/)[0].stmt, /CLUSTERED INTO 3 SHARDS WITH \(number_of_replicas = '0'\)/)
   assert.match(run.stderr, /rows inserted\s+│ 50,000/)
   assert.match(run.stderr, /50,000: exactly the rows acknowledged/)
+  // Over time: every interval of the load, and together exactly the totals.
+  assert.equal(r.timeline.interval_s, 1)
+  const intervals = r.timeline.series.filter((e) => e.ingest)
+  assert.equal(intervals.reduce((sum, e) => sum + e.ingest.ok, 0), 50_000)
+  assert.ok(intervals.every((e) => typeof e.ingest.p99_ms === 'number'))
   assert.deepEqual(r.reconciliation, { acknowledged: 50_000, in_doubt: 0, counted: 50_000, verdict: 'exact', excess: 0, missing: 0 })
 }))
 

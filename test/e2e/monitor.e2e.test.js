@@ -29,6 +29,12 @@ test('rejections that grow between samples: per-node table, a warning, the time 
   assert.equal(cluster.samples.at(-1).nodes[0].write.rejected_delta, 1855)
   assert.equal(cluster.samples.at(-1).nodes[0].os_cpu_pct, null)
   assert.equal(double.sysNodesSamples, cluster.samples.length)
+  // The same samples on the load's clock in the timeline, and the first rejection as an event.
+  const { nodes, events } = run.json.timeline
+  assert.equal(nodes.length, cluster.samples.length)
+  assert.deepEqual(nodes.map((n) => n.write_rejected), cluster.samples.map((s) => s.nodes[0].write.rejected_delta))
+  assert.ok(nodes[0].t_s < 0, 'the baseline is taken before the load starts')
+  assert.deepEqual(events.map((e) => [e.kind, e.host]), [['first_write_rejection', 'rej']])
   assert.match(run.stderr, /warning: the cluster rejected 1,855 write operations: past its saturation point/)
   assert.match(run.stderr, /│ rej +│ 81 +│ n\/a +│ 52\.6 +│ 0\.79 +│ 0 +│ 1,855 +│ 0 +│/)
   // The capture's OS CPU is -1; no cell of the cluster table may show it. (Only the table: the
