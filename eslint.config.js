@@ -20,5 +20,11 @@ module.exports = [
       'no-var': 'error',
       eqeqeq: ['error', 'always', { null: 'ignore' }]
     }
+  },
+  {
+    // Runs in the browser, inlined into the HTML report: a plain script for any browser.
+    files: ['lib/html-report/page.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+    rules: { strict: ['error', 'function'], 'no-var': 'off', 'prefer-const': 'off' }
   }
 ]

@@ -133,6 +133,7 @@ const RUN_OPTIONS = {
   start_at: { type: 'string', group: 'Runs across machines:', describe: 'ISO time at which to start the load, so load generators on several machines start together' },
   monitor_interval: { type: 'string', default: '5s', group: 'Output:', describe: 'sample sys.nodes (CPU, heap, load, write/search thread pools and their rejections) this often during the run; 0 disables' },
   json: { type: 'boolean', default: false, group: 'Output:', describe: 'print one JSON result object on stdout' },
+  report: { type: 'string', group: 'Output:', describe: 'also write a self-contained HTML report (charts over time, summary, options) to this file' },
   progress: { type: 'boolean', group: 'Output:', describe: 'progress line on stderr every second (default: only on a TTY)' }
 }
 
@@ -185,6 +186,18 @@ function parseRate (text, flag = 'rate', units = '') {
   return rate
 }
 
+/** A file the run can write at its end: found out before the run, not after it. */
+function writableFile (file, flag) {
+  const dir = path.dirname(path.resolve(String(file)))
+  try {
+    fs.accessSync(dir, fs.constants.W_OK)
+  } catch {
+    throw new UsageError(`--${flag} '${file}': the directory ${dir} does not exist or cannot be written`)
+  }
+  if (fs.existsSync(file) && !fs.statSync(file).isFile()) throw new UsageError(`--${flag} '${file}' is not a regular file`)
+  return path.resolve(String(file))
+}
+
 /** The soft limit of open files of this process (Linux), or null where it cannot be read. */
 function openFileLimit () {
   try {
@@ -222,6 +235,7 @@ function commonRunOptions (args, { defaultProcesses }) {
     monitorIntervalMs: String(args.monitor_interval).trim() === '0' ? 0 : parseDuration(args.monitor_interval, 'monitor_interval'),
     seed: args.seed === undefined ? Math.floor(Math.random() * 0x7fffffff) : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
     json: Boolean(args.json),
+    report: args.report === undefined ? null : writableFile(args.report, 'report'),
     progress: args.progress ?? Boolean(process.stderr.isTTY)
   }
 }

@@ -2,6 +2,7 @@
 
 const Table = require('cli-table3')
 const { round, fmt, perSecond } = require('./format')
+const { encodeHistogram } = require('./stats')
 
 /**
  * The result object behind both the table and --json. Every rate divides by one window: from the
@@ -48,6 +49,11 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
     events,
     ...extra,
     client: clientResources(resources, totals.unitsSent, unit),
+    // HdrHistogram's compressed encoding: runs of several load generators merge exactly from these.
+    histograms: {
+      latency: encodeHistogram(all.latency),
+      labels: Object.fromEntries([...totals.series].map(([label, s]) => [label, encodeHistogram(s.latency)]))
+    },
     partial: partialReasons.length > 0,
     partial_reasons: partialReasons
   }

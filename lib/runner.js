@@ -1,5 +1,7 @@
 'use strict'
 
+const os = require('node:os')
+const fs = require('node:fs')
 const { EXIT, FatalError } = require('./errors')
 const { parseOptions, describeOptions, maskCredentials } = require('./options')
 const { CrateClient, CrateHttpError } = require('./http-client')
@@ -148,6 +150,25 @@ async function checkHosts (ctx) {
   }
   // Workers fork after this: they start with the same hosts down.
   options.connection.downHosts = client.downHosts()
+  ctx.environment = await environmentOf(client)
+}
+
+const ENVIRONMENT_SQL = "SELECT count(*) AS nodes, max(version['number']) AS version FROM sys.nodes"
+
+/** Where the numbers come from: this tool and machine, and the cluster's version and size. */
+async function environmentOf (client) {
+  const cluster = await client.sql(ENVIRONMENT_SQL).catch(() => null)
+  const [nodes, version] = (cluster && cluster.rows && cluster.rows[0]) || []
+  const cpus = os.cpus()
+  return {
+    tool_version: require('../package.json').version,
+    node_version: process.version,
+    load_generator: os.hostname(),
+    cpus: os.availableParallelism(),
+    cpu_model: cpus.length ? cpus[0].model : null,
+    cratedb_version: version ?? null,
+    cratedb_nodes: nodes ?? null
+  }
 }
 
 /** The results table, the companion's tables, then the workload's: DDL once, before any worker starts. */
@@ -216,11 +237,25 @@ function report (ctx) {
   const { workload, options } = ctx
   const companion = ctx.companion && resultOf(ctx, 'companion', ctx.companion.workload, ctx.companion.options, describeOptions(ctx.companion.options))
   const main = resultOf(ctx, 'main', workload, options, ctx.describedOptions, companion)
-  main.timeline = timelineResult({ timeline: ctx.timeline, cluster: ctx.cluster, monitorStartedAt: ctx.monitorStartedAt, loadStartAt: ctx.loadStartAt, events: runEvents(ctx) })
-  ctx.stderr.write(renderReport(workload, main))
-  if (companion) ctx.stderr.write(renderCompanion(ctx.companion.workload, companion))
+  const endMs = ctx.load ? ctx.load.main.totals.lastAnsweredAt : null
+  main.timeline = timelineResult({ timeline: ctx.timeline, cluster: ctx.cluster, monitorStartedAt: ctx.monitorStartedAt, loadStartAt: ctx.loadStartAt, endMs, events: runEvents(ctx) })
+  main.environment = ctx.environment || null
+  const text = renderReport(workload, main) + (companion ? renderCompanion(ctx.companion.workload, companion) : '')
+  ctx.stderr.write(text)
   if (options.json) ctx.stdout.write(`${JSON.stringify(main)}\n`)
+  if (options.report) writeHtmlReport(ctx, main, text)
   return { main, companion }
+}
+
+/** --report: the HTML file, after the report on stderr, so a failure here loses no figures. */
+function writeHtmlReport (ctx, result, terminalReport) {
+  const { renderHtmlReport } = require('./html-report')
+  try {
+    fs.writeFileSync(ctx.options.report, renderHtmlReport(result, { terminalReport }))
+  } catch (error) {
+    throw new FatalError(`the run finished, but the HTML report could not be written to ${ctx.options.report}: ${error.message}`)
+  }
+  ctx.log(`HTML report written to ${ctx.options.report}`)
 }
 
 function resultOf (ctx, key, workload, options, describedOptions, companionResult = null) {

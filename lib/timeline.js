@@ -81,7 +81,7 @@ class Timeline {
    * in_doubt, per_sec, p50_ms, p90_ms, p99_ms, max_ms, labels } }. Counts of reports that came
    * after their interval was closed are included; their latencies are not.
    */
-  toJSON () {
+  toJSON ({ endMs = null } = {}) {
     for (const [i, open] of [...this.open]) this.close(i, open)
     const indexes = [...this.closed.keys()]
     if (indexes.length === 0) return []
@@ -91,9 +91,12 @@ class Timeline {
       const entry = { t_s: round((i * this.intervalMs) / 1000, 3) }
       if (interval) {
         const summary = interval.summary
+        // The last interval ends with the run, usually before a whole interval has passed.
+        const startMs = this.originMs + i * this.intervalMs
+        const seconds = endMs !== null && endMs > startMs ? Math.min(this.intervalMs, endMs - startMs) / 1000 : this.intervalMs / 1000
         for (const [name, g] of Object.entries(interval.groups)) {
           // Counts that arrived after the close are added to the closed summary's counts.
-          summary[name] = { ...summary[name], ok: g.all.ok, failed: g.all.failed, in_doubt: g.all.inDoubt, per_sec: round(g.all.ok / (this.intervalMs / 1000)) }
+          summary[name] = { ...summary[name], ok: g.all.ok, failed: g.all.failed, in_doubt: g.all.inDoubt, per_sec: round(g.all.ok / seconds) }
         }
         Object.assign(entry, summary)
       }
@@ -107,7 +110,7 @@ class Timeline {
  * The run's `timeline` in --json: the interval series, the cluster's nodes over time (from the
  * sys.nodes samples), and the events, every time in seconds from the start of the load.
  */
-function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, events }) {
+function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, endMs = null, events }) {
   const nodes = []
   const rejections = []
   if (cluster && monitorStartedAt != null && loadStartAt != null) {
@@ -137,7 +140,7 @@ function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, eve
   }
   return {
     interval_s: timeline ? timeline.intervalMs / 1000 : 1,
-    series: timeline ? timeline.toJSON() : [],
+    series: timeline ? timeline.toJSON({ endMs }) : [],
     nodes,
     events: [...events, ...rejections].sort((a, b) => a.at_s - b.at_s)
   }

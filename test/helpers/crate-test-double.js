@@ -297,6 +297,10 @@ class CrateTestDouble {
       const body = this.script.sysNodes ? this.script.sysNodes(number) : this.liveNodesSample()
       return { cols: body.cols, rows: body.rows, rowcount: body.rowcount }
     }
+    if (stmt === "SELECT count(*) AS nodes, max(version['number']) AS version FROM sys.nodes") {
+      // The version of the captures.
+      return { cols: ['nodes', 'version'], rows: [[this.nodes.filter((n) => !n.killed).length, '6.4.3']], rowcount: 1 }
+    }
     if (/^SELECT name FROM sys\.nodes ORDER BY name$/i.test(stmt)) {
       // Only the nodes alive answer (64).
       const rows = this.nodes.filter((n) => !n.killed).map((n) => [n.name])

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+'use strict'
+
+// crate-bench <command>: one entry for the benchmarks, their sweeps and the HTML report of a
+// saved result. appClusterIngest.js and appClusterAnalytical.js stay as the entries users of the
+// old tool know.
+
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const ROOT = path.join(__dirname, '..')
+const SWEEPS = {
+  'batch-size': 'find-optimal-batch-size.sh',
+  shards: 'find-optimal-shards.sh',
+  processes: 'find-optimal-processes.sh',
+  saturation: 'find-saturation.sh',
+  'query-saturation': 'find-query-saturation.sh'
+}
+
+const USAGE = `Usage: crate-bench <command> [options]
+
+Commands:
+  ingest [options]             the ingest benchmark (the same as node appClusterIngest.js)
+  query [options]              the analytical benchmark (the same as node appClusterAnalytical.js)
+  report RESULT.json -o FILE   an HTML report from a result saved with --json
+  sweep <name> [options]       a sweep: ${Object.keys(SWEEPS).join(', ')} (scripts/find-*.sh)
+
+Examples:
+  crate-bench ingest --processes 4 --duration 2m --report run.html
+  crate-bench query --queries_config queries/cpu-dashboard.yml --json > run.json
+  crate-bench report run.json -o run.html
+  crate-bench sweep batch-size --values "1000 5000 10000" -- --duration 30s
+
+Each command has --help. Exit codes: 0 ok, 1 failures, 2 bad input, 3 could not run, 4 partial run.`
+
+function fail (message, code = 2) {
+  process.stderr.write(`crate-bench: error: ${message}\n`)
+  process.exitCode = code
+}
+
+function main (argv) {
+  const [command, ...rest] = argv
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  if (command === '--version') {
+    process.stdout.write(`${require('../package.json').version}\n`)
+    return
+  }
+  if (command === 'ingest' || command === 'query') {
+    require('dotenv').config({ quiet: true })
+    const workload = require(command === 'ingest' ? '../lib/workloads/ingest' : '../lib/workloads/analytical')
+    return require('../lib/runner').main(workload, { argv: rest })
+  }
+  if (command === 'report') return require('../lib/report-command').main(rest)
+  if (command === 'sweep') {
+    const script = SWEEPS[rest[0]]
+    if (!script) return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')} (got '${rest[0] ?? ''}')`)
+    const run = spawnSync('bash', [path.join(ROOT, 'scripts', script), ...rest.slice(1)], { stdio: 'inherit' })
+    process.exitCode = run.status ?? 3
+    return
+  }
+  fail(`unknown command '${command}' (see crate-bench --help)`)
+}
+
+main(process.argv.slice(2))

@@ -1,0 +1,101 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const hdr = require('hdr-histogram-js')
+
+// One self-contained HTML file: ECharts, the run's data and the code that draws it are inlined,
+// so the file opens anywhere, offline, and can be mailed or archived with the run.
+
+const PERCENTILES = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100]
+
+function echartsSource () {
+  return fs.readFileSync(require.resolve('echarts/dist/echarts.min.js'), 'utf8')
+}
+
+/** The latency distribution as HdrHistogram plots it: latency at each percentile. */
+function percentileCurve (encoded) {
+  if (!encoded) return []
+  const histogram = hdr.decodeFromCompressedBase64(encoded, 32, false)
+  return PERCENTILES.map((p) => ({ percentile: p, ms: Math.round(histogram.getValueAtPercentile(p)) / 1000 }))
+}
+
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+
+// JSON inside <script>: "</script>" and "<!--" must not end or open anything.
+const scriptJson = (value) => JSON.stringify(value).replace(/</g, '\\u003c')
+
+/** The charts this run has data for: every page gets the time charts, query mixes one more. */
+function chartsOf (result) {
+  const charts = [
+    ['throughput', 'Throughput over time'],
+    ['latency', 'Latency over time (ms)'],
+    ['failures', 'Failed and in-doubt units per interval'],
+    ['node_cpu', 'Process CPU % per node'],
+    ['node_heap', 'Heap used % per node'],
+    ['node_write_queue', 'Write queue per node'],
+    ['node_rejections', 'Write rejections per node (since the first sample)'],
+    ['distribution', 'Latency distribution (percentile curve)']
+  ]
+  if (Array.isArray(result.queries)) charts.splice(3, 0, ['query_latency', 'p99 latency per query over time (ms)'])
+  return charts
+}
+
+function renderHtmlReport (result, { terminalReport = '' } = {}) {
+  const charts = chartsOf(result)
+  const data = {
+    result: { ...result, histograms: undefined },
+    curve: percentileCurve(result.histograms && result.histograms.latency),
+    charts: charts.map(([id]) => id)
+  }
+  const env = result.environment || {}
+  const title = `${result.workload} benchmark${result.started_at ? `, ${result.started_at}` : ''}`
+  const facts = [
+    ['tool', `crate-bench ${env.tool_version ?? '?'} on Node ${env.node_version ?? '?'}`],
+    ['load generator', `${env.load_generator ?? '?'} (${env.cpus ?? '?'} CPUs: ${env.cpu_model ?? '?'})`],
+    ['cluster', `CrateDB ${env.cratedb_version ?? 'version unknown'}, ${env.cratedb_nodes ?? '?'} node(s): ${(result.options.hosts || []).join(', ')}`],
+    ['run', `${result.options.run_id ?? ''}, ${result.seconds} s${result.partial ? ' — PARTIAL' : ''}`]
+  ]
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
+h1 { font-size: 20px; margin: 0 0 8px; } h2 { font-size: 16px; margin: 24px 0 8px; }
+table.facts td { padding: 2px 12px 2px 0; vertical-align: top; } table.facts td:first-child { color: #666; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 16px; }
+.chart { height: 320px; border: 1px solid #ddd; border-radius: 4px; }
+pre { background: #f6f6f6; padding: 12px; overflow-x: auto; font-size: 12px; }
+.partial { color: #b00; font-weight: bold; }
+</style>
+</head>
+<body data-charts="0" data-errors="0">
+<script>
+window.__errors = [];
+function __fail (message) { window.__errors.push(String(message)); document.body.dataset.errors = window.__errors.length }
+window.addEventListener('error', function (e) { __fail(e.message) });
+(function () { var original = console.error; console.error = function () { __fail([].join.call(arguments, ' ')); original.apply(console, arguments) } })();
+</script>
+<h1>${escapeHtml(title)}</h1>
+${result.partial ? `<p class="partial">PARTIAL RESULT: ${escapeHtml(result.partial_reasons.join('; '))}</p>` : ''}
+<table class="facts">${facts.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')}</table>
+<h2>Over time</h2>
+<div class="charts">
+${charts.map(([id, text]) => `<div class="chart" id="chart-${id}" data-title="${escapeHtml(text)}"></div>`).join('\n')}
+</div>
+<h2>Summary</h2>
+<pre>${escapeHtml(terminalReport)}</pre>
+<h2>Options</h2>
+<pre>${escapeHtml(JSON.stringify(result.options, null, 2))}</pre>
+<script>${echartsSource()}</script>
+<script type="application/json" id="run-data">${scriptJson(data)}</script>
+<script>${fs.readFileSync(path.join(__dirname, 'page.js'), 'utf8')}</script>
+</body>
+</html>
+`
+}
+
+module.exports = { renderHtmlReport, chartsOf, percentileCurve }

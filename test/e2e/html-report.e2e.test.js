@@ -1,0 +1,123 @@
+'use strict'
+
+// The HTML report: written by --report at the end of a run and by `crate-bench report` from a
+// saved result; one file that holds every chart and references nothing outside itself. When
+// Chromium is installed it is loaded headless: every chart drawn, no error on the console.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const parse5 = require('parse5')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+const { tempDir, tempFile } = require('../helpers/temp-files')
+const { chartsOf } = require('../../lib/html-report')
+
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && fs.existsSync(p))
+const NO_CHROMIUM = CHROMIUM ? false : 'Chromium is not installed (CHROMIUM_PATH or /usr/bin/chromium): the HTML report is not loaded in a browser'
+if (NO_CHROMIUM) console.log(`# ${NO_CHROMIUM}`)
+
+function elements (node, found = []) {
+  if (node.tagName) found.push(node)
+  for (const child of node.childNodes || []) elements(child, found)
+  if (node.content) elements(node.content, found)
+  return found
+}
+
+/** The report as a DOM: its charts, scripts and every attribute that could point elsewhere. */
+function inspect (html) {
+  const all = elements(parse5.parse(html))
+  const attr = (el, name) => (el.attrs.find((a) => a.name === name) || {}).value
+  return {
+    charts: all.filter((el) => (attr(el, 'class') || '').split(' ').includes('chart')).map((el) => attr(el, 'id')),
+    scripts: all.filter((el) => el.tagName === 'script'),
+    external: all.flatMap((el) => el.attrs.filter((a) => ['src', 'href', 'srcset', 'poster', 'data'].includes(a.name)).map((a) => `<${el.tagName} ${a.name}="${a.value}">`)),
+    foreignElements: all.filter((el) => ['link', 'img', 'iframe', 'object', 'embed', 'base'].includes(el.tagName)).map((el) => el.tagName),
+    styles: all.filter((el) => el.tagName === 'style').map((el) => el.childNodes.map((c) => c.value).join('')),
+    data: JSON.parse(all.find((el) => attr(el, 'id') === 'run-data').childNodes[0].value)
+  }
+}
+
+function assertSelfContained (html, result) {
+  const page = inspect(html)
+  assert.deepEqual(page.charts, chartsOf(result).map(([id]) => `chart-${id}`), 'every chart has its place')
+  assert.deepEqual(page.external, [], 'no attribute loads anything')
+  assert.deepEqual(page.foreignElements, [])
+  assert.ok(page.scripts.every((s) => !s.attrs.some((a) => a.name === 'src')), 'every script is inline')
+  assert.ok(page.styles.every((css) => !/url\(|@import/.test(css)), 'no stylesheet loads anything')
+  assert.equal(page.data.result.rows_ok ?? page.data.result.queries_ok, result.rows_ok ?? result.queries_ok)
+  assert.deepEqual(page.data.result.timeline, result.timeline)
+  return page
+}
+
+/** Loads the file in headless Chromium: the counts the page keeps in body[data-charts], [data-errors]. */
+function loadInChromium (file, screenshot) {
+  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--window-size=1400,1300']
+  const dom = spawnSync(CHROMIUM, [...args, '--dump-dom', `file://${file}`], { encoding: 'utf8', timeout: 60_000 })
+  const body = /<body[^>]*data-charts="(\d+)"[^>]*data-errors="(\d+)"/.exec(dom.stdout)
+  assert.ok(body, `Chromium printed no report body:\n${dom.stderr.slice(-500)}`)
+  spawnSync(CHROMIUM, [...args, `--screenshot=${screenshot}`, `file://${file}`], { timeout: 60_000 })
+  return { charts: Number(body[1]), errors: Number(body[2]) }
+}
+
+const mixScript = () => ({
+  query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 } : null),
+  fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined)
+})
+
+test('--report writes one self-contained file with every chart; crate-bench report makes the same from --json', (t) => withCrateTestDouble(mixScript(), async (double) => {
+  const dir = tempDir(t)
+  const mix = tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
+  const html = path.join(dir, 'run.html')
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--max_queries', '300', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '100', '--report', html, '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /HTML report written to .*run\.html/)
+  const page = assertSelfContained(fs.readFileSync(html, 'utf8'), run.json)
+  assert.ok(page.charts.includes('chart-query_latency'), 'a query mix has per-query latency over time')
+  assert.equal(run.json.environment.cratedb_version, '6.4.3')
+
+  const saved = path.join(dir, 'run.json')
+  fs.writeFileSync(saved, run.stdout)
+  const again = path.join(dir, 'again.html')
+  const made = await runTool('bin/crate-bench.js', ['report', saved, '-o', again])
+  assert.equal(made.code, 0, made.stderr)
+  assertSelfContained(fs.readFileSync(again, 'utf8'), run.json)
+  const bad = await runTool('bin/crate-bench.js', ['report', mix, '-o', again])
+  assert.equal(bad.code, 2)
+  assert.match(bad.stderr, /^crate-bench report: error: .*mix\.yml is not a result saved with --json/)
+}))
+
+test('the report in a browser: every chart drawn, no console error', { skip: NO_CHROMIUM }, (t) => withCrateTestDouble({}, async (double) => {
+  const dir = tempDir(t)
+  const html = path.join(dir, 'ingest.html')
+  const run = await runTool('appClusterIngest.js', ['--processes', '2', '--max_rows', '20000', '--batch_size', '500', '--monitor_interval', '200ms', '--report', html, '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const expected = assertSelfContained(fs.readFileSync(html, 'utf8'), run.json).charts.length
+  const screenshot = path.join(dir, 'ingest.png')
+  const loaded = loadInChromium(html, screenshot)
+  assert.deepEqual(loaded, { charts: expected, errors: 0 })
+  assert.equal(fs.readFileSync(screenshot).subarray(1, 4).toString(), 'PNG')
+}))
+
+test('bad --report: one line, exit 2, before any SQL', () => withCrateTestDouble({}, async (double) => {
+  const run = await runTool('appClusterIngest.js', ['--report', '/no/such/dir/run.html'], { env: double.env() })
+  assert.equal(run.code, 2)
+  assert.match(run.stderr, /^appClusterIngest\.js: error: --report '\/no\/such\/dir\/run\.html': the directory \/no\/such\/dir does not exist or cannot be written\n$/)
+  assert.equal(double.statements.length, 0)
+}))
+
+test('crate-bench lists its commands, runs them, and refuses unknown ones', async () => {
+  const help = await runTool('bin/crate-bench.js', ['--help'])
+  assert.equal(help.code, 0)
+  for (const command of ['ingest', 'query', 'report', 'sweep']) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'))
+  const ingestHelp = await runTool('bin/crate-bench.js', ['ingest', '--help'])
+  assert.equal(ingestHelp.code, 0)
+  assert.match(ingestHelp.stdout, /--batch_size/)
+  const sweepHelp = await runTool('bin/crate-bench.js', ['sweep', 'batch-size', '--help'])
+  assert.equal(sweepHelp.code, 0, sweepHelp.stderr)
+  const unknown = await runTool('bin/crate-bench.js', ['compare'])
+  assert.equal(unknown.code, 2)
+  assert.equal(unknown.stderr, "crate-bench: error: unknown command 'compare' (see crate-bench --help)\n")
+})
