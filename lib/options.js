@@ -130,6 +130,7 @@ const RUN_OPTIONS = {
   seed: { type: 'number', group: 'Load:', describe: 'seed of the data and parameter generators (default: random, printed)' },
   results_table: { type: 'string', group: 'Runs across machines:', describe: 'also write this run\'s result as one row into [schema.]table on the cluster (created if needed), e.g. doc.bench_runs' },
   run_id: { type: 'string', group: 'Runs across machines:', describe: 'groups the rows of one run from several load generators (default: generated, printed)' },
+  generator: { type: 'string', group: 'Runs across machines:', describe: 'K/N: this is load generator K of N in one run; each writes its own rows (default 1/1)' },
   start_at: { type: 'string', group: 'Runs across machines:', describe: 'ISO time at which to start the load, so load generators on several machines start together' },
   monitor_interval: { type: 'string', default: '5s', group: 'Output:', describe: 'sample sys.nodes (CPU, heap, load, write/search thread pools and their rejections) this often during the run; 0 disables' },
   json: { type: 'boolean', default: false, group: 'Output:', describe: 'print one JSON result object on stdout' },
@@ -175,6 +176,16 @@ function parseRunId (text) {
   if (text === undefined) return `run-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${Math.random().toString(36).slice(2, 8)}`
   if (!/^[A-Za-z0-9._:-]{1,100}$/.test(String(text))) throw new UsageError(`--run_id must be 1 to 100 letters, digits or . _ : - (got '${text}')`)
   return String(text)
+}
+
+/** --generator K/N: one of N load generators of a run, K counted from 1. */
+function parseGenerator (text) {
+  if (text === undefined) return { index: 0, count: 1 }
+  const m = /^(\d+)\/(\d+)$/.exec(String(text).trim())
+  const k = m ? Number(m[1]) : NaN
+  const n = m ? Number(m[2]) : NaN
+  if (!(n >= 1 && k >= 1 && k <= n && n <= 10_000)) throw new UsageError(`--generator must be K/N with 1 <= K <= N, e.g. 2/3 for the second of three load generators (got '${text}')`)
+  return { index: k - 1, count: n }
 }
 
 /** A positive rate per second, e.g. --rate (rows or queries) or --ingest_rate (rows). */
@@ -232,6 +243,7 @@ function commonRunOptions (args, { defaultProcesses }) {
     resultsTable: args.results_table === undefined ? null : parseTableName(args.results_table, 'results_table'),
     runId: parseRunId(args.run_id),
     startAt: args.start_at === undefined ? null : parseStartAt(args.start_at),
+    generator: parseGenerator(args.generator),
     monitorIntervalMs: String(args.monitor_interval).trim() === '0' ? 0 : parseDuration(args.monitor_interval, 'monitor_interval'),
     seed: args.seed === undefined ? Math.floor(Math.random() * 0x7fffffff) : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
     json: Boolean(args.json),
@@ -345,6 +357,8 @@ function snakeCaseDeep (value) {
 
 module.exports = {
   parseOptions,
+  connectionFromArgs,
+  parseRunId,
   parseDuration,
   maskCredentials,
   requireConcurrency,

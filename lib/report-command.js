@@ -2,46 +2,113 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT } = require('./errors')
+const { EXIT, UsageError } = require('./errors')
 const { loadWorkload } = require('./workloads')
 const { renderReport, renderCompanion } = require('./report')
 const { renderHtmlReport } = require('./html-report')
+const { mergeResults } = require('./merge-results')
+const { connectionFromArgs, parseRunId } = require('./options')
+const { parseTableName } = require('./schema')
+const { CrateClient } = require('./http-client')
 
 const USAGE = `Usage: crate-bench report RESULT.json -o FILE.html
+       crate-bench report --results_table TABLE --run_id ID [-o FILE.html] [--json] [--host H] [--port P] [--user U] [--ssl] [--insecure]
 
-Makes the self-contained HTML report of a result saved with --json (the same report --report
-writes at the end of a run).`
+The first form makes the self-contained HTML report of a result saved with --json (the same
+report --report writes at the end of a run). The second reads every row of one run from a
+--results_table, written by several load generators, and prints one report: units added, the
+window from the earliest start to the latest end, percentiles from the merged latency histograms
+(exact, never averaged); --json prints the merged result, -o writes its HTML report. The
+password comes from CRATE_PASSWORD, the rest as for the benchmarks (flags or CRATE_* in .env).`
 
-/** crate-bench report run.json -o run.html. Returns the exit code. */
-function main (argv, { stdout = process.stdout, stderr = process.stderr } = {}) {
-  const fail = (message, code = EXIT.USAGE) => {
-    stderr.write(`crate-bench report: error: ${message}\n`)
-    process.exitCode = code
-    return code
+const FLAGS_WITH_VALUES = new Set(['-o', '--out', '--results_table', '--run_id', '--host', '--port', '--user', '--timeout'])
+const SWITCHES = new Set(['--json', '--ssl', '--insecure', '--help', '-h'])
+
+function parseArgs (argv) {
+  const flags = {}
+  const files = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (FLAGS_WITH_VALUES.has(arg)) {
+      if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`)
+      flags[arg.replace(/^-+/, '')] = argv[++i]
+    } else if (SWITCHES.has(arg)) flags[arg.replace(/^-+/, '')] = true
+    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (see --help)`)
+    else files.push(arg)
   }
-  if (argv.includes('--help') || argv.includes('-h')) {
-    stdout.write(`${USAGE}\n`)
+  return { flags, files, out: flags.o ?? flags.out }
+}
+
+/** crate-bench report … Returns the exit code. */
+async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
+  try {
+    const { flags, files, out } = parseArgs(argv)
+    if (flags.help || flags.h) {
+      stdout.write(`${USAGE}\n`)
+      return EXIT.OK
+    }
+    if (flags.results_table !== undefined || flags.run_id !== undefined) return await reportRun(flags, out, { stdout, stderr, env })
+    if (files.length !== 1 || !out) throw new UsageError('give one result file and -o FILE.html, or --results_table and --run_id (see --help)')
+    const result = readResult(files[0])
+    writeHtml(result, out, stderr)
     return EXIT.OK
+  } catch (error) {
+    stderr.write(`crate-bench report: error: ${String(error.message).split('\n')[0]}\n`)
+    process.exitCode = error.exitCode ?? EXIT.CANNOT_RUN
+    return process.exitCode
   }
-  const outAt = argv.findIndex((a) => a === '-o' || a === '--out')
-  const out = outAt >= 0 ? argv[outAt + 1] : undefined
-  const inputs = argv.filter((_, i) => i !== outAt && i !== outAt + 1)
-  if (inputs.length !== 1 || !out) return fail('give one result file and -o FILE.html (see --help)')
+}
+
+function readResult (file) {
   let result
   try {
-    result = JSON.parse(fs.readFileSync(inputs[0], 'utf8'))
+    result = JSON.parse(fs.readFileSync(file, 'utf8'))
   } catch (error) {
-    return fail(`${inputs[0]} is not a result saved with --json: ${error.code === 'ENOENT' ? 'no such file' : error.message.split('\n')[0]}`)
+    throw new UsageError(`${file} is not a result saved with --json: ${error.code === 'ENOENT' ? 'no such file' : error.message}`)
   }
-  if (!result || !['ingest', 'analytical'].includes(result.workload) || !result.options) return fail(`${inputs[0]} is not a result saved with --json (no workload and options)`)
-  const workload = loadWorkload(result.workload)
+  if (!result || !['ingest', 'analytical'].includes(result.workload) || !result.options) throw new UsageError(`${file} is not a result saved with --json (no workload and options)`)
+  return result
+}
+
+function terminalReport (result) {
   const companion = result.ingest && result.workload === 'analytical' ? renderCompanion(loadWorkload('ingest'), result.ingest) : ''
+  return renderReport(loadWorkload(result.workload), result) + companion
+}
+
+function writeHtml (result, out, stderr) {
   try {
-    fs.writeFileSync(out, renderHtmlReport(result, { terminalReport: renderReport(workload, result) + companion }))
+    fs.writeFileSync(out, renderHtmlReport(result, { terminalReport: terminalReport(result) }))
   } catch (error) {
-    return fail(`cannot write ${out}: ${error.message}`, EXIT.CANNOT_RUN)
+    const failure = new Error(`cannot write ${out}: ${error.message}`)
+    failure.exitCode = EXIT.CANNOT_RUN
+    throw failure
   }
   stderr.write(`HTML report written to ${path.resolve(out)}\n`)
+}
+
+/** Every row of one run in a results table, merged into one result. */
+async function reportRun (flags, out, { stdout, stderr, env }) {
+  if (flags.results_table === undefined || flags.run_id === undefined) throw new UsageError('--results_table and --run_id go together')
+  const table = parseTableName(flags.results_table, 'results_table')
+  const runId = parseRunId(flags.run_id)
+  const connection = connectionFromArgs({ host: flags.host, port: flags.port, user: flags.user, ssl: flags.ssl, insecure: Boolean(flags.insecure), timeout: flags.timeout ?? '60s' }, env)
+  const client = new CrateClient({ ...connection, maxSockets: 1, retryUnsent: true })
+  let rows
+  try {
+    await client.sql(`REFRESH TABLE ${table.sql}`)
+    rows = (await client.sql(`SELECT result FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`, [runId])).rows
+  } catch (error) {
+    const failure = new Error(`cannot read run ${runId} from ${table.display}: ${error.message}`)
+    failure.exitCode = EXIT.CANNOT_RUN
+    throw failure
+  } finally {
+    client.close()
+  }
+  if (rows.length === 0) throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), { exitCode: EXIT.CANNOT_RUN })
+  const merged = mergeResults(rows.map(([text]) => JSON.parse(text)))
+  stderr.write(`run ${runId}: ${rows.length} load generator${rows.length === 1 ? '' : 's'}\n${terminalReport(merged)}`)
+  if (flags.json) stdout.write(`${JSON.stringify(merged)}\n`)
+  if (out) writeHtml(merged, out, stderr)
   return EXIT.OK
 }
 

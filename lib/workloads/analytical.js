@@ -198,6 +198,7 @@ function companion (options) {
       monitorIntervalMs: 0,
       resultsTable: null,
       runId: options.runId,
+      generator: options.generator,
       startAt: null,
       table: options.table,
       shards: i.shards,

@@ -77,6 +77,8 @@ function validateOptions (args) {
     shards: requirePositiveInteger(args.shards, 'shards'),
     replicas: parseReplicas(args.replicas),
     dropTable: parseBooleanText(args.drop_table, '--drop_table'),
+    // Rows added to a table kept from before continue after its last timestamp, never repeating them.
+    startAfterExisting: !parseBooleanText(args.drop_table, '--drop_table'),
     batchSize: requirePositiveInteger(args.batch_size, 'batch_size'),
     maxRows: countLimit(args.max_rows, 'max_rows', args.duration, 1_000_000),
     scale: requirePositiveInteger(args.scale, 'scale'),
@@ -351,8 +353,15 @@ function accountBulkAnswer (rowsSent, answer) {
   return { ok, failed: rowsSent - ok, requestFailed: false, failures, serverMillis: answer.duration }
 }
 
+/**
+ * Worker w of W in load generator g of N writes the rows of the global worker w * N + g of W * N:
+ * every row index it writes is g modulo N, so generators never write the same rows, whatever
+ * --processes each of them has.
+ */
 function createSource (options, worker, prepared = {}) {
-  return new IngestSource({ ...options, startTime: prepared.startTime || options.startTime }, worker)
+  const generator = options.generator || { index: 0, count: 1 }
+  const global = { workerIndex: worker.workerIndex * generator.count + generator.index, workerCount: worker.workerCount * generator.count }
+  return new IngestSource({ ...options, startTime: prepared.startTime || options.startTime }, global)
 }
 
 

@@ -5,7 +5,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { withCrateTestDouble, startCrateTestCluster } = require('../helpers/crate-test-double')
+const hdr = require('hdr-histogram-js')
 const { runTool } = require('../helpers/run-tool')
 const { CrateClient } = require('../../lib/http-client')
 const { aggregateRunSql, RESULT_COLUMNS } = require('../../lib/results-store')
@@ -52,6 +53,65 @@ test('two load generators with one --run_id start together and add up in SQL', (
     assert.equal(other.rows[0][0], 0)
   } finally {
     client.close()
+  }
+}))
+
+test('two generators of one run write disjoint rows; crate-bench report merges their histograms exactly, not their p99s', async () => {
+  // Generator 1 talks to node 0, which answers every bulk in 5 ms; generator 2 to node 1, which
+  // answers one bulk in ten after 200 ms. Generator 2's p99 is ~200 ms, generator 1's ~5 ms: their
+  // mean is ~100 ms, but 5% of all requests took 200 ms, so the p99 of the run is ~200 ms.
+  let slowBulks = 0
+  const cluster = await startCrateTestCluster({
+    trackKeys: true,
+    fault: ({ bulk, node }) => (!bulk ? undefined : node === 1 && ++slowBulks % 10 === 0 ? { delayMs: 200 } : { delayMs: 5 })
+  }, { nodes: 2 })
+  try {
+    const startAt = new Date(Date.now() + 2500).toISOString()
+    const common = ['--results_table', 'doc.bench_runs', '--run_id', 'merge-1', '--start_at', startAt, '--processes', '1', '--concurrent_requests', '1', '--batch_size', '100', '--max_rows', '20000', '--no-drop_table', '--json']
+    const node = (i) => ({ ...cluster.env(), CRATE_HOST: `127.0.0.1:${cluster.nodes[i].port}` })
+    const [a, b] = await Promise.all([
+      runTool('appClusterIngest.js', [...common, '--generator', '1/2'], { env: node(0) }),
+      runTool('appClusterIngest.js', [...common, '--generator', '2/2'], { env: node(1) })
+    ])
+    for (const run of [a, b]) assert.equal(run.code, 0, run.stderr)
+    assert.equal(cluster.keys.size, 40_000, 'every (hostname, ts) written once')
+    assert.equal(cluster.duplicateKeys, 0)
+
+    const merged = await runTool('bin/crate-bench.js', ['report', '--results_table', 'doc.bench_runs', '--run_id', 'merge-1', '--json'], { env: node(0) })
+    assert.equal(merged.code, 0, merged.stderr)
+    const m = merged.json
+    assert.equal(m.rows_ok, 40_000)
+    assert.equal(m.requests, 400)
+    const byHand = hdr.decodeFromCompressedBase64(a.json.histograms.latency, 32, false)
+    byHand.add(hdr.decodeFromCompressedBase64(b.json.histograms.latency, 32, false))
+    const p99 = Math.round(Math.min(byHand.getValueAtPercentile(99), Math.max(a.json.latency_ms.max, b.json.latency_ms.max) * 1000)) / 1000
+    assert.equal(m.latency_ms.p99, p99, 'the p99 of the two histograms merged')
+    const meanOfP99s = (a.json.latency_ms.p99 + b.json.latency_ms.p99) / 2
+    assert.ok(m.latency_ms.p99 >= 200 && meanOfP99s < 150, `merged p99 ${m.latency_ms.p99} ms, mean of the p99s ${meanOfP99s} ms`)
+    const starts = [a, b].map((r) => Date.parse(r.json.started_at))
+    const ends = [a, b].map((r) => Date.parse(r.json.started_at) + r.json.seconds * 1000)
+    assert.equal(m.seconds, Math.round(Math.max(...ends) - Math.min(...starts)) / 1000)
+    assert.match(merged.stderr, /^run merge-1: 2 load generators$/m)
+    assert.deepEqual(m.load_generators.map((g) => g.generator.index).sort(), [0, 1])
+  } finally {
+    await cluster.stop()
+  }
+})
+
+test('--no-drop_table into a table with rows: the new rows continue after its last timestamp, none repeated', () => withDouble({ trackKeys: true }, async (double) => {
+  const first = await runTool('appClusterIngest.js', ['--processes', '1', '--max_rows', '20000'], { env: double.env() })
+  assert.equal(first.code, 0, first.stderr)
+  const again = await runTool('appClusterIngest.js', ['--processes', '2', '--max_rows', '10000', '--no-drop_table'], { env: double.env() })
+  assert.equal(again.code, 0, again.stderr)
+  assert.equal(double.keys.size, 40_000)
+  assert.equal(double.duplicateKeys, 0)
+}))
+
+test('bad --generator: one line, exit 2', () => withDouble({}, async (double) => {
+  for (const value of ['3/2', '0/1', 'a/b', '1']) {
+    const run = await runTool('appClusterIngest.js', ['--generator', value], { env: double.env() })
+    assert.equal(run.code, 2)
+    assert.match(run.stderr, new RegExp(`^appClusterIngest\\.js: error: --generator must be K/N with 1 <= K <= N, e\\.g\\. 2/3 for the second of three load generators \\(got '${value}'\\)\\n$`))
   }
 }))
 

@@ -275,7 +275,21 @@ class CrateTestDouble {
       const table = this.tables.get(tableName(m[1]))
       if (!table) return unknownRelation(tableName(m[1]))
       table.visible = table.written
+      table.visibleMaxTs = table.maxTs ?? null
       return { rowcount: 1 }
+    }
+    if ((m = /^SELECT result FROM (\S+) WHERE run_id = \? ORDER BY started_at$/i.exec(stmt))) {
+      const table = this.tables.get(tableName(m[1]))
+      if (!table) return unknownRelation(tableName(m[1]))
+      const rows = (table.rows || []).slice(0, table.visible).filter((r) => r.run_id === args[0])
+      rows.sort((a, b) => a.started_at - b.started_at)
+      return { cols: ['result'], rows: rows.map((r) => [r.result]), rowcount: rows.length }
+    }
+    if ((m = /^SELECT max\(ts\) FROM (\S+)$/i.exec(stmt))) {
+      const table = this.tables.get(tableName(m[1]))
+      if (!table) return unknownRelation(tableName(m[1]))
+      // What the last refresh made visible, as a count.
+      return { cols: ['max(ts)'], rows: [[table.visibleMaxTs ?? null]], rowcount: 1 }
     }
     if ((m = /^SELECT count\(\*\) FROM (\S+)$/i.exec(stmt))) {
       const table = this.tables.get(tableName(m[1]))
@@ -383,6 +397,11 @@ class CrateTestDouble {
         }
       }
       table.written++
+      const tsAt = columns.indexOf('ts')
+      if (tsAt >= 0) {
+        const ts = typeof bulkArgs[i][tsAt] === 'number' ? bulkArgs[i][tsAt] : Date.parse(bulkArgs[i][tsAt])
+        if (!(table.maxTs >= ts)) table.maxTs = ts
+      }
       if (this.rows) this.rows.push(JSON.stringify(bulkArgs[i]))
       if (this.keys) {
         const key = `${bulkArgs[i][0].hostname}|${bulkArgs[i][1]}`
