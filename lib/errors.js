@@ -7,7 +7,8 @@ const EXIT = Object.freeze({
   FAILURES: 1,
   USAGE: 2,
   CANNOT_RUN: 3,
-  PARTIAL: 4
+  PARTIAL: 4,
+  THRESHOLDS: 5
 })
 
 class UsageError extends Error {

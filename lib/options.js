@@ -5,6 +5,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { UsageError } = require('./errors')
 const { parseTableName } = require('./schema')
+const { parseThreshold, requireKnownLabels } = require('./thresholds')
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
 const HOUR_MS = 3_600_000
@@ -134,6 +135,7 @@ const RUN_OPTIONS = {
   start_at: { type: 'string', group: 'Runs across machines:', describe: 'ISO time at which to start the load, so load generators on several machines start together' },
   monitor_interval: { type: 'string', default: '5s', group: 'Output:', describe: 'sample sys.nodes (CPU, heap, load, write/search thread pools and their rejections) this often during the run; 0 disables' },
   json: { type: 'boolean', default: false, group: 'Output:', describe: 'print one JSON result object on stdout' },
+  threshold: { type: 'string', array: true, group: 'Output:', describe: 'a pass/fail check of the run, repeatable: "p99<250ms", "failed=0", "rows_per_sec>=40000", per query or table "name:p99<50ms"; a miss exits 5' },
   report: { type: 'string', group: 'Output:', describe: 'also write a self-contained HTML report (charts over time, summary, options) to this file' },
   progress: { type: 'boolean', group: 'Output:', describe: 'progress line on stderr every second (default: only on a TTY)' }
 }
@@ -247,6 +249,7 @@ function commonRunOptions (args, { defaultProcesses }) {
     monitorIntervalMs: String(args.monitor_interval).trim() === '0' ? 0 : parseDuration(args.monitor_interval, 'monitor_interval'),
     seed: args.seed === undefined ? Math.floor(Math.random() * 0x7fffffff) : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
     json: Boolean(args.json),
+    thresholds: (args.threshold || []).map(parseThreshold),
     report: args.report === undefined ? null : writableFile(args.report, 'report'),
     progress: args.progress ?? Boolean(process.stderr.isTTY)
   }
@@ -293,6 +296,7 @@ function parseOptions (workload, argv, env = process.env) {
     ...workload.validateOptions(args)
   }
   requireRoomForRate(options)
+  if (workload.labelsOf) requireKnownLabels(options.thresholds, workload.labelsOf(options))
   return options
 }
 

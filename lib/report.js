@@ -154,11 +154,20 @@ function renderReport (workload, result) {
     out.push(errorsTable(result, unit))
   }
 
+  if (result.thresholds && result.thresholds.length > 0) out.push(thresholdsTable(result.thresholds))
+
   const c = result.client
   const perUnit = Object.keys(c).find((k) => k.startsWith('cpu_us_per_'))
   out.push(`client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`)
   if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
   return out.join('\n') + '\n'
+}
+
+function thresholdsTable (thresholds) {
+  const t = table(['threshold (--threshold)', 'actual', 'result'])
+  for (const r of thresholds) t.push([r.threshold, r.actual === null ? 'n/a' : fmt(r.actual), r.passed ? 'pass' : 'FAIL'])
+  const failed = thresholds.filter((r) => !r.passed).length
+  return `${t.toString()}\n${failed === 0 ? `thresholds: all ${thresholds.length} passed` : `thresholds: ${failed} of ${thresholds.length} FAILED (exit 5)`}`
 }
 
 function describeWorkerStop (w) {

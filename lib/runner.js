@@ -14,6 +14,7 @@ const { describeIncident, startupFailures, fatalIncidents } = require('./inciden
 const { createResultsTableSql, insertResultSql, resultRow, COLUMNS_SQL, missingColumns } = require('./results-store')
 const { buildResult, renderReport, renderCompanion, exitCodeOf } = require('./report')
 const { timelineResult } = require('./timeline')
+const { evaluateThresholds } = require('./thresholds')
 const { round } = require('./format')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
@@ -240,6 +241,7 @@ function report (ctx) {
   const endMs = ctx.load ? ctx.load.main.totals.lastAnsweredAt : null
   main.timeline = timelineResult({ timeline: ctx.timeline, cluster: ctx.cluster, monitorStartedAt: ctx.monitorStartedAt, loadStartAt: ctx.loadStartAt, endMs, events: runEvents(ctx) })
   main.environment = ctx.environment || null
+  main.thresholds = evaluateThresholds(options.thresholds || [], main, workload.unit)
   const text = renderReport(workload, main) + (companion ? renderCompanion(ctx.companion.workload, companion) : '')
   ctx.stderr.write(text)
   if (options.json) ctx.stdout.write(`${JSON.stringify(main)}\n`)
@@ -311,7 +313,10 @@ function exitCode (ctx, { main, companion }) {
   const fatal = fatalIncidents([loadOutcome(ctx, 'main'), loadOutcome(ctx, 'companion')])
   if (fatal.length > 0 && !ctx.interrupts.interrupted) throw new FatalError(fatal.join('; '))
   const code = exitCodeOf(main, ctx.workload.unit)
-  return companion ? Math.max(code, exitCodeOf(companion, ctx.companion.workload.unit)) : code
+  const worst = companion ? Math.max(code, exitCodeOf(companion, ctx.companion.workload.unit)) : code
+  // A partial run says more than a threshold; a missed threshold more than rows that failed.
+  if (worst !== EXIT.PARTIAL && main.thresholds.some((t) => !t.passed)) return EXIT.THRESHOLDS
+  return worst
 }
 
 /**

@@ -236,11 +236,12 @@ module.exports = {
     ['$0 --queries_config queries/tsbs-cpu.yml --processes 2 --duration 1m --json', 'TSBS query types for a minute, JSON on stdout'],
     ['$0 --queries_config queries/select1.yml --max_queries 100000', 'SELECT 1: what the client and the HTTP path can do']
   ],
-  epilogue: 'Exit codes: 0 all queries succeeded, 1 some failed, 2 bad input, 3 could not run (unreachable, a query failed validation), 4 partial run.\nDocs: README.md',
+  epilogue: 'Exit codes: 0 all queries succeeded, 1 some failed, 2 bad input, 3 could not run (unreachable, a query failed validation), 4 partial run, 5 a --threshold missed.\nDocs: README.md',
   options,
   validateOptions,
   describeLoad,
   countLimit: (options) => options.maxQueries,
+  labelsOf: (options) => options.queries.map((q) => q.name),
   describeExclude: ['queries', 'needsDataEnd', 'needsKvKeys'],
   prepare,
   finish,

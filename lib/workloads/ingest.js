@@ -386,11 +386,12 @@ module.exports = {
     ['$0 --model devops --batch_size 500 --processes 8', 'TSBS devops: nine tables, field values/s per table'],
     ['$0 --model kv --max_rows 1000000 --upsert', 'key-value upserts into doc.kv']
   ],
-  epilogue: 'Exit codes: 0 all rows inserted, 1 some rows failed, 2 bad input, 3 could not run, 4 partial run (interrupted, worker died, server gone).\nDocs: README.md',
+  epilogue: 'Exit codes: 0 all rows inserted, 1 some rows failed, 2 bad input, 3 could not run, 4 partial run (interrupted, worker died, server gone), 5 a --threshold missed.\nDocs: README.md',
   options,
   validateOptions,
   describeLoad,
   countLimit: (options) => options.maxRows,
+  labelsOf: (options) => tablesOf(options).map((spec) => spec.table.display),
   prepare,
   finish,
   extendResult,

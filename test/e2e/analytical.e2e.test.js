@@ -54,6 +54,19 @@ test('the mix is honoured: 1000 queries at 0.7 / 0.2 / 0.1, exact counts, args a
   assert.match(run.stderr, /│ point\s+│ 0\.7\s+│ 700\s+│/)
 }))
 
+test('--threshold: a pass/fail table at the end; a miss exits 5, per query too; all passed keeps the run\'s own code', (t) => withDouble({ query: answerSelects() }, async (double) => {
+  const config = queryFile(t, '- {name: "point: one host", query: "SELECT * FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
+  const args = ['--queries_config', config, '--max_queries', '50', '--json']
+  const missed = await runTool('appClusterAnalytical.js', [...args, '--threshold', 'failed=0', '--threshold', 'point: one host:p99<0.001ms', '--threshold', 'queries_per_sec>=1'], { env: double.env() })
+  assert.equal(missed.code, 5, missed.stderr)
+  assert.deepEqual(missed.json.thresholds.map((r) => [r.threshold, r.passed]), [['failed=0', true], ['point: one host:p99<0.001ms', false], ['queries_per_sec>=1', true]])
+  assert.match(missed.stderr, /│ point: one host:p99<0\.001ms +│ [\d.,]+ +│ FAIL +│/)
+  assert.match(missed.stderr, /thresholds: 1 of 3 FAILED \(exit 5\)/)
+  const passed = await runTool('appClusterAnalytical.js', [...args, '--threshold', 'p99<60s'], { env: double.env() })
+  assert.equal(passed.code, 0, passed.stderr)
+  assert.match(passed.stderr, /thresholds: all 1 passed/)
+}))
+
 test('failed queries are counted per query and grouped; exit 1', (t) => {
   // The first execution of b is the validation run; every later one fails.
   let seen = 0

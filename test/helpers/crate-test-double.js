@@ -285,9 +285,8 @@ class CrateTestDouble {
       rows.sort((a, b) => a.started_at - b.started_at)
       return { cols: ['result'], rows: rows.map((r) => [r.result]), rowcount: rows.length }
     }
-    if ((m = /^SELECT max\(ts\) FROM (\S+)$/i.exec(stmt))) {
+    if ((m = /^SELECT max\(ts\) FROM (\S+)$/i.exec(stmt)) && this.tables.has(tableName(m[1]))) {
       const table = this.tables.get(tableName(m[1]))
-      if (!table) return unknownRelation(tableName(m[1]))
       // What the last refresh made visible, as a count.
       return { cols: ['max(ts)'], rows: [[table.visibleMaxTs ?? null]], rowcount: 1 }
     }
