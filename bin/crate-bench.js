@@ -22,7 +22,8 @@ const USAGE = `Usage: crate-bench <command> [options]
 Commands:
   ingest [options]             the ingest benchmark (the same as node appClusterIngest.js)
   query [options]              the analytical benchmark (the same as node appClusterAnalytical.js)
-  report RESULT.json -o FILE   an HTML report from a result saved with --json
+  report RESULT.json -o FILE   an HTML report from a result saved with --json (or --results_table/--run_id)
+  compare --base F... --new F...  base runs against new runs: change, confidence, verdict
   sweep <name> [options]       a sweep: ${Object.keys(SWEEPS).join(', ')} (scripts/find-*.sh)
 
 Examples:
@@ -54,6 +55,7 @@ function main (argv) {
     return require('../lib/runner').main(workload, { argv: rest })
   }
   if (command === 'report') return require('../lib/report-command').main(rest)
+  if (command === 'compare') return require('../lib/compare/command').main(rest)
   if (command === 'sweep') {
     const script = SWEEPS[rest[0]]
     if (!script) return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')} (got '${rest[0] ?? ''}')`)

@@ -9,44 +9,28 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const parse5 = require('parse5')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { tempDir, tempFile } = require('../helpers/temp-files')
 const { chartsOf } = require('../../lib/html-report')
+const { inspectHtml, referencesOutside } = require('../helpers/html')
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && fs.existsSync(p))
 const NO_CHROMIUM = CHROMIUM ? false : 'Chromium is not installed (CHROMIUM_PATH or /usr/bin/chromium): the HTML report is not loaded in a browser'
 if (NO_CHROMIUM) console.log(`# ${NO_CHROMIUM}`)
 
-function elements (node, found = []) {
-  if (node.tagName) found.push(node)
-  for (const child of node.childNodes || []) elements(child, found)
-  if (node.content) elements(node.content, found)
-  return found
-}
-
-/** The report as a DOM: its charts, scripts and every attribute that could point elsewhere. */
+/** The report as a DOM, with the run's embedded data. */
 function inspect (html) {
-  const all = elements(parse5.parse(html))
-  const attr = (el, name) => (el.attrs.find((a) => a.name === name) || {}).value
-  return {
-    charts: all.filter((el) => (attr(el, 'class') || '').split(' ').includes('chart')).map((el) => attr(el, 'id')),
-    scripts: all.filter((el) => el.tagName === 'script'),
-    external: all.flatMap((el) => el.attrs.filter((a) => ['src', 'href', 'srcset', 'poster', 'data'].includes(a.name)).map((a) => `<${el.tagName} ${a.name}="${a.value}">`)),
-    foreignElements: all.filter((el) => ['link', 'img', 'iframe', 'object', 'embed', 'base'].includes(el.tagName)).map((el) => el.tagName),
-    styles: all.filter((el) => el.tagName === 'style').map((el) => el.childNodes.map((c) => c.value).join('')),
-    data: JSON.parse(all.find((el) => attr(el, 'id') === 'run-data').childNodes[0].value)
-  }
+  const page = inspectHtml(html)
+  const data = page.all.find((el) => page.attr(el, 'id') === 'run-data')
+  return { ...page, data: JSON.parse(data.childNodes[0].value) }
 }
 
 function assertSelfContained (html, result) {
   const page = inspect(html)
   assert.deepEqual(page.charts, chartsOf(result).map(([id]) => `chart-${id}`), 'every chart has its place')
-  assert.deepEqual(page.external, [], 'no attribute loads anything')
-  assert.deepEqual(page.foreignElements, [])
+  assert.deepEqual(referencesOutside(page), [], 'nothing loads anything from outside the file')
   assert.ok(page.scripts.every((s) => !s.attrs.some((a) => a.name === 'src')), 'every script is inline')
-  assert.ok(page.styles.every((css) => !/url\(|@import/.test(css)), 'no stylesheet loads anything')
   assert.equal(page.data.result.rows_ok ?? page.data.result.queries_ok, result.rows_ok ?? result.queries_ok)
   assert.deepEqual(page.data.result.timeline, result.timeline)
   return page
@@ -111,13 +95,13 @@ test('bad --report: one line, exit 2, before any SQL', () => withCrateTestDouble
 test('crate-bench lists its commands, runs them, and refuses unknown ones', async () => {
   const help = await runTool('bin/crate-bench.js', ['--help'])
   assert.equal(help.code, 0)
-  for (const command of ['ingest', 'query', 'report', 'sweep']) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'))
+  for (const command of ['ingest', 'query', 'report', 'compare', 'sweep']) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'))
   const ingestHelp = await runTool('bin/crate-bench.js', ['ingest', '--help'])
   assert.equal(ingestHelp.code, 0)
   assert.match(ingestHelp.stdout, /--batch_size/)
   const sweepHelp = await runTool('bin/crate-bench.js', ['sweep', 'batch-size', '--help'])
   assert.equal(sweepHelp.code, 0, sweepHelp.stderr)
-  const unknown = await runTool('bin/crate-bench.js', ['compare'])
+  const unknown = await runTool('bin/crate-bench.js', ['bogus'])
   assert.equal(unknown.code, 2)
-  assert.equal(unknown.stderr, "crate-bench: error: unknown command 'compare' (see crate-bench --help)\n")
+  assert.equal(unknown.stderr, "crate-bench: error: unknown command 'bogus' (see crate-bench --help)\n")
 })

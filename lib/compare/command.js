@@ -1,0 +1,95 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { EXIT, UsageError } = require('../errors')
+const { compareRuns, regressions } = require('./index')
+const { table } = require('../report')
+const { fmt } = require('../format')
+
+const USAGE = `Usage: crate-bench compare --base FILE... --new FILE... [--fail_on_regression PCT] [--json] [-o compare.html]
+
+Compares two sets of runs saved with --json (several repeats of each configuration: at least 3 a
+side to judge significance). Per figure (throughput, p50, p99, p99.9, failed, per query): base,
+new, change in %, and with 3 runs a side or more a 95% confidence interval and a verdict from
+Welch's t-test: better, worse, or no significant difference (p < 0.05).
+--fail_on_regression PCT exits 1 when a figure got significantly worse by more than PCT percent.
+Exit codes: 0 no such regression, 1 regression, 2 bad input, 3 a file cannot be read.`
+
+function parseArgs (argv) {
+  const args = { base: [], new: [], json: false, out: null, failOn: null }
+  let side = null
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--base' || arg === '--new') side = arg.slice(2)
+    else if (arg === '--json') args.json = true
+    else if (arg === '-o' || arg === '--out') args.out = argv[++i]
+    else if (arg === '--fail_on_regression') {
+      args.failOn = Number(argv[++i])
+      if (!(args.failOn >= 0)) throw new UsageError(`--fail_on_regression must be a percentage >= 0 (got '${argv[i]}')`)
+    } else if (arg === '--help' || arg === '-h') args.help = true
+    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (see --help)`)
+    else if (side) args[side].push(arg)
+    else throw new UsageError(`'${arg}': say whether it is --base or --new`)
+  }
+  return args
+}
+
+function readResult (file) {
+  let result
+  try {
+    result = JSON.parse(fs.readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw Object.assign(new Error(`${file} cannot be read as a result saved with --json: ${error.code === 'ENOENT' ? 'no such file' : error.message}`), { exitCode: EXIT.CANNOT_RUN })
+  }
+  if (!result || !result.workload || !result.latency_ms) throw new UsageError(`${file} is not a result saved with --json`)
+  return result
+}
+
+/** crate-bench compare … Returns the exit code. */
+function main (argv, { stdout = process.stdout, stderr = process.stderr } = {}) {
+  try {
+    const args = parseArgs(argv)
+    if (args.help) {
+      stdout.write(`${USAGE}\n`)
+      return EXIT.OK
+    }
+    if (args.base.length === 0 || args.new.length === 0) throw new UsageError('give at least one --base and one --new result file')
+    const base = args.base.map(readResult)
+    const next = args.new.map(readResult)
+    const workloads = new Set([...base, ...next].map((r) => r.workload))
+    if (workloads.size > 1) throw new UsageError(`the runs are of different workloads (${[...workloads].join(', ')}): nothing to compare`)
+    const comparison = compareRuns(base, next)
+    stderr.write(render(comparison))
+    if (args.json) stdout.write(`${JSON.stringify(comparison)}\n`)
+    if (args.out) {
+      fs.writeFileSync(args.out, require('./html').renderCompareHtml(comparison))
+      stderr.write(`HTML comparison written to ${path.resolve(args.out)}\n`)
+    }
+    if (args.failOn !== null) {
+      const worse = regressions(comparison, args.failOn)
+      if (worse.length > 0) {
+        stderr.write(`regression: ${worse.map((f) => `${f.figure} ${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`).join(', ')} (significantly worse by more than ${args.failOn}%)\n`)
+        process.exitCode = EXIT.FAILURES
+        return EXIT.FAILURES
+      }
+    }
+    return EXIT.OK
+  } catch (error) {
+    stderr.write(`crate-bench compare: error: ${String(error.message).split('\n')[0]}\n`)
+    process.exitCode = error.exitCode ?? EXIT.CANNOT_RUN
+    return process.exitCode
+  }
+}
+
+function render (comparison) {
+  const t = table(['figure', `base (${comparison.base_runs} runs)`, `new (${comparison.new_runs} runs)`, 'change', '95% CI of the change', 'verdict'])
+  for (const f of comparison.figures) {
+    const ci = f.ci_pct ? `${f.ci_pct[0]}% .. ${f.ci_pct[1]}%` : '-'
+    t.push([f.figure, fmt(f.base), fmt(f.new), f.change_pct === null ? '-' : `${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`, ci, f.verdict])
+  }
+  const note = comparison.judged ? comparison.method : `significance cannot be judged with fewer than 3 runs a side (${comparison.base_runs} base, ${comparison.new_runs} new): repeat each configuration`
+  return `${t.toString()}\n${note}\n`
+}
+
+module.exports = { main }
