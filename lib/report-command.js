@@ -86,30 +86,40 @@ function writeHtml (result, out, stderr) {
   stderr.write(`HTML report written to ${path.resolve(out)}\n`)
 }
 
-/** Every row of one run in a results table, merged into one result. */
-async function reportRun (flags, out, { stdout, stderr, env }) {
-  if (flags.results_table === undefined || flags.run_id === undefined) throw new UsageError('--results_table and --run_id go together')
-  const table = parseTableName(flags.results_table, 'results_table')
-  const runId = parseRunId(flags.run_id)
+/**
+ * Each run id's rows in a results table, each merged into one result (a run of several load
+ * generators is one result). Connection flags as for the benchmarks.
+ */
+async function readRuns (tableText, runIds, flags, env) {
+  const table = parseTableName(tableText, 'results_table')
+  const ids = runIds.map(parseRunId)
   const connection = connectionFromArgs({ host: flags.host, port: flags.port, user: flags.user, ssl: flags.ssl, insecure: Boolean(flags.insecure), timeout: flags.timeout ?? '60s' }, env)
   const client = new CrateClient({ ...connection, maxSockets: 1, retryUnsent: true })
-  let rows
+  const runs = []
   try {
     await client.sql(`REFRESH TABLE ${table.sql}`)
-    rows = (await client.sql(`SELECT result FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`, [runId])).rows
+    for (const runId of ids) {
+      const rows = (await client.sql(`SELECT result FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`, [runId])).rows
+      if (rows.length === 0) throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), { exitCode: EXIT.CANNOT_RUN })
+      runs.push({ runId, loadGenerators: rows.length, result: mergeResults(rows.map(([text]) => JSON.parse(text))) })
+    }
   } catch (error) {
-    const failure = new Error(`cannot read run ${runId} from ${table.display}: ${error.message}`)
-    failure.exitCode = EXIT.CANNOT_RUN
-    throw failure
+    if (error.exitCode) throw error
+    throw Object.assign(new Error(`cannot read from ${table.display}: ${error.message}`), { exitCode: EXIT.CANNOT_RUN })
   } finally {
     client.close()
   }
-  if (rows.length === 0) throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), { exitCode: EXIT.CANNOT_RUN })
-  const merged = mergeResults(rows.map(([text]) => JSON.parse(text)))
-  stderr.write(`run ${runId}: ${rows.length} load generator${rows.length === 1 ? '' : 's'}\n${terminalReport(merged)}`)
+  return runs
+}
+
+/** Every row of one run in a results table, merged into one result. */
+async function reportRun (flags, out, { stdout, stderr, env }) {
+  if (flags.results_table === undefined || flags.run_id === undefined) throw new UsageError('--results_table and --run_id go together')
+  const [{ runId, loadGenerators, result: merged }] = await readRuns(flags.results_table, [flags.run_id], flags, env)
+  stderr.write(`run ${runId}: ${loadGenerators} load generator${loadGenerators === 1 ? '' : 's'}\n${terminalReport(merged)}`)
   if (flags.json) stdout.write(`${JSON.stringify(merged)}\n`)
   if (out) writeHtml(merged, out, stderr)
   return EXIT.OK
 }
 
-module.exports = { main }
+module.exports = { main, readRuns }

@@ -8,20 +8,28 @@ const { table } = require('../report')
 const { fmt } = require('../format')
 
 const USAGE = `Usage: crate-bench compare --base FILE... --new FILE... [--fail_on_regression PCT] [--json] [-o compare.html]
+       crate-bench compare --results_table TABLE --base_run_id ID... --new_run_id ID... [the same options, connection flags]
 
 Compares two sets of runs saved with --json (several repeats of each configuration: at least 3 a
 side to judge significance). Per figure (throughput, p50, p99, p99.9, failed, per query): base,
 new, change in %, and with 3 runs a side or more a 95% confidence interval and a verdict from
-Welch's t-test: better, worse, or no significant difference (p < 0.05).
+Welch's t-test: better, worse, or no significant difference (p < 0.05). With --results_table, each
+run id is one run (its load generators merged), read from the cluster.
 --fail_on_regression PCT exits 1 when a figure got significantly worse by more than PCT percent.
 Exit codes: 0 no such regression, 1 regression, 2 bad input, 3 a file cannot be read.`
 
+const CONNECTION_FLAGS = new Set(['--host', '--port', '--user', '--timeout'])
+
 function parseArgs (argv) {
-  const args = { base: [], new: [], json: false, out: null, failOn: null }
+  const args = { base: [], new: [], baseRunIds: [], newRunIds: [], json: false, out: null, failOn: null, connection: {} }
   let side = null
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--base' || arg === '--new') side = arg.slice(2)
+    else if (arg === '--base_run_id' || arg === '--new_run_id') args[arg === '--base_run_id' ? 'baseRunIds' : 'newRunIds'].push(argv[++i])
+    else if (arg === '--results_table') args.resultsTable = argv[++i]
+    else if (CONNECTION_FLAGS.has(arg)) args.connection[arg.slice(2)] = argv[++i]
+    else if (arg === '--ssl' || arg === '--insecure') args.connection[arg.slice(2)] = true
     else if (arg === '--json') args.json = true
     else if (arg === '-o' || arg === '--out') args.out = argv[++i]
     else if (arg === '--fail_on_regression') {
@@ -46,17 +54,27 @@ function readResult (file) {
   return result
 }
 
+/** The two sides: result files, or run ids in a results table. */
+async function sidesOf (args, env) {
+  if (args.resultsTable !== undefined || args.baseRunIds.length || args.newRunIds.length) {
+    if (args.resultsTable === undefined || !args.baseRunIds.length || !args.newRunIds.length) throw new UsageError('--results_table, --base_run_id and --new_run_id go together')
+    const { readRuns } = require('../report-command')
+    const results = await readRuns(args.resultsTable, [...args.baseRunIds, ...args.newRunIds], args.connection, env)
+    return [results.slice(0, args.baseRunIds.length).map((r) => r.result), results.slice(args.baseRunIds.length).map((r) => r.result)]
+  }
+  if (args.base.length === 0 || args.new.length === 0) throw new UsageError('give at least one --base and one --new result file')
+  return [args.base.map(readResult), args.new.map(readResult)]
+}
+
 /** crate-bench compare … Returns the exit code. */
-function main (argv, { stdout = process.stdout, stderr = process.stderr } = {}) {
+async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
   try {
     const args = parseArgs(argv)
     if (args.help) {
       stdout.write(`${USAGE}\n`)
       return EXIT.OK
     }
-    if (args.base.length === 0 || args.new.length === 0) throw new UsageError('give at least one --base and one --new result file')
-    const base = args.base.map(readResult)
-    const next = args.new.map(readResult)
+    const [base, next] = await sidesOf(args, env)
     const workloads = new Set([...base, ...next].map((r) => r.workload))
     if (workloads.size > 1) throw new UsageError(`the runs are of different workloads (${[...workloads].join(', ')}): nothing to compare`)
     const comparison = compareRuns(base, next)

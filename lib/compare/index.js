@@ -47,7 +47,18 @@ function compareFigure (name, baseValues, newValues, higherIsBetter, judged) {
   const b = usable ? mean(baseValues) : null
   const n = usable ? mean(newValues) : null
   const pct = (x) => (b ? round((x / b) * 100, 1) : null)
-  const entry = { figure: name, higher_is_better: higherIsBetter, base: b === null ? null : round(b, 3), new: n === null ? null : round(n, 3), change_pct: usable && b ? pct(n - b) : null, ci_pct: null, p_value: null, verdict: null }
+  const entry = {
+    figure: name,
+    higher_is_better: higherIsBetter,
+    base: b === null ? null : round(b, 3),
+    new: n === null ? null : round(n, 3),
+    change_pct: usable && b ? pct(n - b) : null,
+    ci_pct: null,
+    p_value: null,
+    verdict: null,
+    base_values: baseValues,
+    new_values: newValues
+  }
   if (!usable) return { ...entry, verdict: 'no data' }
   if (!judged) return { ...entry, verdict: `cannot be judged: fewer than ${MIN_RUNS} runs a side` }
   const test = welch(baseValues, newValues)

@@ -9,6 +9,7 @@ const { compareRuns, regressions } = require('../../lib/compare')
 const { runTool } = require('../helpers/run-tool')
 const { tempDir } = require('../helpers/temp-files')
 const { inspectHtml, referencesOutside } = require('../helpers/html')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
 
 const run = (perSec, p99, failed = 0) => ({ workload: 'ingest', rows_per_sec: perSec, rows_failed: failed, rows_in_doubt: 0, latency_ms: { p50: p99 / 4, p99, p999: p99 * 1.5 } })
 
@@ -53,7 +54,8 @@ test('crate-bench compare: the table, --json, -o, and --fail_on_regression as an
   assert.equal(compared.json.figures.length, 5)
   const page = inspectHtml(fs.readFileSync(html, 'utf8'))
   assert.deepEqual(referencesOutside(page), [], 'the page loads nothing')
-  assert.deepEqual(page.charts, ['chart-compare'])
+  assert.deepEqual(page.charts, ['chart-compare', ...compared.json.figures.map((_, i) => `chart-figure-${i}`)], 'the changes, then each figure side by side')
+  assert.deepEqual(compared.json.figures[0].new_values, [30_000, 31_000, 29_000])
   const gate = await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next, '--fail_on_regression', '10'])
   assert.equal(gate.code, 1)
   assert.match(gate.stderr, /^regression: rows\/s -25\.3%, p50 ms \+98\.7%.*\(significantly worse by more than 10%\)$/m)
@@ -61,3 +63,20 @@ test('crate-bench compare: the table, --json, -o, and --fail_on_regression as an
   assert.equal(bad.code, 2)
   assert.equal(bad.stderr, 'crate-bench compare: error: give at least one --base and one --new result file\n')
 })
+
+test('compare by run id: each side read from --results_table, a run being one result', () => withCrateTestDouble({}, async (double) => {
+  let delayMs = 2
+  double.script.fault = ({ bulk }) => (bulk ? { delayMs } : undefined)
+  const ingestRun = (runId) => runTool('appClusterIngest.js', ['--results_table', 'doc.bench_runs', '--run_id', runId, '--processes', '1', '--max_rows', '2000', '--batch_size', '100', '--concurrent_requests', '1', '--monitor_interval', '0'], { env: double.env() })
+  for (const id of ['base-1', 'base-2', 'base-3']) assert.equal((await ingestRun(id)).code, 0)
+  delayMs = 30
+  for (const id of ['new-1', 'new-2', 'new-3']) assert.equal((await ingestRun(id)).code, 0)
+  const args = ['compare', '--results_table', 'doc.bench_runs', '--base_run_id', 'base-1', '--base_run_id', 'base-2', '--base_run_id', 'base-3', '--new_run_id', 'new-1', '--new_run_id', 'new-2', '--new_run_id', 'new-3', '--json']
+  const compared = await runTool('bin/crate-bench.js', args, { env: double.env() })
+  assert.equal(compared.code, 0, compared.stderr)
+  assert.deepEqual([compared.json.base_runs, compared.json.new_runs, compared.json.judged], [3, 3, true])
+  assert.equal(compared.json.figures.find((f) => f.figure === 'p50 ms').verdict, 'worse')
+  const missing = await runTool('bin/crate-bench.js', ['compare', '--results_table', 'doc.bench_runs', '--base_run_id', 'base-1', '--new_run_id', 'nope'], { env: double.env() })
+  assert.equal(missing.code, 3)
+  assert.equal(missing.stderr, 'crate-bench compare: error: doc.bench_runs has no row with run_id nope\n')
+}))
