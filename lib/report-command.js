@@ -59,12 +59,19 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
   }
 }
 
+/** A result saved with --json: a file that cannot be read is exit 3, one that is not a result exit 2. */
 function readResult (file) {
+  let text
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (error) {
+    throw Object.assign(new Error(`${file} cannot be read: ${error.code === 'ENOENT' ? 'no such file' : error.message}`), { exitCode: EXIT.CANNOT_RUN })
+  }
   let result
   try {
-    result = JSON.parse(fs.readFileSync(file, 'utf8'))
+    result = JSON.parse(text)
   } catch (error) {
-    throw new UsageError(`${file} is not a result saved with --json: ${error.code === 'ENOENT' ? 'no such file' : error.message}`)
+    throw new UsageError(`${file} is not a result saved with --json: ${error.message}`)
   }
   if (!result || !['ingest', 'analytical'].includes(result.workload) || !result.options) throw new UsageError(`${file} is not a result saved with --json (no workload and options)`)
   return result
@@ -122,4 +129,4 @@ async function reportRun (flags, out, { stdout, stderr, env }) {
   return EXIT.OK
 }
 
-module.exports = { main, readRuns }
+module.exports = { main, readRuns, readResult }

@@ -43,17 +43,6 @@ function parseArgs (argv) {
   return args
 }
 
-function readResult (file) {
-  let result
-  try {
-    result = JSON.parse(fs.readFileSync(file, 'utf8'))
-  } catch (error) {
-    throw Object.assign(new Error(`${file} cannot be read as a result saved with --json: ${error.code === 'ENOENT' ? 'no such file' : error.message}`), { exitCode: EXIT.CANNOT_RUN })
-  }
-  if (!result || !result.workload || !result.latency_ms) throw new UsageError(`${file} is not a result saved with --json`)
-  return result
-}
-
 /** The two sides: result files, or run ids in a results table. */
 async function sidesOf (args, env) {
   if (args.resultsTable !== undefined || args.baseRunIds.length || args.newRunIds.length) {
@@ -63,6 +52,7 @@ async function sidesOf (args, env) {
     return [results.slice(0, args.baseRunIds.length).map((r) => r.result), results.slice(args.baseRunIds.length).map((r) => r.result)]
   }
   if (args.base.length === 0 || args.new.length === 0) throw new UsageError('give at least one --base and one --new result file')
+  const { readResult } = require('../report-command')
   return [args.base.map(readResult), args.new.map(readResult)]
 }
 

@@ -1,24 +1,17 @@
 'use strict'
 
-const fs = require('node:fs')
-
-const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('../html-report/parts')
 
 /** The comparison as one self-contained page: base and new side by side per figure, with the change and its interval. */
 function renderCompareHtml (comparison) {
   const figures = comparison.figures.filter((f) => f.base !== null)
   const rows = comparison.figures.map((f) => `<tr><td>${escapeHtml(f.figure)}</td><td>${f.base ?? '-'}</td><td>${f.new ?? '-'}</td><td>${f.change_pct ?? '-'}%</td><td>${f.ci_pct ? `${f.ci_pct[0]}% .. ${f.ci_pct[1]}%` : '-'}</td><td>${escapeHtml(f.verdict)}</td></tr>`).join('\n')
-  const data = JSON.stringify({ figures }).replace(/</g, '\\u003c')
+  const data = scriptJson({ figures })
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>crate-bench compare</title>
 <style>body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; } td, th { padding: 2px 10px; text-align: left; } .chart { height: ${Math.max(240, 60 * figures.length)}px; max-width: 1100px; } .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 12px; margin: 16px 0; } .chart.small { height: 240px; border: 1px solid #ddd; }</style>
 </head><body data-charts="0" data-errors="0">
-<script>
-window.__errors = [];
-function __fail (message) { window.__errors.push(String(message)); document.body.dataset.errors = window.__errors.length }
-window.addEventListener('error', function (e) { __fail(e.message) });
-(function () { var original = console.error; console.error = function () { __fail([].join.call(arguments, ' ')); original.apply(console, arguments) } })();
-</script>
+${ERROR_COUNTER}
 <h1>Base (${comparison.base_runs} runs) against new (${comparison.new_runs} runs)</h1>
 <p>${escapeHtml(comparison.judged ? comparison.method : 'fewer than 3 runs a side: significance cannot be judged')}</p>
 <div class="chart" id="chart-compare"></div>
@@ -26,7 +19,7 @@ window.addEventListener('error', function (e) { __fail(e.message) });
 <table><tr><th>figure</th><th>base</th><th>new</th><th>change</th><th>95% CI</th><th>verdict</th></tr>
 ${rows}
 </table>
-<script>${fs.readFileSync(require.resolve('echarts/dist/echarts.min.js'), 'utf8')}</script>
+<script>${echartsSource()}</script>
 <script type="application/json" id="compare-data">${data}</script>
 <script>
 (function () {

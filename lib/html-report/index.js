@@ -3,15 +3,12 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const hdr = require('hdr-histogram-js')
+const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('./parts')
 
 // One self-contained HTML file: ECharts, the run's data and the code that draws it are inlined,
 // so the file opens anywhere, offline, and can be mailed or archived with the run.
 
 const PERCENTILES = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100]
-
-function echartsSource () {
-  return fs.readFileSync(require.resolve('echarts/dist/echarts.min.js'), 'utf8')
-}
 
 /** The latency distribution as HdrHistogram plots it: latency at each percentile. */
 function percentileCurve (encoded) {
@@ -19,11 +16,6 @@ function percentileCurve (encoded) {
   const histogram = hdr.decodeFromCompressedBase64(encoded, 32, false)
   return PERCENTILES.map((p) => ({ percentile: p, ms: Math.round(histogram.getValueAtPercentile(p)) / 1000 }))
 }
-
-const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
-
-// JSON inside <script>: "</script>" and "<!--" must not end or open anything.
-const scriptJson = (value) => JSON.stringify(value).replace(/</g, '\\u003c')
 
 /** The charts this run has data for: every page gets the time charts, query mixes one more. */
 function chartsOf (result) {
@@ -73,12 +65,7 @@ pre { background: #f6f6f6; padding: 12px; overflow-x: auto; font-size: 12px; }
 </style>
 </head>
 <body data-charts="0" data-errors="0">
-<script>
-window.__errors = [];
-function __fail (message) { window.__errors.push(String(message)); document.body.dataset.errors = window.__errors.length }
-window.addEventListener('error', function (e) { __fail(e.message) });
-(function () { var original = console.error; console.error = function () { __fail([].join.call(arguments, ' ')); original.apply(console, arguments) } })();
-</script>
+${ERROR_COUNTER}
 <h1>${escapeHtml(title)}</h1>
 ${result.partial ? `<p class="partial">PARTIAL RESULT: ${escapeHtml(result.partial_reasons.join('; '))}</p>` : ''}
 <table class="facts">${facts.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')}</table>
