@@ -72,7 +72,8 @@ async function runLoad (ctx) {
       const startAt = now() + GO_LEAD_MS
       ctx.loadStartAt = startAt
       ctx.timeline = new Timeline({ originMs: startAt })
-      const deadline = options.durationMs ? startAt + options.durationMs : null
+      // --duration is the measured part: it starts when the warm-up ends.
+      const deadline = options.durationMs ? startAt + (options.warmupMs || 0) + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
       for (const group of groups) group.go({ startAt, deadline })
       progress.start(startAt, main.totals)

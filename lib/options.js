@@ -15,6 +15,7 @@ const HOUR_MS = 3_600_000
 const DURATION_RANGES_MS = {
   timeout: [1, 24 * HOUR_MS],
   graceful_stop: [1, 24 * HOUR_MS],
+  warmup: [1, 24 * HOUR_MS],
   monitor_interval: [100, HOUR_MS],
   duration: [1, 30 * 24 * HOUR_MS],
   refresh_interval: [1, 24 * HOUR_MS],
@@ -126,6 +127,7 @@ const RUN_OPTIONS = {
   processes: { type: 'number', group: 'Load:', describe: 'worker processes' },
   concurrent_requests: { type: 'number', default: 20, group: 'Load:', describe: 'requests in flight per process' },
   duration: { type: 'string', group: 'Load:', describe: 'stop after this long (e.g. 30s, 5m); whichever limit comes first ends the run' },
+  warmup: { type: 'string', group: 'Load:', describe: 'load from the start, but answers in this first part (e.g. 10s) are kept out of every figure and reported apart; --duration counts after it' },
   graceful_stop: { type: 'string', default: '10s', group: 'Load:', describe: 'after --duration, how long requests in flight may still take; those without an answer then are abandoned (in doubt)' },
   rate: { type: 'string', group: 'Load:', describe: 'constant arrival rate over all processes: rows/s (ingest) or queries/s (analytical), sent on a fixed timetable; latency then counts from each request\'s scheduled start (default: as fast as the answers come)' },
   seed: { type: 'number', group: 'Load:', describe: 'seed of the data and parameter generators (default: random, printed)' },
@@ -241,6 +243,7 @@ function commonRunOptions (args, { defaultProcesses }) {
     concurrentRequests: requireConcurrency(args.concurrent_requests, 'concurrent_requests'),
     durationMs: args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
     gracefulStopMs: parseDuration(args.graceful_stop, 'graceful_stop'),
+    warmupMs: args.warmup === undefined ? 0 : parseDuration(args.warmup, 'warmup'),
     rate: args.rate === undefined ? null : parseRate(args.rate),
     resultsTable: args.results_table === undefined ? null : parseTableName(args.results_table, 'results_table'),
     runId: parseRunId(args.run_id),

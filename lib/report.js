@@ -23,10 +23,12 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
     // The window is sending, then the drain of the last answers (at most --graceful_stop after --duration).
     sending_seconds: round(totals.sendingSeconds, 3),
     drain_seconds: round(Math.max(0, totals.seconds - totals.sendingSeconds), 3),
-    [`${unit}_sent`]: totals.unitsSent,
+    // Units answered during --warmup are apart: everything else, the sent units included, is after it.
+    [`${unit}_sent`]: totals.unitsSent - totals.warmup.units,
     [`${unit}_ok`]: all.ok,
     [`${unit}_failed`]: all.failed,
-    [`${unit}_in_doubt`]: totals.unitsSent - all.ok - all.failed,
+    [`${unit}_in_doubt`]: totals.unitsSent - totals.warmup.units - all.ok - all.failed,
+    warmup: options.warmupMs ? { seconds: options.warmupMs / 1000, [`${unit}_ok`]: totals.warmup.ok, [`${unit}_failed`]: totals.warmup.failed, [`${unit}_in_doubt`]: totals.warmup.inDoubt, requests: totals.warmup.requests } : null,
     [`${unit}_per_sec`]: okPerSecond,
     requests: all.requests,
     requests_failed: all.requestsFailed,
@@ -72,14 +74,29 @@ function rateOf (options, totals, achieved) {
   }
 }
 
+// A worker above either limit may have held the load back: the cluster was not what limited it.
+const SATURATED_CPU_PCT = 90
+const SATURATED_LOOP_DELAY_MS = 100
+
 function clientResources (resources, unitsSent, unit) {
   const cpuMicros = resources.reduce((sum, r) => sum + r.cpuMicros, 0)
   const maxRssKb = resources.reduce((max, r) => Math.max(max, r.maxRssKb), 0)
+  const workers = resources.filter((r) => r.wallMicros > 0).map((r) => ({
+    cpu_pct: round((r.cpuMicros / r.wallMicros) * 100, 1),
+    event_loop_delay_p99_ms: r.eventLoopDelayP99Ms === null ? null : round(r.eventLoopDelayP99Ms, 1)
+  }))
   return {
     cpu_seconds: round(cpuMicros / 1e6, 3),
     [`cpu_us_per_${unit === 'rows' ? 'row' : 'query'}`]: unitsSent > 0 ? round(cpuMicros / unitsSent, 3) : null,
-    max_rss_mb_per_process: round(maxRssKb / 1024, 1)
+    max_rss_mb_per_process: round(maxRssKb / 1024, 1),
+    workers,
+    saturated: isSaturated(workers)
   }
+}
+
+/** The client, not the cluster, may have limited the run. */
+function isSaturated (workers) {
+  return workers.some((w) => w.cpu_pct >= SATURATED_CPU_PCT || (w.event_loop_delay_p99_ms ?? 0) >= SATURATED_LOOP_DELAY_MS)
 }
 
 /** 0 only when every unit was acknowledged; a run that went on through a node loss is complete, not partial. */
@@ -103,6 +120,7 @@ function renderReport (workload, result) {
   if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
 
   const summary = table(['summary', 'value'])
+  if (result.warmup) summary.push([`warm-up (first ${fmt(result.warmup.seconds)} s, in no figure)`, `${fmt(result.warmup[`${unit}_ok`])} ${unit} ok, ${fmt(result.warmup[`${unit}_failed`])} failed, ${fmt(result.warmup[`${unit}_in_doubt`])} in doubt`])
   summary.push(
     ['time (first request sent -> last answer)', `${fmt(result.seconds)} s (sending ${fmt(result.sending_seconds)} s, then ${fmt(result.drain_seconds)} s for the last answers)`],
     [workload.okLabel, fmt(result[`${unit}_ok`])],
@@ -159,6 +177,11 @@ function renderReport (workload, result) {
   const c = result.client
   const perUnit = Object.keys(c).find((k) => k.startsWith('cpu_us_per_'))
   out.push(`client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`)
+  if (c.saturated) {
+    const busiest = c.workers.reduce((a, b) => (b.cpu_pct > a.cpu_pct ? b : a))
+    out.push(`warning: the load generator may have limited this run, not the cluster: a worker used ${fmt(busiest.cpu_pct)}% of a core with an event-loop delay p99 of ${fmt(busiest.event_loop_delay_p99_ms)} ms ` +
+      `(limits ${SATURATED_CPU_PCT}% and ${SATURATED_LOOP_DELAY_MS} ms); add --processes, or load generators (--generator)`)
+  }
   if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
   return out.join('\n') + '\n'
 }
@@ -197,6 +220,7 @@ function renderCompanion (workload, result) {
   const unit = workload.unit
   const out = [`${workload.name} next to the run (${result.rate ? `--ingest_rate ${fmt(result.rate.target_per_sec)} ${unit}/s` : 'as fast as possible'}, ${result.workers.length} process${result.workers.length === 1 ? '' : 'es'}):`]
   const summary = table(['', 'value'])
+  if (result.warmup) summary.push([`warm-up (first ${fmt(result.warmup.seconds)} s, in no figure)`, `${fmt(result.warmup[`${unit}_ok`])} ${unit} ok, ${fmt(result.warmup[`${unit}_failed`])} failed, ${fmt(result.warmup[`${unit}_in_doubt`])} in doubt`])
   summary.push(
     ['time (first request sent -> last answer)', `${fmt(result.seconds)} s`],
     [workload.okLabel, fmt(result[`${unit}_ok`])],
@@ -236,4 +260,4 @@ function wrap (text, width) {
   return lines.join('\n')
 }
 
-module.exports = { buildResult, renderReport, renderCompanion, exitCodeOf, table }
+module.exports = { buildResult, renderReport, renderCompanion, exitCodeOf, table, isSaturated, SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS }

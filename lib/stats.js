@@ -162,8 +162,14 @@ class Series {
  * master's sums are exact and a worker that dies loses at most its last second.
  */
 class Recorder {
-  constructor ({ now: clockNow = now } = {}) {
+  /**
+   * `warmupUntil`: answers before this instant (--warmup) are counted apart and kept out of every
+   * figure; the measured window starts there.
+   */
+  constructor ({ now: clockNow = now, warmupUntil = null } = {}) {
     this.now = clockNow
+    this.warmupUntil = warmupUntil
+    this.warmup = emptyWarmup()
     this.series = new Map()
     this.errors = new ErrorGroups()
     this.firstSentAt = null
@@ -207,6 +213,15 @@ class Recorder {
    * `inDoubt` counts units whose answer was lost after they were sent.
    */
   answered ({ label, units, ok, failed, inDoubt = 0, latencyMicros, serverMillis, requestFailed, failures, at }) {
+    if (this.warmupUntil !== null && at < this.warmupUntil) {
+      this.warmup.requests++
+      this.warmup.units += units
+      this.warmup.ok += ok
+      this.warmup.failed += failed
+      this.warmup.inDoubt += inDoubt
+      this.unitsInFlight -= units
+      return
+    }
     const s = this.seriesFor(label)
     s.requests++
     if (requestFailed) s.requestsFailed++
@@ -228,8 +243,10 @@ class Recorder {
     const delta = {
       series,
       errors: this.errors.toJSON(),
-      firstSentAt: this.firstSentAt,
+      // With a warm-up, the measured window starts where it ends.
+      firstSentAt: this.warmupUntil !== null && this.firstSentAt !== null ? Math.max(this.firstSentAt, this.warmupUntil) : this.firstSentAt,
       lastSentAt: this.lastSentAt,
+      warmup: this.warmup,
       lastAnsweredAt: this.lastAnsweredAt,
       unitsSent: this.unitsSent,
       unitsInFlight: this.unitsInFlight,
@@ -246,8 +263,13 @@ class Recorder {
     this.unitsSent = 0
     this.lateRequests = 0
     this.events = []
+    this.warmup = emptyWarmup()
     return delta
   }
+}
+
+function emptyWarmup () {
+  return { requests: 0, units: 0, ok: 0, failed: 0, inDoubt: 0 }
 }
 
 /** Master side: the exact sum of every delta of every worker. */
@@ -261,9 +283,11 @@ class Totals {
     this.lastAnsweredAt = null
     this.unitsSent = 0
     this.lateRequests = 0
+    this.warmup = emptyWarmup()
   }
 
   addDelta (delta) {
+    if (delta.warmup) for (const key of Object.keys(this.warmup)) this.warmup[key] += delta.warmup[key]
     for (const [label, d] of Object.entries(delta.series)) {
       let s = this.series.get(label)
       if (!s) {

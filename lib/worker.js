@@ -12,6 +12,7 @@ const { stopReason } = require('./stop-reason')
 const { loadWorkload } = require('./workloads')
 const { startupFault } = require('./fault-injection')
 const { now } = require('./clock')
+const { monitorEventLoopDelay } = require('node:perf_hooks')
 
 const REPORT_INTERVAL_MS = 1000
 
@@ -46,11 +47,15 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
   const go = await waitForGo()
   if (!go) return leave(client)
   master.control = createControl()
-  const recorder = new Recorder()
+  const recorder = new Recorder({ warmupUntil: options.warmupMs ? go.startAt + options.warmupMs : null })
   client.on('host-down', ({ host, detail, at }) => recorder.event({ kind: 'host_down', host, detail, at }))
   client.on('host-up', ({ host, at }) => recorder.event({ kind: 'host_up', host, at }))
   // CPU is measured over the run only: start-up (module loading, host tables) is not load cost.
   const cpuAtGo = process.cpuUsage()
+  const loadStartedAt = now()
+  // How late the event loop runs its timers: a busy client delays its own requests.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+  loopDelay.enable()
   const reports = reportEveryInterval(go.startAt, () => send({ type: 'delta', delta: recorder.takeDelta() }))
   let reason
   try {
@@ -70,11 +75,18 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
     client.close()
   }
   const cpu = process.cpuUsage(cpuAtGo)
+  loopDelay.disable()
   await send({
     type: 'done',
     reason,
     delta: recorder.takeDelta(),
-    resources: { cpuMicros: cpu.user + cpu.system, maxRssKb: process.resourceUsage().maxRSS }
+    resources: {
+      cpuMicros: cpu.user + cpu.system,
+      maxRssKb: process.resourceUsage().maxRSS,
+      // From go, which includes the short wait for the shared start.
+      wallMicros: Math.round((now() - loadStartedAt) * 1000),
+      eventLoopDelayP99Ms: loopDelay.count ? loopDelay.percentile(99) / 1e6 : null
+    }
   })
   process.disconnect()
 }

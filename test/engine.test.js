@@ -142,6 +142,20 @@ test('--graceful_stop: after the deadline, answers still missing when the grace 
   assert.equal(totals.sendingSeconds, 0.06)
 })
 
+test('--warmup: answers before its end are counted apart; the measured window starts there; every unit is accounted once', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 10)
+  const startAt = clock.now()
+  const recorder = new Recorder({ now: clock.now, warmupUntil: startAt + 55 })
+  await clock.run(runEngine({ client, source: fakeSource(10), concurrency: 1, startAt, recorder, control: createControl(), clock }))
+  const delta = recorder.takeDelta()
+  // Answers at 10, 20, ... 100 ms: five before 55 ms.
+  assert.deepEqual(delta.warmup, { requests: 5, units: 50, ok: 50, failed: 0, inDoubt: 0 })
+  assert.equal(delta.series.x.ok, 50)
+  assert.equal(delta.firstSentAt, startAt + 55, 'the window starts when the warm-up ends')
+  assert.equal(delta.unitsSent, delta.warmup.units + delta.series.x.ok)
+})
+
 test('nothing is sent before the start time the master gave', async () => {
   const clock = new FakeClock()
   const client = fakeClient(clock)

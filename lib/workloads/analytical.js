@@ -191,6 +191,7 @@ function companion (options) {
       concurrentRequests: i.concurrentRequests,
       durationMs: options.durationMs,
       gracefulStopMs: options.gracefulStopMs,
+      warmupMs: options.warmupMs,
       rate: i.rate,
       seed: options.seed,
       json: false,

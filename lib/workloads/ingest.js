@@ -173,15 +173,14 @@ async function finish ({ client, options, prepared, totals, log, shouldCount = (
   const countedTables = Object.keys(counts)
   if (countedTables.length > 0) {
     extra.table_count = countedTables.reduce((sum, name) => sum + counts[name], 0)
-    extra.table_count_matches = countedTables.every((name) => {
-      const series = totals.series.get(name)
-      return counts[name] === (series ? series.ok : 0)
-    }) && countedTables.length === tablesOf(options).length
+    extra.table_count_matches = false
   }
   if (countedTables.length > 1) extra.table_counts = counts
   if (countedTables.length === tablesOf(options).length) {
-    const inDoubt = totals.unitsSent - totals.all.ok - totals.all.failed
-    extra.reconciliation = reconcile({ acknowledged: totals.all.ok, inDoubt, counted: extra.table_count })
+    // The table holds the warm-up's rows too.
+    const inDoubt = totals.unitsSent - totals.all.ok - totals.all.failed - totals.warmup.ok - totals.warmup.failed
+    extra.reconciliation = reconcile({ acknowledged: totals.all.ok + totals.warmup.ok, inDoubt, counted: extra.table_count })
+    extra.table_count_matches = extra.reconciliation.verdict === 'exact'
   }
   if (notRestored.length > 0) extra.tables_not_restored = notRestored
   return extra

@@ -217,6 +217,19 @@ test('--graceful_stop: answers missing that long after --duration are abandoned 
   assert.match(run.stderr, /\(sending [\d.]+ s, then [\d.]+ s for the last answers\)/)
 }))
 
+test('--warmup: its rows are in the table but in no figure; --duration counts after it', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined) }, async (double) => {
+  const run = await ingest(['--processes', '1', '--batch_size', '100', '--concurrent_requests', '2', '--warmup', '500ms', '--duration', '500ms', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const r = run.json
+  assert.equal(r.warmup.seconds, 0.5)
+  assert.ok(r.warmup.rows_ok > 0 && r.rows_ok > 0)
+  assert.equal(r.rows_sent, r.rows_ok + r.rows_failed + r.rows_in_doubt)
+  assert.equal(r.table_count, r.rows_ok + r.warmup.rows_ok, 'the table holds both')
+  assert.equal(r.reconciliation.verdict, 'exact')
+  assert.ok(r.seconds >= 0.5 && r.seconds < 10, `the measured window (${r.seconds} s) is the --duration after the warm-up`)
+  assert.match(run.stderr, /warm-up \(first 0\.5 s, in no figure\) +│ [\d,]+ rows ok, 0 failed, 0 in doubt/)
+}))
+
 test('the same --seed sends the same rows', async () => {
   const rowsOf = () => withDouble({ keepRows: true }, async (double) => {
     const run = await ingest(['--processes', '2', '--max_rows', '300', '--batch_size', '100', '--seed', '42', '--scale', '50'], { env: double.env() })
