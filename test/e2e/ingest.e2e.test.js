@@ -38,6 +38,10 @@ test('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created 
   assert.equal(r.metrics_per_sec, Math.round(r.rows_per_sec * 10 * 100) / 100)
   for (const key of ['p50', 'p90', 'p99', 'p999', 'max']) assert.equal(typeof r.latency_ms[key], 'number', key)
   assert.deepEqual(r.workers.map((w) => w.rows_ok), [25_000, 25_000])
+  // Each worker's share of a core and event-loop delay over the load; the master is not a worker.
+  assert.equal(r.client.workers.length, 2)
+  assert.ok(r.client.workers.every((w) => w.cpu_pct > 0 && w.cpu_pct < 150 && typeof w.event_loop_delay_p99_ms === 'number'))
+  assert.equal(typeof r.client.saturated, 'boolean')
   // The server saw exactly that: no batch more, unique rows, DDL once, by the master.
   assert.deepEqual(inserts(double).map((s) => s.rows).sort(), [10000, 10000, 10000, 10000, 5000, 5000].sort())
   assert.equal(double.keys.size, 50_000)
