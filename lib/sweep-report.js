@@ -82,6 +82,10 @@ function summaryOf (args, points, analysis) {
     sweet_spot_limit: analysis.limit,
     gain_beyond_sweet_spot_pct: analysis.gainBeyondPct,
     with_failures: points.filter((p) => p.failed > 0 || p.missing).map((p) => p.value),
+    max_p99_ms: args.max_p99_ms ?? null,
+    over_max_p99: args.max_p99_ms == null ? [] : points.filter((p) => p.p99Ms > args.max_p99_ms).map((p) => p.value),
+    client_saturated: points.filter((p) => p.clientSaturated).map((p) => p.value),
+    single_runs: !points.some((p) => p.runs > 1),
     widest_spread: maxSpreadPct(points),
     csv: `${args.out}.csv`,
     chart: `${args.out}.svg`
@@ -112,10 +116,16 @@ function verdictLines (summary, parameter) {
     const spot = `sweet spot: ${parameter}=${summary.sweet_spot.value} (${fmt(summary.sweet_spot.throughput)} ${unit}/s)`
     if (summary.sweet_spot_limit === 'plateau') lines.push(`${spot}; ${beyond(summary.gain_beyond_sweet_spot_pct)} (threshold ${summary.threshold_pct}%)`)
     else if (summary.sweet_spot_limit === 'failures') lines.push(`${spot}; every larger value had failures: the cluster saturates beyond it`)
-    else lines.push(`sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values tried, so try larger values`)
+    else if (summary.points.length > 1) lines.push(`sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values tried, so try larger values`)
+    else lines.push('one value tried: nothing to compare it with')
   }
   if (summary.with_failures.length > 0) {
     lines.push(`values with failures (not candidates): ${summary.with_failures.join(', ')}`)
+  }
+  if (summary.over_max_p99.length > 0) lines.push(`values with p99 over --max_p99_ms ${summary.max_p99_ms} ms (not candidates): ${summary.over_max_p99.join(', ')}`)
+  if (summary.client_saturated.length > 0) lines.push(`values where the load generator was saturated (not candidates; add --processes): ${summary.client_saturated.join(', ')}`)
+  if (summary.single_runs && summary.points.length > 1 && summary.best) {
+    lines.push('warning: one run per value cannot tell noise from signal (runs on a busy machine differ by 20%): use --repeat 3')
   }
   const spread = summary.widest_spread
   if (spread && spread.spreadPct > summary.threshold_pct) {
@@ -141,7 +151,7 @@ function renderTable (parameter, points) {
 
 function report (args, { stdout, stderr }) {
   const points = pointsOf(args.file)
-  const analysis = analyse(points, { thresholdPct: args.threshold })
+  const analysis = analyse(points, { thresholdPct: args.threshold, maxP99Ms: args.max_p99_ms ?? null })
   const summary = summaryOf(args, points, analysis)
   fs.mkdirSync(path.dirname(path.resolve(args.out)), { recursive: true })
   fs.writeFileSync(summary.csv, toCsv(args.parameter, points))
@@ -186,6 +196,7 @@ function parse (argv) {
       parameter: { type: 'string', demandOption: true, describe: 'the flag being swept, e.g. batch_size' },
       out: { type: 'string', demandOption: true, describe: 'path prefix of the CSV and the chart' },
       threshold: { type: 'number', default: 5, describe: 'percent gain under which the curve counts as flat' },
+      max_p99_ms: { type: 'number', describe: 'values with a p99 latency over this (ms) are never the sweet spot' },
       title: { type: 'string', describe: 'chart title' },
       subtitle: { type: 'string', describe: 'chart subtitle, e.g. the fixed options' },
       json: { type: 'boolean', default: false, describe: 'print the summary as JSON on stdout' }

@@ -32,7 +32,9 @@ function pointOf ({ value, exitCode, result }) {
     targetRate: result.rate ? result.rate.target_per_sec : null,
     clusterWriteRejected: result.cluster ? result.cluster.write_rejected : null,
     failed,
-    partial: Boolean(result.partial)
+    partial: Boolean(result.partial),
+    // The load generator, not the cluster, may have limited this value.
+    clientSaturated: Boolean(result.client && result.client.saturated)
   }
 }
 
@@ -62,6 +64,7 @@ function combineRepeats (points) {
       sent: median.missing ? null : runs.reduce((sum, r) => sum + (r.sent || 0), 0),
       missing: median.missing || failedRuns.length > 0,
       partial: runs.some((r) => r.partial),
+      clientSaturated: runs.some((r) => r.clientSaturated),
       exitCode: Math.max(...runs.map((r) => r.exitCode))
     }
   })
@@ -81,7 +84,7 @@ function withChanges (points) {
  * unit was acknowledged: a value at which the cluster rejects work is past its limit, however
  * fast the rest went.
  */
-const isCandidate = (p) => !p.missing && !p.partial && p.failed === 0 && p.throughput > 0
+const isCandidate = (p) => !p.missing && !p.partial && !p.clientSaturated && p.failed === 0 && p.throughput > 0
 
 /**
  * best: the candidate with the highest throughput.
@@ -90,8 +93,8 @@ const isCandidate = (p) => !p.missing && !p.partial && p.failed === 0 && p.throu
  * limit says why: 'failures' when the values beyond the last candidate all had failures (the
  * cluster saturates there), 'range' when the curve still climbs at the largest value tried.
  */
-function analyse (points, { thresholdPct = 5 } = {}) {
-  const candidates = points.filter(isCandidate)
+function analyse (points, { thresholdPct = 5, maxP99Ms = null } = {}) {
+  const candidates = points.filter((p) => isCandidate(p) && (maxP99Ms === null || p.p99Ms <= maxP99Ms))
   if (candidates.length === 0) return { best: null, sweetSpot: null, plateauReached: false, limit: null, gainBeyondPct: null }
   const best = candidates.reduce((a, b) => (b.throughput > a.throughput ? b : a))
   for (let i = 0; i < candidates.length; i++) {

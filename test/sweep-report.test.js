@@ -85,6 +85,21 @@ test('with no value to choose, the report says why each was ruled out, never tha
   assert.doesNotMatch(r.stderr, /every value lost/)
 })
 
+test('single runs get a warning; --max_p99_ms rules values out; one value claims nothing', (t) => {
+  const dir = tempDir(t)
+  const slow = { ...result(1000, 900), latency_ms: { p99: 900 } }
+  const file = recordAll(dir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 800)], [2000, 0, slow]])
+  const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'batch'), '--max_p99_ms', '100'])
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stderr, /values with p99 over --max_p99_ms 100 ms \(not candidates\): 2000/)
+  assert.match(r.stderr, /sweet spot: batch_size=1000/)
+  assert.match(r.stderr, /warning: one run per value cannot tell noise from signal .*: use --repeat 3/)
+  const one = recordAll(tempDir(t), [[500, 0, result(1000, 500)]])
+  const single = runReport(['report', '--file', one, '--parameter', 'batch_size', '--out', path.join(dir, 'one')])
+  assert.match(single.stderr, /one value tried: nothing to compare it with/)
+  assert.doesNotMatch(single.stderr, /still grows/)
+})
+
 test('check exits 10 with the reason once a step stops paying off', (t) => {
   const dir = tempDir(t)
   const file = recordAll(dir, [[1, 0, result(1000, 100)], [2, 0, result(1000, 180)]])

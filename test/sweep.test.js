@@ -123,3 +123,13 @@ test('repeated runs of a value fold into their median run; failures of any run c
 test('values that look like numbers become numbers; others stay text', () => {
   assert.deepEqual(['500', '2.5', '0-1', 'abc'].map(parseValue), [500, 2.5, '0-1', 'abc'])
 })
+
+test('--max_p99_ms and a saturated load generator rule values out as the sweet spot', () => {
+  const { analyse } = require('../lib/sweep')
+  const point = (value, throughput, p99Ms, clientSaturated = false) => ({ value, throughput, p99Ms, failed: 0, missing: false, partial: false, clientSaturated })
+  const points = [point(1000, 100, 3.5), point(2000, 140, 6), point(4000, 145, 11.9)]
+  assert.equal(analyse(points, { thresholdPct: 5 }).sweetSpot.value, 2000)
+  assert.equal(analyse(points, { thresholdPct: 5, maxP99Ms: 5 }).sweetSpot.value, 1000, 'batch 4000 and 2000 answer too slowly')
+  const saturated = [point(1, 100, 3), point(2, 180, 3), point(4, 300, 3, true)]
+  assert.equal(analyse(saturated, { thresholdPct: 5 }).best.value, 2, 'the saturated client limited value 4')
+})

@@ -47,7 +47,7 @@ USAGE
     cat <<USAGE
   --min_gain PCT         stop when a step brings less than PCT percent more throughput (default: 5)
   --max_failure_pct PCT  stop when more than PCT percent of a step's queries fail (default: 1)
-  --max_p99_ms MS        stop when a step's p99 latency exceeds MS (default: no limit)
+  --max_p99_ms MS        a value with a p99 latency over MS is never the sweet spot; a ramp stops there (default: no limit)
 USAGE
   fi
   if [[ -n "${SWEEP_STEPS:-}" ]]; then
@@ -137,7 +137,8 @@ sweep_main() {
         [[ "$2" =~ ^[1-9][0-9]*$ ]] || sweep_die "$SWEEP_EXIT_USAGE" "--repeat must be a whole number of at least 1, not '$2'"
         repeat="$2"; shift 2 ;;
       --min_gain|--max_failure_pct|--max_p99_ms|--max_shortfall_pct)
-        [[ "${SWEEP_RAMP:-0}" == 1 ]] || sweep_die "$SWEEP_EXIT_USAGE" "$1 applies to ramps (find-query-saturation.sh) only"
+        # --max_p99_ms also rules values out as the sweet spot of every sweep; the rest are ramp rules.
+        [[ "${SWEEP_RAMP:-0}" == 1 || "$1" == --max_p99_ms ]] || sweep_die "$SWEEP_EXIT_USAGE" "$1 applies to ramps (find-query-saturation.sh) only"
         [[ $# -ge 2 ]] || sweep_die "$SWEEP_EXIT_USAGE" "$1 needs a number"
         sweep_require_number "$1" "$2"
         case "$1" in
@@ -156,8 +157,14 @@ sweep_main() {
   read -r -a value_list <<< "$values"
   [[ ${#value_list[@]} -gt 0 ]] || sweep_die "$SWEEP_EXIT_USAGE" "--values is empty"
   local v
+  # Every value is checked before the first run, as the benchmark will take it: a rate is a
+  # positive number, everything else swept a whole number of at least 1.
   for v in "${value_list[@]}"; do
-    [[ "$v" =~ ^[0-9A-Za-z._-]+$ ]] || sweep_die "$SWEEP_EXIT_USAGE" "'$v' is not a value for --$SWEEP_PARAM"
+    if [[ "$SWEEP_PARAM" == rate ]]; then
+      [[ "$v" =~ ^[0-9]+(\.[0-9]+)?$ && ! "$v" =~ ^0+(\.0+)?$ ]] || sweep_die "$SWEEP_EXIT_USAGE" "'$v' is not a value for --$SWEEP_PARAM: give positive numbers"
+    else
+      [[ "$v" =~ ^[1-9][0-9]*$ ]] || sweep_die "$SWEEP_EXIT_USAGE" "'$v' is not a value for --$SWEEP_PARAM: give whole numbers of at least 1"
+    fi
   done
   local arg
   for arg in "${fixed[@]}"; do
@@ -233,14 +240,14 @@ sweep_main() {
   done
   trap - INT TERM
 
-  sweep_report "$jsonl" "$out" "$threshold" "$fixed_text" "$stopped_because" || sweep_die "$SWEEP_EXIT_CANNOT_RUN" "could not write the report"
+  sweep_report "$jsonl" "$out" "$threshold" "$fixed_text" "$stopped_because" "$max_p99_ms" || sweep_die "$SWEEP_EXIT_CANNOT_RUN" "could not write the report"
   [[ $interrupted == 0 ]] || exit "$SWEEP_EXIT_INTERRUPTED"
 }
 
 sweep_report() {
-  local jsonl="$1" out="$2" threshold="$3" fixed_text="$4" note="$5"
+  local jsonl="$1" out="$2" threshold="$3" fixed_text="$4" note="$5" max_p99_ms="${6:-}"
   local subtitle="${fixed_text:+with $fixed_text}"
   [[ -z "$note" ]] || subtitle="${subtitle:+$subtitle; }$note"
   node "$SWEEP_REPORT" report --file "$jsonl" --parameter "$SWEEP_PARAM" --out "$out/$SWEEP_NAME" \
-    --threshold "$threshold" --subtitle "$subtitle" > "$out/$SWEEP_NAME.summary.json" --json
+    --threshold "$threshold" --subtitle "$subtitle" ${max_p99_ms:+--max_p99_ms "$max_p99_ms"} > "$out/$SWEEP_NAME.summary.json" --json
 }

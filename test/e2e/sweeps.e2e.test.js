@@ -146,7 +146,9 @@ test('bad sweep options: one line, exit 2, before any run', async () => {
     [['--min_gain', '5'], /--min_gain applies to ramps/],
     [['--repeat', '0'], /--repeat must be a whole number of at least 1, not '0'/],
     [['--step', 'rate'], /--step applies to find-query-saturation.sh only/],
-    [['--out', '/proc/x', '--values', '100'], /--out '\/proc\/x': cannot create that directory/]
+    [['--out', '/proc/x', '--values', '100'], /--out '\/proc\/x': cannot create that directory/],
+    [['--values', '1000 abc'], /'abc' is not a value for --batch_size: give whole numbers of at least 1/],
+    [['--values', '0'], /'0' is not a value for --batch_size/]
   ]) {
     const run = await runTool('scripts/find-optimal-batch-size.sh', args)
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
