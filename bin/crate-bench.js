@@ -24,7 +24,7 @@ Commands:
   query [options]              the analytical benchmark (the same as node appClusterAnalytical.js)
   report RESULT.json -o FILE   an HTML report from a result saved with --json (or --results_table/--run_id)
   compare --base F... --new F...  base runs against new runs: change, confidence, verdict
-  sweep <name> [options]       a sweep: ${Object.keys(SWEEPS).join(', ')} (scripts/find-*.sh)
+  sweep <name> [options]       a sweep: ${Object.keys(SWEEPS).join(', ')}, capacity (scripts/find-*.sh)
 
 Examples:
   crate-bench ingest --processes 4 --duration 2m --report run.html
@@ -56,9 +56,17 @@ function main (argv) {
   }
   if (command === 'report') return require('../lib/report-command').main(rest)
   if (command === 'compare') return require('../lib/compare/command').main(rest)
+  if (command === 'sweep' && rest[0] === 'capacity') {
+    const { Interrupts } = require('../lib/interrupts')
+    const signals = new Interrupts().install()
+    return require('../lib/sweep/capacity-command').main(rest.slice(1), { signals }).then((code) => {
+      signals.uninstall()
+      process.exitCode = code
+    })
+  }
   if (command === 'sweep') {
     const script = SWEEPS[rest[0]]
-    if (!script) return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')} (got '${rest[0] ?? ''}')`)
+    if (!script) return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${rest[0] ?? ''}')`)
     const run = spawnSync('bash', [path.join(ROOT, 'scripts', script), ...rest.slice(1)], { stdio: 'inherit' })
     process.exitCode = run.status ?? 3
     return

@@ -1,0 +1,95 @@
+'use strict'
+
+const { round } = require('../format')
+
+// find-capacity: the highest open-model rate (--rate) the cluster serves within its SLO. Pure: the
+// benchmark runs behind `runStep`, so the search is tested with a fake one.
+
+/**
+ * Whether one step passed, and why not: achieved at least `minAchievedPct` of its target, p99
+ * (from the scheduled start: coordinated omission corrected) within the SLO, at most `maxFailed`
+ * units failed or in doubt, no new write or search rejections in sys.nodes, and a load generator
+ * that was not saturated. A run that ended partial fails too.
+ */
+function judgeStep (result, { sloP99Ms, maxFailed = 0, minAchievedPct = 99 }) {
+  const unit = result.workload === 'ingest' ? 'rows' : 'queries'
+  const figures = {
+    achieved: result.rate ? result.rate.achieved_per_sec : null,
+    achieved_pct: result.rate ? result.rate.achieved_pct : null,
+    p99_ms: result.latency_ms ? result.latency_ms.p99 : null,
+    failed: (result[`${unit}_failed`] || 0) + (result[`${unit}_in_doubt`] || 0),
+    rejections: result.cluster ? (result.cluster.write_rejected || 0) + (result.cluster.search_rejected || 0) : null,
+    client_saturated: Boolean(result.client && result.client.saturated)
+  }
+  const reasons = []
+  if (result.partial) reasons.push(`partial run: ${(result.partial_reasons || []).join('; ')}`)
+  if (figures.achieved_pct === null || figures.achieved_pct < minAchievedPct) reasons.push(`achieved ${figures.achieved_pct}% of the target rate (needs ${minAchievedPct}%)`)
+  if (figures.p99_ms === null || figures.p99_ms > sloP99Ms) reasons.push(`p99 ${figures.p99_ms} ms over the SLO of ${sloP99Ms} ms`)
+  if (figures.failed > maxFailed) reasons.push(`${figures.failed} ${unit} failed or in doubt (at most ${maxFailed})`)
+  if (figures.rejections > 0) reasons.push(`${figures.rejections} thread-pool rejections in sys.nodes`)
+  if (figures.client_saturated) reasons.push('the load generator was saturated: add --processes')
+  return { ...figures, passed: reasons.length === 0, reason: reasons.join('; ') || null }
+}
+
+/** The next rate: doubling until a step misses, then halfway between the last pass and the first miss. */
+function nextRate ({ lastPass, firstMiss, rate }) {
+  if (firstMiss === null) return rate * 2
+  return round((lastPass + firstMiss) / 2, 3)
+}
+
+/** Whether the search is over: it failed at the start, or pass and miss are within the precision. */
+function searchDone ({ lastPass, firstMiss, precisionPct }) {
+  if (firstMiss === null) return false
+  if (lastPass === null) return true
+  return ((firstMiss - lastPass) / lastPass) * 100 <= precisionPct
+}
+
+/**
+ * The search: `runStep(rate)` resolves { result } or { stop: reason } (the benchmark could not
+ * run, or the search was interrupted). Returns every step and the capacity: the last passing
+ * rate, or null when the start rate already missed.
+ */
+async function searchCapacity ({ start, precisionPct = 5, maxSteps = 30, runStep, judge }) {
+  const steps = []
+  let lastPass = null
+  let firstMiss = null
+  let rate = start
+  let stopped = null
+  while (steps.length < maxSteps) {
+    const outcome = await runStep(rate)
+    if (outcome.stop) {
+      stopped = outcome.stop
+      break
+    }
+    const verdict = judge(outcome.result)
+    steps.push({ rate, ...verdict })
+    if (verdict.passed) lastPass = Math.max(lastPass ?? 0, rate)
+    else firstMiss = Math.min(firstMiss ?? Infinity, rate)
+    if (searchDone({ lastPass, firstMiss, precisionPct })) break
+    rate = nextRate({ lastPass, firstMiss, rate })
+  }
+  return {
+    capacity: lastPass,
+    first_miss: firstMiss,
+    steps,
+    stopped,
+    limit: stopped ? 'stopped' : firstMiss === null ? 'max_steps' : lastPass === null ? 'fails_at_start' : 'precision'
+  }
+}
+
+/** Steps the search takes: doublings from `start` to the first miss, then bisections to the precision. */
+function expectedSteps ({ start, capacity, precisionPct }) {
+  let rate = start
+  let steps = 0
+  let lastPass = null
+  let firstMiss = null
+  for (;;) {
+    steps++
+    if (rate <= capacity) lastPass = Math.max(lastPass ?? 0, rate)
+    else firstMiss = Math.min(firstMiss ?? Infinity, rate)
+    if (searchDone({ lastPass, firstMiss, precisionPct })) return steps
+    rate = nextRate({ lastPass, firstMiss, rate })
+  }
+}
+
+module.exports = { judgeStep, searchCapacity, expectedSteps }

@@ -1,0 +1,100 @@
+'use strict'
+
+// find-capacity end to end against the test double, which answers slowly above a scripted rate.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { XMLValidator } = require('fast-xml-parser')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+const { tempDir } = require('../helpers/temp-files')
+const { expectedSteps } = require('../../lib/sweep/capacity')
+
+const BATCH = 100
+
+/** Answers in 5 ms while at most `limit` bulks arrived in the last second, in 400 ms above that. */
+function scriptedCapacity (limit) {
+  const arrivals = []
+  return {
+    fault: ({ bulk }) => {
+      if (!bulk) return undefined
+      const now = Date.now()
+      arrivals.push(now)
+      while (arrivals[0] < now - 1000) arrivals.shift()
+      return { delayMs: arrivals.length > limit ? 400 : 5 }
+    }
+  }
+}
+
+const capacity = (args, options) => runTool('scripts/find-capacity.sh', args, options)
+// Short steps; the rate is what is searched, so the benchmark gets everything else.
+const STEP = ['--slo', 'p99=200ms', '--duration', '1500ms', '--warmup', '500ms', '--min_achieved_pct', '95']
+const BENCHMARK = ['--', '--processes', '1', '--batch_size', String(BATCH), '--monitor_interval', '0']
+
+test('the search finds the scripted capacity within its precision, in the steps the bisection implies', (t) => withCrateTestDouble(scriptedCapacity(33), async (double) => {
+  const out = tempDir(t)
+  const run = await capacity([...STEP, '--start', '1000', '--precision', '20%', '--out', out, ...BENCHMARK], { env: double.env(), timeoutMs: 120_000 })
+  assert.equal(run.code, 0, run.stderr)
+  const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
+  // The double serves 33 bulks of 100 rows a second: 3,300 rows/s.
+  assert.deepEqual(summary.steps.map((s) => [s.rate, s.passed]), [[1000, true], [2000, true], [4000, false], [3000, true], [3500, false]])
+  assert.equal(summary.capacity, 3000)
+  assert.ok(summary.capacity >= 3300 * 0.8 && summary.capacity <= 3300, 'within the 20% precision below the true capacity')
+  assert.equal(summary.steps.length, expectedSteps({ start: 1000, capacity: 3300, precisionPct: 20 }))
+  assert.match(summary.steps[2].reason, /p99 [\d.]+ ms over the SLO of 200 ms/)
+  assert.match(run.stderr, /^capacity: 3,000 rows\/s within the SLO \(p99 <= 200 ms, at most 0 failed, no rejections\)$/m)
+  assert.match(run.stderr, /^first miss: 3,500 rows\/s: /m)
+  const csv = fs.readFileSync(path.join(out, 'capacity.csv'), 'utf8').trim().split('\n')
+  assert.equal(csv.length, 6)
+  assert.equal(fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').length, 5)
+  assert.equal(XMLValidator.validate(fs.readFileSync(path.join(out, 'capacity.svg'), 'utf8')), true)
+}))
+
+test('a cluster that misses already at the start rate says so: exit 1, no capacity', (t) => withCrateTestDouble(scriptedCapacity(5), async (double) => {
+  const out = tempDir(t)
+  const run = await capacity([...STEP, '--start', '2000', '--out', out, ...BENCHMARK], { env: double.env(), timeoutMs: 60_000 })
+  assert.equal(run.code, 1, run.stderr)
+  assert.match(run.stderr, /^no capacity: the cluster misses the SLO .* already at 2,000 rows\/s; try a lower --start$/m)
+  assert.equal(JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8')).capacity, null)
+}))
+
+test('Ctrl-C stops the step in progress at once and prints the steps so far: exit 4', (t) => withCrateTestDouble(scriptedCapacity(1000), async (double) => {
+  const out = tempDir(t)
+  const run = await capacity(['--slo', 'p99=200ms', '--duration', '20s', '--warmup', '500ms', '--start', '1000', '--out', out, ...BENCHMARK], {
+    env: double.env(),
+    timeoutMs: 60_000,
+    waitFor: /step 1,000\/s \.\.\. /,
+    whileRunning: (child) => setTimeout(() => child.kill('SIGINT'), 1500)
+  })
+  assert.equal(run.code, 4, run.stderr)
+  assert.ok(run.seconds < 15, `stopped at once, not after the 20 s step (${run.seconds} s)`)
+  assert.match(run.stderr, /stopped: interrupted/)
+  assert.match(run.stderr, /no capacity: the search stopped before a step passed/)
+  assert.ok(fs.existsSync(path.join(out, 'capacity.summary.json')))
+}))
+
+test('--help: usage, defaults, examples; the same program as crate-bench sweep capacity', async () => {
+  const help = await capacity(['--help'])
+  assert.equal(help.code, 0)
+  assert.match(help.stdout, /^Usage: scripts\/find-capacity\.sh --slo p99=200ms \[options\] -- <benchmark options>/)
+  assert.match(help.stdout, /--precision[\s\S]*?\[default: "5%"\]/)
+  assert.match(help.stdout, /Examples:\n {2}scripts\/find-capacity\.sh --slo p99=200ms /)
+  const same = await runTool('bin/crate-bench.js', ['sweep', 'capacity', '--help'])
+  assert.equal(same.stdout, help.stdout)
+})
+
+test('bad options: one line, exit 2, before any run', async () => {
+  for (const [args, pattern] of [
+    [['--slo', '200'], /--slo must be p99=<duration>, e\.g\. p99=200ms \(got '200'\)/],
+    [['--slo', 'p99=200ms', '--precision', 'x'], /--precision must be a percentage such as 5% \(got 'x'\)/],
+    [['--slo', 'p99=200ms', '--', '--rate', '5'], /--rate is set by find-capacity; leave it out of the benchmark options/],
+    [['--slo', 'p99=200ms', '--ingest_rate', '100'], /--ingest_rate goes with --workload query/]
+  ]) {
+    const run = await capacity(args)
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
+    assert.match(run.stderr, pattern)
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+  }
+})

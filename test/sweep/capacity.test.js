@@ -1,0 +1,54 @@
+'use strict'
+
+// The capacity search with a fake benchmark: no processes, no clock.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { judgeStep, searchCapacity, expectedSteps } = require('../../lib/sweep/capacity')
+
+const SLO = { sloP99Ms: 200, maxFailed: 0, minAchievedPct: 99 }
+
+/** A cluster that serves up to `capacity` rows/s at 50 ms and answers in 900 ms above it. */
+function fakeCluster (capacity) {
+  const rates = []
+  return {
+    rates,
+    runStep: async (rate) => {
+      rates.push(rate)
+      const over = rate > capacity
+      return { result: { workload: 'ingest', rows_failed: 0, rows_in_doubt: 0, rate: { achieved_per_sec: over ? capacity : rate, achieved_pct: over ? (capacity / rate) * 100 : 100 }, latency_ms: { p99: over ? 900 : 50 }, cluster: { write_rejected: 0, search_rejected: 0 }, client: { saturated: false } } }
+    }
+  }
+}
+
+test('a step passes only when every condition holds, and says each reason it did not', () => {
+  const ok = { workload: 'ingest', rows_failed: 0, rows_in_doubt: 0, rate: { achieved_per_sec: 1000, achieved_pct: 100 }, latency_ms: { p99: 150 }, cluster: { write_rejected: 0, search_rejected: 0 }, client: { saturated: false } }
+  assert.equal(judgeStep(ok, SLO).passed, true)
+  const bad = { ...ok, rows_failed: 3, rows_in_doubt: 2, rate: { achieved_per_sec: 900, achieved_pct: 90 }, latency_ms: { p99: 250 }, cluster: { write_rejected: 12, search_rejected: 0 }, client: { saturated: true }, partial: true, partial_reasons: ['interrupted'] }
+  const verdict = judgeStep(bad, SLO)
+  assert.equal(verdict.passed, false)
+  assert.equal(verdict.reason, 'partial run: interrupted; achieved 90% of the target rate (needs 99%); p99 250 ms over the SLO of 200 ms; 5 rows failed or in doubt (at most 0); 12 thread-pool rejections in sys.nodes; the load generator was saturated: add --processes')
+  assert.deepEqual([verdict.failed, verdict.rejections, verdict.client_saturated], [5, 12, true])
+})
+
+test('doubling from the start, then bisection: the capacity within the precision, in the steps that implies', async () => {
+  const cluster = fakeCluster(13_000)
+  const found = await searchCapacity({ start: 1000, precisionPct: 5, runStep: cluster.runStep, judge: (r) => judgeStep(r, SLO) })
+  // 1000, 2000, 4000, 8000 pass, 16000 misses; then 12000 passes, 14000 misses, 13000 passes,
+  // 13500 misses, and 13500 is within 5% of 13000.
+  assert.deepEqual(cluster.rates, [1000, 2000, 4000, 8000, 16000, 12000, 14000, 13000, 13500])
+  assert.equal(found.capacity, 13000)
+  assert.equal(found.first_miss, 13500)
+  assert.equal(found.limit, 'precision')
+  assert.equal(found.steps.length, expectedSteps({ start: 1000, capacity: 13_000, precisionPct: 5 }))
+  assert.ok(found.steps.find((s) => s.rate === 16000).reason.startsWith('achieved 81.25% of the target rate'))
+})
+
+test('a cluster that misses at the start rate says so; a stopped step ends the search with what it had', async () => {
+  const failsAtStart = await searchCapacity({ start: 5000, runStep: fakeCluster(1000).runStep, judge: (r) => judgeStep(r, SLO) })
+  assert.deepEqual([failsAtStart.capacity, failsAtStart.limit, failsAtStart.steps.length], [null, 'fails_at_start', 1])
+  let calls = 0
+  const cluster = fakeCluster(1e9)
+  const stopped = await searchCapacity({ start: 100, runStep: (rate) => (++calls === 3 ? { stop: 'interrupted' } : cluster.runStep(rate)), judge: (r) => judgeStep(r, SLO) })
+  assert.deepEqual([stopped.capacity, stopped.limit, stopped.stopped, stopped.steps.length], [200, 'stopped', 'interrupted', 2])
+})
