@@ -103,7 +103,9 @@ function stepRunner (config, { stderr, signals }) {
 
 function render (config, found, unit) {
   const t = table([`target ${unit}/s`, 'achieved', 'p99 ms', 'failed', 'rejections', 'client saturated', 'passed', 'why not'])
-  for (const s of found.steps) t.push([fmt(s.rate), `${fmt(s.achieved)} (${fmt(s.achieved_pct)}%)`, fmt(s.p99_ms), fmt(s.failed), s.rejections === null ? 'n/a' : fmt(s.rejections), s.client_saturated ? 'YES' : 'no', s.passed ? 'yes' : 'NO', s.reason || ''])
+  // The first reason, short: the table stays within 120 columns; every reason is in the summary JSON.
+  const short = (reason) => (!reason ? '' : reason.split('; ')[0].length > 60 ? `${reason.split('; ')[0].slice(0, 59)}…` : reason.split('; ')[0])
+  for (const s of found.steps) t.push([fmt(s.rate), `${fmt(s.achieved)} (${fmt(s.achieved_pct)}%)`, fmt(s.p99_ms), fmt(s.failed), s.rejections === null ? 'n/a' : fmt(s.rejections), s.client_saturated ? 'YES' : 'no', s.passed ? 'yes' : 'NO', short(s.reason)])
   const lines = [t.toString()]
   const slo = `p99 <= ${config.sloP99Ms} ms, at most ${config.maxFailed} failed, no rejections`
   if (found.capacity === null && found.stopped) lines.push(`no capacity: the search stopped before a step passed (${slo})`)
