@@ -31,6 +31,7 @@ function pointOf ({ value, exitCode, result }) {
     p99Ms: result.latency_ms ? result.latency_ms.p99 : null,
     targetRate: result.rate ? result.rate.target_per_sec : null,
     clusterWriteRejected: result.cluster ? result.cluster.write_rejected : null,
+    clusterRejected: result.cluster ? (result.cluster.write_rejected || 0) + (result.cluster.search_rejected || 0) : null,
     failed,
     partial: Boolean(result.partial),
     // The load generator, not the cluster, may have limited this value.
@@ -125,8 +126,9 @@ function maxSpreadPct (points) {
 }
 
 /**
- * The stop rule of a saturation ramp, applied after each step: stop when the last point failed
- * more than maxFailurePct of its units, answered slower than maxP99Ms at p99, or
+ * The stop rule of a saturation ramp, applied after each step, in the terms find-capacity judges a
+ * step by: stop when the last point failed more than maxFailurePct of its units, answered slower
+ * than maxP99Ms at p99, the cluster rejected work (sys.nodes), the load generator was saturated, or
  * - stepping --rate: achieved more than maxShortfallPct under its target rate;
  * - stepping anything else: gained less than minGainPct over the point before (more load no
  *   longer buys throughput).
@@ -138,7 +140,9 @@ function saturationReason (points, { minGainPct = 5, maxFailurePct = 1, maxP99Ms
   if (last.missing) return `the run at ${last.value} produced no result (exit code ${last.exitCode})`
   const failedPct = last.sent > 0 ? (last.failed / last.sent) * 100 : 0
   if (failedPct > maxFailurePct) return `${round(failedPct, 2)}% of ${last.unit} failed at ${last.value} (limit ${maxFailurePct}%)`
-  if (maxP99Ms !== null && last.p99Ms > maxP99Ms) return `p99 latency ${last.p99Ms} ms at ${last.value} (limit ${maxP99Ms} ms)`
+  if (maxP99Ms !== null && last.p99Ms > maxP99Ms) return `p99 ${last.p99Ms} ms at ${last.value}, over the SLO of ${maxP99Ms} ms (--max_p99_ms)`
+  if (last.clusterRejected > 0) return `${last.clusterRejected} thread-pool rejections in sys.nodes at ${last.value}`
+  if (last.clientSaturated) return `the load generator was saturated at ${last.value}: add --processes`
   if (last.targetRate) {
     const shortfallPct = ((last.targetRate - last.throughput) / last.targetRate) * 100
     if (shortfallPct > maxShortfallPct) {
@@ -151,7 +155,7 @@ function saturationReason (points, { minGainPct = 5, maxFailurePct = 1, maxP99Ms
     if (before.throughput > 0) {
       const gainPct = ((last.throughput - before.throughput) / before.throughput) * 100
       if (gainPct < minGainPct) {
-        return `throughput ${gainPct >= 0 ? '+' : ''}${round(gainPct, 1)}% from ${before.value} to ${last.value} (target at least +${minGainPct}%)`
+        return `throughput gain below the threshold: ${gainPct >= 0 ? '+' : ''}${round(gainPct, 1)}% from ${before.value} to ${last.value} (target at least +${minGainPct}%)`
       }
     }
   }

@@ -86,7 +86,13 @@ test('a ramp stops on failures, on p99, or when a step gains less than the minim
   assert.match(saturationReason(sweepOf([[1, 100], [2, 103]])), /\+3% from 1 to 2 \(target at least \+5%\)/)
   assert.match(saturationReason(sweepOf([[1, 100], [2, 80]])), /-20% from 1 to 2/)
   assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { failed: 20 }]]), { maxFailurePct: 1 }), /1\.96% of rows failed at 2 \(limit 1%\)/)
-  assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { p99: 800 }]]), { maxP99Ms: 500 }), /p99 latency 800 ms at 2/)
+  assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { p99: 800 }]]), { maxP99Ms: 500 }), /^p99 800 ms at 2, over the SLO of 500 ms \(--max_p99_ms\)$/)
+  const rejecting = sweepOf([[1, 100], [2, 300]])
+  rejecting[1].clusterRejected = 1855
+  assert.equal(saturationReason(rejecting), '1855 thread-pool rejections in sys.nodes at 2')
+  const saturatedClient = sweepOf([[1, 100], [2, 300]])
+  saturatedClient[1].clientSaturated = true
+  assert.equal(saturationReason(saturatedClient), 'the load generator was saturated at 2: add --processes')
   assert.equal(saturationReason(sweepOf([[1, 100]])), null, 'one step has nothing to compare with')
   // Stepping --rate: the target is the yardstick, not the step before.
   const rated = (value, achieved) => pointOf({ value, exitCode: 0, result: { ...ingestResult({ ok: 1000, perSec: achieved }), rate: { target_per_sec: value } } })

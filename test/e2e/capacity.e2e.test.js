@@ -9,7 +9,7 @@ const path = require('node:path')
 const { XMLValidator } = require('fast-xml-parser')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
-const { tempDir } = require('../helpers/temp-files')
+const { tempDir, tempFile } = require('../helpers/temp-files')
 const { expectedSteps } = require('../../lib/sweep/capacity')
 
 const BATCH = 100
@@ -51,6 +51,32 @@ test('the search finds the scripted capacity within its precision, in the steps 
   assert.equal(fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').length, 5)
   assert.equal(XMLValidator.validate(fs.readFileSync(path.join(out, 'capacity.svg'), 'utf8')), true)
 }))
+
+test('queries/s of a mix within the SLO while ingesting beside them (--workload query --ingest_rate)', (t) => {
+  // The query answers in 5 ms while at most 45 arrived in the last second, in 400 ms above that.
+  const arrivals = []
+  const isQuery = (stmt) => /^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt)
+  return withCrateTestDouble({
+    query: (stmt) => (isQuery(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 } : null),
+    fault: ({ stmt }) => {
+      if (!isQuery(stmt)) return undefined
+      const now = Date.now()
+      arrivals.push(now)
+      while (arrivals[0] < now - 1000) arrivals.shift()
+      return { delayMs: arrivals.length > 45 ? 400 : 5 }
+    }
+  }, async (double) => {
+    const out = tempDir(t)
+    const mix = tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
+    const run = await capacity([...STEP, '--workload', 'query', '--ingest_rate', '1000', '--start', '20', '--precision', '30%', '--out', out, '--', '--queries_config', mix, '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
+    assert.equal(run.code, 0, run.stderr)
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
+    assert.deepEqual(summary.steps.map((s) => [s.rate, s.passed]), [[20, true], [40, true], [80, false], [60, false], [50, false]])
+    assert.deepEqual([summary.capacity, summary.unit], [40, 'queries/s'])
+    const steps = fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    assert.ok(steps.every((step) => step.result.ingest.rows_ok > 0 && step.result.ingest.rate.target_per_sec === 1000), 'every step ran the ingest beside the queries')
+  })
+})
 
 test('a cluster that misses already at the start rate says so: exit 1, no capacity', (t) => withCrateTestDouble(scriptedCapacity(5), async (double) => {
   const out = tempDir(t)
