@@ -23,13 +23,17 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height: HEIGHT })
   try {
     const labels = points.map((p) => String(p.value))
+    // Values that span more than 10x (batch sizes 500 ... 32000) on a logarithmic axis; others in turn.
+    const numeric = points.length > 1 && points.every((p) => typeof p.value === 'number' && p.value > 0)
+    const logarithmic = numeric && Math.max(...points.map((p) => p.value)) / Math.min(...points.map((p) => p.value)) > 10
+    const x = (i) => (logarithmic ? points[i].value : labels[i])
     const sweetIndex = analysis.sweetSpot ? points.indexOf(analysis.sweetSpot) : -1
     const repeated = points.some((p) => p.runs > 1)
     // sys.nodes write rejections (--monitor_interval), drawn only when the cluster rejected any.
     const rejections = points.some((p) => p.clusterWriteRejected > 0)
-    const runDots = points.flatMap((p, i) => (p.runThroughputs || []).map((t) => [labels[i], t]))
+    const runDots = points.flatMap((p, i) => (p.runThroughputs || []).map((t) => [x(i), t]))
     const failedPoints = points
-      .map((p, i) => (p.failed > 0 || p.missing ? [labels[i], p.throughput ?? 0, p.failed ?? 'no result'] : null))
+      .map((p, i) => (p.failed > 0 || p.missing ? [x(i), p.throughput ?? 0, p.failed ?? 'no result'] : null))
       .filter(Boolean)
     chart.setOption({
       animation: false,
@@ -37,7 +41,9 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
       title: { text: title, subtext: subtitle, left: 'center' },
       legend: { bottom: 0, itemGap: 30, data: [repeated ? `${unit}/s (median run)` : `${unit}/s`, ...(repeated ? ['each run'] : []), 'p99 latency (ms)', 'failures', ...(rejections ? ['cluster write rejections'] : [])] },
       grid: { left: 80, right: rejections ? 150 : 80, top: 115, bottom: 80 },
-      xAxis: { type: 'category', name: parameter, nameLocation: 'middle', nameGap: 30, data: labels },
+      xAxis: logarithmic
+        ? { type: 'log', name: `${parameter} (log scale)`, nameLocation: 'middle', nameGap: 30, axisLabel: { formatter: formatCount } }
+        : { type: 'category', name: parameter, nameLocation: 'middle', nameGap: 30, data: labels },
       yAxis: [
         { type: 'value', name: `${unit}/s`, axisLabel: { formatter: formatCount } },
         { type: 'value', name: 'p99 ms', splitLine: { show: false } },
@@ -47,7 +53,7 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
         {
           name: repeated ? `${unit}/s (median run)` : `${unit}/s`,
           type: 'line',
-          data: points.map((p) => p.throughput),
+          data: points.map((p, i) => [x(i), p.throughput]),
           symbolSize: 8,
           lineStyle: { width: 3 },
           itemStyle: { color: '#1f77b4' },
@@ -57,18 +63,18 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
                 symbol: 'pin',
                 symbolSize: 60,
                 itemStyle: { color: '#2ca02c' },
-                data: [{ name: 'sweet spot', coord: [labels[sweetIndex], points[sweetIndex].throughput], value: 'sweet' }],
+                data: [{ name: 'sweet spot', coord: [x(sweetIndex), points[sweetIndex].throughput], value: 'sweet' }],
                 label: { formatter: 'sweet\nspot', fontSize: 10 }
               },
           markLine: sweetIndex < 0
             ? undefined
-            : { symbol: 'none', lineStyle: { type: 'dashed', color: '#2ca02c' }, label: { show: false }, data: [{ xAxis: labels[sweetIndex] }] }
+            : { symbol: 'none', lineStyle: { type: 'dashed', color: '#2ca02c' }, label: { show: false }, data: [{ xAxis: x(sweetIndex) }] }
         },
         {
           name: 'p99 latency (ms)',
           type: 'line',
           yAxisIndex: 1,
-          data: points.map((p) => p.p99Ms),
+          data: points.map((p, i) => [x(i), p.p99Ms]),
           lineStyle: { type: 'dotted', width: 2 },
           itemStyle: { color: '#ff7f0e' },
           symbol: 'triangle'
@@ -77,7 +83,7 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
           ? [{ name: 'each run', type: 'scatter', data: runDots, symbolSize: 6, itemStyle: { color: '#7f7f7f', opacity: 0.7 } }]
           : []),
         ...(rejections
-          ? [{ name: 'cluster write rejections', type: 'bar', yAxisIndex: 2, barMaxWidth: 24, data: points.map((p) => p.clusterWriteRejected), itemStyle: { color: '#9467bd', opacity: 0.5 } }]
+          ? [{ name: 'cluster write rejections', type: 'bar', yAxisIndex: 2, barMaxWidth: 24, data: points.map((p, i) => [x(i), p.clusterWriteRejected]), itemStyle: { color: '#9467bd', opacity: 0.5 } }]
           : []),
         {
           name: 'failures',

@@ -67,6 +67,22 @@ test('report writes the CSV and a well-formed SVG chart, and names the sweet spo
   assert.match(r.stderr, /│ 1000 +│ 1\.25 +│ 1,000 +│ 800 +│ \+60% +│ 20 +│ 0 +│/)
 })
 
+test('values that span more than 10x go on a logarithmic axis; a narrow span stays in turn', (t) => {
+  const dir = tempDir(t)
+  const wide = recordAll(dir, [[500, 0, result(1000, 500)], [2000, 0, result(1000, 800)], [32000, 0, result(1000, 820)]])
+  assert.equal(runReport(['report', '--file', wide, '--parameter', 'batch_size', '--out', path.join(dir, 'wide')]).code, 0)
+  const svg = fs.readFileSync(path.join(dir, 'wide.svg'), 'utf8')
+  assert.equal(XMLValidator.validate(svg), true)
+  assert.match(svg, /batch_size \(log scale\)/)
+  assert.match(svg, />10k</, 'ticks at powers of ten')
+  const narrowDir = tempDir(t)
+  const narrow = recordAll(narrowDir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 800)], [2000, 0, result(1000, 820)]])
+  runReport(['report', '--file', narrow, '--parameter', 'batch_size', '--out', path.join(narrowDir, 'narrow')])
+  const narrowSvg = fs.readFileSync(path.join(narrowDir, 'narrow.svg'), 'utf8')
+  assert.doesNotMatch(narrowSvg, /log scale/)
+  assert.match(narrowSvg, />2000</)
+})
+
 test('report says when the values beyond the sweet spot all failed', (t) => {
   const dir = tempDir(t)
   const file = recordAll(dir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 900)], [2000, 1, result(900, 1000, 100)]])
@@ -107,7 +123,7 @@ test('check exits 10 with the reason once a step stops paying off', (t) => {
   recordAll(dir, [[4, 0, result(1000, 182)]])
   const stop = runReport(['check', '--file', file, '--min_gain', '5'])
   assert.equal(stop.code, SATURATED)
-  assert.match(stop.stdout, /throughput \+1.1% from 2 to 4/)
+  assert.match(stop.stdout, /throughput gain below the threshold: \+1.1% from 2 to 4/)
 })
 
 test('bad input: one line, exit 2', (t) => {
