@@ -5,17 +5,8 @@
 // saved result. appClusterIngest.js and appClusterAnalytical.js stay as the entries users of the
 // old tool know.
 
-const path = require('node:path')
-const { spawnSync } = require('node:child_process')
 
-const ROOT = path.join(__dirname, '..')
-const SWEEPS = {
-  'batch-size': 'find-optimal-batch-size.sh',
-  shards: 'find-optimal-shards.sh',
-  processes: 'find-optimal-processes.sh',
-  saturation: 'find-saturation.sh',
-  'query-saturation': 'find-query-saturation.sh'
-}
+const { SWEEPS } = require('../lib/sweep/definitions')
 
 const USAGE = `Usage: crate-bench <command> [options]
 
@@ -56,20 +47,19 @@ function main (argv) {
   }
   if (command === 'report') return require('../lib/report-command').main(rest)
   if (command === 'compare') return require('../lib/compare/command').main(rest)
-  if (command === 'sweep' && rest[0] === 'capacity') {
+  if (command === 'sweep') {
+    const name = rest[0]
+    if (name !== 'capacity' && !SWEEPS[name]) return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${name ?? ''}')`)
+    require('dotenv').config({ quiet: true })
     const { Interrupts } = require('../lib/interrupts')
     const signals = new Interrupts().install()
-    return require('../lib/sweep/capacity-command').main(rest.slice(1), { signals }).then((code) => {
+    const done = name === 'capacity'
+      ? require('../lib/sweep/capacity-command').main(rest.slice(1), { signals })
+      : require('../lib/sweep/sweep-command').main({ name, ...SWEEPS[name] }, rest.slice(1), { signals })
+    return done.then((code) => {
       signals.uninstall()
       process.exitCode = code
     })
-  }
-  if (command === 'sweep') {
-    const script = SWEEPS[rest[0]]
-    if (!script) return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${rest[0] ?? ''}')`)
-    const run = spawnSync('bash', [path.join(ROOT, 'scripts', script), ...rest.slice(1)], { stdio: 'inherit' })
-    process.exitCode = run.status ?? 3
-    return
   }
   fail(`unknown command '${command}' (see crate-bench --help)`)
 }

@@ -12,6 +12,7 @@ const { parseDuration } = require('../options')
 const { table } = require('../report')
 const { fmt } = require('../format')
 const { judgeStep, searchCapacity } = require('./capacity')
+const { makeDirectories } = require('./sweep-command')
 
 const ROOT = path.join(__dirname, '..', '..')
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
@@ -135,7 +136,7 @@ async function main (argv, { stderr = process.stderr, signals } = {}) {
   let config
   try {
     config = parseArgs(argv)
-    fs.mkdirSync(path.join(config.out, 'runs'), { recursive: true })
+    makeDirectories(path.join(config.out, 'runs'))
   } catch (error) {
     stderr.write(`find-capacity.sh: error: ${String(error.message).split('\n').join(' ')}\n`)
     return error.exitCode ?? EXIT.USAGE

@@ -168,16 +168,21 @@ test('every sweep script has --help with its defaults and an example', async () 
   }
 })
 
-test('Ctrl-C during a sweep: the run in progress finishes, the report covers it, exit 4', (t) => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 30 } : undefined) }, async (double) => {
-  const out = tempDir(t)
-  const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--', '--processes', '1', '--max_rows', '500', '--concurrent_requests', '1'], {
-    env: double.env(),
-    waitFor: /\[1\/3\]/,
-    whileRunning: (child) => child.kill('SIGINT')
-  })
-  assert.equal(run.code, 4, run.stderr)
-  const rows = readCsv(path.join(out, 'batch-size.csv'))
-  assert.deepEqual(rows.map((r) => [r.batch_size, r.rows]), [['50', '500']])
-  assert.doesNotMatch(run.stderr, /\[2\/3\]/)
-  assert.match(fs.readFileSync(path.join(out, 'batch-size.svg'), 'utf8'), /interrupted at 50/)
-}))
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  test(`${signal} during a sweep stops the run in progress at once; the report covers it, marked partial; exit 4`, (t) => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 30 } : undefined) }, async (double) => {
+    const out = tempDir(t)
+    // The first run alone would take 400 requests of 30 ms: 12 s.
+    const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--', '--processes', '1', '--max_rows', '20000', '--concurrent_requests', '1'], {
+      env: double.env(),
+      waitFor: /\[1\/3\]/,
+      whileRunning: (child) => setTimeout(() => child.kill(signal), 1500)
+    })
+    assert.equal(run.code, 4, run.stderr)
+    const rows = readCsv(path.join(out, 'batch-size.csv'))
+    assert.deepEqual(rows.map((r) => [r.batch_size, r.partial]), [['50', 'true']])
+    assert.ok(Number(rows[0].rows) > 0 && Number(rows[0].rows) < 20_000, `${rows[0].rows} rows before the stop`)
+    assert.doesNotMatch(run.stderr, /\[2\/3\]/)
+    assert.ok(run.seconds < 10, `the run in progress was not waited out (${run.seconds} s)`)
+    assert.match(fs.readFileSync(path.join(out, 'batch-size.svg'), 'utf8'), /interrupted at 50/)
+  }))
+}

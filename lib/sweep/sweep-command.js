@@ -1,0 +1,266 @@
+'use strict'
+
+// The sweeps of scripts/find-*.sh as one Node program: parse the options, run the benchmark once
+// per value (and repeat) as a child process with --json, record each result, stop a ramp at
+// saturation, and write the report (lib/sweep-report.js: CSV, table, chart, sweet spot).
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { EXIT } = require('../errors')
+const reportCommand = require('../sweep-report')
+
+const ROOT = path.join(__dirname, '..', '..')
+const RAMP_ONLY = ['min_gain', 'max_failure_pct', 'max_shortfall_pct']
+
+/**
+ * mkdir -p one level at a time: Node 20's recursive mkdir never returns for a path under /proc
+ * (seen with --out /proc/x), where a plain mkdir fails at once.
+ */
+function makeDirectories (dir) {
+  const missing = []
+  let at = path.resolve(dir)
+  while (!fs.existsSync(at)) {
+    missing.unshift(at)
+    const parent = path.dirname(at)
+    if (parent === at) break
+    at = parent
+  }
+  for (const level of missing) fs.mkdirSync(level)
+}
+
+class SweepError extends Error {
+  constructor (code, message) {
+    super(message)
+    this.exitCode = code
+  }
+}
+
+function usage (def, param, values) {
+  const ramp = def.ramp
+    ? `  --min_gain PCT         stop when a step brings less than PCT percent more throughput (default: 5)
+  --max_failure_pct PCT  stop when more than PCT percent of a step's queries fail (default: 1)
+`
+    : ''
+  const steps = def.steps
+    ? `  --step FLAG            the flag to step: ${def.param} (default) or ${Object.keys(def.steps).join(', ')}
+  --max_shortfall_pct PCT
+                         with --step rate: stop when a step achieves more than PCT percent under its
+                         target rate (default: 1); the --min_gain rule does not apply then
+${Object.entries(def.steps).map(([flag, list]) => `                         default values with --step ${flag}: ${list}`).join('\n')}
+`
+    : ''
+  return `Usage: ${def.script} [options] [-- benchmark options]
+
+${def.summary}
+
+Runs 'node ${def.app} --${param} VALUE --json' once per value, with the benchmark options
+after '--' passed to every run unchanged. A run that reports failed rows or queries is kept: past
+saturation the cluster rejects work, and that is data. The sweep stops with an error when the
+benchmark cannot run at all (bad options, cluster unreachable: its exit codes 2 and 3).
+
+Options:
+  --values "V1 V2 ..."   values of --${param} to try, in order
+                         (default: ${values})
+  --out DIR              where to write the results (default: sweep-results/${def.name}-<time>)
+  --threshold PCT        a value is the sweet spot when larger values gain less than PCT percent
+                         more throughput (default: 5)
+  --repeat N             run each value N times; the median run stands for the value and the
+                         table shows the range (default: 1; use 3 on a noisy setup)
+  --max_p99_ms MS        a value with a p99 latency over MS is never the sweet spot; a ramp stops there (default: no limit)
+${ramp}${steps}  -h, --help             this text
+
+Writes DIR/${def.name}.csv (one row per value: value, seconds, count, throughput, % change from
+the value before, p99 latency, failed count, exit code), DIR/${def.name}.svg (throughput and p99
+against the value, sweet spot marked), DIR/${def.name}.jsonl (every run's full --json result) and
+DIR/runs/ (each run's report and result), and prints the table with the best value and the sweet spot.
+Connection settings come from .env or CRATE_* variables, as for the benchmarks.
+
+Exit codes: 0 sweep finished (runs may have failures: see the failed column), 2 bad options
+(the script's or the benchmark's), 3 the benchmark could not run (cluster unreachable, rejected
+credentials), 4 interrupted (the report covers the values finished).
+
+Example:
+  ${def.example}
+`
+}
+
+/** The options, checked in the order a user wrote them would be; every problem is a SweepError (exit 2). */
+function parseArgs (def, argv) {
+  const dash = argv.indexOf('--')
+  const own = dash >= 0 ? argv.slice(0, dash) : argv
+  const fixed = dash >= 0 ? argv.slice(dash + 1) : []
+  const names = ['values', 'out', 'threshold', 'repeat', 'step', 'max_p99_ms', ...RAMP_ONLY]
+  const usageError = (message) => new SweepError(EXIT.USAGE, message)
+  const parsed = require('yargs/yargs')(own)
+    .options(Object.fromEntries(names.map((n) => [n, { type: 'string' }])))
+    .option('help', { alias: 'h', type: 'boolean' })
+    .parserConfiguration({ 'unknown-options-as-args': true })
+    .help(false).version(false)
+    .parseSync()
+  if (parsed.help) return { help: true }
+  const stray = parsed._.map(String)
+  if (stray.length > 0) throw usageError(stray[0].startsWith('-') ? `unknown option '${stray[0]}' (benchmark options go after '--'; see --help)` : `unexpected argument '${stray[0]}' (benchmark options go after '--'; see --help)`)
+  let param = def.param
+  let values = def.values
+  if (parsed.step !== undefined) {
+    if (!def.steps) throw usageError(`--step applies to ${def.script === 'find-query-saturation.sh' ? def.script : 'find-query-saturation.sh'} only`)
+    if (def.steps[parsed.step]) {
+      param = parsed.step
+      values = def.steps[parsed.step]
+    } else if (parsed.step !== def.param) throw usageError(`--step must be ${def.param} or ${Object.keys(def.steps).join(', ')}, not '${parsed.step}'`)
+  }
+  const number = (flag, text) => {
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(String(text))) throw usageError(`--${flag} must be a non-negative number, not '${text}'`)
+    return Number(text)
+  }
+  for (const flag of RAMP_ONLY) if (parsed[flag] !== undefined && !def.ramp) throw usageError(`--${flag} applies to ramps (find-query-saturation.sh) only`)
+  if (parsed.repeat !== undefined && !/^[1-9][0-9]*$/.test(parsed.repeat)) throw usageError(`--repeat must be a whole number of at least 1, not '${parsed.repeat}'`)
+  const config = {
+    param,
+    threshold: parsed.threshold === undefined ? 5 : number('threshold', parsed.threshold),
+    repeat: parsed.repeat === undefined ? 1 : Number(parsed.repeat),
+    minGain: parsed.min_gain === undefined ? 5 : number('min_gain', parsed.min_gain),
+    maxFailurePct: parsed.max_failure_pct === undefined ? 1 : number('max_failure_pct', parsed.max_failure_pct),
+    maxShortfallPct: parsed.max_shortfall_pct === undefined ? 1 : number('max_shortfall_pct', parsed.max_shortfall_pct),
+    maxP99Ms: parsed.max_p99_ms === undefined ? null : number('max_p99_ms', parsed.max_p99_ms),
+    values: (parsed.values === undefined ? values : parsed.values).split(/\s+/).filter(Boolean),
+    out: parsed.out ?? path.join('sweep-results', `${def.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')}`),
+    fixed
+  }
+  if (config.values.length === 0) throw usageError('--values is empty')
+  // Every value as the benchmark will take it: a rate is a positive number, the rest whole numbers.
+  for (const v of config.values) {
+    if (param === 'rate' ? !(/^[0-9]+(\.[0-9]+)?$/.test(v) && Number(v) > 0) : !/^[1-9][0-9]*$/.test(v)) {
+      throw usageError(`'${v}' is not a value for --${param}: give ${param === 'rate' ? 'positive numbers' : 'whole numbers of at least 1'}`)
+    }
+  }
+  for (const arg of fixed) {
+    const flag = arg.split('=')[0]
+    if (flag === `--${param}`) throw usageError(`--${param} is what this script sweeps: give its values with --values`)
+    if (flag === '--json') throw usageError('--json is added by the sweep; leave it out')
+  }
+  return config
+}
+
+/**
+ * One benchmark run as a child process: stdout (the --json result) and stderr (its report) to
+ * files. It gets a process group of its own, so that Ctrl-C in a terminal reaches it once, from
+ * the sweep, and not twice (which the benchmark takes as "abandon the requests in flight").
+ */
+function runBenchmark ({ app, args, resultFile, logFile, signals }) {
+  return new Promise((resolve) => {
+    const stdout = fs.openSync(resultFile, 'w')
+    const stderr = fs.openSync(logFile, 'w')
+    const child = spawn(process.execPath, [path.join(ROOT, app), ...args], { stdio: ['ignore', stdout, stderr], detached: true })
+    const stop = () => child.kill('SIGINT')
+    signals.on('interrupt', stop)
+    if (signals.interrupted) stop()
+    child.on('exit', (code, signal) => {
+      signals.off('interrupt', stop)
+      fs.closeSync(stdout)
+      fs.closeSync(stderr)
+      resolve({ code, signal })
+    })
+  })
+}
+
+/** The report of the values done: lib/sweep-report.js report, its summary JSON kept in a file. */
+function writeReport (def, config, jsonl, note, stderr) {
+  const fixedText = config.fixed.join(' ')
+  const subtitle = [fixedText ? `with ${fixedText}` : '', note].filter(Boolean).join('; ')
+  const summary = { text: '', write (chunk) { this.text += chunk } }
+  const argv = ['report', '--file', jsonl, '--parameter', config.param, '--out', path.join(config.out, def.name), '--threshold', String(config.threshold), '--subtitle', subtitle, '--json']
+  if (config.maxP99Ms !== null) argv.push('--max_p99_ms', String(config.maxP99Ms))
+  const code = reportCommand.main({ argv, stdout: summary, stderr })
+  fs.writeFileSync(path.join(config.out, `${def.name}.summary.json`), summary.text)
+  return code
+}
+
+/** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/interrupts.js). */
+async function main (def, argv, { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark } = {}) {
+  const fail = (error) => {
+    stderr.write(`${def.script}: error: ${error.message}\n`)
+    return error.exitCode ?? EXIT.CANNOT_RUN
+  }
+  let config
+  try {
+    config = parseArgs(def, argv)
+    if (config.help) {
+      stdout.write(usage(def, def.param, def.values))
+      return EXIT.OK
+    }
+    try {
+      makeDirectories(path.join(config.out, 'runs'))
+    } catch {
+      throw new SweepError(EXIT.USAGE, `--out '${config.out}': cannot create that directory`)
+    }
+  } catch (error) {
+    return fail(error)
+  }
+  return sweep(def, config, { stderr, signals, run }).catch(fail)
+}
+
+async function sweep (def, config, { stderr, signals, run }) {
+  const jsonl = path.join(config.out, `${def.name}.jsonl`)
+  fs.writeFileSync(jsonl, '')
+  const times = config.repeat === 1 ? '' : `, ${config.repeat} runs each`
+  const fixedText = config.fixed.join(' ')
+  stderr.write(`${def.name} sweep: --${config.param} ${config.values.join(' ')}${times}${fixedText ? ` (with ${fixedText})` : ''}; results in ${config.out}\n`)
+  let recorded = 0
+  let stoppedBecause = ''
+  for (const [index, v] of config.values.entries()) {
+    for (let r = 1; r <= config.repeat; r++) {
+      const runName = config.repeat > 1 ? `${config.param}-${v}-${r}` : `${config.param}-${v}`
+      stderr.write(`[${index + 1}/${config.values.length}] --${config.param} ${v}${config.repeat > 1 ? ` (run ${r} of ${config.repeat})` : ''}\n`)
+      const resultFile = path.join(config.out, 'runs', `${runName}.json`)
+      const logFile = path.join(config.out, 'runs', `${runName}.log`)
+      const { code, signal } = await run({ app: def.app, args: [...config.fixed, `--${config.param}`, v, '--json'], resultFile, logFile, signals })
+      // Stopped at once, before it could take the signal: nothing of this run to record.
+      if (signal && signals.interrupted) break
+      if (code !== EXIT.OK && code !== EXIT.FAILURES && code !== EXIT.PARTIAL) {
+        const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n') : []
+        const lastError = log.find((l) => l.includes('error:')) || log.at(-1) || 'no output'
+        stderr.write(`${def.script}: error: the benchmark could not run at --${config.param} ${v} (exit code ${code}): ${lastError}\n`)
+        if (recorded > 0) writeReport(def, config, jsonl, `stopped at ${v}: the benchmark could not run`, stderr)
+        // Bad benchmark options stay exit 2; anything else (unreachable, killed) is 3.
+        return code === EXIT.USAGE ? EXIT.USAGE : EXIT.CANNOT_RUN
+      }
+      const recordArgs = ['record', '--file', jsonl, '--parameter', config.param, '--value', v, '--exit_code', String(code), '--result', resultFile]
+      if (reportCommand.main({ argv: recordArgs, stdout: process.stdout, stderr }) !== EXIT.OK) throw new SweepError(EXIT.CANNOT_RUN, `could not record the run at --${config.param} ${v}`)
+      recorded++
+      if (signals.interrupted) break
+    }
+    if (signals.interrupted) {
+      stoppedBecause = `interrupted at ${v}`
+      break
+    }
+    if (def.ramp) {
+      const reason = saturation(config, jsonl)
+      if (reason) {
+        stoppedBecause = `saturated: ${reason}`
+        stderr.write(`${stoppedBecause}\n`)
+        break
+      }
+    }
+  }
+  if (recorded === 0 && signals.interrupted) {
+    stderr.write(`${def.script}: interrupted before any run finished; no report\n`)
+    return EXIT.PARTIAL
+  }
+  if (writeReport(def, config, jsonl, stoppedBecause, stderr) !== EXIT.OK) throw new SweepError(EXIT.CANNOT_RUN, 'could not write the report')
+  return signals.interrupted ? EXIT.PARTIAL : EXIT.OK
+}
+
+/** The ramp's stop rule (lib/sweep-report.js check): the reason to stop, or null. */
+function saturation (config, jsonl) {
+  const out = { text: '', write (chunk) { this.text += chunk } }
+  const argv = ['check', '--file', jsonl, '--min_gain', String(config.minGain), '--max_failure_pct', String(config.maxFailurePct), '--max_shortfall_pct', String(config.maxShortfallPct)]
+  if (config.maxP99Ms !== null) argv.push('--max_p99_ms', String(config.maxP99Ms))
+  const code = reportCommand.main({ argv, stdout: out, stderr: process.stderr })
+  if (code === reportCommand.SATURATED) return out.text.trim()
+  if (code !== EXIT.OK) throw new SweepError(EXIT.CANNOT_RUN, `the saturation check failed at --${config.param}`)
+  return null
+}
+
+module.exports = { main, parseArgs, usage, makeDirectories }
