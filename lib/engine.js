@@ -156,7 +156,9 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
       break
     }
     unitsScheduled += request.units
-    recorder.sent(request.units, clock.now())
+    // The window of the open model starts at the first request's scheduled time: the load it
+    // offered. A first request that goes out late must not make the achieved rate read high.
+    recorder.sent(request.units, scheduledAt)
     if (late) recorder.late()
     const running = execute(request, scheduledAt).finally(() => {
       inFlight.delete(running)
