@@ -34,6 +34,7 @@ Keep the load generator's own CPU in view: past its cores, more processes measur
   saturation: {
     script: 'find-saturation.sh',
     param: 'max_rows',
+    reportsSaturation: true,
     values: '1000000 2000000 4000000 8000000 16000000 32000000',
     app: 'appClusterIngest.js',
     summary: `Ramps the rows per process at fixed settings (pass the batch size, shards and processes you

@@ -2,13 +2,13 @@
 
 // The sweeps of scripts/find-*.sh as one Node program: parse the options, run the benchmark once
 // per value (and repeat) as a child process with --json, record each result, stop a ramp at
-// saturation, and write the report (lib/sweep-report.js: CSV, table, chart, sweet spot).
+// saturation, and write the report (lib/sweep/sweep-report.js: CSV, table, chart, sweet spot).
 
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { EXIT } = require('../errors')
-const reportCommand = require('../sweep-report')
+const reportCommand = require('./sweep-report')
 
 const ROOT = path.join(__dirname, '..', '..')
 const RAMP_ONLY = ['min_gain', 'max_failure_pct', 'max_shortfall_pct']
@@ -165,13 +165,14 @@ function runBenchmark ({ app, args, resultFile, logFile, signals }) {
   })
 }
 
-/** The report of the values done: lib/sweep-report.js report, its summary JSON kept in a file. */
+/** The report of the values done: lib/sweep/sweep-report.js report, its summary JSON kept in a file. */
 function writeReport (def, config, jsonl, note, stderr) {
   const fixedText = config.fixed.join(' ')
   const subtitle = [fixedText ? `with ${fixedText}` : '', note].filter(Boolean).join('; ')
   const summary = { text: '', write (chunk) { this.text += chunk } }
   const argv = ['report', '--file', jsonl, '--parameter', config.param, '--out', path.join(config.out, def.name), '--threshold', String(config.threshold), '--subtitle', subtitle, '--json']
   if (config.maxP99Ms !== null) argv.push('--max_p99_ms', String(config.maxP99Ms))
+  if (def.reportsSaturation) argv.push('--saturation')
   const code = reportCommand.main({ argv, stdout: summary, stderr })
   fs.writeFileSync(path.join(config.out, `${def.name}.summary.json`), summary.text)
   return code
@@ -252,7 +253,7 @@ async function sweep (def, config, { stderr, signals, run }) {
   return signals.interrupted ? EXIT.PARTIAL : EXIT.OK
 }
 
-/** The ramp's stop rule (lib/sweep-report.js check): the reason to stop, or null. */
+/** The ramp's stop rule (lib/sweep/sweep-report.js check): the reason to stop, or null. */
 function saturation (config, jsonl) {
   const out = { text: '', write (chunk) { this.text += chunk } }
   const argv = ['check', '--file', jsonl, '--min_gain', String(config.minGain), '--max_failure_pct', String(config.maxFailurePct), '--max_shortfall_pct', String(config.maxShortfallPct)]

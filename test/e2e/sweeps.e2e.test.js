@@ -1,7 +1,7 @@
 'use strict'
 
 // scripts/find-*.sh end to end: each runs the real benchmark against the CrateDB test double with
-// two or three tiny values and hands the results to lib/sweep-report.js.
+// two or three tiny values and hands the results to lib/sweep/sweep-report.js.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')

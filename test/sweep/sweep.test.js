@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue } = require('../lib/sweep')
+const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue } = require('../../lib/sweep/sweep')
 
 // A result shaped like the benchmarks' --json output, with only the fields a sweep reads.
 function ingestResult ({ ok, perSec, failed = 0, inDoubt = 0, p99 = 10, seconds = 1, partial = false }) {
@@ -131,7 +131,7 @@ test('values that look like numbers become numbers; others stay text', () => {
 })
 
 test('--max_p99_ms and a saturated load generator rule values out as the sweet spot', () => {
-  const { analyse } = require('../lib/sweep')
+  const { analyse } = require('../../lib/sweep/sweep')
   const point = (value, throughput, p99Ms, clientSaturated = false) => ({ value, throughput, p99Ms, failed: 0, missing: false, partial: false, clientSaturated })
   const points = [point(1000, 100, 3.5), point(2000, 140, 6), point(4000, 145, 11.9)]
   assert.equal(analyse(points, { thresholdPct: 5 }).sweetSpot.value, 2000)

@@ -8,10 +8,10 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError } = require('./errors')
-const { fmt } = require('./format')
+const { EXIT, UsageError } = require('../errors')
+const { fmt } = require('../format')
 const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue, unitOf } = require('./sweep')
-const { table: plainTable } = require('./report')
+const { table: plainTable } = require('../report')
 
 const SATURATED = 10
 const SCRIPT = 'sweep-report'
@@ -149,14 +149,28 @@ function renderTable (parameter, points) {
   return `${table.toString()}${note}`
 }
 
+/**
+ * find-saturation.sh runs every value; its verdict is the first value where the ramp's rule
+ * (find-query-saturation.sh) would have stopped, in the same terms as find-capacity's steps.
+ */
+function saturationOf (points, args) {
+  for (let i = 1; i <= points.length; i++) {
+    const reason = saturationReason(points.slice(0, i), { maxP99Ms: args.max_p99_ms ?? null })
+    if (reason) return { value: points[i - 1].value, reason }
+  }
+  return { value: null, reason: null }
+}
+
 function report (args, { stdout, stderr }) {
   const points = pointsOf(args.file)
   const analysis = analyse(points, { thresholdPct: args.threshold, maxP99Ms: args.max_p99_ms ?? null })
   const summary = summaryOf(args, points, analysis)
+  if (args.saturation) summary.saturation = saturationOf(points, args)
   fs.mkdirSync(path.dirname(path.resolve(args.out)), { recursive: true })
   fs.writeFileSync(summary.csv, toCsv(args.parameter, points))
   const { renderSweepChart } = require('./sweep-chart')
   const verdict = verdictLines(summary, args.parameter)
+  if (summary.saturation) verdict.push(summary.saturation.value === null ? 'saturation: not reached at the values tried' : `saturated at ${args.parameter}=${summary.saturation.value}: ${summary.saturation.reason}`)
   fs.writeFileSync(summary.chart, renderSweepChart({
     parameter: args.parameter,
     unit: summary.unit,
@@ -175,8 +189,8 @@ function parse (argv) {
   const fileOption = { file: { type: 'string', demandOption: true, describe: 'the sweep\'s JSONL file (one run per line)' } }
   let chosen = null
   const parser = yargs(argv)
-    .scriptName('node lib/sweep-report.js')
-    .usage('The analysis behind scripts/find-*.sh: records runs, decides when a ramp is saturated, writes CSV, table and chart.\n\nUsage: node lib/sweep-report.js <command> [options]')
+    .scriptName('node lib/sweep/sweep-report.js')
+    .usage('The analysis behind scripts/find-*.sh: records runs, decides when a ramp is saturated, writes CSV, table and chart.\n\nUsage: node lib/sweep/sweep-report.js <command> [options]')
     .command('record', 'append one run (its --json result and exit code) to the sweep file', (y) => y.options({
       ...fileOption,
       parameter: { type: 'string', demandOption: true, describe: 'the flag being swept, e.g. batch_size' },
@@ -197,12 +211,13 @@ function parse (argv) {
       out: { type: 'string', demandOption: true, describe: 'path prefix of the CSV and the chart' },
       threshold: { type: 'number', default: 5, describe: 'percent gain under which the curve counts as flat' },
       max_p99_ms: { type: 'number', describe: 'values with a p99 latency over this (ms) are never the sweet spot' },
+      saturation: { type: 'boolean', default: false, describe: 'also say where a ramp would have stopped (find-saturation.sh)' },
       title: { type: 'string', describe: 'chart title' },
       subtitle: { type: 'string', describe: 'chart subtitle, e.g. the fixed options' },
       json: { type: 'boolean', default: false, describe: 'print the summary as JSON on stdout' }
     }), () => { chosen = report })
     .demandCommand(1, 'name a command: record, check or report')
-    .example('node lib/sweep-report.js report --file out/batch.jsonl --parameter batch_size --out out/batch', 'table, CSV and chart of a batch-size sweep')
+    .example('node lib/sweep/sweep-report.js report --file out/batch.jsonl --parameter batch_size --out out/batch', 'table, CSV and chart of a batch-size sweep')
     .strict()
     .version(false)
     .help('help')

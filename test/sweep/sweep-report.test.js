@@ -5,8 +5,8 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { XMLValidator, XMLParser } = require('fast-xml-parser')
-const { main, SATURATED } = require('../lib/sweep-report')
-const { tempDir } = require('./helpers/temp-files')
+const { main, SATURATED } = require('../../lib/sweep/sweep-report')
+const { tempDir } = require('../helpers/temp-files')
 
 function capture () {
   const sink = { text: '', write (chunk) { this.text += chunk } }
@@ -114,6 +114,15 @@ test('single runs get a warning; --max_p99_ms rules values out; one value claims
   const single = runReport(['report', '--file', one, '--parameter', 'batch_size', '--out', path.join(dir, 'one')])
   assert.match(single.stderr, /one value tried: nothing to compare it with/)
   assert.doesNotMatch(single.stderr, /still grows/)
+})
+
+test('--saturation: the first value where a ramp would have stopped, in find-capacity\'s terms', (t) => {
+  const dir = tempDir(t)
+  const file = recordAll(dir, [[1000, 0, result(1000, 500)], [2000, 0, result(1000, 800)], [4000, 0, result(1000, 810)], [8000, 1, result(900, 820, 100)]])
+  const r = runReport(['report', '--file', file, '--parameter', 'max_rows', '--out', path.join(dir, 'sat'), '--saturation', '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stderr, /^saturated at max_rows=4000: throughput gain below the threshold: \+1\.3% from 2000 to 4000 \(target at least \+5%\)$/m)
+  assert.deepEqual(JSON.parse(r.stdout).saturation, { value: 4000, reason: 'throughput gain below the threshold: +1.3% from 2000 to 4000 (target at least +5%)' })
 })
 
 test('check exits 10 with the reason once a step stops paying off', (t) => {
