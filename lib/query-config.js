@@ -3,6 +3,7 @@
 const fs = require('node:fs')
 const yaml = require('js-yaml')
 const { UsageError } = require('./errors')
+const { visible } = require('./format')
 const { compileArgs } = require('./generators/query-args')
 
 const RATIO_TOLERANCE = 1e-9
@@ -13,12 +14,6 @@ const MAX_VALUES = 100_000
 function shortName (query) {
   const text = query.replace(/\s+/g, ' ').trim()
   return text.length > 40 ? `${text.slice(0, 39)}…` : text
-}
-
-/** Control characters shown as escapes, so that a name never breaks a line or a terminal. */
-function visible (text) {
-  // eslint-disable-next-line no-control-regex -- these are the characters made visible
-  return String(text).replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
 }
 
 /** Only a regular file of reasonable size: not /dev/zero, a FIFO, or a directory. */
@@ -93,4 +88,4 @@ function loadQueryConfig (file, ctx) {
   return queries
 }
 
-module.exports = { loadQueryConfig, shortName, visible }
+module.exports = { loadQueryConfig, shortName }

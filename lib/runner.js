@@ -15,7 +15,7 @@ const { createResultsTableSql, insertResultSql, resultRow, COLUMNS_SQL, missingC
 const { buildResult, renderReport, renderCompanion, exitCodeOf } = require('./report')
 const { timelineResult } = require('./timeline')
 const { evaluateThresholds } = require('./thresholds')
-const { round } = require('./format')
+const { round, visible } = require('./format')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
 // not wait for a whole --timeout.
@@ -324,8 +324,7 @@ function exitCode (ctx, { main, companion }) {
  * folded, other control characters shown as escapes, passwords masked.
  */
 function safeErrorLine (message, env) {
-  // eslint-disable-next-line no-control-regex -- the characters that must not reach a terminal raw
-  let line = String(message).replace(/\s*[\r\n]+\s*/g, ' ').replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
+  let line = visible(String(message).replace(/\s*[\r\n]+\s*/g, ' '))
   line = line.split(/\s+/).map(maskCredentials).join(' ')
   // A password of one or two characters would mask letters of every word; none is that short in practice.
   if (env.CRATE_PASSWORD && env.CRATE_PASSWORD.length >= 3) line = line.split(env.CRATE_PASSWORD).join('***')
