@@ -169,11 +169,6 @@ class CrateClient extends EventEmitter {
     }
   }
 
-  /** The hosts, for a check of each one. */
-  get targets () {
-    return this.hosts
-  }
-
   /** The next host that answers, round-robin; down hosts whose pause is over are probed on the side. */
   pickHost () {
     if (this.clock.now() >= this.nextProbeAt) this.probeDueHosts()

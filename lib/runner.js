@@ -134,7 +134,7 @@ function announce (ctx) {
 async function checkHosts (ctx) {
   const { client, options } = ctx
   const unreachable = []
-  for (const target of client.targets) {
+  for (const target of client.hosts) {
     try {
       await client.sql('SELECT 1', undefined, { target })
     } catch (error) {
@@ -144,7 +144,7 @@ async function checkHosts (ctx) {
       unreachable.push(error)
     }
   }
-  if (unreachable.length === client.targets.length) throw new FatalError(`cannot reach CrateDB: ${unreachable[0].message}`)
+  if (unreachable.length === client.hosts.length) throw new FatalError(`cannot reach CrateDB: ${unreachable[0].message}`)
   for (const error of unreachable) {
     ctx.log(`warning: ${error.message}; the run goes on with the other hosts and tries this one again every few seconds`)
     ctx.hostEvents.report('check', { kind: 'host_down', host: error.host, detail: error.message, at: now() })
