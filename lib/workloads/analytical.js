@@ -211,7 +211,6 @@ function companion (options) {
       scale: options.scale,
       extraTagsLength: 0,
       startTime: '2016-01-01T00:00:00.000Z',
-      startAfterExisting: true,
       intervalMs: i.intervalMs
     }
   }

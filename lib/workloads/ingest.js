@@ -77,8 +77,6 @@ function validateOptions (args) {
     shards: requirePositiveInteger(args.shards, 'shards'),
     replicas: parseReplicas(args.replicas),
     dropTable: parseBooleanText(args.drop_table, '--drop_table'),
-    // Rows added to a table kept from before continue after its last timestamp, never repeating them.
-    startAfterExisting: !parseBooleanText(args.drop_table, '--drop_table'),
     batchSize: requirePositiveInteger(args.batch_size, 'batch_size'),
     maxRows: countLimit(args.max_rows, 'max_rows', args.duration, 1_000_000),
     scale: requirePositiveInteger(args.scale, 'scale'),
@@ -127,8 +125,8 @@ async function prepare ({ client, options, log, sqlOrFail }) {
       ).catch(() => null)
       const [shards, replicas] = (existing && existing.rows && existing.rows[0]) || []
       log(`table ${table.display} exists${shards ? ` (${shards} shards, ${replicas} replicas)` : ''}: --shards, --replicas and --refresh_interval do not apply, rows are added to it`)
-      if (options.startAfterExisting && spec.columns.some((c) => c.startsWith('"ts"'))) {
-        // New rows continue after the table's last timestamp, so they never repeat an earlier run's.
+      if (!options.dropTable && spec.columns.some((c) => c.startsWith('"ts"'))) {
+        // Rows added to a kept table continue after its last timestamp, never repeating an earlier run's.
         const last = await sqlOrFail(`SELECT max(ts) FROM ${table.sql}`, undefined, `cannot read max(ts) of ${table.display}`)
         const lastMs = last.rows[0][0]
         if (typeof lastMs === 'number') startTime = new Date(lastMs + options.intervalMs).toISOString()
