@@ -20,6 +20,7 @@ function mergeResults (results) {
   const ok = sum(`${unit}_ok`)
   const errors = new ErrorGroups()
   for (const r of results) errors.merge(r.errors || [])
+  const latency = mergedLatency(results.map((r) => r.histograms && r.histograms.latency), results.map((r) => r.latency_ms))
   const merged = {
     workload,
     options: { ...results[0].options, load_generators: results.length },
@@ -34,7 +35,7 @@ function mergeResults (results) {
     [`${unit}_per_sec`]: perSecond(ok, seconds),
     requests: sum('requests'),
     requests_failed: sum('requests_failed'),
-    latency_ms: mergedLatency(results.map((r) => [r.histograms && r.histograms.latency, r.latency_ms])),
+    latency_ms: latency.summary,
     server_ms: latencySummary(newHistogram()),
     errors: errors.toJSON(),
     workers: results.map((r, i) => ({
@@ -52,38 +53,31 @@ function mergeResults (results) {
     events: [],
     timeline: { interval_s: 1, series: [], nodes: [], events: [] },
     client: mergedClient(results, unit),
-    histograms: { latency: null, labels: {} },
+    histograms: { latency: latency.encoded, labels: {} },
     load_generators: results.map((r) => ({ name: r.environment ? r.environment.load_generator : null, started_at: r.started_at, seconds: r.seconds, [`${unit}_ok`]: r[`${unit}_ok`], generator: r.options.generator ?? null })),
     partial: results.some((r) => r.partial),
     partial_reasons: results.flatMap((r, i) => (r.partial_reasons || []).map((reason) => `load generator ${i + 1}: ${reason}`))
   }
-  merged.histograms.latency = mergedEncoded(results.map((r) => r.histograms && r.histograms.latency))
   if (workload === 'analytical') merged.queries = mergedQueries(results, seconds, merged.histograms)
   return merged
 }
 
-function mergedEncoded (encodedList) {
+/**
+ * The merged histogram, encoded, and its percentiles, decoded once; the maximum is the largest
+ * exact maximum of any result.
+ */
+function mergedLatency (encodedList, summaries) {
   const histogram = newHistogram()
   for (const encoded of encodedList) addEncoded(histogram, encoded)
-  return encodeHistogram(histogram)
-}
-
-/** Percentiles of the merged histogram; the maximum is the largest exact maximum of any result. */
-function mergedLatency (pairs) {
-  const histogram = newHistogram()
-  let maxMicros = null
-  for (const [encoded, summary] of pairs) {
-    addEncoded(histogram, encoded)
-    if (summary && summary.max !== null && summary.max !== undefined) maxMicros = Math.max(maxMicros ?? 0, summary.max * 1000)
-  }
-  return latencySummary(histogram, maxMicros)
+  const maxima = summaries.filter((s) => s && s.max !== null && s.max !== undefined).map((s) => s.max * 1000)
+  return { summary: latencySummary(histogram, maxima.length > 0 ? Math.max(...maxima) : null), encoded: encodeHistogram(histogram) }
 }
 
 function mergedQueries (results, seconds, histograms) {
   return results[0].queries.map((q) => {
     const same = results.map((r) => (r.queries || []).find((x) => x.name === q.name)).filter(Boolean)
-    const encoded = results.map((r) => r.histograms && r.histograms.labels && r.histograms.labels[q.name])
-    histograms.labels[q.name] = mergedEncoded(encoded)
+    const latency = mergedLatency(results.map((r) => r.histograms && r.histograms.labels && r.histograms.labels[q.name]), same.map((x) => x.latency_ms))
+    histograms.labels[q.name] = latency.encoded
     const count = same.reduce((total, x) => total + x.count, 0)
     const failed = same.reduce((total, x) => total + x.failed, 0)
     return {
@@ -92,7 +86,7 @@ function mergedQueries (results, seconds, histograms) {
       count,
       failed,
       queries_per_sec: perSecond(count - failed, seconds),
-      latency_ms: mergedLatency(results.map((r, i) => [encoded[i], same[i] && same[i].latency_ms])),
+      latency_ms: latency.summary,
       server_ms: { mean: null, p99: null }
     }
   })
