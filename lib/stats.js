@@ -240,6 +240,7 @@ class Recorder {
     for (const [label, s] of this.series) {
       series[label] = s.toDelta()
     }
+    const at = this.now()
     const delta = {
       series,
       errors: this.errors.toJSON(),
@@ -254,10 +255,10 @@ class Recorder {
       events: this.events,
       // The period this delta covers and when it ended, so a live rate can be exact however the
       // deltas arrive, and the timeline can place each one in its interval.
-      periodMs: this.now() - this.periodStartedAt,
-      at: this.now()
+      periodMs: at - this.periodStartedAt,
+      at
     }
-    this.periodStartedAt += delta.periodMs
+    this.periodStartedAt = at
     this.series = new Map()
     this.errors.clear()
     this.unitsSent = 0
