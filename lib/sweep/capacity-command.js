@@ -6,15 +6,13 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const { EXIT, UsageError } = require('../errors')
 const { parseDuration } = require('../options')
 const { table } = require('../report')
 const { fmt } = require('../format')
 const { judgeStep, searchCapacity } = require('./capacity')
-const { makeDirectories } = require('./sweep-command')
+const { makeDirectories, runBenchmark } = require('./benchmark-run')
 
-const ROOT = path.join(__dirname, '..', '..')
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
 const ADDED = ['--rate', '--duration', '--warmup', '--json', '--ingest_rate']
 
@@ -72,34 +70,27 @@ function parseArgs (argv) {
 
 /** One step: the benchmark at `rate`, its JSON result, or why the search must stop. */
 function stepRunner (config, { stderr, signals }) {
-  return (rate) => new Promise((resolve) => {
-    const args = [path.join(ROOT, APPS[config.workload]), ...config.benchmark, '--rate', String(rate), '--duration', `${config.durationMs}ms`, '--warmup', `${config.warmupMs}ms`, '--json']
+  return async (rate) => {
+    const args = [...config.benchmark, '--rate', String(rate), '--duration', `${config.durationMs}ms`, '--warmup', `${config.warmupMs}ms`, '--json']
     if (config.ingestRate) args.push('--ingest_rate', String(config.ingestRate))
-    const log = fs.openSync(path.join(config.out, 'runs', `rate-${rate}.log`), 'w')
+    const resultFile = path.join(config.out, 'runs', `rate-${rate}.json`)
+    const logFile = path.join(config.out, 'runs', `rate-${rate}.log`)
     stderr.write(`step ${fmt(rate)}/s ... `)
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', log] })
-    let out = ''
-    child.stdout.on('data', (c) => { out += c })
     // Ctrl-C or SIGTERM to the search stops the run in progress at once; it reports partial.
-    const stop = () => child.kill('SIGINT')
-    signals.on('interrupt', stop)
-    child.on('exit', (code) => {
-      signals.off('interrupt', stop)
-      fs.closeSync(log)
-      if (signals.interrupted) return resolve({ stop: 'interrupted' })
-      if (code === EXIT.USAGE || code === EXIT.CANNOT_RUN) {
-        const line = fs.readFileSync(path.join(config.out, 'runs', `rate-${rate}.log`), 'utf8').trim().split('\n').filter((l) => / error: /.test(l)).pop()
-        return resolve({ stop: `the benchmark could not run at --rate ${rate} (exit code ${code})${line ? `: ${line}` : ''}`, exitCode: code })
-      }
-      try {
-        const result = JSON.parse(out)
-        fs.appendFileSync(path.join(config.out, 'capacity.jsonl'), `${JSON.stringify({ rate, exit_code: code, result })}\n`)
-        resolve({ result })
-      } catch {
-        resolve({ stop: `the benchmark printed no result at --rate ${rate} (exit code ${code})`, exitCode: EXIT.CANNOT_RUN })
-      }
-    })
-  })
+    const { code } = await runBenchmark({ app: APPS[config.workload], args, resultFile, logFile, signals })
+    if (signals.interrupted) return { stop: 'interrupted' }
+    if (code === EXIT.USAGE || code === EXIT.CANNOT_RUN) {
+      const line = fs.readFileSync(logFile, 'utf8').trim().split('\n').filter((l) => / error: /.test(l)).pop()
+      return { stop: `the benchmark could not run at --rate ${rate} (exit code ${code})${line ? `: ${line}` : ''}`, exitCode: code }
+    }
+    try {
+      const result = JSON.parse(fs.readFileSync(resultFile, 'utf8'))
+      fs.appendFileSync(path.join(config.out, 'capacity.jsonl'), `${JSON.stringify({ rate, exit_code: code, result })}\n`)
+      return { result }
+    } catch {
+      return { stop: `the benchmark printed no result at --rate ${rate} (exit code ${code})`, exitCode: EXIT.CANNOT_RUN }
+    }
+  }
 }
 
 function render (config, found, unit) {

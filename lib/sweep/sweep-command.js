@@ -6,28 +6,11 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const { EXIT } = require('../errors')
 const reportCommand = require('./sweep-report')
+const { makeDirectories, runBenchmark } = require('./benchmark-run')
 
-const ROOT = path.join(__dirname, '..', '..')
 const RAMP_ONLY = ['min_gain', 'max_failure_pct', 'max_shortfall_pct']
-
-/**
- * mkdir -p one level at a time: Node 20's recursive mkdir never returns for a path under /proc
- * (seen with --out /proc/x), where a plain mkdir fails at once.
- */
-function makeDirectories (dir) {
-  const missing = []
-  let at = path.resolve(dir)
-  while (!fs.existsSync(at)) {
-    missing.unshift(at)
-    const parent = path.dirname(at)
-    if (parent === at) break
-    at = parent
-  }
-  for (const level of missing) fs.mkdirSync(level)
-}
 
 class SweepError extends Error {
   constructor (code, message) {
@@ -143,28 +126,6 @@ function parseArgs (def, argv) {
   return config
 }
 
-/**
- * One benchmark run as a child process: stdout (the --json result) and stderr (its report) to
- * files. It gets a process group of its own, so that Ctrl-C in a terminal reaches it once, from
- * the sweep, and not twice (which the benchmark takes as "abandon the requests in flight").
- */
-function runBenchmark ({ app, args, resultFile, logFile, signals }) {
-  return new Promise((resolve) => {
-    const stdout = fs.openSync(resultFile, 'w')
-    const stderr = fs.openSync(logFile, 'w')
-    const child = spawn(process.execPath, [path.join(ROOT, app), ...args], { stdio: ['ignore', stdout, stderr], detached: true })
-    const stop = () => child.kill('SIGINT')
-    signals.on('interrupt', stop)
-    if (signals.interrupted) stop()
-    child.on('exit', (code, signal) => {
-      signals.off('interrupt', stop)
-      fs.closeSync(stdout)
-      fs.closeSync(stderr)
-      resolve({ code, signal })
-    })
-  })
-}
-
 /** The report of the values done: lib/sweep/sweep-report.js report, its summary JSON kept in a file. */
 function writeReport (def, config, jsonl, note, stderr) {
   const fixedText = config.fixed.join(' ')
@@ -264,4 +225,4 @@ function saturation (config, jsonl) {
   return null
 }
 
-module.exports = { main, parseArgs, usage, makeDirectories }
+module.exports = { main, parseArgs, usage }

@@ -101,6 +101,30 @@ test('Ctrl-C stops the step in progress at once and prints the steps so far: exi
   assert.ok(fs.existsSync(path.join(out, 'capacity.summary.json')))
 }))
 
+test('Ctrl-C in a terminal (SIGINT to the whole process group) reaches the step\'s benchmark once: it stops, abandoning nothing', (t) => withCrateTestDouble(scriptedCapacity(1000), async (double) => {
+  const out = tempDir(t)
+  const log = path.join(out, 'runs', 'rate-1000.log')
+  const run = await capacity(['--slo', 'p99=200ms', '--duration', '20s', '--warmup', '500ms', '--start', '1000', '--out', out, ...BENCHMARK], {
+    env: double.env(),
+    timeoutMs: 60_000,
+    detached: true,
+    waitFor: /step 1,000\/s \.\.\. /,
+    // Once the benchmark has printed its header it has its own Ctrl-C handling; a second later its
+    // load runs, with requests in flight that a second SIGINT would abandon.
+    whileRunning: (child) => {
+      const poll = setInterval(() => {
+        if (!fs.existsSync(log) || !/^ {2}load: /m.test(fs.readFileSync(log, 'utf8'))) return
+        clearInterval(poll)
+        setTimeout(() => process.kill(-child.pid, 'SIGINT'), 1000)
+      }, 50)
+    }
+  })
+  assert.equal(run.code, 4, run.stderr)
+  const benchmark = fs.readFileSync(log, 'utf8')
+  assert.match(benchmark, /SIGINT: stopping; waiting for /)
+  assert.doesNotMatch(benchmark, /abandoning/, 'a second SIGINT reached the benchmark')
+}))
+
 test('--help: usage, defaults, examples; the same program as crate-bench sweep capacity', async () => {
   const help = await capacity(['--help'])
   assert.equal(help.code, 0)
