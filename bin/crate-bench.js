@@ -30,6 +30,10 @@ function fail (message, code = 2) {
   process.exitCode = code
 }
 
+function exitWith (code) {
+  process.exitCode = code
+}
+
 function main (argv) {
   const [command, ...rest] = argv
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -45,8 +49,8 @@ function main (argv) {
     const workload = require(command === 'ingest' ? '../lib/workloads/ingest' : '../lib/workloads/analytical')
     return require('../lib/runner').main(workload, { argv: rest })
   }
-  if (command === 'report') return require('../lib/report-command').main(rest)
-  if (command === 'compare') return require('../lib/compare/command').main(rest)
+  if (command === 'report') return require('../lib/report-command').main(rest).then(exitWith)
+  if (command === 'compare') return require('../lib/compare/command').main(rest).then(exitWith)
   if (command === 'sweep') {
     const name = rest[0]
     if (name !== 'capacity' && !SWEEPS[name]) return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${name ?? ''}')`)
@@ -58,7 +62,7 @@ function main (argv) {
       : require('../lib/sweep/sweep-command').main({ name, ...SWEEPS[name] }, rest.slice(1), { signals })
     return done.then((code) => {
       signals.uninstall()
-      process.exitCode = code
+      exitWith(code)
     })
   }
   fail(`unknown command '${command}' (see crate-bench --help)`)

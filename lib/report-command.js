@@ -54,8 +54,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     return EXIT.OK
   } catch (error) {
     stderr.write(`crate-bench report: error: ${String(error.message).split('\n')[0]}\n`)
-    process.exitCode = error.exitCode ?? EXIT.CANNOT_RUN
-    return process.exitCode
+    return error.exitCode ?? EXIT.CANNOT_RUN
   }
 }
 

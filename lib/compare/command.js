@@ -78,15 +78,13 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
       const worse = regressions(comparison, args.failOn)
       if (worse.length > 0) {
         stderr.write(`regression: ${worse.map((f) => `${f.figure} ${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`).join(', ')} (significantly worse by more than ${args.failOn}%)\n`)
-        process.exitCode = EXIT.FAILURES
         return EXIT.FAILURES
       }
     }
     return EXIT.OK
   } catch (error) {
     stderr.write(`crate-bench compare: error: ${String(error.message).split('\n')[0]}\n`)
-    process.exitCode = error.exitCode ?? EXIT.CANNOT_RUN
-    return process.exitCode
+    return error.exitCode ?? EXIT.CANNOT_RUN
   }
 }
 
