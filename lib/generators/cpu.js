@@ -47,13 +47,10 @@ class CpuRowGenerator {
     // Built on first use: start-up does not grow with --scale.
     this.hosts = new HostTable(scale, (h) => Buffer.from(JSON.stringify(hostTags(seed, h, extraTagsLength))))
     this.maxRowBytes = maxHostTagsBytes(scale, extraTagsLength) + FIXED_ROW_BYTES
-    // Hosts spread over the whole scale: their names have the lengths of most hosts'. Request
-    // buffers are sized from this; an estimate below the real size makes them grow and churn.
-    let sampledTags = 0
-    const sampled = Math.min(scale, 200)
-    for (let k = 0; k < sampled; k++) sampledTags += this.hosts.get(Math.floor((k * scale) / sampled)).length
+    const spread = this.hosts.spread()
+    const meanTags = spread.reduce((sum, tags) => sum + tags.length, 0) / spread.length
     // A 13-digit timestamp and ten two-digit values, on average.
-    this.typicalRowBytes = sampledTags / sampled + 2 + 14 + METRICS_PER_ROW * 3 + 1
+    this.typicalRowBytes = meanTags + 2 + 14 + METRICS_PER_ROW * 3 + 1
     this.cachedStep = -1
     this.cachedTs = null
   }

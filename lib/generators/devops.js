@@ -134,11 +134,9 @@ class DevopsRowWriter {
     const longest = maxHostTagsBytes(scale) + MEASUREMENT_TAGS_MAX_BYTES
     // Tags, a 15-digit timestamp and every field at its widest (20 digits or a double).
     this.maxRowBytes = longest + 20 + measurement.fields.length * 25 + 4
-    // The longest tags of hosts spread over the scale: buffers sized below the rows churn.
-    let sampledLongest = 0
-    const sampled = Math.min(scale, 200)
-    for (let k = 0; k < sampled; k++) sampledLongest = Math.max(sampledLongest, this.hosts.get(Math.floor((k * scale) / sampled)).tagsJson.length)
-    this.typicalRowBytes = sampledLongest + 16 + measurement.fields.length * 8
+    // The longest tags of hosts spread over the scale.
+    const spreadLongest = Math.max(...this.hosts.spread().map((host) => host.tagsJson.length))
+    this.typicalRowBytes = spreadLongest + 16 + measurement.fields.length * 8
   }
 
   writeRows (buffer, offset, count) {

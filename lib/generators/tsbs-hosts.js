@@ -78,6 +78,7 @@ const HOST_CACHE_LIMIT = 100_000
 /** Host h's value, built on first use by `build(h)`, kept when the scale is small enough. */
 class HostTable {
   constructor (scale, build) {
+    this.scale = scale
     this.build = build
     this.cache = scale <= HOST_CACHE_LIMIT ? new Array(scale) : null
   }
@@ -85,6 +86,15 @@ class HostTable {
   get (h) {
     if (this.cache === null) return this.build(h)
     return this.cache[h] ?? (this.cache[h] = this.build(h))
+  }
+
+  /**
+   * At most `count` hosts spread evenly over the whole scale, whose names have the lengths of most
+   * hosts': what request buffers are sized from (an estimate below the rows makes them grow and churn).
+   */
+  spread (count = 200) {
+    const sampled = Math.min(this.scale, count)
+    return Array.from({ length: sampled }, (_, k) => this.get(Math.floor((k * this.scale) / sampled)))
   }
 }
 

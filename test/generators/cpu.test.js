@@ -95,3 +95,13 @@ test('a scale of 100 million builds no host up front and keeps none: rows start 
   assert.deepEqual(rows[0][0], hostTags(1, 1))
   assert.ok(make({ scale: 50 }).hosts.cache.length === 50)
 })
+
+test('HostTable.spread: at most the count asked, evenly over the whole scale, every host when the scale is small', () => {
+  const { HostTable } = require('../../lib/generators/tsbs-hosts')
+  const built = []
+  const hosts = new HostTable(1000, (h) => built.push(h) && h)
+  assert.deepEqual(hosts.spread(4), [0, 250, 500, 750])
+  assert.deepEqual(new HostTable(3, (h) => h).spread(), [0, 1, 2])
+  assert.equal(new HostTable(100_000_000, (h) => h).spread().at(-1), 99_500_000)
+  assert.deepEqual(built, [0, 250, 500, 750], 'only the hosts sampled are built')
+})
