@@ -120,7 +120,7 @@ function renderReport (workload, result) {
   if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
 
   const summary = table(['summary', 'value'])
-  if (result.warmup) summary.push([`warm-up (first ${fmt(result.warmup.seconds)} s, in no figure)`, `${fmt(result.warmup[`${unit}_ok`])} ${unit} ok, ${fmt(result.warmup[`${unit}_failed`])} failed, ${fmt(result.warmup[`${unit}_in_doubt`])} in doubt`])
+  if (result.warmup) summary.push(warmupRow(result.warmup, unit))
   summary.push(
     ['time (first request sent -> last answer)', `${fmt(result.seconds)} s (sending ${fmt(result.sending_seconds)} s, then ${fmt(result.drain_seconds)} s for the last answers)`],
     [workload.okLabel, fmt(result[`${unit}_ok`])],
@@ -186,6 +186,11 @@ function renderReport (workload, result) {
   return out.join('\n') + '\n'
 }
 
+/** --warmup's answers, counted apart from every figure. */
+function warmupRow (warmup, unit) {
+  return [`warm-up (first ${fmt(warmup.seconds)} s, in no figure)`, `${fmt(warmup[`${unit}_ok`])} ${unit} ok, ${fmt(warmup[`${unit}_failed`])} failed, ${fmt(warmup[`${unit}_in_doubt`])} in doubt`]
+}
+
 function thresholdsTable (thresholds) {
   const t = table(['threshold (--threshold)', 'actual', 'result'])
   for (const r of thresholds) t.push([r.threshold, r.actual === null ? 'n/a' : fmt(r.actual), r.passed ? 'pass' : 'FAIL'])
@@ -220,7 +225,7 @@ function renderCompanion (workload, result) {
   const unit = workload.unit
   const out = [`${workload.name} next to the run (${result.rate ? `--ingest_rate ${fmt(result.rate.target_per_sec)} ${unit}/s` : 'as fast as possible'}, ${result.workers.length} process${result.workers.length === 1 ? '' : 'es'}):`]
   const summary = table(['', 'value'])
-  if (result.warmup) summary.push([`warm-up (first ${fmt(result.warmup.seconds)} s, in no figure)`, `${fmt(result.warmup[`${unit}_ok`])} ${unit} ok, ${fmt(result.warmup[`${unit}_failed`])} failed, ${fmt(result.warmup[`${unit}_in_doubt`])} in doubt`])
+  if (result.warmup) summary.push(warmupRow(result.warmup, unit))
   summary.push(
     ['time (first request sent -> last answer)', `${fmt(result.seconds)} s`],
     [workload.okLabel, fmt(result[`${unit}_ok`])],
