@@ -9,22 +9,6 @@ const { spawn } = require('node:child_process')
 const ROOT = path.join(__dirname, '..', '..')
 
 /**
- * mkdir -p one level at a time: Node 20's recursive mkdir never returns for a path under /proc
- * (seen with --out /proc/x), where a plain mkdir fails at once.
- */
-function makeDirectories (dir) {
-  const missing = []
-  let at = path.resolve(dir)
-  while (!fs.existsSync(at)) {
-    missing.unshift(at)
-    const parent = path.dirname(at)
-    if (parent === at) break
-    at = parent
-  }
-  for (const level of missing) fs.mkdirSync(level)
-}
-
-/**
  * `node app args`, stdout (the --json result) and stderr (its report) to files. It gets a process
  * group of its own, so that Ctrl-C in a terminal reaches it once, from the caller, and not twice
  * (which the benchmark takes as "abandon the requests in flight").
@@ -46,4 +30,4 @@ function runBenchmark ({ app, args, resultFile, logFile, signals }) {
   })
 }
 
-module.exports = { makeDirectories, runBenchmark }
+module.exports = { runBenchmark }

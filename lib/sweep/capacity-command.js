@@ -11,7 +11,8 @@ const { parseDuration } = require('../options')
 const { table } = require('../report')
 const { fmt } = require('../format')
 const { judgeStep, searchCapacity } = require('./capacity')
-const { makeDirectories, runBenchmark } = require('./benchmark-run')
+const { runBenchmark } = require('./benchmark-run')
+const { makeDirectories } = require('../directories')
 
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
 const ADDED = ['--rate', '--duration', '--warmup', '--json', '--ingest_rate']

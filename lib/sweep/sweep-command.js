@@ -8,7 +8,8 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT } = require('../errors')
 const reportCommand = require('./sweep-report')
-const { makeDirectories, runBenchmark } = require('./benchmark-run')
+const { runBenchmark } = require('./benchmark-run')
+const { makeDirectories } = require('../directories')
 
 const RAMP_ONLY = ['min_gain', 'max_failure_pct', 'max_shortfall_pct']
 

@@ -12,6 +12,7 @@ const { EXIT, UsageError } = require('../errors')
 const { fmt } = require('../format')
 const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue, unitOf } = require('./sweep')
 const { table: plainTable } = require('../report')
+const { makeDirectories } = require('../directories')
 
 const SATURATED = 10
 const SCRIPT = 'sweep-report'
@@ -166,7 +167,12 @@ function report (args, { stdout, stderr }) {
   const analysis = analyse(points, { thresholdPct: args.threshold, maxP99Ms: args.max_p99_ms ?? null })
   const summary = summaryOf(args, points, analysis)
   if (args.saturation) summary.saturation = saturationOf(points, args)
-  fs.mkdirSync(path.dirname(path.resolve(args.out)), { recursive: true })
+  const dir = path.dirname(path.resolve(args.out))
+  try {
+    makeDirectories(dir)
+  } catch {
+    throw new UsageError(`--out '${args.out}': cannot create the directory ${dir}`)
+  }
   fs.writeFileSync(summary.csv, toCsv(args.parameter, points))
   const { renderSweepChart } = require('./sweep-chart')
   const verdict = verdictLines(summary, args.parameter)

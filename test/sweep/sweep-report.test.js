@@ -7,6 +7,7 @@ const path = require('node:path')
 const { XMLValidator, XMLParser } = require('fast-xml-parser')
 const { main, SATURATED } = require('../../lib/sweep/sweep-report')
 const { tempDir } = require('../helpers/temp-files')
+const { runTool } = require('../helpers/run-tool')
 
 function capture () {
   const sink = { text: '', write (chunk) { this.text += chunk } }
@@ -149,4 +150,12 @@ test('bad input: one line, exit 2', (t) => {
   const garbage = runReport(['record', '--file', path.join(dir, 's.jsonl'), '--parameter', 'x', '--value', '1', '--exit_code', '1', '--result', path.join(dir, 'garbage.json')])
   assert.equal(garbage.code, 2)
   assert.match(garbage.stderr, /the run at 1 did not print a JSON result/)
+})
+
+test('report --out where no directory can be made: one line, exit 2, at once', async (t) => {
+  const file = recordAll(tempDir(t), [[500, 0, result(1000, 500)]])
+  // A child process: Node 20's recursive mkdir under /proc never returns, and would hang this file.
+  const run = await runTool('lib/sweep/sweep-report.js', ['report', '--file', file, '--parameter', 'batch_size', '--out', '/proc/no-such-dir/batch'], { timeoutMs: 20_000 })
+  assert.equal(run.code, 2)
+  assert.equal(run.stderr, "sweep-report: error: --out '/proc/no-such-dir/batch': cannot create the directory /proc/no-such-dir\n")
 })
