@@ -11,6 +11,9 @@ const reportCommand = require('./sweep-report')
 const { runBenchmark } = require('./benchmark-run')
 const { makeDirectories } = require('../directories')
 
+// sweep-report's commands print to a stream; the sweep reads what they printed.
+const memoryStream = () => ({ text: '', write (chunk) { this.text += chunk } })
+
 const RAMP_ONLY = ['min_gain', 'max_failure_pct', 'max_shortfall_pct']
 
 class SweepError extends Error {
@@ -131,7 +134,7 @@ function parseArgs (def, argv) {
 function writeReport (def, config, jsonl, note, stderr) {
   const fixedText = config.fixed.join(' ')
   const subtitle = [fixedText ? `with ${fixedText}` : '', note].filter(Boolean).join('; ')
-  const summary = { text: '', write (chunk) { this.text += chunk } }
+  const summary = memoryStream()
   const argv = ['report', '--file', jsonl, '--parameter', config.param, '--out', path.join(config.out, def.name), '--threshold', String(config.threshold), '--subtitle', subtitle, '--json']
   if (config.maxP99Ms !== null) argv.push('--max_p99_ms', String(config.maxP99Ms))
   if (def.reportsSaturation) argv.push('--saturation')
@@ -217,7 +220,7 @@ async function sweep (def, config, { stderr, signals, run }) {
 
 /** The ramp's stop rule (lib/sweep/sweep-report.js check): the reason to stop, or null. */
 function saturation (config, jsonl) {
-  const out = { text: '', write (chunk) { this.text += chunk } }
+  const out = memoryStream()
   const argv = ['check', '--file', jsonl, '--min_gain', String(config.minGain), '--max_failure_pct', String(config.maxFailurePct), '--max_shortfall_pct', String(config.maxShortfallPct)]
   if (config.maxP99Ms !== null) argv.push('--max_p99_ms', String(config.maxP99Ms))
   const code = reportCommand.main({ argv, stdout: out, stderr: process.stderr })

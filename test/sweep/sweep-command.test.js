@@ -12,7 +12,7 @@ const { SWEEPS } = require('../../lib/sweep/definitions')
 const { tempDir } = require('../helpers/temp-files')
 
 const def = (name) => ({ name, ...SWEEPS[name] })
-const sink = () => ({ text: '', write (chunk) { this.text += chunk } })
+const { memoryStream: sink } = require('../helpers/memory-stream')
 const signals = () => Object.assign(new EventEmitter(), { interrupted: false })
 
 /** A benchmark whose result at each value is `throughputOf(value)` queries/s; it logs every call. */

@@ -8,15 +8,11 @@ const { XMLValidator, XMLParser } = require('fast-xml-parser')
 const { main, SATURATED } = require('../../lib/sweep/sweep-report')
 const { tempDir } = require('../helpers/temp-files')
 const { runTool } = require('../helpers/run-tool')
-
-function capture () {
-  const sink = { text: '', write (chunk) { this.text += chunk } }
-  return sink
-}
+const { memoryStream } = require('../helpers/memory-stream')
 
 function runReport (argv) {
-  const stdout = capture()
-  const stderr = capture()
+  const stdout = memoryStream()
+  const stderr = memoryStream()
   const code = main({ argv, stdout, stderr })
   return { code, stdout: stdout.text, stderr: stderr.text }
 }
