@@ -239,7 +239,7 @@ function report (ctx) {
   const companion = ctx.companion && resultOf(ctx, 'companion', ctx.companion.workload, ctx.companion.options, describeOptions(ctx.companion.options))
   const main = resultOf(ctx, 'main', workload, options, ctx.describedOptions, companion)
   const endMs = ctx.load ? ctx.load.main.totals.lastAnsweredAt : null
-  main.timeline = timelineResult({ timeline: ctx.timeline, cluster: ctx.cluster, monitorStartedAt: ctx.monitorStartedAt, loadStartAt: ctx.loadStartAt, endMs, events: runEvents(ctx) })
+  main.timeline = timelineResult({ timeline: ctx.timeline, cluster: ctx.cluster, monitorStartedAt: ctx.monitorStartedAt, loadStartAt: ctx.loadStartAt, endMs, events: runEvents(ctx, main.events) })
   main.environment = ctx.environment || null
   main.thresholds = evaluateThresholds(options.thresholds || [], main, workload.unit)
   const text = renderReport(workload, main) + (companion ? renderCompanion(ctx.companion.workload, companion) : '')
@@ -281,15 +281,17 @@ function resultOf (ctx, key, workload, options, describedOptions, companionResul
     resources: outcome.resources,
     extra,
     cluster: key === 'main' ? ctx.cluster : null,
-    events: key === 'main' ? ctx.hostEvents.toJSON(ctx.loadStartAt ?? ctx.startedAt) : []
+    events: key === 'main' ? ctx.hostEvents.toJSON(loadOrigin(ctx)) : []
   })
 }
 
-/** The host events and the interruption, in seconds from the start of the load. */
-function runEvents (ctx) {
-  const origin = ctx.loadStartAt ?? ctx.startedAt
-  const events = ctx.hostEvents.toJSON(origin)
-  if (ctx.interruptedAt) events.push({ at_s: round((ctx.interruptedAt - origin) / 1000, 3), kind: 'interrupted', host: null, detail: `${ctx.interrupts.firstSignal} during ${ctx.interruptedDuring}` })
+/** Where event times count from: the start of the load, or of the run when no load started. */
+const loadOrigin = (ctx) => ctx.loadStartAt ?? ctx.startedAt
+
+/** The timeline's events: the result's host events and the interruption. */
+function runEvents (ctx, hostEvents) {
+  const events = [...hostEvents]
+  if (ctx.interruptedAt) events.push({ at_s: round((ctx.interruptedAt - loadOrigin(ctx)) / 1000, 3), kind: 'interrupted', host: null, detail: `${ctx.interrupts.firstSignal} during ${ctx.interruptedDuring}` })
   return events
 }
 
