@@ -2,4 +2,4 @@
 'use strict'
 
 require('dotenv').config({ quiet: true })
-require('./lib/runner').main(require('./lib/workloads/ingest'))
+require('./lib/run/runner').main(require('./lib/workloads/ingest'))

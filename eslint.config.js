@@ -2,6 +2,7 @@
 
 const js = require('@eslint/js')
 const globals = require('globals')
+const oneWayImports = require('./eslint-rules/one-way-imports')
 
 module.exports = [
   { ignores: ['node_modules/**'] },
@@ -22,8 +23,17 @@ module.exports = [
     }
   },
   {
+    files: ['lib/**/*.js', 'bin/**/*.js', 'bench/**/*.js', 'eslint-rules/**/*.js', '*.js'],
+    rules: { 'max-len': ['error', { code: 120, ignoreUrls: true }] }
+  },
+  {
+    files: ['lib/**/*.js'],
+    plugins: { layers: { rules: { 'one-way-imports': oneWayImports } } },
+    rules: { 'layers/one-way-imports': 'error' }
+  },
+  {
     // Runs in the browser, inlined into the HTML report: a plain script for any browser.
-    files: ['lib/html-report/page.js'],
+    files: ['lib/reports/html/page.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
     rules: { strict: ['error', 'function'], 'no-var': 'off', 'prefer-const': 'off' }
   }

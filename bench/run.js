@@ -9,7 +9,7 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 const os = require('node:os')
 // The report's plain table style: no colour codes in a file the README quotes.
-const { table } = require('../lib/report')
+const { table } = require('../lib/reports/text')
 
 const ROOT = path.join(__dirname, '..')
 const TARGET_CPU_US_PER_ROW = 0.5

@@ -47,15 +47,15 @@ function main (argv) {
   if (command === 'ingest' || command === 'query') {
     require('dotenv').config({ quiet: true })
     const workload = require(command === 'ingest' ? '../lib/workloads/ingest' : '../lib/workloads/analytical')
-    return require('../lib/runner').main(workload, { argv: rest })
+    return require('../lib/run/runner').main(workload, { argv: rest })
   }
-  if (command === 'report') return require('../lib/report-command').main(rest).then(exitWith)
-  if (command === 'compare') return require('../lib/compare/command').main(rest).then(exitWith)
+  if (command === 'report') return require('../lib/reports/command').main(rest).then(exitWith)
+  if (command === 'compare') return require('../lib/reports/compare/command').main(rest).then(exitWith)
   if (command === 'sweep') {
     const name = rest[0]
     if (name !== 'capacity' && !SWEEPS[name]) return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${name ?? ''}')`)
     require('dotenv').config({ quiet: true })
-    const { Interrupts } = require('../lib/interrupts')
+    const { Interrupts } = require('../lib/cli/interrupts')
     const signals = new Interrupts().install()
     const done = name === 'capacity'
       ? require('../lib/sweep/capacity-command').main(rest.slice(1), { signals })

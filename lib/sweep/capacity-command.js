@@ -6,13 +6,13 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError } = require('../errors')
-const { parseDuration } = require('../options')
-const { table } = require('../report')
-const { fmt } = require('../format')
+const { EXIT, UsageError } = require('../base/errors')
+const { parseDuration } = require('../base/values')
+const { table } = require('../reports/text')
+const { fmt } = require('../base/format')
 const { judgeStep, searchCapacity } = require('./capacity')
 const { runBenchmark } = require('./benchmark-run')
-const { makeDirectories } = require('../directories')
+const { makeDirectories } = require('../base/files')
 
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
 const ADDED = ['--rate', '--duration', '--warmup', '--json', '--ingest_rate']

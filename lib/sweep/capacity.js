@@ -1,6 +1,6 @@
 'use strict'
 
-const { round } = require('../format')
+const { round } = require('../base/format')
 
 // find-capacity: the highest open-model rate (--rate) the cluster serves within its SLO. Pure: the
 // benchmark runs behind `runStep`, so the search is tested with a fake one.

@@ -6,10 +6,10 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT } = require('../errors')
+const { EXIT } = require('../base/errors')
 const reportCommand = require('./sweep-report')
 const { runBenchmark } = require('./benchmark-run')
-const { makeDirectories } = require('../directories')
+const { makeDirectories } = require('../base/files')
 
 // sweep-report's commands print to a stream; the sweep reads what they printed.
 const memoryStream = () => ({ text: '', write (chunk) { this.text += chunk } })

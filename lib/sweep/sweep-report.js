@@ -8,11 +8,11 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError } = require('../errors')
-const { fmt } = require('../format')
+const { EXIT, UsageError } = require('../base/errors')
+const { fmt } = require('../base/format')
 const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue, unitOf } = require('./sweep')
-const { table: plainTable } = require('../report')
-const { makeDirectories } = require('../directories')
+const { table: plainTable } = require('../reports/text')
+const { makeDirectories } = require('../base/files')
 
 const SATURATED = 10
 const SCRIPT = 'sweep-report'

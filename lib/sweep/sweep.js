@@ -1,6 +1,6 @@
 'use strict'
 
-const { round } = require('../format')
+const { round } = require('../base/format')
 
 // The analysis behind the sweep scripts: one point per value tried, the change from the value
 // before, the best value, and the sweet spot where the curve flattens.

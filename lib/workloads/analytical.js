@@ -1,15 +1,15 @@
 'use strict'
 
 const path = require('node:path')
-const { parseTableName } = require('../schema')
-const { requirePositiveInteger, requireConcurrency, parseDuration, parseRate, countLimit } = require('../options')
-const { parseReplicas } = require('../schema')
-const { UsageError, FatalError } = require('../errors')
-const { loadQueryConfig } = require('../query-config')
-const { compileArgs } = require('../generators/query-args')
-const { WeightedSchedule } = require('../schedule')
-const { Random } = require('../random')
-const { perSecond } = require('../format')
+const { parseTableName } = require('../data/schema')
+const { requirePositiveInteger, requireConcurrency, parseDuration, parseRate, countLimit } = require('../base/values')
+const { parseReplicas } = require('../data/schema')
+const { UsageError, FatalError } = require('../base/errors')
+const { loadQueryConfig } = require('../data/query-config')
+const { compileArgs } = require('../data/generators/query-args')
+const { WeightedSchedule } = require('../data/schedule')
+const { Random } = require('../base/random')
+const { perSecond } = require('../base/format')
 
 const options = {
   queries_config: { type: 'string', group: 'Queries:', describe: 'YAML list of {name, query, ratio, args} (required)' },

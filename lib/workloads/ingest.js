@@ -1,15 +1,15 @@
 'use strict'
 
-const { METRICS_PER_ROW } = require('../generators/cpu')
-const { KV_KEY_MIN_BYTES } = require('../generators/strings')
-const { MODELS, MODEL_NAMES } = require('../models')
-const { parseTableName, parseReplicas, createTableSql, insertSql } = require('../schema')
-const { parseDuration, requirePositiveInteger, parseBooleanText, countLimit } = require('../options')
-const { UsageError } = require('../errors')
-const { BulkBodyPool } = require('../bulk-body')
-const { round, perSecond } = require('../format')
+const { METRICS_PER_ROW } = require('../data/generators/cpu')
+const { KV_KEY_MIN_BYTES } = require('../data/generators/strings')
+const { MODELS, MODEL_NAMES } = require('../data/models')
+const { parseTableName, parseReplicas, createTableSql, insertSql } = require('../data/schema')
+const { parseDuration, requirePositiveInteger, parseBooleanText, countLimit } = require('../base/values')
+const { UsageError } = require('../base/errors')
+const { BulkBodyPool } = require('../data/bulk-body')
+const { round, perSecond } = require('../base/format')
 const { constants: { MAX_LENGTH: BUFFER_MAX_BYTES } } = require('node:buffer')
-const { reconcile, describeReconciliation } = require('../reconcile')
+const { reconcile, describeReconciliation } = require('../results/reconcile')
 
 const options = {
   model: { type: 'string', default: 'cpu', choices: MODEL_NAMES, group: 'Data:', describe: 'data model: cpu (TSBS cpu-only), devops (TSBS, nine tables), loadtest (random strings), kv (key-value)' },

@@ -12,7 +12,7 @@ const { spawnSync } = require('node:child_process')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { tempDir, tempFile } = require('../helpers/temp-files')
-const { chartsOf } = require('../../lib/html-report')
+const { chartsOf } = require('../../lib/reports/html')
 const { inspectHtml, referencesOutside } = require('../helpers/html')
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && fs.existsSync(p))

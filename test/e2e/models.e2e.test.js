@@ -8,7 +8,7 @@ const assert = require('node:assert/strict')
 const path = require('node:path')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool, ROOT } = require('../helpers/run-tool')
-const { kvKey } = require('../../lib/generators/strings')
+const { kvKey } = require('../../lib/data/generators/strings')
 
 const withDouble = withCrateTestDouble
 const ingest = (args, options) => runTool('appClusterIngest.js', args, options)

@@ -8,9 +8,9 @@ const assert = require('node:assert/strict')
 const { withCrateTestDouble, startCrateTestCluster } = require('../helpers/crate-test-double')
 const hdr = require('hdr-histogram-js')
 const { runTool } = require('../helpers/run-tool')
-const { CrateClient } = require('../../lib/http-client')
-const { aggregateRunSql, RESULT_COLUMNS } = require('../../lib/results-store')
-const { parseTableName } = require('../../lib/schema')
+const { CrateClient } = require('../../lib/cluster/http-client')
+const { aggregateRunSql, RESULT_COLUMNS } = require('../../lib/results/store')
+const { parseTableName } = require('../../lib/data/schema')
 
 const withDouble = withCrateTestDouble
 const clientFor = (double) => new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }], user: 'crate', timeoutMs: 5000 })

@@ -104,7 +104,7 @@ test('rejected rows carry the captured thread-pool rejection under HTTP 200', as
 
 test('a test cluster: one table on every node; a killed node resets (61) and refuses (62); survivors answer as 60, 63, 64', async () => {
   const { startCrateTestCluster } = require('./crate-test-double')
-  const { CrateClient } = require('../../lib/http-client')
+  const { CrateClient } = require('../../lib/cluster/http-client')
   const cluster = await startCrateTestCluster({
     failover: { windowMs: 60_000, duplicateEvery: 100, bareEvery: 7 },
     fault: ({ bulk, node }) => (bulk && node === 2 ? { answerDelayMs: 1000 } : undefined)

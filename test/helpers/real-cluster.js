@@ -4,7 +4,7 @@
 // CRATE_TEST_URL=http://localhost:4200 or https://user:password@cluster.example:4200, and against a
 // real multi-node cluster when CRATE_TEST_URLS lists its nodes (comma-separated, credentials in the first).
 
-const { CrateClient } = require('../../lib/http-client')
+const { CrateClient } = require('../../lib/cluster/http-client')
 
 const url = process.env.CRATE_TEST_URL ? new URL(process.env.CRATE_TEST_URL) : null
 const SKIP = url ? false : 'CRATE_TEST_URL is not set: integration tests against a real CrateDB skipped'

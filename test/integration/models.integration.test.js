@@ -8,7 +8,7 @@ const assert = require('node:assert/strict')
 const { SKIP, clusterEnv, clusterClient, scratchTable } = require('../helpers/real-cluster')
 const { runTool } = require('../helpers/run-tool')
 const { tempFile } = require('../helpers/temp-files')
-const { kvKey } = require('../../lib/generators/strings')
+const { kvKey } = require('../../lib/data/generators/strings')
 
 if (SKIP) console.log(`# ${SKIP}`)
 

@@ -3,7 +3,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const ingest = require('../../lib/workloads/ingest')
-const { parseOptions } = require('../../lib/options')
+const { parseOptions } = require('../../lib/cli/options')
 const { fixture } = require('../helpers/crate-test-double')
 
 const answerOf = (name) => {

@@ -1,0 +1,178 @@
+'use strict'
+
+const os = require('node:os')
+const path = require('node:path')
+const { UsageError } = require('../base/errors')
+const { formatMs, parseDuration, requirePositiveInteger, parseRate, requireConcurrency } = require('../base/values')
+const { writableFile } = require('../base/files')
+const { parseTableName } = require('../data/schema')
+const { connectionFromArgs } = require('../cluster/connection')
+const { parseThreshold, requireKnownLabels } = require('../results/thresholds')
+const { parseRunId, parseGenerator } = require('../results/run-identity')
+
+const CONNECTION_OPTIONS = {
+  host: { type: 'string', group: 'Connection:', describe: 'CrateDB host(s), comma-separated for round-robin [env CRATE_HOST]' },
+  port: { type: 'string', group: 'Connection:', describe: 'HTTP port [env CRATE_PORT]' },
+  user: { type: 'string', group: 'Connection:', describe: 'user name; the password is read from CRATE_PASSWORD only [env CRATE_USER]' },
+  ssl: { type: 'boolean', group: 'Connection:', describe: 'use HTTPS [env CRATE_SSL]' },
+  insecure: { type: 'boolean', default: false, group: 'Connection:', describe: 'HTTPS without certificate verification (never the default)' },
+  timeout: { type: 'string', default: '60s', group: 'Connection:', describe: 'per-request timeout (e.g. 10s, 2m)' }
+}
+
+const RUN_OPTIONS = {
+  processes: { type: 'number', group: 'Load:', describe: 'worker processes' },
+  concurrent_requests: { type: 'number', default: 20, group: 'Load:', describe: 'requests in flight per process' },
+  duration: { type: 'string', group: 'Load:', describe: 'stop after this long (e.g. 30s, 5m); whichever limit comes first ends the run' },
+  warmup: { type: 'string', group: 'Load:', describe: 'load from the start, but answers in this first part (e.g. 10s) are kept out of every figure and reported apart; --duration counts after it' },
+  graceful_stop: { type: 'string', default: '10s', group: 'Load:', describe: 'after --duration, how long requests in flight may still take; those without an answer then are abandoned (in doubt)' },
+  rate: { type: 'string', group: 'Load:', describe: 'constant arrival rate over all processes: rows/s (ingest) or queries/s (analytical), sent on a fixed timetable; latency then counts from each request\'s scheduled start (default: as fast as the answers come)' },
+  seed: { type: 'number', group: 'Load:', describe: 'seed of the data and parameter generators (default: random, printed)' },
+  results_table: { type: 'string', group: 'Runs across machines:', describe: 'also write this run\'s result as one row into [schema.]table on the cluster (created if needed), e.g. doc.bench_runs' },
+  run_id: { type: 'string', group: 'Runs across machines:', describe: 'groups the rows of one run from several load generators (default: generated, printed)' },
+  generator: { type: 'string', group: 'Runs across machines:', describe: 'K/N: this is load generator K of N in one run; each writes its own rows (default 1/1)' },
+  start_at: { type: 'string', group: 'Runs across machines:', describe: 'ISO time at which to start the load, so load generators on several machines start together' },
+  monitor_interval: { type: 'string', default: '5s', group: 'Output:', describe: 'sample sys.nodes (CPU, heap, load, write/search thread pools and their rejections) this often during the run; 0 disables' },
+  json: { type: 'boolean', default: false, group: 'Output:', describe: 'print one JSON result object on stdout' },
+  threshold: { type: 'string', array: true, group: 'Output:', describe: 'a pass/fail check of the run, repeatable: "p99<250ms", "failed=0", "rows_per_sec>=40000", per query or table "name:p99<50ms"; a miss exits 5' },
+  report: { type: 'string', group: 'Output:', describe: 'also write a self-contained HTML report (charts over time, summary, options) to this file' },
+  progress: { type: 'boolean', group: 'Output:', describe: 'progress line on stderr every second (default: only on a TTY)' }
+}
+
+const MAX_START_DELAY_MS = 24 * 3600 * 1000
+
+function parseStartAt (text, nowMs = Date.now()) {
+  const at = Date.parse(text)
+  if (!/^\d{4}-\d\d-\d\dT/.test(String(text)) || !Number.isFinite(at)) {
+    throw new UsageError(`--start_at must be an ISO time such as 2026-11-22T10:00:00Z (got '${text}')`)
+  }
+  if (at - nowMs > MAX_START_DELAY_MS) throw new UsageError(`--start_at '${text}' is more than 24 hours away`)
+  return new Date(at).toISOString()
+}
+
+function commonRunOptions (args, { defaultProcesses }) {
+  const processes = args.processes ?? defaultProcesses
+  return {
+    processes: requirePositiveInteger(processes, 'processes'),
+    concurrentRequests: requireConcurrency(args.concurrent_requests, 'concurrent_requests'),
+    durationMs: args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
+    gracefulStopMs: parseDuration(args.graceful_stop, 'graceful_stop'),
+    warmupMs: args.warmup === undefined ? 0 : parseDuration(args.warmup, 'warmup'),
+    rate: args.rate === undefined ? null : parseRate(args.rate),
+    resultsTable: args.results_table === undefined ? null : parseTableName(args.results_table, 'results_table'),
+    runId: parseRunId(args.run_id),
+    startAt: args.start_at === undefined ? null : parseStartAt(args.start_at),
+    generator: parseGenerator(args.generator),
+    monitorIntervalMs: String(args.monitor_interval).trim() === '0' ? 0 : parseDuration(args.monitor_interval, 'monitor_interval'),
+    seed: args.seed === undefined ? Math.floor(Math.random() * 0x7fffffff) : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
+    json: Boolean(args.json),
+    thresholds: (args.threshold || []).map(parseThreshold),
+    report: args.report === undefined ? null : writableFile(args.report, 'report'),
+    progress: args.progress ?? Boolean(process.stderr.isTTY)
+  }
+}
+
+/**
+ * Parses argv for one workload. The workload contributes its own flags, examples and validation;
+ * connection and run flags are the same for every workload.
+ */
+function parseOptions (workload, argv, env = process.env) {
+  const script = path.basename(process.argv[1] || workload.script)
+  // Loaded here, not at the top: workers share this module's validators but never parse argv.
+  const yargsFactory = require('yargs/yargs')
+  const parser = yargsFactory(joinNegativeValues(argv, workload))
+    .scriptName(script)
+    .usage(`${workload.usage}\n\nUsage: node ${script} [options]`)
+    .options(CONNECTION_OPTIONS)
+    .options(RUN_OPTIONS)
+    .options({ processes: { ...RUN_OPTIONS.processes, describe: `worker processes (default: ${workload.defaultProcesses ?? `the number of CPUs, ${os.availableParallelism()} here`})` } })
+    .options(workload.options)
+    .strict()
+    .version(require('../../package.json').version)
+    .help('help')
+    .alias('help', 'h')
+    .wrap(Math.min(120, process.stdout.columns || 100))
+    .epilogue(workload.epilogue || '')
+    .fail((message, error) => {
+      const unknown = /^Unknown arguments?: (.*)$/.exec(message || '')
+      if (unknown) {
+        const names = unknown[1].split(', ')
+        const typedAsOption = (name) => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`) || a === `-${name}`)
+        const options = names.filter(typedAsOption)
+        if (options.length === 0) throw new UsageError(`unexpected argument '${names[0]}' (options start with --; see --help)`)
+        throw new UsageError(`unknown option ${options.map((a) => `--${a}`).join(', ')} (see --help)`)
+      }
+      throw new UsageError(message || (error && error.message) || 'invalid arguments')
+    })
+  for (const [command, description] of workload.examples || []) parser.example(command, description)
+  const args = parser.parseSync()
+  if (args._.length > 0) throw new UsageError(`unexpected argument '${args._[0]}'`)
+  const options = {
+    connection: connectionFromArgs(args, env),
+    ...commonRunOptions(args, { defaultProcesses: workload.defaultProcesses ?? os.availableParallelism() }),
+    ...workload.validateOptions(args)
+  }
+  requireRoomForRate(options)
+  if (workload.labelsOf) requireKnownLabels(options.thresholds, workload.labelsOf(options))
+  return options
+}
+
+/**
+ * --rate with --duration: each process sends one request every (units per request x processes /
+ * rate); a window shorter than that holds a single request per process, and no rate can be
+ * measured from it.
+ */
+function requireRoomForRate ({ rate, durationMs, processes, batchSize }) {
+  if (rate == null || durationMs == null) return
+  const units = batchSize ?? 1
+  const intervalMs = (units * processes * 1000) / rate
+  if (durationMs < intervalMs) {
+    throw new UsageError(`--rate ${rate} over ${processes} process${processes === 1 ? '' : 'es'} sends a request of ${units} every ${formatMs(Math.round(intervalMs))} per process: --duration ${formatMs(durationMs)} cannot hold two of them; raise --rate or --duration`)
+  }
+}
+
+/**
+ * `--timeout -1s`: yargs reads "-1s" as short flags, and the user would hear about an argument
+ * '1'. A text option followed by something that starts like a negative value takes it as its value,
+ * so the option's own check says what is wrong.
+ */
+function joinNegativeValues (argv, workload) {
+  const textOptions = new Set(Object.entries({ ...CONNECTION_OPTIONS, ...RUN_OPTIONS, ...workload.options })
+    .filter(([, spec]) => spec.type === 'string').map(([name]) => `--${name}`))
+  const joined = []
+  for (let i = 0; i < argv.length; i++) {
+    if (textOptions.has(argv[i]) && /^-[\d.]/.test(argv[i + 1] || '')) joined.push(`${argv[i]}=${argv[++i]}`)
+    else joined.push(argv[i])
+  }
+  return joined
+}
+
+// What we print and put into --json: everything a rerun needs, never the password.
+function describeOptions (options, exclude = []) {
+  const { connection, ...all } = options
+  const rest = Object.fromEntries(Object.entries(all).filter(([key]) => !exclude.includes(key)))
+  return {
+    hosts: connection.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`),
+    user: connection.user,
+    password: connection.password ? '***' : '(none)',
+    insecure: connection.insecure,
+    timeout_ms: connection.timeoutMs,
+    ...Object.fromEntries(Object.entries(rest).map(([key, value]) => [toSnakeCase(key), describeValue(value)]))
+  }
+}
+
+function toSnakeCase (key) {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+}
+
+function describeValue (value) {
+  if (value === Number.MAX_SAFE_INTEGER) return null
+  return value && value.display ? value.display : snakeCaseDeep(value)
+}
+
+/** Keys in snake_case all the way down, as everywhere in --json. */
+function snakeCaseDeep (value) {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [toSnakeCase(key), snakeCaseDeep(v)]))
+}
+
+module.exports = { parseOptions, describeOptions }

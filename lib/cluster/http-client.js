@@ -1,0 +1,322 @@
+'use strict'
+
+const { EventEmitter } = require('node:events')
+// undici's Pool alone: the package's index loads every dispatcher, mock and cache, which doubles
+// the start-up of each worker process (about 30 ms more).
+const Pool = require('undici/lib/dispatcher/pool')
+const { systemClock } = require('../base/clock')
+
+/** CrateDB answered with an error status (JSON error body, or plain text for 401, or empty for 413). */
+class CrateHttpError extends Error {
+  constructor ({ status, code, message }) {
+    super(message)
+    this.name = 'CrateHttpError'
+    this.status = status
+    this.code = code
+  }
+}
+
+/**
+ * No answer. `sent` says whether the request may have reached the server: a refused connection
+ * sent nothing (its rows are failed), a connection closed mid-request or a timeout after sending
+ * lost the answer (its rows are in doubt: they may be in the table).
+ */
+class TransportError extends Error {
+  constructor ({ code, message, host, sent }) {
+    super(message)
+    this.name = 'TransportError'
+    this.code = code
+    this.host = host
+    this.sent = sent
+  }
+}
+
+const TLS_MISMATCH_CODES = new Set(['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG'])
+// Failures that happen before a request leaves the client.
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNECTTIMEOUT', 'ETLS', 'ECERT', 'ENOHOST'])
+// Failures that say the host is gone, not slow: it is skipped until its pause is over.
+const HOST_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECLOSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNECTTIMEOUT'])
+
+const FIRST_PAUSE_MS = 1000
+const MAX_PAUSE_MS = 10_000
+const WAIT_SLICE_MS = 100
+const PROBE_TIMEOUT_MS = 2000
+
+function normalizeCode (error) {
+  const code = error && error.code
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'ETIMEDOUT'
+  if (code === 'UND_ERR_SOCKET') return 'ECLOSED'
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'ECONNECTTIMEOUT'
+  if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_ABORTED') return 'ABORTED'
+  return code
+}
+
+function describeTransportFailure (code, detail, hostUrl, timeoutMs) {
+  if (code === 'ETIMEDOUT') return { code, message: `no answer from ${hostUrl} within ${timeoutMs} ms (--timeout)` }
+  if (code === 'ABORTED') return { code, message: `request to ${hostUrl} abandoned before its answer arrived` }
+  if (code === 'ECONNREFUSED') return { code, message: `connection refused by ${hostUrl}` }
+  if (code === 'ECONNECTTIMEOUT') return { code, message: `no connection to ${hostUrl} within the connect timeout` }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { code, message: `cannot resolve the host of ${hostUrl}` }
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECLOSED') return { code, message: `connection to ${hostUrl} closed before the answer arrived` }
+  if (TLS_MISMATCH_CODES.has(code) || /wrong version number|packet length too long/i.test(detail)) {
+    return { code: 'ETLS', message: `TLS handshake with ${hostUrl} failed: the port does not speak TLS (CRATE_SSL set for a plain HTTP port?)` }
+  }
+  if (/certificate|self.signed|UNABLE_TO_VERIFY|CERT_/i.test(`${code} ${detail}`)) {
+    return { code: 'ECERT', message: `TLS certificate of ${hostUrl} is not trusted (${detail}); --insecure skips verification` }
+  }
+  return { code: code || 'EUNKNOWN', message: `request to ${hostUrl} failed: ${detail}` }
+}
+
+function parseErrorBody (status, contentType, text) {
+  if (contentType && contentType.includes('json')) {
+    try {
+      const body = JSON.parse(text)
+      if (body && body.error) return { status, code: body.error.code, message: body.error.message }
+    } catch { /* fall through to the text */ }
+  }
+  if (status === 401) return { status, code: 401, message: `authentication failed: ${text.trim() || 'HTTP 401'}` }
+  if (status === 413) return { status, code: 413, message: 'request body too large for the server (HTTP 413, over http.max_content_length): lower --batch_size' }
+  return { status, code: status, message: `HTTP ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''}` }
+}
+
+/**
+ * One request through undici's dispatcher, with the smallest handler that collects the answer: no
+ * stream, no header object per answer. Resolves { statusCode, contentType, text }.
+ */
+function dispatch (pool, options) {
+  return new Promise((resolve, reject) => {
+    const chunks = []
+    let statusCode = 0
+    let contentType = null
+    pool.dispatch(options, {
+      onConnect () {},
+      onHeaders (status, rawHeaders) {
+        statusCode = status
+        for (let i = 0; i < rawHeaders.length; i += 2) {
+          const name = rawHeaders[i]
+          if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') contentType = rawHeaders[i + 1].toString('latin1')
+        }
+        return true
+      },
+      onData (chunk) {
+        chunks.push(chunk)
+        return true
+      },
+      onComplete () {
+        const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')
+        resolve({ statusCode, contentType, text })
+      },
+      onError: reject
+    })
+  })
+}
+
+/**
+ * One CrateDB node: its connection pool and whether it answers. A host that refuses or resets
+ * connections is down for a pause (1 s, doubling up to 10 s); after the pause a `SELECT 1` tries
+ * it ('probing'), never a request of the workload, and it rejoins when that gets any HTTP answer.
+ */
+class Host {
+  constructor (h, poolOptions) {
+    this.base = `${h.protocol}://${h.hostname.includes(':') ? `[${h.hostname}]` : h.hostname}:${h.port}`
+    this.poolOptions = poolOptions
+    this.pool = new Pool(this.base, poolOptions)
+    this.state = 'up'
+    this.pauseMs = 0
+    this.downUntil = 0
+  }
+
+  /** Abandons every request in flight; new requests get a fresh pool. */
+  resetPool () {
+    const old = this.pool
+    this.pool = new Pool(this.base, this.poolOptions)
+    old.destroy().catch(() => {})
+  }
+}
+
+/**
+ * A thin CrateDB HTTP client: round-robin over the hosts that answer, failover past the ones that
+ * do not, keep-alive pools sized to the requests in flight, a per-request timeout, basic auth, and
+ * TLS verified unless told otherwise. Emits 'host-down' ({ host, detail, at }) and 'host-up'
+ * ({ host, at }). When every host has been down for longer than the timeout, requests fail with
+ * ENOHOST: the cluster is gone.
+ *
+ * A request that never left (refused) fails, unless `retryUnsent` is set: the master's own
+ * statements (DDL, refresh, count) then go to the next host, since nothing was sent.
+ */
+class CrateClient extends EventEmitter {
+  constructor ({ hosts, user, password, insecure = false, timeoutMs = 60_000, maxSockets = 20, downHosts = [], retryUnsent = false, clock = systemClock }) {
+    super()
+    this.timeoutMs = timeoutMs
+    this.retryUnsent = retryUnsent
+    this.clock = clock
+    const poolOptions = { connections: maxSockets, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }
+    if (hosts.some((h) => h.protocol === 'https')) poolOptions.connect = { rejectUnauthorized: !insecure }
+    this.hosts = hosts.map((h) => new Host(h, poolOptions))
+    this.next = 0
+    this.upCount = this.hosts.length
+    this.allDownSince = null
+    this.nextProbeAt = Infinity
+    // Requests sent before the latest abort() that fail were abandoned, not lost by the network.
+    this.sentCount = 0
+    this.abortedUpTo = 0
+    this.probes = new Set()
+    const auth = Buffer.from(`${user}:${password || ''}`).toString('base64')
+    this.headers = ['content-type', 'application/json', 'authorization', `Basic ${auth}`, 'accept', 'application/json']
+    for (const base of downHosts) {
+      const host = this.hosts.find((h) => h.base === base)
+      if (host) this.markDown(host, 'unreachable before the run', { silent: true })
+    }
+  }
+
+  /** The next host that answers, round-robin; down hosts whose pause is over are probed on the side. */
+  pickHost () {
+    if (this.clock.now() >= this.nextProbeAt) this.probeDueHosts()
+    const n = this.hosts.length
+    for (let i = 0; i < n; i++) {
+      const host = this.hosts[this.next]
+      this.next = this.next + 1 === n ? 0 : this.next + 1
+      if (host.state === 'up') return host
+    }
+    return null
+  }
+
+  /** Every host is down: wait for one to be tried again, up to the timeout. */
+  async waitForHost () {
+    for (;;) {
+      const host = this.pickHost()
+      if (host) return host
+      if (this.allDownSince !== null && this.clock.now() - this.allDownSince > this.timeoutMs) {
+        throw new TransportError({
+          code: 'ENOHOST',
+          message: `no host answers: all ${this.hosts.length} host${this.hosts.length === 1 ? ' has' : 's have'} been down for more than ${this.timeoutMs} ms (--timeout)`,
+          sent: false
+        })
+      }
+      await this.clock.sleep(WAIT_SLICE_MS)
+    }
+  }
+
+  probeDueHosts () {
+    for (const host of this.hosts) {
+      if (host.state !== 'down' || this.clock.now() < host.downUntil) continue
+      host.state = 'probing'
+      // Any HTTP answer marks it up (post does); any failure marks it down for a longer pause.
+      const probe = this.post('{"stmt":"SELECT 1"}', { target: host, timeoutMs: Math.min(this.timeoutMs, PROBE_TIMEOUT_MS) })
+        .catch(() => {})
+        .finally(() => this.probes.delete(probe))
+      this.probes.add(probe)
+    }
+    this.updateNextProbe()
+  }
+
+  /** Resolves when the probes in flight have their answer. */
+  async probesSettled () {
+    await Promise.all(this.probes)
+  }
+
+  markDown (host, detail, { silent = false } = {}) {
+    const wasUp = host.state === 'up'
+    host.pauseMs = wasUp ? FIRST_PAUSE_MS : Math.min(MAX_PAUSE_MS, Math.max(FIRST_PAUSE_MS, host.pauseMs * 2))
+    host.downUntil = this.clock.now() + host.pauseMs
+    host.state = 'down'
+    if (wasUp) {
+      this.upCount--
+      if (this.upCount === 0) this.allDownSince = this.clock.now()
+      if (!silent) this.emit('host-down', { host: host.base, detail, at: this.clock.now() })
+    }
+    this.updateNextProbe()
+  }
+
+  markUp (host) {
+    if (host.state === 'up') return
+    host.state = 'up'
+    host.pauseMs = 0
+    this.upCount++
+    this.allDownSince = null
+    this.updateNextProbe()
+    this.emit('host-up', { host: host.base, at: this.clock.now() })
+  }
+
+  updateNextProbe () {
+    let at = Infinity
+    for (const h of this.hosts) if (h.state === 'down' && h.downUntil < at) at = h.downUntil
+    this.nextProbeAt = at
+  }
+
+  /**
+   * POSTs a prepared body and resolves with the parsed answer of a 2xx response. Rejects with
+   * CrateHttpError for error statuses and TransportError when no answer arrived. `target` pins
+   * one host (the check of each host); otherwise the request goes to the next host that answers.
+   * `parse` turns the answer text into what the caller accounts (JSON.parse unless the caller
+   * knows a cheaper way for its answers).
+   */
+  async post (body, options = {}) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.postOnce(body, options)
+      } catch (error) {
+        const retry = this.retryUnsent && !options.target && error instanceof TransportError && !error.sent &&
+          error.code !== 'ENOHOST' && attempt < 10 * this.hosts.length
+        if (!retry) throw error
+      }
+    }
+  }
+
+  async postOnce (body, { target = null, parse = JSON.parse, timeoutMs = this.timeoutMs } = {}) {
+    const host = target || this.pickHost() || await this.waitForHost()
+    const sequence = ++this.sentCount
+    let statusCode, contentType, text
+    try {
+      // No abort signal per request: listening on one costs about a tenth of a small query's
+      // client CPU; abort() replaces the pools instead.
+      const options = { origin: host.base, path: '/_sql', method: 'POST', headers: this.headers, body }
+      if (timeoutMs !== this.timeoutMs) Object.assign(options, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+      ;({ statusCode, contentType, text } = await dispatch(host.pool, options))
+    } catch (error) {
+      throw this.transportFailure(error, host, sequence, timeoutMs)
+    }
+    this.markUp(host)
+    if (statusCode < 200 || statusCode >= 300) {
+      throw new CrateHttpError(parseErrorBody(statusCode, contentType, text))
+    }
+    try {
+      return parse(text)
+    } catch {
+      throw new CrateHttpError({ status: statusCode, code: 'EBADJSON', message: `answer from ${host.base} is not JSON: ${text.slice(0, 100)}` })
+    }
+  }
+
+  transportFailure (error, host, sequence, timeoutMs) {
+    const code = sequence <= this.abortedUpTo ? 'ABORTED' : normalizeCode(error)
+    const failure = describeTransportFailure(code, String(error && error.message), host.base, timeoutMs)
+    if ((HOST_DOWN_CODES.has(failure.code) && host.state === 'up') || host.state === 'probing') this.markDown(host, failure.message)
+    return new TransportError({ ...failure, host: host.base, sent: !NEVER_SENT_CODES.has(failure.code) })
+  }
+
+  /** One statement with parameters; values never go into the SQL text. */
+  sql (stmt, args, options) {
+    const payload = args === undefined ? { stmt } : { stmt, args }
+    return this.post(JSON.stringify(payload), options)
+  }
+
+  /** The bases of the hosts that are down now, for clients started later (the workers). */
+  downHosts () {
+    return this.hosts.filter((h) => h.state !== 'up').map((h) => h.base)
+  }
+
+  /**
+   * Abandons every request in flight (Ctrl-C twice): each rejects with TransportError ABORTED.
+   * Requests sent afterwards go out as usual.
+   */
+  abort () {
+    this.abortedUpTo = this.sentCount
+    for (const host of this.hosts) host.resetPool()
+  }
+
+  close () {
+    for (const host of this.hosts) host.pool.destroy().catch(() => {})
+  }
+}
+
+module.exports = { CrateClient, CrateHttpError, TransportError, parseErrorBody, FIRST_PAUSE_MS, MAX_PAUSE_MS }

@@ -1,0 +1,91 @@
+'use strict'
+
+const fs = require('node:fs')
+const yaml = require('js-yaml')
+const { UsageError } = require('../base/errors')
+const { visible } = require('../base/format')
+const { compileArgs } = require('./generators/query-args')
+
+const RATIO_TOLERANCE = 1e-9
+// A query mix is a few kilobytes; anything near these limits is not one.
+const MAX_FILE_BYTES = 1024 * 1024
+const MAX_VALUES = 100_000
+
+function shortName (query) {
+  const text = query.replace(/\s+/g, ' ').trim()
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text
+}
+
+/** Only a regular file of reasonable size: not /dev/zero, a FIFO, or a directory. */
+function readConfigFile (file) {
+  let stat
+  try {
+    stat = fs.statSync(file)
+  } catch (error) {
+    throw new UsageError(`--queries_config '${visible(file)}' cannot be read: ${error.code === 'ENOENT' ? 'no such file' : error.message}`)
+  }
+  if (!stat.isFile()) throw new UsageError(`--queries_config '${visible(file)}' is not a regular file`)
+  if (stat.size > MAX_FILE_BYTES) throw new UsageError(`--queries_config '${visible(file)}' is ${stat.size} bytes, more than a query mix needs (at most ${MAX_FILE_BYTES})`)
+  try {
+    return fs.readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new UsageError(`--queries_config '${visible(file)}' cannot be read: ${error.message}`)
+  }
+}
+
+/**
+ * YAML aliases let a small file stand for an enormous document (nine levels of ten aliases are a
+ * billion values): count the values as anything that walks the document would meet them, and
+ * stop at a budget instead of expanding it.
+ */
+function requireModestSize (doc, file) {
+  let values = 0
+  const walk = (node) => {
+    if (++values > MAX_VALUES) throw new UsageError(`--queries_config '${visible(file)}' expands to more than ${MAX_VALUES} values (YAML aliases?)`)
+    if (node && typeof node === 'object') for (const key of Object.keys(node)) walk(node[key])
+  }
+  walk(doc)
+}
+
+/**
+ * Reads and validates a queries.yml: a list of {name?, query, ratio, args?}. Ratios must be
+ * positive and sum to 1 within 1e-9 (0.7 + 0.2 + 0.1 is 0.9999999999999999 in floating point).
+ */
+function loadQueryConfig (file, ctx) {
+  const text = readConfigFile(file)
+  let doc
+  try {
+    doc = yaml.load(text, { filename: file })
+  } catch (error) {
+    const line = error.mark ? ` at line ${error.mark.line + 1}, column ${error.mark.column + 1}` : ''
+    throw new UsageError(`--queries_config '${visible(file)}' is not valid YAML${line}: ${error.reason || error.message}`)
+  }
+  requireModestSize(doc, file)
+  if (!Array.isArray(doc) || doc.length === 0) {
+    throw new UsageError(`--queries_config '${file}' must be a non-empty list of entries with query and ratio`)
+  }
+  const names = new Set()
+  const queries = doc.map((entry, i) => {
+    const where = `${file}: entry ${i + 1}`
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new UsageError(`${where} is not a mapping with query and ratio`)
+    const unknown = Object.keys(entry).filter((k) => !['name', 'query', 'ratio', 'args'].includes(k))
+    if (unknown.length) throw new UsageError(`${where} has unknown key '${unknown[0]}' (allowed: name, query, ratio, args)`)
+    if (typeof entry.query !== 'string' || !entry.query.trim()) throw new UsageError(`${where} has no query`)
+    if (typeof entry.ratio !== 'number' || !Number.isFinite(entry.ratio) || entry.ratio <= 0) {
+      throw new UsageError(`${where}: ratio must be a positive number (got ${JSON.stringify(entry.ratio)})`)
+    }
+    const given = visible(entry.name === undefined ? shortName(entry.query) : String(entry.name))
+    let name = given
+    for (let n = 2; names.has(name); n++) name = `${given} #${n}`
+    names.add(name)
+    compileArgs(entry.args, ctx, `${where} (${name})`)
+    return { name, query: entry.query.trim(), ratio: entry.ratio, args: entry.args ?? null }
+  })
+  const sum = queries.reduce((s, q) => s + q.ratio, 0)
+  if (Math.abs(sum - 1) > RATIO_TOLERANCE) {
+    throw new UsageError(`--queries_config '${file}': ratios sum to ${sum}, not 1`)
+  }
+  return queries
+}
+
+module.exports = { loadQueryConfig, shortName }

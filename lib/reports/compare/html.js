@@ -1,0 +1,61 @@
+'use strict'
+
+const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('../html/parts')
+
+/** The comparison as one self-contained page: base and new side by side per figure, with the change and its interval. */
+function renderCompareHtml (comparison) {
+  const figures = comparison.figures.filter((f) => f.base !== null)
+  const rows = comparison.figures.map((f) => `<tr><td>${escapeHtml(f.figure)}</td><td>${f.base ?? '-'}</td><td>${f.new ?? '-'}</td><td>${f.change_pct ?? '-'}%</td><td>${f.ci_pct ? `${f.ci_pct[0]}% .. ${f.ci_pct[1]}%` : '-'}</td><td>${escapeHtml(f.verdict)}</td></tr>`).join('\n')
+  const data = scriptJson({ figures })
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>crate-bench compare</title>
+<style>body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; } td, th { padding: 2px 10px; text-align: left; } .chart { height: ${Math.max(240, 60 * figures.length)}px; max-width: 1100px; } .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 12px; margin: 16px 0; } .chart.small { height: 240px; border: 1px solid #ddd; }</style>
+</head><body data-charts="0" data-errors="0">
+${ERROR_COUNTER}
+<h1>Base (${comparison.base_runs} runs) against new (${comparison.new_runs} runs)</h1>
+<p>${escapeHtml(comparison.judged ? comparison.method : 'fewer than 3 runs a side: significance cannot be judged')}</p>
+<div class="chart" id="chart-compare"></div>
+<div class="figures">${figures.map((f, i) => `<div class="chart small" id="chart-figure-${i}"></div>`).join('')}</div>
+<table><tr><th>figure</th><th>base</th><th>new</th><th>change</th><th>95% CI</th><th>verdict</th></tr>
+${rows}
+</table>
+<script>${echartsSource()}</script>
+<script type="application/json" id="compare-data">${data}</script>
+<script>
+(function () {
+  'use strict'
+  var figures = JSON.parse(document.getElementById('compare-data').textContent).figures
+  var chart = echarts.init(document.getElementById('chart-compare'), null, { renderer: 'svg' })
+  chart.setOption({
+    animation: false,
+    title: { text: 'Change of each figure, new against base (%)', textStyle: { fontSize: 13 } },
+    tooltip: { trigger: 'axis' },
+    grid: { left: 260, right: 40, top: 40, bottom: 30 },
+    xAxis: { type: 'value', name: '%' },
+    yAxis: { type: 'category', data: figures.map(function (f) { return f.figure }) },
+    series: [{ type: 'bar', data: figures.map(function (f) { return { value: f.change_pct, itemStyle: { color: f.verdict === 'better' ? '#3a7' : f.verdict === 'worse' ? '#c33' : '#999' } } }) }]
+  })
+  // Each figure: base and new side by side, the mean as a bar and every run as a dot.
+  figures.forEach(function (f, i) {
+    var small = echarts.init(document.getElementById('chart-figure-' + i), null, { renderer: 'svg' })
+    var runs = f.base_values.map(function (v) { return ['base', v] }).concat(f.new_values.map(function (v) { return ['new', v] }))
+    small.setOption({
+      animation: false,
+      title: { text: f.figure, subtext: f.verdict, textStyle: { fontSize: 12 } },
+      grid: { left: 60, right: 16, top: 56, bottom: 24 },
+      xAxis: { type: 'category', data: ['base', 'new'] },
+      yAxis: { type: 'value' },
+      series: [
+        { type: 'bar', barWidth: '40%', data: [f.base, f.new], itemStyle: { color: '#9ab' } },
+        { type: 'scatter', symbolSize: 7, data: runs, itemStyle: { color: '#345' } }
+      ]
+    })
+  })
+  document.body.dataset.charts = 1 + figures.length
+})()
+</script>
+</body></html>
+`
+}
+
+module.exports = { renderCompareHtml }

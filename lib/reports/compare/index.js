@@ -1,0 +1,77 @@
+'use strict'
+
+const { welch, mean } = require('./welch')
+const { round } = require('../../base/format')
+
+// The figures compared, and which way is better.
+const MIN_RUNS = 3
+const SIGNIFICANCE = 0.05
+
+function figuresOf (result) {
+  const unit = result.workload === 'ingest' ? 'rows' : 'queries'
+  const figures = {
+    [`${unit}/s`]: { value: result[`${unit}_per_sec`], higherIsBetter: true },
+    'p50 ms': { value: result.latency_ms && result.latency_ms.p50, higherIsBetter: false },
+    'p99 ms': { value: result.latency_ms && result.latency_ms.p99, higherIsBetter: false },
+    'p99.9 ms': { value: result.latency_ms && result.latency_ms.p999, higherIsBetter: false },
+    [`${unit} failed`]: { value: result[`${unit}_failed`] + (result[`${unit}_in_doubt`] || 0), higherIsBetter: false }
+  }
+  for (const q of result.queries || []) {
+    figures[`${q.name}: queries/s`] = { value: q.queries_per_sec, higherIsBetter: true }
+    figures[`${q.name}: p99 ms`] = { value: q.latency_ms && q.latency_ms.p99, higherIsBetter: false }
+  }
+  return figures
+}
+
+/**
+ * Base against new, figure by figure: the means, the change in %, and with at least three runs a
+ * side, Welch's t-test: a 95% confidence interval of the change and a verdict (better, worse, or
+ * no significant difference at p < 0.05).
+ */
+function compareRuns (baseResults, newResults) {
+  const base = baseResults.map(figuresOf)
+  const next = newResults.map(figuresOf)
+  const names = Object.keys(base[0]).filter((name) => next.every((f) => name in f) && base.every((f) => name in f))
+  const judged = baseResults.length >= MIN_RUNS && newResults.length >= MIN_RUNS
+  return {
+    base_runs: baseResults.length,
+    new_runs: newResults.length,
+    method: `Welch's t-test, two-sided, p < ${SIGNIFICANCE}; 95% confidence interval of the change`,
+    judged,
+    figures: names.map((name) => compareFigure(name, base.map((f) => f[name].value), next.map((f) => f[name].value), base[0][name].higherIsBetter, judged))
+  }
+}
+
+function compareFigure (name, baseValues, newValues, higherIsBetter, judged) {
+  const usable = baseValues.every((v) => typeof v === 'number') && newValues.every((v) => typeof v === 'number')
+  const b = usable ? mean(baseValues) : null
+  const n = usable ? mean(newValues) : null
+  const pct = (x) => (b ? round((x / b) * 100, 1) : null)
+  const entry = {
+    figure: name,
+    higher_is_better: higherIsBetter,
+    base: b === null ? null : round(b, 3),
+    new: n === null ? null : round(n, 3),
+    change_pct: usable && b ? pct(n - b) : null,
+    ci_pct: null,
+    p_value: null,
+    verdict: null,
+    base_values: baseValues,
+    new_values: newValues
+  }
+  if (!usable) return { ...entry, verdict: 'no data' }
+  if (!judged) return { ...entry, verdict: `cannot be judged: fewer than ${MIN_RUNS} runs a side` }
+  const test = welch(baseValues, newValues)
+  entry.p_value = round(test.pValue, 4)
+  entry.ci_pct = b ? [pct(test.low), pct(test.high)] : null
+  if (test.pValue >= SIGNIFICANCE) entry.verdict = 'no significant difference'
+  else entry.verdict = (test.diff > 0) === higherIsBetter ? 'better' : 'worse'
+  return entry
+}
+
+/** Figures significantly worse by more than `pct` percent. */
+function regressions (comparison, pct) {
+  return comparison.figures.filter((f) => f.verdict === 'worse' && Math.abs(f.change_pct) > pct)
+}
+
+module.exports = { compareRuns, regressions, figuresOf, MIN_RUNS }

@@ -1,0 +1,108 @@
+'use strict'
+
+const { round, perSecond } = require('../base/format')
+const { encodeHistogram } = require('./stats')
+
+/**
+ * The result object behind both the table and --json. Every rate divides by one window: from the
+ * first request sent by any worker to the last answer received by any worker. Units sent are ok
+ * (acknowledged one by one), failed (the server said no, or they never left) or in doubt (sent,
+ * answer lost: a closed connection, a timeout, a worker that died or was abandoned).
+ */
+function buildResult ({ workload, options, describedOptions, totals, workers, partialReasons, resources, extra, cluster = null, events = [] }) {
+  const unit = workload.unit
+  const seconds = round(totals.seconds, 3)
+  const all = totals.all
+  const okPerSecond = perSecond(all.ok, seconds)
+  const result = {
+    workload: workload.name,
+    options: describedOptions,
+    started_at: totals.firstSentAt === null ? null : new Date(totals.firstSentAt).toISOString(),
+    seconds,
+    // The window is sending, then the drain of the last answers (at most --graceful_stop after --duration).
+    sending_seconds: round(totals.sendingSeconds, 3),
+    drain_seconds: round(Math.max(0, totals.seconds - totals.sendingSeconds), 3),
+    // Units answered during --warmup are apart: everything else, the sent units included, is after it.
+    [`${unit}_sent`]: totals.unitsSent - totals.warmup.units,
+    [`${unit}_ok`]: all.ok,
+    [`${unit}_failed`]: all.failed,
+    [`${unit}_in_doubt`]: totals.unitsSent - totals.warmup.units - all.ok - all.failed,
+    warmup: options.warmupMs ? { seconds: options.warmupMs / 1000, [`${unit}_ok`]: totals.warmup.ok, [`${unit}_failed`]: totals.warmup.failed, [`${unit}_in_doubt`]: totals.warmup.inDoubt, requests: totals.warmup.requests } : null,
+    [`${unit}_per_sec`]: okPerSecond,
+    requests: all.requests,
+    requests_failed: all.requestsFailed,
+    latency_ms: all.latencySummary(),
+    server_ms: all.serverSummary(),
+    errors: totals.errors.toJSON(),
+    workers: workers.map((w) => ({
+      worker: w.index,
+      [`${unit}_ok`]: w.totals.all.ok,
+      [`${unit}_failed`]: w.totals.all.failed,
+      requests: w.totals.all.requests,
+      seconds: round(w.totals.seconds, 3),
+      // Each worker's own rate: its units over its own window.
+      [`${unit}_per_sec`]: perSecond(w.totals.all.ok, round(w.totals.seconds, 3)),
+      stop_reason: w.stopReason ? w.stopReason.kind : (w.exit ? 'died' : null),
+      stop_detail: w.stopReason ? w.stopReason.detail : (w.exit ? `${w.exit.signal || `exit code ${w.exit.code}`} before its final report` : null)
+    })),
+    rate: rateOf(options, totals, okPerSecond),
+    cluster,
+    events,
+    ...extra,
+    client: clientResources(resources, totals.unitsSent, unit),
+    // HdrHistogram's compressed encoding: runs of several load generators merge exactly from these.
+    histograms: {
+      latency: encodeHistogram(all.latency),
+      labels: Object.fromEntries([...totals.series].map(([label, s]) => [label, encodeHistogram(s.latency)]))
+    },
+    partial: partialReasons.length > 0,
+    partial_reasons: partialReasons
+  }
+  return workload.extendResult ? workload.extendResult(result, totals, options) : result
+}
+
+/** Target vs achieved under --rate; null in the closed model. Achieved counts acknowledged units. */
+function rateOf (options, totals, achieved) {
+  if (options.rate === null || options.rate === undefined) return null
+  return {
+    target_per_sec: options.rate,
+    achieved_per_sec: achieved,
+    achieved_pct: round((achieved / options.rate) * 100, 1),
+    late_requests: totals.lateRequests,
+    latency_from: 'scheduled start'
+  }
+}
+
+// A worker above either limit may have held the load back: the cluster was not what limited it.
+const SATURATED_CPU_PCT = 90
+const SATURATED_LOOP_DELAY_MS = 100
+
+function clientResources (resources, unitsSent, unit) {
+  const cpuMicros = resources.reduce((sum, r) => sum + r.cpuMicros, 0)
+  const maxRssKb = resources.reduce((max, r) => Math.max(max, r.maxRssKb), 0)
+  const workers = resources.filter((r) => r.wallMicros > 0).map((r) => ({
+    cpu_pct: round((r.cpuMicros / r.wallMicros) * 100, 1),
+    event_loop_delay_p99_ms: r.eventLoopDelayP99Ms === null ? null : round(r.eventLoopDelayP99Ms, 1)
+  }))
+  return {
+    cpu_seconds: round(cpuMicros / 1e6, 3),
+    [`cpu_us_per_${unit === 'rows' ? 'row' : 'query'}`]: unitsSent > 0 ? round(cpuMicros / unitsSent, 3) : null,
+    max_rss_mb_per_process: round(maxRssKb / 1024, 1),
+    workers,
+    saturated: isSaturated(workers)
+  }
+}
+
+/** The client, not the cluster, may have limited the run. */
+function isSaturated (workers) {
+  return workers.some((w) => w.cpu_pct >= SATURATED_CPU_PCT || (w.event_loop_delay_p99_ms ?? 0) >= SATURATED_LOOP_DELAY_MS)
+}
+
+/** 0 only when every unit was acknowledged; a run that went on through a node loss is complete, not partial. */
+function exitCodeOf (result, unit) {
+  if (result.partial) return 4
+  if (result[`${unit}_failed`] > 0 || result[`${unit}_in_doubt`] > 0) return 1
+  return 0
+}
+
+module.exports = { buildResult, exitCodeOf, isSaturated, SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS }

@@ -1,0 +1,333 @@
+'use strict'
+
+const { now } = require('../base/clock')
+
+const hdr = require('hdr-histogram-js')
+
+// Latencies are recorded in microseconds, 3 significant digits, up to one hour.
+const HISTOGRAM_OPTIONS = Object.freeze({
+  lowestDiscernibleValue: 1,
+  highestTrackableValue: 3_600_000_000,
+  numberOfSignificantValueDigits: 3,
+  useWebAssembly: false
+})
+
+function newHistogram () {
+  return hdr.build(HISTOGRAM_OPTIONS)
+}
+
+function recordMicros (histogram, micros) {
+  histogram.recordValue(Math.min(HISTOGRAM_OPTIONS.highestTrackableValue, Math.max(1, Math.round(micros))))
+}
+
+// Histograms cross the process boundary in HdrHistogram's compressed encoding, so the master
+// merges the exact bucket counts of every worker instead of averaging percentiles.
+function encodeHistogram (histogram) {
+  return histogram.totalCount === 0 ? null : hdr.encodeIntoCompressedBase64(histogram)
+}
+
+function addEncoded (target, encoded) {
+  if (encoded) target.add(hdr.decodeFromCompressedBase64(encoded, 32, false))
+}
+
+const round3 = (x) => Math.round(x * 1000) / 1000
+
+/**
+ * Percentiles in milliseconds; all null when nothing was recorded. A merged histogram knows its
+ * maximum only to bucket precision, so callers pass the exact maximum they tracked.
+ */
+function latencySummary (histogram, exactMaxMicros = null) {
+  const empty = histogram.totalCount === 0
+  const maxMicros = exactMaxMicros ?? histogram.maxValue
+  // A percentile is reported at its bucket's upper edge, which can lie above the exact maximum:
+  // no percentile is allowed to exceed what was actually measured.
+  const at = (p) => (empty ? null : round3(Math.min(histogram.getValueAtPercentile(p), maxMicros) / 1000))
+  return {
+    p50: at(50),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
+    p999: at(99.9),
+    max: empty ? null : round3(maxMicros / 1000),
+    mean: empty ? null : round3(histogram.mean / 1000)
+  }
+}
+
+/**
+ * CrateDB error messages carry shard ids, allocation ids and values ("... for values: [11, 99]"),
+ * so grouping by the raw text would give every row its own group. Tokens that contain a digit are
+ * masked for the grouping key; the first raw message of each group is kept as its sample.
+ */
+function errorPattern (message) {
+  return String(message).replace(/[A-Za-z0-9_\-@.]*\d[A-Za-z0-9_\-@.]*/g, '#')
+}
+
+/**
+ * Units that did not succeed, grouped by cause. `in_doubt` tells failed units (the server said
+ * no, or the request never left) from units whose answer was lost (they may be in the table).
+ */
+class ErrorGroups {
+  constructor () {
+    this.groups = new Map()
+  }
+
+  add ({ code = null, status = null, message = '', inDoubt = false, in_doubt: inDoubtFlag = inDoubt }, count = 1, sample = message) {
+    const pattern = errorPattern(message)
+    const key = `${code}\u0000${status}\u0000${inDoubtFlag}\u0000${pattern}`
+    const group = this.groups.get(key)
+    if (group) group.count += count
+    else this.groups.set(key, { code, status, in_doubt: inDoubtFlag, message: pattern, sample, count })
+  }
+
+  merge (list) {
+    for (const g of list) this.add(g, g.count, g.sample)
+  }
+
+  get size () {
+    return this.groups.size
+  }
+
+  /** Largest groups first. */
+  toJSON () {
+    return [...this.groups.values()].sort((a, b) => b.count - a.count).map((g) => ({ ...g }))
+  }
+
+  clear () {
+    this.groups.clear()
+  }
+}
+
+/** Counts of one kind of request (all inserts, or one query of a mix). */
+class Series {
+  constructor () {
+    this.requests = 0
+    this.requestsFailed = 0
+    this.ok = 0
+    this.failed = 0
+    this.inDoubt = 0
+    this.latency = newHistogram()
+    this.server = newHistogram()
+    this.latencyMax = 0
+    this.serverMax = 0
+  }
+
+  recordLatency (micros) {
+    recordMicros(this.latency, micros)
+    if (micros > this.latencyMax) this.latencyMax = micros
+  }
+
+  recordServer (micros) {
+    recordMicros(this.server, micros)
+    if (micros > this.serverMax) this.serverMax = micros
+  }
+
+  latencySummary () {
+    return latencySummary(this.latency, this.latencyMax)
+  }
+
+  serverSummary () {
+    return latencySummary(this.server, this.serverMax)
+  }
+
+  toDelta () {
+    return {
+      requests: this.requests,
+      requestsFailed: this.requestsFailed,
+      ok: this.ok,
+      failed: this.failed,
+      inDoubt: this.inDoubt,
+      latency: encodeHistogram(this.latency),
+      latencyMax: this.latencyMax,
+      server: encodeHistogram(this.server),
+      serverMax: this.serverMax
+    }
+  }
+
+  addDelta (delta) {
+    this.requests += delta.requests
+    this.requestsFailed += delta.requestsFailed
+    this.ok += delta.ok
+    this.failed += delta.failed
+    this.inDoubt += delta.inDoubt || 0
+    addEncoded(this.latency, delta.latency)
+    addEncoded(this.server, delta.server)
+    this.latencyMax = Math.max(this.latencyMax, delta.latencyMax)
+    this.serverMax = Math.max(this.serverMax, delta.serverMax)
+  }
+}
+
+/**
+ * Worker side: what happened since the last report. Units are rows for ingest and queries for the
+ * analytical mix. `takeDelta()` hands the interval to the master and starts a new one, so the
+ * master's sums are exact and a worker that dies loses at most its last second.
+ */
+class Recorder {
+  /**
+   * `warmupUntil`: answers before this instant (--warmup) are counted apart and kept out of every
+   * figure; the measured window starts there.
+   */
+  constructor ({ now: clockNow = now, warmupUntil = null } = {}) {
+    this.now = clockNow
+    this.warmupUntil = warmupUntil
+    this.warmup = emptyWarmup()
+    this.series = new Map()
+    this.errors = new ErrorGroups()
+    this.firstSentAt = null
+    this.lastSentAt = null
+    this.lastAnsweredAt = null
+    this.unitsSent = 0
+    this.unitsInFlight = 0
+    this.lateRequests = 0
+    this.events = []
+    this.periodStartedAt = this.now()
+  }
+
+  /** Something the client saw happen to a host (down, up again), passed on with the next delta. */
+  event (event) {
+    this.events.push(event)
+  }
+
+  seriesFor (label) {
+    let s = this.series.get(label)
+    if (!s) {
+      s = new Series()
+      this.series.set(label, s)
+    }
+    return s
+  }
+
+  sent (units, at) {
+    if (this.firstSentAt === null) this.firstSentAt = at
+    this.lastSentAt = at
+    this.unitsSent += units
+    this.unitsInFlight += units
+  }
+
+  /** A paced request whose scheduled start found every in-flight slot busy. */
+  late () {
+    this.lateRequests++
+  }
+
+  /**
+   * One answered (or failed) request. `failures` lists error groups as {code,status,message,count,inDoubt};
+   * `inDoubt` counts units whose answer was lost after they were sent.
+   */
+  answered ({ label, units, ok, failed, inDoubt = 0, latencyMicros, serverMillis, requestFailed, failures, at }) {
+    if (this.warmupUntil !== null && at < this.warmupUntil) {
+      this.warmup.requests++
+      this.warmup.units += units
+      this.warmup.ok += ok
+      this.warmup.failed += failed
+      this.warmup.inDoubt += inDoubt
+      this.unitsInFlight -= units
+      return
+    }
+    const s = this.seriesFor(label)
+    s.requests++
+    if (requestFailed) s.requestsFailed++
+    s.ok += ok
+    s.failed += failed
+    s.inDoubt += inDoubt
+    s.recordLatency(latencyMicros)
+    if (typeof serverMillis === 'number' && Number.isFinite(serverMillis)) s.recordServer(serverMillis * 1000)
+    if (failures) for (const f of failures) this.errors.add(f, f.count)
+    this.unitsInFlight -= units
+    this.lastAnsweredAt = at
+  }
+
+  takeDelta () {
+    const series = {}
+    for (const [label, s] of this.series) {
+      series[label] = s.toDelta()
+    }
+    const at = this.now()
+    const delta = {
+      series,
+      errors: this.errors.toJSON(),
+      // With a warm-up, the measured window starts where it ends.
+      firstSentAt: this.warmupUntil !== null && this.firstSentAt !== null ? Math.max(this.firstSentAt, this.warmupUntil) : this.firstSentAt,
+      lastSentAt: this.lastSentAt,
+      warmup: this.warmup,
+      lastAnsweredAt: this.lastAnsweredAt,
+      unitsSent: this.unitsSent,
+      unitsInFlight: this.unitsInFlight,
+      lateRequests: this.lateRequests,
+      events: this.events,
+      // The period this delta covers and when it ended, so a live rate can be exact however the
+      // deltas arrive, and the timeline can place each one in its interval.
+      periodMs: at - this.periodStartedAt,
+      at
+    }
+    this.periodStartedAt = at
+    this.series = new Map()
+    this.errors.clear()
+    this.unitsSent = 0
+    this.lateRequests = 0
+    this.events = []
+    this.warmup = emptyWarmup()
+    return delta
+  }
+}
+
+function emptyWarmup () {
+  return { requests: 0, units: 0, ok: 0, failed: 0, inDoubt: 0 }
+}
+
+/** Master side: the exact sum of every delta of every worker. */
+class Totals {
+  constructor () {
+    this.series = new Map()
+    this.all = new Series()
+    this.errors = new ErrorGroups()
+    this.firstSentAt = null
+    this.lastSentAt = null
+    this.lastAnsweredAt = null
+    this.unitsSent = 0
+    this.lateRequests = 0
+    this.warmup = emptyWarmup()
+  }
+
+  addDelta (delta) {
+    if (delta.warmup) for (const key of Object.keys(this.warmup)) this.warmup[key] += delta.warmup[key]
+    for (const [label, d] of Object.entries(delta.series)) {
+      let s = this.series.get(label)
+      if (!s) {
+        s = new Series()
+        this.series.set(label, s)
+      }
+      s.addDelta(d)
+      this.all.addDelta(d)
+    }
+    this.errors.merge(delta.errors)
+    if (delta.firstSentAt !== null && (this.firstSentAt === null || delta.firstSentAt < this.firstSentAt)) this.firstSentAt = delta.firstSentAt
+    if (delta.lastAnsweredAt !== null && (this.lastAnsweredAt === null || delta.lastAnsweredAt > this.lastAnsweredAt)) this.lastAnsweredAt = delta.lastAnsweredAt
+    if (delta.lastSentAt != null && (this.lastSentAt === null || delta.lastSentAt > this.lastSentAt)) this.lastSentAt = delta.lastSentAt
+    this.unitsSent += delta.unitsSent
+    this.lateRequests += delta.lateRequests || 0
+  }
+
+  /** The measurement window: first request sent to last answer received, in seconds. */
+  get seconds () {
+    if (this.firstSentAt === null || this.lastAnsweredAt === null) return 0
+    return Math.max(0, this.lastAnsweredAt - this.firstSentAt) / 1000
+  }
+
+  /** Of that window: first to last request sent. */
+  get sendingSeconds () {
+    if (this.firstSentAt === null || this.lastSentAt === null) return 0
+    return Math.max(0, this.lastSentAt - this.firstSentAt) / 1000
+  }
+}
+
+module.exports = {
+  newHistogram,
+  recordMicros,
+  encodeHistogram,
+  addEncoded,
+  latencySummary,
+  errorPattern,
+  ErrorGroups,
+  Series,
+  Recorder,
+  Totals
+}

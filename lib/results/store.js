@@ -1,0 +1,93 @@
+'use strict'
+
+const os = require('node:os')
+const { createTableSql, insertSql } = require('../data/schema')
+
+// --results_table: every run of the tool writes one row with its result into a table on the
+// cluster under test, so runs from several load-generator machines can be added up in SQL.
+
+const COLUMNS = [
+  ['run_id', 'TEXT'],
+  ['load_generator', 'TEXT'],
+  ['workload', 'TEXT'],
+  ['started_at', 'TIMESTAMP WITH TIME ZONE'],
+  ['ended_at', 'TIMESTAMP WITH TIME ZONE'],
+  ['seconds', 'DOUBLE PRECISION'],
+  ['unit', 'TEXT'],
+  ['processes', 'INTEGER'],
+  ['sent', 'BIGINT'],
+  ['ok', 'BIGINT'],
+  ['failed', 'BIGINT'],
+  ['unacknowledged', 'BIGINT'],
+  ['per_sec', 'DOUBLE PRECISION'],
+  ['latency_p50_ms', 'DOUBLE PRECISION'],
+  ['latency_p90_ms', 'DOUBLE PRECISION'],
+  ['latency_p99_ms', 'DOUBLE PRECISION'],
+  ['latency_p999_ms', 'DOUBLE PRECISION'],
+  ['latency_max_ms', 'DOUBLE PRECISION'],
+  ['partial', 'BOOLEAN'],
+  // The options and the whole result as the tool printed them, for anything the columns miss.
+  ['options', 'OBJECT(IGNORED)'],
+  ['result', 'TEXT']
+]
+
+const COLUMNS_SQL = 'SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?'
+
+/** The columns a row needs that an existing results table lacks (it was made for something else). */
+function missingColumns (existingNames) {
+  const existing = new Set(existingNames)
+  return COLUMNS.map(([name]) => name).filter((name) => !existing.has(name))
+}
+
+function createResultsTableSql (table) {
+  return createTableSql({ table, columns: COLUMNS.map(([name, type]) => `"${name}" ${type}`), shards: 1, replicas: '0-1' })
+}
+
+/** The run's row: what the server acknowledged over the run's window, as in the report. */
+function resultRow (result, { runId, loadGenerator = os.hostname(), unit }) {
+  const startedMs = result.started_at ? Date.parse(result.started_at) : null
+  const l = result.latency_ms || {}
+  const values = {
+    run_id: runId,
+    load_generator: loadGenerator,
+    workload: result.workload,
+    started_at: startedMs,
+    ended_at: startedMs === null ? null : Math.round(startedMs + result.seconds * 1000),
+    seconds: result.seconds,
+    unit,
+    processes: result.options.processes,
+    sent: result[`${unit}_sent`],
+    ok: result[`${unit}_ok`],
+    failed: result[`${unit}_failed`],
+    // The column keeps its first name so that results tables made by earlier versions still take rows.
+    unacknowledged: result[`${unit}_in_doubt`],
+    per_sec: result[`${unit}_per_sec`],
+    latency_p50_ms: l.p50 ?? null,
+    latency_p90_ms: l.p90 ?? null,
+    latency_p99_ms: l.p99 ?? null,
+    latency_p999_ms: l.p999 ?? null,
+    latency_max_ms: l.max ?? null,
+    partial: result.partial,
+    options: result.options,
+    result: JSON.stringify(result)
+  }
+  return COLUMNS.map(([name]) => values[name])
+}
+
+function insertResultSql (table) {
+  return insertSql(table, COLUMNS.map(([name]) => name))
+}
+
+/**
+ * One multi-machine run in one row: every load generator's acknowledged units over the span
+ * from the first start to the last end. The README shows this statement; a test runs it against
+ * rows the tool wrote.
+ */
+function aggregateRunSql (table) {
+  return 'SELECT count(*) AS load_generators, sum(ok) AS ok, sum(failed) AS failed, ' +
+    'EXTRACT(EPOCH FROM max(ended_at)) - EXTRACT(EPOCH FROM min(started_at)) AS seconds, ' +
+    'sum(ok) / (EXTRACT(EPOCH FROM max(ended_at)) - EXTRACT(EPOCH FROM min(started_at))) AS per_sec ' +
+    `FROM ${table.sql} WHERE run_id = ?`
+}
+
+module.exports = { COLUMNS_SQL, missingColumns, createResultsTableSql, resultRow, insertResultSql, aggregateRunSql, RESULT_COLUMNS: COLUMNS.map(([name]) => name) }

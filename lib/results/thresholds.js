@@ -1,0 +1,69 @@
+'use strict'
+
+const { UsageError } = require('../base/errors')
+
+// --threshold "p99<250ms", "failed=0", "rows_per_sec>=40000", per query or table with a prefix:
+// "latest CPU metrics of a host:p99<50ms". The run's report ends with a pass/fail table, and a
+// run that misses one exits with its own code.
+
+const LATENCY = ['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean']
+const COUNTS = ['failed', 'in_doubt']
+const RATES = ['per_sec', 'rows_per_sec', 'queries_per_sec', 'achieved_pct']
+const OPERATORS = {
+  '<': (a, b) => a < b,
+  '<=': (a, b) => a <= b,
+  '>': (a, b) => a > b,
+  '>=': (a, b) => a >= b,
+  '=': (a, b) => a === b,
+  '==': (a, b) => a === b
+}
+const THRESHOLD = /^(\w+)\s*(<=|>=|==|<|>|=)\s*([\d.]+)\s*(ms|s)?$/
+
+function parseThreshold (text) {
+  const raw = String(text)
+  const colon = raw.lastIndexOf(':')
+  const label = colon >= 0 ? raw.slice(0, colon).trim() : null
+  const m = THRESHOLD.exec(raw.slice(colon + 1).trim())
+  const fail = (why) => new UsageError(`--threshold '${raw}': ${why} (e.g. "p99<250ms", "failed=0", "rows_per_sec>=40000", "query name:p99<50ms")`)
+  if (!m) throw fail('not <metric><operator><value>')
+  const [, metric, op, number, unit] = m
+  if (![...LATENCY, ...COUNTS, ...RATES].includes(metric)) throw fail(`unknown metric '${metric}'; known: ${[...LATENCY, ...COUNTS, ...RATES].join(', ')}`)
+  if (unit && !LATENCY.includes(metric)) throw fail(`'${metric}' takes no unit`)
+  const value = Number(number)
+  if (!Number.isFinite(value)) throw fail(`'${number}' is not a number`)
+  if (label === '') throw fail('an empty name before the colon')
+  if (label !== null && metric === 'achieved_pct') throw fail('achieved_pct is for the whole run')
+  return { text: raw, label, metric, op, limit: unit === 's' ? value * 1000 : value }
+}
+
+/** The value a threshold checks, from the result, the query or the table it names. */
+function actualOf ({ label, metric }, result, unit) {
+  let scope = result
+  if (label !== null) {
+    scope = (result.queries || []).find((q) => q.name === label) || (result.tables || []).find((t) => t.name === label)
+    if (!scope) return undefined
+  }
+  if (LATENCY.includes(metric)) return scope.latency_ms ? scope.latency_ms[metric] : null
+  if (metric === 'achieved_pct') return result.rate ? result.rate.achieved_pct : null
+  if (metric === 'failed') return label === null ? result[`${unit}_failed`] : scope.failed ?? scope.rows_failed
+  if (metric === 'in_doubt') return label === null ? result[`${unit}_in_doubt`] : null
+  return label === null ? result[`${unit}_per_sec`] : scope.queries_per_sec ?? scope.rows_per_sec
+}
+
+/** Each threshold with the value it met and whether it passed; a value missing is a miss. */
+function evaluateThresholds (thresholds, result, unit) {
+  return thresholds.map((t) => {
+    const actual = actualOf(t, result, unit)
+    const passed = typeof actual === 'number' && OPERATORS[t.op](actual, t.limit)
+    return { threshold: t.text, label: t.label, metric: t.metric, op: t.op, limit: t.limit, actual: actual ?? null, passed }
+  })
+}
+
+/** A threshold that names a query or table the run does not have is a usage error before the run. */
+function requireKnownLabels (thresholds, labels) {
+  for (const t of thresholds) {
+    if (t.label !== null && !labels.includes(t.label)) throw new UsageError(`--threshold '${t.text}': no query or table named '${t.label}' (there are: ${labels.join(', ')})`)
+  }
+}
+
+module.exports = { parseThreshold, evaluateThresholds, requireKnownLabels }

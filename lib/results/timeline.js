@@ -1,0 +1,149 @@
+'use strict'
+
+const { Series } = require('./stats')
+const { round } = require('../base/format')
+
+// An interval stays open for the reports of this many later intervals (workers report every
+// interval, aligned to the load's start); then its percentiles are taken and its histograms
+// dropped, so a long run keeps numbers, not histograms.
+const OPEN_INTERVALS = 2
+
+/**
+ * The run over time: for each interval (1 s) and each worker group, the units ok, failed and in
+ * doubt, the rate, and latency percentiles of that interval from the merged histograms of every
+ * worker's report; per query for a query mix. Fed with the same deltas the totals are.
+ */
+class Timeline {
+  constructor ({ originMs, intervalMs = 1000 }) {
+    this.originMs = originMs
+    this.intervalMs = intervalMs
+    this.open = new Map()
+    this.closed = new Map()
+    this.newest = -1
+  }
+
+  /** The interval a report belongs to: the one holding the middle of the period it covers. */
+  indexOf (delta) {
+    const middle = delta.at - delta.periodMs / 2
+    return Math.max(0, Math.floor((middle - this.originMs) / this.intervalMs))
+  }
+
+  add (group, delta) {
+    if (delta.at === undefined || !delta.series) return
+    const index = this.indexOf(delta)
+    const interval = this.closed.get(index) || this.intervalAt(index)
+    const groupEntry = interval.groups[group] || (interval.groups[group] = { all: new Series(), labels: new Map() })
+    for (const [label, d] of Object.entries(delta.series)) {
+      // A report for an interval already closed still counts; only its latencies are too late.
+      const counts = interval.histograms ? d : { ...d, latency: null, server: null, latencyMax: 0, serverMax: 0 }
+      groupEntry.all.addDelta(counts)
+      if (!groupEntry.labels.has(label)) groupEntry.labels.set(label, new Series())
+      groupEntry.labels.get(label).addDelta(counts)
+    }
+    if (index > this.newest) {
+      this.newest = index
+      for (const [i, open] of this.open) if (i < index - OPEN_INTERVALS) this.close(i, open)
+    }
+  }
+
+  intervalAt (index) {
+    let interval = this.open.get(index)
+    if (!interval) {
+      interval = { index, groups: {}, histograms: true }
+      this.open.set(index, interval)
+    }
+    return interval
+  }
+
+  close (index, interval) {
+    this.open.delete(index)
+    interval.histograms = false
+    interval.summary = this.summarize(interval)
+    // Later reports for this interval land in the same groups, counts only.
+    this.closed.set(index, interval)
+  }
+
+  summarize (interval) {
+    const seconds = this.intervalMs / 1000
+    const of = (series) => {
+      const l = series.latencySummary()
+      return { ok: series.ok, failed: series.failed, in_doubt: series.inDoubt, per_sec: round(series.ok / seconds), p50_ms: l.p50, p90_ms: l.p90, p99_ms: l.p99, max_ms: l.max }
+    }
+    const groups = {}
+    for (const [name, g] of Object.entries(interval.groups)) {
+      groups[name] = { ...of(g.all), labels: Object.fromEntries([...g.labels].map(([label, s]) => [label, of(s)])) }
+    }
+    return groups
+  }
+
+  /**
+   * The series, one entry per interval from the first to the last: { t_s, <group>: { ok, failed,
+   * in_doubt, per_sec, p50_ms, p90_ms, p99_ms, max_ms, labels } }. Counts of reports that came
+   * after their interval was closed are included; their latencies are not.
+   */
+  toJSON ({ endMs = null } = {}) {
+    for (const [i, open] of [...this.open]) this.close(i, open)
+    const indexes = [...this.closed.keys()]
+    if (indexes.length === 0) return []
+    const series = []
+    for (let i = 0; i <= Math.max(...indexes); i++) {
+      const interval = this.closed.get(i)
+      const entry = { t_s: round((i * this.intervalMs) / 1000, 3) }
+      if (interval) {
+        const summary = interval.summary
+        // The last interval ends with the run, usually before a whole interval has passed.
+        const startMs = this.originMs + i * this.intervalMs
+        const seconds = endMs !== null && endMs > startMs ? Math.min(this.intervalMs, endMs - startMs) / 1000 : this.intervalMs / 1000
+        for (const [name, g] of Object.entries(interval.groups)) {
+          // Counts that arrived after the close are added to the closed summary's counts.
+          summary[name] = { ...summary[name], ok: g.all.ok, failed: g.all.failed, in_doubt: g.all.inDoubt, per_sec: round(g.all.ok / seconds) }
+        }
+        Object.assign(entry, summary)
+      }
+      series.push(entry)
+    }
+    return series
+  }
+}
+
+/**
+ * The run's `timeline` in --json: the interval series, the cluster's nodes over time (from the
+ * sys.nodes samples), and the events, every time in seconds from the start of the load.
+ */
+function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, endMs = null, events }) {
+  const nodes = []
+  const rejections = []
+  if (cluster && monitorStartedAt != null && loadStartAt != null) {
+    const offset = (monitorStartedAt - loadStartAt) / 1000
+    const seen = new Set()
+    for (const sample of cluster.samples) {
+      const t = round(sample.t_s + offset, 3)
+      for (const n of sample.nodes) {
+        nodes.push({
+          t_s: t,
+          name: n.name,
+          process_cpu_pct: n.process_cpu_pct,
+          heap_used_pct: n.heap_used_pct,
+          load_1m: n.load_1m,
+          write_queue: n.write ? n.write.queue : null,
+          write_rejected: n.write ? n.write.rejected_delta : null,
+          search_rejected: n.search ? n.search.rejected_delta : null
+        })
+        for (const pool of ['write', 'search']) {
+          if (n[pool] && n[pool].rejected_delta > 0 && !seen.has(`${n.name}/${pool}`)) {
+            seen.add(`${n.name}/${pool}`)
+            rejections.push({ at_s: t, kind: `first_${pool}_rejection`, host: n.name, detail: `${n[pool].rejected_delta} ${pool} operations rejected` })
+          }
+        }
+      }
+    }
+  }
+  return {
+    interval_s: timeline ? timeline.intervalMs / 1000 : 1,
+    series: timeline ? timeline.toJSON({ endMs }) : [],
+    nodes,
+    events: [...events, ...rejections].sort((a, b) => a.at_s - b.at_s)
+  }
+}
+
+module.exports = { Timeline, timelineResult, OPEN_INTERVALS }

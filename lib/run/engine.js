@@ -1,0 +1,219 @@
+'use strict'
+
+const { systemClock } = require('../base/clock')
+const { createTimetable } = require('./timetable')
+const { stopReason } = require('./stop-reason')
+const { CrateHttpError, TransportError } = require('../cluster/http-client')
+
+// After this many answers in a row lost to --timeout, the cluster is treated as gone: going on
+// would only turn the rest of the run into timeouts. Hosts that refuse or reset connections are
+// the client's failover's business: the run goes on while one host answers.
+const MAX_CONSECUTIVE_TRANSPORT_FAILURES = 50
+const FATAL_STATUSES = new Set([401, 413])
+// Answers in a row that say the table (or schema) is unknown: someone dropped it mid-run, and
+// every further request would be sent only to fail alike.
+const MAX_CONSECUTIVE_UNKNOWN_RELATION = 10
+const UNKNOWN_RELATION_CODES = new Set([4041, 4045])
+
+// Waits sleep in slices so that stop() never waits for a long gap between requests.
+const MAX_SLEEP_MS = 100
+
+/**
+ * Runs the workload's requests and accounts each answer exactly once, so ok + failed + in flight
+ * always equals what was sent. Nothing is sent before `startAt` (the instant the master gave every
+ * worker). Two models:
+ *
+ * closed (no pace): keeps exactly `concurrency` requests in flight, each lane sending its next
+ *   request when its answer arrives, until the source runs dry, the deadline passes or
+ *   `control.stop()` is called. Latency: send -> answer.
+ * open (pace = { unitsPerSecond, offsetMs }): requests go out on the timetable (lib/timetable.js),
+ *   whatever the answers do, with at most `concurrency` in flight. Latency counts from each
+ *   request's scheduled start, so a server that falls behind shows up in the percentiles instead
+ *   of silently lowering the load (coordinated omission corrected). A request whose time came
+ *   while every slot was busy is counted as late.
+ *
+ * `clock` ({ now, sleep }) is the only source of time, so tests run the engine on a fake one.
+ *
+ * source.next()              -> { body, units, label } or null when nothing is left
+ * source.account(req, json)  -> { ok, failed, failures, serverMillis } for a 2xx answer
+ * source.release(req)        -> optional, hands the request's buffer back
+ * source.parse(text)         -> optional, parses a 2xx answer (default JSON.parse)
+ */
+async function runEngine ({ client, source, concurrency, startAt = null, deadline = null, gracefulStopMs = null, recorder, control, pace = null, clock = systemClock }) {
+  control.onAbort(() => client.abort())
+  if (startAt !== null) await sleepUntil(startAt, control, clock)
+  const execute = requestExecutor({ client, source, recorder, control, clock })
+  const run = { source, concurrency, deadline, recorder, control, execute, clock }
+  if (control.stopped) return control.reason
+  const finished = { value: false }
+  const grace = deadline !== null && gracefulStopMs !== null ? abandonAfterGrace({ abortAt: deadline + gracefulStopMs, control, clock, finished }) : null
+  if (pace) await runOpen({ ...run, timetable: createTimetable({ startAt: startAt ?? clock.now(), ...pace }) })
+  else await runClosed(run)
+  finished.value = true
+  if (grace) await grace
+  return control.reason
+}
+
+/**
+ * --duration ends the sending; the requests in flight then drain for at most --graceful_stop.
+ * Those still without an answer after it are abandoned: their units are in doubt.
+ */
+async function abandonAfterGrace ({ abortAt, control, clock, finished }) {
+  while (!finished.value && clock.now() < abortAt) await clock.sleep(Math.min(MAX_SLEEP_MS, abortAt - clock.now()))
+  if (!finished.value) control.abort(stopReason('duration'))
+}
+
+async function sleepUntil (at, control, clock) {
+  let wait = at - clock.now()
+  while (wait > 0 && !control.stopped) {
+    await clock.sleep(Math.min(wait, MAX_SLEEP_MS))
+    wait = at - clock.now()
+  }
+}
+
+/** Sends one request, accounts its answer, and decides whether the run can go on. */
+function requestExecutor ({ client, source, recorder, control, clock }) {
+  let consecutiveTransportFailures = 0
+  let consecutiveUnknownRelation = 0
+  return async function execute (request, latencyFrom) {
+    let outcome
+    try {
+      const answer = await client.post(request.body, { parse: source.parse })
+      outcome = source.account(request, answer)
+      consecutiveTransportFailures = 0
+      consecutiveUnknownRelation = 0
+    } catch (error) {
+      outcome = failedOutcome(request, error)
+      if (error instanceof TransportError) {
+        consecutiveTransportFailures = error.code === 'ETIMEDOUT' ? consecutiveTransportFailures + 1 : 0
+        if (error.code === 'ENOHOST' || consecutiveTransportFailures >= MAX_CONSECUTIVE_TRANSPORT_FAILURES) {
+          control.stop(stopReason('server_gone', error.message))
+        }
+      } else {
+        consecutiveTransportFailures = 0
+        consecutiveUnknownRelation = UNKNOWN_RELATION_CODES.has(error.code) ? consecutiveUnknownRelation + 1 : 0
+        // Every further request would get the same answer: wrong credentials, batches over the
+        // server's http.max_content_length, a table that is gone.
+        if (FATAL_STATUSES.has(error.status)) control.stop(stopReason('fatal', error.message))
+        if (consecutiveUnknownRelation >= MAX_CONSECUTIVE_UNKNOWN_RELATION) {
+          control.stop(stopReason('fatal', `${error.message} (${consecutiveUnknownRelation} answers in a row: the table was dropped during the run?)`))
+        }
+      }
+    }
+    const answeredAt = clock.now()
+    if (source.release) source.release(request)
+    recorder.answered({
+      label: request.label,
+      units: request.units,
+      latencyMicros: (answeredAt - latencyFrom) * 1000,
+      at: answeredAt,
+      ...outcome
+    })
+  }
+}
+
+async function runClosed ({ source, concurrency, deadline, recorder, control, execute, clock }) {
+  async function lane () {
+    while (!control.stopped) {
+      if (deadline !== null && clock.now() >= deadline) return control.stop(stopReason('duration'))
+      const request = source.next()
+      if (request === null) return control.stop(stopReason('completed'))
+      const sentAt = clock.now()
+      recorder.sent(request.units, sentAt)
+      await execute(request, sentAt)
+    }
+  }
+  const lanes = []
+  for (let i = 0; i < concurrency; i++) lanes.push(lane())
+  await Promise.all(lanes)
+}
+
+async function runOpen ({ source, concurrency, deadline, recorder, control, execute, clock, timetable }) {
+  const inFlight = new Set()
+  let unitsScheduled = 0
+  let slotFreed = null
+  while (!control.stopped) {
+    const scheduledAt = timetable.scheduledAt(unitsScheduled)
+    if (deadline !== null && scheduledAt >= deadline) {
+      control.stop(stopReason('duration'))
+      break
+    }
+    await sleepUntil(scheduledAt, control, clock)
+    if (control.stopped) break
+    const late = inFlight.size >= concurrency
+    while (inFlight.size >= concurrency && !control.stopped) {
+      await new Promise((resolve) => { slotFreed = resolve })
+    }
+    if (control.stopped) break
+    // A request that waited for a slot past the deadline is not sent: the run is over.
+    if (late && deadline !== null && clock.now() >= deadline) {
+      control.stop(stopReason('duration'))
+      break
+    }
+    const request = source.next()
+    if (request === null) {
+      control.stop(stopReason('completed'))
+      break
+    }
+    unitsScheduled += request.units
+    // The window of the open model starts at the first request's scheduled time: the load it
+    // offered. A first request that goes out late must not make the achieved rate read high.
+    recorder.sent(request.units, scheduledAt)
+    if (late) recorder.late()
+    const running = execute(request, scheduledAt).finally(() => {
+      inFlight.delete(running)
+      if (slotFreed) {
+        const wake = slotFreed
+        slotFreed = null
+        wake()
+      }
+    })
+    inFlight.add(running)
+  }
+  await Promise.all(inFlight)
+}
+
+/**
+ * A request that got no usable answer: its units failed when the server said no or nothing was
+ * sent; they are in doubt when the request was sent and its answer lost (they may be written).
+ */
+function failedOutcome (request, error) {
+  if (!(error instanceof CrateHttpError) && !(error instanceof TransportError)) throw error
+  const inDoubt = error instanceof TransportError && error.sent
+  return {
+    ok: 0,
+    failed: inDoubt ? 0 : request.units,
+    inDoubt: inDoubt ? request.units : 0,
+    requestFailed: true,
+    failures: [{ code: error.code, status: error.status ?? null, message: error.message, count: request.units, inDoubt }]
+  }
+}
+
+/**
+ * stop(): no new requests, the ones in flight finish. abort(): also abandon those in flight.
+ * The first reason given is the one kept.
+ */
+function createControl () {
+  const abortHandlers = []
+  return {
+    stopped: false,
+    reason: null,
+    aborted: false,
+    stop (reason) {
+      if (!this.reason) this.reason = reason
+      this.stopped = true
+    },
+    onAbort (handler) {
+      if (this.aborted) handler()
+      else abortHandlers.push(handler)
+    },
+    abort (reason) {
+      this.stop(reason)
+      if (this.aborted) return
+      this.aborted = true
+      for (const handler of abortHandlers) handler()
+    }
+  }
+}
+
+module.exports = { runEngine, createControl, MAX_CONSECUTIVE_TRANSPORT_FAILURES, MAX_CONSECUTIVE_UNKNOWN_RELATION, MAX_SLEEP_MS }

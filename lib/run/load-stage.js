@@ -1,0 +1,137 @@
+'use strict'
+
+const { WorkerGroup } = require('./worker-group')
+const { Timeline } = require('../results/timeline')
+const { ProgressLine } = require('./progress')
+const { ClusterMonitor } = require('../cluster/monitor')
+const { CrateClient } = require('../cluster/http-client')
+const { stopReason } = require('./stop-reason')
+const { now, sleep } = require('../base/clock')
+
+// Every worker of every group starts at one instant, this long after the last one is ready: time
+// enough for `go` to reach them all, so no worker's timetable starts late.
+const GO_LEAD_MS = 100
+
+/**
+ * The load stage: the main workload's worker group and, with --ingest_rate, the companion's group
+ * next to it. Both start at one instant and run until the main group ends; the companion is then
+ * stopped. Ctrl-C stops both; a second one abandons their requests in flight.
+ * Sets ctx.load = { main, companion, cluster, loadStarted } (outcomes of lib/worker-group.js).
+ */
+async function runLoad (ctx) {
+  const { workload, options } = ctx
+  const main = new WorkerGroup({ name: workload.name, workload, options, prepared: ctx.prepared })
+  const side = ctx.companion
+    ? new WorkerGroup({ name: ctx.companion.workload.name, workload: ctx.companion.workload, options: ctx.companion.options, prepared: ctx.companionPrepared })
+    : null
+  const groups = side ? [main, side] : [main]
+  const monitor = createMonitor(options)
+  const limit = workload.countLimit(options)
+  const progress = new ProgressLine({
+    stream: ctx.stderr,
+    unit: workload.unit,
+    enabled: options.progress,
+    durationMs: options.durationMs,
+    totalUnits: limit === Number.MAX_SAFE_INTEGER ? null : limit * options.processes,
+    targetRate: options.rate
+  })
+  main.on('delta', ({ worker, delta }) => progress.addDelta(delta, worker))
+  for (const group of groups) {
+    group.on('delta', ({ worker, delta }) => {
+      for (const event of delta.events || []) ctx.hostEvents.report(`${group.name}:${worker}`, event)
+      if (ctx.timeline) ctx.timeline.add(group.name, delta)
+    })
+  }
+  const hostCount = ctx.hostEvents.hosts.length
+  progress.extra = () => {
+    const up = ctx.hostEvents.upCount
+    const hosts = up < hostCount ? `  hosts up ${up}/${hostCount}` : ''
+    return monitor ? `${hosts}  cluster write rejections ${monitor.rejected('write').toLocaleString('en-US')}` : hosts
+  }
+  if (monitor) ctx.hostEvents.watch('monitor', monitor.client)
+
+  const onInterrupt = ({ count }) => {
+    progress.stop()
+    for (const group of groups) {
+      if (count === 1) group.stop(stopReason('interrupted'))
+      else group.abort(stopReason('interrupted'))
+    }
+  }
+  ctx.interrupts.on('interrupt', onInterrupt)
+  // One group that cannot start ends the run: the others are stopped before their load.
+  for (const group of groups) {
+    group.once('draining', () => {
+      if (!group.loadStarted) for (const other of groups) other.stop(stopReason('stopped', `${group.name} did not start`))
+    })
+  }
+  let masterCpuAtGo = null
+  try {
+    for (const group of groups) group.start()
+    const ready = (await Promise.all(groups.map((g) => g.whenReady()))).every(Boolean)
+    if (ready && (await beforeGo(ctx, monitor))) {
+      const startAt = now() + GO_LEAD_MS
+      ctx.loadStartAt = startAt
+      ctx.timeline = new Timeline({ originMs: startAt })
+      // --duration is the measured part: it starts when the warm-up ends.
+      const deadline = options.durationMs ? startAt + (options.warmupMs || 0) + options.durationMs : null
+      masterCpuAtGo = process.cpuUsage()
+      for (const group of groups) group.go({ startAt, deadline })
+      progress.start(startAt, main.totals)
+    }
+    const mainOutcome = await main.whenDone()
+    if (side) side.stop(stopReason('main_finished'))
+    const sideOutcome = side ? await side.whenDone() : null
+    // The master's own CPU over the load is the main workload's: the companion's figures are its workers'.
+    if (masterCpuAtGo) mainOutcome.resources.push(masterResources(masterCpuAtGo))
+    ctx.load = { main: mainOutcome, companion: sideOutcome, loadStarted: main.loadStarted }
+  } finally {
+    ctx.interrupts.off('interrupt', onInterrupt)
+    progress.stop()
+    if (monitor) {
+      await monitor.stop()
+      monitor.client.close()
+      ctx.cluster = monitor.toJSON()
+      ctx.monitorStartedAt = monitor.startedAt
+    }
+  }
+}
+
+/**
+ * --start_at, then the monitor's baseline sample, so every rejection counted is this run's.
+ * False when an interrupt came meanwhile: no load is started then.
+ */
+async function beforeGo (ctx, monitor) {
+  if (ctx.options.startAt) await waitUntil(Date.parse(ctx.options.startAt), ctx)
+  if (ctx.interrupts.interrupted) return false
+  if (monitor) await monitor.start()
+  return !ctx.interrupts.interrupted
+}
+
+/** --start_at: all load generators start their load at the same wall-clock time. */
+async function waitUntil (atMs, ctx) {
+  const late = Date.now() - atMs
+  if (late > 0) {
+    ctx.log(`note: --start_at ${new Date(atMs).toISOString()} passed ${late} ms ago (setup took longer); starting now`)
+    return
+  }
+  ctx.log(`waiting until ${new Date(atMs).toISOString()} (--start_at)`)
+  while (Date.now() < atMs && !ctx.interrupts.interrupted) await sleep(Math.min(200, atMs - Date.now()))
+}
+
+/**
+ * The monitor has its own connection and a short timeout: a cluster that stops answering must
+ * not hold the report back for a whole --timeout.
+ */
+function createMonitor (options) {
+  if (!(options.monitorIntervalMs > 0)) return null
+  const timeoutMs = Math.min(options.connection.timeoutMs, Math.max(2000, options.monitorIntervalMs))
+  const client = new CrateClient({ ...options.connection, maxSockets: 1, timeoutMs, retryUnsent: true })
+  return new ClusterMonitor({ client, intervalMs: options.monitorIntervalMs })
+}
+
+function masterResources (cpuAtGo) {
+  const cpu = process.cpuUsage(cpuAtGo)
+  return { cpuMicros: cpu.user + cpu.system, maxRssKb: process.resourceUsage().maxRSS }
+}
+
+module.exports = { runLoad, GO_LEAD_MS }

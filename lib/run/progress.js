@@ -1,0 +1,73 @@
+'use strict'
+
+const { latencySummary, newHistogram, addEncoded } = require('../results/stats')
+const { fmt } = require('../base/format')
+
+/**
+ * One refreshing line on stderr, once a second: elapsed time (of the total under --duration, or
+ * the share of units sent under a count limit), units ok, units/s (each worker's latest report
+ * divided by the period it covers, summed) against the target under --rate, failed units and
+ * p99 latency over the reports of the last second.
+ */
+class ProgressLine {
+  constructor ({ stream, unit, enabled, durationMs = null, totalUnits = null, targetRate = null, now = Date.now }) {
+    this.stream = stream
+    this.unit = unit
+    this.enabled = enabled
+    this.durationMs = durationMs
+    this.totalUnits = totalUnits
+    this.targetRate = targetRate
+    this.now = now
+    this.interval = newHistogram()
+    this.workerRates = new Map()
+    this.startedAt = null
+    this.timer = null
+    this.extra = () => ''
+  }
+
+  start (startedAt, totals) {
+    if (!this.enabled) return
+    this.startedAt = startedAt
+    this.timer = setInterval(() => this.render(totals), 1000)
+    this.timer.unref()
+  }
+
+  /** Fed with every delta the master receives, for the last-second p99. */
+  addDelta (delta, worker = 0) {
+    if (!this.enabled) return
+    let ok = 0
+    for (const series of Object.values(delta.series)) {
+      addEncoded(this.interval, series.latency)
+      ok += series.ok
+    }
+    if (delta.periodMs > 0) this.workerRates.set(worker, ok / (delta.periodMs / 1000))
+  }
+
+  render (totals) {
+    const ok = totals.all.ok
+    let rate = 0
+    for (const r of this.workerRates.values()) rate += r
+    const p99 = latencySummary(this.interval).p99
+    this.interval.reset()
+    const target = this.targetRate == null ? '' : ` (target ${fmt(this.targetRate)})`
+    const line = `${this.elapsed(totals)}  ${this.unit} ok ${fmt(ok)}  ${this.unit}/s ${fmt(Math.round(rate))}${target}  failed ${fmt(totals.all.failed)}  p99 ${p99 === null ? '-' : `${fmt(p99)} ms`}${this.extra()}`
+    this.stream.write(`\r\x1b[K${line}`)
+  }
+
+  elapsed (totals) {
+    const seconds = Math.max(0, (this.now() - this.startedAt) / 1000)
+    const text = `${seconds.toFixed(0).padStart(4)}s`
+    if (this.durationMs) return `${text}/${Math.round(this.durationMs / 1000)}s`
+    if (this.totalUnits) return `${text} ${String(Math.min(100, Math.floor((totals.unitsSent / this.totalUnits) * 100))).padStart(3)}%`
+    return text
+  }
+
+  stop () {
+    if (!this.timer) return
+    clearInterval(this.timer)
+    this.timer = null
+    this.stream.write('\r\x1b[K')
+  }
+}
+
+module.exports = { ProgressLine }

@@ -1,0 +1,41 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const { loadQueryConfig } = require('../../lib/data/query-config')
+const { UsageError } = require('../../lib/base/errors')
+const { tempDir, tempFile } = require('../helpers/temp-files')
+
+const file = (t, text) => tempFile(t, 'queries.yml', text)
+const load = (p) => loadQueryConfig(p, { scale: 10 })
+
+test('0.7 + 0.2 + 0.1 is accepted; names default to a short form of the query', (t) => {
+  const queries = load(file(t, '- {query: SELECT 1, ratio: 0.7}\n- {name: b, query: SELECT 2, ratio: 0.2}\n- {query: "SELECT 3   FROM   a_table_with_a_rather_long_name_indeed", ratio: 0.1}\n'))
+  assert.deepEqual(queries.map((q) => q.name), ['SELECT 1', 'b', 'SELECT 3 FROM a_table_with_a_rather_lon…'])
+})
+
+test('bad files are usage errors that say what is wrong', (t) => {
+  for (const [text, pattern] of [
+    [null, /cannot be read: no such file/],
+    ['- query: SELECT 1\n  ratio: [1\n', /is not valid YAML at line \d+, column \d+/],
+    ['- ratio: 1\n', /entry 1 has no query/],
+    ['- {query: SELECT 1, ratio: 0}\n', /entry 1: ratio must be a positive number \(got 0\)/],
+    ['- {query: SELECT 1, ratio: "half"}\n', /ratio must be a positive number \(got "half"\)/],
+    ['- {query: SELECT 1, ratio: 0.5}\n- {query: SELECT 2, ratio: 0.4}\n', /ratios sum to 0\.9, not 1/],
+    ['- {query: SELECT ?, ratio: 1, args: [{hostnam: {}}]}\n', /unknown arg generator 'hostnam'/],
+    ['- {query: SELECT 1, ratio: 1, weight: 3}\n', /unknown key 'weight'/],
+    ['{query: SELECT 1}\n', /must be a non-empty list/]
+  ]) {
+    const p = text === null ? path.join(tempDir(t), 'missing.yml') : file(t, text)
+    assert.throws(() => load(p), (e) => e instanceof UsageError && pattern.test(e.message), text)
+  }
+})
+
+test('the shipped query sets load', () => {
+  for (const name of ['cpu-dashboard.yml', 'tsbs-cpu.yml', 'select1.yml']) {
+    const queries = load(path.join(__dirname, '..', '..', 'queries', name))
+    assert.ok(queries.length >= 1, name)
+  }
+  assert.equal(load(path.join(__dirname, '..', '..', 'queries', 'cpu-dashboard.yml')).length, 6)
+})

@@ -1,0 +1,82 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { welch, studentTCdf, studentTQuantile } = require('../../../lib/reports/compare/welch')
+const { compareRuns, regressions } = require('../../../lib/reports/compare')
+const { runTool } = require('../../helpers/run-tool')
+const { tempDir } = require('../../helpers/temp-files')
+const { inspectHtml, referencesOutside } = require('../../helpers/html')
+const { withCrateTestDouble } = require('../../helpers/crate-test-double')
+
+const run = (perSec, p99, failed = 0) => ({ workload: 'ingest', options: {}, rows_per_sec: perSec, rows_failed: failed, rows_in_doubt: 0, latency_ms: { p50: p99 / 4, p99, p999: p99 * 1.5 } })
+
+test('Student\'s t and Welch\'s test agree with the tables', () => {
+  assert.equal((2 * (1 - studentTCdf(2.228, 10))).toFixed(3), '0.050')
+  assert.equal(studentTQuantile(0.975, 10).toFixed(3), '2.228')
+  assert.equal(studentTQuantile(0.975, 1e7).toFixed(3), '1.960')
+  // [10, 11, 12] against [13, 14, 15]: t = 3.674 with 4 degrees of freedom.
+  const w = welch([10, 11, 12], [13, 14, 15])
+  assert.equal(w.pValue.toFixed(4), '0.0213')
+  assert.equal(w.df, 4)
+  assert.deepEqual([w.low.toFixed(3), w.high.toFixed(3)], ['0.733', '5.267'])
+})
+
+test('verdicts: better, worse, no significant difference; with fewer than 3 runs, no verdict', () => {
+  const base = [run(40_000, 100), run(41_000, 104), run(39_500, 98)]
+  const faster = [run(45_000, 100), run(46_000, 97), run(45_500, 103)]
+  const c = compareRuns(base, faster)
+  const of = (name) => c.figures.find((f) => f.figure === name)
+  assert.equal(of('rows/s').verdict, 'better')
+  assert.equal(of('rows/s').change_pct, 13.3, '45,500 against 40,166.67 rows/s')
+  assert.ok(of('rows/s').ci_pct[0] > 0 && of('rows/s').ci_pct[1] > of('rows/s').ci_pct[0])
+  assert.equal(of('p99 ms').verdict, 'no significant difference')
+  const slower = compareRuns(base, [run(30_000, 200), run(31_000, 210), run(29_000, 190)])
+  assert.deepEqual(slower.figures.filter((f) => f.verdict === 'worse').map((f) => f.figure), ['rows/s', 'p50 ms', 'p99 ms', 'p99.9 ms'])
+  assert.deepEqual(regressions(slower, 30).map((f) => f.figure), ['p50 ms', 'p99 ms', 'p99.9 ms'], 'rows/s fell by 25%, latencies doubled')
+  const few = compareRuns([run(1, 1), run(1, 1)], [run(2, 2), run(2, 2), run(2, 2)])
+  assert.equal(few.judged, false)
+  assert.match(few.figures[0].verdict, /^cannot be judged: fewer than 3 runs a side$/)
+})
+
+test('crate-bench compare: the table, --json, -o, and --fail_on_regression as an exit code for CI', async (t) => {
+  const dir = tempDir(t)
+  const write = (name, result) => { const file = path.join(dir, name); fs.writeFileSync(file, JSON.stringify(result)); return file }
+  const base = [run(40_000, 100), run(41_000, 104), run(39_500, 98)].map((r, i) => write(`base-${i}.json`, r))
+  const next = [run(30_000, 200), run(31_000, 210), run(29_000, 190)].map((r, i) => write(`new-${i}.json`, r))
+  const html = path.join(dir, 'compare.html')
+  const compared = await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next, '--json', '-o', html])
+  assert.equal(compared.code, 0, compared.stderr)
+  assert.match(compared.stderr, /│ rows\/s +│ 40,166\.67 +│ 30,000 +│ -25\.3% +│ -?[\d.]+% \.\. -?[\d.]+% +│ worse +│/)
+  assert.match(compared.stderr, /Welch's t-test, two-sided, p < 0\.05/)
+  assert.equal(compared.json.figures.length, 5)
+  const page = inspectHtml(fs.readFileSync(html, 'utf8'))
+  assert.deepEqual(referencesOutside(page), [], 'the page loads nothing')
+  assert.deepEqual(page.charts, ['chart-compare', ...compared.json.figures.map((_, i) => `chart-figure-${i}`)], 'the changes, then each figure side by side')
+  assert.deepEqual(compared.json.figures[0].new_values, [30_000, 31_000, 29_000])
+  const gate = await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next, '--fail_on_regression', '10'])
+  assert.equal(gate.code, 1)
+  assert.match(gate.stderr, /^regression: rows\/s -25\.3%, p50 ms \+98\.7%.*\(significantly worse by more than 10%\)$/m)
+  const bad = await runTool('bin/crate-bench.js', ['compare', '--base', base[0]])
+  assert.equal(bad.code, 2)
+  assert.equal(bad.stderr, 'crate-bench compare: error: give at least one --base and one --new result file\n')
+})
+
+test('compare by run id: each side read from --results_table, a run being one result', () => withCrateTestDouble({}, async (double) => {
+  let delayMs = 2
+  double.script.fault = ({ bulk }) => (bulk ? { delayMs } : undefined)
+  const ingestRun = (runId) => runTool('appClusterIngest.js', ['--results_table', 'doc.bench_runs', '--run_id', runId, '--processes', '1', '--max_rows', '2000', '--batch_size', '100', '--concurrent_requests', '1', '--monitor_interval', '0'], { env: double.env() })
+  for (const id of ['base-1', 'base-2', 'base-3']) assert.equal((await ingestRun(id)).code, 0)
+  delayMs = 30
+  for (const id of ['new-1', 'new-2', 'new-3']) assert.equal((await ingestRun(id)).code, 0)
+  const args = ['compare', '--results_table', 'doc.bench_runs', '--base_run_id', 'base-1', '--base_run_id', 'base-2', '--base_run_id', 'base-3', '--new_run_id', 'new-1', '--new_run_id', 'new-2', '--new_run_id', 'new-3', '--json']
+  const compared = await runTool('bin/crate-bench.js', args, { env: double.env() })
+  assert.equal(compared.code, 0, compared.stderr)
+  assert.deepEqual([compared.json.base_runs, compared.json.new_runs, compared.json.judged], [3, 3, true])
+  assert.equal(compared.json.figures.find((f) => f.figure === 'p50 ms').verdict, 'worse')
+  const missing = await runTool('bin/crate-bench.js', ['compare', '--results_table', 'doc.bench_runs', '--base_run_id', 'base-1', '--new_run_id', 'nope'], { env: double.env() })
+  assert.equal(missing.code, 3)
+  assert.equal(missing.stderr, 'crate-bench compare: error: doc.bench_runs has no row with run_id nope\n')
+}))

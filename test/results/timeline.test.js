@@ -1,0 +1,73 @@
+'use strict'
+
+// The timeline from deltas alone: no processes, no clock.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { Timeline, timelineResult } = require('../../lib/results/timeline')
+const { Recorder } = require('../../lib/results/stats')
+
+const ORIGIN = 1_000_000
+
+/** A delta covering (at - periodMs, at] with `answers` of [label, ok, failed, inDoubt, latency ms]. */
+function delta (at, answers, periodMs = 1000) {
+  let time = at - periodMs
+  const recorder = new Recorder({ now: () => time })
+  for (const [label, ok, failed, inDoubt, ms] of answers) {
+    recorder.sent(ok + failed + inDoubt, time)
+    recorder.answered({ label, units: ok + failed + inDoubt, ok, failed, inDoubt, latencyMicros: ms * 1000, at: time })
+  }
+  time = at
+  return recorder.takeDelta()
+}
+
+test('each report lands in the interval that holds the middle of its period; counts add up exactly', () => {
+  const timeline = new Timeline({ originMs: ORIGIN })
+  // Two workers report at the end of each second; the last report covers a part of second 2.
+  for (const worker of [0, 1]) {
+    timeline.add('ingest', delta(ORIGIN + 1003, [['t', 100, 0, 0, 5]]))
+    timeline.add('ingest', delta(ORIGIN + 2001, [['t', 150, 10, 0, 7 + worker]]))
+    timeline.add('ingest', delta(ORIGIN + 2400, [['t', 40, 0, 20, 9]], 399))
+  }
+  const series = timeline.toJSON()
+  assert.deepEqual(series.map((e) => e.t_s), [0, 1, 2])
+  assert.deepEqual(series.map((e) => [e.ingest.ok, e.ingest.failed, e.ingest.in_doubt, e.ingest.per_sec]), [[200, 0, 0, 200], [300, 20, 0, 300], [80, 0, 40, 80]])
+  assert.equal(series[1].ingest.max_ms, 8)
+  assert.ok(Math.abs(series[1].ingest.p50_ms - 7) < 0.01, 'within the 3 significant digits of the histogram')
+  assert.deepEqual(Object.keys(series[0].ingest.labels), ['t'])
+})
+
+test('intervals between reports are present and empty; groups and queries are kept apart', () => {
+  const timeline = new Timeline({ originMs: ORIGIN })
+  timeline.add('analytical', delta(ORIGIN + 1000, [['point', 10, 0, 0, 2], ['range', 5, 1, 0, 40]]))
+  timeline.add('ingest', delta(ORIGIN + 1000, [['doc.cpu', 1000, 0, 0, 3]]))
+  timeline.add('analytical', delta(ORIGIN + 4000, [['point', 3, 0, 0, 2]]))
+  const series = timeline.toJSON()
+  assert.deepEqual(series.map((e) => Object.keys(e).sort()), [['analytical', 'ingest', 't_s'], ['t_s'], ['t_s'], ['analytical', 't_s']])
+  assert.deepEqual(series[0].analytical.labels.range, { ok: 5, failed: 1, in_doubt: 0, per_sec: 5, p50_ms: 40, p90_ms: 40, p99_ms: 40, max_ms: 40 })
+  assert.equal(series[0].ingest.ok, 1000)
+})
+
+test('an interval closes two intervals later: a report after that adds its counts, not its latencies', () => {
+  const timeline = new Timeline({ originMs: ORIGIN })
+  timeline.add('ingest', delta(ORIGIN + 1000, [['t', 10, 0, 0, 1]]))
+  timeline.add('ingest', delta(ORIGIN + 4000, [['t', 10, 0, 0, 1]]))
+  assert.equal(timeline.open.has(0), false, 'interval 0 is closed once interval 3 reports')
+  timeline.add('ingest', delta(ORIGIN + 1000, [['t', 5, 0, 0, 900]]))
+  const [first] = timeline.toJSON()
+  assert.equal(first.ingest.ok, 15)
+  assert.equal(first.ingest.max_ms, 1, 'the late latency is not in the closed interval')
+})
+
+test('the timeline result puts nodes and events on the load\'s clock, first rejections among the events', () => {
+  const cluster = {
+    samples: [
+      { t_s: 0, nodes: [{ name: 'n1', process_cpu_pct: 10, heap_used_pct: 20, load_1m: 1, write: { queue: 0, rejected_delta: 0 }, search: { queue: 0, rejected_delta: 0 } }] },
+      { t_s: 2, nodes: [{ name: 'n1', process_cpu_pct: 90, heap_used_pct: 60, load_1m: 3, write: { queue: 5, rejected_delta: 1855 }, search: { queue: 0, rejected_delta: 0 } }] }
+    ]
+  }
+  const result = timelineResult({ timeline: null, cluster, monitorStartedAt: ORIGIN - 100, loadStartAt: ORIGIN, events: [{ at_s: 0.5, kind: 'host_down', host: 'h', detail: 'x' }] })
+  assert.deepEqual(result.nodes.map((n) => [n.t_s, n.process_cpu_pct, n.write_queue, n.write_rejected]), [[-0.1, 10, 0, 0], [1.9, 90, 5, 1855]])
+  assert.deepEqual(result.events.map((e) => [e.at_s, e.kind]), [[0.5, 'host_down'], [1.9, 'first_write_rejection']])
+  assert.deepEqual(result.series, [])
+})

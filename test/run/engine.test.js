@@ -1,0 +1,309 @@
+'use strict'
+
+// The engine on a fake clock: every assertion on time is exact, and none depends on how busy the
+// machine is.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { runEngine, createControl } = require('../../lib/run/engine')
+const { workerPace } = require('../../lib/run/timetable')
+const { stopReason } = require('../../lib/run/stop-reason')
+const { Recorder, Totals } = require('../../lib/results/stats')
+const { CrateHttpError, TransportError } = require('../../lib/cluster/http-client')
+const { FakeClock } = require('../helpers/fake-clock')
+
+const UNITS = 10
+
+function fakeSource (requests) {
+  let sent = 0
+  return {
+    next: () => (sent < requests ? { body: `r${sent++}`, units: UNITS, label: 'x' } : null),
+    account: () => ({ ok: UNITS, failed: 0, failures: [] })
+  }
+}
+
+/**
+ * A client on the fake clock. `latencyOf(n, body)` gives the n-th request's answer time (1-based);
+ * every send is logged with its fake time.
+ */
+function fakeClient (clock, latencyOf = () => 1) {
+  const client = { sends: [], inFlight: 0, maxInFlight: 0 }
+  client.post = async (body) => {
+    const n = client.sends.push({ body, at: clock.now() })
+    client.inFlight++
+    client.maxInFlight = Math.max(client.maxInFlight, client.inFlight)
+    await clock.sleep(latencyOf(n, body))
+    client.inFlight--
+    return {}
+  }
+  client.abort = () => {}
+  return client
+}
+
+/** A client whose n-th request (1-based) gets what `answer(n)` returns, or throws what it throws. */
+function scriptedClient (answer) {
+  let n = 0
+  return { abort () {}, post: async () => answer(++n) }
+}
+
+function engine (clock, settings) {
+  const recorder = new Recorder({ now: clock.now })
+  const control = settings.control || createControl()
+  const run = runEngine({ recorder, control, clock, concurrency: 1, ...settings })
+  return { recorder, control, done: clock.run(run) }
+}
+
+function totalsOf (recorder) {
+  const totals = new Totals()
+  totals.addDelta(recorder.takeDelta())
+  return totals
+}
+
+// ---- closed model ------------------------------------------------------------------------------
+
+test('closed: exactly N requests in flight, every request sent once, lanes refill at once', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 2)
+  const start = clock.now()
+  const { recorder, done } = engine(clock, { client, source: fakeSource(50), concurrency: 7 })
+  assert.deepEqual(await done, stopReason('completed'))
+  assert.equal(client.maxInFlight, 7)
+  assert.equal(new Set(client.sends.map((s) => s.body)).size, 50)
+  // 50 requests over 7 lanes, 2 ms each: 8 rounds.
+  assert.equal(clock.now() - start, 16)
+  const totals = totalsOf(recorder)
+  assert.equal(totals.all.ok, 500)
+  assert.equal(totals.all.requests, 50)
+  assert.equal(totals.seconds, 0.016)
+})
+
+test('error answers and refused requests fail their units; lost answers put them in doubt', async () => {
+  const clock = new FakeClock()
+  const client = scriptedClient((n) => {
+    if (n === 2) throw new CrateHttpError({ status: 404, code: 4041, message: "RelationUnknown[Relation 'doc.cpu' unknown]" })
+    if (n === 3) throw new TransportError({ code: 'ECLOSED', message: 'closed', sent: true })
+    if (n === 4) throw new TransportError({ code: 'ECONNREFUSED', message: 'refused', sent: false })
+    return {}
+  })
+  const { recorder, done } = engine(clock, { client, source: fakeSource(6) })
+  await done
+  const totals = totalsOf(recorder)
+  assert.equal(totals.all.ok, 30)
+  assert.equal(totals.all.failed, 20)
+  assert.equal(totals.all.inDoubt, 10)
+  assert.equal(totals.all.requestsFailed, 3)
+  assert.deepEqual(totals.errors.toJSON().map((e) => [e.code, e.in_doubt, e.count]).sort(), [[4041, false, 10], ['ECLOSED', true, 10], ['ECONNREFUSED', false, 10]])
+})
+
+test('a refused host does not stop the run (the client fails over); no host at all does', async () => {
+  const clock = new FakeClock()
+  const client = scriptedClient((n) => {
+    if (n <= 5) throw new TransportError({ code: 'ECONNREFUSED', message: 'connection refused by x', sent: false })
+    throw new TransportError({ code: 'ENOHOST', message: 'no host answers', sent: false })
+  })
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 3 })
+  assert.deepEqual(await done, stopReason('server_gone', 'no host answers'))
+  const delta = recorder.takeDelta()
+  assert.equal(delta.series.x.requests, 6, 'five refused go on; the first ENOHOST stops every lane')
+  assert.equal(delta.series.x.failed, 60)
+})
+
+test('closed: the deadline stops new requests; those in flight finish and are counted', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 20)
+  const { recorder, done } = engine(clock, { client, source: fakeSource(1e9), concurrency: 2, deadline: clock.now() + 100 })
+  assert.deepEqual(await done, stopReason('duration'))
+  // Each lane sends at 0, 20, 40, 60 and 80 ms; at 100 ms the deadline has come.
+  const delta = recorder.takeDelta()
+  assert.equal(delta.series.x.requests, 10)
+  assert.equal(delta.series.x.ok, 100)
+  assert.equal(delta.unitsInFlight, 0)
+})
+
+test('--graceful_stop: after the deadline, answers still missing when the grace is over are abandoned, in doubt', async () => {
+  const clock = new FakeClock()
+  const pending = new Set()
+  const client = {
+    sends: 0,
+    post () {
+      const n = ++this.sends
+      // The first two requests answer after 60 ms; the next ones never would.
+      if (n <= 2) return clock.after(60, {})
+      return new Promise((resolve, reject) => pending.add(() => reject(new TransportError({ code: 'ABORTED', message: 'abandoned', sent: true }))))
+    },
+    abort: () => { for (const cancel of pending) cancel() }
+  }
+  const start = clock.now()
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 2, deadline: start + 100, gracefulStopMs: 50 })
+  assert.deepEqual(await done, stopReason('duration'))
+  assert.equal(clock.now() - start, 150, 'the run ends at deadline + grace, not when the server answers')
+  const totals = totalsOf(recorder)
+  assert.deepEqual([totals.all.ok, totals.all.failed, totals.all.inDoubt], [20, 0, 20])
+  assert.equal(totals.sendingSeconds, 0.06)
+})
+
+test('--warmup: answers before its end are counted apart; the measured window starts there; every unit is accounted once', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 10)
+  const startAt = clock.now()
+  const recorder = new Recorder({ now: clock.now, warmupUntil: startAt + 55 })
+  await clock.run(runEngine({ client, source: fakeSource(10), concurrency: 1, startAt, recorder, control: createControl(), clock }))
+  const delta = recorder.takeDelta()
+  // Answers at 10, 20, ... 100 ms: five before 55 ms.
+  assert.deepEqual(delta.warmup, { requests: 5, units: 50, ok: 50, failed: 0, inDoubt: 0 })
+  assert.equal(delta.series.x.ok, 50)
+  assert.equal(delta.firstSentAt, startAt + 55, 'the window starts when the warm-up ends')
+  assert.equal(delta.unitsSent, delta.warmup.units + delta.series.x.ok)
+})
+
+test('nothing is sent before the start time the master gave', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock)
+  const startAt = clock.now() + 100
+  const { done } = engine(clock, { client, source: fakeSource(3), startAt })
+  await done
+  assert.deepEqual(client.sends.map((s) => s.at - startAt), [0, 1, 2])
+})
+
+test('stop() before the start time: nothing is sent at all', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock)
+  const control = createControl()
+  const { done } = engine(clock, { client, source: fakeSource(3), startAt: clock.now() + 1000, control })
+  clock.sleep(10).then(() => control.stop(stopReason('interrupted')))
+  assert.deepEqual(await done, stopReason('interrupted'))
+  assert.equal(client.sends.length, 0)
+})
+
+test('stop() lets requests in flight finish; abort() abandons them, and each is accounted once', async () => {
+  const clock = new FakeClock()
+  const pending = new Set()
+  const client = {
+    post: () => new Promise((resolve, reject) => {
+      pending.add(() => reject(new TransportError({ code: 'ABORTED', message: 'aborted' })))
+    }),
+    abort: () => { for (const cancel of pending) cancel() }
+  }
+  const control = createControl()
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 4, control })
+  clock.sleep(30).then(() => control.abort(stopReason('interrupted')))
+  assert.deepEqual(await done, stopReason('interrupted'))
+  const delta = recorder.takeDelta()
+  assert.equal(delta.series.x.failed, 40)
+  assert.equal(delta.unitsSent, 40)
+  assert.equal(delta.unitsInFlight, 0)
+})
+
+test('ok + failed + in flight = sent at every report, while requests are still in flight', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, (n) => (n % 3 === 0 ? 25 : 7))
+  const recorder = new Recorder({ now: clock.now })
+  const totals = new Totals()
+  let reports = 0
+  const reporter = (async () => {
+    while (reports < 20) {
+      await clock.sleep(5)
+      const delta = recorder.takeDelta()
+      totals.addDelta(delta)
+      reports++
+      assert.equal(totals.all.ok + totals.all.failed + delta.unitsInFlight, totals.unitsSent, `report ${reports}`)
+    }
+  })()
+  await clock.run(Promise.all([runEngine({ client, source: fakeSource(30), concurrency: 4, recorder, control: createControl(), clock }), reporter]))
+  assert.equal(totals.unitsSent, 300)
+})
+
+test('a table dropped mid-run: after ten unknown-relation answers in a row the run stops, not after max_rows', async () => {
+  const clock = new FakeClock()
+  const client = scriptedClient((n) => {
+    if (n <= 5 || n === 8) return {}
+    throw new CrateHttpError({ status: 404, code: 4041, message: "RelationUnknown[Relation 'doc.cpu' unknown]" })
+  })
+  const { recorder, done } = engine(clock, { client, source: fakeSource(1000) })
+  const reason = await done
+  assert.equal(reason.kind, 'fatal')
+  assert.match(reason.detail, /^RelationUnknown\[Relation 'doc\.cpu' unknown\] \(10 answers in a row: the table was dropped during the run\?\)$/)
+  // Five ok, two unknown, one ok (the count starts again), then ten unknown.
+  assert.equal(recorder.takeDelta().series.x.requests, 18)
+})
+
+// ---- open model (--rate) -----------------------------------------------------------------------
+
+test('open: every request goes out exactly at its time on the timetable', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 1)
+  const startAt = clock.now() + 50
+  // 10-unit requests at 2000 units/s: one every 5 ms.
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 4, startAt, pace: { unitsPerSecond: 2000 } })
+  assert.deepEqual(await done, stopReason('completed'))
+  assert.deepEqual(client.sends.map((s) => s.at - startAt), Array.from({ length: 100 }, (_, i) => i * 5))
+  const totals = totalsOf(recorder)
+  assert.equal(totals.all.ok, 1000)
+  assert.equal(totals.lateRequests, 0)
+  // From the first send to the last answer: 99 intervals and one answer.
+  assert.equal(totals.seconds, 0.496)
+})
+
+test('open: a stalled server shows in the latency from scheduled start and in the exact late count', async () => {
+  const clock = new FakeClock()
+  // Request 10 stalls for 300 ms; every other answer takes 1 ms.
+  const client = fakeClient(clock, (n) => (n === 10 ? 300 : 1))
+  const startAt = clock.now()
+  // One slot, one 10-unit request every 10 ms.
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 1, startAt, pace: { unitsPerSecond: 1000 } })
+  await done
+  const totals = totalsOf(recorder)
+  assert.equal(totals.all.requests, 100)
+  // Request 10 is due at 90 ms and answered at 390. Request 10 + k (due at 90 + 10k) then goes
+  // out at 389 + k, while 389 + k > 90 + 10k: for k = 1 .. 33, so 33 requests were late.
+  assert.equal(totals.lateRequests, 33)
+  assert.equal(client.sends[10].at - startAt, 390)
+  assert.equal(client.sends[43].at - startAt, 430, 'request 44 is back on its time')
+  const latency = totals.all.latencySummary()
+  // Closed-model timing would put p90 at 1 ms: only one request was slow to answer.
+  assert.ok(latency.p90 >= 50, `p90 ${latency.p90} ms includes the waits of the late requests`)
+  assert.equal(latency.max, 300, 'request 10: due at 90 ms, answered at 390 ms')
+  // The timetable caught up: the window ends with request 100 (due at 990 ms), not 300 ms late.
+  assert.equal(totals.seconds, 0.991)
+})
+
+test('open: stop() ends a slow timetable without waiting for the next slot', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock)
+  const control = createControl()
+  const startAt = clock.now()
+  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 2, control, startAt, pace: { unitsPerSecond: 1 } })
+  clock.sleep(50).then(() => control.stop(stopReason('interrupted')))
+  assert.deepEqual(await done, stopReason('interrupted'))
+  assert.ok(clock.now() - startAt <= 100, 'stopped within one sleep slice, not 10 s later')
+  assert.equal(recorder.takeDelta().series.x.requests, 1, 'the first request goes at once, the next is 10 s away')
+})
+
+test('open: the deadline ends the timetable; a request that waited for a slot past it is not sent', async () => {
+  let clock = new FakeClock()
+  let run = engine(clock, { client: fakeClient(clock), source: fakeSource(1000), concurrency: 2, startAt: clock.now(), deadline: clock.now() + 200, pace: { unitsPerSecond: 1000 } })
+  assert.deepEqual(await run.done, stopReason('duration'))
+  assert.equal(run.recorder.takeDelta().series.x.requests, 20, 'due at 0, 10, ... 190 ms')
+
+  clock = new FakeClock()
+  run = engine(clock, { client: fakeClient(clock, () => 300), source: fakeSource(100), concurrency: 1, startAt: clock.now(), deadline: clock.now() + 100, pace: { unitsPerSecond: 1000 } })
+  assert.deepEqual(await run.done, stopReason('duration'))
+  assert.equal(run.recorder.takeDelta().series.x.requests, 1)
+})
+
+test('open: N workers on one start time interleave into one timetable covering one window', async () => {
+  const clock = new FakeClock()
+  const startAt = clock.now() + 100
+  const sends = []
+  const workers = [0, 1, 2].map((workerIndex) => {
+    const client = fakeClient(clock)
+    const original = client.post
+    client.post = (body) => { sends.push(clock.now() - startAt); return original(body) }
+    const pace = workerPace({ rate: 3000, workerIndex, workerCount: 3, unitsPerRequest: UNITS })
+    return runEngine({ client, source: fakeSource(10), concurrency: 2, startAt, pace, recorder: new Recorder({ now: clock.now }), control: createControl(), clock })
+  })
+  await clock.run(Promise.all(workers))
+  // 3000 units/s of 10-unit requests over 3 workers: one request every 10/3 ms, in turn.
+  const expected = Array.from({ length: 30 }, (_, i) => Math.round(i * (10 / 3) * 1e6) / 1e6)
+  assert.deepEqual(sends.sort((a, b) => a - b).map((t) => Math.round(t * 1e6) / 1e6), expected)
+})

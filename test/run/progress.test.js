@@ -1,0 +1,63 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { ProgressLine } = require('../../lib/run/progress')
+const { Series, Totals } = require('../../lib/results/stats')
+
+function deltaOf (ok, periodMs, latencyMicros) {
+  const s = new Series()
+  s.ok = ok
+  s.requests = 1
+  s.recordLatency(latencyMicros)
+  return { series: { insert: s.toDelta() }, errors: [], firstSentAt: 0, lastAnsweredAt: 0, unitsSent: ok, unitsInFlight: 0, lateRequests: 0, periodMs }
+}
+
+test('the live rate is each worker\'s latest report over the period it covers, summed', () => {
+  const written = []
+  const progress = new ProgressLine({ stream: { write: (text) => written.push(text) }, unit: 'rows', enabled: true })
+  progress.extra = () => '  cluster write rejections 7'
+  const totals = new Totals()
+  progress.startedAt = Date.now() - 3000
+  // Worker 0 reports late (1.5 s of rows), worker 1 on time: the rate must not count the lag.
+  for (const [worker, delta] of [[0, deltaOf(1500, 1500, 2000)], [1, deltaOf(1000, 1000, 40_000)]]) {
+    totals.addDelta(delta)
+    progress.addDelta(delta, worker)
+  }
+  progress.render(totals)
+  const line = written.at(-1)
+  assert.ok(line.startsWith('\r\u001b[K'), 'the line overwrites itself')
+  assert.match(line.slice(4), /^ {3}3s {2}rows ok 2,500 {2}rows\/s 2,000 {2}failed 0 {2}p99 40(\.\d{1,2})? ms {2}cluster write rejections 7$/)
+  // A worker's next report replaces its rate; p99 covers only the reports since the last line.
+  progress.addDelta(deltaOf(500, 1000, 1000), 1)
+  progress.render(totals)
+  assert.match(written.at(-1), /rows\/s 1,500 {2}failed 0 {2}p99 1(\.\d+)? ms/)
+})
+
+test('bounded runs show how far they are; --rate shows its target; p99 as in the report', () => {
+  const written = []
+  const stream = { write: (text) => written.push(text) }
+  const now = () => 1_012_400
+  const totals = new Totals()
+  const delta = deltaOf(2500, 1000, 1_328_127)
+  totals.addDelta(delta)
+  const timed = new ProgressLine({ stream, unit: 'rows', enabled: true, durationMs: 30_000, targetRate: 3000, now })
+  timed.startedAt = 1_000_000
+  timed.addDelta(delta, 0)
+  timed.render(totals)
+  assert.ok(written.at(-1).startsWith('\r\u001b[K'))
+  assert.match(written.at(-1).slice(4), /^ {2}12s\/30s {2}rows ok 2,500 {2}rows\/s 2,500 \(target 3,000\) {2}failed 0 {2}p99 1,328\.\d{1,2} ms$/)
+  const counted = new ProgressLine({ stream, unit: 'rows', enabled: true, totalUnits: 10_000, now })
+  counted.startedAt = 1_000_000
+  counted.render(totals)
+  assert.match(written.at(-1), / {2}12s {2}25% {2}rows ok 2,500/)
+})
+
+test('disabled: nothing is written', () => {
+  const written = []
+  const progress = new ProgressLine({ stream: { write: (text) => written.push(text) }, unit: 'rows', enabled: false })
+  progress.start(Date.now(), new Totals())
+  progress.addDelta(deltaOf(1, 1000, 1), 0)
+  progress.stop()
+  assert.deepEqual(written, [])
+})
