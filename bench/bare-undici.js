@@ -25,7 +25,14 @@ async function main () {
   const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9
   const cpu = process.cpuUsage(cpuAtStart)
   await pool.close()
-  process.stdout.write(`${JSON.stringify({ queries, seconds, queries_per_sec: Math.round(queries / seconds), cpu_us_per_query: Math.round((cpu.user + cpu.system) / queries) })}\n`)
+  process.stdout.write(
+    `${JSON.stringify({
+      queries,
+      seconds,
+      queries_per_sec: Math.round(queries / seconds),
+      cpu_us_per_query: Math.round((cpu.user + cpu.system) / queries)
+    })}\n`
+  )
 }
 
 main()

@@ -26,7 +26,9 @@ const QUERY_PATH_QUERIES = 50_000
 
 function startStandIn () {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'stand-in-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [path.join(__dirname, 'stand-in-server.js')], {
+      stdio: ['ignore', 'pipe', 'inherit']
+    })
     child.stdout.once('data', (data) => resolve({ child, port: Number(String(data).trim()) }))
     child.once('error', reject)
   })
@@ -40,9 +42,15 @@ function runApp (script, args, port) {
     })
     let out = ''
     let err = ''
-    child.stdout.on('data', (c) => { out += c })
-    child.stderr.on('data', (c) => { err += c })
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${script} exited ${code}\n${err}`))))
+    child.stdout.on('data', (c) => {
+      out += c
+    })
+    child.stderr.on('data', (c) => {
+      err += c
+    })
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${script} exited ${code}\n${err}`))
+    )
   })
 }
 
@@ -104,7 +112,16 @@ const RATE_SCENARIOS = [
     workload: 'analytical --rate',
     setting: 'select1.yml, 2000 queries/s over 2 processes, 10 s',
     script: 'appClusterAnalytical.js',
-    args: ['--queries_config', path.join(ROOT, 'queries', 'select1.yml'), '--processes', '2', '--rate', '2000', '--max_queries', '10000']
+    args: [
+      '--queries_config',
+      path.join(ROOT, 'queries', 'select1.yml'),
+      '--processes',
+      '2',
+      '--rate',
+      '2000',
+      '--max_queries',
+      '10000'
+    ]
   },
   {
     workload: 'ingest --rate',
@@ -115,7 +132,13 @@ const RATE_SCENARIOS = [
 ]
 
 async function measureRate (scenario) {
-  const result = await withStandIn((port) => runApp(scenario.script, ['--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...scenario.args], port))
+  const result = await withStandIn((port) =>
+    runApp(
+      scenario.script,
+      ['--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...scenario.args],
+      port
+    )
+  )
   return {
     workload: scenario.workload,
     setting: scenario.setting,
@@ -130,10 +153,18 @@ async function measureRate (scenario) {
 /** The bare undici loop of bench/bare-undici.js, as a child process. */
 function runBareUndici (port) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'bare-undici.js'), String(port), String(QUERY_PATH_QUERIES), '20'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(
+      process.execPath,
+      [path.join(__dirname, 'bare-undici.js'), String(port), String(QUERY_PATH_QUERIES), '20'],
+      { stdio: ['ignore', 'pipe', 'inherit'] }
+    )
     let out = ''
-    child.stdout.on('data', (c) => { out += c })
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bare-undici.js exited ${code}`))))
+    child.stdout.on('data', (c) => {
+      out += c
+    })
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bare-undici.js exited ${code}`))
+    )
   })
 }
 
@@ -143,10 +174,21 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 async function measureQueryPath () {
   const tool = []
   const bare = []
-  const select1 = ['--queries_config', path.join(ROOT, 'queries', 'select1.yml'), '--max_queries', String(QUERY_PATH_QUERIES)]
+  const select1 = [
+    '--queries_config',
+    path.join(ROOT, 'queries', 'select1.yml'),
+    '--max_queries',
+    String(QUERY_PATH_QUERIES)
+  ]
   for (let i = 0; i < RUNS; i++) {
     bare.push(await withStandIn((port) => runBareUndici(port)))
-    const result = await withStandIn((port) => runApp('appClusterAnalytical.js', ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...select1], port))
+    const result = await withStandIn((port) =>
+      runApp(
+        'appClusterAnalytical.js',
+        ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...select1],
+        port
+      )
+    )
     tool.push({ queries_per_sec: result.queries_per_sec, cpu_us_per_query: result.client.cpu_us_per_query })
   }
   const m = {
@@ -167,8 +209,12 @@ async function measureQueryPath () {
  */
 function treeCpuSeconds (args, port) {
   return new Promise((resolve, reject) => {
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(ROOT, 'appClusterIngest.js'))} ${args.join(' ')} >/dev/null 2>&1; times`
-    const child = spawn('bash', ['-c', command], { env: { PATH: process.env.PATH, CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] })
+    const script = JSON.stringify(path.join(ROOT, 'appClusterIngest.js'))
+    const command = `${JSON.stringify(process.execPath)} ${script} ${args.join(' ')} >/dev/null 2>&1; times`
+    const child = spawn('bash', ['-c', command], {
+      env: { PATH: process.env.PATH, CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'inherit']
+    })
     let out = ''
     child.stdout.on('data', (c) => { out += c })
     child.on('exit', () => {
@@ -190,11 +236,18 @@ const TREE_SCENARIOS = [
 async function measureTree (scenario) {
   const runs = []
   for (let i = 0; i < RUNS; i++) {
-    const seconds = await withStandIn((port) => treeCpuSeconds([...scenario.args, '--batch_size', '10000', '--monitor_interval', '0'], port))
+    const seconds = await withStandIn((port) =>
+      treeCpuSeconds([...scenario.args, '--batch_size', '10000', '--monitor_interval', '0'], port)
+    )
     runs.push(Math.round(((seconds * 1e6) / TREE_ROWS) * 1000) / 1000)
   }
   const usPerRow = median(runs)
-  return { setting: scenario.setting, us_per_row: usPerRow, range: [Math.min(...runs), Math.max(...runs)], met: usPerRow <= TARGET_TREE_US_PER_ROW }
+  return {
+    setting: scenario.setting,
+    us_per_row: usPerRow,
+    range: [Math.min(...runs), Math.max(...runs)],
+    met: usPerRow <= TARGET_TREE_US_PER_ROW
+  }
 }
 
 function measurementOf (scenario, result) {
@@ -210,7 +263,13 @@ function measurementOf (scenario, result) {
 async function measure (scenario) {
   const runs = []
   for (let i = 0; i < RUNS; i++) {
-    const result = await withStandIn((port) => runApp(scenario.script, ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...scenario.args], port))
+    const result = await withStandIn((port) =>
+      runApp(
+        scenario.script,
+        ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...scenario.args],
+        port
+      )
+    )
     runs.push(measurementOf(scenario, result))
   }
   runs.sort((a, b) => a.per_sec - b.per_sec)
@@ -230,30 +289,119 @@ async function measure (scenario) {
 async function main () {
   const rows = []
   for (const scenario of SCENARIOS) rows.push(await measure(scenario))
-  const scenarioTable = table(['workload', 'setting', 'units ok', 'units/s per process (median)', 'range over runs', 'client CPU µs/unit', 'peak RSS MB', 'target', 'met'])
+  const scenarioTable = table([
+    'workload',
+    'setting',
+    'units ok',
+    'units/s per process (median)',
+    'range over runs',
+    'client CPU µs/unit',
+    'peak RSS MB',
+    'target',
+    'met'
+  ])
   const n = (x) => x.toLocaleString('en-US')
   for (const r of rows) {
-    scenarioTable.push([r.workload, r.setting, n(r.units), n(r.per_sec), `${n(r.per_sec_range[0])} – ${n(r.per_sec_range[1])}`, `${r.cpu_us} (${r.cpu_us_range[0]} – ${r.cpu_us_range[1]})`, r.rss_mb, r.target, r.met === null ? '-' : r.met ? 'yes' : 'NO'])
+    scenarioTable.push([
+      r.workload,
+      r.setting,
+      n(r.units),
+      n(r.per_sec),
+      `${n(r.per_sec_range[0])} – ${n(r.per_sec_range[1])}`,
+      `${r.cpu_us} (${r.cpu_us_range[0]} – ${r.cpu_us_range[1]})`,
+      r.rss_mb,
+      r.target,
+      r.met === null ? '-' : r.met ? 'yes' : 'NO'
+    ])
   }
   const queryPath = await measureQueryPath()
   const trees = []
   for (const scenario of TREE_SCENARIOS) trees.push(await measureTree(scenario))
   const rates = []
   for (const scenario of RATE_SCENARIOS) rates.push(await measureRate(scenario))
-  const queryTable = table(['SELECT 1, 20 in flight, 1 process', 'queries/s (median)', 'client CPU µs/query', 'target', 'met'])
+  const queryTable = table([
+    'SELECT 1, 20 in flight, 1 process',
+    'queries/s (median)',
+    'client CPU µs/query',
+    'target',
+    'met'
+  ])
   queryTable.push(
-    ['bare undici loop (bench/bare-undici.js)', n(queryPath.bare_queries_per_sec), queryPath.bare_cpu_us_per_query, '', ''],
+    [
+      'bare undici loop (bench/bare-undici.js)',
+      n(queryPath.bare_queries_per_sec),
+      queryPath.bare_cpu_us_per_query,
+      '',
+      ''
+    ],
     ['this tool', n(queryPath.tool_queries_per_sec), queryPath.tool_cpu_us_per_query, '', ''],
-    ['tool / bare', `${Math.round(queryPath.share_of_bare * 1000) / 10}%`, `${queryPath.cpu_of_bare}x`, `>= ${TARGET_SHARE_OF_BARE * 100}%, <= ${TARGET_CPU_OF_BARE}x`, queryPath.met ? 'yes' : 'NO']
+    [
+      'tool / bare',
+      `${Math.round(queryPath.share_of_bare * 1000) / 10}%`,
+      `${queryPath.cpu_of_bare}x`,
+      `>= ${TARGET_SHARE_OF_BARE * 100}%, <= ${TARGET_CPU_OF_BARE}x`,
+      queryPath.met ? 'yes' : 'NO'
+    ]
   )
-  const treeTable = table(['whole process tree (user + sys, start-up included)', 'µs per row (median)', 'range', 'target', 'met'])
-  for (const t of trees) treeTable.push([t.setting, t.us_per_row, `${t.range[0]} – ${t.range[1]}`, `<= ${TARGET_TREE_US_PER_ROW}`, t.met ? 'yes' : 'NO'])
-  const rateTable = table(['open model', 'setting', 'target/s', 'achieved/s', 'achieved %', 'late requests', 'p99 ms from scheduled start'])
-  for (const r of rates) rateTable.push([r.workload, r.setting, n(r.target_per_sec), n(r.achieved_per_sec), r.achieved_pct, n(r.late_requests), r.p99_ms])
-  const machine = { cpu: os.cpus()[0].model, cpus: os.availableParallelism(), node: process.version, date: new Date().toISOString().slice(0, 10) }
-  process.stderr.write(`machine: ${machine.cpu}, ${machine.cpus} CPUs, node ${machine.node}, ${machine.date}; ${RUNS} runs per scenario, median shown\n`)
-  process.stderr.write(`${scenarioTable.toString()}\n${queryTable.toString()}\n${treeTable.toString()}\n${rateTable.toString()}\n`)
-  process.stdout.write(`${JSON.stringify({ machine, runs_per_scenario: RUNS, results: rows, query_path: queryPath, process_tree: trees, rates })}\n`)
+  const treeTable = table([
+    'whole process tree (user + sys, start-up included)',
+    'µs per row (median)',
+    'range',
+    'target',
+    'met'
+  ])
+  for (const t of trees) {
+    treeTable.push([
+      t.setting,
+      t.us_per_row,
+      `${t.range[0]} – ${t.range[1]}`,
+      `<= ${TARGET_TREE_US_PER_ROW}`,
+      t.met ? 'yes' : 'NO'
+    ])
+  }
+  const rateTable = table([
+    'open model',
+    'setting',
+    'target/s',
+    'achieved/s',
+    'achieved %',
+    'late requests',
+    'p99 ms from scheduled start'
+  ])
+  for (const r of rates) {
+    rateTable.push([
+      r.workload,
+      r.setting,
+      n(r.target_per_sec),
+      n(r.achieved_per_sec),
+      r.achieved_pct,
+      n(r.late_requests),
+      r.p99_ms
+    ])
+  }
+  const machine = {
+    cpu: os.cpus()[0].model,
+    cpus: os.availableParallelism(),
+    node: process.version,
+    date: new Date().toISOString().slice(0, 10)
+  }
+  process.stderr.write(
+    `machine: ${machine.cpu}, ${machine.cpus} CPUs, node ${machine.node}, ${machine.date}; ${RUNS} runs per ` +
+    `scenario, median shown\n`
+  )
+  process.stderr.write(
+    `${scenarioTable.toString()}\n${queryTable.toString()}\n${treeTable.toString()}\n${rateTable.toString()}\n`
+  )
+  process.stdout.write(
+    `${JSON.stringify({
+      machine,
+      runs_per_scenario: RUNS,
+      results: rows,
+      query_path: queryPath,
+      process_tree: trees,
+      rates
+    })}\n`
+  )
   if (rows.some((r) => r.met === false) || !queryPath.met || trees.some((t) => !t.met)) process.exitCode = 1
 }
 

@@ -53,7 +53,9 @@ function main (argv) {
   if (command === 'compare') return require('../lib/reports/compare/command').main(rest).then(exitWith)
   if (command === 'sweep') {
     const name = rest[0]
-    if (name !== 'capacity' && !SWEEPS[name]) return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${name ?? ''}')`)
+    if (name !== 'capacity' && !SWEEPS[name]) {
+      return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${name ?? ''}')`)
+    }
     require('dotenv').config({ quiet: true })
     const { Interrupts } = require('../lib/cli/interrupts')
     const signals = new Interrupts().install()

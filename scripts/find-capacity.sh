@@ -1,3 +1,3 @@
 #!/usr/bin/env bash
-# The highest --rate the cluster serves within its SLO: see --help, or the README's "Sizing a cluster".
+# The highest --rate the cluster serves within its SLO: see --help, or docs/sweeps-and-capacity.md.
 exec node "$(dirname "$0")/../bin/crate-bench.js" sweep capacity "$@"

@@ -28,7 +28,9 @@ function writableFile (file, flag) {
   } catch {
     throw new UsageError(`--${flag} '${file}': the directory ${dir} does not exist or cannot be written`)
   }
-  if (fs.existsSync(file) && !fs.statSync(file).isFile()) throw new UsageError(`--${flag} '${file}' is not a regular file`)
+  if (fs.existsSync(file) && !fs.statSync(file).isFile()) {
+    throw new UsageError(`--${flag} '${file}' is not a regular file`)
+  }
   return path.resolve(String(file))
 }
 

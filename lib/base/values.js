@@ -25,7 +25,13 @@ const DURATION_RANGES_MS = {
 
 /** 1ms, 1.5s, 720h: the largest unit that fits, as the flags are written. */
 function formatMs (ms) {
-  for (const [unit, size] of [['h', HOUR_MS], ['m', 60_000], ['s', 1000]]) if (ms >= size) return `${Math.round((ms / size) * 100) / 100}${unit}`
+  for (const [unit, size] of [
+    ['h', HOUR_MS],
+    ['m', 60_000],
+    ['s', 1000]
+  ]) {
+    if (ms >= size) return `${Math.round((ms / size) * 100) / 100}${unit}`
+  }
   return `${ms}ms`
 }
 
@@ -38,7 +44,9 @@ function parseDuration (value, flag) {
     throw new UsageError(`--${flag} must be a positive duration such as 500ms, 30s, 5m or 1h (got '${text}')`)
   }
   const [min, max] = DURATION_RANGES_MS[flag] || [1, 24 * HOUR_MS]
-  if (ms < min || ms > max) throw new UsageError(`--${flag} must be between ${formatMs(min)} and ${formatMs(max)} (got '${text}')`)
+  if (ms < min || ms > max) {
+    throw new UsageError(`--${flag} must be between ${formatMs(min)} and ${formatMs(max)} (got '${text}')`)
+  }
   return ms
 }
 
@@ -95,7 +103,10 @@ const FILES_BESIDE_SOCKETS = 64
 function requireConcurrency (value, flag, limit = openFileLimit()) {
   const concurrency = requirePositiveInteger(value, flag)
   if (limit !== null && concurrency + FILES_BESIDE_SOCKETS > limit) {
-    throw new UsageError(`--${flag} ${concurrency} needs a socket per request in flight, more than this process may open (ulimit -n ${limit}): use at most ${Math.max(1, limit - FILES_BESIDE_SOCKETS)}, or more --processes`)
+    throw new UsageError(
+      `--${flag} ${concurrency} needs a socket per request in flight, more than this process may open (ulimit ` +
+      `-n ${limit}): use at most ${Math.max(1, limit - FILES_BESIDE_SOCKETS)}, or more --processes`
+    )
   }
   return concurrency
 }

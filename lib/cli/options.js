@@ -11,31 +11,111 @@ const { parseThreshold, requireKnownLabels } = require('../results/thresholds')
 const { parseRunId, parseGenerator } = require('../results/run-identity')
 
 const CONNECTION_OPTIONS = {
-  host: { type: 'string', group: 'Connection:', describe: 'CrateDB host(s), comma-separated for round-robin [env CRATE_HOST]' },
+  host: {
+    type: 'string',
+    group: 'Connection:',
+    describe: 'CrateDB host(s), comma-separated for round-robin [env CRATE_HOST]'
+  },
   port: { type: 'string', group: 'Connection:', describe: 'HTTP port [env CRATE_PORT]' },
-  user: { type: 'string', group: 'Connection:', describe: 'user name; the password is read from CRATE_PASSWORD only [env CRATE_USER]' },
+  user: {
+    type: 'string',
+    group: 'Connection:',
+    describe: 'user name; the password is read from CRATE_PASSWORD only [env CRATE_USER]'
+  },
   ssl: { type: 'boolean', group: 'Connection:', describe: 'use HTTPS [env CRATE_SSL]' },
-  insecure: { type: 'boolean', default: false, group: 'Connection:', describe: 'HTTPS without certificate verification (never the default)' },
+  insecure: {
+    type: 'boolean',
+    default: false,
+    group: 'Connection:',
+    describe: 'HTTPS without certificate verification (never the default)'
+  },
   timeout: { type: 'string', default: '60s', group: 'Connection:', describe: 'per-request timeout (e.g. 10s, 2m)' }
 }
 
 const RUN_OPTIONS = {
   processes: { type: 'number', group: 'Load:', describe: 'worker processes' },
   concurrent_requests: { type: 'number', default: 20, group: 'Load:', describe: 'requests in flight per process' },
-  duration: { type: 'string', group: 'Load:', describe: 'stop after this long (e.g. 30s, 5m); whichever limit comes first ends the run' },
-  warmup: { type: 'string', group: 'Load:', describe: 'load from the start, but answers in this first part (e.g. 10s) are kept out of every figure and reported apart; --duration counts after it' },
-  graceful_stop: { type: 'string', default: '10s', group: 'Load:', describe: 'after --duration, how long requests in flight may still take; those without an answer then are abandoned (in doubt)' },
-  rate: { type: 'string', group: 'Load:', describe: 'constant arrival rate over all processes: rows/s (ingest) or queries/s (analytical), sent on a fixed timetable; latency then counts from each request\'s scheduled start (default: as fast as the answers come)' },
-  seed: { type: 'number', group: 'Load:', describe: 'seed of the data and parameter generators (default: random, printed)' },
-  results_table: { type: 'string', group: 'Runs across machines:', describe: 'also write this run\'s result as one row into [schema.]table on the cluster (created if needed), e.g. doc.bench_runs' },
-  run_id: { type: 'string', group: 'Runs across machines:', describe: 'groups the rows of one run from several load generators (default: generated, printed)' },
-  generator: { type: 'string', group: 'Runs across machines:', describe: 'K/N: this is load generator K of N in one run; each writes its own rows (default 1/1)' },
-  start_at: { type: 'string', group: 'Runs across machines:', describe: 'ISO time at which to start the load, so load generators on several machines start together' },
-  monitor_interval: { type: 'string', default: '5s', group: 'Output:', describe: 'sample sys.nodes (CPU, heap, load, write/search thread pools and their rejections) this often during the run; 0 disables' },
+  duration: {
+    type: 'string',
+    group: 'Load:',
+    describe: 'stop after this long (e.g. 30s, 5m); whichever limit comes first ends the run'
+  },
+  warmup: {
+    type: 'string',
+    group: 'Load:',
+    describe:
+      'load from the start, but answers in this first part (e.g. 10s) are kept out of every figure and reported ' +
+      'apart; --duration counts after it'
+  },
+  graceful_stop: {
+    type: 'string',
+    default: '10s',
+    group: 'Load:',
+    describe:
+      'after --duration, how long requests in flight may still take; those without an answer then are abandoned (in ' +
+      'doubt)'
+  },
+  rate: {
+    type: 'string',
+    group: 'Load:',
+    describe:
+      "constant arrival rate over all processes: rows/s (ingest) or queries/s (analytical), sent on a fixed " +
+      "timetable; latency then counts from each request's scheduled start (default: as fast as the answers come)"
+  },
+  seed: {
+    type: 'number',
+    group: 'Load:',
+    describe: 'seed of the data and parameter generators (default: random, printed)'
+  },
+  results_table: {
+    type: 'string',
+    group: 'Runs across machines:',
+    describe:
+      "also write this run's result as one row into [schema.]table on the cluster (created if needed), e.g. " +
+      "doc.bench_runs"
+  },
+  run_id: {
+    type: 'string',
+    group: 'Runs across machines:',
+    describe: 'groups the rows of one run from several load generators (default: generated, printed)'
+  },
+  generator: {
+    type: 'string',
+    group: 'Runs across machines:',
+    describe: 'K/N: this is load generator K of N in one run; each writes its own rows (default 1/1)'
+  },
+  start_at: {
+    type: 'string',
+    group: 'Runs across machines:',
+    describe: 'ISO time at which to start the load, so load generators on several machines start together'
+  },
+  monitor_interval: {
+    type: 'string',
+    default: '5s',
+    group: 'Output:',
+    describe:
+      'sample sys.nodes (CPU, heap, load, write/search thread pools and their rejections) this often during the ' +
+      'run; 0 disables'
+  },
   json: { type: 'boolean', default: false, group: 'Output:', describe: 'print one JSON result object on stdout' },
-  threshold: { type: 'string', array: true, group: 'Output:', describe: 'a pass/fail check of the run, repeatable: "p99<250ms", "failed=0", "rows_per_sec>=40000", per query or table "name:p99<50ms"; a miss exits 5' },
-  report: { type: 'string', group: 'Output:', describe: 'also write a self-contained HTML report (charts over time, summary, options) to this file' },
-  progress: { type: 'boolean', group: 'Output:', describe: 'progress line on stderr every second (default: only on a TTY)' }
+  threshold: {
+    type: 'string',
+    array: true,
+    group: 'Output:',
+    describe:
+      'a pass/fail check of the run, repeatable: "p99<250ms", "failed=0", "rows_per_sec>=40000", per query or table ' +
+      '"name:p99<50ms"; a miss exits 5'
+  },
+  report: {
+    type: 'string',
+    group: 'Output:',
+    describe: 'also write a self-contained HTML report (charts over time, summary, options) to this file'
+  },
+  progress: {
+    type: 'boolean',
+    group: 'Output:',
+    describe: 'progress line on stderr every second (default: only on a TTY)'
+  }
 }
 
 const MAX_START_DELAY_MS = 24 * 3600 * 1000
@@ -62,8 +142,12 @@ function commonRunOptions (args, { defaultProcesses }) {
     runId: parseRunId(args.run_id),
     startAt: args.start_at === undefined ? null : parseStartAt(args.start_at),
     generator: parseGenerator(args.generator),
-    monitorIntervalMs: String(args.monitor_interval).trim() === '0' ? 0 : parseDuration(args.monitor_interval, 'monitor_interval'),
-    seed: args.seed === undefined ? Math.floor(Math.random() * 0x7fffffff) : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
+    monitorIntervalMs:
+      String(args.monitor_interval).trim() === '0' ? 0 : parseDuration(args.monitor_interval, 'monitor_interval'),
+    seed:
+      args.seed === undefined
+        ? Math.floor(Math.random() * 0x7fffffff)
+        : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
     json: Boolean(args.json),
     thresholds: (args.threshold || []).map(parseThreshold),
     report: args.report === undefined ? null : writableFile(args.report, 'report'),
@@ -84,7 +168,13 @@ function parseOptions (workload, argv, env = process.env) {
     .usage(`${workload.usage}\n\nUsage: node ${script} [options]`)
     .options(CONNECTION_OPTIONS)
     .options(RUN_OPTIONS)
-    .options({ processes: { ...RUN_OPTIONS.processes, describe: `worker processes (default: ${workload.defaultProcesses ?? `the number of CPUs, ${os.availableParallelism()} here`})` } })
+    .options({
+      processes: {
+        ...RUN_OPTIONS.processes,
+        describe: `worker processes (default: ${workload.defaultProcesses ?? `the number of ` +
+          `CPUs, ${os.availableParallelism()} here`})`
+      }
+    })
     .options(workload.options)
     .strict()
     .version(require('../../package.json').version)
@@ -96,9 +186,12 @@ function parseOptions (workload, argv, env = process.env) {
       const unknown = /^Unknown arguments?: (.*)$/.exec(message || '')
       if (unknown) {
         const names = unknown[1].split(', ')
-        const typedAsOption = (name) => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`) || a === `-${name}`)
+        const typedAsOption = (name) =>
+          argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`) || a === `-${name}`)
         const options = names.filter(typedAsOption)
-        if (options.length === 0) throw new UsageError(`unexpected argument '${names[0]}' (options start with --; see --help)`)
+        if (options.length === 0) {
+          throw new UsageError(`unexpected argument '${names[0]}' (options start with --; see --help)`)
+        }
         throw new UsageError(`unknown option ${options.map((a) => `--${a}`).join(', ')} (see --help)`)
       }
       throw new UsageError(message || (error && error.message) || 'invalid arguments')
@@ -126,7 +219,11 @@ function requireRoomForRate ({ rate, durationMs, processes, batchSize }) {
   const units = batchSize ?? 1
   const intervalMs = (units * processes * 1000) / rate
   if (durationMs < intervalMs) {
-    throw new UsageError(`--rate ${rate} over ${processes} process${processes === 1 ? '' : 'es'} sends a request of ${units} every ${formatMs(Math.round(intervalMs))} per process: --duration ${formatMs(durationMs)} cannot hold two of them; raise --rate or --duration`)
+    throw new UsageError(
+      `--rate ${rate} over ${processes} process${processes === 1 ? '' : 'es'} sends a request of ${units} ` +
+      `every ${formatMs(Math.round(intervalMs))} per process: --duration ${formatMs(durationMs)} cannot hold two of ` +
+      `them; raise --rate or --duration`
+    )
   }
 }
 

@@ -22,13 +22,23 @@ function parseHosts (hostText, defaultPort, ssl) {
     } catch {
       throw new UsageError(`invalid host '${shown}' in --host/CRATE_HOST`)
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`invalid host '${shown}': only http:// and https:// are supported`)
-    if (url.pathname && url.pathname !== '/') throw new UsageError(`invalid host '${shown}': a host has no path (got '${url.pathname}'); CrateDB answers on /_sql`)
-    if (url.search || withScheme.includes('?')) throw new UsageError(`invalid host '${shown}': a host has no query string`)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new UsageError(`invalid host '${shown}': only http:// and https:// are supported`)
+    }
+    if (url.pathname && url.pathname !== '/') {
+      throw new UsageError(
+        `invalid host '${shown}': a host has no path (got '${url.pathname}'); CrateDB answers on /_sql`
+      )
+    }
+    if (url.search || withScheme.includes('?')) {
+      throw new UsageError(`invalid host '${shown}': a host has no query string`)
+    }
     if (url.hash || withScheme.includes('#')) throw new UsageError(`invalid host '${shown}': a host has no #fragment`)
     const port = url.port ? Number(url.port) : defaultPort
     const host = { protocol: url.protocol.slice(0, -1), hostname: url.hostname, port }
-    if (url.username || url.password) host.credentials = { user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
+    if (url.username || url.password) {
+      host.credentials = { user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
+    }
     return host
   })
 }
@@ -42,16 +52,26 @@ function credentialsOf (hosts, user, password) {
   for (const h of hosts) delete h.credentials
   if (fromHosts.length === 0) return { user: user ?? 'crate', password }
   const [first] = fromHosts
-  if (fromHosts.some((c) => c.user !== first.user || c.password !== first.password)) throw new UsageError('the hosts in --host/CRATE_HOST carry different credentials; one user and password serve every host')
-  if (user !== undefined && user !== first.user) throw new UsageError(`the host names user '${first.user}' but --user/CRATE_USER is '${user}'`)
-  if (password && first.password && password !== first.password) throw new UsageError('the host carries a password that differs from CRATE_PASSWORD')
+  if (fromHosts.some((c) => c.user !== first.user || c.password !== first.password)) {
+    throw new UsageError(
+      'the hosts in --host/CRATE_HOST carry different credentials; one user and password serve every host'
+    )
+  }
+  if (user !== undefined && user !== first.user) {
+    throw new UsageError(`the host names user '${first.user}' but --user/CRATE_USER is '${user}'`)
+  }
+  if (password && first.password && password !== first.password) {
+    throw new UsageError('the host carries a password that differs from CRATE_PASSWORD')
+  }
   return { user: first.user || user || 'crate', password: first.password || password }
 }
 
 function parsePort (text) {
   if (text === undefined || text === '') return 4200
   const port = /^\d{1,5}$/.test(String(text).trim()) ? Number(text) : NaN
-  if (!(port >= 1 && port <= 65535)) throw new UsageError(`--port/CRATE_PORT must be a port number 1-65535 in decimal (got '${text}')`)
+  if (!(port >= 1 && port <= 65535)) {
+    throw new UsageError(`--port/CRATE_PORT must be a port number 1-65535 in decimal (got '${text}')`)
+  }
   return port
 }
 
@@ -61,7 +81,9 @@ function connectionFromArgs (args, env) {
   const hosts = parseHosts(args.host ?? env.CRATE_HOST ?? 'localhost', port, ssl)
   const { user, password } = credentialsOf(hosts, args.user ?? env.CRATE_USER, env.CRATE_PASSWORD || '')
   // eslint-disable-next-line no-control-regex -- a user name with a control character is what we refuse
-  if (/[\u0000-\u001f\u007f:]/.test(user)) throw new UsageError('--user/CRATE_USER must not contain a control character or a colon')
+  if (/[\u0000-\u001f\u007f:]/.test(user)) {
+    throw new UsageError('--user/CRATE_USER must not contain a control character or a colon')
+  }
   return {
     hosts,
     user,

@@ -44,7 +44,12 @@ class HostEvents extends EventEmitter {
 
   /** The events with their time in seconds from `originMs` (the start of the load). */
   toJSON (originMs) {
-    return this.events.map((e) => ({ at_s: round((e.at - originMs) / 1000, 3), kind: e.kind, host: e.host, detail: e.detail }))
+    return this.events.map((e) => ({
+      at_s: round((e.at - originMs) / 1000, 3),
+      kind: e.kind,
+      host: e.host,
+      detail: e.detail
+    }))
   }
 }
 

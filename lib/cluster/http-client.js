@@ -33,9 +33,27 @@ class TransportError extends Error {
 
 const TLS_MISMATCH_CODES = new Set(['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG'])
 // Failures that happen before a request leaves the client.
-const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNECTTIMEOUT', 'ETLS', 'ECERT', 'ENOHOST'])
+const NEVER_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNECTTIMEOUT',
+  'ETLS',
+  'ECERT',
+  'ENOHOST'
+])
 // Failures that say the host is gone, not slow: it is skipped until its pause is over.
-const HOST_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECLOSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNECTTIMEOUT'])
+const HOST_DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ECLOSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNECTTIMEOUT'
+])
 
 const FIRST_PAUSE_MS = 1000
 const MAX_PAUSE_MS = 10_000
@@ -57,12 +75,21 @@ function describeTransportFailure (code, detail, hostUrl, timeoutMs) {
   if (code === 'ECONNREFUSED') return { code, message: `connection refused by ${hostUrl}` }
   if (code === 'ECONNECTTIMEOUT') return { code, message: `no connection to ${hostUrl} within the connect timeout` }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { code, message: `cannot resolve the host of ${hostUrl}` }
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECLOSED') return { code, message: `connection to ${hostUrl} closed before the answer arrived` }
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECLOSED') {
+    return { code, message: `connection to ${hostUrl} closed before the answer arrived` }
+  }
   if (TLS_MISMATCH_CODES.has(code) || /wrong version number|packet length too long/i.test(detail)) {
-    return { code: 'ETLS', message: `TLS handshake with ${hostUrl} failed: the port does not speak TLS (CRATE_SSL set for a plain HTTP port?)` }
+    return {
+      code: 'ETLS',
+      message: `TLS handshake with ${hostUrl} failed: the port does not speak TLS (CRATE_SSL set for a plain HTTP ` +
+        `port?)`
+    }
   }
   if (/certificate|self.signed|UNABLE_TO_VERIFY|CERT_/i.test(`${code} ${detail}`)) {
-    return { code: 'ECERT', message: `TLS certificate of ${hostUrl} is not trusted (${detail}); --insecure skips verification` }
+    return {
+      code: 'ECERT',
+      message: `TLS certificate of ${hostUrl} is not trusted (${detail}); --insecure skips verification`
+    }
   }
   return { code: code || 'EUNKNOWN', message: `request to ${hostUrl} failed: ${detail}` }
 }
@@ -75,7 +102,13 @@ function parseErrorBody (status, contentType, text) {
     } catch { /* fall through to the text */ }
   }
   if (status === 401) return { status, code: 401, message: `authentication failed: ${text.trim() || 'HTTP 401'}` }
-  if (status === 413) return { status, code: 413, message: 'request body too large for the server (HTTP 413, over http.max_content_length): lower --batch_size' }
+  if (status === 413) {
+    return {
+      status,
+      code: 413,
+      message: 'request body too large for the server (HTTP 413, over http.max_content_length): lower --batch_size'
+    }
+  }
   return { status, code: status, message: `HTTP ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''}` }
 }
 
@@ -94,7 +127,9 @@ function dispatch (pool, options) {
         statusCode = status
         for (let i = 0; i < rawHeaders.length; i += 2) {
           const name = rawHeaders[i]
-          if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') contentType = rawHeaders[i + 1].toString('latin1')
+          if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') {
+            contentType = rawHeaders[i + 1].toString('latin1')
+          }
         }
         return true
       },
@@ -145,12 +180,28 @@ class Host {
  * statements (DDL, refresh, count) then go to the next host, since nothing was sent.
  */
 class CrateClient extends EventEmitter {
-  constructor ({ hosts, user, password, insecure = false, timeoutMs = 60_000, maxSockets = 20, downHosts = [], retryUnsent = false, clock = systemClock }) {
+  constructor ({
+    hosts,
+    user,
+    password,
+    insecure = false,
+    timeoutMs = 60_000,
+    maxSockets = 20,
+    downHosts = [],
+    retryUnsent = false,
+    clock = systemClock
+  }) {
     super()
     this.timeoutMs = timeoutMs
     this.retryUnsent = retryUnsent
     this.clock = clock
-    const poolOptions = { connections: maxSockets, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }
+    const poolOptions = {
+      connections: maxSockets,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs
+    }
     if (hosts.some((h) => h.protocol === 'https')) poolOptions.connect = { rejectUnauthorized: !insecure }
     this.hosts = hosts.map((h) => new Host(h, poolOptions))
     this.next = 0
@@ -189,7 +240,8 @@ class CrateClient extends EventEmitter {
       if (this.allDownSince !== null && this.clock.now() - this.allDownSince > this.timeoutMs) {
         throw new TransportError({
           code: 'ENOHOST',
-          message: `no host answers: all ${this.hosts.length} host${this.hosts.length === 1 ? ' has' : 's have'} been down for more than ${this.timeoutMs} ms (--timeout)`,
+          message: `no host answers: all ${this.hosts.length} host${this.hosts.length === 1 ? ' has' : 's have'} ` +
+            `been down for more than ${this.timeoutMs} ms (--timeout)`,
           sent: false
         })
       }
@@ -202,7 +254,10 @@ class CrateClient extends EventEmitter {
       if (host.state !== 'down' || this.clock.now() < host.downUntil) continue
       host.state = 'probing'
       // Any HTTP answer marks it up (post does); any failure marks it down for a longer pause.
-      const probe = this.post('{"stmt":"SELECT 1"}', { target: host, timeoutMs: Math.min(this.timeoutMs, PROBE_TIMEOUT_MS) })
+      const probe = this.post('{"stmt":"SELECT 1"}', {
+        target: host,
+        timeoutMs: Math.min(this.timeoutMs, PROBE_TIMEOUT_MS)
+      })
         .catch(() => {})
         .finally(() => this.probes.delete(probe))
       this.probes.add(probe)
@@ -283,14 +338,20 @@ class CrateClient extends EventEmitter {
     try {
       return parse(text)
     } catch {
-      throw new CrateHttpError({ status: statusCode, code: 'EBADJSON', message: `answer from ${host.base} is not JSON: ${text.slice(0, 100)}` })
+      throw new CrateHttpError({
+        status: statusCode,
+        code: 'EBADJSON',
+        message: `answer from ${host.base} is not JSON: ${text.slice(0, 100)}`
+      })
     }
   }
 
   transportFailure (error, host, sequence, timeoutMs) {
     const code = sequence <= this.abortedUpTo ? 'ABORTED' : normalizeCode(error)
     const failure = describeTransportFailure(code, String(error && error.message), host.base, timeoutMs)
-    if ((HOST_DOWN_CODES.has(failure.code) && host.state === 'up') || host.state === 'probing') this.markDown(host, failure.message)
+    if ((HOST_DOWN_CODES.has(failure.code) && host.state === 'up') || host.state === 'probing') {
+      this.markDown(host, failure.message)
+    }
     return new TransportError({ ...failure, host: host.base, sent: !NEVER_SENT_CODES.has(failure.code) })
   }
 

@@ -6,7 +6,8 @@ const { round } = require('../base/format')
 // pools' `rejected` counters are cumulative since each node started, so every figure we show is a
 // delta from the node's first sample of this run.
 
-const NODES_SQL = "SELECT name, load, heap, process['cpu'] AS process_cpu, os['cpu'] AS os_cpu, thread_pools FROM sys.nodes"
+const NODES_SQL =
+  "SELECT name, load, heap, process['cpu'] AS process_cpu, os['cpu'] AS os_cpu, thread_pools FROM sys.nodes"
 const POOLS = ['write', 'search']
 
 /** One node's row of a sys.nodes answer, in the units we report. CrateDB writes -1 where the OS hides a value. */
@@ -34,9 +35,13 @@ function parseNode (row, cols) {
 }
 
 function parseNodesAnswer (answer) {
-  if (!answer || !Array.isArray(answer.rows) || !Array.isArray(answer.cols)) throw new Error('sys.nodes answer without rows')
+  if (!answer || !Array.isArray(answer.rows) || !Array.isArray(answer.cols)) {
+    throw new Error('sys.nodes answer without rows')
+  }
   const missing = ['name', 'thread_pools'].filter((c) => !answer.cols.includes(c))
-  if (missing.length > 0) throw new Error(`sys.nodes answer without the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`)
+  if (missing.length > 0) {
+    throw new Error(`sys.nodes answer without the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`)
+  }
   return answer.rows.map((row) => parseNode(row, answer.cols))
 }
 
@@ -115,7 +120,13 @@ class ClusterMonitor {
   }
 
   trackPeaks (entry) {
-    const peak = this.peaks.get(entry.name) || { load_1m: null, heap_used_pct: null, process_cpu_pct: null, os_cpu_pct: null, write_queue: null }
+    const peak = this.peaks.get(entry.name) || {
+      load_1m: null,
+      heap_used_pct: null,
+      process_cpu_pct: null,
+      os_cpu_pct: null,
+      write_queue: null
+    }
     const max = (a, b) => (b === null || b === undefined ? a : a === null ? b : Math.max(a, b))
     peak.load_1m = max(peak.load_1m, entry.load_1m)
     peak.heap_used_pct = max(peak.heap_used_pct, entry.heap_used_pct)

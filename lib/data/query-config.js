@@ -22,10 +22,17 @@ function readConfigFile (file) {
   try {
     stat = fs.statSync(file)
   } catch (error) {
-    throw new UsageError(`--queries_config '${visible(file)}' cannot be read: ${error.code === 'ENOENT' ? 'no such file' : error.message}`)
+    throw new UsageError(
+      `--queries_config '${visible(file)}' cannot be read: ${error.code === 'ENOENT' ? 'no such file' : error.message}`
+    )
   }
   if (!stat.isFile()) throw new UsageError(`--queries_config '${visible(file)}' is not a regular file`)
-  if (stat.size > MAX_FILE_BYTES) throw new UsageError(`--queries_config '${visible(file)}' is ${stat.size} bytes, more than a query mix needs (at most ${MAX_FILE_BYTES})`)
+  if (stat.size > MAX_FILE_BYTES) {
+    throw new UsageError(
+      `--queries_config '${visible(file)}' is ${stat.size} bytes, more than a query mix needs (at ` +
+      `most ${MAX_FILE_BYTES})`
+    )
+  }
   try {
     return fs.readFileSync(file, 'utf8')
   } catch (error) {
@@ -41,7 +48,11 @@ function readConfigFile (file) {
 function requireModestSize (doc, file) {
   let values = 0
   const walk = (node) => {
-    if (++values > MAX_VALUES) throw new UsageError(`--queries_config '${visible(file)}' expands to more than ${MAX_VALUES} values (YAML aliases?)`)
+    if (++values > MAX_VALUES) {
+      throw new UsageError(
+        `--queries_config '${visible(file)}' expands to more than ${MAX_VALUES} values (YAML aliases?)`
+      )
+    }
     if (node && typeof node === 'object') for (const key of Object.keys(node)) walk(node[key])
   }
   walk(doc)
@@ -58,7 +69,9 @@ function loadQueryConfig (file, ctx) {
     doc = yaml.load(text, { filename: file })
   } catch (error) {
     const line = error.mark ? ` at line ${error.mark.line + 1}, column ${error.mark.column + 1}` : ''
-    throw new UsageError(`--queries_config '${visible(file)}' is not valid YAML${line}: ${error.reason || error.message}`)
+    throw new UsageError(
+      `--queries_config '${visible(file)}' is not valid YAML${line}: ${error.reason || error.message}`
+    )
   }
   requireModestSize(doc, file)
   if (!Array.isArray(doc) || doc.length === 0) {
@@ -67,9 +80,13 @@ function loadQueryConfig (file, ctx) {
   const names = new Set()
   const queries = doc.map((entry, i) => {
     const where = `${file}: entry ${i + 1}`
-    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new UsageError(`${where} is not a mapping with query and ratio`)
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
+      throw new UsageError(`${where} is not a mapping with query and ratio`)
+    }
     const unknown = Object.keys(entry).filter((k) => !['name', 'query', 'ratio', 'args'].includes(k))
-    if (unknown.length) throw new UsageError(`${where} has unknown key '${unknown[0]}' (allowed: name, query, ratio, args)`)
+    if (unknown.length) {
+      throw new UsageError(`${where} has unknown key '${unknown[0]}' (allowed: name, query, ratio, args)`)
+    }
     if (typeof entry.query !== 'string' || !entry.query.trim()) throw new UsageError(`${where} has no query`)
     if (typeof entry.ratio !== 'number' || !Number.isFinite(entry.ratio) || entry.ratio <= 0) {
       throw new UsageError(`${where}: ratio must be a positive number (got ${JSON.stringify(entry.ratio)})`)

@@ -10,7 +10,9 @@ const RESERVED_SCHEMAS = new Set(['sys', 'information_schema', 'pg_catalog', 'bl
 function parseTableName (text, flag = 'table') {
   const parts = String(text).split('.')
   if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p))) {
-    throw new UsageError(`--${flag} '${text}' is not a valid table name: use [schema.]table with lower-case letters, digits and _`)
+    throw new UsageError(
+      `--${flag} '${text}' is not a valid table name: use [schema.]table with lower-case letters, digits and _`
+    )
   }
   const [schema, table] = parts.length === 2 ? parts : ['doc', parts[0]]
   if (RESERVED_SCHEMAS.has(schema)) throw new UsageError(`--${flag} '${text}': schema '${schema}' is a system schema`)
@@ -43,7 +45,8 @@ function createTableSql ({ table, columns, shards, replicas, extraSettings = {} 
   if (!Number.isSafeInteger(shards) || shards < 1) throw new Error(`invalid shard count ${shards}`)
   const settings = { number_of_replicas: `'${parseReplicas(replicas)}'`, ...extraSettings }
   const withClause = Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join(', ')
-  return `CREATE TABLE IF NOT EXISTS ${table.sql} (\n  ${columns.join(',\n  ')}\n) CLUSTERED INTO ${shards} SHARDS WITH (${withClause})`
+  return `CREATE TABLE IF NOT EXISTS ${table.sql} (\n  ${columns.join(',\n  ')}\n) CLUSTERED INTO ${shards} SHARDS ` +
+    `WITH (${withClause})`
 }
 
 function insertSql (table, columnNames) {

@@ -13,7 +13,8 @@ const { parseTableName } = require('../data/schema')
 const { CrateClient } = require('../cluster/http-client')
 
 const USAGE = `Usage: crate-bench report RESULT.json -o FILE.html
-       crate-bench report --results_table TABLE --run_id ID [-o FILE.html] [--json] [--host H] [--port P] [--user U] [--ssl] [--insecure]
+       crate-bench report --results_table TABLE --run_id ID [-o FILE.html] [--json]
+         [--host H] [--port P] [--user U] [--ssl] [--insecure]
 
 The first form makes the self-contained HTML report of a result saved with --json (the same
 report --report writes at the end of a run). The second reads every row of one run from a
@@ -22,7 +23,16 @@ window from the earliest start to the latest end, percentiles from the merged la
 (exact, never averaged); --json prints the merged result, -o writes its HTML report. The
 password comes from CRATE_PASSWORD, the rest as for the benchmarks (flags or CRATE_* in .env).`
 
-const FLAGS_WITH_VALUES = new Set(['-o', '--out', '--results_table', '--run_id', '--host', '--port', '--user', '--timeout'])
+const FLAGS_WITH_VALUES = new Set([
+  '-o',
+  '--out',
+  '--results_table',
+  '--run_id',
+  '--host',
+  '--port',
+  '--user',
+  '--timeout'
+])
 const SWITCHES = new Set(['--json', '--ssl', '--insecure', '--help', '-h'])
 
 function parseArgs (argv) {
@@ -48,8 +58,12 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
       stdout.write(`${USAGE}\n`)
       return EXIT.OK
     }
-    if (flags.results_table !== undefined || flags.run_id !== undefined) return await reportRun(flags, out, { stdout, stderr, env })
-    if (files.length !== 1 || !out) throw new UsageError('give one result file and -o FILE.html, or --results_table and --run_id (see --help)')
+    if (flags.results_table !== undefined || flags.run_id !== undefined) {
+      return await reportRun(flags, out, { stdout, stderr, env })
+    }
+    if (files.length !== 1 || !out) {
+      throw new UsageError('give one result file and -o FILE.html, or --results_table and --run_id (see --help)')
+    }
     const result = readResult(files[0])
     writeHtml(result, out, stderr)
     return EXIT.OK
@@ -65,7 +79,10 @@ function readResult (file) {
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (error) {
-    throw Object.assign(new Error(`${file} cannot be read: ${error.code === 'ENOENT' ? 'no such file' : error.message}`), { exitCode: EXIT.CANNOT_RUN })
+    throw Object.assign(
+      new Error(`${file} cannot be read: ${error.code === 'ENOENT' ? 'no such file' : error.message}`),
+      { exitCode: EXIT.CANNOT_RUN }
+    )
   }
   let result
   try {
@@ -73,12 +90,15 @@ function readResult (file) {
   } catch (error) {
     throw new UsageError(`${file} is not a result saved with --json: ${error.message}`)
   }
-  if (!result || !['ingest', 'analytical'].includes(result.workload) || !result.options) throw new UsageError(`${file} is not a result saved with --json (no workload and options)`)
+  if (!result || !['ingest', 'analytical'].includes(result.workload) || !result.options) {
+    throw new UsageError(`${file} is not a result saved with --json (no workload and options)`)
+  }
   return result
 }
 
 function terminalReport (result) {
-  const companion = result.ingest && result.workload === 'analytical' ? renderCompanion(loadWorkload('ingest'), result.ingest) : ''
+  const companion =
+    result.ingest && result.workload === 'analytical' ? renderCompanion(loadWorkload('ingest'), result.ingest) : ''
   return renderReport(loadWorkload(result.workload), result) + companion
 }
 
@@ -100,14 +120,29 @@ function writeHtml (result, out, stderr) {
 async function readRuns (tableText, runIds, flags, env) {
   const table = parseTableName(tableText, 'results_table')
   const ids = runIds.map(parseRunId)
-  const connection = connectionFromArgs({ host: flags.host, port: flags.port, user: flags.user, ssl: flags.ssl, insecure: Boolean(flags.insecure), timeout: flags.timeout ?? '60s' }, env)
+  const connection = connectionFromArgs(
+    {
+      host: flags.host,
+      port: flags.port,
+      user: flags.user,
+      ssl: flags.ssl,
+      insecure: Boolean(flags.insecure),
+      timeout: flags.timeout ?? '60s'
+    },
+    env
+  )
   const client = new CrateClient({ ...connection, maxSockets: 1, retryUnsent: true })
   const runs = []
   try {
     await client.sql(`REFRESH TABLE ${table.sql}`)
     for (const runId of ids) {
-      const rows = (await client.sql(`SELECT result FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`, [runId])).rows
-      if (rows.length === 0) throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), { exitCode: EXIT.CANNOT_RUN })
+      const rows = (await client.sql(`SELECT result FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`, [runId]))
+        .rows
+      if (rows.length === 0) {
+        throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), {
+          exitCode: EXIT.CANNOT_RUN
+        })
+      }
       runs.push({ runId, loadGenerators: rows.length, result: mergeResults(rows.map(([text]) => JSON.parse(text))) })
     }
   } catch (error) {
@@ -121,9 +156,13 @@ async function readRuns (tableText, runIds, flags, env) {
 
 /** Every row of one run in a results table, merged into one result. */
 async function reportRun (flags, out, { stdout, stderr, env }) {
-  if (flags.results_table === undefined || flags.run_id === undefined) throw new UsageError('--results_table and --run_id go together')
+  if (flags.results_table === undefined || flags.run_id === undefined) {
+    throw new UsageError('--results_table and --run_id go together')
+  }
   const [{ runId, loadGenerators, result: merged }] = await readRuns(flags.results_table, [flags.run_id], flags, env)
-  stderr.write(`run ${runId}: ${loadGenerators} load generator${loadGenerators === 1 ? '' : 's'}\n${terminalReport(merged)}`)
+  stderr.write(
+    `run ${runId}: ${loadGenerators} load generator${loadGenerators === 1 ? '' : 's'}\n${terminalReport(merged)}`
+  )
   if (flags.json) stdout.write(`${JSON.stringify(merged)}\n`)
   if (out) writeHtml(merged, out, stderr)
   return EXIT.OK

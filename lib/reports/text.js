@@ -20,11 +20,17 @@ function renderReport (workload, result) {
   const summary = table(['summary', 'value'])
   if (result.warmup) summary.push(warmupRow(result.warmup, unit))
   summary.push(
-    ['time (first request sent -> last answer)', `${fmt(result.seconds)} s (sending ${fmt(result.sending_seconds)} s, then ${fmt(result.drain_seconds)} s for the last answers)`],
+    [
+      'time (first request sent -> last answer)',
+      `${fmt(result.seconds)} s (sending ${fmt(result.sending_seconds)} s, then ${fmt(result.drain_seconds)} s for ` +
+      `the last answers)`
+    ],
     [workload.okLabel, fmt(result[`${unit}_ok`])],
     [`${unit} failed`, fmt(result[`${unit}_failed`])]
   )
-  if (result[`${unit}_in_doubt`] > 0) summary.push([`${unit} in doubt (sent, answer lost)`, fmt(result[`${unit}_in_doubt`])])
+  if (result[`${unit}_in_doubt`] > 0) {
+    summary.push([`${unit} in doubt (sent, answer lost)`, fmt(result[`${unit}_in_doubt`])])
+  }
   if (result.rate) {
     summary.push(
       [`${unit}/s, target (--rate)`, fmt(result.rate.target_per_sec)],
@@ -40,23 +46,61 @@ function renderReport (workload, result) {
   out.push(summary.toString())
   if (workload.warningLines) out.push(...workload.warningLines(result, fmt))
   if (result.rate && result.rate.achieved_pct < 99) {
-    out.push(`warning: achieved ${fmt(result.rate.achieved_pct)}% of the target rate: the server or this client could not keep up (${fmt(result.rate.late_requests)} requests found no free slot at their time; see the latency from scheduled start)`)
+    out.push(
+      `warning: achieved ${fmt(result.rate.achieved_pct)}% of the target rate: the server or this client could not ` +
+      `keep up (${fmt(result.rate.late_requests)} requests found no free slot at their time; see the latency from ` +
+      `scheduled start)`
+    )
   }
 
   const latency = table(['request latency (ms)', 'p50', 'p90', 'p99', 'p99.9', 'max', 'mean'])
   const l = result.latency_ms
-  latency.push([result.rate ? 'client, scheduled start -> answer' : 'client, send -> answer', fmt(l.p50), fmt(l.p90), fmt(l.p99), fmt(l.p999), fmt(l.max), fmt(l.mean)])
+  latency.push([
+    result.rate ? 'client, scheduled start -> answer' : 'client, send -> answer',
+    fmt(l.p50),
+    fmt(l.p90),
+    fmt(l.p99),
+    fmt(l.p999),
+    fmt(l.max),
+    fmt(l.mean)
+  ])
   const s = result.server_ms
-  if (s.p50 !== null) latency.push(['server (answer "duration")', fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.p999), fmt(s.max), fmt(s.mean)])
+  if (s.p50 !== null) {
+    latency.push([
+      'server (answer "duration")',
+      fmt(s.p50),
+      fmt(s.p90),
+      fmt(s.p99),
+      fmt(s.p999),
+      fmt(s.max),
+      fmt(s.mean)
+    ])
+  }
   out.push(latency.toString())
 
   const detail = workload.detailTable ? workload.detailTable(result, table, fmt) : null
   if (detail) out.push(detail)
 
   if (result.workers.length > 0) {
-    const workers = table(['worker', `${unit} ok`, `${unit} failed`, 'requests', 'own seconds', `${unit}/s`, 'stopped because'])
+    const workers = table([
+      'worker',
+      `${unit} ok`,
+      `${unit} failed`,
+      'requests',
+      'own seconds',
+      `${unit}/s`,
+      'stopped because'
+    ])
     for (const w of result.workers) {
-      workers.push([w.worker, fmt(w[`${unit}_ok`]), fmt(w[`${unit}_failed`]), fmt(w.requests), fmt(w.seconds), fmt(w[`${unit}_per_sec`]), describeWorkerStop(w)])
+      workers.push([
+        w.worker,
+        fmt(w[`${unit}_ok`]),
+        fmt(w[`${unit}_failed`]),
+        fmt(w.requests),
+        fmt(w.seconds),
+        fmt(w[`${unit}_per_sec`]),
+        describeWorkerStop(w)
+      ])
     }
     out.push(workers.toString())
   }
@@ -74,11 +118,19 @@ function renderReport (workload, result) {
 
   const c = result.client
   const perUnit = Object.keys(c).find((k) => k.startsWith('cpu_us_per_'))
-  out.push(`client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`)
+  out.push(
+    `client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs ` +
+    `per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`
+  )
   if (c.saturated) {
     const busiest = c.workers.reduce((a, b) => (b.cpu_pct > a.cpu_pct ? b : a))
-    out.push(`warning: the load generator may have limited this run, not the cluster: a worker used ${fmt(busiest.cpu_pct)}% of a core with an event-loop delay p99 of ${fmt(busiest.event_loop_delay_p99_ms)} ms ` +
-      `(limits ${SATURATED_CPU_PCT}% and ${SATURATED_LOOP_DELAY_MS} ms); add --processes, or load generators (--generator)`)
+    out.push(
+      `warning: the load generator may have limited this run, not the cluster: a worker ` +
+      `used ${fmt(busiest.cpu_pct)}% of a core with an event-loop delay p99 ` +
+      `of ${fmt(busiest.event_loop_delay_p99_ms)} ms ` +
+        `(limits ${SATURATED_CPU_PCT}% and ${SATURATED_LOOP_DELAY_MS} ms); add --processes, or load generators ` +
+        `(--generator)`
+    )
   }
   if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
   return out.join('\n') + '\n'
@@ -86,14 +138,21 @@ function renderReport (workload, result) {
 
 /** --warmup's answers, counted apart from every figure. */
 function warmupRow (warmup, unit) {
-  return [`warm-up (first ${fmt(warmup.seconds)} s, in no figure)`, `${fmt(warmup[`${unit}_ok`])} ${unit} ok, ${fmt(warmup[`${unit}_failed`])} failed, ${fmt(warmup[`${unit}_in_doubt`])} in doubt`]
+  return [
+    `warm-up (first ${fmt(warmup.seconds)} s, in no figure)`,
+    `${fmt(warmup[`${unit}_ok`])} ${unit} ok, ${fmt(warmup[`${unit}_failed`])} ` +
+    `failed, ${fmt(warmup[`${unit}_in_doubt`])} in doubt`
+  ]
 }
 
 function thresholdsTable (thresholds) {
   const t = table(['threshold (--threshold)', 'actual', 'result'])
-  for (const r of thresholds) t.push([r.threshold, r.actual === null ? 'n/a' : fmt(r.actual), r.passed ? 'pass' : 'FAIL'])
+  for (const r of thresholds) {
+    t.push([r.threshold, r.actual === null ? 'n/a' : fmt(r.actual), r.passed ? 'pass' : 'FAIL'])
+  }
   const failed = thresholds.filter((r) => !r.passed).length
-  return `${t.toString()}\n${failed === 0 ? `thresholds: all ${thresholds.length} passed` : `thresholds: ${failed} of ${thresholds.length} FAILED (exit 5)`}`
+  return `${t.toString()}\n${failed === 0 ? `thresholds: all ${thresholds.length} passed` : `thresholds: ${failed} ` +
+    `of ${thresholds.length} FAILED (exit 5)`}`
 }
 
 function describeWorkerStop (w) {
@@ -104,7 +163,15 @@ function describeWorkerStop (w) {
 
 function errorsTable (result, unit) {
   const errors = table([unit, 'outcome', 'code', 'HTTP', 'error (one sample)'])
-  for (const e of result.errors) errors.push([fmt(e.count), e.in_doubt ? 'in doubt' : 'failed', String(e.code ?? '-'), String(e.status ?? '-'), wrap(e.sample, 90)])
+  for (const e of result.errors) {
+    errors.push([
+      fmt(e.count),
+      e.in_doubt ? 'in doubt' : 'failed',
+      String(e.code ?? '-'),
+      String(e.status ?? '-'),
+      wrap(e.sample, 90)
+    ])
+  }
   return errors.toString()
 }
 
@@ -121,7 +188,11 @@ function eventsTable (events) {
  */
 function renderCompanion (workload, result) {
   const unit = workload.unit
-  const out = [`${workload.name} next to the run (${result.rate ? `--ingest_rate ${fmt(result.rate.target_per_sec)} ${unit}/s` : 'as fast as possible'}, ${result.workers.length} process${result.workers.length === 1 ? '' : 'es'}):`]
+  const out = [
+    `${workload.name} next to the run ` +
+    `(${result.rate ? `--ingest_rate ${fmt(result.rate.target_per_sec)} ${unit}/s` : 'as fast as ' +
+    'possible'}, ${result.workers.length} process${result.workers.length === 1 ? '' : 'es'}):`
+  ]
   const summary = table(['', 'value'])
   if (result.warmup) summary.push(warmupRow(result.warmup, unit))
   summary.push(
@@ -129,8 +200,17 @@ function renderCompanion (workload, result) {
     [workload.okLabel, fmt(result[`${unit}_ok`])],
     [`${unit} failed`, fmt(result[`${unit}_failed`])],
     [`${unit} in doubt`, fmt(result[`${unit}_in_doubt`])],
-    [`${unit}/s achieved`, result.rate ? `${fmt(result.rate.achieved_per_sec)} (${fmt(result.rate.achieved_pct)}% of target, ${fmt(result.rate.late_requests)} late requests)` : fmt(result[`${unit}_per_sec`])],
-    [`latency p50 / p99 / max (ms, ${result.rate ? 'from scheduled start' : 'send -> answer'})`, `${fmt(result.latency_ms.p50)} / ${fmt(result.latency_ms.p99)} / ${fmt(result.latency_ms.max)}`]
+    [
+      `${unit}/s achieved`,
+      result.rate
+        ? `${fmt(result.rate.achieved_per_sec)} (${fmt(result.rate.achieved_pct)}% of ` +
+          `target, ${fmt(result.rate.late_requests)} late requests)`
+        : fmt(result[`${unit}_per_sec`])
+    ],
+    [
+      `latency p50 / p99 / max (ms, ${result.rate ? 'from scheduled start' : 'send -> answer'})`,
+      `${fmt(result.latency_ms.p50)} / ${fmt(result.latency_ms.p99)} / ${fmt(result.latency_ms.max)}`
+    ]
   )
   out.push(summary.toString())
   if (result.errors.length > 0) out.push(errorsTable(result, unit))
@@ -142,16 +222,45 @@ function clusterSection (cluster) {
   const out = []
   const na = (x) => (x === null || x === undefined ? 'n/a' : fmt(x))
   if (cluster.nodes.length > 0) {
-    const nodes = table(['node', 'peak process CPU %', 'peak OS CPU %', 'peak heap %', 'peak load 1m', 'peak write queue', 'write rejected', 'search rejected'])
+    const nodes = table([
+      'node',
+      'peak process CPU %',
+      'peak OS CPU %',
+      'peak heap %',
+      'peak load 1m',
+      'peak write queue',
+      'write rejected',
+      'search rejected'
+    ])
     for (const n of cluster.nodes) {
-      nodes.push([n.name, na(n.peak.process_cpu_pct), na(n.peak.os_cpu_pct), na(n.peak.heap_used_pct), na(n.peak.load_1m), na(n.peak.write_queue), na(n.write_rejected), na(n.search_rejected)])
+      nodes.push([
+        n.name,
+        na(n.peak.process_cpu_pct),
+        na(n.peak.os_cpu_pct),
+        na(n.peak.heap_used_pct),
+        na(n.peak.load_1m),
+        na(n.peak.write_queue),
+        na(n.write_rejected),
+        na(n.search_rejected)
+      ])
     }
-    out.push(`Cluster during the run (sys.nodes every ${fmt(cluster.interval_ms / 1000)} s, ${cluster.samples.length} samples; rejections counted from the first sample):`)
+    out.push(
+      `Cluster during the run (sys.nodes every ${fmt(cluster.interval_ms / 1000)} s, ${cluster.samples.length} ` +
+      `samples; rejections counted from the first sample):`
+    )
     out.push(nodes.toString())
   }
-  if (cluster.write_rejected > 0) out.push(`warning: the cluster rejected ${fmt(cluster.write_rejected)} write operations: past its saturation point`)
-  if (cluster.search_rejected > 0) out.push(`warning: the cluster rejected ${fmt(cluster.search_rejected)} search operations: past its saturation point`)
-  if (cluster.failed_samples > 0) out.push(`note: ${fmt(cluster.failed_samples)} sys.nodes samples failed: ${cluster.last_sample_error}`)
+  if (cluster.write_rejected > 0) {
+    out.push(`warning: the cluster rejected ${fmt(cluster.write_rejected)} write operations: past its saturation point`)
+  }
+  if (cluster.search_rejected > 0) {
+    out.push(
+      `warning: the cluster rejected ${fmt(cluster.search_rejected)} search operations: past its saturation point`
+    )
+  }
+  if (cluster.failed_samples > 0) {
+    out.push(`note: ${fmt(cluster.failed_samples)} sys.nodes samples failed: ${cluster.last_sample_error}`)
+  }
   return out
 }
 

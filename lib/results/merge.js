@@ -11,7 +11,11 @@ const { round, perSecond } = require('../base/format')
 function mergeResults (results) {
   if (results.length === 0) throw new Error('no results to merge')
   const workload = results[0].workload
-  if (results.some((r) => r.workload !== workload)) throw new Error(`the results are of different workloads: ${[...new Set(results.map((r) => r.workload))].join(', ')}`)
+  if (results.some((r) => r.workload !== workload)) {
+    throw new Error(
+      `the results are of different workloads: ${[...new Set(results.map((r) => r.workload))].join(', ')}`
+    )
+  }
   const unit = workload === 'ingest' ? 'rows' : 'queries'
   const sum = (key) => results.reduce((total, r) => total + (r[key] || 0), 0)
   const started = results.filter((r) => r.started_at).map((r) => Date.parse(r.started_at))
@@ -20,7 +24,10 @@ function mergeResults (results) {
   const ok = sum(`${unit}_ok`)
   const errors = new ErrorGroups()
   for (const r of results) errors.merge(r.errors || [])
-  const latency = mergedLatency(results.map((r) => r.histograms && r.histograms.latency), results.map((r) => r.latency_ms))
+  const latency = mergedLatency(
+    results.map((r) => r.histograms && r.histograms.latency),
+    results.map((r) => r.latency_ms)
+  )
   const merged = {
     workload,
     options: { ...results[0].options, load_generators: results.length },
@@ -54,9 +61,17 @@ function mergeResults (results) {
     timeline: { interval_s: 1, series: [], nodes: [], events: [] },
     client: mergedClient(results, unit),
     histograms: { latency: latency.encoded, labels: {} },
-    load_generators: results.map((r) => ({ name: r.environment ? r.environment.load_generator : null, started_at: r.started_at, seconds: r.seconds, [`${unit}_ok`]: r[`${unit}_ok`], generator: r.options.generator ?? null })),
+    load_generators: results.map((r) => ({
+      name: r.environment ? r.environment.load_generator : null,
+      started_at: r.started_at,
+      seconds: r.seconds,
+      [`${unit}_ok`]: r[`${unit}_ok`],
+      generator: r.options.generator ?? null
+    })),
     partial: results.some((r) => r.partial),
-    partial_reasons: results.flatMap((r, i) => (r.partial_reasons || []).map((reason) => `load generator ${i + 1}: ${reason}`))
+    partial_reasons: results.flatMap((r, i) =>
+      (r.partial_reasons || []).map((reason) => `load generator ${i + 1}: ${reason}`)
+    )
   }
   if (workload === 'analytical') merged.queries = mergedQueries(results, seconds, merged.histograms)
   return merged
@@ -70,13 +85,19 @@ function mergedLatency (encodedList, summaries) {
   const histogram = newHistogram()
   for (const encoded of encodedList) addEncoded(histogram, encoded)
   const maxima = summaries.filter((s) => s && s.max !== null && s.max !== undefined).map((s) => s.max * 1000)
-  return { summary: latencySummary(histogram, maxima.length > 0 ? Math.max(...maxima) : null), encoded: encodeHistogram(histogram) }
+  return {
+    summary: latencySummary(histogram, maxima.length > 0 ? Math.max(...maxima) : null),
+    encoded: encodeHistogram(histogram)
+  }
 }
 
 function mergedQueries (results, seconds, histograms) {
   return results[0].queries.map((q) => {
     const same = results.map((r) => (r.queries || []).find((x) => x.name === q.name)).filter(Boolean)
-    const latency = mergedLatency(results.map((r) => r.histograms && r.histograms.labels && r.histograms.labels[q.name]), same.map((x) => x.latency_ms))
+    const latency = mergedLatency(
+      results.map((r) => r.histograms && r.histograms.labels && r.histograms.labels[q.name]),
+      same.map((x) => x.latency_ms)
+    )
     histograms.labels[q.name] = latency.encoded
     const count = same.reduce((total, x) => total + x.count, 0)
     const failed = same.reduce((total, x) => total + x.failed, 0)
@@ -96,7 +117,13 @@ function mergedRate (results, ok, seconds) {
   if (!results.every((r) => r.rate)) return null
   const target = results.reduce((total, r) => total + r.rate.target_per_sec, 0)
   const achieved = perSecond(ok, seconds)
-  return { target_per_sec: target, achieved_per_sec: achieved, achieved_pct: round((achieved / target) * 100, 1), late_requests: results.reduce((t, r) => t + r.rate.late_requests, 0), latency_from: 'scheduled start' }
+  return {
+    target_per_sec: target,
+    achieved_per_sec: achieved,
+    achieved_pct: round((achieved / target) * 100, 1),
+    late_requests: results.reduce((t, r) => t + r.rate.late_requests, 0),
+    latency_from: 'scheduled start'
+  }
 }
 
 function mergedClient (results, unit) {

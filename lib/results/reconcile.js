@@ -32,19 +32,31 @@ function reconcile ({ acknowledged, inDoubt, counted }) {
 function describeReconciliation (r, fmt) {
   switch (r.verdict) {
     case 'exact':
-      return { cell: `${fmt(r.counted)}: exactly the rows acknowledged${r.in_doubt > 0 ? `, none of the ${fmt(r.in_doubt)} in doubt` : ''}`, warning: null }
+      return {
+        cell: `${fmt(r.counted)}: exactly the rows acknowledged${r.in_doubt > 0 ? `, none of the ${fmt(r.in_doubt)} ` +
+          `in doubt` : ''}`,
+        warning: null
+      }
     case 'within_in_doubt':
-      return { cell: `${fmt(r.counted)}: the rows acknowledged and ${fmt(r.counted - r.acknowledged)} of the ${fmt(r.in_doubt)} in doubt`, warning: null }
+      return {
+        cell: `${fmt(r.counted)}: the rows acknowledged and ${fmt(r.counted - r.acknowledged)} of ` +
+          `the ${fmt(r.in_doubt)} in doubt`,
+        warning: null
+      }
     case 'above':
       return {
         cell: `${fmt(r.counted)}: ${fmt(r.excess)} more than acknowledged + in doubt`,
-        warning: `warning: the table holds ${fmt(r.excess)} rows more than the ${fmt(r.acknowledged)} acknowledged and the ${fmt(r.in_doubt)} in doubt together: ` +
-          'CrateDB stored rows it had reported as failed (a shard failover retries writes internally). Rows acknowledged are a lower bound of what was written.'
+        warning:
+          `warning: the table holds ${fmt(r.excess)} rows more than the ${fmt(r.acknowledged)} acknowledged and ` +
+          `the ${fmt(r.in_doubt)} in doubt together: ` +
+          'CrateDB stored rows it had reported as failed (a shard failover retries writes internally). Rows ' +
+          'acknowledged are a lower bound of what was written.'
       }
     default:
       return {
         cell: `${fmt(r.counted)}: ${fmt(r.missing)} FEWER than acknowledged`,
-        warning: `warning: the table holds ${fmt(r.missing)} rows fewer than the ${fmt(r.acknowledged)} the cluster acknowledged: acknowledged writes are missing`
+        warning: `warning: the table holds ${fmt(r.missing)} rows fewer than the ${fmt(r.acknowledged)} the cluster ` +
+          `acknowledged: acknowledged writes are missing`
       }
   }
 }

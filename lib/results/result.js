@@ -9,7 +9,18 @@ const { encodeHistogram } = require('./stats')
  * (acknowledged one by one), failed (the server said no, or they never left) or in doubt (sent,
  * answer lost: a closed connection, a timeout, a worker that died or was abandoned).
  */
-function buildResult ({ workload, options, describedOptions, totals, workers, partialReasons, resources, extra, cluster = null, events = [] }) {
+function buildResult ({
+  workload,
+  options,
+  describedOptions,
+  totals,
+  workers,
+  partialReasons,
+  resources,
+  extra,
+  cluster = null,
+  events = []
+}) {
   const unit = workload.unit
   const seconds = round(totals.seconds, 3)
   const all = totals.all
@@ -27,7 +38,15 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
     [`${unit}_ok`]: all.ok,
     [`${unit}_failed`]: all.failed,
     [`${unit}_in_doubt`]: totals.unitsSent - totals.warmup.units - all.ok - all.failed,
-    warmup: options.warmupMs ? { seconds: options.warmupMs / 1000, [`${unit}_ok`]: totals.warmup.ok, [`${unit}_failed`]: totals.warmup.failed, [`${unit}_in_doubt`]: totals.warmup.inDoubt, requests: totals.warmup.requests } : null,
+    warmup: options.warmupMs
+      ? {
+          seconds: options.warmupMs / 1000,
+          [`${unit}_ok`]: totals.warmup.ok,
+          [`${unit}_failed`]: totals.warmup.failed,
+          [`${unit}_in_doubt`]: totals.warmup.inDoubt,
+          requests: totals.warmup.requests
+        }
+      : null,
     [`${unit}_per_sec`]: okPerSecond,
     requests: all.requests,
     requests_failed: all.requestsFailed,
@@ -42,8 +61,12 @@ function buildResult ({ workload, options, describedOptions, totals, workers, pa
       seconds: round(w.totals.seconds, 3),
       // Each worker's own rate: its units over its own window.
       [`${unit}_per_sec`]: perSecond(w.totals.all.ok, round(w.totals.seconds, 3)),
-      stop_reason: w.stopReason ? w.stopReason.kind : (w.exit ? 'died' : null),
-      stop_detail: w.stopReason ? w.stopReason.detail : (w.exit ? `${w.exit.signal || `exit code ${w.exit.code}`} before its final report` : null)
+      stop_reason: w.stopReason ? w.stopReason.kind : w.exit ? 'died' : null,
+      stop_detail: w.stopReason
+        ? w.stopReason.detail
+        : w.exit
+          ? `${w.exit.signal || `exit code ${w.exit.code}`} before its final report`
+          : null
     })),
     rate: rateOf(options, totals, okPerSecond),
     cluster,
@@ -95,7 +118,9 @@ function clientResources (resources, unitsSent, unit) {
 
 /** The client, not the cluster, may have limited the run. */
 function isSaturated (workers) {
-  return workers.some((w) => w.cpu_pct >= SATURATED_CPU_PCT || (w.event_loop_delay_p99_ms ?? 0) >= SATURATED_LOOP_DELAY_MS)
+  return workers.some(
+    (w) => w.cpu_pct >= SATURATED_CPU_PCT || (w.event_loop_delay_p99_ms ?? 0) >= SATURATED_LOOP_DELAY_MS
+  )
 }
 
 /** 0 only when every unit was acknowledged; a run that went on through a node loss is complete, not partial. */

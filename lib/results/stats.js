@@ -71,7 +71,11 @@ class ErrorGroups {
     this.groups = new Map()
   }
 
-  add ({ code = null, status = null, message = '', inDoubt = false, in_doubt: inDoubtFlag = inDoubt }, count = 1, sample = message) {
+  add (
+    { code = null, status = null, message = '', inDoubt = false, in_doubt: inDoubtFlag = inDoubt },
+    count = 1,
+    sample = message
+  ) {
     const pattern = errorPattern(message)
     const key = `${code}\u0000${status}\u0000${inDoubtFlag}\u0000${pattern}`
     const group = this.groups.get(key)
@@ -245,7 +249,10 @@ class Recorder {
       series,
       errors: this.errors.toJSON(),
       // With a warm-up, the measured window starts where it ends.
-      firstSentAt: this.warmupUntil !== null && this.firstSentAt !== null ? Math.max(this.firstSentAt, this.warmupUntil) : this.firstSentAt,
+      firstSentAt:
+        this.warmupUntil !== null && this.firstSentAt !== null
+          ? Math.max(this.firstSentAt, this.warmupUntil)
+          : this.firstSentAt,
       lastSentAt: this.lastSentAt,
       warmup: this.warmup,
       lastAnsweredAt: this.lastAnsweredAt,
@@ -299,9 +306,15 @@ class Totals {
       this.all.addDelta(d)
     }
     this.errors.merge(delta.errors)
-    if (delta.firstSentAt !== null && (this.firstSentAt === null || delta.firstSentAt < this.firstSentAt)) this.firstSentAt = delta.firstSentAt
-    if (delta.lastAnsweredAt !== null && (this.lastAnsweredAt === null || delta.lastAnsweredAt > this.lastAnsweredAt)) this.lastAnsweredAt = delta.lastAnsweredAt
-    if (delta.lastSentAt != null && (this.lastSentAt === null || delta.lastSentAt > this.lastSentAt)) this.lastSentAt = delta.lastSentAt
+    if (delta.firstSentAt !== null && (this.firstSentAt === null || delta.firstSentAt < this.firstSentAt)) {
+      this.firstSentAt = delta.firstSentAt
+    }
+    if (delta.lastAnsweredAt !== null && (this.lastAnsweredAt === null || delta.lastAnsweredAt > this.lastAnsweredAt)) {
+      this.lastAnsweredAt = delta.lastAnsweredAt
+    }
+    if (delta.lastSentAt != null && (this.lastSentAt === null || delta.lastSentAt > this.lastSentAt)) {
+      this.lastSentAt = delta.lastSentAt
+    }
     this.unitsSent += delta.unitsSent
     this.lateRequests += delta.lateRequests || 0
   }

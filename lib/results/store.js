@@ -40,7 +40,12 @@ function missingColumns (existingNames) {
 }
 
 function createResultsTableSql (table) {
-  return createTableSql({ table, columns: COLUMNS.map(([name, type]) => `"${name}" ${type}`), shards: 1, replicas: '0-1' })
+  return createTableSql({
+    table,
+    columns: COLUMNS.map(([name, type]) => `"${name}" ${type}`),
+    shards: 1,
+    replicas: '0-1'
+  })
 }
 
 /** The run's row: what the server acknowledged over the run's window, as in the report. */
@@ -80,7 +85,7 @@ function insertResultSql (table) {
 
 /**
  * One multi-machine run in one row: every load generator's acknowledged units over the span
- * from the first start to the last end. The README shows this statement; a test runs it against
+ * from the first start to the last end. docs/runs-across-machines.md shows this statement; a test runs it against
  * rows the tool wrote.
  */
 function aggregateRunSql (table) {
@@ -90,4 +95,12 @@ function aggregateRunSql (table) {
     `FROM ${table.sql} WHERE run_id = ?`
 }
 
-module.exports = { COLUMNS_SQL, missingColumns, createResultsTableSql, resultRow, insertResultSql, aggregateRunSql, RESULT_COLUMNS: COLUMNS.map(([name]) => name) }
+module.exports = {
+  COLUMNS_SQL,
+  missingColumns,
+  createResultsTableSql,
+  resultRow,
+  insertResultSql,
+  aggregateRunSql,
+  RESULT_COLUMNS: COLUMNS.map(([name]) => name)
+}

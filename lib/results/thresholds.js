@@ -24,10 +24,15 @@ function parseThreshold (text) {
   const colon = raw.lastIndexOf(':')
   const label = colon >= 0 ? raw.slice(0, colon).trim() : null
   const m = THRESHOLD.exec(raw.slice(colon + 1).trim())
-  const fail = (why) => new UsageError(`--threshold '${raw}': ${why} (e.g. "p99<250ms", "failed=0", "rows_per_sec>=40000", "query name:p99<50ms")`)
+  const fail = (why) =>
+    new UsageError(
+      `--threshold '${raw}': ${why} (e.g. "p99<250ms", "failed=0", "rows_per_sec>=40000", "query name:p99<50ms")`
+    )
   if (!m) throw fail('not <metric><operator><value>')
   const [, metric, op, number, unit] = m
-  if (![...LATENCY, ...COUNTS, ...RATES].includes(metric)) throw fail(`unknown metric '${metric}'; known: ${[...LATENCY, ...COUNTS, ...RATES].join(', ')}`)
+  if (![...LATENCY, ...COUNTS, ...RATES].includes(metric)) {
+    throw fail(`unknown metric '${metric}'; known: ${[...LATENCY, ...COUNTS, ...RATES].join(', ')}`)
+  }
   if (unit && !LATENCY.includes(metric)) throw fail(`'${metric}' takes no unit`)
   const value = Number(number)
   if (!Number.isFinite(value)) throw fail(`'${number}' is not a number`)
@@ -55,14 +60,26 @@ function evaluateThresholds (thresholds, result, unit) {
   return thresholds.map((t) => {
     const actual = actualOf(t, result, unit)
     const passed = typeof actual === 'number' && OPERATORS[t.op](actual, t.limit)
-    return { threshold: t.text, label: t.label, metric: t.metric, op: t.op, limit: t.limit, actual: actual ?? null, passed }
+    return {
+      threshold: t.text,
+      label: t.label,
+      metric: t.metric,
+      op: t.op,
+      limit: t.limit,
+      actual: actual ?? null,
+      passed
+    }
   })
 }
 
 /** A threshold that names a query or table the run does not have is a usage error before the run. */
 function requireKnownLabels (thresholds, labels) {
   for (const t of thresholds) {
-    if (t.label !== null && !labels.includes(t.label)) throw new UsageError(`--threshold '${t.text}': no query or table named '${t.label}' (there are: ${labels.join(', ')})`)
+    if (t.label !== null && !labels.includes(t.label)) {
+      throw new UsageError(
+        `--threshold '${t.text}': no query or table named '${t.label}' (there are: ${labels.join(', ')})`
+      )
+    }
   }
 }
 

@@ -67,7 +67,16 @@ class Timeline {
     const seconds = this.intervalMs / 1000
     const of = (series) => {
       const l = series.latencySummary()
-      return { ok: series.ok, failed: series.failed, in_doubt: series.inDoubt, per_sec: round(series.ok / seconds), p50_ms: l.p50, p90_ms: l.p90, p99_ms: l.p99, max_ms: l.max }
+      return {
+        ok: series.ok,
+        failed: series.failed,
+        in_doubt: series.inDoubt,
+        per_sec: round(series.ok / seconds),
+        p50_ms: l.p50,
+        p90_ms: l.p90,
+        p99_ms: l.p99,
+        max_ms: l.max
+      }
     }
     const groups = {}
     for (const [name, g] of Object.entries(interval.groups)) {
@@ -93,10 +102,17 @@ class Timeline {
         const summary = interval.summary
         // The last interval ends with the run, usually before a whole interval has passed.
         const startMs = this.originMs + i * this.intervalMs
-        const seconds = endMs !== null && endMs > startMs ? Math.min(this.intervalMs, endMs - startMs) / 1000 : this.intervalMs / 1000
+        const seconds =
+          endMs !== null && endMs > startMs ? Math.min(this.intervalMs, endMs - startMs) / 1000 : this.intervalMs / 1000
         for (const [name, g] of Object.entries(interval.groups)) {
           // Counts that arrived after the close are added to the closed summary's counts.
-          summary[name] = { ...summary[name], ok: g.all.ok, failed: g.all.failed, in_doubt: g.all.inDoubt, per_sec: round(g.all.ok / seconds) }
+          summary[name] = {
+            ...summary[name],
+            ok: g.all.ok,
+            failed: g.all.failed,
+            in_doubt: g.all.inDoubt,
+            per_sec: round(g.all.ok / seconds)
+          }
         }
         Object.assign(entry, summary)
       }
@@ -132,7 +148,12 @@ function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, end
         for (const pool of ['write', 'search']) {
           if (n[pool] && n[pool].rejected_delta > 0 && !seen.has(`${n.name}/${pool}`)) {
             seen.add(`${n.name}/${pool}`)
-            rejections.push({ at_s: t, kind: `first_${pool}_rejection`, host: n.name, detail: `${n[pool].rejected_delta} ${pool} operations rejected` })
+            rejections.push({
+              at_s: t,
+              kind: `first_${pool}_rejection`,
+              host: n.name,
+              detail: `${n[pool].rejected_delta} ${pool} operations rejected`
+            })
           }
         }
       }

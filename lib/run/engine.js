@@ -26,7 +26,7 @@ const MAX_SLEEP_MS = 100
  * closed (no pace): keeps exactly `concurrency` requests in flight, each lane sending its next
  *   request when its answer arrives, until the source runs dry, the deadline passes or
  *   `control.stop()` is called. Latency: send -> answer.
- * open (pace = { unitsPerSecond, offsetMs }): requests go out on the timetable (lib/timetable.js),
+ * open (pace = { unitsPerSecond, offsetMs }): requests go out on the timetable (lib/run/timetable.js),
  *   whatever the answers do, with at most `concurrency` in flight. Latency counts from each
  *   request's scheduled start, so a server that falls behind shows up in the percentiles instead
  *   of silently lowering the load (coordinated omission corrected). A request whose time came
@@ -39,14 +39,28 @@ const MAX_SLEEP_MS = 100
  * source.release(req)        -> optional, hands the request's buffer back
  * source.parse(text)         -> optional, parses a 2xx answer (default JSON.parse)
  */
-async function runEngine ({ client, source, concurrency, startAt = null, deadline = null, gracefulStopMs = null, recorder, control, pace = null, clock = systemClock }) {
+async function runEngine ({
+  client,
+  source,
+  concurrency,
+  startAt = null,
+  deadline = null,
+  gracefulStopMs = null,
+  recorder,
+  control,
+  pace = null,
+  clock = systemClock
+}) {
   control.onAbort(() => client.abort())
   if (startAt !== null) await sleepUntil(startAt, control, clock)
   const execute = requestExecutor({ client, source, recorder, control, clock })
   const run = { source, concurrency, deadline, recorder, control, execute, clock }
   if (control.stopped) return control.reason
   const finished = { value: false }
-  const grace = deadline !== null && gracefulStopMs !== null ? abandonAfterGrace({ abortAt: deadline + gracefulStopMs, control, clock, finished }) : null
+  const grace =
+    deadline !== null && gracefulStopMs !== null
+      ? abandonAfterGrace({ abortAt: deadline + gracefulStopMs, control, clock, finished })
+      : null
   if (pace) await runOpen({ ...run, timetable: createTimetable({ startAt: startAt ?? clock.now(), ...pace }) })
   else await runClosed(run)
   finished.value = true
@@ -96,7 +110,12 @@ function requestExecutor ({ client, source, recorder, control, clock }) {
         // server's http.max_content_length, a table that is gone.
         if (FATAL_STATUSES.has(error.status)) control.stop(stopReason('fatal', error.message))
         if (consecutiveUnknownRelation >= MAX_CONSECUTIVE_UNKNOWN_RELATION) {
-          control.stop(stopReason('fatal', `${error.message} (${consecutiveUnknownRelation} answers in a row: the table was dropped during the run?)`))
+          control.stop(
+            stopReason(
+              'fatal',
+              `${error.message} (${consecutiveUnknownRelation} answers in a row: the table was dropped during the run?)`
+            )
+          )
         }
       }
     }
@@ -185,7 +204,9 @@ function failedOutcome (request, error) {
     failed: inDoubt ? 0 : request.units,
     inDoubt: inDoubt ? request.units : 0,
     requestFailed: true,
-    failures: [{ code: error.code, status: error.status ?? null, message: error.message, count: request.units, inDoubt }]
+    failures: [
+      { code: error.code, status: error.status ?? null, message: error.message, count: request.units, inDoubt }
+    ]
   }
 }
 
@@ -216,4 +237,10 @@ function createControl () {
   }
 }
 
-module.exports = { runEngine, createControl, MAX_CONSECUTIVE_TRANSPORT_FAILURES, MAX_CONSECUTIVE_UNKNOWN_RELATION, MAX_SLEEP_MS }
+module.exports = {
+  runEngine,
+  createControl,
+  MAX_CONSECUTIVE_TRANSPORT_FAILURES,
+  MAX_CONSECUTIVE_UNKNOWN_RELATION,
+  MAX_SLEEP_MS
+}

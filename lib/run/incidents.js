@@ -1,15 +1,21 @@
 'use strict'
 
-// What happened to a worker group's workers (lib/worker-group.js), in the words of the report.
+// What happened to a worker group's workers (lib/run/worker-group.js), in the words of the report.
 
 function describeIncident ({ kind, worker, detail, phase }) {
   switch (kind) {
-    case 'worker_died': return `worker ${worker} died (${detail}) before its final report`
-    case 'worker_failed': return phase === 'startup' ? `worker ${worker} could not start: ${detail}` : `worker ${worker} failed: ${detail}`
-    case 'abandoned': return `worker ${worker} abandoned: ${detail}; its requests in flight have no answer`
-    case 'server_gone': return `worker ${worker}: server gone: ${detail}`
-    case 'fatal': return `worker ${worker} stopped: ${detail}`
-    default: return `worker ${worker}: ${kind}${detail ? `: ${detail}` : ''}`
+    case 'worker_died':
+      return `worker ${worker} died (${detail}) before its final report`
+    case 'worker_failed':
+      return phase === 'startup' ? `worker ${worker} could not start: ${detail}` : `worker ${worker} failed: ${detail}`
+    case 'abandoned':
+      return `worker ${worker} abandoned: ${detail}; its requests in flight have no answer`
+    case 'server_gone':
+      return `worker ${worker}: server gone: ${detail}`
+    case 'fatal':
+      return `worker ${worker} stopped: ${detail}`
+    default:
+      return `worker ${worker}: ${kind}${detail ? `: ${detail}` : ''}`
   }
 }
 

@@ -16,13 +16,18 @@ const GO_LEAD_MS = 100
  * The load stage: the main workload's worker group and, with --ingest_rate, the companion's group
  * next to it. Both start at one instant and run until the main group ends; the companion is then
  * stopped. Ctrl-C stops both; a second one abandons their requests in flight.
- * Sets ctx.load = { main, companion, cluster, loadStarted } (outcomes of lib/worker-group.js).
+ * Sets ctx.load = { main, companion, cluster, loadStarted } (outcomes of lib/run/worker-group.js).
  */
 async function runLoad (ctx) {
   const { workload, options } = ctx
   const main = new WorkerGroup({ name: workload.name, workload, options, prepared: ctx.prepared })
   const side = ctx.companion
-    ? new WorkerGroup({ name: ctx.companion.workload.name, workload: ctx.companion.workload, options: ctx.companion.options, prepared: ctx.companionPrepared })
+    ? new WorkerGroup({
+        name: ctx.companion.workload.name,
+        workload: ctx.companion.workload,
+        options: ctx.companion.options,
+        prepared: ctx.companionPrepared
+      })
     : null
   const groups = side ? [main, side] : [main]
   const monitor = createMonitor(options)
@@ -61,7 +66,9 @@ async function runLoad (ctx) {
   // One group that cannot start ends the run: the others are stopped before their load.
   for (const group of groups) {
     group.once('draining', () => {
-      if (!group.loadStarted) for (const other of groups) other.stop(stopReason('stopped', `${group.name} did not start`))
+      if (!group.loadStarted) {
+        for (const other of groups) other.stop(stopReason('stopped', `${group.name} did not start`))
+      }
     })
   }
   let masterCpuAtGo = null

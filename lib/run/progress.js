@@ -50,7 +50,9 @@ class ProgressLine {
     const p99 = latencySummary(this.interval).p99
     this.interval.reset()
     const target = this.targetRate == null ? '' : ` (target ${fmt(this.targetRate)})`
-    const line = `${this.elapsed(totals)}  ${this.unit} ok ${fmt(ok)}  ${this.unit}/s ${fmt(Math.round(rate))}${target}  failed ${fmt(totals.all.failed)}  p99 ${p99 === null ? '-' : `${fmt(p99)} ms`}${this.extra()}`
+    const line = `${this.elapsed(totals)}  ${this.unit} ok ${fmt(ok)} ` +
+      ` ${this.unit}/s ${fmt(Math.round(rate))}${target}  failed ${fmt(totals.all.failed)}  ` +
+      `p99 ${p99 === null ? '-' : `${fmt(p99)} ms`}${this.extra()}`
     this.stream.write(`\r\x1b[K${line}`)
   }
 
@@ -58,7 +60,9 @@ class ProgressLine {
     const seconds = Math.max(0, (this.now() - this.startedAt) / 1000)
     const text = `${seconds.toFixed(0).padStart(4)}s`
     if (this.durationMs) return `${text}/${Math.round(this.durationMs / 1000)}s`
-    if (this.totalUnits) return `${text} ${String(Math.min(100, Math.floor((totals.unitsSent / this.totalUnits) * 100))).padStart(3)}%`
+    if (this.totalUnits) {
+      return `${text} ${String(Math.min(100, Math.floor((totals.unitsSent / this.totalUnits) * 100))).padStart(3)}%`
+    }
     return text
   }
 

@@ -119,13 +119,25 @@ function announce (ctx) {
   const c = options.connection
   const tls = c.hosts[0].protocol === 'https' ? (c.insecure ? 'TLS, certificates NOT verified' : 'TLS') : 'no TLS'
   const n = (x) => x.toLocaleString('en-US')
-  const pace = options.rate == null ? 'as fast as answers come' : `--rate ${n(options.rate)} ${workload.unit}/s over all processes`
+  const pace =
+    options.rate == null ? 'as fast as answers come' : `--rate ${n(options.rate)} ${workload.unit}/s over all processes`
   const limit = workload.countLimit(options)
-  const limits = [options.durationMs ? `${options.durationMs / 1000} s` : null, limit === Number.MAX_SAFE_INTEGER ? null : `${n(limit)} ${workload.unit} per process`].filter(Boolean).join(' or ')
+  const limits = [
+    options.durationMs ? `${options.durationMs / 1000} s` : null,
+    limit === Number.MAX_SAFE_INTEGER ? null : `${n(limit)} ${workload.unit} per process`
+  ]
+    .filter(Boolean)
+    .join(' or ')
   ctx.log(`${workload.script}: ${workload.name} benchmark, run ${options.runId}, seed ${options.seed}`)
-  ctx.log(`  cluster:  ${c.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`).join(', ')} as ${c.user} (${tls}), timeout ${c.timeoutMs / 1000} s`)
+  ctx.log(
+    `  cluster:  ${c.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`).join(', ')} as ${c.user} (${tls}), ` +
+    `timeout ${c.timeoutMs / 1000} s`
+  )
   ctx.log(`  workload: ${workload.describeLoad(options)}`)
-  ctx.log(`  load:     ${options.processes} process${options.processes === 1 ? '' : 'es'} x ${options.concurrentRequests} in flight, ${pace}, until ${limits}`)
+  ctx.log(
+    `  load:     ${options.processes} process${options.processes === 1 ? '' : 'es'} x ${options.concurrentRequests} ` +
+    `in flight, ${pace}, until ${limits}`
+  )
 }
 
 /**
@@ -140,15 +152,23 @@ async function checkHosts (ctx) {
     try {
       await client.sql('SELECT 1', undefined, { target })
     } catch (error) {
-      if (error instanceof CrateHttpError) throw new FatalError(`${target.base} refused the connection check: ${error.message}`)
-      if (error.code === 'ETLS' || error.code === 'ECERT') throw new FatalError(`cannot reach CrateDB: ${error.message}`)
+      if (error instanceof CrateHttpError) {
+        throw new FatalError(`${target.base} refused the connection check: ${error.message}`)
+      }
+      if (error.code === 'ETLS' || error.code === 'ECERT') {
+        throw new FatalError(`cannot reach CrateDB: ${error.message}`)
+      }
       if (target.state === 'up') client.markDown(target, error.message, { silent: true })
       unreachable.push(error)
     }
   }
-  if (unreachable.length === client.hosts.length) throw new FatalError(`cannot reach CrateDB: ${unreachable[0].message}`)
+  if (unreachable.length === client.hosts.length) {
+    throw new FatalError(`cannot reach CrateDB: ${unreachable[0].message}`)
+  }
   for (const error of unreachable) {
-    ctx.log(`warning: ${error.message}; the run goes on with the other hosts and tries this one again every few seconds`)
+    ctx.log(
+      `warning: ${error.message}; the run goes on with the other hosts and tries this one again every few seconds`
+    )
     ctx.hostEvents.report('check', { kind: 'host_down', host: error.host, detail: error.message, at: now() })
   }
   // Workers fork after this: they start with the same hosts down.
@@ -187,17 +207,29 @@ async function prepare (ctx) {
   // Before any load: a results table that cannot be created or take the run's row must not cost a whole run.
   if (options.resultsTable) await prepareResultsTable(options.resultsTable, sqlOrFail)
   if (ctx.companion) {
-    ctx.companionPrepared = await ctx.companion.workload.prepare({ client, options: ctx.companion.options, log, sqlOrFail })
+    ctx.companionPrepared = await ctx.companion.workload.prepare({
+      client,
+      options: ctx.companion.options,
+      log,
+      sqlOrFail
+    })
   }
   ctx.prepared = await ctx.workload.prepare({ client, options, log, sqlOrFail })
 }
 
 async function prepareResultsTable (table, sqlOrFail) {
   await sqlOrFail(createResultsTableSql(table), undefined, `cannot create the results table ${table.display}`)
-  const answer = await sqlOrFail(COLUMNS_SQL, [table.schema, table.table], `cannot read the columns of ${table.display}`)
+  const answer = await sqlOrFail(
+    COLUMNS_SQL,
+    [table.schema, table.table],
+    `cannot read the columns of ${table.display}`
+  )
   const missing = missingColumns(answer.rows.map(([name]) => name))
   if (missing.length > 0) {
-    throw new FatalError(`the results table ${table.display} exists without the columns ${missing.join(', ')}: it holds something else; give another --results_table`)
+    throw new FatalError(
+      `the results table ${table.display} exists without the columns ${missing.join(', ')}: it holds something ` +
+      `else; give another --results_table`
+    )
   }
 }
 
@@ -215,7 +247,14 @@ async function finish (ctx) {
   for (const [owner, prepared, key] of parts) {
     if (!owner || !prepared) continue
     const totals = loadOutcome(ctx, key).totals
-    ctx.finished[key] = await owner.workload.finish({ client, options: owner.options, prepared, totals, log: ctx.log, shouldCount })
+    ctx.finished[key] = await owner.workload.finish({
+      client,
+      options: owner.options,
+      prepared,
+      totals,
+      log: ctx.log,
+      shouldCount
+    })
   }
 }
 
@@ -238,10 +277,19 @@ function throwIfCouldNotStart (ctx) {
 /** The human report on stderr, the JSON result on stdout; both from one result object. */
 function report (ctx) {
   const { workload, options } = ctx
-  const companion = ctx.companion && resultOf(ctx, 'companion', ctx.companion.workload, ctx.companion.options, describeOptions(ctx.companion.options))
+  const companion =
+    ctx.companion &&
+    resultOf(ctx, 'companion', ctx.companion.workload, ctx.companion.options, describeOptions(ctx.companion.options))
   const main = resultOf(ctx, 'main', workload, options, ctx.describedOptions, companion)
   const endMs = ctx.load ? ctx.load.main.totals.lastAnsweredAt : null
-  main.timeline = timelineResult({ timeline: ctx.timeline, cluster: ctx.cluster, monitorStartedAt: ctx.monitorStartedAt, loadStartAt: ctx.loadStartAt, endMs, events: runEvents(ctx, main.events) })
+  main.timeline = timelineResult({
+    timeline: ctx.timeline,
+    cluster: ctx.cluster,
+    monitorStartedAt: ctx.monitorStartedAt,
+    loadStartAt: ctx.loadStartAt,
+    endMs,
+    events: runEvents(ctx, main.events)
+  })
   main.environment = ctx.environment || null
   main.thresholds = evaluateThresholds(options.thresholds || [], main, workload.unit)
   const text = renderReport(workload, main) + (companion ? renderCompanion(ctx.companion.workload, companion) : '')
@@ -257,7 +305,9 @@ function writeHtmlReport (ctx, result, terminalReport) {
   try {
     fs.writeFileSync(ctx.options.report, renderHtmlReport(result, { terminalReport }))
   } catch (error) {
-    throw new FatalError(`the run finished, but the HTML report could not be written to ${ctx.options.report}: ${error.message}`)
+    throw new FatalError(
+      `the run finished, but the HTML report could not be written to ${ctx.options.report}: ${error.message}`
+    )
   }
   ctx.log(`HTML report written to ${ctx.options.report}`)
 }
@@ -270,7 +320,9 @@ function resultOf (ctx, key, workload, options, describedOptions, companionResul
     partialReasons.unshift(...ctx.partialReasons)
     if (companionResult) {
       extra[ctx.companion.workload.name] = companionResult
-      for (const reason of companionResult.partial_reasons) partialReasons.push(`${ctx.companion.workload.name} next to the run: ${reason}`)
+      for (const reason of companionResult.partial_reasons) {
+        partialReasons.push(`${ctx.companion.workload.name} next to the run: ${reason}`)
+      }
     }
   }
   return buildResult({
@@ -293,7 +345,14 @@ const loadOrigin = (ctx) => ctx.loadStartAt ?? ctx.startedAt
 /** The timeline's events: the result's host events and the interruption. */
 function runEvents (ctx, hostEvents) {
   const events = [...hostEvents]
-  if (ctx.interruptedAt) events.push({ at_s: round((ctx.interruptedAt - loadOrigin(ctx)) / 1000, 3), kind: 'interrupted', host: null, detail: `${ctx.interrupts.firstSignal} during ${ctx.interruptedDuring}` })
+  if (ctx.interruptedAt) {
+    events.push({
+      at_s: round((ctx.interruptedAt - loadOrigin(ctx)) / 1000, 3),
+      kind: 'interrupted',
+      host: null,
+      detail: `${ctx.interrupts.firstSignal} during ${ctx.interruptedDuring}`
+    })
+  }
   return events
 }
 
@@ -303,7 +362,10 @@ async function storeResult (ctx, result) {
   const table = options.resultsTable
   if (!table) return
   try {
-    const answer = await client.sql(insertResultSql(table), resultRow(result, { runId: options.runId, unit: workload.unit }))
+    const answer = await client.sql(
+      insertResultSql(table),
+      resultRow(result, { runId: options.runId, unit: workload.unit })
+    )
     if (answer.rowcount !== 1) throw new Error(`the server answered rowcount ${answer.rowcount}`)
     await client.sql(`REFRESH TABLE ${table.sql}`)
   } catch (error) {
@@ -336,7 +398,10 @@ function safeErrorLine (message, env) {
 }
 
 /** Entry point of the app scripts: one-line errors, exit codes scripts can trust. */
-async function main (workload, { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = {}) {
+async function main (
+  workload,
+  { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = {}
+) {
   let code
   try {
     code = await run(workload, { argv, env, stdout, stderr })

@@ -10,7 +10,16 @@
 //   main_finished the main workload ended, so the one beside it (--ingest_rate) stops too
 //   stopped       the group was stopped before it started (another worker failed)
 //   master_gone   the master disappeared; nobody is left to report to
-const KINDS = new Set(['completed', 'duration', 'interrupted', 'server_gone', 'fatal', 'main_finished', 'stopped', 'master_gone'])
+const KINDS = new Set([
+  'completed',
+  'duration',
+  'interrupted',
+  'server_gone',
+  'fatal',
+  'main_finished',
+  'stopped',
+  'master_gone'
+])
 
 function stopReason (kind, detail = null) {
   if (!KINDS.has(kind)) throw new Error(`unknown stop reason '${kind}'`)

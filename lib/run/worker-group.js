@@ -61,12 +61,29 @@ class WorkerGroup extends EventEmitter {
     const count = this.options.processes
     for (let index = 0; index < count; index++) {
       const child = this.spawnWorker(this.workload)
-      const worker = { index, child, totals: new Totals(), ready: false, reported: false, exited: false, failure: null, stopReason: null, exit: null }
+      const worker = {
+        index,
+        child,
+        totals: new Totals(),
+        ready: false,
+        reported: false,
+        exited: false,
+        failure: null,
+        stopReason: null,
+        exit: null
+      }
       this.workers.push(worker)
       child.on('error', () => {})
       child.on('message', (message) => this.onMessage(worker, message))
       child.on('exit', (code, signal) => this.onExit(worker, code, signal))
-      send(child, { type: 'start', workload: this.workload.name, options: this.options, prepared: this.prepared, workerIndex: index, workerCount: count })
+      send(child, {
+        type: 'start',
+        workload: this.workload.name,
+        options: this.options,
+        prepared: this.prepared,
+        workerIndex: index,
+        workerCount: count
+      })
     }
     return this
   }
@@ -170,7 +187,13 @@ class WorkerGroup extends EventEmitter {
     return {
       name: this.name,
       totals: this.totals,
-      workers: this.workers.map((w) => ({ index: w.index, totals: w.totals, stopReason: w.stopReason, exit: w.exit, reported: w.reported })),
+      workers: this.workers.map((w) => ({
+        index: w.index,
+        totals: w.totals,
+        stopReason: w.stopReason,
+        exit: w.exit,
+        reported: w.reported
+      })),
       incidents: this.incidents,
       resources: this.resources,
       loadStarted: this.loadStarted,
@@ -188,7 +211,9 @@ class WorkerGroup extends EventEmitter {
     for (const worker of this.workers) {
       if (worker.exited) continue
       worker.killedBy = incidentKind || 'startup_grace'
-      if (incidentKind && !worker.reported) this.incident(incidentKind, worker, 'killed after it did not report in time')
+      if (incidentKind && !worker.reported) {
+        this.incident(incidentKind, worker, 'killed after it did not report in time')
+      }
       worker.child.kill('SIGKILL')
     }
   }

@@ -68,7 +68,10 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
       gracefulStopMs: options.gracefulStopMs ?? null,
       recorder,
       control: master.control,
-      pace: options.rate == null ? null : workerPace({ rate: options.rate, workerIndex, workerCount, unitsPerRequest: source.unitsPerRequest })
+      pace:
+        options.rate == null
+          ? null
+          : workerPace({ rate: options.rate, workerIndex, workerCount, unitsPerRequest: source.unitsPerRequest })
     })
   } finally {
     reports.stop()

@@ -17,7 +17,10 @@ function runBenchmark ({ app, args, resultFile, logFile, signals }) {
   return new Promise((resolve) => {
     const stdout = fs.openSync(resultFile, 'w')
     const stderr = fs.openSync(logFile, 'w')
-    const child = spawn(process.execPath, [path.join(ROOT, app), ...args], { stdio: ['ignore', stdout, stderr], detached: true })
+    const child = spawn(process.execPath, [path.join(ROOT, app), ...args], {
+      stdio: ['ignore', stdout, stderr],
+      detached: true
+    })
     const stop = () => child.kill('SIGINT')
     signals.on('interrupt', stop)
     if (signals.interrupted) stop()

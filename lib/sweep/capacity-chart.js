@@ -13,7 +13,10 @@ function renderCapacityChart ({ capacity, unit, slo, steps }) {
   return renderSvgChart({
     animation: false,
     backgroundColor: '#ffffff',
-    title: { text: `Capacity at p99 <= ${slo.p99_ms} ms: ${capacity === null ? 'none' : `${capacity} ${unit}/s`}`, left: 'center' },
+    title: {
+      text: `Capacity at p99 <= ${slo.p99_ms} ms: ${capacity === null ? 'none' : `${capacity} ${unit}/s`}`,
+      left: 'center'
+    },
     legend: { bottom: 0, data: [`achieved ${unit}/s`, 'p99 ms (from scheduled start)'] },
     grid: { left: 80, right: 80, top: 60, bottom: 70 },
     xAxis: { type: logarithmic ? 'log' : 'value', name: `target ${unit}/s`, nameLocation: 'middle', nameGap: 30 },
@@ -23,14 +26,22 @@ function renderCapacityChart ({ capacity, unit, slo, steps }) {
         name: `achieved ${unit}/s`,
         type: 'line',
         data: sorted.map((s) => [s.rate, s.achieved]),
-        markLine: capacity === null ? undefined : { symbol: 'none', label: { formatter: `capacity ${capacity}` }, data: [{ xAxis: capacity }] }
+        markLine:
+          capacity === null
+            ? undefined
+            : { symbol: 'none', label: { formatter: `capacity ${capacity}` }, data: [{ xAxis: capacity }] }
       },
       {
         name: 'p99 ms (from scheduled start)',
         type: 'line',
         yAxisIndex: 1,
         data: sorted.map((s) => [s.rate, s.p99_ms]),
-        markLine: { symbol: 'none', lineStyle: { type: 'dashed', color: '#c23531' }, label: { formatter: `SLO ${slo.p99_ms} ms` }, data: [{ yAxis: slo.p99_ms }] }
+        markLine: {
+          symbol: 'none',
+          lineStyle: { type: 'dashed', color: '#c23531' },
+          label: { formatter: `SLO ${slo.p99_ms} ms` },
+          data: [{ yAxis: slo.p99_ms }]
+        }
       },
       {
         name: 'missed',

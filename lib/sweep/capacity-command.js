@@ -24,33 +24,73 @@ function parseArgs (argv) {
   const yargs = require('yargs/yargs')
   const args = yargs(own)
     .scriptName('find-capacity.sh')
-    .usage('Usage: scripts/find-capacity.sh --slo p99=200ms [options] -- <benchmark options>\n\nThe highest --rate the cluster serves with p99 within the SLO, nothing failed, no thread-pool rejections and an unsaturated load generator: doubling from --start until a step misses, then bisecting to --precision. Each step runs the benchmark for --duration after --warmup.')
+    .usage(
+      'Usage: scripts/find-capacity.sh --slo p99=200ms [options] -- <benchmark options>\n\nThe highest --rate the ' +
+      'cluster serves with p99 within the SLO, nothing failed, no thread-pool rejections and an unsaturated load ' +
+      'generator: doubling from --start until a step misses, then bisecting to --precision. Each step runs the ' +
+      'benchmark for --duration after --warmup.'
+    )
     .options({
       slo: { type: 'string', demandOption: true, describe: 'the latency target: p99=200ms' },
-      workload: { choices: ['ingest', 'query'], default: 'ingest', describe: 'ingest (rows/s) or query (queries/s of --queries_config)' },
-      ingest_rate: { type: 'number', describe: 'with --workload query: rows/s ingested beside the queries, in every step' },
+      workload: {
+        choices: ['ingest', 'query'],
+        default: 'ingest',
+        describe: 'ingest (rows/s) or query (queries/s of --queries_config)'
+      },
+      ingest_rate: {
+        type: 'number',
+        describe: 'with --workload query: rows/s ingested beside the queries, in every step'
+      },
       max_failed: { type: 'number', default: 0, describe: 'units failed or in doubt a step may have' },
       start: { type: 'number', describe: 'the first rate (default: 10000 rows/s, or 50 queries/s)' },
-      precision: { type: 'string', default: '5%', describe: 'stop bisecting when the last pass and the first miss are this close' },
-      duration: { type: 'string', default: '30s', describe: 'each step\'s measured time' },
-      warmup: { type: 'string', default: '10s', describe: 'each step\'s warm-up, kept out of its figures' },
+      precision: {
+        type: 'string',
+        default: '5%',
+        describe: 'stop bisecting when the last pass and the first miss are this close'
+      },
+      duration: { type: 'string', default: '30s', describe: "each step's measured time" },
+      warmup: { type: 'string', default: '10s', describe: "each step's warm-up, kept out of its figures" },
       min_achieved_pct: { type: 'number', default: 99, describe: 'percent of the target rate a step must achieve' },
       max_steps: { type: 'number', default: 30, describe: 'steps at most' },
       out: { type: 'string', describe: 'directory of the results (default: capacity-results/<time>)' }
     })
     .example('scripts/find-capacity.sh --slo p99=200ms -- --processes 4 --batch_size 1000', 'ingest capacity')
-    .example('scripts/find-capacity.sh --slo p99=250ms --workload query --ingest_rate 20000 -- --queries_config queries/cpu-dashboard.yml', 'queries/s of a mix within 250 ms while ingesting 20,000 rows/s')
-    .epilogue('Exit codes: 0 capacity found, 1 the start rate already misses, 2 bad input, 3 the benchmark could not run, 4 interrupted.')
-    .strict().version(false).help('help').alias('help', 'h')
-    .fail((message, error) => { throw new UsageError(message || (error && error.message)) })
+    .example(
+      'scripts/find-capacity.sh --slo p99=250ms --workload query --ingest_rate 20000 -- --queries_config ' +
+      'queries/cpu-dashboard.yml',
+      'queries/s of a mix within 250 ms while ingesting 20,000 rows/s'
+    )
+    .epilogue(
+      'Exit codes: 0 capacity found, 1 the start rate already misses, 2 bad input, 3 the benchmark could not run, 4 ' +
+      'interrupted.'
+    )
+    .strict()
+    .version(false)
+    .help('help')
+    .alias('help', 'h')
+    .fail((message, error) => {
+      throw new UsageError(message || (error && error.message))
+    })
     .parseSync()
   const slo = /^p99\s*=\s*(.+)$/.exec(String(args.slo).trim())
   if (!slo) throw new UsageError(`--slo must be p99=<duration>, e.g. p99=200ms (got '${args.slo}')`)
   const precision = /^(\d+(?:\.\d+)?)%?$/.exec(String(args.precision).trim())
-  if (!precision || !(Number(precision[1]) > 0)) throw new UsageError(`--precision must be a percentage such as 5% (got '${args.precision}')`)
-  if (args.ingest_rate !== undefined && args.workload !== 'query') throw new UsageError('--ingest_rate goes with --workload query')
-  for (const flag of benchmark) if (ADDED.includes(flag.split('=')[0])) throw new UsageError(`${flag.split('=')[0]} is set by find-capacity; leave it out of the benchmark options`)
-  for (const [name, value] of [['start', args.start], ['ingest_rate', args.ingest_rate], ['max_steps', args.max_steps]]) {
+  if (!precision || !(Number(precision[1]) > 0)) {
+    throw new UsageError(`--precision must be a percentage such as 5% (got '${args.precision}')`)
+  }
+  if (args.ingest_rate !== undefined && args.workload !== 'query') {
+    throw new UsageError('--ingest_rate goes with --workload query')
+  }
+  for (const flag of benchmark) {
+    if (ADDED.includes(flag.split('=')[0])) {
+      throw new UsageError(`${flag.split('=')[0]} is set by find-capacity; leave it out of the benchmark options`)
+    }
+  }
+  for (const [name, value] of [
+    ['start', args.start],
+    ['ingest_rate', args.ingest_rate],
+    ['max_steps', args.max_steps]
+  ]) {
     if (value !== undefined && !(value > 0)) throw new UsageError(`--${name} must be positive (got '${value}')`)
   }
   return {
@@ -72,7 +112,16 @@ function parseArgs (argv) {
 /** One step: the benchmark at `rate`, its JSON result, or why the search must stop. */
 function stepRunner (config, { stderr, signals }) {
   return async (rate) => {
-    const args = [...config.benchmark, '--rate', String(rate), '--duration', `${config.durationMs}ms`, '--warmup', `${config.warmupMs}ms`, '--json']
+    const args = [
+      ...config.benchmark,
+      '--rate',
+      String(rate),
+      '--duration',
+      `${config.durationMs}ms`,
+      '--warmup',
+      `${config.warmupMs}ms`,
+      '--json'
+    ]
     if (config.ingestRate) args.push('--ingest_rate', String(config.ingestRate))
     const resultFile = path.join(config.out, 'runs', `rate-${rate}.json`)
     const logFile = path.join(config.out, 'runs', `rate-${rate}.log`)
@@ -81,49 +130,112 @@ function stepRunner (config, { stderr, signals }) {
     const { code } = await runBenchmark({ app: APPS[config.workload], args, resultFile, logFile, signals })
     if (signals.interrupted) return { stop: 'interrupted' }
     if (code === EXIT.USAGE || code === EXIT.CANNOT_RUN) {
-      const line = fs.readFileSync(logFile, 'utf8').trim().split('\n').filter((l) => / error: /.test(l)).pop()
-      return { stop: `the benchmark could not run at --rate ${rate} (exit code ${code})${line ? `: ${line}` : ''}`, exitCode: code }
+      const line = fs
+        .readFileSync(logFile, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => / error: /.test(l))
+        .pop()
+      return {
+        stop: `the benchmark could not run at --rate ${rate} (exit code ${code})${line ? `: ${line}` : ''}`,
+        exitCode: code
+      }
     }
     try {
       const result = JSON.parse(fs.readFileSync(resultFile, 'utf8'))
-      fs.appendFileSync(path.join(config.out, 'capacity.jsonl'), `${JSON.stringify({ rate, exit_code: code, result })}\n`)
+      fs.appendFileSync(
+        path.join(config.out, 'capacity.jsonl'),
+        `${JSON.stringify({ rate, exit_code: code, result })}\n`
+      )
       return { result }
     } catch {
-      return { stop: `the benchmark printed no result at --rate ${rate} (exit code ${code})`, exitCode: EXIT.CANNOT_RUN }
+      return {
+        stop: `the benchmark printed no result at --rate ${rate} (exit code ${code})`,
+        exitCode: EXIT.CANNOT_RUN
+      }
     }
   }
 }
 
 function render (config, found, unit) {
-  const t = table([`target ${unit}/s`, 'achieved', 'p99 ms', 'failed', 'rejections', 'client saturated', 'passed', 'why not'])
+  const t = table([
+    `target ${unit}/s`,
+    'achieved',
+    'p99 ms',
+    'failed',
+    'rejections',
+    'client saturated',
+    'passed',
+    'why not'
+  ])
   // The first reason, short: the table stays within 120 columns; every reason is in the summary JSON.
-  const short = (reason) => (!reason ? '' : reason.split('; ')[0].length > 60 ? `${reason.split('; ')[0].slice(0, 59)}…` : reason.split('; ')[0])
-  for (const s of found.steps) t.push([fmt(s.rate), `${fmt(s.achieved)} (${fmt(s.achieved_pct)}%)`, fmt(s.p99_ms), fmt(s.failed), s.rejections === null ? 'n/a' : fmt(s.rejections), s.client_saturated ? 'YES' : 'no', s.passed ? 'yes' : 'NO', short(s.reason)])
+  const short = (reason) =>
+    !reason ? '' : reason.split('; ')[0].length > 60 ? `${reason.split('; ')[0].slice(0, 59)}…` : reason.split('; ')[0]
+  for (const s of found.steps) {
+    t.push([
+      fmt(s.rate),
+      `${fmt(s.achieved)} (${fmt(s.achieved_pct)}%)`,
+      fmt(s.p99_ms),
+      fmt(s.failed),
+      s.rejections === null ? 'n/a' : fmt(s.rejections),
+      s.client_saturated ? 'YES' : 'no',
+      s.passed ? 'yes' : 'NO',
+      short(s.reason)
+    ])
+  }
   const lines = [t.toString()]
   const slo = `p99 <= ${config.sloP99Ms} ms, at most ${config.maxFailed} failed, no rejections`
-  if (found.capacity === null && found.stopped) lines.push(`no capacity: the search stopped before a step passed (${slo})`)
-  else if (found.capacity === null) lines.push(`no capacity: the cluster misses the SLO (${slo}) already at ${fmt(config.start)} ${unit}/s; try a lower --start`)
-  else {
+  if (found.capacity === null && found.stopped) {
+    lines.push(`no capacity: the search stopped before a step passed (${slo})`)
+  } else if (found.capacity === null) {
+    lines.push(
+      `no capacity: the cluster misses the SLO (${slo}) already at ${fmt(config.start)} ${unit}/s; try a lower --start`
+    )
+  } else {
     const miss = found.steps.find((s) => s.rate === found.first_miss)
     lines.push(`capacity: ${fmt(found.capacity)} ${unit}/s within the SLO (${slo})`)
     if (miss) lines.push(`first miss: ${fmt(miss.rate)} ${unit}/s: ${miss.reason}`)
-    if (found.limit === 'max_steps') lines.push(`note: no step missed within --max_steps ${config.maxSteps}: the capacity is at least this`)
+    if (found.limit === 'max_steps') {
+      lines.push(`note: no step missed within --max_steps ${config.maxSteps}: the capacity is at least this`)
+    }
   }
   if (found.stopped) lines.push(`stopped: ${found.stopped}`)
   return `${lines.join('\n')}\n`
 }
 
 function writeResults (config, found, unit) {
-  const summary = { capacity: found.capacity, unit: `${unit}/s`, slo: { p99_ms: config.sloP99Ms, max_failed: config.maxFailed, min_achieved_pct: config.minAchievedPct }, limit: found.limit, stopped: found.stopped, steps: found.steps }
+  const summary = {
+    capacity: found.capacity,
+    unit: `${unit}/s`,
+    slo: { p99_ms: config.sloP99Ms, max_failed: config.maxFailed, min_achieved_pct: config.minAchievedPct },
+    limit: found.limit,
+    stopped: found.stopped,
+    steps: found.steps
+  }
   fs.writeFileSync(path.join(config.out, 'capacity.summary.json'), `${JSON.stringify(summary, null, 2)}\n`)
   const header = 'rate,achieved,achieved_pct,p99_ms,failed,rejections,client_saturated,passed,reason'
-  const rows = found.steps.map((s) => [s.rate, s.achieved, s.achieved_pct, s.p99_ms, s.failed, s.rejections, s.client_saturated, s.passed, JSON.stringify(s.reason || '')].join(','))
+  const rows = found.steps.map((s) =>
+    [
+      s.rate,
+      s.achieved,
+      s.achieved_pct,
+      s.p99_ms,
+      s.failed,
+      s.rejections,
+      s.client_saturated,
+      s.passed,
+      JSON.stringify(s.reason || '')
+    ].join(',')
+  )
   fs.writeFileSync(path.join(config.out, 'capacity.csv'), `${[header, ...rows].join('\n')}\n`)
-  fs.writeFileSync(path.join(config.out, 'capacity.svg'), require('./capacity-chart').renderCapacityChart({ ...summary, unit }))
+  fs.writeFileSync(
+    path.join(config.out, 'capacity.svg'),
+    require('./capacity-chart').renderCapacityChart({ ...summary, unit })
+  )
   return summary
 }
 
-/** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/interrupts.js). */
+/** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/cli/interrupts.js). */
 async function main (argv, { stderr = process.stderr, signals } = {}) {
   let config
   try {
@@ -134,7 +246,11 @@ async function main (argv, { stderr = process.stderr, signals } = {}) {
     return error.exitCode ?? EXIT.USAGE
   }
   const unit = config.workload === 'ingest' ? 'rows' : 'queries'
-  stderr.write(`find-capacity: ${config.workload}, SLO p99 <= ${config.sloP99Ms} ms, from ${fmt(config.start)} ${unit}/s, precision ${config.precisionPct}%, ${config.durationMs / 1000} s a step after ${config.warmupMs / 1000} s warm-up; results in ${config.out}\n`)
+  stderr.write(
+    `find-capacity: ${config.workload}, SLO p99 <= ${config.sloP99Ms} ms, from ${fmt(config.start)} ${unit}/s, ` +
+    `precision ${config.precisionPct}%, ${config.durationMs / 1000} s a step after ${config.warmupMs / 1000} s ` +
+    `warm-up; results in ${config.out}\n`
+  )
   let stopCode = null
   const runner = stepRunner(config, { stderr, signals })
   const found = await searchCapacity({

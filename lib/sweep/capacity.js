@@ -23,8 +23,12 @@ function judgeStep (result, { sloP99Ms, maxFailed = 0, minAchievedPct = 99 }) {
   }
   const reasons = []
   if (result.partial) reasons.push(`partial run: ${(result.partial_reasons || []).join('; ')}`)
-  if (figures.achieved_pct === null || figures.achieved_pct < minAchievedPct) reasons.push(`achieved ${figures.achieved_pct}% of the target rate (needs ${minAchievedPct}%)`)
-  if (figures.p99_ms === null || figures.p99_ms > sloP99Ms) reasons.push(`p99 ${figures.p99_ms} ms over the SLO of ${sloP99Ms} ms`)
+  if (figures.achieved_pct === null || figures.achieved_pct < minAchievedPct) {
+    reasons.push(`achieved ${figures.achieved_pct}% of the target rate (needs ${minAchievedPct}%)`)
+  }
+  if (figures.p99_ms === null || figures.p99_ms > sloP99Ms) {
+    reasons.push(`p99 ${figures.p99_ms} ms over the SLO of ${sloP99Ms} ms`)
+  }
   if (figures.failed > maxFailed) reasons.push(`${figures.failed} ${unit} failed or in doubt (at most ${maxFailed})`)
   if (figures.rejections > 0) reasons.push(`${figures.rejections} thread-pool rejections in sys.nodes`)
   if (figures.client_saturated) reasons.push('the load generator was saturated: add --processes')

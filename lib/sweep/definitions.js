@@ -10,7 +10,8 @@ const SWEEPS = {
     app: 'appClusterIngest.js',
     summary: `Finds the batch size (rows per bulk INSERT) with the best ingest throughput. Every run drops
 and re-creates the table (the benchmark's default), so each value starts from the same state.`,
-    example: 'find-optimal-batch-size.sh --values "1000 5000 10000 20000" -- --processes 4 --max_rows 1000000 --shards 12'
+    example:
+      'find-optimal-batch-size.sh --values "1000 5000 10000 20000" -- --processes 4 --max_rows 1000000 --shards 12'
   },
   shards: {
     script: 'find-optimal-shards.sh',

@@ -34,15 +34,42 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
     animation: false,
     backgroundColor: '#ffffff',
     title: { text: title, subtext: subtitle, left: 'center' },
-    legend: { bottom: 0, itemGap: 30, data: [repeated ? `${unit}/s (median run)` : `${unit}/s`, ...(repeated ? ['each run'] : []), 'p99 latency (ms)', 'failures', ...(rejections ? ['cluster write rejections'] : [])] },
+    legend: {
+      bottom: 0,
+      itemGap: 30,
+      data: [
+        repeated ? `${unit}/s (median run)` : `${unit}/s`,
+        ...(repeated ? ['each run'] : []),
+        'p99 latency (ms)',
+        'failures',
+        ...(rejections ? ['cluster write rejections'] : [])
+      ]
+    },
     grid: { left: 80, right: rejections ? 150 : 80, top: 115, bottom: 80 },
     xAxis: logarithmic
-      ? { type: 'log', name: `${parameter} (log scale)`, nameLocation: 'middle', nameGap: 30, axisLabel: { formatter: formatCount } }
+      ? {
+          type: 'log',
+          name: `${parameter} (log scale)`,
+          nameLocation: 'middle',
+          nameGap: 30,
+          axisLabel: { formatter: formatCount }
+        }
       : { type: 'category', name: parameter, nameLocation: 'middle', nameGap: 30, data: labels },
     yAxis: [
       { type: 'value', name: `${unit}/s`, axisLabel: { formatter: formatCount } },
       { type: 'value', name: 'p99 ms', splitLine: { show: false } },
-      ...(rejections ? [{ type: 'value', name: 'rejections', position: 'right', offset: 70, splitLine: { show: false }, axisLabel: { formatter: formatCount } }] : [])
+      ...(rejections
+        ? [
+            {
+              type: 'value',
+              name: 'rejections',
+              position: 'right',
+              offset: 70,
+              splitLine: { show: false },
+              axisLabel: { formatter: formatCount }
+            }
+          ]
+        : [])
     ],
     series: [
       {
@@ -52,18 +79,25 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
         symbolSize: 8,
         lineStyle: { width: 3 },
         itemStyle: { color: '#1f77b4' },
-        markPoint: sweetIndex < 0
-          ? undefined
-          : {
-              symbol: 'pin',
-              symbolSize: 60,
-              itemStyle: { color: '#2ca02c' },
-              data: [{ name: 'sweet spot', coord: [x(sweetIndex), points[sweetIndex].throughput], value: 'sweet' }],
-              label: { formatter: 'sweet\nspot', fontSize: 10 }
-            },
-        markLine: sweetIndex < 0
-          ? undefined
-          : { symbol: 'none', lineStyle: { type: 'dashed', color: '#2ca02c' }, label: { show: false }, data: [{ xAxis: x(sweetIndex) }] }
+        markPoint:
+          sweetIndex < 0
+            ? undefined
+            : {
+                symbol: 'pin',
+                symbolSize: 60,
+                itemStyle: { color: '#2ca02c' },
+                data: [{ name: 'sweet spot', coord: [x(sweetIndex), points[sweetIndex].throughput], value: 'sweet' }],
+                label: { formatter: 'sweet\nspot', fontSize: 10 }
+              },
+        markLine:
+          sweetIndex < 0
+            ? undefined
+            : {
+                symbol: 'none',
+                lineStyle: { type: 'dashed', color: '#2ca02c' },
+                label: { show: false },
+                data: [{ xAxis: x(sweetIndex) }]
+              }
       },
       {
         name: 'p99 latency (ms)',
@@ -75,10 +109,27 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
         symbol: 'triangle'
       },
       ...(repeated
-        ? [{ name: 'each run', type: 'scatter', data: runDots, symbolSize: 6, itemStyle: { color: '#7f7f7f', opacity: 0.7 } }]
+        ? [
+            {
+              name: 'each run',
+              type: 'scatter',
+              data: runDots,
+              symbolSize: 6,
+              itemStyle: { color: '#7f7f7f', opacity: 0.7 }
+            }
+          ]
         : []),
       ...(rejections
-        ? [{ name: 'cluster write rejections', type: 'bar', yAxisIndex: 2, barMaxWidth: 24, data: points.map((p, i) => [x(i), p.clusterWriteRejected]), itemStyle: { color: '#9467bd', opacity: 0.5 } }]
+        ? [
+            {
+              name: 'cluster write rejections',
+              type: 'bar',
+              yAxisIndex: 2,
+              barMaxWidth: 24,
+              data: points.map((p, i) => [x(i), p.clusterWriteRejected]),
+              itemStyle: { color: '#9467bd', opacity: 0.5 }
+            }
+          ]
         : []),
       {
         name: 'failures',
@@ -87,7 +138,11 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
         symbol: 'diamond',
         symbolSize: 16,
         itemStyle: { color: '#d62728' },
-        label: { show: true, position: 'top', formatter: (p) => `${typeof p.value[2] === 'number' ? formatCount(p.value[2]) : p.value[2]} failed` }
+        label: {
+          show: true,
+          position: 'top',
+          formatter: (p) => `${typeof p.value[2] === 'number' ? formatCount(p.value[2]) : p.value[2]} failed`
+        }
       }
     ]
   })

@@ -34,7 +34,9 @@ function usage (def, param, values) {
   --max_shortfall_pct PCT
                          with --step rate: stop when a step achieves more than PCT percent under its
                          target rate (default: 1); the --min_gain rule does not apply then
-${Object.entries(def.steps).map(([flag, list]) => `                         default values with --step ${flag}: ${list}`).join('\n')}
+${Object.entries(def.steps)
+  .map(([flag, list]) => `                         default values with --step ${flag}: ${list}`)
+  .join('\n')}
 `
     : ''
   return `Usage: ${def.script} [options] [-- benchmark options]
@@ -54,7 +56,8 @@ Options:
                          more throughput (default: 5)
   --repeat N             run each value N times; the median run stands for the value and the
                          table shows the range (default: 1; use 3 on a noisy setup)
-  --max_p99_ms MS        a value with a p99 latency over MS is never the sweet spot; a ramp stops there (default: no limit)
+  --max_p99_ms MS        a value with a p99 latency over MS is never the sweet spot; a ramp stops there
+                         (default: no limit)
 ${ramp}${steps}  -h, --help             this text
 
 Writes DIR/${def.name}.csv (one row per value: value, seconds, count, throughput, % change from
@@ -87,22 +90,42 @@ function parseArgs (def, argv) {
     .parseSync()
   if (parsed.help) return { help: true }
   const stray = parsed._.map(String)
-  if (stray.length > 0) throw usageError(stray[0].startsWith('-') ? `unknown option '${stray[0]}' (benchmark options go after '--'; see --help)` : `unexpected argument '${stray[0]}' (benchmark options go after '--'; see --help)`)
+  if (stray.length > 0) {
+    throw usageError(
+      stray[0].startsWith('-')
+        ? `unknown option '${stray[0]}' (benchmark options go after '--'; see --help)`
+        : `unexpected argument '${stray[0]}' (benchmark options go after '--'; see --help)`
+    )
+  }
   let param = def.param
   let values = def.values
   if (parsed.step !== undefined) {
-    if (!def.steps) throw usageError(`--step applies to ${def.script === 'find-query-saturation.sh' ? def.script : 'find-query-saturation.sh'} only`)
+    if (!def.steps) {
+      throw usageError(
+        `--step applies to ${def.script === 'find-query-saturation.sh' ? def.script : 'find-query-saturation.sh'} only`
+      )
+    }
     if (def.steps[parsed.step]) {
       param = parsed.step
       values = def.steps[parsed.step]
-    } else if (parsed.step !== def.param) throw usageError(`--step must be ${def.param} or ${Object.keys(def.steps).join(', ')}, not '${parsed.step}'`)
+    } else if (parsed.step !== def.param) {
+      throw usageError(`--step must be ${def.param} or ${Object.keys(def.steps).join(', ')}, not '${parsed.step}'`)
+    }
   }
   const number = (flag, text) => {
-    if (!/^[0-9]+(\.[0-9]+)?$/.test(String(text))) throw usageError(`--${flag} must be a non-negative number, not '${text}'`)
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(String(text))) {
+      throw usageError(`--${flag} must be a non-negative number, not '${text}'`)
+    }
     return Number(text)
   }
-  for (const flag of RAMP_ONLY) if (parsed[flag] !== undefined && !def.ramp) throw usageError(`--${flag} applies to ramps (find-query-saturation.sh) only`)
-  if (parsed.repeat !== undefined && !/^[1-9][0-9]*$/.test(parsed.repeat)) throw usageError(`--repeat must be a whole number of at least 1, not '${parsed.repeat}'`)
+  for (const flag of RAMP_ONLY) {
+    if (parsed[flag] !== undefined && !def.ramp) {
+      throw usageError(`--${flag} applies to ramps (find-query-saturation.sh) only`)
+    }
+  }
+  if (parsed.repeat !== undefined && !/^[1-9][0-9]*$/.test(parsed.repeat)) {
+    throw usageError(`--repeat must be a whole number of at least 1, not '${parsed.repeat}'`)
+  }
   const config = {
     param,
     threshold: parsed.threshold === undefined ? 5 : number('threshold', parsed.threshold),
@@ -112,14 +135,22 @@ function parseArgs (def, argv) {
     maxShortfallPct: parsed.max_shortfall_pct === undefined ? 1 : number('max_shortfall_pct', parsed.max_shortfall_pct),
     maxP99Ms: parsed.max_p99_ms === undefined ? null : number('max_p99_ms', parsed.max_p99_ms),
     values: (parsed.values === undefined ? values : parsed.values).split(/\s+/).filter(Boolean),
-    out: parsed.out ?? path.join('sweep-results', `${def.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')}`),
+    out:
+      parsed.out ??
+      path.join(
+        'sweep-results',
+        `${def.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')}`
+      ),
     fixed
   }
   if (config.values.length === 0) throw usageError('--values is empty')
   // Every value as the benchmark will take it: a rate is a positive number, the rest whole numbers.
   for (const v of config.values) {
     if (param === 'rate' ? !(/^[0-9]+(\.[0-9]+)?$/.test(v) && Number(v) > 0) : !/^[1-9][0-9]*$/.test(v)) {
-      throw usageError(`'${v}' is not a value for --${param}: give ${param === 'rate' ? 'positive numbers' : 'whole numbers of at least 1'}`)
+      throw usageError(
+        `'${v}' is not a value for --${param}: give ${param === 'rate' ? 'positive numbers' : 'whole numbers of at ' +
+        'least 1'}`
+      )
     }
   }
   for (const arg of fixed) {
@@ -135,7 +166,20 @@ function writeReport (def, config, jsonl, note, stderr) {
   const fixedText = config.fixed.join(' ')
   const subtitle = [fixedText ? `with ${fixedText}` : '', note].filter(Boolean).join('; ')
   const summary = memoryStream()
-  const argv = ['report', '--file', jsonl, '--parameter', config.param, '--out', path.join(config.out, def.name), '--threshold', String(config.threshold), '--subtitle', subtitle, '--json']
+  const argv = [
+    'report',
+    '--file',
+    jsonl,
+    '--parameter',
+    config.param,
+    '--out',
+    path.join(config.out, def.name),
+    '--threshold',
+    String(config.threshold),
+    '--subtitle',
+    subtitle,
+    '--json'
+  ]
   if (config.maxP99Ms !== null) argv.push('--max_p99_ms', String(config.maxP99Ms))
   if (def.reportsSaturation) argv.push('--saturation')
   const code = reportCommand.main({ argv, stdout: summary, stderr })
@@ -143,8 +187,9 @@ function writeReport (def, config, jsonl, note, stderr) {
   return code
 }
 
-/** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/interrupts.js). */
-async function main (def, argv, { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark } = {}) {
+/** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/cli/interrupts.js). */
+async function main (def, argv, options = {}) {
+  const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark } = options
   const fail = (error) => {
     stderr.write(`${def.script}: error: ${error.message}\n`)
     return error.exitCode ?? EXIT.CANNOT_RUN
@@ -172,28 +217,57 @@ async function sweep (def, config, { stderr, signals, run }) {
   fs.writeFileSync(jsonl, '')
   const times = config.repeat === 1 ? '' : `, ${config.repeat} runs each`
   const fixedText = config.fixed.join(' ')
-  stderr.write(`${def.name} sweep: --${config.param} ${config.values.join(' ')}${times}${fixedText ? ` (with ${fixedText})` : ''}; results in ${config.out}\n`)
+  stderr.write(
+    `${def.name} sweep: --${config.param} ${config.values.join(' ')}${times}${fixedText ? ` ` +
+    `(with ${fixedText})` : ''}; results in ${config.out}\n`
+  )
   let recorded = 0
   let stoppedBecause = ''
   for (const [index, v] of config.values.entries()) {
     for (let r = 1; r <= config.repeat; r++) {
       const runName = config.repeat > 1 ? `${config.param}-${v}-${r}` : `${config.param}-${v}`
-      stderr.write(`[${index + 1}/${config.values.length}] --${config.param} ${v}${config.repeat > 1 ? ` (run ${r} of ${config.repeat})` : ''}\n`)
+      stderr.write(
+        `[${index + 1}/${config.values.length}] --${config.param} ${v}${config.repeat > 1 ? ` (run ${r} ` +
+        `of ${config.repeat})` : ''}\n`
+      )
       const resultFile = path.join(config.out, 'runs', `${runName}.json`)
       const logFile = path.join(config.out, 'runs', `${runName}.log`)
-      const { code, signal } = await run({ app: def.app, args: [...config.fixed, `--${config.param}`, v, '--json'], resultFile, logFile, signals })
+      const { code, signal } = await run({
+        app: def.app,
+        args: [...config.fixed, `--${config.param}`, v, '--json'],
+        resultFile,
+        logFile,
+        signals
+      })
       // Stopped at once, before it could take the signal: nothing of this run to record.
       if (signal && signals.interrupted) break
       if (code !== EXIT.OK && code !== EXIT.FAILURES && code !== EXIT.PARTIAL) {
         const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n') : []
         const lastError = log.find((l) => l.includes('error:')) || log.at(-1) || 'no output'
-        stderr.write(`${def.script}: error: the benchmark could not run at --${config.param} ${v} (exit code ${code}): ${lastError}\n`)
+        stderr.write(
+          `${def.script}: error: the benchmark could not run at --${config.param} ${v} (exit ` +
+          `code ${code}): ${lastError}\n`
+        )
         if (recorded > 0) writeReport(def, config, jsonl, `stopped at ${v}: the benchmark could not run`, stderr)
         // Bad benchmark options stay exit 2; anything else (unreachable, killed) is 3.
         return code === EXIT.USAGE ? EXIT.USAGE : EXIT.CANNOT_RUN
       }
-      const recordArgs = ['record', '--file', jsonl, '--parameter', config.param, '--value', v, '--exit_code', String(code), '--result', resultFile]
-      if (reportCommand.main({ argv: recordArgs, stdout: process.stdout, stderr }) !== EXIT.OK) throw new SweepError(EXIT.CANNOT_RUN, `could not record the run at --${config.param} ${v}`)
+      const recordArgs = [
+        'record',
+        '--file',
+        jsonl,
+        '--parameter',
+        config.param,
+        '--value',
+        v,
+        '--exit_code',
+        String(code),
+        '--result',
+        resultFile
+      ]
+      if (reportCommand.main({ argv: recordArgs, stdout: process.stdout, stderr }) !== EXIT.OK) {
+        throw new SweepError(EXIT.CANNOT_RUN, `could not record the run at --${config.param} ${v}`)
+      }
       recorded++
       if (signals.interrupted) break
     }
@@ -214,14 +288,26 @@ async function sweep (def, config, { stderr, signals, run }) {
     stderr.write(`${def.script}: interrupted before any run finished; no report\n`)
     return EXIT.PARTIAL
   }
-  if (writeReport(def, config, jsonl, stoppedBecause, stderr) !== EXIT.OK) throw new SweepError(EXIT.CANNOT_RUN, 'could not write the report')
+  if (writeReport(def, config, jsonl, stoppedBecause, stderr) !== EXIT.OK) {
+    throw new SweepError(EXIT.CANNOT_RUN, 'could not write the report')
+  }
   return signals.interrupted ? EXIT.PARTIAL : EXIT.OK
 }
 
 /** The ramp's stop rule (lib/sweep/sweep-report.js check): the reason to stop, or null. */
 function saturation (config, jsonl) {
   const out = memoryStream()
-  const argv = ['check', '--file', jsonl, '--min_gain', String(config.minGain), '--max_failure_pct', String(config.maxFailurePct), '--max_shortfall_pct', String(config.maxShortfallPct)]
+  const argv = [
+    'check',
+    '--file',
+    jsonl,
+    '--min_gain',
+    String(config.minGain),
+    '--max_failure_pct',
+    String(config.maxFailurePct),
+    '--max_shortfall_pct',
+    String(config.maxShortfallPct)
+  ]
   if (config.maxP99Ms !== null) argv.push('--max_p99_ms', String(config.maxP99Ms))
   const code = reportCommand.main({ argv, stdout: out, stderr: process.stderr })
   if (code === reportCommand.SATURATED) return out.text.trim()

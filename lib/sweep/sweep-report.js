@@ -10,7 +10,17 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT, UsageError } = require('../base/errors')
 const { fmt } = require('../base/format')
-const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue, unitOf } = require('./sweep')
+const {
+  pointOf,
+  combineRepeats,
+  withChanges,
+  analyse,
+  maxSpreadPct,
+  saturationReason,
+  toCsv,
+  parseValue,
+  unitOf
+} = require('./sweep')
 const { table: plainTable } = require('../reports/text')
 const { makeDirectories } = require('../base/files')
 
@@ -36,7 +46,11 @@ function readRuns (file) {
 function pointsOf (file) {
   const runs = readRuns(file)
   if (runs.length === 0) throw new UsageError(`${file} holds no runs`)
-  return withChanges(combineRepeats(runs.map((run) => pointOf({ value: parseValue(run.value), exitCode: run.exit_code, result: run.result }))))
+  return withChanges(
+    combineRepeats(
+      runs.map((run) => pointOf({ value: parseValue(run.value), exitCode: run.exit_code, result: run.result }))
+    )
+  )
 }
 
 function record (args, { stderr }) {
@@ -56,14 +70,22 @@ function record (args, { stderr }) {
   }
   fs.appendFileSync(args.file, `${JSON.stringify({ value: String(args.value), exit_code: args.exit_code, result })}\n`)
   const point = pointOf({ value: args.value, exitCode: args.exit_code, result })
-  stderr.write(point.missing
-    ? `${args.parameter}=${args.value}: no result (exit code ${args.exit_code})\n`
-    : `${args.parameter}=${args.value}: ${fmt(point.throughput)} ${point.unit}/s, p99 ${fmt(point.p99Ms)} ms, ${fmt(point.failed)} failed${point.partial ? ', PARTIAL' : ''}\n`)
+  stderr.write(
+    point.missing
+      ? `${args.parameter}=${args.value}: no result (exit code ${args.exit_code})\n`
+      : `${args.parameter}=${args.value}: ${fmt(point.throughput)} ${point.unit}/s, p99 ${fmt(point.p99Ms)} ` +
+        `ms, ${fmt(point.failed)} failed${point.partial ? ', PARTIAL' : ''}\n`
+  )
   return EXIT.OK
 }
 
 function check (args, { stdout }) {
-  const reason = saturationReason(pointsOf(args.file), { minGainPct: args.min_gain, maxFailurePct: args.max_failure_pct, maxP99Ms: args.max_p99_ms ?? null, maxShortfallPct: args.max_shortfall_pct })
+  const reason = saturationReason(pointsOf(args.file), {
+    minGainPct: args.min_gain,
+    maxFailurePct: args.max_failure_pct,
+    maxP99Ms: args.max_p99_ms ?? null,
+    maxShortfallPct: args.max_shortfall_pct
+  })
   if (reason === null) return EXIT.OK
   stdout.write(`${reason}\n`)
   return SATURATED
@@ -76,7 +98,19 @@ function summaryOf (args, points, analysis) {
     parameter: args.parameter,
     unit,
     threshold_pct: args.threshold,
-    points: points.map((p) => ({ value: p.value, seconds: p.seconds, [unit]: p.ok, [`${unit}_per_sec`]: p.throughput, change_pct: p.changePct, p99_ms: p.p99Ms, failed: p.failed, exit_code: p.exitCode, partial: p.partial, runs: p.runs, [`${unit}_per_sec_range`]: [p.throughputMin, p.throughputMax] })),
+    points: points.map((p) => ({
+      value: p.value,
+      seconds: p.seconds,
+      [unit]: p.ok,
+      [`${unit}_per_sec`]: p.throughput,
+      change_pct: p.changePct,
+      p99_ms: p.p99Ms,
+      failed: p.failed,
+      exit_code: p.exitCode,
+      partial: p.partial,
+      runs: p.runs,
+      [`${unit}_per_sec_range`]: [p.throughputMin, p.throughputMax]
+    })),
     best: brief(analysis.best),
     sweet_spot: brief(analysis.sweetSpot),
     plateau_reached: analysis.plateauReached,
@@ -100,12 +134,16 @@ function whyNoValue (points, unit) {
     [count((p) => p.exit_code !== 0 && p.seconds === null), 'could not run'],
     [count((p) => p.seconds !== null && p.partial), 'partial'],
     [count((p) => p.seconds !== null && !p.partial && p.failed > 0), `lost ${unit}`],
-    [count((p) => p.seconds !== null && !p.partial && p.failed === 0 && !(p[`${unit}_per_sec`] > 0)), `no ${unit} acknowledged`]
+    [
+      count((p) => p.seconds !== null && !p.partial && p.failed === 0 && !(p[`${unit}_per_sec`] > 0)),
+      `no ${unit} acknowledged`
+    ]
   ]
   return reasons.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`).join(', ')
 }
 
-const beyond = (gainPct) => (gainPct > 0 ? `larger values gain at most ${gainPct}%` : `larger values are no faster (best ${gainPct}%)`)
+const beyond = (gainPct) =>
+  gainPct > 0 ? `larger values gain at most ${gainPct}%` : `larger values are no faster (best ${gainPct}%)`
 
 function verdictLines (summary, parameter) {
   const lines = []
@@ -114,23 +152,45 @@ function verdictLines (summary, parameter) {
     lines.push(`no sweet spot: no value ran complete and without failures (${whyNoValue(summary.points, unit)})`)
   } else {
     lines.push(`best throughput: ${parameter}=${summary.best.value} (${fmt(summary.best.throughput)} ${unit}/s)`)
-    const spot = `sweet spot: ${parameter}=${summary.sweet_spot.value} (${fmt(summary.sweet_spot.throughput)} ${unit}/s)`
-    if (summary.sweet_spot_limit === 'plateau') lines.push(`${spot}; ${beyond(summary.gain_beyond_sweet_spot_pct)} (threshold ${summary.threshold_pct}%)`)
-    else if (summary.sweet_spot_limit === 'failures') lines.push(`${spot}; every larger value had failures: the cluster saturates beyond it`)
-    else if (summary.points.length > 1) lines.push(`sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values tried, so try larger values`)
-    else lines.push('one value tried: nothing to compare it with')
+    const spot = `sweet spot: ${parameter}=${summary.sweet_spot.value} ` +
+      `(${fmt(summary.sweet_spot.throughput)} ${unit}/s)`
+    if (summary.sweet_spot_limit === 'plateau') {
+      lines.push(`${spot}; ${beyond(summary.gain_beyond_sweet_spot_pct)} (threshold ${summary.threshold_pct}%)`)
+    } else if (summary.sweet_spot_limit === 'failures') {
+      lines.push(`${spot}; every larger value had failures: the cluster saturates beyond it`)
+    } else if (summary.points.length > 1) {
+      lines.push(
+        `sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values ` +
+        `tried, so try larger values`
+      )
+    } else lines.push('one value tried: nothing to compare it with')
   }
   if (summary.with_failures.length > 0) {
     lines.push(`values with failures (not candidates): ${summary.with_failures.join(', ')}`)
   }
-  if (summary.over_max_p99.length > 0) lines.push(`values with p99 over --max_p99_ms ${summary.max_p99_ms} ms (not candidates): ${summary.over_max_p99.join(', ')}`)
-  if (summary.client_saturated.length > 0) lines.push(`values where the load generator was saturated (not candidates; add --processes): ${summary.client_saturated.join(', ')}`)
+  if (summary.over_max_p99.length > 0) {
+    lines.push(
+      `values with p99 over --max_p99_ms ${summary.max_p99_ms} ms (not candidates): ${summary.over_max_p99.join(', ')}`
+    )
+  }
+  if (summary.client_saturated.length > 0) {
+    lines.push(
+      `values where the load generator was saturated (not candidates; add ` +
+      `--processes): ${summary.client_saturated.join(', ')}`
+    )
+  }
   if (summary.single_runs && summary.points.length > 1 && summary.best) {
-    lines.push('warning: one run per value cannot tell noise from signal (runs on a busy machine differ by 20%): use --repeat 3')
+    lines.push(
+      'warning: one run per value cannot tell noise from signal (runs on a busy machine differ by 20%): use --repeat 3'
+    )
   }
   const spread = summary.widest_spread
   if (spread && spread.spreadPct > summary.threshold_pct) {
-    lines.push(`warning: the runs at ${parameter}=${spread.value} differ by ${spread.spreadPct}% of their median, more than the ${summary.threshold_pct}% threshold: differences of that size between values are noise (run longer, or --repeat more)`)
+    lines.push(
+      `warning: the runs at ${parameter}=${spread.value} differ by ${spread.spreadPct}% of their median, more than ` +
+      `the ${summary.threshold_pct}% threshold: differences of that size between values are noise (run longer, or ` +
+      `--repeat more)`
+    )
   }
   return lines
 }
@@ -142,11 +202,22 @@ function renderTable (parameter, points) {
   if (repeated) head.splice(4, 0, 'range over runs')
   const table = plainTable(head)
   for (const p of points) {
-    const row = [String(p.value), fmt(p.seconds), fmt(p.ok), fmt(p.throughput), p.changePct === null ? '-' : `${p.changePct > 0 ? '+' : ''}${p.changePct}%`, fmt(p.p99Ms), p.missing ? `no result (exit ${p.exitCode})` : fmt(p.failed)]
+    const row = [
+      String(p.value),
+      fmt(p.seconds),
+      fmt(p.ok),
+      fmt(p.throughput),
+      p.changePct === null ? '-' : `${p.changePct > 0 ? '+' : ''}${p.changePct}%`,
+      fmt(p.p99Ms),
+      p.missing ? `no result (exit ${p.exitCode})` : fmt(p.failed)
+    ]
     if (repeated) row.splice(4, 0, `${fmt(p.throughputMin)} – ${fmt(p.throughputMax)} (${p.runs} runs)`)
     table.push(row)
   }
-  const note = repeated ? `\neach value ran ${Math.max(...points.map((p) => p.runs))} times; time, ${unit}, speed and p99 are the median run's, failed adds up all runs` : ''
+  const note = repeated
+    ? `\neach value ran ${Math.max(...points.map((p) => p.runs))} times; time, ${unit}, speed and p99 are the ` +
+      `median run's, failed adds up all runs`
+    : ''
   return `${table.toString()}${note}`
 }
 
@@ -176,54 +247,105 @@ function report (args, { stdout, stderr }) {
   fs.writeFileSync(summary.csv, toCsv(args.parameter, points))
   const { renderSweepChart } = require('./sweep-chart')
   const verdict = verdictLines(summary, args.parameter)
-  if (summary.saturation) verdict.push(summary.saturation.value === null ? 'saturation: not reached at the values tried' : `saturated at ${args.parameter}=${summary.saturation.value}: ${summary.saturation.reason}`)
-  fs.writeFileSync(summary.chart, renderSweepChart({
-    parameter: args.parameter,
-    unit: summary.unit,
-    title: args.title || `${summary.unit}/s and p99 latency by ${args.parameter}`,
-    subtitle: [args.subtitle, verdict[1] || verdict[0]].filter(Boolean).join('\n'),
-    points,
-    analysis
-  }))
-  stderr.write(`${renderTable(args.parameter, points)}\n${verdict.join('\n')}\nwrote ${summary.csv} and ${summary.chart}\n`)
+  if (summary.saturation) {
+    verdict.push(
+      summary.saturation.value === null
+        ? 'saturation: not reached at the values tried'
+        : `saturated at ${args.parameter}=${summary.saturation.value}: ${summary.saturation.reason}`
+    )
+  }
+  fs.writeFileSync(
+    summary.chart,
+    renderSweepChart({
+      parameter: args.parameter,
+      unit: summary.unit,
+      title: args.title || `${summary.unit}/s and p99 latency by ${args.parameter}`,
+      subtitle: [args.subtitle, verdict[1] || verdict[0]].filter(Boolean).join('\n'),
+      points,
+      analysis
+    })
+  )
+  stderr.write(
+    `${renderTable(args.parameter, points)}\n${verdict.join('\n')}\nwrote ${summary.csv} and ${summary.chart}\n`
+  )
   if (args.json) stdout.write(`${JSON.stringify(summary)}\n`)
   return EXIT.OK
 }
 
 function parse (argv) {
   const yargs = require('yargs/yargs')
-  const fileOption = { file: { type: 'string', demandOption: true, describe: 'the sweep\'s JSONL file (one run per line)' } }
+  const fileOption = {
+    file: { type: 'string', demandOption: true, describe: "the sweep's JSONL file (one run per line)" }
+  }
   let chosen = null
   const parser = yargs(argv)
     .scriptName('node lib/sweep/sweep-report.js')
-    .usage('The analysis behind scripts/find-*.sh: records runs, decides when a ramp is saturated, writes CSV, table and chart.\n\nUsage: node lib/sweep/sweep-report.js <command> [options]')
-    .command('record', 'append one run (its --json result and exit code) to the sweep file', (y) => y.options({
-      ...fileOption,
-      parameter: { type: 'string', demandOption: true, describe: 'the flag being swept, e.g. batch_size' },
-      value: { type: 'string', demandOption: true, describe: 'the value this run used' },
-      exit_code: { type: 'number', demandOption: true, describe: 'the benchmark\'s exit code' },
-      result: { type: 'string', default: '-', describe: 'file holding the run\'s --json output (- for stdin)' }
-    }), () => { chosen = record })
-    .command('check', 'exit 10 and print why when the last run is past saturation, else exit 0', (y) => y.options({
-      ...fileOption,
-      min_gain: { type: 'number', default: 5, describe: 'percent more throughput each step must bring' },
-      max_failure_pct: { type: 'number', default: 1, describe: 'percent of failed units a step may have' },
-      max_p99_ms: { type: 'number', describe: 'p99 latency a step may have (ms)' },
-      max_shortfall_pct: { type: 'number', default: 1, describe: 'with --rate steps: percent a step may fall short of its target rate' }
-    }), () => { chosen = check })
-    .command('report', 'write OUT.csv and OUT.svg, print the table and the sweet spot', (y) => y.options({
-      ...fileOption,
-      parameter: { type: 'string', demandOption: true, describe: 'the flag being swept, e.g. batch_size' },
-      out: { type: 'string', demandOption: true, describe: 'path prefix of the CSV and the chart' },
-      threshold: { type: 'number', default: 5, describe: 'percent gain under which the curve counts as flat' },
-      max_p99_ms: { type: 'number', describe: 'values with a p99 latency over this (ms) are never the sweet spot' },
-      saturation: { type: 'boolean', default: false, describe: 'also say where a ramp would have stopped (find-saturation.sh)' },
-      title: { type: 'string', describe: 'chart title' },
-      subtitle: { type: 'string', describe: 'chart subtitle, e.g. the fixed options' },
-      json: { type: 'boolean', default: false, describe: 'print the summary as JSON on stdout' }
-    }), () => { chosen = report })
+    .usage(
+      'The analysis behind scripts/find-*.sh: records runs, decides when a ramp is saturated, writes CSV, table and ' +
+      'chart.\n\nUsage: node lib/sweep/sweep-report.js <command> [options]'
+    )
+    .command(
+      'record',
+      'append one run (its --json result and exit code) to the sweep file',
+      (y) =>
+        y.options({
+          ...fileOption,
+          parameter: { type: 'string', demandOption: true, describe: 'the flag being swept, e.g. batch_size' },
+          value: { type: 'string', demandOption: true, describe: 'the value this run used' },
+          exit_code: { type: 'number', demandOption: true, describe: "the benchmark's exit code" },
+          result: { type: 'string', default: '-', describe: "file holding the run's --json output (- for stdin)" }
+        }),
+      () => {
+        chosen = record
+      }
+    )
+    .command(
+      'check',
+      'exit 10 and print why when the last run is past saturation, else exit 0',
+      (y) =>
+        y.options({
+          ...fileOption,
+          min_gain: { type: 'number', default: 5, describe: 'percent more throughput each step must bring' },
+          max_failure_pct: { type: 'number', default: 1, describe: 'percent of failed units a step may have' },
+          max_p99_ms: { type: 'number', describe: 'p99 latency a step may have (ms)' },
+          max_shortfall_pct: {
+            type: 'number',
+            default: 1,
+            describe: 'with --rate steps: percent a step may fall short of its target rate'
+          }
+        }),
+      () => {
+        chosen = check
+      }
+    )
+    .command(
+      'report',
+      'write OUT.csv and OUT.svg, print the table and the sweet spot',
+      (y) =>
+        y.options({
+          ...fileOption,
+          parameter: { type: 'string', demandOption: true, describe: 'the flag being swept, e.g. batch_size' },
+          out: { type: 'string', demandOption: true, describe: 'path prefix of the CSV and the chart' },
+          threshold: { type: 'number', default: 5, describe: 'percent gain under which the curve counts as flat' },
+          max_p99_ms: { type: 'number', describe: 'values with a p99 latency over this (ms) are never the sweet spot' },
+          saturation: {
+            type: 'boolean',
+            default: false,
+            describe: 'also say where a ramp would have stopped (find-saturation.sh)'
+          },
+          title: { type: 'string', describe: 'chart title' },
+          subtitle: { type: 'string', describe: 'chart subtitle, e.g. the fixed options' },
+          json: { type: 'boolean', default: false, describe: 'print the summary as JSON on stdout' }
+        }),
+      () => {
+        chosen = report
+      }
+    )
     .demandCommand(1, 'name a command: record, check or report')
-    .example('node lib/sweep/sweep-report.js report --file out/batch.jsonl --parameter batch_size --out out/batch', 'table, CSV and chart of a batch-size sweep')
+    .example(
+      'node lib/sweep/sweep-report.js report --file out/batch.jsonl --parameter batch_size --out out/batch',
+      'table, CSV and chart of a batch-size sweep'
+    )
     .strict()
     .version(false)
     .help('help')

@@ -14,7 +14,21 @@ const UNITS = ['rows', 'queries']
  */
 function pointOf ({ value, exitCode, result }) {
   if (!result || typeof result !== 'object') {
-    return { value, exitCode, missing: true, seconds: null, unit: null, ok: null, sent: null, throughput: null, p99Ms: null, targetRate: null, clusterWriteRejected: null, failed: null, partial: true }
+    return {
+      value,
+      exitCode,
+      missing: true,
+      seconds: null,
+      unit: null,
+      ok: null,
+      sent: null,
+      throughput: null,
+      p99Ms: null,
+      targetRate: null,
+      clusterWriteRejected: null,
+      failed: null,
+      partial: true
+    }
   }
   const unit = UNITS.find((u) => typeof result[`${u}_ok`] === 'number')
   if (!unit) throw new Error(`the result for ${value} has neither rows_ok nor queries_ok: not a result of this tool`)
@@ -31,7 +45,9 @@ function pointOf ({ value, exitCode, result }) {
     p99Ms: result.latency_ms ? result.latency_ms.p99 : null,
     targetRate: result.rate ? result.rate.target_per_sec : null,
     clusterWriteRejected: result.cluster ? result.cluster.write_rejected : null,
-    clusterRejected: result.cluster ? (result.cluster.write_rejected || 0) + (result.cluster.search_rejected || 0) : null,
+    clusterRejected: result.cluster
+      ? (result.cluster.write_rejected || 0) + (result.cluster.search_rejected || 0)
+      : null,
     failed,
     partial: Boolean(result.partial),
     // The load generator, not the cluster, may have limited this value.
@@ -75,7 +91,8 @@ function combineRepeats (points) {
 function withChanges (points) {
   return points.map((point, i) => {
     const before = i > 0 ? points[i - 1].throughput : null
-    const change = before > 0 && point.throughput !== null ? round(((point.throughput - before) / before) * 100, 1) : null
+    const change =
+      before > 0 && point.throughput !== null ? round(((point.throughput - before) / before) * 100, 1) : null
     return { ...point, changePct: change }
   })
 }
@@ -96,7 +113,9 @@ const isCandidate = (p) => !p.missing && !p.partial && !p.clientSaturated && p.f
  */
 function analyse (points, { thresholdPct = 5, maxP99Ms = null } = {}) {
   const candidates = points.filter((p) => isCandidate(p) && (maxP99Ms === null || p.p99Ms <= maxP99Ms))
-  if (candidates.length === 0) return { best: null, sweetSpot: null, plateauReached: false, limit: null, gainBeyondPct: null }
+  if (candidates.length === 0) {
+    return { best: null, sweetSpot: null, plateauReached: false, limit: null, gainBeyondPct: null }
+  }
   const best = candidates.reduce((a, b) => (b.throughput > a.throughput ? b : a))
   for (let i = 0; i < candidates.length; i++) {
     const later = candidates.slice(i + 1)
@@ -104,11 +123,23 @@ function analyse (points, { thresholdPct = 5, maxP99Ms = null } = {}) {
     const fastestLater = Math.max(...later.map((p) => p.throughput))
     const gainPct = ((fastestLater - candidates[i].throughput) / candidates[i].throughput) * 100
     if (gainPct < thresholdPct) {
-      return { best, sweetSpot: candidates[i], plateauReached: true, limit: 'plateau', gainBeyondPct: round(gainPct, 1) }
+      return {
+        best,
+        sweetSpot: candidates[i],
+        plateauReached: true,
+        limit: 'plateau',
+        gainBeyondPct: round(gainPct, 1)
+      }
     }
   }
   const failuresBeyond = points.indexOf(candidates[candidates.length - 1]) < points.length - 1
-  return { best, sweetSpot: best, plateauReached: false, limit: failuresBeyond ? 'failures' : 'range', gainBeyondPct: null }
+  return {
+    best,
+    sweetSpot: best,
+    plateauReached: false,
+    limit: failuresBeyond ? 'failures' : 'range',
+    gainBeyondPct: null
+  }
 }
 
 /**
@@ -139,14 +170,19 @@ function saturationReason (points, { minGainPct = 5, maxFailurePct = 1, maxP99Ms
   if (!last) return null
   if (last.missing) return `the run at ${last.value} produced no result (exit code ${last.exitCode})`
   const failedPct = last.sent > 0 ? (last.failed / last.sent) * 100 : 0
-  if (failedPct > maxFailurePct) return `${round(failedPct, 2)}% of ${last.unit} failed at ${last.value} (limit ${maxFailurePct}%)`
-  if (maxP99Ms !== null && last.p99Ms > maxP99Ms) return `p99 ${last.p99Ms} ms at ${last.value}, over the SLO of ${maxP99Ms} ms (--max_p99_ms)`
+  if (failedPct > maxFailurePct) {
+    return `${round(failedPct, 2)}% of ${last.unit} failed at ${last.value} (limit ${maxFailurePct}%)`
+  }
+  if (maxP99Ms !== null && last.p99Ms > maxP99Ms) {
+    return `p99 ${last.p99Ms} ms at ${last.value}, over the SLO of ${maxP99Ms} ms (--max_p99_ms)`
+  }
   if (last.clusterRejected > 0) return `${last.clusterRejected} thread-pool rejections in sys.nodes at ${last.value}`
   if (last.clientSaturated) return `the load generator was saturated at ${last.value}: add --processes`
   if (last.targetRate) {
     const shortfallPct = ((last.targetRate - last.throughput) / last.targetRate) * 100
     if (shortfallPct > maxShortfallPct) {
-      return `achieved ${last.throughput} ${last.unit}/s at a target of ${last.targetRate} (${round(shortfallPct, 1)}% short, limit ${maxShortfallPct}%)`
+      return `achieved ${last.throughput} ${last.unit}/s at a target of ${last.targetRate} ` +
+        `(${round(shortfallPct, 1)}% short, limit ${maxShortfallPct}%)`
     }
     return null
   }
@@ -155,7 +191,8 @@ function saturationReason (points, { minGainPct = 5, maxFailurePct = 1, maxP99Ms
     if (before.throughput > 0) {
       const gainPct = ((last.throughput - before.throughput) / before.throughput) * 100
       if (gainPct < minGainPct) {
-        return `throughput gain below the threshold: ${gainPct >= 0 ? '+' : ''}${round(gainPct, 1)}% from ${before.value} to ${last.value} (target at least +${minGainPct}%)`
+        return `throughput gain below the threshold: ${gainPct >= 0 ? '+' : ''}${round(gainPct, 1)}% ` +
+          `from ${before.value} to ${last.value} (target at least +${minGainPct}%)`
       }
     }
   }
@@ -174,10 +211,42 @@ function csvField (x) {
  */
 function toCsv (parameter, points) {
   const unit = unitOf(points)
-  const header = [parameter, 'seconds', unit, `${unit}_per_sec`, 'change_pct', 'p99_ms', 'failed', 'exit_code', 'partial', 'runs', `${unit}_per_sec_min`, `${unit}_per_sec_max`, 'cluster_write_rejected']
+  const header = [
+    parameter,
+    'seconds',
+    unit,
+    `${unit}_per_sec`,
+    'change_pct',
+    'p99_ms',
+    'failed',
+    'exit_code',
+    'partial',
+    'runs',
+    `${unit}_per_sec_min`,
+    `${unit}_per_sec_max`,
+    'cluster_write_rejected'
+  ]
   const lines = [header.join(',')]
   for (const p of points) {
-    lines.push([p.value, p.seconds, p.ok, p.throughput, p.changePct, p.p99Ms, p.failed, p.exitCode, p.partial, p.runs ?? 1, p.throughputMin ?? p.throughput, p.throughputMax ?? p.throughput, p.clusterWriteRejected].map(csvField).join(','))
+    lines.push(
+      [
+        p.value,
+        p.seconds,
+        p.ok,
+        p.throughput,
+        p.changePct,
+        p.p99Ms,
+        p.failed,
+        p.exitCode,
+        p.partial,
+        p.runs ?? 1,
+        p.throughputMin ?? p.throughput,
+        p.throughputMax ?? p.throughput,
+        p.clusterWriteRejected
+      ]
+        .map(csvField)
+        .join(',')
+    )
   }
   return `${lines.join('\n')}\n`
 }
@@ -193,4 +262,15 @@ function parseValue (text) {
   return /^-?\d+(\.\d+)?$/.test(String(text)) ? Number(text) : String(text)
 }
 
-module.exports = { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue, isCandidate, unitOf }
+module.exports = {
+  pointOf,
+  combineRepeats,
+  withChanges,
+  analyse,
+  maxSpreadPct,
+  saturationReason,
+  toCsv,
+  parseValue,
+  isCandidate,
+  unitOf
+}

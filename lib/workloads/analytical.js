@@ -13,22 +13,80 @@ const { perSecond } = require('../base/format')
 
 const options = {
   queries_config: { type: 'string', group: 'Queries:', describe: 'YAML list of {name, query, ratio, args} (required)' },
-  max_queries: { type: 'number', group: 'Load:', describe: 'queries per process (default: 1000; none with --duration)' },
-  table: { type: 'string', default: 'doc.cpu', group: 'Data:', describe: 'table whose max(ts) ends the data, for timestamp args' },
-  data_end: { type: 'string', group: 'Data:', describe: 'end of the data for timestamp args (ISO 8601; default: max(ts) of --table)' },
-  scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts of the data, for hostname args (TSBS scale)' },
-  kv_keys: { type: 'number', group: 'Data:', describe: 'keys the kv ingest model wrote, for kv_key args (default: count(*) of --table)' },
-  ingest_rate: { type: 'string', group: 'Ingest next to the queries:', describe: 'also insert this many rows/s into --table while the queries run (a constant-rate ingest, reported apart)' },
-  ingest_processes: { type: 'number', default: 1, group: 'Ingest next to the queries:', describe: 'processes of that ingest' },
-  ingest_concurrent_requests: { type: 'number', default: 10, group: 'Ingest next to the queries:', describe: 'INSERT requests in flight per ingest process' },
-  ingest_batch_size: { type: 'number', default: 1000, group: 'Ingest next to the queries:', describe: 'rows per INSERT of that ingest' },
-  ingest_interval: { type: 'string', default: '10s', group: 'Ingest next to the queries:', describe: 'time between two rows of one host in the ingested data' },
-  shards: { type: 'number', default: 12, group: 'Ingest next to the queries:', describe: 'shards, when the ingest creates --table' },
-  replicas: { type: 'string', default: '0', group: 'Ingest next to the queries:', describe: 'number_of_replicas, when the ingest creates --table' }
+  max_queries: {
+    type: 'number',
+    group: 'Load:',
+    describe: 'queries per process (default: 1000; none with --duration)'
+  },
+  table: {
+    type: 'string',
+    default: 'doc.cpu',
+    group: 'Data:',
+    describe: 'table whose max(ts) ends the data, for timestamp args'
+  },
+  data_end: {
+    type: 'string',
+    group: 'Data:',
+    describe: 'end of the data for timestamp args (ISO 8601; default: max(ts) of --table)'
+  },
+  scale: {
+    type: 'number',
+    default: 4000,
+    group: 'Data:',
+    describe: 'simulated hosts of the data, for hostname args (TSBS scale)'
+  },
+  kv_keys: {
+    type: 'number',
+    group: 'Data:',
+    describe: 'keys the kv ingest model wrote, for kv_key args (default: count(*) of --table)'
+  },
+  ingest_rate: {
+    type: 'string',
+    group: 'Ingest next to the queries:',
+    describe: 'also insert this many rows/s into --table while the queries run (a constant-rate ingest, reported apart)'
+  },
+  ingest_processes: {
+    type: 'number',
+    default: 1,
+    group: 'Ingest next to the queries:',
+    describe: 'processes of that ingest'
+  },
+  ingest_concurrent_requests: {
+    type: 'number',
+    default: 10,
+    group: 'Ingest next to the queries:',
+    describe: 'INSERT requests in flight per ingest process'
+  },
+  ingest_batch_size: {
+    type: 'number',
+    default: 1000,
+    group: 'Ingest next to the queries:',
+    describe: 'rows per INSERT of that ingest'
+  },
+  ingest_interval: {
+    type: 'string',
+    default: '10s',
+    group: 'Ingest next to the queries:',
+    describe: 'time between two rows of one host in the ingested data'
+  },
+  shards: {
+    type: 'number',
+    default: 12,
+    group: 'Ingest next to the queries:',
+    describe: 'shards, when the ingest creates --table'
+  },
+  replicas: {
+    type: 'string',
+    default: '0',
+    group: 'Ingest next to the queries:',
+    describe: 'number_of_replicas, when the ingest creates --table'
+  }
 }
 
 function validateOptions (args) {
-  if (!args.queries_config) throw new UsageError('--queries_config is required (e.g. --queries_config queries/cpu-dashboard.yml)')
+  if (!args.queries_config) {
+    throw new UsageError('--queries_config is required (e.g. --queries_config queries/cpu-dashboard.yml)')
+  }
   const scale = requirePositiveInteger(args.scale, 'scale')
   const ctx = { scale, needsDataEnd: false, needsKvKeys: false }
   const queries = loadQueryConfig(args.queries_config, ctx)
@@ -68,8 +126,11 @@ function validateOptions (args) {
 
 /** The header's line about the query mix (and the ingest beside it). */
 function describeLoad (options) {
-  const ingest = options.ingest ? `; beside it ${options.ingest.rate.toLocaleString('en-US')} rows/s into ${options.table.display}` : ''
-  return `${options.queries.length} quer${options.queries.length === 1 ? 'y' : 'ies'} from ${options.queriesConfig}${ingest}`
+  const ingest = options.ingest
+    ? `; beside it ${options.ingest.rate.toLocaleString('en-US')} rows/s into ${options.table.display}`
+    : ''
+  return `${options.queries.length} quer${options.queries.length === 1 ? 'y' : 'ies'} ` +
+    `from ${options.queriesConfig}${ingest}`
 }
 
 /** Finds the end of the data when timestamp args need it, then runs every query once. */
@@ -77,20 +138,36 @@ async function prepare ({ client, options, log }) {
   let dataEndMs = options.dataEnd ? Date.parse(options.dataEnd) : null
   if (options.needsDataEnd && dataEndMs === null) {
     const answer = await client.sql(`SELECT max(ts) FROM ${options.table.sql}`).catch((error) => {
-      throw new FatalError(`timestamp args need the end of the data: max(ts) of ${options.table.display} failed: ${error.message} (or give --data_end)`)
+      throw new FatalError(
+        `timestamp args need the end of the data: max(ts) of ${options.table.display} failed: ${error.message} (or ` +
+        `give --data_end)`
+      )
     })
     dataEndMs = answer.rows[0][0]
-    if (typeof dataEndMs !== 'number') throw new FatalError(`timestamp args need the end of the data, but ${options.table.display} is empty (ingest first, or give --data_end)`)
+    if (typeof dataEndMs !== 'number') {
+      throw new FatalError(
+        `timestamp args need the end of the data, but ${options.table.display} is empty (ingest first, or give ` +
+        `--data_end)`
+      )
+    }
     log(`timestamp args end at ${new Date(dataEndMs).toISOString()} (max(ts) of ${options.table.display})`)
   }
   let kvKeys = options.kvKeys
   if (options.needsKvKeys && kvKeys === null) {
     // The kv ingest model writes the keys of 0 .. N-1, so N rows mean those N keys exist.
     const answer = await client.sql(`SELECT count(*) FROM ${options.table.sql}`).catch((error) => {
-      throw new FatalError(`kv_key args need the number of keys: count(*) of ${options.table.display} failed: ${error.message} (or give --kv_keys)`)
+      throw new FatalError(
+        `kv_key args need the number of keys: count(*) of ${options.table.display} failed: ${error.message} (or ` +
+        `give --kv_keys)`
+      )
     })
     kvKeys = answer.rows[0][0]
-    if (!(kvKeys > 0)) throw new FatalError(`kv_key args need keys, but ${options.table.display} is empty (run the ingest with --model kv first, or give --kv_keys)`)
+    if (!(kvKeys > 0)) {
+      throw new FatalError(
+        `kv_key args need keys, but ${options.table.display} is empty (run the ingest with --model kv first, or ` +
+        `give --kv_keys)`
+      )
+    }
     log(`kv_key args draw from ${kvKeys.toLocaleString('en-US')} keys (count(*) of ${options.table.display})`)
   }
   const random = new Random(options.seed, 'validation')
@@ -136,7 +213,17 @@ function detailTable (result, table, fmt) {
   const short = (name) => (name.length > QUERY_NAME_WIDTH ? `${name.slice(0, QUERY_NAME_WIDTH - 1)}…` : name)
   const row = (name, ratio, count, failed, perSec, latency) => {
     const l = latency || {}
-    t.push([short(name), fmt(ratio), fmt(count), fmt(failed), fmt(perSec), fmt(l.p50), fmt(l.p99), fmt(l.max), fmt(l.mean)])
+    t.push([
+      short(name),
+      fmt(ratio),
+      fmt(count),
+      fmt(failed),
+      fmt(perSec),
+      fmt(l.p50),
+      fmt(l.p99),
+      fmt(l.max),
+      fmt(l.mean)
+    ])
   }
   for (const q of result.queries) row(q.name, q.ratio, q.count, q.failed, q.queries_per_sec, q.latency_ms)
   row('total', 1, result.requests, result.queries_failed, result.queries_per_sec, result.latency_ms)
@@ -230,13 +317,23 @@ module.exports = {
   // thread, as for the ingest workers.
   workerNodeFlags: ['--max-semi-space-size=16', '--single-threaded-gc'],
   defaultProcesses: 1,
-  usage: 'Analytical benchmark: a weighted mix of SQL queries from a YAML file against CrateDB over HTTP, from several processes.',
+  usage:
+    'Analytical benchmark: a weighted mix of SQL queries from a YAML file against CrateDB over HTTP, from several ' +
+    'processes.',
   examples: [
     ['$0 --queries_config queries/cpu-dashboard.yml', 'the dashboard mix, 1000 queries, 20 in flight'],
-    ['$0 --queries_config queries/tsbs-cpu.yml --processes 2 --duration 1m --json', 'TSBS query types for a minute, JSON on stdout'],
-    ['$0 --queries_config queries/select1.yml --max_queries 100000', 'SELECT 1: what the client and the HTTP path can do']
+    [
+      '$0 --queries_config queries/tsbs-cpu.yml --processes 2 --duration 1m --json',
+      'TSBS query types for a minute, JSON on stdout'
+    ],
+    [
+      '$0 --queries_config queries/select1.yml --max_queries 100000',
+      'SELECT 1: what the client and the HTTP path can do'
+    ]
   ],
-  epilogue: 'Exit codes: 0 all queries succeeded, 1 some failed, 2 bad input, 3 could not run (unreachable, a query failed validation), 4 partial run, 5 a --threshold missed.\nDocs: README.md',
+  epilogue:
+    'Exit codes: 0 all queries succeeded, 1 some failed, 2 bad input, 3 could not run (unreachable, a query failed ' +
+    'validation), 4 partial run, 5 a --threshold missed.\nDocs: docs/queries.md',
   options,
   validateOptions,
   describeLoad,

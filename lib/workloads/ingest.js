@@ -12,24 +12,91 @@ const { constants: { MAX_LENGTH: BUFFER_MAX_BYTES } } = require('node:buffer')
 const { reconcile, describeReconciliation } = require('../results/reconcile')
 
 const options = {
-  model: { type: 'string', default: 'cpu', choices: MODEL_NAMES, group: 'Data:', describe: 'data model: cpu (TSBS cpu-only), devops (TSBS, nine tables), loadtest (random strings), kv (key-value)' },
-  table: { type: 'string', group: 'Table:', describe: 'target table, [schema.]name (default: doc.cpu; doc.loadtest, doc.kv for those models)' },
-  schema: { type: 'string', default: 'doc', group: 'Table:', describe: '--model devops: the schema of its nine tables' },
-  refresh_interval: { type: 'string', group: 'Table:', describe: 'refresh_interval of tables this run creates (e.g. 0 to turn refresh off, 5s); reset to the default at the end (default: CrateDB\'s 1s; 0 for --model loadtest)' },
-  shards: { type: 'number', default: 12, group: 'Table:', describe: 'CLUSTERED INTO <shards> SHARDS when the table is created' },
-  replicas: { type: 'string', default: '0', group: 'Table:', describe: "number_of_replicas: a number or a range such as '0-1'" },
-  drop_table: { type: 'boolean', default: true, group: 'Table:', describe: 'drop the table before the run (--no-drop_table or --drop_table false to keep it)' },
+  model: {
+    type: 'string',
+    default: 'cpu',
+    choices: MODEL_NAMES,
+    group: 'Data:',
+    describe: 'data model: cpu (TSBS cpu-only), devops (TSBS, nine tables), loadtest (random strings), kv (key-value)'
+  },
+  table: {
+    type: 'string',
+    group: 'Table:',
+    describe: 'target table, [schema.]name (default: doc.cpu; doc.loadtest, doc.kv for those models)'
+  },
+  schema: {
+    type: 'string',
+    default: 'doc',
+    group: 'Table:',
+    describe: '--model devops: the schema of its nine tables'
+  },
+  refresh_interval: {
+    type: 'string',
+    group: 'Table:',
+    describe:
+      "refresh_interval of tables this run creates (e.g. 0 to turn refresh off, 5s); reset to the default at the " +
+      "end (default: CrateDB's 1s; 0 for --model loadtest)"
+  },
+  shards: {
+    type: 'number',
+    default: 12,
+    group: 'Table:',
+    describe: 'CLUSTERED INTO <shards> SHARDS when the table is created'
+  },
+  replicas: {
+    type: 'string',
+    default: '0',
+    group: 'Table:',
+    describe: "number_of_replicas: a number or a range such as '0-1'"
+  },
+  drop_table: {
+    type: 'boolean',
+    default: true,
+    group: 'Table:',
+    describe: 'drop the table before the run (--no-drop_table or --drop_table false to keep it)'
+  },
   batch_size: { type: 'number', default: 10000, group: 'Load:', describe: 'rows per INSERT request (bulk_args)' },
-  max_body_mb: { type: 'number', default: 100, group: 'Load:', describe: 'the cluster\'s http.max_content_length in MB (CrateDB\'s default: 100): a --batch_size whose requests would be larger is refused before the run' },
-  max_rows: { type: 'number', group: 'Load:', describe: 'rows per process; the last batch is smaller when needed (default: 1,000,000; none with --duration)' },
+  max_body_mb: {
+    type: 'number',
+    default: 100,
+    group: 'Load:',
+    describe:
+      "the cluster's http.max_content_length in MB (CrateDB's default: 100): a --batch_size whose requests would be " +
+      "larger is refused before the run"
+  },
+  max_rows: {
+    type: 'number',
+    group: 'Load:',
+    describe: 'rows per process; the last batch is smaller when needed (default: 1,000,000; none with --duration)'
+  },
   scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts (TSBS scale)' },
-  extra_tags_length: { type: 'number', default: 0, group: 'Data:', describe: 'add tags tag_0 .. tag_{N-1} to every row' },
-  start_time: { type: 'string', default: '2016-01-01T00:00:00Z', group: 'Data:', describe: 'timestamp of the first interval (ISO 8601)' },
+  extra_tags_length: {
+    type: 'number',
+    default: 0,
+    group: 'Data:',
+    describe: 'add tags tag_0 .. tag_{N-1} to every row'
+  },
+  start_time: {
+    type: 'string',
+    default: '2016-01-01T00:00:00Z',
+    group: 'Data:',
+    describe: 'timestamp of the first interval (ISO 8601)'
+  },
   interval: { type: 'string', default: '10s', group: 'Data:', describe: 'time between two rows of the same host' },
   payload_bytes: { type: 'number', default: 512, group: 'Data:', describe: '--model loadtest: characters per row' },
-  key_bytes: { type: 'number', default: 40, group: 'Data:', describe: `--model kv: key length (at least ${KV_KEY_MIN_BYTES})` },
+  key_bytes: {
+    type: 'number',
+    default: 40,
+    group: 'Data:',
+    describe: `--model kv: key length (at least ${KV_KEY_MIN_BYTES})`
+  },
   value_bytes: { type: 'number', default: 16, group: 'Data:', describe: '--model kv: value length' },
-  upsert: { type: 'boolean', default: false, group: 'Data:', describe: '--model kv: INSERT ... ON CONFLICT (k) DO UPDATE instead of failing on existing keys' }
+  upsert: {
+    type: 'boolean',
+    default: false,
+    group: 'Data:',
+    describe: '--model kv: INSERT ... ON CONFLICT (k) DO UPDATE instead of failing on existing keys'
+  }
 }
 
 function parseRefreshInterval (text) {
@@ -46,24 +113,50 @@ const MB = 1024 * 1024
 function requireBodyFits (validated, maxBodyMb) {
   const model = MODELS[validated.model]
   const estimate = { ...validated, seed: 0 }
-  const rowBytes = Math.max(...model.tables(estimate).map((spec) => model.rowWriter(spec, estimate, { workerIndex: 0, workerCount: 1 }, Date.parse(validated.startTime)).typicalRowBytes))
+  const rowBytes = Math.max(
+    ...model
+      .tables(estimate)
+      .map(
+        (spec) =>
+          model.rowWriter(spec, estimate, { workerIndex: 0, workerCount: 1 }, Date.parse(validated.startTime))
+            .typicalRowBytes
+      )
+  )
   const limit = Math.min(maxBodyMb * MB, BUFFER_MAX_BYTES)
   const bodyBytes = validated.batchSize * (rowBytes + 1)
   if (bodyBytes <= limit) return
   const fit = Math.floor(limit / (rowBytes + 1))
   const rows = fit >= 1000 ? Math.floor(fit / 1000) * 1000 : Math.max(1, fit)
-  throw new UsageError(`--batch_size ${validated.batchSize} makes request bodies of about ${(bodyBytes / MB).toFixed(0)} MB (${Math.round(rowBytes)} bytes a row for --model ${validated.model}), ` +
-    `over the ${maxBodyMb} MB the cluster takes (--max_body_mb, its http.max_content_length): use --batch_size ${rows} or less`)
+  throw new UsageError(
+    `--batch_size ${validated.batchSize} makes request bodies of about ${(bodyBytes / MB).toFixed(0)} MB ` +
+    `(${Math.round(rowBytes)} bytes a row for --model ${validated.model}), ` +
+      `over the ${maxBodyMb} MB the cluster takes (--max_body_mb, its http.max_content_length): use ` +
+      `--batch_size ${rows} or less`
+  )
 }
 
 function validateOptions (args) {
   const startMs = Date.parse(args.start_time)
-  if (!Number.isFinite(startMs)) throw new UsageError(`--start_time must be an ISO 8601 time such as 2016-01-01T00:00:00Z (got '${args.start_time}')`)
+  if (!Number.isFinite(startMs)) {
+    throw new UsageError(
+      `--start_time must be an ISO 8601 time such as 2016-01-01T00:00:00Z (got '${args.start_time}')`
+    )
+  }
   const model = MODELS[args.model]
-  if (args.model === 'devops' && args.table !== undefined) throw new UsageError('--model devops writes nine tables named after their measurements: give their schema with --schema, not --table')
-  if (args.model !== 'devops' && args.schema !== 'doc') throw new UsageError('--schema applies to --model devops; give [schema.]table with --table')
+  if (args.model === 'devops' && args.table !== undefined) {
+    throw new UsageError(
+      '--model devops writes nine tables named after their measurements: give their schema with --schema, not --table'
+    )
+  }
+  if (args.model !== 'devops' && args.schema !== 'doc') {
+    throw new UsageError('--schema applies to --model devops; give [schema.]table with --table')
+  }
   const keyBytes = requirePositiveInteger(args.key_bytes, 'key_bytes')
-  if (keyBytes < KV_KEY_MIN_BYTES) throw new UsageError(`--key_bytes must be at least ${KV_KEY_MIN_BYTES}, so that every key is unique (got ${keyBytes})`)
+  if (keyBytes < KV_KEY_MIN_BYTES) {
+    throw new UsageError(
+      `--key_bytes must be at least ${KV_KEY_MIN_BYTES}, so that every key is unique (got ${keyBytes})`
+    )
+  }
   const refreshIntervalMs = parseRefreshInterval(args.refresh_interval)
   const validated = {
     model: model.name,
@@ -94,8 +187,11 @@ function validateOptions (args) {
 function describeLoad (options) {
   const tables = tablesOf(options)
   const where = tables.length === 1 ? tables[0].table.display : `${tables.length} tables in ${options.schema}`
-  const table = options.dropTable ? `dropped and created (${options.shards} shards, replicas ${options.replicas})` : 'kept if it exists'
-  return `--model ${options.model} into ${where}, ${table}, batches of ${options.batchSize.toLocaleString('en-US')} rows`
+  const table = options.dropTable
+    ? `dropped and created (${options.shards} shards, replicas ${options.replicas})`
+    : 'kept if it exists'
+  return `--model ${options.model} into ${where}, ${table}, batches of ${options.batchSize.toLocaleString('en-US')} ` +
+    `rows`
 }
 
 const tablesOf = (options) => MODELS[options.model || 'cpu'].tables(options)
@@ -111,23 +207,41 @@ async function prepare ({ client, options, log, sqlOrFail }) {
       await sqlOrFail(`DROP TABLE IF EXISTS ${table.sql}`, undefined, `cannot drop table ${table.display}`)
     }
     const extraSettings = setsRefreshInterval(options) ? { refresh_interval: options.refreshIntervalMs } : {}
-    const ddl = createTableSql({ table, columns: spec.columns, shards: options.shards, replicas: options.replicas, extraSettings })
+    const ddl = createTableSql({
+      table,
+      columns: spec.columns,
+      shards: options.shards,
+      replicas: options.replicas,
+      extraSettings
+    })
     const answer = await sqlOrFail(ddl, undefined, `cannot create table ${table.display}`)
     const createdNow = answer.rowcount === 1
     if (createdNow) {
       created.push(table.display)
-      const refresh = setsRefreshInterval(options) ? `, refresh_interval ${options.refreshIntervalMs} ms until the end of the run` : ''
+      const refresh = setsRefreshInterval(options)
+        ? `, refresh_interval ${options.refreshIntervalMs} ms until the end of the run`
+        : ''
       log(`created table ${table.display} (${options.shards} shards, ${options.replicas} replicas${refresh})`)
     } else {
-      const existing = await client.sql(
-        'SELECT number_of_shards, number_of_replicas FROM information_schema.tables WHERE table_schema = ? AND table_name = ?',
-        [table.schema, table.table]
-      ).catch(() => null)
+      const existing = await client
+        .sql(
+          'SELECT number_of_shards, number_of_replicas FROM information_schema.tables WHERE table_schema = ? AND ' +
+          'table_name = ?',
+          [table.schema, table.table]
+        )
+        .catch(() => null)
       const [shards, replicas] = (existing && existing.rows && existing.rows[0]) || []
-      log(`table ${table.display} exists${shards ? ` (${shards} shards, ${replicas} replicas)` : ''}: --shards, --replicas and --refresh_interval do not apply, rows are added to it`)
+      log(
+        `table ${table.display} exists${shards ? ` (${shards} shards, ${replicas} replicas)` : ''}: --shards, ` +
+        `--replicas and --refresh_interval do not apply, rows are added to it`
+      )
       if (!options.dropTable && spec.columns.some((c) => c.startsWith('"ts"'))) {
         // Rows added to a kept table continue after its last timestamp, never repeating an earlier run's.
-        const last = await sqlOrFail(`SELECT max(ts) FROM ${table.sql}`, undefined, `cannot read max(ts) of ${table.display}`)
+        const last = await sqlOrFail(
+          `SELECT max(ts) FROM ${table.sql}`,
+          undefined,
+          `cannot read max(ts) of ${table.display}`
+        )
         const lastMs = last.rows[0][0]
         if (typeof lastMs === 'number') startTime = new Date(lastMs + options.intervalMs).toISOString()
       }
@@ -177,7 +291,11 @@ async function finish ({ client, options, prepared, totals, log, shouldCount = (
   if (countedTables.length === tablesOf(options).length) {
     // The table holds the warm-up's rows too.
     const inDoubt = totals.unitsSent - totals.all.ok - totals.all.failed - totals.warmup.ok - totals.warmup.failed
-    extra.reconciliation = reconcile({ acknowledged: totals.all.ok + totals.warmup.ok, inDoubt, counted: extra.table_count })
+    extra.reconciliation = reconcile({
+      acknowledged: totals.all.ok + totals.warmup.ok,
+      inDoubt,
+      counted: extra.table_count
+    })
     extra.table_count_matches = extra.reconciliation.verdict === 'exact'
   }
   if (notRestored.length > 0) extra.tables_not_restored = notRestored
@@ -189,7 +307,9 @@ function extendResult (result, totals, options) {
   const specs = tablesOf(options)
   result.model = options.model || 'cpu'
   // A run that never reached its finish (interrupted during set-up) has counted nothing.
-  if (result.table_count === undefined) Object.assign(result, { table_count: null, table_count_matches: null, reconciliation: null })
+  if (result.table_count === undefined) {
+    Object.assign(result, { table_count: null, table_count_matches: null, reconciliation: null })
+  }
   result.tables = specs.map((spec) => {
     const series = totals.series.get(spec.label)
     const ok = series ? series.ok : 0
@@ -217,7 +337,10 @@ function summaryLines (result, fmt) {
     lines.push([`NOT RESTORED: ${t.table}`, `refresh_interval is still this run's; run ${t.statement}`])
   }
   if (result.reconciliation) {
-    lines.push([`rows in ${result.tables.length > 1 ? 'tables' : 'table'} after refresh`, describeReconciliation(result.reconciliation, fmt).cell])
+    lines.push([
+      `rows in ${result.tables.length > 1 ? 'tables' : 'table'} after refresh`,
+      describeReconciliation(result.reconciliation, fmt).cell
+    ])
   } else if (result.table_count != null) {
     lines.push(['rows in the tables this run created, after refresh', fmt(result.table_count)])
   }
@@ -234,8 +357,26 @@ function warningLines (result, fmt) {
 function detailTable (result, table, fmt) {
   if (!result.tables || result.tables.length < 2) return null
   const t = table(['table', 'rows ok', 'rows failed', 'rows/s', 'field values/s', 'p50 ms', 'p99 ms'])
-  for (const r of result.tables) t.push([r.name, fmt(r.rows_ok), fmt(r.rows_failed), fmt(r.rows_per_sec), fmt(r.field_values_per_sec), fmt(r.latency_ms && r.latency_ms.p50), fmt(r.latency_ms && r.latency_ms.p99)])
-  t.push(['total', fmt(result.rows_ok), fmt(result.rows_failed), fmt(result.rows_per_sec), fmt(result.field_values_per_sec), '', ''])
+  for (const r of result.tables) {
+    t.push([
+      r.name,
+      fmt(r.rows_ok),
+      fmt(r.rows_failed),
+      fmt(r.rows_per_sec),
+      fmt(r.field_values_per_sec),
+      fmt(r.latency_ms && r.latency_ms.p50),
+      fmt(r.latency_ms && r.latency_ms.p99)
+    ])
+  }
+  t.push([
+    'total',
+    fmt(result.rows_ok),
+    fmt(result.rows_failed),
+    fmt(result.rows_per_sec),
+    fmt(result.field_values_per_sec),
+    '',
+    ''
+  ])
   return t.toString()
 }
 
@@ -253,7 +394,10 @@ class IngestSource {
     this.tables = tablesOf(options).map((spec) => {
       const rowWriter = model.rowWriter(spec, options, worker, startMs)
       const stmt = insertSql(spec.table, spec.insertColumns) + (spec.insertSuffix || '')
-      return { label: spec.label, bodies: new BulkBodyPool({ stmt, rowWriter, initialBytesPerRow: rowWriter.typicalRowBytes }) }
+      return {
+        label: spec.label,
+        bodies: new BulkBodyPool({ stmt, rowWriter, initialBytesPerRow: rowWriter.typicalRowBytes })
+      }
     })
     this.turn = 0
     this.batchSize = options.batchSize
@@ -328,7 +472,9 @@ function accountBulkAnswer (rowsSent, answer) {
       ok: 0,
       failed: rowsSent,
       requestFailed: true,
-      failures: [{ code: 'ENORESULTS', status: 200, message: 'answer to a bulk request has no per-row results', count: rowsSent }],
+      failures: [
+        { code: 'ENORESULTS', status: 200, message: 'answer to a bulk request has no per-row results', count: rowsSent }
+      ],
       serverMillis: answer && answer.duration
     }
   }
@@ -345,7 +491,12 @@ function accountBulkAnswer (rowsSent, answer) {
     }
   }
   if (results.length < rowsSent) {
-    failures.push({ code: 'ENORESULTS', status: 200, message: `answer has ${results.length} results for ${rowsSent} rows`, count: rowsSent - results.length })
+    failures.push({
+      code: 'ENORESULTS',
+      status: 200,
+      message: `answer has ${results.length} results for ${rowsSent} rows`,
+      count: rowsSent - results.length
+    })
   }
   return { ok, failed: rowsSent - ok, requestFailed: false, failures, serverMillis: answer.duration }
 }
@@ -357,7 +508,10 @@ function accountBulkAnswer (rowsSent, answer) {
  */
 function createSource (options, worker, prepared = {}) {
   const generator = options.generator || { index: 0, count: 1 }
-  const global = { workerIndex: worker.workerIndex * generator.count + generator.index, workerCount: worker.workerCount * generator.count }
+  const global = {
+    workerIndex: worker.workerIndex * generator.count + generator.index,
+    workerCount: worker.workerCount * generator.count
+  }
   return new IngestSource({ ...options, startTime: prepared.startTime || options.startTime }, global)
 }
 
@@ -374,16 +528,23 @@ module.exports = {
   // WebAssembly; a few hundred large answers never repay V8 recompiling it with TurboFan on
   // background threads, so it stays on the baseline compiler (about 15% of the tree's CPU).
   workerNodeFlags: ['--max-semi-space-size=2', '--single-threaded-gc', '--liftoff-only'],
-  usage: 'Ingest benchmark: bulk INSERTs of generated rows (TSBS cpu or devops, random strings, key-value) into CrateDB over HTTP, from several processes.',
+  usage:
+    'Ingest benchmark: bulk INSERTs of generated rows (TSBS cpu or devops, random strings, key-value) into CrateDB ' +
+    'over HTTP, from several processes.',
   examples: [
     ['$0', '1,000,000 rows per CPU into doc.cpu on localhost:4200'],
     ['$0 --processes 4 --batch_size 5000 --duration 2m', 'four processes, 5000-row batches, at most two minutes'],
-    ['CRATE_HOST=n1,n2,n3 $0 --shards 6 --replicas 1 --json > run.json', 'three nodes round-robin, JSON result on stdout'],
+    [
+      'CRATE_HOST=n1,n2,n3 $0 --shards 6 --replicas 1 --json > run.json',
+      'three nodes round-robin, JSON result on stdout'
+    ],
     ['$0 --no-drop_table --max_rows 100000', 'add rows to an existing table'],
     ['$0 --model devops --batch_size 500 --processes 8', 'TSBS devops: nine tables, field values/s per table'],
     ['$0 --model kv --max_rows 1000000 --upsert', 'key-value upserts into doc.kv']
   ],
-  epilogue: 'Exit codes: 0 all rows inserted, 1 some rows failed, 2 bad input, 3 could not run, 4 partial run (interrupted, worker died, server gone), 5 a --threshold missed.\nDocs: README.md',
+  epilogue:
+    'Exit codes: 0 all rows inserted, 1 some rows failed, 2 bad input, 3 could not run, 4 partial run (interrupted, ' +
+    'worker died, server gone), 5 a --threshold missed.\nDocs: docs/ingest.md',
   options,
   validateOptions,
   describeLoad,

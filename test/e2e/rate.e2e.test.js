@@ -3,7 +3,7 @@
 // --rate end to end: the open model against the CrateDB test double, with scripted delays. These
 // assert what holds on any machine however loaded: exact counts, a window no shorter than the
 // timetable, never more than the target. How close a run gets to its target is measured by
-// `npm run bench`; the timetable itself is tested exactly on a fake clock in test/engine.test.js.
+// `npm run bench`; the timetable itself is tested exactly on a fake clock in test/run/engine.test.js.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')

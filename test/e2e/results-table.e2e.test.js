@@ -1,7 +1,7 @@
 'use strict'
 
 // --results_table, --run_id, --start_at end to end: two load generators (two runs of the tool) start
-// together, each writes its row, and the README's aggregation SQL adds them up.
+// together, each writes its row, and the aggregation SQL of docs/runs-across-machines.md adds them up.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')

@@ -33,7 +33,7 @@ const AUTH_FAILURE_STATUS = fixture('32-auth-wrong-password').response.status
 const SYS_NODES_BEFORE = fixture('56-sys-nodes-before-load')
 const SYS_NODES_AFTER = fixture('57-sys-nodes-after-rejections')
 
-// The statement that adds up one multi-machine run from a --results_table (see the README).
+// The statement that adds up one multi-machine run from a --results_table (see docs/runs-across-machines.md).
 const RUN_AGGREGATE = new RegExp('^' + [
   'SELECT count\\(\\*\\) AS load_generators, sum\\(ok\\) AS ok, sum\\(failed\\) AS failed, ',
   'EXTRACT\\(EPOCH FROM max\\(ended_at\\)\\) - EXTRACT\\(EPOCH FROM min\\(started_at\\)\\) AS seconds, ',

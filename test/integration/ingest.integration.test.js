@@ -39,7 +39,7 @@ test('ingest into a real CrateDB: exact rows, count after refresh matches', { sk
   }
 })
 
-test('results table on a real CrateDB: two runs, one run_id, the README aggregation adds them up', { skip: SKIP }, async () => {
+test('results table on a real CrateDB: two runs, one run_id, the documented aggregation adds them up', { skip: SKIP }, async () => {
   const { aggregateRunSql } = require('../../lib/results/store')
   const { parseTableName } = require('../../lib/data/schema')
   const table = scratchTable('bench_it_cpu')

@@ -24,68 +24,165 @@ const MEASUREMENTS = [
     name: 'mem',
     // total is fixed per host; the rest follow from used, cached and buffered as in TSBS.
     hostExtra: (r) => ({ total: [8, 12, 16][r.int(3)] * GIB }),
-    fields: ['total', 'available', 'used', 'free', 'cached', 'buffered'].map((name) => ({ name, type: 'BIGINT' }))
-      .concat(['used_percent', 'available_percent', 'buffered_percent'].map((name) => ({ name, type: 'DOUBLE PRECISION' }))),
+    fields: ['total', 'available', 'used', 'free', 'cached', 'buffered']
+      .map((name) => ({ name, type: 'BIGINT' }))
+      .concat(
+        ['used_percent', 'available_percent', 'buffered_percent'].map((name) => ({ name, type: 'DOUBLE PRECISION' }))
+      ),
     values: (r, step, host) => {
       const total = host.total
       const used = r.int(total)
       const cached = r.int(total)
       const buffered = r.int(total)
       const available = total - used
-      return [total, available, used, available, cached, buffered, (100 * used) / total, (100 * available) / total, (100 * buffered) / total]
+      return [
+        total,
+        available,
+        used,
+        available,
+        cached,
+        buffered,
+        (100 * used) / total,
+        (100 * available) / total,
+        (100 * buffered) / total
+      ]
     }
   },
   {
     name: 'disk',
     tags: (r) => ({ path: `/dev/sda${r.int(10)}`, fstype: ['ext3', 'ext4', 'btrfs'][r.int(3)] }),
-    fields: ['total', 'free', 'used', 'used_percent', 'inodes_total', 'inodes_free', 'inodes_used'].map((name) => ({ name, type: 'BIGINT' })),
+    fields: ['total', 'free', 'used', 'used_percent', 'inodes_total', 'inodes_free', 'inodes_used'].map((name) => ({
+      name,
+      type: 'BIGINT'
+    })),
     values: (r) => {
       const free = r.int(TIB)
       const used = TIB - free
-      return [TIB, free, used, Math.floor((100 * used) / TIB), TIB / INODE_BYTES, Math.floor(free / INODE_BYTES), TIB / INODE_BYTES - Math.floor(free / INODE_BYTES)]
+      return [
+        TIB,
+        free,
+        used,
+        Math.floor((100 * used) / TIB),
+        TIB / INODE_BYTES,
+        Math.floor(free / INODE_BYTES),
+        TIB / INODE_BYTES - Math.floor(free / INODE_BYTES)
+      ]
     }
   },
   {
     name: 'diskio',
     tags: (r) => ({ serial: `${pad3(r.int(1000))}-${pad3(r.int(1000))}-${pad3(r.int(1000))}` }),
-    fields: [counter('reads', 50), counter('writes', 50), counter('read_bytes', 100), counter('write_bytes', 100), counter('read_time', 5), counter('write_time', 5), counter('io_time', 5)]
+    fields: [
+      counter('reads', 50),
+      counter('writes', 50),
+      counter('read_bytes', 100),
+      counter('write_bytes', 100),
+      counter('read_time', 5),
+      counter('write_time', 5),
+      counter('io_time', 5)
+    ]
   },
   {
     name: 'kernel',
     hostExtra: (r) => ({ bootTime: r.int(240) }),
-    fields: [{ name: 'boot_time', type: 'BIGINT', value: (r, step, host) => host.bootTime }, counter('interrupts', 5), counter('context_switches', 5), counter('processes_forked', 5), counter('disk_pages_in', 5), counter('disk_pages_out', 5)]
+    fields: [
+      { name: 'boot_time', type: 'BIGINT', value: (r, step, host) => host.bootTime },
+      counter('interrupts', 5),
+      counter('context_switches', 5),
+      counter('processes_forked', 5),
+      counter('disk_pages_in', 5),
+      counter('disk_pages_out', 5)
+    ]
   },
   {
     name: 'net',
     tags: (r) => ({ interface: `eth${r.int(4)}` }),
-    fields: [counter('bytes_sent', 50), counter('bytes_recv', 50), counter('packets_sent', 50), counter('packets_recv', 50), counter('err_in', 5), counter('err_out', 5), counter('drop_in', 5), counter('drop_out', 5)]
+    fields: [
+      counter('bytes_sent', 50),
+      counter('bytes_recv', 50),
+      counter('packets_sent', 50),
+      counter('packets_recv', 50),
+      counter('err_in', 5),
+      counter('err_out', 5),
+      counter('drop_in', 5),
+      counter('drop_out', 5)
+    ]
   },
   {
     name: 'redis',
     tags: (r) => ({ port: String(1024 + r.int(20000)), server: `redis_${r.int(100000)}` }),
     fields: [
       { name: 'uptime_in_seconds', type: 'BIGINT', value: (r, step, host, intervalSeconds) => step * intervalSeconds },
-      counter('total_connections_received', 5), counter('expired_keys', 50), counter('evicted_keys', 50), counter('keyspace_hits', 50), counter('keyspace_misses', 50),
-      gauge('instantaneous_ops_per_sec', 10), gauge('instantaneous_input_kbps', 10), gauge('instantaneous_output_kbps', 10), gauge('connected_clients', 10000),
-      gauge('used_memory', 16 * GIB), gauge('used_memory_rss', 16 * GIB), gauge('used_memory_peak', 16 * GIB), gauge('used_memory_lua', 16 * GIB),
+      counter('total_connections_received', 5),
+      counter('expired_keys', 50),
+      counter('evicted_keys', 50),
+      counter('keyspace_hits', 50),
+      counter('keyspace_misses', 50),
+      gauge('instantaneous_ops_per_sec', 10),
+      gauge('instantaneous_input_kbps', 10),
+      gauge('instantaneous_output_kbps', 10),
+      gauge('connected_clients', 10000),
+      gauge('used_memory', 16 * GIB),
+      gauge('used_memory_rss', 16 * GIB),
+      gauge('used_memory_peak', 16 * GIB),
+      gauge('used_memory_lua', 16 * GIB),
       gauge('rdb_changes_since_last_save', 10000),
-      ...['sync_full', 'sync_partial_ok', 'sync_partial_err', 'pubsub_channels', 'pubsub_patterns', 'latest_fork_usec', 'connected_slaves',
-        'master_repl_offset', 'repl_backlog_active', 'repl_backlog_size', 'repl_backlog_histlen'].map((name) => gauge(name, 1000)),
+      ...[
+        'sync_full',
+        'sync_partial_ok',
+        'sync_partial_err',
+        'pubsub_channels',
+        'pubsub_patterns',
+        'latest_fork_usec',
+        'connected_slaves',
+        'master_repl_offset',
+        'repl_backlog_active',
+        'repl_backlog_size',
+        'repl_backlog_histlen'
+      ].map((name) => gauge(name, 1000)),
       gauge('mem_fragmentation_ratio', 100),
-      ...['used_cpu_sys', 'used_cpu_user', 'used_cpu_sys_children', 'used_cpu_user_children'].map((name) => gauge(name, 1000))
+      ...['used_cpu_sys', 'used_cpu_user', 'used_cpu_sys_children', 'used_cpu_user_children'].map((name) =>
+        gauge(name, 1000)
+      )
     ]
   },
   {
     // TSBS spells the measurement "postgresl"; kept, so queries written for TSBS find it.
     name: 'postgresl',
-    fields: ['numbackends', 'xact_commit', 'xact_rollback', 'blks_read', 'blks_hit', 'tup_returned', 'tup_fetched', 'tup_inserted', 'tup_updated',
-      'tup_deleted', 'conflicts', 'temp_files'].map((name) => gauge(name, 1000))
-      .concat([gauge('temp_bytes', GIB), gauge('deadlocks', 1000), gauge('blk_read_time', 1000), gauge('blk_write_time', 1000)])
+    fields: [
+      'numbackends',
+      'xact_commit',
+      'xact_rollback',
+      'blks_read',
+      'blks_hit',
+      'tup_returned',
+      'tup_fetched',
+      'tup_inserted',
+      'tup_updated',
+      'tup_deleted',
+      'conflicts',
+      'temp_files'
+    ]
+      .map((name) => gauge(name, 1000))
+      .concat([
+        gauge('temp_bytes', GIB),
+        gauge('deadlocks', 1000),
+        gauge('blk_read_time', 1000),
+        gauge('blk_write_time', 1000)
+      ])
   },
   {
     name: 'nginx',
     tags: (r) => ({ port: String(1024 + r.int(20000)), server: `nginx_${r.int(100000)}` }),
-    fields: [counter('accepts', 5), gauge('active', 100), counter('handled', 5), gauge('reading', 100), counter('requests', 5), gauge('waiting', 100), gauge('writing', 100)]
+    fields: [
+      counter('accepts', 5),
+      gauge('active', 100),
+      counter('handled', 5),
+      gauge('reading', 100),
+      counter('requests', 5),
+      gauge('waiting', 100),
+      gauge('writing', 100)
+    ]
   }
 ]
 
@@ -102,7 +199,11 @@ function extraTagNames (measurement) {
 /** CREATE TABLE columns: the host tags plus the measurement's own tags, ts, then its fields. */
 function columnDefinitions (measurement) {
   const tagColumns = [...TAG_NAMES, ...extraTagNames(measurement)].map((name) => `"${name}" TEXT`).join(', ')
-  return [`"tags" OBJECT(DYNAMIC) AS (${tagColumns})`, '"ts" TIMESTAMP WITH TIME ZONE', ...measurement.fields.map((f) => `"${f.name}" ${f.type}`)]
+  return [
+    `"tags" OBJECT(DYNAMIC) AS (${tagColumns})`,
+    '"ts" TIMESTAMP WITH TIME ZONE',
+    ...measurement.fields.map((f) => `"${f.name}" ${f.type}`)
+  ]
 }
 
 const insertColumns = (measurement) => ['tags', 'ts', ...measurement.fields.map((f) => f.name)]
@@ -158,4 +259,11 @@ class DevopsRowWriter {
   }
 }
 
-module.exports = { MEASUREMENTS, FIELD_VALUES_PER_INTERVAL, DevopsRowWriter, columnDefinitions, insertColumns, extraTagNames }
+module.exports = {
+  MEASUREMENTS,
+  FIELD_VALUES_PER_INTERVAL,
+  DevopsRowWriter,
+  columnDefinitions,
+  insertColumns,
+  extraTagNames
+}

@@ -9,7 +9,9 @@ const VALUE_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 
 function byteCount (params, fallback, min, what, where) {
   const bytes = params && params.bytes !== undefined ? params.bytes : fallback
-  if (!Number.isSafeInteger(bytes) || bytes < min) throw new UsageError(`${where}: ${what} bytes must be a whole number of at least ${min} (got ${bytes})`)
+  if (!Number.isSafeInteger(bytes) || bytes < min) {
+    throw new UsageError(`${where}: ${what} bytes must be a whole number of at least ${min} (got ${bytes})`)
+  }
   return bytes
 }
 
@@ -87,7 +89,9 @@ function compileArgs (specs, ctx, where) {
     const keys = Object.keys(spec)
     const at = `${where}, arg ${i + 1}`
     if (keys.length !== 1 || !GENERATORS[keys[0]]) {
-      throw new UsageError(`${at}: unknown arg generator '${keys.join(', ')}' (known: ${Object.keys(GENERATORS).join(', ')})`)
+      throw new UsageError(
+        `${at}: unknown arg generator '${keys.join(', ')}' (known: ${Object.keys(GENERATORS).join(', ')})`
+      )
     }
     return GENERATORS[keys[0]](spec[keys[0]], ctx, at)
   })

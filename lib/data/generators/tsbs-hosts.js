@@ -22,7 +22,18 @@ const RACKS_PER_DATACENTER = 100
 const SERVICES = 20
 const SERVICE_VERSIONS = 2
 
-const TAG_NAMES = ['arch', 'datacenter', 'hostname', 'os', 'rack', 'region', 'service', 'service_environment', 'service_version', 'team']
+const TAG_NAMES = [
+  'arch',
+  'datacenter',
+  'hostname',
+  'os',
+  'rack',
+  'region',
+  'service',
+  'service_environment',
+  'service_version',
+  'team'
+]
 
 /**
  * The tags of host number `index`. They depend only on the seed and the index, so every worker
@@ -98,4 +109,15 @@ class HostTable {
   }
 }
 
-module.exports = { REGIONS, TEAMS, OPERATING_SYSTEMS, ARCHITECTURES, SERVICE_ENVIRONMENTS, TAG_NAMES, HOST_CACHE_LIMIT, hostTags, maxHostTagsBytes, HostTable }
+module.exports = {
+  REGIONS,
+  TEAMS,
+  OPERATING_SYSTEMS,
+  ARCHITECTURES,
+  SERVICE_ENVIRONMENTS,
+  TAG_NAMES,
+  HOST_CACHE_LIMIT,
+  hostTags,
+  maxHostTagsBytes,
+  HostTable
+}

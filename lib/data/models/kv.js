@@ -36,14 +36,23 @@ module.exports = {
   name: 'kv',
   describe: 'key-value: k TEXT PRIMARY KEY (--key_bytes), v TEXT (--value_bytes); --upsert for ON CONFLICT DO UPDATE',
   defaultTable: 'doc.kv',
-  tables: (options) => [{
-    label: options.table.display,
-    table: options.table,
-    columns: ['"k" TEXT PRIMARY KEY', '"v" TEXT'],
-    insertColumns: ['k', 'v'],
-    insertSuffix: options.upsert ? ' ON CONFLICT (k) DO UPDATE SET v = excluded.v' : '',
-    fieldsPerRow: 1
-  }],
-  rowWriter: (spec, options, worker) => new KvRowWriter({ seed: options.seed, workerIndex: worker.workerIndex, workerCount: worker.workerCount, keyBytes: options.keyBytes, valueBytes: options.valueBytes }),
+  tables: (options) => [
+    {
+      label: options.table.display,
+      table: options.table,
+      columns: ['"k" TEXT PRIMARY KEY', '"v" TEXT'],
+      insertColumns: ['k', 'v'],
+      insertSuffix: options.upsert ? ' ON CONFLICT (k) DO UPDATE SET v = excluded.v' : '',
+      fieldsPerRow: 1
+    }
+  ],
+  rowWriter: (spec, options, worker) =>
+    new KvRowWriter({
+      seed: options.seed,
+      workerIndex: worker.workerIndex,
+      workerCount: worker.workerCount,
+      keyBytes: options.keyBytes,
+      valueBytes: options.valueBytes
+    }),
   KvRowWriter
 }

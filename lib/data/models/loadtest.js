@@ -32,7 +32,17 @@ module.exports = {
   describe: 'large-cluster record: one TEXT column of --payload_bytes random characters, refresh off during the load',
   defaultTable: 'doc.loadtest',
   defaultRefreshIntervalMs: 0,
-  tables: (options) => [{ label: options.table.display, table: options.table, columns: ['"data" TEXT'], insertColumns: ['data'], fieldsPerRow: 1, payloadBytes: options.payloadBytes }],
-  rowWriter: (spec, options, worker) => new PayloadRowWriter({ seed: options.seed, workerIndex: worker.workerIndex, payloadBytes: options.payloadBytes }),
+  tables: (options) => [
+    {
+      label: options.table.display,
+      table: options.table,
+      columns: ['"data" TEXT'],
+      insertColumns: ['data'],
+      fieldsPerRow: 1,
+      payloadBytes: options.payloadBytes
+    }
+  ],
+  rowWriter: (spec, options, worker) =>
+    new PayloadRowWriter({ seed: options.seed, workerIndex: worker.workerIndex, payloadBytes: options.payloadBytes }),
   PayloadRowWriter
 }

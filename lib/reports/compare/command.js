@@ -7,8 +7,10 @@ const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
 const { fmt } = require('../../base/format')
 
-const USAGE = `Usage: crate-bench compare --base FILE... --new FILE... [--fail_on_regression PCT] [--json] [-o compare.html]
-       crate-bench compare --results_table TABLE --base_run_id ID... --new_run_id ID... [the same options, connection flags]
+const USAGE = `Usage: crate-bench compare --base FILE... --new FILE...
+         [--fail_on_regression PCT] [--json] [-o compare.html]
+       crate-bench compare --results_table TABLE --base_run_id ID... --new_run_id ID...
+         [the same options, connection flags]
 
 Compares two sets of runs saved with --json (several repeats of each configuration: at least 3 a
 side to judge significance). Per figure (throughput, p50, p99, p99.9, failed, per query): base,
@@ -21,13 +23,23 @@ Exit codes: 0 no such regression, 1 regression, 2 bad input, 3 a file cannot be 
 const CONNECTION_FLAGS = new Set(['--host', '--port', '--user', '--timeout'])
 
 function parseArgs (argv) {
-  const args = { base: [], new: [], baseRunIds: [], newRunIds: [], json: false, out: null, failOn: null, connection: {} }
+  const args = {
+    base: [],
+    new: [],
+    baseRunIds: [],
+    newRunIds: [],
+    json: false,
+    out: null,
+    failOn: null,
+    connection: {}
+  }
   let side = null
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--base' || arg === '--new') side = arg.slice(2)
-    else if (arg === '--base_run_id' || arg === '--new_run_id') args[arg === '--base_run_id' ? 'baseRunIds' : 'newRunIds'].push(argv[++i])
-    else if (arg === '--results_table') args.resultsTable = argv[++i]
+    else if (arg === '--base_run_id' || arg === '--new_run_id') {
+      args[arg === '--base_run_id' ? 'baseRunIds' : 'newRunIds'].push(argv[++i])
+    } else if (arg === '--results_table') args.resultsTable = argv[++i]
     else if (CONNECTION_FLAGS.has(arg)) args.connection[arg.slice(2)] = argv[++i]
     else if (arg === '--ssl' || arg === '--insecure') args.connection[arg.slice(2)] = true
     else if (arg === '--json') args.json = true
@@ -46,12 +58,19 @@ function parseArgs (argv) {
 /** The two sides: result files, or run ids in a results table. */
 async function sidesOf (args, env) {
   if (args.resultsTable !== undefined || args.baseRunIds.length || args.newRunIds.length) {
-    if (args.resultsTable === undefined || !args.baseRunIds.length || !args.newRunIds.length) throw new UsageError('--results_table, --base_run_id and --new_run_id go together')
+    if (args.resultsTable === undefined || !args.baseRunIds.length || !args.newRunIds.length) {
+      throw new UsageError('--results_table, --base_run_id and --new_run_id go together')
+    }
     const { readRuns } = require('../command')
     const results = await readRuns(args.resultsTable, [...args.baseRunIds, ...args.newRunIds], args.connection, env)
-    return [results.slice(0, args.baseRunIds.length).map((r) => r.result), results.slice(args.baseRunIds.length).map((r) => r.result)]
+    return [
+      results.slice(0, args.baseRunIds.length).map((r) => r.result),
+      results.slice(args.baseRunIds.length).map((r) => r.result)
+    ]
   }
-  if (args.base.length === 0 || args.new.length === 0) throw new UsageError('give at least one --base and one --new result file')
+  if (args.base.length === 0 || args.new.length === 0) {
+    throw new UsageError('give at least one --base and one --new result file')
+  }
   const { readResult } = require('../command')
   return [args.base.map(readResult), args.new.map(readResult)]
 }
@@ -66,7 +85,9 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     }
     const [base, next] = await sidesOf(args, env)
     const workloads = new Set([...base, ...next].map((r) => r.workload))
-    if (workloads.size > 1) throw new UsageError(`the runs are of different workloads (${[...workloads].join(', ')}): nothing to compare`)
+    if (workloads.size > 1) {
+      throw new UsageError(`the runs are of different workloads (${[...workloads].join(', ')}): nothing to compare`)
+    }
     const comparison = compareRuns(base, next)
     stderr.write(render(comparison))
     if (args.json) stdout.write(`${JSON.stringify(comparison)}\n`)
@@ -77,7 +98,10 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     if (args.failOn !== null) {
       const worse = regressions(comparison, args.failOn)
       if (worse.length > 0) {
-        stderr.write(`regression: ${worse.map((f) => `${f.figure} ${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`).join(', ')} (significantly worse by more than ${args.failOn}%)\n`)
+        stderr.write(
+          `regression: ${worse.map((f) => `${f.figure} ${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`).join(', ')} ` +
+          `(significantly worse by more than ${args.failOn}%)\n`
+        )
         return EXIT.FAILURES
       }
     }
@@ -89,12 +113,29 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
 }
 
 function render (comparison) {
-  const t = table(['figure', `base (${comparison.base_runs} runs)`, `new (${comparison.new_runs} runs)`, 'change', '95% CI of the change', 'verdict'])
+  const t = table([
+    'figure',
+    `base (${comparison.base_runs} runs)`,
+    `new (${comparison.new_runs} runs)`,
+    'change',
+    '95% CI of the change',
+    'verdict'
+  ])
   for (const f of comparison.figures) {
     const ci = f.ci_pct ? `${f.ci_pct[0]}% .. ${f.ci_pct[1]}%` : '-'
-    t.push([f.figure, fmt(f.base), fmt(f.new), f.change_pct === null ? '-' : `${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`, ci, f.verdict])
+    t.push([
+      f.figure,
+      fmt(f.base),
+      fmt(f.new),
+      f.change_pct === null ? '-' : `${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`,
+      ci,
+      f.verdict
+    ])
   }
-  const note = comparison.judged ? comparison.method : `significance cannot be judged with fewer than 3 runs a side (${comparison.base_runs} base, ${comparison.new_runs} new): repeat each configuration`
+  const note = comparison.judged
+    ? comparison.method
+    : `significance cannot be judged with fewer than 3 runs a side (${comparison.base_runs} ` +
+      `base, ${comparison.new_runs} new): repeat each configuration`
   return `${t.toString()}\n${note}\n`
 }
 

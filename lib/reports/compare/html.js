@@ -2,14 +2,29 @@
 
 const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('../html/parts')
 
-/** The comparison as one self-contained page: base and new side by side per figure, with the change and its interval. */
+/**
+ * The comparison as one self-contained page: base and new side by side per figure, with the change
+ * and its interval.
+ */
 function renderCompareHtml (comparison) {
   const figures = comparison.figures.filter((f) => f.base !== null)
-  const rows = comparison.figures.map((f) => `<tr><td>${escapeHtml(f.figure)}</td><td>${f.base ?? '-'}</td><td>${f.new ?? '-'}</td><td>${f.change_pct ?? '-'}%</td><td>${f.ci_pct ? `${f.ci_pct[0]}% .. ${f.ci_pct[1]}%` : '-'}</td><td>${escapeHtml(f.verdict)}</td></tr>`).join('\n')
+  const rows = comparison.figures
+    .map((f) => {
+      const interval = f.ci_pct ? `${f.ci_pct[0]}% .. ${f.ci_pct[1]}%` : '-'
+      const change = `${f.change_pct ?? '-'}%`
+      const cells = [escapeHtml(f.figure), f.base ?? '-', f.new ?? '-', change, interval, escapeHtml(f.verdict)]
+      return `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`
+    })
+    .join('\n')
   const data = scriptJson({ figures })
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>crate-bench compare</title>
-<style>body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; } td, th { padding: 2px 10px; text-align: left; } .chart { height: ${Math.max(240, 60 * figures.length)}px; max-width: 1100px; } .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 12px; margin: 16px 0; } .chart.small { height: 240px; border: 1px solid #ddd; }</style>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; } td, th { padding: 2px 10px; text-align: left; }
+.chart { height: ${Math.max(240, 60 * figures.length)}px; max-width: 1100px; }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 12px; margin: 16px 0; }
+.chart.small { height: 240px; border: 1px solid #ddd; }
+</style>
 </head><body data-charts="0" data-errors="0">
 ${ERROR_COUNTER}
 <h1>Base (${comparison.base_runs} runs) against new (${comparison.new_runs} runs)</h1>
@@ -33,12 +48,19 @@ ${rows}
     grid: { left: 260, right: 40, top: 40, bottom: 30 },
     xAxis: { type: 'value', name: '%' },
     yAxis: { type: 'category', data: figures.map(function (f) { return f.figure }) },
-    series: [{ type: 'bar', data: figures.map(function (f) { return { value: f.change_pct, itemStyle: { color: f.verdict === 'better' ? '#3a7' : f.verdict === 'worse' ? '#c33' : '#999' } } }) }]
+    series: [{
+      type: 'bar',
+      data: figures.map(function (f) {
+        var color = f.verdict === 'better' ? '#3a7' : f.verdict === 'worse' ? '#c33' : '#999'
+        return { value: f.change_pct, itemStyle: { color: color } }
+      })
+    }]
   })
   // Each figure: base and new side by side, the mean as a bar and every run as a dot.
   figures.forEach(function (f, i) {
     var small = echarts.init(document.getElementById('chart-figure-' + i), null, { renderer: 'svg' })
-    var runs = f.base_values.map(function (v) { return ['base', v] }).concat(f.new_values.map(function (v) { return ['new', v] }))
+    var runs = f.base_values.map(function (v) { return ['base', v] })
+      .concat(f.new_values.map(function (v) { return ['new', v] }))
     small.setOption({
       animation: false,
       title: { text: f.figure, subtext: f.verdict, textStyle: { fontSize: 12 } },

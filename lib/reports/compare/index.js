@@ -38,7 +38,15 @@ function compareRuns (baseResults, newResults) {
     new_runs: newResults.length,
     method: `Welch's t-test, two-sided, p < ${SIGNIFICANCE}; 95% confidence interval of the change`,
     judged,
-    figures: names.map((name) => compareFigure(name, base.map((f) => f[name].value), next.map((f) => f[name].value), base[0][name].higherIsBetter, judged))
+    figures: names.map((name) =>
+      compareFigure(
+        name,
+        base.map((f) => f[name].value),
+        next.map((f) => f[name].value),
+        base[0][name].higherIsBetter,
+        judged
+      )
+    )
   }
 }
 

@@ -5,7 +5,10 @@
 // Recipes); its quantile by bisection.
 
 function logGamma (x) {
-  const c = [76.18009172947146, -86.50532032941678, 24.01409824083091, -1.231739572450155, 0.001208650973866179, -0.5395239384953e-5]
+  const c = [
+    76.18009172947146, -86.50532032941678, 24.01409824083091, -1.231739572450155, 0.001208650973866179,
+    -0.5395239384953e-5
+  ]
   let y = x
   const tmp = x + 5.5 - (x + 0.5) * Math.log(x + 5.5)
   let ser = 1.000000000190015
@@ -45,7 +48,9 @@ function incompleteBeta (x, a, b) {
   if (x <= 0) return 0
   if (x >= 1) return 1
   const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x))
-  return x < (a + 1) / (a + b + 2) ? (front * betaContinuedFraction(a, b, x)) / a : 1 - (front * betaContinuedFraction(b, a, 1 - x)) / b
+  return x < (a + 1) / (a + b + 2)
+    ? (front * betaContinuedFraction(a, b, x)) / a
+    : 1 - (front * betaContinuedFraction(b, a, 1 - x)) / b
 }
 
 /** P(T <= t) for Student's t with df degrees of freedom. */

@@ -45,7 +45,11 @@ function renderHtmlReport (result, { terminalReport = '' } = {}) {
   const facts = [
     ['tool', `crate-bench ${env.tool_version ?? '?'} on Node ${env.node_version ?? '?'}`],
     ['load generator', `${env.load_generator ?? '?'} (${env.cpus ?? '?'} CPUs: ${env.cpu_model ?? '?'})`],
-    ['cluster', `CrateDB ${env.cratedb_version ?? 'version unknown'}, ${env.cratedb_nodes ?? '?'} node(s): ${(result.options.hosts || []).join(', ')}`],
+    [
+      'cluster',
+      `CrateDB ${env.cratedb_version ?? 'version unknown'}, ${env.cratedb_nodes ?? '?'} ` +
+      `node(s): ${(result.options.hosts || []).join(', ')}`
+    ],
     ['run', `${result.options.run_id ?? ''}, ${result.seconds} s${result.partial ? ' — PARTIAL' : ''}`]
   ]
   return `<!doctype html>
@@ -68,7 +72,8 @@ pre { background: #f6f6f6; padding: 12px; overflow-x: auto; font-size: 12px; }
 ${ERROR_COUNTER}
 <h1>${escapeHtml(title)}</h1>
 ${result.partial ? `<p class="partial">PARTIAL RESULT: ${escapeHtml(result.partial_reasons.join('; '))}</p>` : ''}
-<table class="facts">${facts.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')}</table>
+<table class="facts">${facts.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')}
+</table>
 <h2>Over time</h2>
 <div class="charts">
 ${charts.map(([id, text]) => `<div class="chart" id="chart-${id}" data-title="${escapeHtml(text)}"></div>`).join('\n')}

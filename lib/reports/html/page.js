@@ -24,7 +24,9 @@
     symbol: 'none',
     lineStyle: { color: '#c23531', type: 'dashed' },
     label: { formatter: '{b}', position: 'insideEndTop', fontSize: 10 },
-    data: (timeline.events || []).map(function (e) { return { name: e.kind.replace(/_/g, ' ') + (e.host ? ' ' + e.host : ''), xAxis: e.at_s } })
+    data: (timeline.events || []).map(function (e) {
+      return { name: e.kind.replace(/_/g, ' ') + (e.host ? ' ' + e.host : ''), xAxis: e.at_s }
+    })
   }
 
   function timeChart (id, yName, lines, extra) {
@@ -37,7 +39,14 @@
       xAxis: { type: 'value', name: 's', min: 0 },
       yAxis: { type: 'value', name: yName },
       series: lines.map(function (line, i) {
-        var s = { name: line.name, type: line.type || 'line', showSymbol: false, data: line.data, stack: line.stack, yAxisIndex: line.axis || 0 }
+        var s = {
+          name: line.name,
+          type: line.type || 'line',
+          showSymbol: false,
+          data: line.data,
+          stack: line.stack,
+          yAxisIndex: line.axis || 0
+        }
         if (i === 0) s.markLine = eventLines
         return s
       })
@@ -53,36 +62,123 @@
   }
 
   // A query mix under an ingest: queries/s and rows/s differ by orders of magnitude, one axis each.
-  var unitOf = function (g) { return g === 'ingest' ? 'rows' : 'queries' }
-  timeChart('throughput', unit + '/s', groups.map(function (g) {
-    return { name: g + ' ' + unitOf(g) + '/s', axis: g === main ? 0 : 1, data: series.map(function (e) { return point(e, g, 'per_sec') }) }
-  }), groups.length > 1 ? { yAxis: [{ type: 'value', name: unit + '/s' }, { type: 'value', name: unitOf(groups.filter(function (g) { return g !== main })[0]) + '/s' }] } : null)
-  timeChart('latency', 'ms', ['p50_ms', 'p90_ms', 'p99_ms', 'max_ms'].map(function (field) {
-    return { name: main + ' ' + field.replace('_ms', ''), data: series.map(function (e) { return point(e, main, field) }) }
-  }))
+  var unitOf = function (g) {
+    return g === 'ingest' ? 'rows' : 'queries'
+  }
+  timeChart(
+    'throughput',
+    unit + '/s',
+    groups.map(function (g) {
+      return {
+        name: g + ' ' + unitOf(g) + '/s',
+        axis: g === main ? 0 : 1,
+        data: series.map(function (e) {
+          return point(e, g, 'per_sec')
+        })
+      }
+    }),
+    groups.length > 1
+      ? {
+          yAxis: [
+            { type: 'value', name: unit + '/s' },
+            {
+              type: 'value',
+              name:
+                unitOf(
+                  groups.filter(function (g) {
+                    return g !== main
+                  })[0]
+                ) + '/s'
+            }
+          ]
+        }
+      : null
+  )
+  timeChart(
+    'latency',
+    'ms',
+    ['p50_ms', 'p90_ms', 'p99_ms', 'max_ms'].map(function (field) {
+      return {
+        name: main + ' ' + field.replace('_ms', ''),
+        data: series.map(function (e) {
+          return point(e, main, field)
+        })
+      }
+    })
+  )
   var failureLines = []
   groups.forEach(function (g) {
     var prefix = groups.length > 1 ? g + ' ' : ''
-    failureLines.push({ name: prefix + unitOf(g) + ' failed', type: 'bar', stack: g, axis: g === main ? 0 : 1, data: series.map(function (e) { return point(e, g, 'failed') }) })
-    failureLines.push({ name: prefix + unitOf(g) + ' in doubt', type: 'bar', stack: g, axis: g === main ? 0 : 1, data: series.map(function (e) { return point(e, g, 'in_doubt') }) })
+    failureLines.push({
+      name: prefix + unitOf(g) + ' failed',
+      type: 'bar',
+      stack: g,
+      axis: g === main ? 0 : 1,
+      data: series.map(function (e) {
+        return point(e, g, 'failed')
+      })
+    })
+    failureLines.push({
+      name: prefix + unitOf(g) + ' in doubt',
+      type: 'bar',
+      stack: g,
+      axis: g === main ? 0 : 1,
+      data: series.map(function (e) {
+        return point(e, g, 'in_doubt')
+      })
+    })
   })
-  timeChart('failures', unit, failureLines, groups.length > 1 ? { yAxis: [{ type: 'value', name: unit }, { type: 'value', name: 'rows' }] } : null)
+  timeChart(
+    'failures',
+    unit,
+    failureLines,
+    groups.length > 1
+      ? {
+          yAxis: [
+            { type: 'value', name: unit },
+            { type: 'value', name: 'rows' }
+          ]
+        }
+      : null
+  )
   if (data.charts.indexOf('query_latency') >= 0) {
-    var names = (result.queries || []).map(function (q) { return q.name })
-    timeChart('query_latency', 'ms', names.map(function (name) {
-      return {
-        name: name,
-        data: series.map(function (e) { return [e.t_s, e[main] && e[main].labels[name] ? e[main].labels[name].p99_ms : null] })
-      }
-    }))
+    var names = (result.queries || []).map(function (q) {
+      return q.name
+    })
+    timeChart(
+      'query_latency',
+      'ms',
+      names.map(function (name) {
+        return {
+          name: name,
+          data: series.map(function (e) {
+            return [e.t_s, e[main] && e[main].labels[name] ? e[main].labels[name].p99_ms : null]
+          })
+        }
+      })
+    )
   }
 
   var nodeNames = []
   timeline.nodes.forEach(function (n) { if (nodeNames.indexOf(n.name) < 0) nodeNames.push(n.name) })
   function nodeChart (id, field, yName) {
-    timeChart(id, yName, nodeNames.map(function (name) {
-      return { name: name, data: timeline.nodes.filter(function (n) { return n.name === name }).map(function (n) { return [n.t_s, n[field]] }) }
-    }), nodeNames.length ? { xAxis: { type: 'value', name: 's' } } : null)
+    timeChart(
+      id,
+      yName,
+      nodeNames.map(function (name) {
+        return {
+          name: name,
+          data: timeline.nodes
+            .filter(function (n) {
+              return n.name === name
+            })
+            .map(function (n) {
+              return [n.t_s, n[field]]
+            })
+        }
+      }),
+      nodeNames.length ? { xAxis: { type: 'value', name: 's' } } : null
+    )
   }
   nodeChart('node_cpu', 'process_cpu_pct', '%')
   nodeChart('node_heap', 'heap_used_pct', '%')
@@ -91,7 +187,11 @@
 
   draw('distribution', {
     animation: false,
-    title: { text: document.getElementById('chart-distribution').dataset.title, textStyle: { fontSize: 13 }, subtext: data.curve.length ? '' : 'no latencies recorded' },
+    title: {
+      text: document.getElementById('chart-distribution').dataset.title,
+      textStyle: { fontSize: 13 },
+      subtext: data.curve.length ? '' : 'no latencies recorded'
+    },
     tooltip: { trigger: 'axis' },
     grid: { left: 60, right: 24, top: 40, bottom: 48 },
     xAxis: { type: 'category', name: 'percentile', data: data.curve.map(function (p) { return String(p.percentile) }) },
