@@ -1,0 +1,132 @@
+'use strict'
+
+// Every command the README and docs/ show is run here, against the CrateDB test double, so that the pages cannot
+// drift from the tool: a flag that no longer exists, a default that changed, a file that is not there fail this
+// test. Each page's shell blocks run in order, as one bash script (`set -e`: every command must succeed), in a
+// scratch directory that looks like a checkout. Commands keep their flags; only their size is cut, so that the
+// test stays short (see SHRINK): durations become 1 s, row and query counts and processes small, sweeps two values.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { ROOT } = require('../helpers/run-tool')
+const { startCrateTestDouble } = require('../helpers/crate-test-double')
+const { tempDir } = require('../helpers/temp-files')
+const { SWEEPS } = require('../../lib/sweep/definitions')
+
+const PAGES = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+
+// Lines that cannot run here, each with the reason; any other program a page shows must run.
+const NOT_RUN_HERE = [
+  [/^npm (ci|test)$/, 'CI runs exactly these two (.ci/run)'],
+  [/^npm run bench$/, 'the benchmark itself; docs/client-cost.md shows its output'],
+  [/^docker /, 'starts a real CrateDB: not on a test machine'],
+  [/^apt-get /, 'installs system packages'],
+  [/CRATE_TEST_URLS?=/, 'the integration tests need a real CrateDB'],
+  [/^node bench\/stand-in-server\.js/, 'npm run bench starts it'],
+  [/^export CRATE_HOST=.*<that port>/, 'a placeholder for the stand-in port']
+]
+
+const capped = (max) => (value) => String(Math.min(Number(value), max))
+const SHRINK = [
+  [/--duration (\S+)/g, () => '--duration 1s'],
+  [/--warmup (\S+)/g, () => '--warmup 200ms'],
+  [/--max_rows (\d+)/g, (n) => `--max_rows ${capped(20_000)(n)}`],
+  [/--max_queries (\d+)/g, (n) => `--max_queries ${capped(300)(n)}`],
+  [/--processes (\d+)/g, (n) => `--processes ${capped(2)(n)}`],
+  [/--repeat (\d+)/g, () => '--repeat 1'],
+  [/--values "([^"]*)"/g, (v) => `--values "${v.trim().split(/\s+/).slice(0, 2).join(' ')}"`]
+]
+
+function shellBlocks (markdown) {
+  const blocks = []
+  const fence = /^```(sh|bash)\n([\s\S]*?)^```/gm
+  for (let m = fence.exec(markdown); m; m = fence.exec(markdown)) blocks.push(m[2])
+  return blocks
+}
+
+/** The commands of a block: continuation lines joined, comments and blank lines dropped. */
+function commandsOf (block) {
+  return block.replace(/\\\n\s*/g, ' ').split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line && !line.startsWith('#'))
+}
+
+function shrink (command) {
+  let out = command
+  for (const [pattern, replace] of SHRINK) out = out.replace(pattern, (_, value) => replace(value))
+  // A sweep without --values would run every default value: the first two show the same.
+  const sweep = Object.values(SWEEPS).find((s) => out.includes(`scripts/${s.script}`))
+  if (sweep && !out.includes('--values')) {
+    const two = sweep.values.split(' ').slice(0, 2).join(' ')
+    out = out.replace(`scripts/${sweep.script}`, `scripts/${sweep.script} --values "${two}"`)
+  }
+  if (out.includes('scripts/find-capacity.sh')) {
+    out = out.replace('scripts/find-capacity.sh', 'scripts/find-capacity.sh --duration 1s --warmup 200ms --max_steps 2')
+  }
+  return out
+}
+
+/**
+ * The shipped query files read tables the double has no query engine for: a query on a table that exists gets one
+ * row, as CrateDB answers a SELECT; anything else is left to the double (unknown table, parse error).
+ */
+function answerAnyQueryOfATable (double, stmt) {
+  const from = /^SELECT\b[\s\S]*?\bFROM\s+([\w."]+)/i.exec(stmt)
+  if (!from) return null
+  const [schema, table] = from[1].replace(/"/g, '').includes('.') ? from[1].replace(/"/g, '').split('.') : ['doc', from[1]]
+  return double.tables.has(`${schema}.${table}`) ? { cols: ['x'], rows: [[1]], rowcount: 1 } : null
+}
+
+function scratchCheckout (t) {
+  const dir = tempDir(t, 'crate-bench-docs-')
+  for (const entry of ['appClusterIngest.js', 'appClusterAnalytical.js', 'bin', 'lib', 'queries', 'scripts', 'bench',
+    'test', 'package.json', 'node_modules', '.env.example']) {
+    fs.symlinkSync(path.join(ROOT, entry), path.join(dir, entry))
+  }
+  return dir
+}
+
+function runBash (script, { cwd, env }) {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stdout.resume()
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.on('exit', (code) => resolve({ code, stderr }))
+  })
+}
+
+test('the pages show commands, and only programs this test knows how to treat', () => {
+  const all = PAGES.flatMap((page) => shellBlocks(fs.readFileSync(path.join(ROOT, page), 'utf8')).flatMap(commandsOf))
+  assert.ok(all.length >= 20, `only ${all.length} commands found: the block parser is broken`)
+  const runnable = /^(node (appCluster\w+\.js|bin\/crate-bench\.js)|crate-bench|scripts\/find-[\w-]+\.sh|cp |for |done)/
+  for (const command of all) {
+    if (NOT_RUN_HERE.some(([pattern]) => pattern.test(command))) continue
+    assert.match(command, runnable, `a page shows '${command}': run it here, or say in NOT_RUN_HERE why not`)
+  }
+})
+
+for (const page of PAGES) {
+  const blocks = shellBlocks(fs.readFileSync(path.join(ROOT, page), 'utf8'))
+  const commands = blocks.flatMap(commandsOf).filter((c) => !NOT_RUN_HERE.some(([pattern]) => pattern.test(c)))
+  if (commands.length === 0) continue
+  test(`${page}: every command it shows runs against the test double`, { timeout: 240_000 }, async (t) => {
+    const double = await startCrateTestDouble({ query: (stmt) => answerAnyQueryOfATable(double, stmt) })
+    try {
+      const script = [
+        'set -euo pipefail',
+        `crate-bench () { node "${path.join(ROOT, 'bin', 'crate-bench.js')}" "$@"; }`,
+        ...commands.map(shrink)
+      ].join('\n')
+      const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...double.env() }
+      const { code, stderr } = await runBash(script, { cwd: scratchCheckout(t), env })
+      assert.equal(code, 0, `${page}: a command failed (exit ${code}):\n${script}\n--- stderr (end):\n${stderr.slice(-3000)}`)
+      assert.doesNotMatch(stderr, /\n\s+at .*\(.*:\d+:\d+\)/, 'no stack trace')
+    } finally {
+      await double.stop()
+    }
+  })
+}
