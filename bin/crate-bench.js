@@ -26,7 +26,7 @@ Examples:
 Each command has --help. Exit codes: 0 ok, 1 failures, 2 bad input, 3 could not run, 4 partial run.`
 
 function fail (message, code = 2) {
-  process.stderr.write(`crate-bench: error: ${message}\n`)
+  process.stderr.write(`crate-bench: error: ${require('../lib/base/errors').errorLine(message)}\n`)
   process.exitCode = code
 }
 
@@ -44,8 +44,10 @@ function main (argv) {
     process.stdout.write(`${require('../package.json').version}\n`)
     return
   }
+  // Every command may read the connection from .env; its password is masked in anything printed.
+  require('dotenv').config({ quiet: true })
+  require('../lib/base/secrets').addSecret(process.env.CRATE_PASSWORD)
   if (command === 'ingest' || command === 'query') {
-    require('dotenv').config({ quiet: true })
     const workload = require(command === 'ingest' ? '../lib/workloads/ingest' : '../lib/workloads/analytical')
     return require('../lib/run/runner').main(workload, { argv: rest })
   }
@@ -56,7 +58,6 @@ function main (argv) {
     if (name !== 'capacity' && !SWEEPS[name]) {
       return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${name ?? ''}')`)
     }
-    require('dotenv').config({ quiet: true })
     const { Interrupts } = require('../lib/cli/interrupts')
     const signals = new Interrupts().install()
     const done = name === 'capacity'

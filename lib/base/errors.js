@@ -1,5 +1,8 @@
 'use strict'
 
+const { visible } = require('./format')
+const { redact } = require('./secrets')
+
 // Exit codes are part of the interface: sweep scripts tell "the cluster rejected work"
 // (data) apart from "the tool could not run" (stop the sweep).
 const EXIT = Object.freeze({
@@ -28,4 +31,11 @@ class FatalError extends Error {
   }
 }
 
-module.exports = { EXIT, UsageError, FatalError }
+/**
+ * Any error as the one line a user sees: line breaks folded, control characters escaped, every password masked.
+ */
+function errorLine (message) {
+  return redact(visible(String(message ?? '').replace(/\s*[\r\n]+\s*/g, ' '))).trim()
+}
+
+module.exports = { EXIT, UsageError, FatalError, errorLine }

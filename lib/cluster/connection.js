@@ -2,10 +2,32 @@
 
 const { UsageError } = require('../base/errors')
 const { parseBooleanText, parseDuration } = require('../base/values')
+const { addSecret } = require('../base/secrets')
+const { visible } = require('../base/format')
 
-/** A host as it may be shown: any password in it replaced by ***. */
-function maskCredentials (text) {
-  return String(text).replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^@/]*@/i, '$1:***@')
+/** One host entry: [scheme://][user[:password]@]host[:port]. The password may hold '/', ':' or '@'. */
+function splitHostEntry (entry) {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(entry)
+  const afterScheme = scheme ? entry.slice(scheme[0].length) : entry
+  const at = afterScheme.lastIndexOf('@')
+  if (at < 0) return { scheme: scheme ? scheme[0] : '', credentials: null, address: afterScheme }
+  const userinfo = afterScheme.slice(0, at)
+  const colon = userinfo.indexOf(':')
+  const user = colon < 0 ? userinfo : userinfo.slice(0, colon)
+  const password = colon < 0 ? '' : userinfo.slice(colon + 1)
+  return {
+    scheme: scheme ? scheme[0] : '',
+    credentials: { user: decoded(user), password: decoded(password) },
+    address: afterScheme.slice(at + 1)
+  }
+}
+
+function decoded (text) {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
 }
 
 // CRATE_HOST may list several hosts ("a,b:4201,https://c", "https://user:secret@c"); requests go
@@ -13,9 +35,16 @@ function maskCredentials (text) {
 function parseHosts (hostText, defaultPort, ssl) {
   const entries = String(hostText).split(',').map((s) => s.trim()).filter(Boolean)
   if (entries.length === 0) throw new UsageError('--host must name at least one host')
-  return entries.map((entry) => {
-    const shown = maskCredentials(entry)
-    const withScheme = /^[a-z]+:\/\//i.test(entry) ? entry : `${ssl ? 'https' : 'http'}://${entry}`
+  const parts = entries.map(splitHostEntry)
+  // Registered before any error can quote an entry.
+  for (const { credentials } of parts) if (credentials) addSecret(credentials.password)
+  return parts.map(({ scheme, credentials, address }) => {
+    const shown = `${scheme}${credentials ? `${credentials.user}${credentials.password ? ':***' : ''}@` : ''}${address}`
+    // eslint-disable-next-line no-control-regex -- a host with a control character is what we refuse
+    if (/[\s\u0000-\u001f\u007f]/.test(address)) {
+      throw new UsageError(`invalid host '${visible(shown)}': a host has no white space or control character`)
+    }
+    const withScheme = `${scheme || `${ssl ? 'https' : 'http'}://`}${address}`
     let url
     try {
       url = new URL(withScheme)
@@ -36,9 +65,7 @@ function parseHosts (hostText, defaultPort, ssl) {
     if (url.hash || withScheme.includes('#')) throw new UsageError(`invalid host '${shown}': a host has no #fragment`)
     const port = url.port ? Number(url.port) : defaultPort
     const host = { protocol: url.protocol.slice(0, -1), hostname: url.hostname, port }
-    if (url.username || url.password) {
-      host.credentials = { user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
-    }
+    if (credentials) host.credentials = credentials
     return host
   })
 }
@@ -76,6 +103,7 @@ function parsePort (text) {
 }
 
 function connectionFromArgs (args, env) {
+  addSecret(env.CRATE_PASSWORD)
   const ssl = parseBooleanText(args.ssl ?? env.CRATE_SSL ?? false, '--ssl/CRATE_SSL')
   const port = parsePort(args.port ?? env.CRATE_PORT)
   const hosts = parseHosts(args.host ?? env.CRATE_HOST ?? 'localhost', port, ssl)
@@ -93,4 +121,4 @@ function connectionFromArgs (args, env) {
   }
 }
 
-module.exports = { connectionFromArgs, parseHosts, maskCredentials }
+module.exports = { connectionFromArgs, parseHosts }

@@ -220,6 +220,24 @@ class CrateClient extends EventEmitter {
     }
   }
 
+  /**
+   * SELECT 1 on every host, each pinned: a host without an answer is marked down, and when none answers the
+   * first failure is thrown at once, instead of waiting --timeout for a host to come back.
+   */
+  async requireOneHost () {
+    const failures = []
+    for (const host of this.hosts) {
+      try {
+        await this.sql('SELECT 1', undefined, { target: host })
+      } catch (error) {
+        if (!(error instanceof TransportError)) throw error
+        this.markDown(host, error.message, { silent: true })
+        failures.push(error)
+      }
+    }
+    if (failures.length === this.hosts.length) throw failures[0]
+  }
+
   /** The next host that answers, round-robin; down hosts whose pause is over are probed on the side. */
   pickHost () {
     if (this.clock.now() >= this.nextProbeAt) this.probeDueHosts()

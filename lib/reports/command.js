@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError } = require('../base/errors')
+const { EXIT, UsageError, errorLine } = require('../base/errors')
 const { loadWorkload } = require('../workloads')
 const { renderReport, renderCompanion } = require('./text')
 const { renderHtmlReport } = require('./html')
@@ -68,7 +68,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     writeHtml(result, out, stderr)
     return EXIT.OK
   } catch (error) {
-    stderr.write(`crate-bench report: error: ${String(error.message).split('\n')[0]}\n`)
+    stderr.write(`crate-bench report: error: ${errorLine(error.message)}\n`)
     return error.exitCode ?? EXIT.CANNOT_RUN
   }
 }
@@ -134,6 +134,7 @@ async function readRuns (tableText, runIds, flags, env) {
   const client = new CrateClient({ ...connection, maxSockets: 1, retryUnsent: true })
   const runs = []
   try {
+    await client.requireOneHost()
     await client.sql(`REFRESH TABLE ${table.sql}`)
     for (const runId of ids) {
       const rows = (await client.sql(`SELECT result FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`, [runId]))

@@ -2,9 +2,9 @@
 
 const os = require('node:os')
 const fs = require('node:fs')
-const { EXIT, FatalError } = require('../base/errors')
+const { EXIT, FatalError, errorLine } = require('../base/errors')
+const { addSecret } = require('../base/secrets')
 const { parseOptions, describeOptions } = require('../cli/options')
-const { maskCredentials } = require('../cluster/connection')
 const { CrateClient, CrateHttpError } = require('../cluster/http-client')
 const { Interrupts } = require('../cli/interrupts')
 const { HostEvents } = require('../cluster/host-events')
@@ -17,7 +17,7 @@ const { buildResult, exitCodeOf } = require('../results/result')
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
 const { evaluateThresholds } = require('../results/thresholds')
-const { round, visible } = require('../base/format')
+const { round } = require('../base/format')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
 // not wait for a whole --timeout.
@@ -389,26 +389,19 @@ function exitCode (ctx, { main, companion }) {
  * An error as one line a person can read and no secret: line breaks (yargs, CrateDB messages)
  * folded, other control characters shown as escapes, passwords masked.
  */
-function safeErrorLine (message, env) {
-  let line = visible(String(message).replace(/\s*[\r\n]+\s*/g, ' '))
-  line = line.split(/\s+/).map(maskCredentials).join(' ')
-  // A password of one or two characters would mask letters of every word; none is that short in practice.
-  if (env.CRATE_PASSWORD && env.CRATE_PASSWORD.length >= 3) line = line.split(env.CRATE_PASSWORD).join('***')
-  return line.trim()
-}
-
 /** Entry point of the app scripts: one-line errors, exit codes scripts can trust. */
 async function main (
   workload,
   { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = {}
 ) {
   let code
+  addSecret(env.CRATE_PASSWORD)
   try {
     code = await run(workload, { argv, env, stdout, stderr })
   } catch (error) {
     const known = error && error.exitCode !== undefined
     const message = known ? error.message : `unexpected failure: ${error && error.message}`
-    stderr.write(`${workload.script}: error: ${safeErrorLine(message, env)}\n`)
+    stderr.write(`${workload.script}: error: ${errorLine(message)}\n`)
     if (!known && env.CRATE_BENCH_DEBUG) stderr.write(`${error.stack}\n`)
     code = known ? error.exitCode : EXIT.CANNOT_RUN
   }
@@ -418,4 +411,4 @@ async function main (
   return code
 }
 
-module.exports = { main, run, safeErrorLine }
+module.exports = { main, run }

@@ -6,7 +6,9 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT } = require('../base/errors')
+const { EXIT, errorLine } = require('../base/errors')
+const { redact } = require('../base/secrets')
+const { visible } = require('../base/format')
 const reportCommand = require('./sweep-report')
 const { runBenchmark } = require('./benchmark-run')
 const { makeDirectories } = require('../base/files')
@@ -162,8 +164,13 @@ function parseArgs (def, argv) {
 }
 
 /** The report of the values done: lib/sweep/sweep-report.js report, its summary JSON kept in a file. */
+/** The benchmark options every value shares, as shown on stderr and in the chart: passwords masked. */
+function fixedOptionsText (config) {
+  return redact(visible(config.fixed.join(' ')))
+}
+
 function writeReport (def, config, jsonl, note, stderr) {
-  const fixedText = config.fixed.join(' ')
+  const fixedText = fixedOptionsText(config)
   const subtitle = [fixedText ? `with ${fixedText}` : '', note].filter(Boolean).join('; ')
   const summary = memoryStream()
   const argv = [
@@ -191,7 +198,7 @@ function writeReport (def, config, jsonl, note, stderr) {
 async function main (def, argv, options = {}) {
   const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark } = options
   const fail = (error) => {
-    stderr.write(`${def.script}: error: ${error.message}\n`)
+    stderr.write(`${def.script}: error: ${errorLine(error.message)}\n`)
     return error.exitCode ?? EXIT.CANNOT_RUN
   }
   let config
@@ -216,11 +223,10 @@ async function sweep (def, config, { stderr, signals, run }) {
   const jsonl = path.join(config.out, `${def.name}.jsonl`)
   fs.writeFileSync(jsonl, '')
   const times = config.repeat === 1 ? '' : `, ${config.repeat} runs each`
-  const fixedText = config.fixed.join(' ')
-  stderr.write(
-    `${def.name} sweep: --${config.param} ${config.values.join(' ')}${times}${fixedText ? ` ` +
-    `(with ${fixedText})` : ''}; results in ${config.out}\n`
-  )
+  const fixedText = fixedOptionsText(config)
+  const withText = fixedText ? ` (with ${fixedText})` : ''
+  const values = config.values.join(' ')
+  stderr.write(`${def.name} sweep: --${config.param} ${values}${times}${withText}; results in ${config.out}\n`)
   let recorded = 0
   let stoppedBecause = ''
   for (const [index, v] of config.values.entries()) {

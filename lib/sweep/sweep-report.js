@@ -8,7 +8,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError } = require('../base/errors')
+const { EXIT, UsageError, errorLine } = require('../base/errors')
 const { fmt } = require('../base/format')
 const {
   pointOf,
@@ -367,7 +367,8 @@ function main ({ argv = process.argv.slice(2), stdout = process.stdout, stderr =
     code = command ? command(args, { stdout, stderr }) : EXIT.OK
   } catch (error) {
     const known = error && error.exitCode !== undefined
-    stderr.write(`${SCRIPT}: error: ${known ? error.message : `unexpected failure: ${error && error.message}`}\n`)
+    const message = known ? error.message : `unexpected failure: ${error && error.message}`
+    stderr.write(`${SCRIPT}: error: ${errorLine(message)}\n`)
     code = known ? error.exitCode : EXIT.CANNOT_RUN
   }
   return code

@@ -8,7 +8,8 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool, childPids } = require('../helpers/run-tool')
-const { tempFile } = require('../helpers/temp-files')
+const { tempFile, tempDir } = require('../helpers/temp-files')
+const path = require('node:path')
 const { closedPort } = require('../helpers/ports')
 
 const SECRET = 'S3cr3t-pw'
@@ -25,6 +26,10 @@ function cases (t, double, port) {
     ['password in the host URL, host unreachable', 'appClusterIngest.js', [], { CRATE_HOST: `http://crate:${SECRET}@127.0.0.1:${port}` }, 3, /cannot reach CrateDB: connection refused by http:\/\/127\.0\.0\.1:\d+$/],
     ['password in a host with a path', 'appClusterIngest.js', ['--host', `http://crate:${SECRET}@h/path`], env(), 2, /invalid host 'http:\/\/crate:\*\*\*@h\/path': a host has no path/],
     ['a bad port in a URL with a password', 'appClusterIngest.js', ['--host', `http://crate:${SECRET}@h:99999`], env(), 2, /invalid host 'http:\/\/crate:\*\*\*@h:99999'/],
+    ['a password without a scheme, host unreachable', 'appClusterIngest.js', [], { CRATE_HOST: `crate:${SECRET}@127.0.0.1:${port}` }, 3, /cannot reach CrateDB: connection refused/],
+    ['a password with a slash', 'appClusterIngest.js', ['--host', `https://crate:Zq/9x${SECRET}@h:99999`], env(), 2, /invalid host 'https:\/\/crate:\*\*\*@h:99999'/],
+    ['a password with an @', 'appClusterIngest.js', [], env({ CRATE_HOST: `https://crate:pw@x${SECRET}@h:99999` }), 2, /invalid host 'https:\/\/crate:\*\*\*@h:99999'/],
+    ['crate-bench report --host with a password', 'bin/crate-bench.js', ['report', '--results_table', 'doc.runs', '--run_id', 'r1', '--host', `http://crate:${SECRET}/x@127.0.0.1:${port}`], {}, 3, /connection refused/],
     ['CRATE_PORT in hex', 'appClusterIngest.js', [], env({ CRATE_PORT: '0x1068' }), 2, /CRATE_PORT must be a port number 1-65535 in decimal \(got '0x1068'\)/],
     ['a host with a query string', 'appClusterIngest.js', [], env({ CRATE_HOST: 'http://h?x=1' }), 2, /a host has no query string/],
     ['a host with a fragment', 'appClusterIngest.js', [], env({ CRATE_HOST: 'http://h#top' }), 2, /a host has no #fragment/],
@@ -57,7 +62,8 @@ test('every bad input: one line, its exit code, no stack trace, no secret, at on
     const lines = run.stderr.trimEnd().split('\n')
     const errorLine = lines.at(-1)
     assert.equal(run.code, code, `${what}: exit ${run.code}\n${run.stderr}`)
-    assert.match(errorLine, new RegExp(`^${script.replace('.', '\\.')}: error: `), `${what}: the last line is the error`)
+    const prefix = script === 'bin/crate-bench.js' ? `crate-bench ${args[0]}` : script
+    assert.ok(errorLine.startsWith(`${prefix}: error: `), `${what}: the last line is the error: ${errorLine}`)
     assert.match(errorLine, pattern, what)
     assert.equal(lines.filter((l) => / error: /.test(l)).length, 1, `${what}: one error line`)
     if (code === 2) assert.equal(lines.length, 1, `${what}: a usage error is all there is:\n${run.stderr}`)
@@ -110,4 +116,16 @@ test('--scale 100000000 starts sending at once', () => withCrateTestDouble({}, a
   const run = await runTool('appClusterIngest.js', ['--processes', '1', '--scale', '100000000', '--max_rows', '2000', '--json'], { env: double.env(), timeoutMs: 30_000 })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.rows_ok, 2000)
+}))
+
+test('a sweep whose benchmark options carry a password shows it nowhere: stderr, CSV, chart', (t) => withCrateTestDouble({}, async (double) => {
+  const out = tempDir(t)
+  const host = `http://crate:${SECRET}@127.0.0.1:${double.port}`
+  const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '100', '--out', out, '--', '--host', host, '--max_rows', '200'], { timeoutMs: 60_000 })
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /with --host http:\/\/crate:\*\*\*@127\.0\.0\.1:\d+ --max_rows 200/)
+  const files = fs.readdirSync(out, { recursive: true }).map((f) => path.join(out, f)).filter((f) => fs.statSync(f).isFile())
+  assert.ok(files.some((f) => f.endsWith('.svg')), `a chart was written: ${files.join(', ')}`)
+  for (const file of [...files]) assert.ok(!fs.readFileSync(file, 'utf8').includes(SECRET), `no password in ${file}`)
+  assert.ok(!`${run.stdout}${run.stderr}`.includes(SECRET), 'no password on stdout or stderr')
 }))

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError } = require('../../base/errors')
+const { EXIT, UsageError, errorLine } = require('../../base/errors')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
 const { fmt } = require('../../base/format')
@@ -107,7 +107,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     }
     return EXIT.OK
   } catch (error) {
-    stderr.write(`crate-bench compare: error: ${String(error.message).split('\n')[0]}\n`)
+    stderr.write(`crate-bench compare: error: ${errorLine(error.message)}\n`)
     return error.exitCode ?? EXIT.CANNOT_RUN
   }
 }
