@@ -29,7 +29,17 @@ const CONNECTION_OPTIONS = {
     group: 'Connection:',
     describe: 'HTTPS without certificate verification (never the default)'
   },
-  timeout: { type: 'string', default: '60s', group: 'Connection:', describe: 'per-request timeout (e.g. 10s, 2m)' }
+  timeout: {
+    type: 'string',
+    default: '60s',
+    group: 'Connection:',
+    describe: 'per-request timeout, the whole answer included (e.g. 10s, 2m)'
+  },
+  max_answer_mb: {
+    type: 'string',
+    group: 'Connection:',
+    describe: 'a larger answer is cut off and its request counts as in doubt (default: 64)'
+  }
 }
 
 const RUN_OPTIONS = {

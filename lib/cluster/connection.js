@@ -102,6 +102,18 @@ function parsePort (text) {
   return port
 }
 
+const MB = 1024 * 1024
+
+/** --max_answer_mb: an answer larger than this is cut off (the request is in doubt) instead of filling memory. */
+function parseAnswerCap (value) {
+  if (value === undefined) return 64 * MB
+  const mb = Number(value)
+  if (String(value).trim() === '' || !Number.isFinite(mb) || mb <= 0 || mb > 1024) {
+    throw new UsageError(`--max_answer_mb must be a number of megabytes from 0.001 to 1024 (got '${value}')`)
+  }
+  return Math.max(1024, Math.round(mb * MB))
+}
+
 function connectionFromArgs (args, env) {
   addSecret(env.CRATE_PASSWORD)
   const ssl = parseBooleanText(args.ssl ?? env.CRATE_SSL ?? false, '--ssl/CRATE_SSL')
@@ -117,6 +129,7 @@ function connectionFromArgs (args, env) {
     user,
     password,
     insecure: Boolean(args.insecure),
+    maxAnswerBytes: parseAnswerCap(args.max_answer_mb),
     timeoutMs: parseDuration(args.timeout, 'timeout')
   }
 }

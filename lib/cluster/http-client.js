@@ -55,6 +55,12 @@ const HOST_DOWN_CODES = new Set([
   'ECONNECTTIMEOUT'
 ])
 
+const MB = 1024 * 1024
+// Far more than any answer of this tool's statements; a bulk answer is about 16 bytes a row (more with errors).
+const DEFAULT_MAX_ANSWER_BYTES = 64 * MB
+// How often requests are checked against their deadline: the deadline holds to within this.
+const DEADLINE_CHECK_MAX_MS = 250
+
 const FIRST_PAUSE_MS = 1000
 const MAX_PAUSE_MS = 10_000
 const WAIT_SLICE_MS = 100
@@ -69,9 +75,12 @@ function normalizeCode (error) {
   return code
 }
 
-function describeTransportFailure (code, detail, hostUrl, timeoutMs) {
-  if (code === 'ETIMEDOUT') return { code, message: `no answer from ${hostUrl} within ${timeoutMs} ms (--timeout)` }
+function describeTransportFailure (code, detail, hostUrl, timeoutMs, timeoutName) {
+  if (code === 'ETIMEDOUT') return { code, message: `no answer from ${hostUrl} within ${timeoutMs} ms (${timeoutName})` }
   if (code === 'ABORTED') return { code, message: `request to ${hostUrl} abandoned before its answer arrived` }
+  if (code === 'ETOOLARGE') {
+    return { code, message: `the answer of ${hostUrl} had ${detail} (--max_answer_mb): cut off, outcome in doubt` }
+  }
   if (code === 'ECONNREFUSED') return { code, message: `connection refused by ${hostUrl}` }
   if (code === 'ECONNECTTIMEOUT') return { code, message: `no connection to ${hostUrl} within the connect timeout` }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { code, message: `cannot resolve the host of ${hostUrl}` }
@@ -112,17 +121,28 @@ function parseErrorBody (status, contentType, text) {
   return { status, code: status, message: `HTTP ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''}` }
 }
 
+/** A request cut short by the client: its answer took longer than --timeout, or grew beyond the cap. */
+function cutShort (code, message) {
+  return Object.assign(new Error(message), { code })
+}
+
 /**
  * One request through undici's dispatcher, with the smallest handler that collects the answer: no
- * stream, no header object per answer. Resolves { statusCode, contentType, text }.
+ * stream, no header object per answer. Resolves { statusCode, contentType, text }. `watch` is the request's
+ * entry in the client's deadline watch: it gets the abort function, and an answer larger than
+ * `watch.maxAnswerBytes` is cut off with ETOOLARGE, since holding it would take the process down.
  */
-function dispatch (pool, options) {
+function dispatch (pool, options, watch) {
   return new Promise((resolve, reject) => {
     const chunks = []
     let statusCode = 0
     let contentType = null
+    let bytes = 0
     pool.dispatch(options, {
-      onConnect () {},
+      onConnect (abort) {
+        watch.abort = abort
+        if (watch.expired) abort(watch.expired)
+      },
       onHeaders (status, rawHeaders) {
         statusCode = status
         for (let i = 0; i < rawHeaders.length; i += 2) {
@@ -134,6 +154,12 @@ function dispatch (pool, options) {
         return true
       },
       onData (chunk) {
+        bytes += chunk.length
+        if (bytes > watch.maxAnswerBytes) {
+          chunks.length = 0
+          watch.abort(cutShort('ETOOLARGE', `more than ${watch.maxAnswerBytes.toLocaleString('en-US')} bytes`))
+          return false
+        }
         chunks.push(chunk)
         return true
       },
@@ -189,10 +215,20 @@ class CrateClient extends EventEmitter {
     maxSockets = 20,
     downHosts = [],
     retryUnsent = false,
+    maxAnswerBytes = DEFAULT_MAX_ANSWER_BYTES,
+    timeoutName = '--timeout',
     clock = systemClock
   }) {
     super()
     this.timeoutMs = timeoutMs
+    // Where the timeout came from, for the error that names it.
+    this.timeoutName = timeoutName
+    this.maxAnswerBytes = maxAnswerBytes
+    // undici's timeouts are between chunks: an answer that trickles a byte at a time would never time out.
+    // Every request in flight is watched against its own deadline, headers and body together.
+    this.watched = new Set()
+    this.deadlineTimer = null
+    this.deadlineCheckMs = Math.max(5, Math.min(DEADLINE_CHECK_MAX_MS, Math.floor(timeoutMs / 10)))
     this.retryUnsent = retryUnsent
     this.clock = clock
     const poolOptions = {
@@ -339,15 +375,19 @@ class CrateClient extends EventEmitter {
   async postOnce (body, { target = null, parse = JSON.parse, timeoutMs = this.timeoutMs } = {}) {
     const host = target || this.pickHost() || await this.waitForHost()
     const sequence = ++this.sentCount
+    const deadline = this.clock.now() + timeoutMs
+    const watch = { deadline, abort: null, expired: null, maxAnswerBytes: this.maxAnswerBytes }
     let statusCode, contentType, text
     try {
       // No abort signal per request: listening on one costs about a tenth of a small query's
       // client CPU; abort() replaces the pools instead.
       const options = { origin: host.base, path: '/_sql', method: 'POST', headers: this.headers, body }
       if (timeoutMs !== this.timeoutMs) Object.assign(options, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
-      ;({ statusCode, contentType, text } = await dispatch(host.pool, options))
+      ;({ statusCode, contentType, text } = await dispatch(host.pool, options, this.watch(watch)))
     } catch (error) {
       throw this.transportFailure(error, host, sequence, timeoutMs)
+    } finally {
+      this.watched.delete(watch)
     }
     this.markUp(host)
     if (statusCode < 200 || statusCode >= 300) {
@@ -366,7 +406,8 @@ class CrateClient extends EventEmitter {
 
   transportFailure (error, host, sequence, timeoutMs) {
     const code = sequence <= this.abortedUpTo ? 'ABORTED' : normalizeCode(error)
-    const failure = describeTransportFailure(code, String(error && error.message), host.base, timeoutMs)
+    const detail = String(error && error.message)
+    const failure = describeTransportFailure(code, detail, host.base, timeoutMs, this.timeoutName)
     if ((HOST_DOWN_CODES.has(failure.code) && host.state === 'up') || host.state === 'probing') {
       this.markDown(host, failure.message)
     }
@@ -388,12 +429,33 @@ class CrateClient extends EventEmitter {
    * Abandons every request in flight (Ctrl-C twice): each rejects with TransportError ABORTED.
    * Requests sent afterwards go out as usual.
    */
+  watch (entry) {
+    this.watched.add(entry)
+    if (this.deadlineTimer === null) {
+      this.deadlineTimer = setInterval(() => this.cutOverdue(), this.deadlineCheckMs)
+      this.deadlineTimer.unref()
+    }
+    return entry
+  }
+
+  /** Requests past their deadline fail as timeouts (in doubt: they were sent). */
+  cutOverdue () {
+    const now = this.clock.now()
+    for (const entry of this.watched) {
+      if (now < entry.deadline || entry.expired) continue
+      entry.expired = cutShort('ETIMEDOUT', 'deadline passed')
+      if (entry.abort) entry.abort(entry.expired)
+    }
+  }
+
   abort () {
     this.abortedUpTo = this.sentCount
     for (const host of this.hosts) host.resetPool()
   }
 
   close () {
+    clearInterval(this.deadlineTimer)
+    this.deadlineTimer = null
     for (const host of this.hosts) host.pool.destroy().catch(() => {})
   }
 }

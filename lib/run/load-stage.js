@@ -132,7 +132,9 @@ async function waitUntil (atMs, ctx) {
 function createMonitor (options) {
   if (!(options.monitorIntervalMs > 0)) return null
   const timeoutMs = Math.min(options.connection.timeoutMs, Math.max(2000, options.monitorIntervalMs))
-  const client = new CrateClient({ ...options.connection, maxSockets: 1, timeoutMs, retryUnsent: true })
+  const own = timeoutMs !== options.connection.timeoutMs
+  const timeoutName = own ? "the monitor's timeout, from --monitor_interval" : '--timeout'
+  const client = new CrateClient({ ...options.connection, maxSockets: 1, timeoutMs, timeoutName, retryUnsent: true })
   return new ClusterMonitor({ client, intervalMs: options.monitorIntervalMs })
 }
 

@@ -51,6 +51,28 @@ test('no answer within the timeout is a timeout error', () => withDouble({ fault
   client.close()
 }))
 
+test('--timeout bounds the whole answer: one that trickles a byte at a time fails as a timeout, in doubt', () =>
+  withDouble({ fault: () => ({ trickleMs: 50 }) }, async (double) => {
+    const client = clientFor(double, { timeoutMs: 400 })
+    await assert.rejects(client.sql('SELECT 1'), (e) => e instanceof TransportError && e.code === 'ETIMEDOUT' &&
+      e.sent === true && /within 400 ms \(--timeout\)/.test(e.message))
+    client.close()
+  }))
+
+test('an answer over the cap is cut off with an error naming --max_answer_mb; the request is in doubt', () =>
+  withDouble({ fault: () => ({ hugeBytes: 8 * 1024 * 1024 }) }, async (double) => {
+    const client = clientFor(double, { maxAnswerBytes: 1024 * 1024 })
+    await assert.rejects(client.sql('SELECT 1'), (e) => e instanceof TransportError && e.code === 'ETOOLARGE' &&
+      e.sent === true && /more than 1,048,576 bytes \(--max_answer_mb\)/.test(e.message))
+    client.close()
+  }))
+
+test('a timeout names where it came from', () => withDouble({ fault: () => 'hang' }, async (double) => {
+  const client = clientFor(double, { timeoutMs: 100, timeoutName: "the monitor's timeout, from --monitor_interval" })
+  await assert.rejects(client.sql('SELECT 1'), /within 100 ms \(the monitor's timeout, from --monitor_interval\)/)
+  client.close()
+}))
+
 test('abort() abandons every request in flight as ABORTED, not as a server failure', () => withDouble({ fault: () => 'hang' }, async (double) => {
   const client = clientFor(double, { timeoutMs: 10_000 })
   const inFlight = [client.sql('SELECT 1'), client.sql('SELECT 2'), client.sql('SELECT 3')]

@@ -50,7 +50,8 @@ class CrateTestDouble {
    *        error for a bulk row (rowNumber counts every bulk row the double has received; size is
    *        the rows in this request), answered as rowcount -2
    * @param {(req: {number: number, stmt: string, bulk: boolean}) => any} [script.fault]
-   *        'drop' closes the connection, 'hang' never answers, {delayMs} delays,
+   *        'drop' closes the connection, 'hang' never answers, {delayMs} delays, {trickleMs} answers
+   *        200 and then one byte every trickleMs, never ending, {hugeBytes} answers 200 with that many bytes,
    *        {status, code, message} answers with that error; undefined answers normally
    * @param {(stmt: string, args: any[]) => object|null} [script.query] answers for other SELECTs
    * @param {(sampleNumber: number) => object} [script.sysNodes] the answer body to the n-th sys.nodes
@@ -132,6 +133,32 @@ class CrateTestDouble {
     return { CRATE_HOST: this.nodes.map((n) => `127.0.0.1:${n.port}`).join(','), CRATE_PORT: String(this.port), CRATE_SSL: 'false', ...extra }
   }
 
+  /** A hostile answer: headers at once, then a byte at a time, never complete. */
+  trickle (res, everyMs) {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.write('{')
+    const timer = setInterval(() => res.write(' '), everyMs)
+    res.on('close', () => clearInterval(timer))
+    this.hanging.add(res)
+  }
+
+  /** A hostile answer of `bytes` bytes, written as fast as the client reads. */
+  huge (res, bytes) {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    const chunk = Buffer.alloc(1024 * 1024, 0x20)
+    let left = bytes
+    const pump = () => {
+      while (left > 0) {
+        const size = Math.min(left, chunk.length)
+        left -= size
+        if (!res.write(size === chunk.length ? chunk : chunk.subarray(0, size))) return res.once('drain', pump)
+      }
+      res.end()
+    }
+    res.on('error', () => {})
+    pump()
+  }
+
   statementsMatching (pattern) {
     return this.statements.filter((s) => pattern.test(s.stmt))
   }
@@ -176,6 +203,8 @@ class CrateTestDouble {
     const fault = this.script.fault ? await this.script.fault({ number, stmt: body.stmt, bulk, node: res.node.index }) : undefined
     if (fault === 'drop') return req.socket.destroy()
     if (fault === 'hang') return this.hanging.add(res)
+    if (fault && fault.trickleMs) return this.trickle(res, fault.trickleMs)
+    if (fault && fault.hugeBytes) return this.huge(res, fault.hugeBytes)
     if (fault && fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
     if (fault && fault.status) return sendError(res, fault.status, fault.code, fault.message)
 
