@@ -76,7 +76,9 @@ function normalizeCode (error) {
 }
 
 function describeTransportFailure (code, detail, hostUrl, timeoutMs, timeoutName) {
-  if (code === 'ETIMEDOUT') return { code, message: `no answer from ${hostUrl} within ${timeoutMs} ms (${timeoutName})` }
+  if (code === 'ETIMEDOUT') {
+    return { code, message: `no answer from ${hostUrl} within ${timeoutMs} ms (${timeoutName})` }
+  }
   if (code === 'ABORTED') return { code, message: `request to ${hostUrl} abandoned before its answer arrived` }
   if (code === 'ETOOLARGE') {
     return { code, message: `the answer of ${hostUrl} had ${detail} (--max_answer_mb): cut off, outcome in doubt` }
