@@ -1,7 +1,7 @@
 'use strict'
 
 const Table = require('cli-table3')
-const { fmt } = require('../base/format')
+const { fmt, visible } = require('../base/format')
 const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS } = require('../results/result')
 
 /** A cli-table3 table in the tool's plain style (no colours), for every table it prints. */
@@ -161,16 +161,24 @@ function describeWorkerStop (w) {
   return w.stop_detail ? `${text}: ${w.stop_detail}` : text
 }
 
+// The terminal shows the largest groups; --json has every group kept.
+const ERROR_ROWS_SHOWN = 20
+
 function errorsTable (result, unit) {
   const errors = table([unit, 'outcome', 'code', 'HTTP', 'error (one sample)'])
-  for (const e of result.errors) {
+  for (const e of result.errors.slice(0, ERROR_ROWS_SHOWN)) {
     errors.push([
       fmt(e.count),
       e.in_doubt ? 'in doubt' : 'failed',
-      String(e.code ?? '-'),
-      String(e.status ?? '-'),
-      wrap(e.sample, 90)
+      visible(e.code ?? '-'),
+      visible(e.status ?? '-'),
+      wrap(visible(e.sample), 90)
     ])
+  }
+  const rest = result.errors.slice(ERROR_ROWS_SHOWN)
+  if (rest.length > 0) {
+    const count = rest.reduce((sum, e) => sum + e.count, 0)
+    errors.push([fmt(count), '', '', '', `… ${fmt(rest.length)} more groups (all in --json)`])
   }
   return errors.toString()
 }
@@ -234,7 +242,7 @@ function clusterSection (cluster) {
     ])
     for (const n of cluster.nodes) {
       nodes.push([
-        n.name,
+        visible(n.name),
         na(n.peak.process_cpu_pct),
         na(n.peak.os_cpu_pct),
         na(n.peak.heap_used_pct),

@@ -60,7 +60,7 @@ function mergeResults (results) {
     events: [],
     timeline: { interval_s: 1, series: [], nodes: [], events: [] },
     client: mergedClient(results, unit),
-    histograms: { latency: latency.encoded, labels: {} },
+    histograms: { latency: latency.encoded, labels: Object.create(null) },
     load_generators: results.map((r) => ({
       name: r.environment ? r.environment.load_generator : null,
       started_at: r.started_at,

@@ -66,9 +66,15 @@ function errorPattern (message) {
  * Units that did not succeed, grouped by cause. `in_doubt` tells failed units (the server said
  * no, or the request never left) from units whose answer was lost (they may be in the table).
  */
+// Distinct error groups kept; every further kind of error is counted in one group per outcome, so that a server
+// that answers with a new message each time cannot grow the workers' deltas or the master's merge without bound.
+const MAX_ERROR_GROUPS = 1000
+const OVERFLOW_MESSAGE = 'other errors: more kinds than a run keeps apart'
+
 class ErrorGroups {
-  constructor () {
+  constructor ({ maxGroups = MAX_ERROR_GROUPS } = {}) {
     this.groups = new Map()
+    this.maxGroups = maxGroups
   }
 
   add (
@@ -77,10 +83,17 @@ class ErrorGroups {
     sample = message
   ) {
     const pattern = errorPattern(message)
-    const key = `${code}\u0000${status}\u0000${inDoubtFlag}\u0000${pattern}`
+    const key = pattern === OVERFLOW_MESSAGE
+      ? `overflow\u0000${inDoubtFlag}`
+      : `${code}\u0000${status}\u0000${inDoubtFlag}\u0000${pattern}`
     const group = this.groups.get(key)
-    if (group) group.count += count
-    else this.groups.set(key, { code, status, in_doubt: inDoubtFlag, message: pattern, sample, count })
+    if (group) {
+      group.count += count
+    } else if (this.groups.size < this.maxGroups || key.startsWith('overflow')) {
+      this.groups.set(key, { code, status, in_doubt: inDoubtFlag, message: pattern, sample, count })
+    } else {
+      this.add({ message: OVERFLOW_MESSAGE, inDoubt: inDoubtFlag }, count, OVERFLOW_MESSAGE)
+    }
   }
 
   merge (list) {
@@ -240,7 +253,7 @@ class Recorder {
   }
 
   takeDelta () {
-    const series = {}
+    const series = Object.create(null)
     for (const [label, s] of this.series) {
       series[label] = s.toDelta()
     }
@@ -333,6 +346,7 @@ class Totals {
 }
 
 module.exports = {
+  MAX_ERROR_GROUPS,
   newHistogram,
   recordMicros,
   encodeHistogram,

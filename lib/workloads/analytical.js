@@ -207,6 +207,8 @@ function extendResult (result, totals, runOptions) {
 
 // The per-query table fits 120 columns; p90, p95, p99.9 and the server's figures are in --json.
 const QUERY_NAME_WIDTH = 34
+// A mix of thousands of queries shows its busiest; --json has every query.
+const QUERY_ROWS_SHOWN = 50
 
 function detailTable (result, table, fmt) {
   const t = table(['query', 'ratio', 'count', 'failed', 'queries/s', 'p50 ms', 'p99 ms', 'max ms', 'mean ms'])
@@ -225,7 +227,14 @@ function detailTable (result, table, fmt) {
       fmt(l.mean)
     ])
   }
-  for (const q of result.queries) row(q.name, q.ratio, q.count, q.failed, q.queries_per_sec, q.latency_ms)
+  const busiest = [...result.queries].sort((a, b) => b.count - a.count).slice(0, QUERY_ROWS_SHOWN)
+  const shown = result.queries.filter((q) => busiest.includes(q))
+  for (const q of shown) row(q.name, q.ratio, q.count, q.failed, q.queries_per_sec, q.latency_ms)
+  if (shown.length < result.queries.length) {
+    const rest = result.queries.filter((q) => !busiest.includes(q))
+    const count = rest.reduce((sum, q) => sum + q.count, 0)
+    row(`… ${rest.length} more queries (--json)`, null, count, rest.reduce((sum, q) => sum + q.failed, 0), null, null)
+  }
   row('total', 1, result.requests, result.queries_failed, result.queries_per_sec, result.latency_ms)
   return t.toString()
 }

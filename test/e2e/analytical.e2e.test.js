@@ -124,3 +124,17 @@ test('the shipped query sets run against the test double', () => withDouble({ qu
     assert.equal(run.json.queries_ok, 60)
   }
 }))
+
+test('queries named like Object.prototype\'s keys are counted as any other', (t) => withDouble({ query: answerSelects() }, async (double) => {
+  const config = queryFile(t, [
+    '- {name: __proto__, query: "SELECT 1", ratio: 0.5}',
+    '- {name: constructor, query: "SELECT 2", ratio: 0.25}',
+    '- {name: toString, query: "SELECT 3", ratio: 0.25}'
+  ].join('\n'))
+  const run = await analytical(['--queries_config', config, '--processes', '1', '--max_queries', '40', '--seed', '5', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.json.queries_ok, 40)
+  assert.equal(run.json.queries_in_doubt, 0)
+  assert.deepEqual(run.json.queries.map((q) => [q.name, q.count]), [['__proto__', 20], ['constructor', 10], ['toString', 10]])
+  assert.ok(run.json.queries.every((q) => typeof q.latency_ms.p99 === 'number'))
+}))

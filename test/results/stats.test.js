@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { Recorder, Totals, ErrorGroups, errorPattern, newHistogram, recordMicros, latencySummary } = require('../../lib/results/stats')
+const { Recorder, Totals, ErrorGroups, errorPattern, newHistogram, recordMicros, latencySummary, MAX_ERROR_GROUPS } = require('../../lib/results/stats')
 const { fixture } = require('../helpers/crate-test-double')
 
 test('histograms merged from worker deltas equal one histogram of all values', () => {
@@ -69,4 +69,21 @@ test('different codes never share a group', () => {
   groups.add({ code: 4091, message: 'same' })
   groups.add({ code: 4091, message: 'same' }, 5)
   assert.deepEqual(groups.toJSON().map((g) => [g.code, g.count]), [[4091, 6], [4000, 1]])
+})
+
+test('error groups are bounded: past the limit, new kinds of error add up in one group per outcome', () => {
+  const groups = new ErrorGroups()
+  const kind = (i) => `error ${i.toString(26).replace(/\d/g, (d) => 'qrstuvwxyz'[d])}` // letters only: never masked
+  for (let i = 0; i < 5 * MAX_ERROR_GROUPS; i++) groups.add({ code: 5000, message: kind(i), inDoubt: i % 2 === 0 })
+  const list = groups.toJSON()
+  assert.ok(list.length <= MAX_ERROR_GROUPS + 2, `${list.length} groups`)
+  assert.equal(list.reduce((sum, g) => sum + g.count, 0), 5 * MAX_ERROR_GROUPS, 'every error is still counted')
+  const overflow = list.filter((g) => /other errors/.test(g.message))
+  assert.deepEqual(overflow.map((g) => g.in_doubt).sort(), [false, true])
+  // Merging keeps the bound too (the master merges every worker's groups).
+  const merged = new ErrorGroups()
+  merged.merge(list)
+  merged.merge(list)
+  assert.ok(merged.size <= MAX_ERROR_GROUPS + 2)
+  assert.equal(merged.toJSON().reduce((sum, g) => sum + g.count, 0), 10 * MAX_ERROR_GROUPS)
 })
