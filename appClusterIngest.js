@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 'use strict'
 
-require('dotenv').config({ quiet: true })
+require('./lib/cli/interrupts').holdSignals()
 require('./lib/run/runner').main(require('./lib/workloads/ingest'))

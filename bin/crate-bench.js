@@ -5,7 +5,7 @@
 // saved result. appClusterIngest.js and appClusterAnalytical.js stay as the entries users of the
 // old tool know.
 
-
+require('../lib/cli/interrupts').holdSignals()
 const { SWEEPS } = require('../lib/sweep/definitions')
 
 const USAGE = `Usage: crate-bench <command> [options]
@@ -23,7 +23,8 @@ Examples:
   crate-bench report run.json -o run.html
   crate-bench sweep batch-size --values "1000 5000 10000" -- --duration 30s
 
-Each command has --help. Exit codes: 0 ok, 1 failures, 2 bad input, 3 could not run, 4 partial run.`
+Each command has --help. Exit codes: 0 ok, 1 failures, 2 bad input, 3 could not run, 4 partial run,
+5 a --threshold missed.`
 
 function fail (message, code = 2) {
   process.stderr.write(`crate-bench: error: ${require('../lib/base/errors').errorLine(message)}\n`)
@@ -44,17 +45,39 @@ function main (argv) {
     process.stdout.write(`${require('../package.json').version}\n`)
     return
   }
-  // Every command may read the connection from .env; its password is masked in anything printed.
-  require('dotenv').config({ quiet: true })
-  require('../lib/base/secrets').addSecret(process.env.CRATE_PASSWORD)
   if (command === 'ingest' || command === 'query') {
     const workload = require(command === 'ingest' ? '../lib/workloads/ingest' : '../lib/workloads/analytical')
     return require('../lib/run/runner').main(workload, { argv: rest })
   }
-  if (command === 'report') return require('../lib/reports/command').main(rest).then(exitWith)
-  if (command === 'compare') return require('../lib/reports/compare/command').main(rest).then(exitWith)
+  // Every command may read the connection from .env; its password is masked in anything printed.
+  try {
+    require('../lib/cli/env-file').loadEnvFile()
+  } catch (error) {
+    return fail(error.message, error.exitCode ?? 2)
+  }
+  if (command === 'report' || command === 'compare') {
+    // Nothing to restore: an interruption ends the command at once, with the exit code of an interrupted run.
+    const { Interrupts } = require('../lib/cli/interrupts')
+    new Interrupts().install().on('interrupt', ({ signal }) => {
+      process.stderr.write(`crate-bench ${command}: error: interrupted (${signal})\n`)
+      process.exit(4)
+    })
+    const module = command === 'report' ? '../lib/reports/command' : '../lib/reports/compare/command'
+    return require(module).main(rest).then(exitWith)
+  }
   if (command === 'sweep') {
     const name = rest[0]
+    if (name === '--help' || name === '-h') {
+      const names = Object.entries(SWEEPS).map(([key, s]) => `  ${key.padEnd(18)} scripts/${s.script}`)
+      process.stdout.write([
+        'Usage: crate-bench sweep <name> [options] [-- <benchmark options>]', '', 'Sweeps:', ...names,
+        `  ${'capacity'.padEnd(18)} scripts/find-capacity.sh`,
+        '',
+        "crate-bench sweep <name> --help lists each one's options.",
+        ''
+      ].join('\n'))
+      return
+    }
     if (name !== 'capacity' && !SWEEPS[name]) {
       return fail(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${name ?? ''}')`)
     }

@@ -2,7 +2,8 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { UsageError } = require('./errors')
+const { UsageError, EXIT } = require('./errors')
+const { visible } = require('./format')
 
 /**
  * mkdir -p one level at a time: Node 20's recursive mkdir never returns for a path under /proc
@@ -28,10 +29,59 @@ function writableFile (file, flag) {
   } catch {
     throw new UsageError(`--${flag} '${file}': the directory ${dir} does not exist or cannot be written`)
   }
+  let link = null
+  try {
+    link = fs.lstatSync(file)
+  } catch { /* does not exist yet: it will be created */ }
+  if (link && link.isSymbolicLink() && !fs.existsSync(file)) {
+    throw new UsageError(`--${flag} '${file}' is a symbolic link to nothing: name the file itself`)
+  }
   if (fs.existsSync(file) && !fs.statSync(file).isFile()) {
     throw new UsageError(`--${flag} '${file}' is not a regular file`)
   }
   return path.resolve(String(file))
 }
 
-module.exports = { makeDirectories, writableFile }
+/**
+ * The text of a regular file of at most `maxBytes`: never a device (/dev/zero), a FIFO (which would block for
+ * ever) or a directory. `what` names the file in the error; a file that cannot be read at all is exit
+ * `unreadableExit`, one of the wrong kind or size a usage error.
+ */
+function readRegularFile (file, { what, maxBytes, unreadableExit = EXIT.USAGE }) {
+  const shown = `${what} '${visible(file)}'`
+  const unreadable = (why) => {
+    const message = `${shown} cannot be read: ${why}`
+    if (unreadableExit === EXIT.USAGE) return new UsageError(message)
+    return Object.assign(new Error(message), { exitCode: unreadableExit })
+  }
+  let stat
+  try {
+    stat = fs.statSync(file)
+  } catch (error) {
+    throw unreadable(error.code === 'ENOENT' ? 'no such file' : error.message)
+  }
+  if (!stat.isFile()) throw new UsageError(`${shown} is not a regular file`)
+  if (stat.size > maxBytes) {
+    throw new UsageError(`${shown} is ${stat.size.toLocaleString('en-US')} bytes, more than the ` +
+      `${maxBytes.toLocaleString('en-US')} it may have`)
+  }
+  try {
+    return fs.readFileSync(file, 'utf8')
+  } catch (error) {
+    throw unreadable(error.message)
+  }
+}
+
+/** Whether two paths name one file (through links too): an output must never overwrite an input. */
+function sameFile (a, b) {
+  const real = (p) => {
+    try {
+      return fs.realpathSync(p)
+    } catch {
+      return path.resolve(p)
+    }
+  }
+  return real(a) === real(b)
+}
+
+module.exports = { makeDirectories, writableFile, readRegularFile, sameFile }

@@ -2,20 +2,42 @@
 
 const { EventEmitter } = require('node:events')
 
-const SIGNALS = ['SIGINT', 'SIGTERM']
+// A closed terminal (SIGHUP) stops a run as Ctrl-C and SIGTERM do: with its report, and the table restored.
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
+// `kill -TERM -PGID` with `timeout` in the group delivers the same signal twice within microseconds: signals this
+// close together are one interruption, not the "twice: abandon everything" a user means by pressing Ctrl-C again.
+const SAME_INTERRUPTION_MS = 100
+
+// Per signal target: the signals that arrived while the program was still loading, before its watcher.
+const held = new WeakMap()
 
 /**
- * One watcher for Ctrl-C and SIGTERM over a whole run, from parsing to the last statement: no
+ * Called first thing by the entry scripts: from then on no signal ends the process with the default handler (exit
+ * 130 or 143) before the run's watcher takes over and replays what came meanwhile.
+ */
+function holdSignals (target = process) {
+  if (held.has(target)) return
+  const early = { signals: [], hold: (signal) => early.signals.push(signal) }
+  held.set(target, early)
+  for (const signal of SIGNALS) target.on(signal, early.hold)
+}
+
+/**
+ * One watcher for Ctrl-C, SIGTERM and SIGHUP over a whole run, from parsing to the last statement: no
  * stage is left with the default handler, which would end the master without a report (exit 130).
  * Emits 'interrupt' ({ signal, count }); each stage decides what the count means for it.
  */
 class Interrupts extends EventEmitter {
-  constructor ({ target = process } = {}) {
+  constructor ({ target = process, now = Date.now } = {}) {
     super()
     this.target = target
     this.count = 0
     this.firstSignal = null
+    this.lastAt = null
     this.onSignal = (signal) => {
+      const at = now()
+      if (this.lastAt !== null && at - this.lastAt < SAME_INTERRUPTION_MS) return
+      this.lastAt = at
       this.count++
       if (!this.firstSignal) this.firstSignal = signal
       this.emit('interrupt', { signal, count: this.count })
@@ -24,6 +46,13 @@ class Interrupts extends EventEmitter {
 
   install () {
     for (const signal of SIGNALS) this.target.on(signal, this.onSignal)
+    const early = held.get(this.target)
+    if (early) {
+      for (const signal of SIGNALS) this.target.off(signal, early.hold)
+      held.delete(this.target)
+      // Replayed once the caller has subscribed; signals while loading are one interruption.
+      if (early.signals.length > 0) setImmediate(() => this.onSignal(early.signals[0]))
+    }
     return this
   }
 
@@ -36,4 +65,4 @@ class Interrupts extends EventEmitter {
   }
 }
 
-module.exports = { Interrupts }
+module.exports = { Interrupts, holdSignals, SIGNALS }

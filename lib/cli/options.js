@@ -7,7 +7,7 @@ const { formatMs, parseDuration, requirePositiveInteger, parseRate, requireConcu
 const { writableFile } = require('../base/files')
 const { parseTableName } = require('../data/schema')
 const { connectionFromArgs } = require('../cluster/connection')
-const { parseThreshold, requireKnownLabels } = require('../results/thresholds')
+const { parseThreshold, requireKnownLabels, requireRateForAchieved } = require('../results/thresholds')
 const { parseRunId, parseGenerator } = require('../results/run-identity')
 
 const CONNECTION_OPTIONS = {
@@ -215,7 +215,9 @@ function parseOptions (workload, argv, env = process.env) {
     ...workload.validateOptions(args)
   }
   requireRoomForRate(options)
+  requireOwnResultsTable(options, workload)
   if (workload.labelsOf) requireKnownLabels(options.thresholds, workload.labelsOf(options))
+  requireRateForAchieved(options.thresholds, options.rate)
   return options
 }
 
@@ -224,15 +226,35 @@ function parseOptions (workload, argv, env = process.env) {
  * rate); a window shorter than that holds a single request per process, and no rate can be
  * measured from it.
  */
+// A timetable whose requests lie further apart than this is not a load; timers past 2^31 ms would fire at once.
+const MAX_REQUEST_INTERVAL_MS = 3_600_000
+
 function requireRoomForRate ({ rate, durationMs, processes, batchSize }) {
-  if (rate == null || durationMs == null) return
+  if (rate == null) return
   const units = batchSize ?? 1
   const intervalMs = (units * processes * 1000) / rate
-  if (durationMs < intervalMs) {
+  const sends = `--rate ${rate} over ${processes} process${processes === 1 ? '' : 'es'}`
+  if (durationMs != null && durationMs < intervalMs) {
     throw new UsageError(
-      `--rate ${rate} over ${processes} process${processes === 1 ? '' : 'es'} sends a request of ${units} ` +
-      `every ${formatMs(Math.round(intervalMs))} per process: --duration ${formatMs(durationMs)} cannot hold two of ` +
-      `them; raise --rate or --duration`
+      `${sends} sends a request of ${units} every ${formatMs(Math.round(intervalMs))} per process: --duration ` +
+      `${formatMs(durationMs)} cannot hold two of them; raise --rate or --duration`
+    )
+  }
+  if (!(intervalMs <= MAX_REQUEST_INTERVAL_MS)) {
+    const least = Number(((units * processes * 1000) / MAX_REQUEST_INTERVAL_MS).toPrecision(3))
+    throw new UsageError(
+      `${sends} would send a request of ${units} less than once an hour per process: give at least ${least} per second`
+    )
+  }
+}
+
+/** The results table must not be a table the run drops, creates and fills (--drop_table would drop earlier runs). */
+function requireOwnResultsTable (options, workload) {
+  if (!options.resultsTable || !workload.writtenTables) return
+  const clash = workload.writtenTables(options).find((t) => t.display === options.resultsTable.display)
+  if (clash) {
+    throw new UsageError(
+      `--results_table ${clash.display} is a table this run writes its rows into: give the results a table of their own`
     )
   }
 }

@@ -1,9 +1,9 @@
 'use strict'
 
-const fs = require('node:fs')
 const yaml = require('js-yaml')
 const { UsageError } = require('../base/errors')
 const { visible } = require('../base/format')
+const { readRegularFile } = require('../base/files')
 const { compileArgs } = require('./generators/query-args')
 
 const RATIO_TOLERANCE = 1e-9
@@ -18,26 +18,7 @@ function shortName (query) {
 
 /** Only a regular file of reasonable size: not /dev/zero, a FIFO, or a directory. */
 function readConfigFile (file) {
-  let stat
-  try {
-    stat = fs.statSync(file)
-  } catch (error) {
-    throw new UsageError(
-      `--queries_config '${visible(file)}' cannot be read: ${error.code === 'ENOENT' ? 'no such file' : error.message}`
-    )
-  }
-  if (!stat.isFile()) throw new UsageError(`--queries_config '${visible(file)}' is not a regular file`)
-  if (stat.size > MAX_FILE_BYTES) {
-    throw new UsageError(
-      `--queries_config '${visible(file)}' is ${stat.size} bytes, more than a query mix needs (at ` +
-      `most ${MAX_FILE_BYTES})`
-    )
-  }
-  try {
-    return fs.readFileSync(file, 'utf8')
-  } catch (error) {
-    throw new UsageError(`--queries_config '${visible(file)}' cannot be read: ${error.message}`)
-  }
+  return readRegularFile(file, { what: '--queries_config', maxBytes: MAX_FILE_BYTES })
 }
 
 /**

@@ -11,16 +11,23 @@ const { connectionFromArgs } = require('../cluster/connection')
 const { parseRunId } = require('../results/run-identity')
 const { parseTableName } = require('../data/schema')
 const { CrateClient } = require('../cluster/http-client')
+const { readRegularFile, sameFile } = require('../base/files')
+const { visible } = require('../base/format')
+const { resultProblem } = require('../results/result')
 
-const USAGE = `Usage: crate-bench report RESULT.json -o FILE.html
+// A result of a long run with its timeline is a few megabytes; this is far beyond any.
+const MAX_RESULT_BYTES = 512 * 1024 * 1024
+
+const USAGE = `Usage: crate-bench report RESULT.json [-o FILE.html] [--json]
        crate-bench report --results_table TABLE --run_id ID [-o FILE.html] [--json]
          [--host H] [--port P] [--user U] [--ssl] [--insecure]
 
-The first form makes the self-contained HTML report of a result saved with --json (the same
-report --report writes at the end of a run). The second reads every row of one run from a
---results_table, written by several load generators, and prints one report: units added, the
-window from the earliest start to the latest end, percentiles from the merged latency histograms
-(exact, never averaged); --json prints the merged result, -o writes its HTML report. The
+The first form prints the report of a result saved with --json and, with -o, writes its
+self-contained HTML report (the same report --report writes at the end of a run). The second
+reads every row of one run from a --results_table, written by several load generators, and
+prints one report: units added, the window from the earliest start to the latest end,
+percentiles from the merged latency histograms (exact, never averaged); --json prints the
+merged result, -o writes its HTML report. The
 password comes from CRATE_PASSWORD, the rest as for the benchmarks (flags or CRATE_* in .env).`
 
 const FLAGS_WITH_VALUES = new Set([
@@ -61,11 +68,16 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     if (flags.results_table !== undefined || flags.run_id !== undefined) {
       return await reportRun(flags, out, { stdout, stderr, env })
     }
-    if (files.length !== 1 || !out) {
-      throw new UsageError('give one result file and -o FILE.html, or --results_table and --run_id (see --help)')
+    if (files.length !== 1) {
+      throw new UsageError('give one result file, or --results_table and --run_id (see --help)')
+    }
+    if (out && sameFile(out, files[0])) {
+      throw new UsageError(`-o ${visible(out)} is the result file itself: name another`)
     }
     const result = readResult(files[0])
-    writeHtml(result, out, stderr)
+    stderr.write(terminalReport(result))
+    if (flags.json) stdout.write(`${JSON.stringify(result)}\n`)
+    if (out) writeHtml(result, out, stderr)
     return EXIT.OK
   } catch (error) {
     stderr.write(`crate-bench report: error: ${errorLine(error.message)}\n`)
@@ -75,24 +87,15 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
 
 /** A result saved with --json: a file that cannot be read is exit 3, one that is not a result exit 2. */
 function readResult (file) {
-  let text
-  try {
-    text = fs.readFileSync(file, 'utf8')
-  } catch (error) {
-    throw Object.assign(
-      new Error(`${file} cannot be read: ${error.code === 'ENOENT' ? 'no such file' : error.message}`),
-      { exitCode: EXIT.CANNOT_RUN }
-    )
-  }
+  const text = readRegularFile(file, { what: 'result', maxBytes: MAX_RESULT_BYTES, unreadableExit: EXIT.CANNOT_RUN })
   let result
   try {
     result = JSON.parse(text)
   } catch (error) {
-    throw new UsageError(`${file} is not a result saved with --json: ${error.message}`)
+    throw new UsageError(`not a result file: ${visible(file)}: ${error.message}`)
   }
-  if (!result || !['ingest', 'analytical'].includes(result.workload) || !result.options) {
-    throw new UsageError(`${file} is not a result saved with --json (no workload and options)`)
-  }
+  const problem = resultProblem(result)
+  if (problem) throw new UsageError(`not a result file: ${visible(file)}: ${problem}`)
   return result
 }
 
@@ -144,7 +147,13 @@ async function readRuns (tableText, runIds, flags, env) {
           exitCode: EXIT.CANNOT_RUN
         })
       }
-      runs.push({ runId, loadGenerators: rows.length, result: mergeResults(rows.map(([text]) => JSON.parse(text))) })
+      const results = rows.map(([text]) => JSON.parse(text))
+      const problem = results.map(resultProblem).find(Boolean)
+      if (problem) {
+        const message = `${table.display} holds a row of run ${runId} that is not a result: ${problem}`
+        throw Object.assign(new Error(message), { exitCode: EXIT.CANNOT_RUN })
+      }
+      runs.push({ runId, loadGenerators: rows.length, result: mergeResults(results) })
     }
   } catch (error) {
     if (error.exitCode) throw error

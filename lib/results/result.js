@@ -130,4 +130,33 @@ function exitCodeOf (result, unit) {
   return 0
 }
 
-module.exports = { buildResult, exitCodeOf, isSaturated, SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS }
+const isCount = (x) => Number.isFinite(x) && x >= 0
+const isObject = (x) => x !== null && typeof x === 'object' && !Array.isArray(x)
+
+/**
+ * Why `result` is not a result this tool wrote (--json, --results_table), or null when it is: the report, compare
+ * and merge read these fields, and a file that lacks one must be refused with its name, not crash them.
+ */
+function resultProblem (result) {
+  if (!isObject(result)) return 'not a JSON object'
+  if (!['ingest', 'analytical'].includes(result.workload)) return 'no workload (ingest or analytical)'
+  const unit = result.workload === 'ingest' ? 'rows' : 'queries'
+  if (!isObject(result.options) || !Array.isArray(result.options.hosts)) return 'no options with hosts'
+  for (const field of ['seconds', `${unit}_sent`, `${unit}_ok`, `${unit}_failed`, `${unit}_in_doubt`, 'requests']) {
+    if (!isCount(result[field])) return `no ${field}`
+  }
+  for (const field of ['errors', 'workers']) if (!Array.isArray(result[field])) return `no ${field} list`
+  if (!isObject(result.latency_ms)) return 'no latency_ms'
+  if (!isObject(result.client)) return 'no client figures'
+  if (unit === 'queries' && !Array.isArray(result.queries)) return 'no queries list'
+  if (result.timeline !== undefined && result.timeline !== null) {
+    const t = result.timeline
+    if (!isObject(t) || !Array.isArray(t.series) || !Array.isArray(t.nodes ?? []) || !Array.isArray(t.events ?? [])) {
+      return 'a timeline without its series, nodes and events'
+    }
+    if (!t.series.every((entry) => isObject(entry) && Number.isFinite(entry.t_s))) return 'a timeline entry without t_s'
+  }
+  return null
+}
+
+module.exports = { buildResult, exitCodeOf, resultProblem, isSaturated, SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS }

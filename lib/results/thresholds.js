@@ -73,6 +73,14 @@ function evaluateThresholds (thresholds, result, unit) {
 }
 
 /** A threshold that names a query or table the run does not have is a usage error before the run. */
+/** achieved_pct compares with a target: without --rate there is none, and the check could only fail after the run. */
+function requireRateForAchieved (thresholds, rate) {
+  const needsRate = thresholds.find((t) => t.metric === 'achieved_pct')
+  if (needsRate && (rate === null || rate === undefined)) {
+    throw new UsageError(`--threshold '${needsRate.text}': achieved_pct needs a target rate: give --rate`)
+  }
+}
+
 function requireKnownLabels (thresholds, labels) {
   for (const t of thresholds) {
     if (t.label !== null && !labels.includes(t.label)) {
@@ -83,4 +91,4 @@ function requireKnownLabels (thresholds, labels) {
   }
 }
 
-module.exports = { parseThreshold, evaluateThresholds, requireKnownLabels }
+module.exports = { parseThreshold, evaluateThresholds, requireKnownLabels, requireRateForAchieved }

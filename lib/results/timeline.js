@@ -95,7 +95,8 @@ class Timeline {
     const indexes = [...this.closed.keys()]
     if (indexes.length === 0) return []
     const series = []
-    for (let i = 0; i <= Math.max(...indexes); i++) {
+    const last = indexes.reduce((max, i) => Math.max(max, i), 0)
+    for (let i = 0; i <= last; i++) {
       const interval = this.closed.get(i)
       const entry = { t_s: round((i * this.intervalMs) / 1000, 3) }
       if (interval) {

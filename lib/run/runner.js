@@ -4,6 +4,7 @@ const os = require('node:os')
 const fs = require('node:fs')
 const { EXIT, FatalError, errorLine } = require('../base/errors')
 const { addSecret } = require('../base/secrets')
+const { loadEnvFile } = require('../cli/env-file')
 const { parseOptions, describeOptions } = require('../cli/options')
 const { CrateClient, CrateHttpError } = require('../cluster/http-client')
 const { Interrupts } = require('../cli/interrupts')
@@ -397,6 +398,7 @@ async function main (
   let code
   addSecret(env.CRATE_PASSWORD)
   try {
+    loadEnvFile(env)
     code = await run(workload, { argv, env, stdout, stderr })
   } catch (error) {
     const known = error && error.exitCode !== undefined

@@ -11,6 +11,7 @@ const { workerPace } = require('./timetable')
 const { stopReason } = require('./stop-reason')
 const { loadWorkload } = require('../workloads')
 const { startupFault } = require('./fault-injection')
+const { SIGNALS } = require('../cli/interrupts')
 const { now } = require('../base/clock')
 const { monitorEventLoopDelay } = require('node:perf_hooks')
 
@@ -143,11 +144,10 @@ process.on('message', (message) => {
   }
 })
 
-// Ctrl-C reaches the whole process group, and `timeout`, systemd and Kubernetes send SIGTERM to
-// all of it: the master decides how to stop, so a worker only stops on its word and always gets
+// Ctrl-C (and a closed terminal's SIGHUP) reach the whole process group, and `timeout`, systemd and Kubernetes
+// send SIGTERM to all of it: the master decides how to stop, so a worker only stops on its word and always gets
 // to send its last report.
-process.on('SIGINT', () => {})
-process.on('SIGTERM', () => {})
+for (const signal of SIGNALS) process.on(signal, () => {})
 // Without a master there is nobody to report to.
 process.on('disconnect', () => {
   if (master.control && !master.control.stopped) master.control.abort(stopReason('master_gone'))

@@ -93,6 +93,15 @@ function parseArgs (argv) {
   ]) {
     if (value !== undefined && !(value > 0)) throw new UsageError(`--${name} must be positive (got '${value}')`)
   }
+  if (!(Number.isSafeInteger(args.max_failed) && args.max_failed >= 0)) {
+    throw new UsageError(`--max_failed must be a whole number >= 0 (got '${args.max_failed}')`)
+  }
+  if (!(args.min_achieved_pct > 0 && args.min_achieved_pct <= 100)) {
+    throw new UsageError(`--min_achieved_pct must be above 0 and at most 100 (got '${args.min_achieved_pct}')`)
+  }
+  if (!Number.isSafeInteger(args.max_steps)) {
+    throw new UsageError(`--max_steps must be a whole number (got '${args.max_steps}')`)
+  }
   return {
     sloP99Ms: parseDuration(slo[1], 'slo'),
     workload: args.workload,

@@ -354,5 +354,7 @@ module.exports = {
   extendResult,
   detailTable,
   createSource,
-  companion
+  companion,
+  // --ingest_rate writes into --table
+  writtenTables: (options) => (options.ingest ? [options.table] : [])
 }

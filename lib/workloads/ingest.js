@@ -135,6 +135,21 @@ function requireBodyFits (validated, maxBodyMb) {
   )
 }
 
+// Each extra tag is a column of the table: CrateDB refuses a table past mapping.total_fields.limit (1,000 by
+// default), and rows that wide would take minutes to validate before the run.
+const MAX_EXTRA_TAGS = 900
+
+function extraTagsLength (value) {
+  const n = requirePositiveInteger(value, 'extra_tags_length', { allowZero: true })
+  if (n > MAX_EXTRA_TAGS) {
+    throw new UsageError(
+      `--extra_tags_length must be at most ${MAX_EXTRA_TAGS} (got ${n}): every tag is a column, and CrateDB refuses ` +
+        'tables of more than mapping.total_fields.limit (1,000 by default)'
+    )
+  }
+  return n
+}
+
 function validateOptions (args) {
   const startMs = Date.parse(args.start_time)
   if (!Number.isFinite(startMs)) {
@@ -173,7 +188,7 @@ function validateOptions (args) {
     batchSize: requirePositiveInteger(args.batch_size, 'batch_size'),
     maxRows: countLimit(args.max_rows, 'max_rows', args.duration, 1_000_000),
     scale: requirePositiveInteger(args.scale, 'scale'),
-    extraTagsLength: requirePositiveInteger(args.extra_tags_length, 'extra_tags_length', { allowZero: true }),
+    extraTagsLength: extraTagsLength(args.extra_tags_length),
     startTime: new Date(startMs).toISOString(),
     intervalMs: parseDuration(args.interval, 'interval')
   }
@@ -550,6 +565,7 @@ module.exports = {
   describeLoad,
   countLimit: (options) => options.maxRows,
   labelsOf: (options) => tablesOf(options).map((spec) => spec.table.display),
+  writtenTables: (options) => tablesOf(options).map((spec) => spec.table),
   prepare,
   finish,
   extendResult,

@@ -15,6 +15,18 @@ const { closedPort } = require('../helpers/ports')
 const SECRET = 'S3cr3t-pw'
 const stackTrace = /\n\s+at .+:\d+:\d+/
 
+function danglingLink (t) {
+  const link = path.join(tempDir(t), 'report.html')
+  fs.symlinkSync('/nonexistent/dir/report.html', link)
+  return link
+}
+
+function fifo (t) {
+  const file = path.join(tempDir(t), '.env')
+  require('node:child_process').execFileSync('mkfifo', [file])
+  return file
+}
+
 /** [what, script, args, env, exit code, pattern of the error line] */
 function cases (t, double, port) {
   const env = (extra = {}) => double.env({ CRATE_PASSWORD: SECRET, ...extra })
@@ -30,6 +42,17 @@ function cases (t, double, port) {
     ['a password with a slash', 'appClusterIngest.js', ['--host', `https://crate:Zq/9x${SECRET}@h:99999`], env(), 2, /invalid host 'https:\/\/crate:\*\*\*@h:99999'/],
     ['a password with an @', 'appClusterIngest.js', [], env({ CRATE_HOST: `https://crate:pw@x${SECRET}@h:99999` }), 2, /invalid host 'https:\/\/crate:\*\*\*@h:99999'/],
     ['crate-bench report --host with a password', 'bin/crate-bench.js', ['report', '--results_table', 'doc.runs', '--run_id', 'r1', '--host', `http://crate:${SECRET}/x@127.0.0.1:${port}`], {}, 3, /connection refused/],
+    ['--results_table the same as --table', 'appClusterIngest.js', ['--results_table', 'cpu'], env(), 2, /--results_table doc\.cpu is a table this run writes its rows into/],
+    ['--results_table the table the companion ingest writes', 'appClusterAnalytical.js', ['--queries_config', mix('- {query: "SELECT 1", ratio: 1}\n'), '--ingest_rate', '100', '--results_table', 'doc.cpu'], env(), 2, /--results_table doc\.cpu is a table this run writes/],
+    ['achieved_pct without --rate', 'appClusterIngest.js', ['--threshold', 'achieved_pct>=99'], env(), 2, /achieved_pct needs a target rate: give --rate/],
+    ['--rate 5e-324', 'appClusterIngest.js', ['--rate', '5e-324'], env(), 2, /less than once an hour per process/],
+    ['--extra_tags_length 1000000', 'appClusterIngest.js', ['--extra_tags_length', '1000000', '--batch_size', '5'], env(), 2, /--extra_tags_length must be at most 900/],
+    ['a tab inside CRATE_HOST', 'appClusterIngest.js', [], env({ CRATE_HOST: 'local\thost' }), 2, /invalid host 'local\\thost': a host has no white space/],
+    ['--report to a dangling link', 'appClusterIngest.js', ['--report', danglingLink(t)], env(), 2, /is a symbolic link to nothing/],
+    ['--max_answer_mb 0', 'appClusterIngest.js', ['--max_answer_mb', '0'], env(), 2, /--max_answer_mb must be a number of megabytes/],
+    ['a .env that is a FIFO', 'appClusterIngest.js', [], { ...env(), CRATE_BENCH_ENV_FILE: fifo(t) }, 2, /\.env '.*' is not a regular file/],
+    ['find-capacity --max_failed -1', 'bin/crate-bench.js', ['sweep', 'capacity', '--slo', 'p99=1s', '--max_failed', '-1'], env(), 2, /--max_failed must be a whole number >= 0/],
+    ['find-capacity --min_achieved_pct 1000', 'bin/crate-bench.js', ['sweep', 'capacity', '--slo', 'p99=1s', '--min_achieved_pct', '1000'], env(), 2, /--min_achieved_pct must be above 0 and at most 100/],
     ['CRATE_PORT in hex', 'appClusterIngest.js', [], env({ CRATE_PORT: '0x1068' }), 2, /CRATE_PORT must be a port number 1-65535 in decimal \(got '0x1068'\)/],
     ['a host with a query string', 'appClusterIngest.js', [], env({ CRATE_HOST: 'http://h?x=1' }), 2, /a host has no query string/],
     ['a host with a fragment', 'appClusterIngest.js', [], env({ CRATE_HOST: 'http://h#top' }), 2, /a host has no #fragment/],
@@ -62,7 +85,7 @@ test('every bad input: one line, its exit code, no stack trace, no secret, at on
     const lines = run.stderr.trimEnd().split('\n')
     const errorLine = lines.at(-1)
     assert.equal(run.code, code, `${what}: exit ${run.code}\n${run.stderr}`)
-    const prefix = script === 'bin/crate-bench.js' ? `crate-bench ${args[0]}` : script
+    const prefix = script === 'bin/crate-bench.js' ? (args[0] === 'sweep' ? 'find-capacity.sh' : `crate-bench ${args[0]}`) : script
     assert.ok(errorLine.startsWith(`${prefix}: error: `), `${what}: the last line is the error: ${errorLine}`)
     assert.match(errorLine, pattern, what)
     assert.equal(lines.filter((l) => / error: /.test(l)).length, 1, `${what}: one error line`)

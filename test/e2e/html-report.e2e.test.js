@@ -70,8 +70,39 @@ test('--report writes one self-contained file with every chart; crate-bench repo
   assertSelfContained(fs.readFileSync(again, 'utf8'), run.json)
   const bad = await runTool('bin/crate-bench.js', ['report', mix, '-o', again])
   assert.equal(bad.code, 2)
-  assert.match(bad.stderr, /^crate-bench report: error: .*mix\.yml is not a result saved with --json/)
+  assert.match(bad.stderr, /^crate-bench report: error: not a result file: .*mix\.yml: /)
+
+  // Without -o the report is printed; the input is never overwritten; what is not a result is named, exit 2.
+  const text = await runTool('bin/crate-bench.js', ['report', saved])
+  assert.equal(text.code, 0, text.stderr)
+  assert.match(text.stderr, /queries ok/)
+  const onItself = await runTool('bin/crate-bench.js', ['report', saved, '-o', saved])
+  assert.equal(onItself.code, 2)
+  assert.match(onItself.stderr, /-o .*run\.json is the result file itself/)
+  assert.equal(fs.readFileSync(saved, 'utf8'), run.stdout, 'the result file is untouched')
+  const compareOnInput = await runTool('bin/crate-bench.js', ['compare', '--base', saved, '--new', saved, '-o', saved])
+  assert.equal(compareOnInput.code, 2)
+  assert.match(compareOnInput.stderr, /is one of the result files compared/)
+  const fifo = path.join(dir, 'fifo.json')
+  require('node:child_process').execFileSync('mkfifo', [fifo])
+  for (const [what, args, pattern] of [
+    ['/dev/zero', ['report', '/dev/zero'], /result '\/dev\/zero' is not a regular file/],
+    ['a FIFO', ['compare', '--base', fifo, '--new', saved], /result '.*fifo\.json' is not a regular file/],
+    ['no options', ['report', writeJson(dir, 'empty.json', { workload: 'ingest', options: {} })], /not a result file: .*empty\.json: no options with hosts/],
+    ['a bad timeline', ['report', writeJson(dir, 'timeline.json', { ...run.json, timeline: { series: 'x' } })], /a timeline without its series/]
+  ]) {
+    const refused = await runTool('bin/crate-bench.js', args, { timeoutMs: 10_000 })
+    assert.equal(refused.code, 2, `${what}: ${refused.stderr}`)
+    assert.equal(refused.stderr.trimEnd().split('\n').length, 1, `${what}: one line`)
+    assert.match(refused.stderr, pattern, what)
+  }
 }))
+
+function writeJson (dir, name, value) {
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, JSON.stringify(value))
+  return file
+}
 
 test('the report in a browser: every chart drawn, no console error', { skip: NO_CHROMIUM }, (t) => withCrateTestDouble({}, async (double) => {
   const dir = tempDir(t)

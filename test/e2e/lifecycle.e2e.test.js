@@ -109,6 +109,36 @@ test('SIGTERM to the whole process group during the load: workers report their l
   assert.equal(run.json.table_count, tableRows(double), 'the finish still refreshed and counted')
 }))
 
+test('SIGHUP (the terminal closed) to the whole group stops like SIGTERM: report, table restored, exit 4', () => withDouble({
+  fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined)
+}, async (double) => {
+  const run = await ingest(['--model', 'loadtest', '--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+    env: double.env(),
+    detached: true,
+    waitFor: /rows ok [1-9]/,
+    whileRunning: (child) => process.kill(-child.pid, 'SIGHUP')
+  })
+  assertPartialReport(run, /^interrupted \(SIGHUP\) during load$/)
+  assert.equal(run.json.rows_in_doubt, 0, 'the workers ignored SIGHUP and reported their last rows')
+  assert.equal(double.statementsMatching(/RESET \(refresh_interval\)/).length, 1, 'refresh_interval restored')
+}))
+
+test('two SIGTERMs within microseconds (kill -TERM to a group holding `timeout`) are one: nothing is abandoned', () => withDouble({
+  fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined)
+}, async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '4', '--progress', '--json'], {
+    env: double.env(),
+    detached: true,
+    waitFor: /rows ok [1-9]/,
+    whileRunning: (child) => {
+      process.kill(-child.pid, 'SIGTERM')
+      process.kill(-child.pid, 'SIGTERM')
+    }
+  })
+  assertPartialReport(run, /^interrupted \(SIGTERM\) during load$/)
+  assert.equal(run.json.rows_in_doubt, 0, 'a second signal that close is not "abandon everything"')
+}))
+
 test('Ctrl-C while the companion ingest drains: both sections are reported, exit 4', (t) => withDouble({
   query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 } : null),
   fault: ({ bulk }) => (bulk ? { delayMs: 1500 } : undefined)

@@ -3,6 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT, UsageError, errorLine } = require('../../base/errors')
+const { sameFile } = require('../../base/files')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
 const { fmt } = require('../../base/format')
@@ -83,6 +84,8 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
       stdout.write(`${USAGE}\n`)
       return EXIT.OK
     }
+    const input = [...args.base, ...args.new].find((file) => args.out && sameFile(args.out, file))
+    if (input) throw new UsageError(`-o ${args.out} is one of the result files compared: name another`)
     const [base, next] = await sidesOf(args, env)
     const workloads = new Set([...base, ...next].map((r) => r.workload))
     if (workloads.size > 1) {

@@ -11,7 +11,21 @@ const { tempDir } = require('../../helpers/temp-files')
 const { inspectHtml, referencesOutside } = require('../../helpers/html')
 const { withCrateTestDouble } = require('../../helpers/crate-test-double')
 
-const run = (perSec, p99, failed = 0) => ({ workload: 'ingest', options: {}, rows_per_sec: perSec, rows_failed: failed, rows_in_doubt: 0, latency_ms: { p50: p99 / 4, p99, p999: p99 * 1.5 } })
+const run = (perSec, p99, failed = 0) => ({
+  workload: 'ingest',
+  options: { hosts: ['http://127.0.0.1:4200'] },
+  seconds: 1,
+  rows_sent: perSec + failed,
+  rows_ok: perSec,
+  rows_per_sec: perSec,
+  rows_failed: failed,
+  rows_in_doubt: 0,
+  requests: 10,
+  errors: [],
+  workers: [],
+  client: {},
+  latency_ms: { p50: p99 / 4, p99, p999: p99 * 1.5 }
+})
 
 test('Student\'s t and Welch\'s test agree with the tables', () => {
   assert.equal((2 * (1 - studentTCdf(2.228, 10))).toFixed(3), '0.050')
