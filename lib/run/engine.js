@@ -93,7 +93,7 @@ function requestExecutor ({ client, source, recorder, control, clock }) {
     let outcome
     try {
       const answer = await client.post(request.body, { parse: source.parse })
-      outcome = source.account(request, answer)
+      outcome = accountOrMalformed(source, request, answer)
       consecutiveTransportFailures = 0
       consecutiveUnknownRelation = 0
     } catch (error) {
@@ -196,6 +196,25 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
  * A request that got no usable answer: its units failed when the server said no or nothing was
  * sent; they are in doubt when the request was sent and its answer lost (they may be written).
  */
+/**
+ * A 2xx answer whose shape the workload cannot read ({"results":[null]}, a body of null) fails the request's units:
+ * the server answered, but said nothing this run can count as written.
+ */
+function accountOrMalformed (source, request, answer) {
+  try {
+    return source.account(request, answer)
+  } catch (error) {
+    const message = `malformed answer: ${error.message}`
+    return {
+      ok: 0,
+      failed: request.units,
+      inDoubt: 0,
+      requestFailed: true,
+      failures: [{ code: 'EMALFORMED', status: 200, message, count: request.units, inDoubt: false }]
+    }
+  }
+}
+
 function failedOutcome (request, error) {
   if (!(error instanceof CrateHttpError) && !(error instanceof TransportError)) throw error
   const inDoubt = error instanceof TransportError && error.sent

@@ -266,6 +266,7 @@ class QuerySource {
   }
 
   account (_request, answer) {
+    if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw new Error('not a JSON object')
     return { ok: 1, failed: 0, requestFailed: false, failures: [], serverMillis: answer.duration }
   }
 }

@@ -55,3 +55,24 @@ test('a huge and a trickling sys.nodes answer to the monitor: samples fail, the 
     // The loadtest model turns refresh off for the run: the reset must still have been sent.
     assert.equal(double.statementsMatching(/RESET \(refresh_interval\)/).length, 1)
   }))
+
+test('malformed 200 answers fail their rows or queries as "malformed answer"; no worker dies', async (t) => {
+  const cases = [
+    ['appClusterIngest.js', ['--batch_size', '3', '--max_rows', '9'], '{"results":[null,{"rowcount":1},5]}', 'rows', { ok: 3, failed: 6 }],
+    ['appClusterIngest.js', ['--batch_size', '3', '--max_rows', '9'], 'null', 'rows', { ok: 0, failed: 9 }],
+    ['appClusterAnalytical.js', ['--queries_config', 'queries/select1.yml', '--max_queries', '5'], 'null', 'queries', { ok: 0, failed: 5 }]
+  ]
+  for (const [script, args, body, unit, expected] of cases) {
+    await t.test(`${script} answered ${body}`, () => withCrateTestDouble({}, async (double) => {
+      let selects = 0
+      // The host check and the query validation get their real answers; the load gets the malformed one.
+      double.script.fault = ({ bulk, stmt }) => ((bulk || (stmt === 'SELECT 1' && ++selects > 2)) ? { body } : undefined)
+      const run = await runTool(script, [...args, '--processes', '1', '--concurrent_requests', '1', '--json'], { env: double.env() })
+      assert.equal(run.code, 1, run.stderr)
+      assert.equal(run.json.partial, false, 'no worker died')
+      assert.equal(run.json[`${unit}_ok`], expected.ok)
+      assert.equal(run.json[`${unit}_failed`], expected.failed)
+      assert.ok(run.json.errors.some((e) => /^malformed answer|no per-row results/.test(e.message)), JSON.stringify(run.json.errors))
+    }))
+  }
+})

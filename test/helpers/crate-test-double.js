@@ -50,7 +50,7 @@ class CrateTestDouble {
    *        error for a bulk row (rowNumber counts every bulk row the double has received; size is
    *        the rows in this request), answered as rowcount -2
    * @param {(req: {number: number, stmt: string, bulk: boolean}) => any} [script.fault]
-   *        'drop' closes the connection, 'hang' never answers, {delayMs} delays, {trickleMs} answers
+   *        'drop' closes the connection, 'hang' never answers, {delayMs} delays, {body} answers 200 with that text, {trickleMs} answers
    *        200 and then one byte every trickleMs, never ending, {hugeBytes} answers 200 with that many bytes,
    *        {status, code, message} answers with that error; undefined answers normally
    * @param {(stmt: string, args: any[]) => object|null} [script.query] answers for other SELECTs
@@ -204,6 +204,7 @@ class CrateTestDouble {
     if (fault === 'drop') return req.socket.destroy()
     if (fault === 'hang') return this.hanging.add(res)
     if (fault && fault.trickleMs) return this.trickle(res, fault.trickleMs)
+    if (fault && fault.body !== undefined) return send(res, 200, 'application/json', fault.body)
     if (fault && fault.hugeBytes) return this.huge(res, fault.hugeBytes)
     if (fault && fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
     if (fault && fault.status) return sendError(res, fault.status, fault.code, fault.message)

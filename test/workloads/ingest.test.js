@@ -79,3 +79,23 @@ test('the all-ok fast path agrees with JSON.parse on every captured bulk answer'
   assert.deepEqual(fast, { allRowsOk: 2, duration: 2.5 })
   assert.equal(ingest.accountBulkAnswer(3, fast).failed, 3 - 2)
 })
+
+test('bare -2 rows name the error their siblings carry, in a group of their own (a bulk of duplicates)', () => {
+  const duplicate = answerOf('41-bulk-duplicate-key').results.find((r) => r.rowcount === -2 && r.error)
+  // As seen on 6.4.3: 27 rows with DuplicateKeyException, 3 with rowcount -2 alone.
+  const results = Array.from({ length: 30 }, (_, i) => ([24, 27, 29].includes(i) ? { rowcount: -2 } : duplicate))
+  const outcome = ingest.accountBulkAnswer(30, { results })
+  assert.equal(outcome.ok, 0)
+  assert.equal(outcome.failed, 30)
+  const bare = outcome.failures.find((f) => /without error details/.test(f.message))
+  assert.equal(bare.count, 3)
+  assert.equal(bare.message, `rowcount -2 without error details; the other failed rows of the request: ${duplicate.error.message}`)
+  assert.equal(outcome.failures.filter((f) => f.message === duplicate.error.message).length, 27)
+})
+
+test('malformed row results fail their rows and keep the others', () => {
+  const outcome = ingest.accountBulkAnswer(4, { results: [null, { rowcount: 1 }, 5, { rowcount: 1 }] })
+  assert.equal(outcome.ok, 2)
+  assert.equal(outcome.failed, 2)
+  assert.deepEqual(outcome.failures.map((f) => [f.code, f.count]), [['EMALFORMED', 2]])
+})
