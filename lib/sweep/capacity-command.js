@@ -11,6 +11,7 @@ const { parseDuration } = require('../base/values')
 const { table } = require('../reports/text')
 const { fmt } = require('../base/format')
 const { judgeStep, searchCapacity } = require('./capacity')
+const { csvField } = require('./sweep')
 const { runBenchmark } = require('./benchmark-run')
 const { makeDirectories } = require('../base/files')
 
@@ -233,8 +234,8 @@ function writeResults (config, found, unit) {
       s.rejections,
       s.client_saturated,
       s.passed,
-      JSON.stringify(s.reason || '')
-    ].join(',')
+      s.reason || ''
+    ].map(csvField).join(',')
   )
   fs.writeFileSync(path.join(config.out, 'capacity.csv'), `${[header, ...rows].join('\n')}\n`)
   fs.writeFileSync(

@@ -199,10 +199,16 @@ function saturationReason (points, { minGainPct = 5, maxFailurePct = 1, maxP99Ms
   return null
 }
 
+/**
+ * A CSV cell. Text that a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading quote;
+ * numbers stay numbers.
+ */
 function csvField (x) {
   if (x === null || x === undefined) return ''
-  const text = String(x)
-  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+  let text = String(x)
+  const numeric = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text)
+  if (typeof x !== 'number' && /^[=+\-@\t\r]/.test(text) && !numeric) text = `'${text}`
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
 /**
@@ -270,6 +276,7 @@ module.exports = {
   maxSpreadPct,
   saturationReason,
   toCsv,
+  csvField,
   parseValue,
   isCandidate,
   unitOf

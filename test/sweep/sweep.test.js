@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, parseValue } = require('../../lib/sweep/sweep')
+const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, csvField, parseValue } = require('../../lib/sweep/sweep')
 
 // A result shaped like the benchmarks' --json output, with only the fields a sweep reads.
 function ingestResult ({ ok, perSec, failed = 0, inDoubt = 0, p99 = 10, seconds = 1, partial = false }) {
@@ -138,4 +138,15 @@ test('--max_p99_ms and a saturated load generator rule values out as the sweet s
   assert.equal(analyse(points, { thresholdPct: 5, maxP99Ms: 5 }).sweetSpot.value, 1000, 'batch 4000 and 2000 answer too slowly')
   const saturated = [point(1, 100, 3), point(2, 180, 3), point(4, 300, 3, true)]
   assert.equal(analyse(saturated, { thresholdPct: 5 }).best.value, 2, 'the saturated client limited value 4')
+})
+
+test('CSV cells a spreadsheet would run as formulas are neutralised; numbers stay numbers', () => {
+  assert.equal(csvField('=HYPERLINK("http://x")'), `"'=HYPERLINK(""http://x"")"`)
+  assert.equal(csvField('+1+2'), "'+1+2")
+  assert.equal(csvField('-cmd'), "'-cmd")
+  assert.equal(csvField('@SUM(A1)'), "'@SUM(A1)")
+  assert.equal(csvField('-5'), '-5')
+  assert.equal(csvField(-5), '-5')
+  assert.equal(csvField('1e3'), '1e3')
+  assert.equal(csvField('a,b'), '"a,b"')
 })
