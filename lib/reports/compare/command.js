@@ -77,6 +77,11 @@ async function sidesOf (args, env) {
 }
 
 /** crate-bench compare … Returns the exit code. */
+function describeChange (f) {
+  if (f.change_pct === null) return `${f.figure} ${f.base} -> ${f.new}`
+  return `${f.figure} ${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`
+}
+
 async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
   try {
     const args = parseArgs(argv)
@@ -102,7 +107,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
       const worse = regressions(comparison, args.failOn)
       if (worse.length > 0) {
         stderr.write(
-          `regression: ${worse.map((f) => `${f.figure} ${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`).join(', ')} ` +
+          `regression: ${worse.map(describeChange).join(', ')} ` +
           `(significantly worse by more than ${args.failOn}%)\n`
         )
         return EXIT.FAILURES

@@ -50,11 +50,18 @@ function compareRuns (baseResults, newResults) {
   }
 }
 
+// Squares of larger values overflow the variance: such figures are not a measurement of this tool.
+const MAX_MAGNITUDE = 1e150
+
 function compareFigure (name, baseValues, newValues, higherIsBetter, judged) {
-  const usable = baseValues.every((v) => typeof v === 'number') && newValues.every((v) => typeof v === 'number')
+  const inRange = (v) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= MAX_MAGNITUDE
+  const usable = baseValues.every(inRange) && newValues.every(inRange)
   const b = usable ? mean(baseValues) : null
   const n = usable ? mean(newValues) : null
-  const pct = (x) => (b ? round((x / b) * 100, 1) : null)
+  const pct = (x) => {
+    const value = b ? round((x / b) * 100, 1) : null
+    return Number.isFinite(value) ? value : null
+  }
   const entry = {
     figure: name,
     higher_is_better: higherIsBetter,
@@ -77,9 +84,13 @@ function compareFigure (name, baseValues, newValues, higherIsBetter, judged) {
   return entry
 }
 
-/** Figures significantly worse by more than `pct` percent. */
+/**
+ * Figures significantly worse by more than `pct` percent. From a base of zero (no failures, then some) the change
+ * has no percentage, and any significant worsening is a regression.
+ */
 function regressions (comparison, pct) {
-  return comparison.figures.filter((f) => f.verdict === 'worse' && Math.abs(f.change_pct) > pct)
+  const beyond = (f) => f.change_pct === null || Math.abs(f.change_pct) > pct
+  return comparison.figures.filter((f) => f.verdict === 'worse' && beyond(f))
 }
 
 module.exports = { compareRuns, regressions, figuresOf, MIN_RUNS }

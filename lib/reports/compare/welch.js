@@ -71,7 +71,8 @@ function studentTQuantile (p, df) {
   return (low + high) / 2
 }
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
+// A running mean: a sum of large values would overflow where their mean does not.
+const mean = (xs) => xs.reduce((m, x, i) => m + (x - m) / (i + 1), 0)
 const variance = (xs) => {
   const m = mean(xs)
   return xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)

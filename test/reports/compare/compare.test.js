@@ -94,3 +94,18 @@ test('compare by run id: each side read from --results_table, a run being one re
   assert.equal(missing.code, 3)
   assert.equal(missing.stderr, 'crate-bench compare: error: doc.bench_runs has no row with run_id nope\n')
 }))
+
+test('a significant worsening from a zero base is a regression; values past the range are not judged, never NaN', () => {
+  const base = [run(1000, 10, 0), run(1010, 10, 0), run(990, 10, 0)]
+  const next = [run(1000, 10, 100), run(1010, 10, 110), run(990, 10, 120)]
+  const comparison = compareRuns(base, next)
+  const failed = comparison.figures.find((f) => /failed/.test(f.figure))
+  assert.equal(failed.verdict, 'worse')
+  assert.equal(failed.change_pct, null, 'no percentage from zero')
+  assert.ok(regressions(comparison, 5).includes(failed), 'failures 0 -> 110 per run fail --fail_on_regression')
+
+  const huge = compareRuns([run(1e308, 10), run(1e308, 10), run(1e308, 10)], [run(1, 10), run(2, 10), run(3, 10)])
+  const rate = huge.figures.find((f) => /per_sec/.test(f.figure))
+  assert.equal(rate.verdict, 'no data')
+  assert.ok(!JSON.stringify(huge).includes('NaN') && !JSON.stringify(huge).includes('null%'))
+})
