@@ -37,6 +37,9 @@ function exitWith (code) {
 
 function main (argv) {
   const [command, ...rest] = argv
+  if (command !== 'ingest' && command !== 'query') {
+    require('../lib/cli/output').guardOutput({ name: `crate-bench${command ? ` ${command}` : ''}` })
+  }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`)
     return

@@ -5,6 +5,7 @@ const fs = require('node:fs')
 const { EXIT, FatalError, errorLine } = require('../base/errors')
 const { addSecret } = require('../base/secrets')
 const { loadEnvFile } = require('../cli/env-file')
+const { guardOutput, outputFailure } = require('../cli/output')
 const { parseOptions, describeOptions } = require('../cli/options')
 const { CrateClient, CrateHttpError } = require('../cluster/http-client')
 const { Interrupts } = require('../cli/interrupts')
@@ -397,6 +398,7 @@ async function main (
 ) {
   let code
   addSecret(env.CRATE_PASSWORD)
+  guardOutput({ name: workload.script, stdout, stderr })
   try {
     loadEnvFile(env)
     code = await run(workload, { argv, env, stdout, stderr })
@@ -407,9 +409,11 @@ async function main (
     if (!known && env.CRATE_BENCH_DEBUG) stderr.write(`${error.stack}\n`)
     code = known ? error.exitCode : EXIT.CANNOT_RUN
   }
+  // A result that could not be delivered: what the run measured is lost to the caller.
+  if (outputFailure() && (code === EXIT.OK || code === EXIT.FAILURES)) code = EXIT.CANNOT_RUN
   process.exitCode = code
-  // A forgotten socket or timer must not turn a finished run into a hang.
-  setTimeout(() => process.exit(code), 2000).unref()
+  // A forgotten socket or timer must not turn a finished run into a hang; a stdout error seen by then counts.
+  setTimeout(() => process.exit(outputFailure() && code < EXIT.CANNOT_RUN ? EXIT.CANNOT_RUN : code), 2000).unref()
   return code
 }
 

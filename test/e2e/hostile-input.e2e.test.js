@@ -152,3 +152,25 @@ test('a sweep whose benchmark options carry a password shows it nowhere: stderr,
   for (const file of [...files]) assert.ok(!fs.readFileSync(file, 'utf8').includes(SECRET), `no password in ${file}`)
   assert.ok(!`${run.stdout}${run.stderr}`.includes(SECRET), 'no password on stdout or stderr')
 }))
+
+test('stdout that cannot be written (a full disk, a closed pipe): one line, exit 3, no stack trace', () => withCrateTestDouble({}, async (double) => {
+  const { spawn } = require('node:child_process')
+  const shell = (command) => new Promise((resolve) => {
+    const child = spawn('bash', ['-c', command], { env: { PATH: process.env.PATH, ...double.env() }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => { stdout += chunk })
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.on('exit', () => resolve({ stdout, stderr }))
+  })
+  const app = path.join(__dirname, '..', '..', 'appClusterIngest.js')
+  for (const [what, command] of [
+    ['a full disk', `node ${app} --max_rows 2000 --json > /dev/full; echo "exit $?"`],
+    ['a closed pipe', `node ${app} --max_rows 2000 --json | true; echo "exit \${PIPESTATUS[0]}"`]
+  ]) {
+    const run = await shell(command)
+    assert.equal(run.stdout.trim(), 'exit 3', `${what}: ${run.stderr}`)
+    assert.match(run.stderr, /appClusterIngest\.js: error: cannot write the results to stdout: E(NOSPC|PIPE)/, what)
+    assert.ok(!stackTrace.test(run.stderr), `${what}: no stack trace`)
+  }
+}))
