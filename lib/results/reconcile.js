@@ -9,7 +9,7 @@
  *                    as failed (a shard failover retries writes internally; capture 63)
  *   missing          it holds fewer than were acknowledged
  */
-function reconcile ({ acknowledged, inDoubt, counted }) {
+function reconcile ({ acknowledged, inDoubt, counted, unreported = null }) {
   let verdict
   if (counted === acknowledged) verdict = 'exact'
   else if (counted < acknowledged) verdict = 'missing'
@@ -21,7 +21,9 @@ function reconcile ({ acknowledged, inDoubt, counted }) {
     counted,
     verdict,
     excess: verdict === 'above' ? counted - acknowledged - inDoubt : 0,
-    missing: verdict === 'missing' ? acknowledged - counted : 0
+    missing: verdict === 'missing' ? acknowledged - counted : 0,
+    // Workers that died before their final report sent rows this run never heard of: up to `bound`.
+    unreported: unreported ? { workers: unreported.workers, bound: unreported.bound } : null
   }
 }
 
@@ -44,6 +46,17 @@ function describeReconciliation (r, fmt) {
         warning: null
       }
     case 'above':
+      if (r.unreported && r.excess <= r.unreported.bound) {
+        const workers = r.unreported.workers.join(', ')
+        return {
+          cell: `${fmt(r.counted)}: ${fmt(r.excess)} more than acknowledged + in doubt`,
+          warning:
+            `note: the table holds ${fmt(r.excess)} rows more than the ${fmt(r.acknowledged)} acknowledged and the ` +
+            `${fmt(r.in_doubt)} in doubt: worker${r.unreported.workers.length === 1 ? '' : 's'} ${workers} died ` +
+            `before its final report, and the rows it sent after its last report (up to about ` +
+            `${fmt(r.unreported.bound)}) are unknown to this run`
+        }
+      }
       return {
         cell: `${fmt(r.counted)}: ${fmt(r.excess)} more than acknowledged + in doubt`,
         warning:

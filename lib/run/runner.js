@@ -248,12 +248,15 @@ async function finish (ctx) {
   const parts = [[ctx.companion, ctx.companionPrepared, 'companion'], [ctx, ctx.prepared, 'main']]
   for (const [owner, prepared, key] of parts) {
     if (!owner || !prepared) continue
-    const totals = loadOutcome(ctx, key).totals
+    const outcome = loadOutcome(ctx, key)
     ctx.finished[key] = await owner.workload.finish({
       client,
       options: owner.options,
       prepared,
-      totals,
+      totals: outcome.totals,
+      // Workers that died before their final report: what they sent after their last delta is unknown here.
+      lostWorkers: outcome.workers.filter((w) => w.exit && !w.reported)
+        .map((w) => ({ index: w.index, unitsSent: w.totals.unitsSent, seconds: w.totals.seconds })),
       log: ctx.log,
       shouldCount
     })

@@ -271,7 +271,7 @@ async function prepare ({ client, options, log, sqlOrFail }) {
  * checked exactly against the rows acknowledged. A table left with the run's refresh_interval is
  * reported with the statement that resets it.
  */
-async function finish ({ client, options, prepared, totals, log, shouldCount = () => true }) {
+async function finish ({ client, options, prepared, totals, lostWorkers = [], log, shouldCount = () => true }) {
   const extra = { table_count: null, table_count_matches: null, reconciliation: null }
   const counts = {}
   const notRestored = []
@@ -309,7 +309,8 @@ async function finish ({ client, options, prepared, totals, log, shouldCount = (
     extra.reconciliation = reconcile({
       acknowledged: totals.all.ok + totals.warmup.ok,
       inDoubt,
-      counted: extra.table_count
+      counted: extra.table_count,
+      unreported: unreportedRows(lostWorkers, options)
     })
     extra.table_count_matches = extra.reconciliation.verdict === 'exact'
   }
@@ -467,6 +468,23 @@ function parseBulkAnswer (text) {
     }
   }
   return JSON.parse(text)
+}
+
+// Workers report a delta every second.
+const REPORT_INTERVAL_S = 1
+
+/**
+ * Dead workers' rows since their last report: at most a report interval's worth at their own pace, plus a full
+ * in-flight window. Neither acknowledged nor in doubt to this run: the table may hold them.
+ */
+function unreportedRows (lostWorkers, options) {
+  if (lostWorkers.length === 0) return null
+  const window = options.concurrentRequests * options.batchSize
+  const bound = lostWorkers.reduce((sum, w) => {
+    const pace = w.seconds > 0 ? w.unitsSent / w.seconds : 0
+    return sum + Math.ceil(pace * REPORT_INTERVAL_S) + window
+  }, 0)
+  return { workers: lostWorkers.map((w) => w.index), bound }
 }
 
 /**

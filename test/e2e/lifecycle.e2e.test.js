@@ -56,6 +56,29 @@ test('a worker killed before it is ready: the run ends within seconds, reports, 
   assert.ok(run.seconds < 20, `${run.seconds} s`)
 }))
 
+test('a worker killed mid-load: its unreported rows are named in the reconciliation, not blamed on the cluster', () => withDouble({
+  fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined)
+}, async (double) => {
+  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+    env: double.env(),
+    waitFor: /rows ok [1-9]/,
+    whileRunning: async (child) => {
+      const [worker] = await waitForChildren(child.pid, 2)
+      process.kill(worker, 'SIGKILL')
+    }
+  })
+  assertPartialReport(run, /^worker \d died \(SIGKILL\) before its final report$/)
+  const r = run.json.reconciliation
+  assert.equal(r.counted, tableRows(double))
+  assert.ok(r.counted >= r.acknowledged, JSON.stringify(r))
+  assert.equal(r.unreported.workers.length, 1)
+  if (r.verdict === 'above') {
+    assert.ok(r.excess <= r.unreported.bound, `excess ${r.excess} within the bound ${r.unreported.bound}`)
+    assert.match(run.stderr, /died before its final report, and the rows it sent after its last report/)
+  }
+  assert.doesNotMatch(run.stderr, /shard failover/)
+}))
+
 test('a worker killed while the others drain after Ctrl-C: the run still ends and reports', () => withDouble({
   fault: ({ bulk }) => (bulk ? { delayMs: 400 } : undefined)
 }, async (double) => {
