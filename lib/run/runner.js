@@ -321,6 +321,10 @@ function resultOf (ctx, key, workload, options, describedOptions, companionResul
   const outcome = loadOutcome(ctx, key)
   const extra = { ...ctx.finished[key] }
   const partialReasons = outcome.incidents.map(describeIncident)
+  // Every answer came during the warm-up: the run measured nothing, and must not pass for a clean run.
+  if (options.warmupMs > 0 && outcome.totals.all.requests === 0 && outcome.totals.warmup.requests > 0) {
+    partialReasons.push('the run ended within --warmup: nothing was measured (raise --max_rows or give --duration)')
+  }
   if (key === 'main') {
     partialReasons.unshift(...ctx.partialReasons)
     if (companionResult) {

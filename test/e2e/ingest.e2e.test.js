@@ -302,3 +302,12 @@ test('the server going away mid-run: partial result, exit 4', async () => {
   assert.equal(run.json.events[0].kind, 'host_down')
   assert.match(run.stderr, /PARTIAL RESULT/)
 })
+
+test('a run that ends within --warmup measured nothing: partial, exit 4, and says why', () => withDouble({}, async (double) => {
+  const run = await ingest(['--processes', '1', '--batch_size', '100', '--max_rows', '500', '--warmup', '1h', '--json'], { env: double.env() })
+  assert.equal(run.code, 4, run.stderr)
+  assert.equal(run.json.partial, true)
+  assert.match(run.json.partial_reasons.join('; '), /the run ended within --warmup: nothing was measured/)
+  assert.equal(run.json.warmup.rows_ok, 500)
+  assert.equal(run.json.rows_ok, 0)
+}))
