@@ -86,4 +86,38 @@ function loadQueryConfig (file, ctx) {
   return queries
 }
 
-module.exports = { loadQueryConfig, shortName }
+// {table} in a query stands for --table, quoted as an identifier, so that one file serves any table.
+const TABLE_PLACEHOLDER = '{table}'
+const TABLE_REFERENCE = /\b(?:FROM|JOIN|INTO|UPDATE)\s+((?:"?[a-z_][a-z0-9_]*"?\.)?"?[a-z_][a-z0-9_]*"?)/gi
+const SYSTEM_SCHEMAS = /^"?(sys|information_schema|pg_catalog)"?\./i
+
+/** The queries with {table} bound to `table` ({ sql, display } as parseTableName makes it). */
+function bindTable (queries, table) {
+  return queries.map((q) => ({ ...q, query: q.query.split(TABLE_PLACEHOLDER).join(table.sql) }))
+}
+
+/**
+ * The tables a query names other than `table`: on a shared cluster a query file written for doc.cpu would read
+ * someone else's table while --table says otherwise. One warning per query.
+ */
+function foreignTableWarnings (queries, table) {
+  const warnings = []
+  for (const q of queries) {
+    const others = new Set()
+    for (const [, name] of q.query.matchAll(TABLE_REFERENCE)) {
+      if (SYSTEM_SCHEMAS.test(name)) continue
+      const parts = name.replace(/"/g, '').toLowerCase().split('.')
+      const display = parts.length === 2 ? parts.join('.') : `doc.${parts[0]}`
+      if (display !== table.display) others.add(display)
+    }
+    if (others.size > 0) {
+      warnings.push(
+        `warning: query '${q.name}' names ${[...others].join(', ')}, not --table ${table.display} ` +
+        `(write {table} in the query file to follow --table)`
+      )
+    }
+  }
+  return warnings
+}
+
+module.exports = { loadQueryConfig, shortName, bindTable, foreignTableWarnings, TABLE_PLACEHOLDER }

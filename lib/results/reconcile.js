@@ -23,7 +23,7 @@ function reconcile ({ acknowledged, inDoubt, counted, unreported = null }) {
     excess: verdict === 'above' ? counted - acknowledged - inDoubt : 0,
     missing: verdict === 'missing' ? acknowledged - counted : 0,
     // Workers that died before their final report sent rows this run never heard of: up to `bound`.
-    unreported: unreported ? { workers: unreported.workers, bound: unreported.bound } : null
+    ...(unreported ? { unreported: { workers: unreported.workers, bound: unreported.bound } } : {})
   }
 }
 

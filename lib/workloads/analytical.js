@@ -5,7 +5,7 @@ const { parseTableName } = require('../data/schema')
 const { requirePositiveInteger, requireConcurrency, parseDuration, parseRate, countLimit } = require('../base/values')
 const { parseReplicas } = require('../data/schema')
 const { UsageError, FatalError } = require('../base/errors')
-const { loadQueryConfig } = require('../data/query-config')
+const { loadQueryConfig, bindTable, foreignTableWarnings } = require('../data/query-config')
 const { compileArgs } = require('../data/generators/query-args')
 const { WeightedSchedule } = require('../data/schedule')
 const { Random } = require('../base/random')
@@ -22,7 +22,7 @@ const options = {
     type: 'string',
     default: 'doc.cpu',
     group: 'Data:',
-    describe: 'table whose max(ts) ends the data, for timestamp args'
+    describe: 'the table of the mix: {table} in the query file, max(ts) for timestamp args, the --ingest_rate target'
   },
   data_end: {
     type: 'string',
@@ -108,12 +108,15 @@ function validateOptions (args) {
       replicas: parseReplicas(args.replicas)
     }
   }
+  const table = parseTableName(args.table)
+  const bound = bindTable(queries, table)
   return {
     queriesConfig: path.resolve(args.queries_config),
     ingest,
-    queries,
+    queries: bound,
+    tableWarnings: foreignTableWarnings(bound, table),
     maxQueries: countLimit(args.max_queries, 'max_queries', args.duration, 1000),
-    table: parseTableName(args.table),
+    table,
     dataEnd,
     needsDataEnd: ctx.needsDataEnd,
     needsKvKeys: ctx.needsKvKeys,
@@ -135,6 +138,7 @@ function describeLoad (options) {
 
 /** Finds the end of the data when timestamp args need it, then runs every query once. */
 async function prepare ({ client, options, log }) {
+  for (const warning of options.tableWarnings ?? []) log(warning)
   let dataEndMs = options.dataEnd ? Date.parse(options.dataEnd) : null
   if (options.needsDataEnd && dataEndMs === null) {
     const answer = await client.sql(`SELECT max(ts) FROM ${options.table.sql}`).catch((error) => {

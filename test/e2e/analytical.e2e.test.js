@@ -138,3 +138,16 @@ test('queries named like Object.prototype\'s keys are counted as any other', (t)
   assert.deepEqual(run.json.queries.map((q) => [q.name, q.count]), [['__proto__', 20], ['constructor', 10], ['toString', 10]])
   assert.ok(run.json.queries.every((q) => typeof q.latency_ms.p99 === 'number'))
 }))
+
+test('{table} follows --table, quoted; a query that names another table is warned about', (t) => withDouble({ query: answerSelects() }, async (double) => {
+  const config = queryFile(t, [
+    '- {name: mine, query: "SELECT count(*) FROM {table} WHERE ts >= CAST(? AS TIMESTAMP WITH TIME ZONE)", ratio: 0.5, args: [{timestamp: {last: 1h}}]}',
+    '- {name: theirs, query: "SELECT usage_user FROM doc.cpu LIMIT 1", ratio: 0.5}'
+  ].join('\n'))
+  const run = await analytical(['--queries_config', config, '--table', 'doc.mine', '--max_queries', '20', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(double.statementsMatching(/^SELECT count\(\*\) FROM "doc"\."mine" WHERE ts/).length, 11)
+  assert.equal(double.statementsMatching(/^SELECT max\(ts\) FROM "doc"\."mine"$/).length, 1)
+  assert.match(run.stderr, /warning: query 'theirs' names doc\.cpu, not --table doc\.mine \(write \{table\} in the query file to follow --table\)/)
+  assert.doesNotMatch(run.stderr, /query 'mine' names/)
+}))

@@ -94,7 +94,7 @@ test('kv: keys 0..N-1, duplicates fail row by row, --upsert updates, reads find 
   const mix = await runTool('appClusterAnalytical.js', ['--queries_config', path.join(ROOT, 'queries', 'kv-mixed.yml'), '--table', 'doc.kv', '--max_queries', '400', '--json'], { env: double.env() })
   assert.equal(mix.code, 0, mix.stderr)
   assert.match(mix.stderr, /kv_key args draw from 1,000 keys \(count\(\*\) of doc\.kv\)/)
-  const reads = double.statementsMatching(/^SELECT v FROM doc\.kv WHERE k = \?$/)
+  const reads = double.statementsMatching(/^SELECT v FROM "doc"\."kv" WHERE k = \?$/)
   assert.ok(reads.length > 300)
   assert.ok(reads.every((s) => expected.has(s.args[0])), 'reads draw existing keys')
   const byName = Object.fromEntries(mix.json.queries.map((q) => [q.name, q]))
