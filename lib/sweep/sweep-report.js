@@ -106,6 +106,8 @@ function summaryOf (args, points, analysis) {
       change_pct: p.changePct,
       p99_ms: p.p99Ms,
       failed: p.failed,
+      in_doubt: p.inDoubt,
+      abandoned: p.abandoned,
       exit_code: p.exitCode,
       partial: p.partial,
       runs: p.runs,
@@ -117,6 +119,8 @@ function summaryOf (args, points, analysis) {
     sweet_spot_limit: analysis.limit,
     gain_beyond_sweet_spot_pct: analysis.gainBeyondPct,
     with_failures: points.filter((p) => p.failed > 0 || p.missing).map((p) => p.value),
+    with_in_doubt: points.filter((p) => p.inDoubt > p.abandoned).map((p) => p.value),
+    with_abandoned: points.filter((p) => p.abandoned > 0 && !(p.inDoubt > p.abandoned)).map((p) => p.value),
     max_p99_ms: args.max_p99_ms ?? null,
     over_max_p99: args.max_p99_ms == null ? [] : points.filter((p) => p.p99Ms > args.max_p99_ms).map((p) => p.value),
     client_saturated: points.filter((p) => p.clientSaturated).map((p) => p.value),
@@ -130,12 +134,18 @@ function summaryOf (args, points, analysis) {
 /** Why each value was ruled out, counted: failures, partial runs, runs that did not run. */
 function whyNoValue (points, unit) {
   const count = (test) => points.filter(test).length
+  const measured = (p) => p.seconds !== null && !p.partial
   const reasons = [
     [count((p) => p.exit_code !== 0 && p.seconds === null), 'could not run'],
     [count((p) => p.seconds !== null && p.partial), 'partial'],
-    [count((p) => p.seconds !== null && !p.partial && p.failed > 0), `lost ${unit}`],
+    [count((p) => p.seconds !== null && !p.partial && p.failed > 0), `failed ${unit}`],
+    [count((p) => measured(p) && !(p.failed > 0) && p.in_doubt > p.abandoned), `${unit} in doubt`],
     [
-      count((p) => p.seconds !== null && !p.partial && p.failed === 0 && !(p[`${unit}_per_sec`] > 0)),
+      count((p) => measured(p) && !(p.failed > 0) && p.abandoned > 0 && p.in_doubt === p.abandoned),
+      'requests abandoned by the client at --graceful_stop'
+    ],
+    [
+      count((p) => measured(p) && p.failed === 0 && !(p.in_doubt > 0) && !(p[`${unit}_per_sec`] > 0)),
       `no ${unit} acknowledged`
     ]
   ]
@@ -158,6 +168,13 @@ function verdictLines (summary, parameter) {
       lines.push(`${spot}; ${beyond(summary.gain_beyond_sweet_spot_pct)} (threshold ${summary.threshold_pct}%)`)
     } else if (summary.sweet_spot_limit === 'failures') {
       lines.push(`${spot}; every larger value had failures: the cluster saturates beyond it`)
+    } else if (summary.sweet_spot_limit === 'in_doubt') {
+      lines.push(`${spot}; larger values lost answers (${unit} in doubt, not failed): see their runs to judge them`)
+    } else if (summary.sweet_spot_limit === 'abandoned') {
+      lines.push(
+        `${spot}; larger values only had requests the client abandoned at --graceful_stop (in doubt, not failed by ` +
+        'the cluster): give them a longer --graceful_stop or --duration to judge them'
+      )
     } else if (summary.points.length > 1) {
       lines.push(
         `sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values ` +
@@ -167,6 +184,15 @@ function verdictLines (summary, parameter) {
   }
   if (summary.with_failures.length > 0) {
     lines.push(`values with failures (not candidates): ${summary.with_failures.join(', ')}`)
+  }
+  if (summary.with_in_doubt.length > 0) {
+    lines.push(`values with ${unit} in doubt, answers lost (not candidates): ${summary.with_in_doubt.join(', ')}`)
+  }
+  if (summary.with_abandoned.length > 0) {
+    lines.push(
+      `values whose only problem was requests abandoned at --graceful_stop (not candidates): ` +
+      summary.with_abandoned.join(', ')
+    )
   }
   if (summary.over_max_p99.length > 0) {
     lines.push(

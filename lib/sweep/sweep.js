@@ -9,8 +9,9 @@ const UNITS = ['rows', 'queries']
 
 /**
  * Turns one benchmark run (its --json result and exit code) into a sweep point. Throughput is
- * what the server acknowledged per second of the run's window; failed counts every unit that was
- * not acknowledged, rejected or never answered.
+ * what the server acknowledged per second of the run's window. Failed units were refused by the server (or never
+ * left); units in doubt were sent and their answer lost, and `abandoned` of those the client gave up on itself at
+ * --graceful_stop: not the cluster's doing, and said so.
  */
 function pointOf ({ value, exitCode, result }) {
   if (!result || typeof result !== 'object') {
@@ -27,12 +28,16 @@ function pointOf ({ value, exitCode, result }) {
       targetRate: null,
       clusterWriteRejected: null,
       failed: null,
+      inDoubt: null,
+      abandoned: null,
       partial: true
     }
   }
   const unit = UNITS.find((u) => typeof result[`${u}_ok`] === 'number')
   if (!unit) throw new Error(`the result for ${value} has neither rows_ok nor queries_ok: not a result of this tool`)
-  const failed = (result[`${unit}_failed`] || 0) + (result[`${unit}_in_doubt`] || 0)
+  const abandoned = (Array.isArray(result.errors) ? result.errors : [])
+    .filter((e) => e.in_doubt && e.code === 'ABORTED')
+    .reduce((sum, e) => sum + e.count, 0)
   return {
     value,
     exitCode,
@@ -48,7 +53,9 @@ function pointOf ({ value, exitCode, result }) {
     clusterRejected: result.cluster
       ? (result.cluster.write_rejected || 0) + (result.cluster.search_rejected || 0)
       : null,
-    failed,
+    failed: result[`${unit}_failed`] || 0,
+    inDoubt: result[`${unit}_in_doubt`] || 0,
+    abandoned,
     partial: Boolean(result.partial),
     // The load generator, not the cluster, may have limited this value.
     clientSaturated: Boolean(result.client && result.client.saturated)
@@ -78,6 +85,8 @@ function combineRepeats (points) {
       throughputMin: measured.length > 0 ? measured[0].throughput : null,
       throughputMax: measured.length > 0 ? measured[measured.length - 1].throughput : null,
       failed: median.missing ? null : runs.reduce((sum, r) => sum + (r.failed || 0), 0),
+      inDoubt: median.missing ? null : runs.reduce((sum, r) => sum + (r.inDoubt || 0), 0),
+      abandoned: median.missing ? null : runs.reduce((sum, r) => sum + (r.abandoned || 0), 0),
       sent: median.missing ? null : runs.reduce((sum, r) => sum + (r.sent || 0), 0),
       missing: median.missing || failedRuns.length > 0,
       partial: runs.some((r) => r.partial),
@@ -102,7 +111,19 @@ function withChanges (points) {
  * unit was acknowledged: a value at which the cluster rejects work is past its limit, however
  * fast the rest went.
  */
-const isCandidate = (p) => !p.missing && !p.partial && !p.clientSaturated && p.failed === 0 && p.throughput > 0
+const isCandidate = (p) =>
+  !p.missing && !p.partial && !p.clientSaturated && p.failed === 0 && !(p.inDoubt > 0) && p.throughput > 0
+
+/**
+ * Why the values beyond the last candidate are not candidates: 'failures' when any of them had units the server
+ * refused, 'in_doubt' when answers were lost, 'abandoned' when the only problem was the client's own requests
+ * abandoned at --graceful_stop.
+ */
+function whyNotBeyond (points) {
+  if (points.some((p) => p.failed > 0 || p.missing || p.partial || p.clientSaturated)) return 'failures'
+  if (points.some((p) => p.inDoubt > p.abandoned)) return 'in_doubt'
+  return 'abandoned'
+}
 
 /**
  * best: the candidate with the highest throughput.
@@ -132,12 +153,12 @@ function analyse (points, { thresholdPct = 5, maxP99Ms = null } = {}) {
       }
     }
   }
-  const failuresBeyond = points.indexOf(candidates[candidates.length - 1]) < points.length - 1
+  const beyond = points.slice(points.indexOf(candidates[candidates.length - 1]) + 1)
   return {
     best,
     sweetSpot: best,
     plateauReached: false,
-    limit: failuresBeyond ? 'failures' : 'range',
+    limit: beyond.length > 0 ? whyNotBeyond(beyond) : 'range',
     gainBeyondPct: null
   }
 }
@@ -225,6 +246,8 @@ function toCsv (parameter, points) {
     'change_pct',
     'p99_ms',
     'failed',
+    'in_doubt',
+    'abandoned',
     'exit_code',
     'partial',
     'runs',
@@ -243,6 +266,8 @@ function toCsv (parameter, points) {
         p.changePct,
         p.p99Ms,
         p.failed,
+        p.inDoubt,
+        p.abandoned,
         p.exitCode,
         p.partial,
         p.runs ?? 1,

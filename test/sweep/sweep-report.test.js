@@ -47,7 +47,7 @@ test('report writes the CSV and a well-formed SVG chart, and names the sweet spo
   assert.equal(r.code, 0, r.stderr)
   const csv = fs.readFileSync(`${out}.csv`, 'utf8').trim().split('\n')
   assert.equal(csv.length, 5)
-  assert.equal(csv[4], '4000,0.9,900,1000,22,20,100,1,false,1,1000,1000,1855')
+  assert.equal(csv[4], '4000,0.9,900,1000,22,20,100,0,0,1,false,1,1000,1000,1855')
   const svg = fs.readFileSync(`${out}.svg`, 'utf8')
   assert.equal(XMLValidator.validate(svg), true)
   const root = new XMLParser({ ignoreAttributes: false }).parse(svg).svg

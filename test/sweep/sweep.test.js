@@ -5,8 +5,9 @@ const assert = require('node:assert/strict')
 const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, csvField, parseValue } = require('../../lib/sweep/sweep')
 
 // A result shaped like the benchmarks' --json output, with only the fields a sweep reads.
-function ingestResult ({ ok, perSec, failed = 0, inDoubt = 0, p99 = 10, seconds = 1, partial = false }) {
+function ingestResult ({ ok, perSec, failed = 0, inDoubt = 0, abandoned = 0, p99 = 10, seconds = 1, partial = false }) {
   return {
+    errors: abandoned > 0 ? [{ code: 'ABORTED', in_doubt: true, count: abandoned, message: 'request abandoned' }] : [],
     workload: 'ingest',
     seconds,
     rows_sent: ok + failed + inDoubt,
@@ -21,11 +22,11 @@ function ingestResult ({ ok, perSec, failed = 0, inDoubt = 0, p99 = 10, seconds 
 
 const sweepOf = (series) => withChanges(series.map(([value, perSec, extra = {}]) => pointOf({ value, exitCode: extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })))
 
-test('a point takes throughput, p99 and every unit in doubt as failed from the result', () => {
-  const point = pointOf({ value: 500, exitCode: 1, result: ingestResult({ ok: 900, perSec: 900, failed: 60, inDoubt: 40, p99: 12.5 }) })
+test('a point takes throughput, p99, failed and in doubt apart (and the client\'s abandoned requests) from the result', () => {
+  const point = pointOf({ value: 500, exitCode: 1, result: ingestResult({ ok: 900, perSec: 900, failed: 60, inDoubt: 40, abandoned: 30, p99: 12.5 }) })
   assert.deepEqual(
-    { unit: point.unit, ok: point.ok, sent: point.sent, throughput: point.throughput, p99: point.p99Ms, failed: point.failed },
-    { unit: 'rows', ok: 900, sent: 1000, throughput: 900, p99: 12.5, failed: 100 }
+    { unit: point.unit, ok: point.ok, sent: point.sent, throughput: point.throughput, p99: point.p99Ms, failed: point.failed, inDoubt: point.inDoubt, abandoned: point.abandoned },
+    { unit: 'rows', ok: 900, sent: 1000, throughput: 900, p99: 12.5, failed: 60, inDoubt: 40, abandoned: 30 }
   )
   const query = pointOf({ value: 8, exitCode: 0, result: { seconds: 2, queries_sent: 10, queries_ok: 10, queries_failed: 0, queries_in_doubt: 0, queries_per_sec: 5, latency_ms: { p99: 3 } } })
   assert.equal(query.unit, 'queries')
@@ -103,9 +104,9 @@ test('a ramp stops on failures, on p99, or when a step gains less than the minim
 test('CSV: one row per value, header named after the parameter and the unit', () => {
   const csv = toCsv('batch_size', sweepOf([[500, 100], [1000, 150, { failed: 5 }]]))
   assert.equal(csv, [
-    'batch_size,seconds,rows,rows_per_sec,change_pct,p99_ms,failed,exit_code,partial,runs,rows_per_sec_min,rows_per_sec_max,cluster_write_rejected',
-    '500,1,1000,100,,10,0,0,false,1,100,100,',
-    '1000,1,1000,150,50,10,5,1,false,1,150,150,',
+    'batch_size,seconds,rows,rows_per_sec,change_pct,p99_ms,failed,in_doubt,abandoned,exit_code,partial,runs,rows_per_sec_min,rows_per_sec_max,cluster_write_rejected',
+    '500,1,1000,100,,10,0,0,0,0,false,1,100,100,',
+    '1000,1,1000,150,50,10,5,0,0,1,false,1,150,150,',
     ''
   ].join('\n'))
 })
@@ -149,4 +150,15 @@ test('CSV cells a spreadsheet would run as formulas are neutralised; numbers sta
   assert.equal(csvField(-5), '-5')
   assert.equal(csvField('1e3'), '1e3')
   assert.equal(csvField('a,b'), '"a,b"')
+})
+
+test('values beyond the sweet spot whose only problem is requests abandoned by the client are not called saturation', () => {
+  const run = (value, perSec, extra = {}) => pointOf({ value, exitCode: extra.abandoned || extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })
+  const abandoned = analyse(withChanges([run(1000, 100), run(5000, 200), run(10000, 300, { inDoubt: 40000, abandoned: 40000 })]))
+  assert.equal(abandoned.sweetSpot.value, 5000)
+  assert.equal(abandoned.limit, 'abandoned')
+  const lost = analyse(withChanges([run(1000, 100), run(5000, 200), run(10000, 300, { inDoubt: 10 })]))
+  assert.equal(lost.limit, 'in_doubt')
+  const failed = analyse(withChanges([run(1000, 100), run(5000, 200), run(10000, 300, { failed: 10 })]))
+  assert.equal(failed.limit, 'failures')
 })
