@@ -94,7 +94,7 @@ test('with no value to choose, the report says why each was ruled out, never tha
   const file = recordAll(dir, [[500, 4, partial], [1000, 1, result(900, 800, 100)], [2000, 4, { ...result(1000, 900), partial: true }]])
   const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'batch')])
   assert.equal(r.code, 0, r.stderr)
-  assert.match(r.stderr, /no sweet spot: no value ran complete and without failures \(2 partial, 1 lost rows\)/)
+  assert.match(r.stderr, /no sweet spot: no value ran complete and without failures \(2 partial, 1 failed rows\)/)
   assert.doesNotMatch(r.stderr, /every value lost/)
 })
 
