@@ -50,7 +50,7 @@ function main (argv) {
   }
   if (command === 'ingest' || command === 'query') {
     const workload = require(command === 'ingest' ? '../lib/workloads/ingest' : '../lib/workloads/analytical')
-    return require('../lib/run/runner').main(workload, { argv: rest })
+    return require('../lib/run/runner').main(workload, { argv: rest, name: `crate-bench ${command}` })
   }
   // Every command may read the connection from .env; its password is masked in anything printed.
   try {

@@ -165,17 +165,27 @@ function commonRunOptions (args, { defaultProcesses }) {
   }
 }
 
+/** A flag given twice (`--table a --table b`) would be joined or one of them lost without a word: refuse it. */
+function requireOnce (args, specs) {
+  for (const [flag, spec] of Object.entries(specs)) {
+    if (!spec.array && Array.isArray(args[flag])) {
+      throw new UsageError(`--${flag} was given ${args[flag].length} times (${args[flag].join(', ')}): give it once`)
+    }
+  }
+}
+
 /**
  * Parses argv for one workload. The workload contributes its own flags, examples and validation;
  * connection and run flags are the same for every workload.
  */
-function parseOptions (workload, argv, env = process.env) {
-  const script = path.basename(process.argv[1] || workload.script)
+function parseOptions (workload, argv, env = process.env, { name = null } = {}) {
+  const script = name ?? path.basename(process.argv[1] || workload.script)
+  const invocation = script.endsWith('.js') ? `node ${script}` : script
   // Loaded here, not at the top: workers share this module's validators but never parse argv.
   const yargsFactory = require('yargs/yargs')
   const parser = yargsFactory(joinNegativeValues(argv, workload))
     .scriptName(script)
-    .usage(`${workload.usage}\n\nUsage: node ${script} [options]`)
+    .usage(`${workload.usage}\n\nUsage: ${invocation} [options]`)
     .options(CONNECTION_OPTIONS)
     .options(RUN_OPTIONS)
     .options({
@@ -204,11 +214,17 @@ function parseOptions (workload, argv, env = process.env) {
         }
         throw new UsageError(`unknown option ${options.map((a) => `--${a}`).join(', ')} (see --help)`)
       }
+      const choice = /Argument: (\w+), Given: "?([^"]*)"?, Choices: (.*)$/s.exec(message || '')
+      if (choice) {
+        const allowed = choice[3].replace(/"/g, '').trim()
+        throw new UsageError(`--${choice[1]} must be one of ${allowed} (got '${choice[2]}')`)
+      }
       throw new UsageError(message || (error && error.message) || 'invalid arguments')
     })
   for (const [command, description] of workload.examples || []) parser.example(command, description)
   const args = parser.parseSync()
   if (args._.length > 0) throw new UsageError(`unexpected argument '${args._[0]}'`)
+  requireOnce(args, { ...CONNECTION_OPTIONS, ...RUN_OPTIONS, ...workload.options })
   const options = {
     connection: connectionFromArgs(args, env),
     ...commonRunOptions(args, { defaultProcesses: workload.defaultProcesses ?? os.availableParallelism() }),

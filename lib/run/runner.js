@@ -31,9 +31,10 @@ const ABANDONED_STATEMENT_TIMEOUT_MS = 5000
  * that would start something new, still finishes (the table's settings are restored) and
  * reports, and the run exits 4. Returns the exit code.
  */
-async function run (workload, { argv, env, stdout, stderr, signalTarget = process }) {
-  const options = parseOptions(workload, argv, env)
+async function run (workload, { argv, env, stdout, stderr, signalTarget = process, name = workload.script }) {
+  const options = parseOptions(workload, argv, env, { name })
   const ctx = createContext(workload, options, { stdout, stderr, signalTarget })
+  ctx.name = name
   try {
     announce(ctx)
     await stage(ctx, 'check hosts', checkHosts)
@@ -130,7 +131,7 @@ function announce (ctx) {
   ]
     .filter(Boolean)
     .join(' or ')
-  ctx.log(`${workload.script}: ${workload.name} benchmark, run ${options.runId}, seed ${options.seed}`)
+  ctx.log(`${ctx.name}: ${workload.name} benchmark, run ${options.runId}, seed ${options.seed}`)
   ctx.log(
     `  cluster:  ${c.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`).join(', ')} as ${c.user} (${tls}), ` +
     `timeout ${c.timeoutMs / 1000} s`
@@ -399,20 +400,20 @@ function exitCode (ctx, { main, companion }) {
  * folded, other control characters shown as escapes, passwords masked.
  */
 /** Entry point of the app scripts: one-line errors, exit codes scripts can trust. */
-async function main (
-  workload,
-  { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = {}
-) {
+async function main (workload, options = {}) {
+  const { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = options
+  const name = options.name ?? null
   let code
+  const shownName = name ?? workload.script
   addSecret(env.CRATE_PASSWORD)
-  guardOutput({ name: workload.script, stdout, stderr })
+  guardOutput({ name: shownName, stdout, stderr })
   try {
     loadEnvFile(env)
-    code = await run(workload, { argv, env, stdout, stderr })
+    code = await run(workload, { argv, env, stdout, stderr, name: shownName })
   } catch (error) {
     const known = error && error.exitCode !== undefined
     const message = known ? error.message : `unexpected failure: ${error && error.message}`
-    stderr.write(`${workload.script}: error: ${errorLine(message)}\n`)
+    stderr.write(`${shownName}: error: ${errorLine(message)}\n`)
     if (!known && env.CRATE_BENCH_DEBUG) stderr.write(`${error.stack}\n`)
     code = known ? error.exitCode : EXIT.CANNOT_RUN
   }

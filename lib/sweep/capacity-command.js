@@ -68,6 +68,7 @@ function parseArgs (argv) {
     .strict()
     .version(false)
     .help('help')
+    .wrap(Math.min(120, process.stdout.columns || 100))
     .alias('help', 'h')
     .fail((message, error) => {
       throw new UsageError(message || (error && error.message))
@@ -121,9 +122,15 @@ function parseArgs (argv) {
 
 /** One step: the benchmark at `rate`, its JSON result, or why the search must stop. */
 function stepRunner (config, { stderr, signals }) {
+  let steps = 0
   return async (rate) => {
+    // The first step prepares the table as the benchmark options say; the later ones keep it, so that no step
+    // spends its warm-up waiting for a table to be dropped and created on a busy cluster.
+    const keepTable = ++steps > 1 && config.workload === 'ingest' &&
+      !config.benchmark.some((a) => /^--(no-)?drop_table(=|$)/.test(a))
     const args = [
       ...config.benchmark,
+      ...(keepTable ? ['--no-drop_table'] : []),
       '--rate',
       String(rate),
       '--duration',

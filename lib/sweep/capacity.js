@@ -23,6 +23,11 @@ function judgeStep (result, { sloP99Ms, maxFailed = 0, minAchievedPct = 99 }) {
   }
   const reasons = []
   if (result.partial) reasons.push(`partial run: ${(result.partial_reasons || []).join('; ')}`)
+  // Measuring began before the load was steady: its backlog of answers lands in the measured window.
+  if (result.warmup && !(result.warmup.requests > 0)) {
+    reasons.push(`no answer arrived during the ${result.warmup.seconds} s warm-up: the load was not steady when ` +
+      'measuring began (raise --warmup)')
+  }
   if (figures.achieved_pct === null || figures.achieved_pct < minAchievedPct) {
     reasons.push(`achieved ${figures.achieved_pct}% of the target rate (needs ${minAchievedPct}%)`)
   }

@@ -50,6 +50,8 @@ test('the search finds the scripted capacity within its precision, in the steps 
   assert.equal(csv.length, 6)
   assert.equal(fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').length, 5)
   assert.equal(XMLValidator.validate(fs.readFileSync(path.join(out, 'capacity.svg'), 'utf8')), true)
+  // Only the first step drops and creates the table; the later ones add to it.
+  assert.equal(double.statementsMatching(/^DROP TABLE/).length, 1)
 }))
 
 test('queries/s of a mix within the SLO while ingesting beside them (--workload query --ingest_rate)', (t) => {

@@ -52,3 +52,19 @@ test('a cluster that misses at the start rate says so; a stopped step ends the s
   const stopped = await searchCapacity({ start: 100, runStep: (rate) => (++calls === 3 ? { stop: 'interrupted' } : cluster.runStep(rate)), judge: (r) => judgeStep(r, SLO) })
   assert.deepEqual([stopped.capacity, stopped.limit, stopped.stopped, stopped.steps.length], [200, 'stopped', 'interrupted', 2])
 })
+
+test('a step whose warm-up saw no answer fails and says why: the load was not steady when measuring began', () => {
+  const { judgeStep } = require('../../lib/sweep/capacity')
+  const result = {
+    workload: 'ingest',
+    rate: { achieved_per_sec: 1360, achieved_pct: 136 },
+    latency_ms: { p99: 150 },
+    rows_failed: 0,
+    rows_in_doubt: 0,
+    warmup: { seconds: 3, requests: 0 }
+  }
+  const step = judgeStep(result, { sloP99Ms: 200, minAchievedPct: 99 })
+  assert.equal(step.passed, false)
+  assert.match(step.reason, /no answer arrived during the 3 s warm-up: the load was not steady when measuring began \(raise --warmup\)/)
+  assert.equal(judgeStep({ ...result, warmup: { seconds: 3, requests: 40 } }, { sloP99Ms: 200 }).passed, true)
+})
