@@ -113,7 +113,7 @@ test('bad --kv_keys for the kv reads: one line, exit 2', () => withDouble({}, as
 
 test('bad model options: one line, exit 2', () => withDouble({}, async (double) => {
   for (const [args, message] of [
-    [['--model', 'nosuch'], /Invalid values:[\s\S]*model/],
+    [['--model', 'nosuch'], /--model must be one of cpu, devops, loadtest, kv \(got 'nosuch'\)/],
     [['--model', 'kv', '--key_bytes', '8'], /--key_bytes must be at least 18, so that every key is unique \(got 8\)/],
     [['--refresh_interval', 'soon'], /--refresh_interval must be a positive duration/],
     [['--schema', 'tsbs'], /--schema applies to --model devops/]
