@@ -53,6 +53,12 @@ function parseArgs (argv) {
       warmup: { type: 'string', default: '10s', describe: "each step's warm-up, kept out of its figures" },
       min_achieved_pct: { type: 'number', default: 99, describe: 'percent of the target rate a step must achieve' },
       max_steps: { type: 'number', default: 30, describe: 'steps at most' },
+      client_check: {
+        type: 'boolean',
+        default: true,
+        describe: 'a saturated load generator fails a step (--no-client_check: one shared with other work, ' +
+          'whose CPU and event-loop delay say nothing about the cluster)'
+      },
       out: { type: 'string', describe: 'directory of the results (default: capacity-results/<time>)' }
     })
     .example('scripts/find-capacity.sh --slo p99=200ms -- --processes 4 --batch_size 1000', 'ingest capacity')
@@ -115,6 +121,7 @@ function parseArgs (argv) {
     warmupMs: parseDuration(args.warmup, 'warmup'),
     minAchievedPct: args.min_achieved_pct,
     maxSteps: args.max_steps,
+    clientCheck: args.client_check,
     out: args.out ?? path.join('capacity-results', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')),
     benchmark
   }

@@ -14,7 +14,7 @@ const { expectedSteps } = require('../../lib/sweep/capacity')
 
 const BATCH = 100
 
-/** Answers in 5 ms while at most `limit` bulks arrived in the last second, in 400 ms above that. */
+/** Answers in 5 ms while at most `limit` bulks arrived in the last second, in 2 s above that. */
 function scriptedCapacity (limit) {
   const arrivals = []
   return {
@@ -23,14 +23,16 @@ function scriptedCapacity (limit) {
       const now = Date.now()
       arrivals.push(now)
       while (arrivals[0] < now - 1000) arrivals.shift()
-      return { delayMs: arrivals.length > limit ? 400 : 5 }
+      return { delayMs: arrivals.length > limit ? 2000 : 5 }
     }
   }
 }
 
 const capacity = (args, options) => runTool('scripts/find-capacity.sh', args, options)
-// Short steps; the rate is what is searched, so the benchmark gets everything else.
-const STEP = ['--slo', 'p99=200ms', '--duration', '1500ms', '--warmup', '500ms', '--min_achieved_pct', '95']
+// Short steps; the rate is what is searched, so the benchmark gets everything else. A busy test machine delays
+// the client's event loop and answers: the SLO leaves room above the fast answers (5 ms) and far below the slow
+// ones, and the client's saturation, which measures the machine here, is not judged.
+const STEP = ['--slo', 'p99=800ms', '--duration', '1500ms', '--warmup', '500ms', '--min_achieved_pct', '95', '--no-client_check']
 const BENCHMARK = ['--', '--processes', '1', '--batch_size', String(BATCH), '--monitor_interval', '0']
 
 test('the search finds the scripted capacity within its precision, in the steps the bisection implies', (t) => withCrateTestDouble(scriptedCapacity(33), async (double) => {
@@ -43,8 +45,8 @@ test('the search finds the scripted capacity within its precision, in the steps 
   assert.equal(summary.capacity, 3000)
   assert.ok(summary.capacity >= 3300 * 0.8 && summary.capacity <= 3300, 'within the 20% precision below the true capacity')
   assert.equal(summary.steps.length, expectedSteps({ start: 1000, capacity: 3300, precisionPct: 20 }))
-  assert.match(summary.steps[2].reason, /p99 [\d.]+ ms over the SLO of 200 ms/)
-  assert.match(run.stderr, /^capacity: 3,000 rows\/s within the SLO \(p99 <= 200 ms, at most 0 failed, no rejections\)$/m)
+  assert.match(summary.steps[2].reason, /p99 [\d.]+ ms over the SLO of 800 ms/)
+  assert.match(run.stderr, /^capacity: 3,000 rows\/s within the SLO \(p99 <= 800 ms, at most 0 failed, no rejections\)$/m)
   assert.match(run.stderr, /^first miss: 3,500 rows\/s: /m)
   const csv = fs.readFileSync(path.join(out, 'capacity.csv'), 'utf8').trim().split('\n')
   assert.equal(csv.length, 6)
@@ -55,7 +57,7 @@ test('the search finds the scripted capacity within its precision, in the steps 
 }))
 
 test('queries/s of a mix within the SLO while ingesting beside them (--workload query --ingest_rate)', (t) => {
-  // The query answers in 5 ms while at most 45 arrived in the last second, in 400 ms above that.
+  // The query answers in 5 ms while at most 45 arrived in the last second, in 2 s above that.
   const arrivals = []
   const isQuery = (stmt) => /^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt)
   return withCrateTestDouble({
@@ -65,7 +67,7 @@ test('queries/s of a mix within the SLO while ingesting beside them (--workload 
       const now = Date.now()
       arrivals.push(now)
       while (arrivals[0] < now - 1000) arrivals.shift()
-      return { delayMs: arrivals.length > 45 ? 400 : 5 }
+      return { delayMs: arrivals.length > 45 ? 2000 : 5 }
     }
   }, async (double) => {
     const out = tempDir(t)
