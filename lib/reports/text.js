@@ -105,6 +105,8 @@ function renderReport (workload, result) {
     out.push(workers.toString())
   }
 
+  const nearTimeout = timeoutWarning(result, unit)
+  if (nearTimeout) out.push(nearTimeout)
   if (result.cluster) out.push(...clusterSection(result.cluster))
 
   if (result.events.length > 0) out.push(eventsTable(result.events))
@@ -269,7 +271,51 @@ function clusterSection (cluster) {
   if (cluster.failed_samples > 0) {
     out.push(`note: ${fmt(cluster.failed_samples)} sys.nodes samples failed: ${cluster.last_sample_error}`)
   }
+  for (const growth of growingWriteQueues(cluster.samples || [])) {
+    out.push(
+      `warning: the write queue of ${visible(growth.node)} grew from ${fmt(growth.from)} to ${fmt(growth.to)} during ` +
+      'the run: the cluster takes writes slower than they come; lower --concurrent_requests or --batch_size, or ' +
+      'find the rate it keeps up with (--rate, scripts/find-capacity.sh)'
+    )
+  }
   return out
+}
+
+// A write queue this long that is still at its peak at the end of the run is growing, not a burst.
+const GROWING_QUEUE_MIN = 100
+const MIN_QUEUE_SAMPLES = 3
+
+/** Nodes whose write queue kept growing: at least doubled from the first sample, and longest in the last third. */
+function growingWriteQueues (samples) {
+  const byNode = new Map()
+  for (const sample of samples) {
+    for (const n of sample.nodes || []) {
+      if (!n.write || typeof n.write.queue !== 'number') continue
+      if (!byNode.has(n.name)) byNode.set(n.name, [])
+      byNode.get(n.name).push(n.write.queue)
+    }
+  }
+  const growing = []
+  for (const [node, queues] of byNode) {
+    if (queues.length < MIN_QUEUE_SAMPLES) continue
+    const from = queues[0]
+    const to = queues[queues.length - 1]
+    const peakAt = queues.lastIndexOf(Math.max(...queues))
+    if (to >= GROWING_QUEUE_MIN && to >= 2 * from && peakAt >= (queues.length * 2) / 3) growing.push({ node, from, to })
+  }
+  return growing
+}
+
+// Above this share of --timeout, requests near the tail time out and turn into rows in doubt.
+const P99_TIMEOUT_SHARE = 0.5
+
+function timeoutWarning (result, unit) {
+  const timeoutMs = result.options && result.options.timeout_ms
+  const p99 = result.latency_ms && result.latency_ms.p99
+  if (!(timeoutMs > 0) || !(p99 >= timeoutMs * P99_TIMEOUT_SHARE)) return null
+  return `warning: p99 ${fmt(p99)} ms is ${fmt(Math.round((p99 / timeoutMs) * 100))}% of --timeout ` +
+    `(${fmt(timeoutMs)} ms): the slowest requests will time out and leave their ${unit} in doubt; lower ` +
+    '--concurrent_requests or --batch_size, or raise --timeout'
 }
 
 function wrap (text, width) {

@@ -13,6 +13,9 @@ const OPEN_INTERVALS = 2
  * doubt, the rate, and latency percentiles of that interval from the merged histograms of every
  * worker's report; per query for a query mix. Fed with the same deltas the totals are.
  */
+// The shortest share of an interval whose rate the timeline shows.
+const SHORTEST_RATE_SHARE = 0.5
+
 class Timeline {
   constructor ({ originMs, intervalMs = 1000 }) {
     this.originMs = originMs
@@ -105,6 +108,10 @@ class Timeline {
         const startMs = this.originMs + i * this.intervalMs
         const seconds =
           endMs !== null && endMs > startMs ? Math.min(this.intervalMs, endMs - startMs) / 1000 : this.intervalMs / 1000
+        // A tail much shorter than an interval (3 answers in its last 5 ms) is no rate: extrapolated, it would draw
+        // a spike the run never had. Its counts stay; its rate is left out, and the entry says how long it was.
+        const tail = seconds * 1000 < this.intervalMs * SHORTEST_RATE_SHARE
+        if (tail) entry.partial_s = round(seconds, 3)
         for (const [name, g] of Object.entries(interval.groups)) {
           // Counts that arrived after the close are added to the closed summary's counts.
           summary[name] = {
@@ -112,7 +119,7 @@ class Timeline {
             ok: g.all.ok,
             failed: g.all.failed,
             in_doubt: g.all.inDoubt,
-            per_sec: round(g.all.ok / seconds)
+            per_sec: tail ? null : round(g.all.ok / seconds)
           }
         }
         Object.assign(entry, summary)

@@ -43,3 +43,30 @@ test('the failures table shows the 20 largest groups and one line for the rest; 
   const restCount = errors.slice(20).reduce((sum, e) => sum + e.count, 0)
   assert.match(text, new RegExp(`${restCount.toLocaleString('en-US')} .*… 7,980 more groups \\(all in --json\\)`))
 })
+
+test('a p99 near --timeout and a write queue that keeps growing are warned about', () => {
+  const node = (name, queue) => ({ name, write: { queue } })
+  const cluster = {
+    nodes: [],
+    interval_ms: 5000,
+    write_rejected: 0,
+    search_rejected: 0,
+    failed_samples: 0,
+    samples: [
+      { nodes: [node('n1', 10), node('n2', 40)] },
+      { nodes: [node('n1', 300), node('n2', 900)] },
+      { nodes: [node('n1', 950), node('n2', 30)] }
+    ]
+  }
+  const text = renderReport(workload, {
+    ...resultWith([]),
+    options: { timeout_ms: 60_000 },
+    latency_ms: { p50: 20_000, p99: 30_000 },
+    cluster
+  })
+  assert.match(text, /warning: p99 30,000 ms is 50% of --timeout \(60,000 ms\): the slowest requests will time out/)
+  assert.match(text, /warning: the write queue of n1 grew from 10 to 950 during the run/)
+  assert.doesNotMatch(text, /write queue of n2/, 'a burst that drained is no growth')
+  const calm = renderReport(workload, { ...resultWith([]), options: { timeout_ms: 60_000 }, latency_ms: { p99: 300 } })
+  assert.doesNotMatch(calm, /--timeout/)
+})

@@ -71,3 +71,16 @@ test('the timeline result puts nodes and events on the load\'s clock, first reje
   assert.deepEqual(result.events.map((e) => [e.at_s, e.kind]), [[0.5, 'host_down'], [1.9, 'first_write_rejection']])
   assert.deepEqual(result.series, [])
 })
+
+test('a last interval much shorter than the interval keeps its counts but draws no rate of its own', () => {
+  const timeline = new Timeline({ originMs: ORIGIN })
+  timeline.add('ingest', delta(ORIGIN + 1000, [['t', 100, 0, 0, 5]]))
+  timeline.add('ingest', delta(ORIGIN + 2000, [['t', 100, 0, 0, 5]]))
+  timeline.add('ingest', delta(ORIGIN + 2005, [['t', 3, 0, 0, 5]], 5))
+  const short = timeline.toJSON({ endMs: ORIGIN + 2005 })
+  assert.deepEqual(short.map((e) => [e.ingest.ok, e.ingest.per_sec, e.partial_s]), [[100, 100, undefined], [100, 100, undefined], [3, null, 0.005]])
+  const long = new Timeline({ originMs: ORIGIN })
+  long.add('ingest', delta(ORIGIN + 1000, [['t', 100, 0, 0, 5]]))
+  long.add('ingest', delta(ORIGIN + 1600, [['t', 60, 0, 0, 5]], 600))
+  assert.deepEqual(long.toJSON({ endMs: ORIGIN + 1600 }).map((e) => e.ingest.per_sec), [100, 100], 'a tail of 600 ms is a rate')
+})
