@@ -39,6 +39,12 @@ function assertPartialReport (run, reasonPattern) {
   assert.ok(accountingHolds(run.json))
 }
 
+/** Two ingest workers with a long run; `whileRunning` gets the master once the progress line shows rows ok. */
+function ingestWhileRowsFlow (double, whileRunning) {
+  const args = ['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json']
+  return ingest(args, { env: double.env(), waitFor: /rows ok [1-9]/, whileRunning })
+}
+
 test('a worker killed before it is ready: the run ends within seconds, reports, exit 4', () => withDouble({}, async (double) => {
   // Both workers are held in start-up for 30 s; the run must not wait for them.
   const run = await ingest(['--processes', '2', '--max_rows', '20000', '--json'], {
@@ -59,13 +65,9 @@ test('a worker killed before it is ready: the run ends within seconds, reports, 
 test('a worker killed mid-load: its unreported rows are named in the reconciliation, not blamed on the cluster', () => withDouble({
   fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined)
 }, async (double) => {
-  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
-    env: double.env(),
-    waitFor: /rows ok [1-9]/,
-    whileRunning: async (child) => {
-      const [worker] = await waitForChildren(child.pid, 2)
-      process.kill(worker, 'SIGKILL')
-    }
+  const run = await ingestWhileRowsFlow(double, async (child) => {
+    const [worker] = await waitForChildren(child.pid, 2)
+    process.kill(worker, 'SIGKILL')
   })
   assertPartialReport(run, /^worker \d died \(SIGKILL\) before its final report$/)
   const r = run.json.reconciliation
@@ -82,15 +84,11 @@ test('a worker killed mid-load: its unreported rows are named in the reconciliat
 test('a worker killed while the others drain after Ctrl-C: the run still ends and reports', () => withDouble({
   fault: ({ bulk }) => (bulk ? { delayMs: 400 } : undefined)
 }, async (double) => {
-  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
-    env: double.env(),
-    waitFor: /rows ok [1-9]/,
-    whileRunning: async (child) => {
-      const [worker] = await waitForChildren(child.pid, 2)
-      child.kill('SIGINT')
-      // The workers are now waiting for their requests in flight: their last periodic report is sent.
-      setTimeout(() => process.kill(worker, 'SIGKILL'), 100)
-    }
+  const run = await ingestWhileRowsFlow(double, async (child) => {
+    const [worker] = await waitForChildren(child.pid, 2)
+    child.kill('SIGINT')
+    // The workers are now waiting for their requests in flight: their last periodic report is sent.
+    setTimeout(() => process.kill(worker, 'SIGKILL'), 100)
   })
   assertPartialReport(run, /^worker \d died \(SIGKILL\) before its final report$/)
   assert.ok(run.json.partial_reasons.some((r) => /^interrupted \(SIGINT\) during load$/.test(r)))
