@@ -39,3 +39,18 @@ test('the shipped query sets load', () => {
   }
   assert.equal(load(path.join(__dirname, '..', '..', 'queries', 'cpu-dashboard.yml')).length, 6)
 })
+
+test('{table} binds to the quoted table; only real tables other than it are warned about', () => {
+  const { bindTable, foreignTableWarnings } = require('../../lib/data/query-config')
+  const table = { display: 'doc.mine', sql: '"doc"."mine"' }
+  const queries = bindTable([
+    { name: 'bound', query: 'SELECT count(*) FROM {table} WHERE x IN (SELECT y FROM {table})' },
+    { name: 'function', query: 'SELECT * FROM unnest([1, 2])' },
+    { name: 'system', query: 'SELECT name FROM sys.nodes' },
+    { name: 'other', query: 'SELECT * FROM {table} t JOIN doc.cpu c ON t.k = c.k' }
+  ], table)
+  assert.equal(queries[0].query, 'SELECT count(*) FROM "doc"."mine" WHERE x IN (SELECT y FROM "doc"."mine")')
+  const warnings = foreignTableWarnings(queries, table)
+  assert.equal(warnings.length, 1)
+  assert.match(warnings[0], /^warning: query 'other' names doc\.cpu, not --table doc\.mine/)
+})
