@@ -89,7 +89,11 @@ function loadQueryConfig (file, ctx) {
 // {table} in a query stands for --table, quoted as an identifier, so that one file serves any table.
 const TABLE_PLACEHOLDER = '{table}'
 // A table after FROM, JOIN, INTO or UPDATE; not a table function such as unnest(…).
-const TABLE_REFERENCE = /\b(?:FROM|JOIN|INTO|UPDATE)\s+((?:"?[a-z_][a-z0-9_]*"?\.)?"?[a-z_][a-z0-9_]*"?)(?![a-z0-9_".]|\s*\()/gi
+const IDENTIFIER = '"?[a-z_][a-z0-9_]*"?'
+const TABLE_REFERENCE = new RegExp(
+  `\\b(?:FROM|JOIN|INTO|UPDATE)\\s+((?:${IDENTIFIER}\\.)?${IDENTIFIER})(?![a-z0-9_".]|\\s*\\()`,
+  'gi'
+)
 const SYSTEM_SCHEMAS = /^"?(sys|information_schema|pg_catalog)"?\./i
 
 /** The queries with {table} bound to `table` ({ sql, display } as parseTableName makes it). */
