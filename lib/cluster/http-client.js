@@ -260,7 +260,9 @@ class CrateClient extends EventEmitter {
 
   /**
    * SELECT 1 on every host, each pinned: a host without an answer is marked down, and when none answers the
-   * first failure is thrown at once, instead of waiting --timeout for a host to come back.
+   * first failure is thrown at once, instead of waiting --timeout for a host to come back. An error answer or a
+   * TLS failure is a wrong setting, not a host that is down: it is thrown at once, naming the host. Returns the
+   * failures of the hosts that did not answer.
    */
   async requireOneHost () {
     const failures = []
@@ -268,12 +270,15 @@ class CrateClient extends EventEmitter {
       try {
         await this.sql('SELECT 1', undefined, { target: host })
       } catch (error) {
-        if (!(error instanceof TransportError)) throw error
-        this.markDown(host, error.message, { silent: true })
+        if (!(error instanceof TransportError) || error.code === 'ETLS' || error.code === 'ECERT') {
+          throw Object.assign(error, { host: host.base })
+        }
+        if (host.state === 'up') this.markDown(host, error.message, { silent: true })
         failures.push(error)
       }
     }
     if (failures.length === this.hosts.length) throw failures[0]
+    return failures
   }
 
   /** The next host that answers, round-robin; down hosts whose pause is over are probed on the side. */

@@ -300,7 +300,7 @@ function growingWriteQueues (samples) {
     if (queues.length < MIN_QUEUE_SAMPLES) continue
     const from = queues[0]
     const to = queues[queues.length - 1]
-    const peakAt = queues.lastIndexOf(Math.max(...queues))
+    const peakAt = queues.lastIndexOf(queues.reduce((max, q) => Math.max(max, q), 0))
     if (to >= GROWING_QUEUE_MIN && to >= 2 * from && peakAt >= (queues.length * 2) / 3) growing.push({ node, from, to })
   }
   return growing

@@ -3,7 +3,6 @@
 const os = require('node:os')
 const fs = require('node:fs')
 const { EXIT, FatalError, errorLine } = require('../base/errors')
-const { addSecret } = require('../base/secrets')
 const { loadEnvFile } = require('../cli/env-file')
 const { guardOutput, outputFailure } = require('../cli/output')
 const { parseOptions, describeOptions } = require('../cli/options')
@@ -150,23 +149,14 @@ function announce (ctx) {
  */
 async function checkHosts (ctx) {
   const { client, options } = ctx
-  const unreachable = []
-  for (const target of client.hosts) {
-    try {
-      await client.sql('SELECT 1', undefined, { target })
-    } catch (error) {
-      if (error instanceof CrateHttpError) {
-        throw new FatalError(`${target.base} refused the connection check: ${error.message}`)
-      }
-      if (error.code === 'ETLS' || error.code === 'ECERT') {
-        throw new FatalError(`cannot reach CrateDB: ${error.message}`)
-      }
-      if (target.state === 'up') client.markDown(target, error.message, { silent: true })
-      unreachable.push(error)
+  let unreachable
+  try {
+    unreachable = await client.requireOneHost()
+  } catch (error) {
+    if (error instanceof CrateHttpError) {
+      throw new FatalError(`${error.host} refused the connection check: ${error.message}`)
     }
-  }
-  if (unreachable.length === client.hosts.length) {
-    throw new FatalError(`cannot reach CrateDB: ${unreachable[0].message}`)
+    throw new FatalError(`cannot reach CrateDB: ${error.message}`)
   }
   for (const error of unreachable) {
     ctx.log(
@@ -402,10 +392,9 @@ function exitCode (ctx, { main, companion }) {
 /** Entry point of the app scripts: one-line errors, exit codes scripts can trust. */
 async function main (workload, options = {}) {
   const { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = options
-  const name = options.name ?? null
+  const shownName = options.name ?? workload.script
   let code
-  const shownName = name ?? workload.script
-  addSecret(env.CRATE_PASSWORD)
+  // loadEnvFile registers CRATE_PASSWORD for masking, from the environment or .env.
   guardOutput({ name: shownName, stdout, stderr })
   try {
     loadEnvFile(env)

@@ -44,8 +44,7 @@ test('a huge and a trickling sys.nodes answer to the monitor: samples fail, the 
       '--processes', '1', '--batch_size', '100', '--max_rows', '4000', '--concurrent_requests', '1', '--json'
     ], {
       env: double.env(),
-      timeoutMs: 60_000,
-      onSpawn: () => {}
+      timeoutMs: 60_000
     })
     assert.equal(run.code, 0, run.stderr)
     assert.equal(run.json.rows_ok, 4000)
