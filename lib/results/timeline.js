@@ -119,7 +119,14 @@ class Timeline {
             ok: g.all.ok,
             failed: g.all.failed,
             in_doubt: g.all.inDoubt,
-            per_sec: tail ? null : round(g.all.ok / seconds)
+            per_sec: tail ? null : round(g.all.ok / seconds),
+            labels: Object.fromEntries([...g.labels].map(([label, s]) => [label, {
+              ...summary[name]?.labels?.[label],
+              ok: s.ok,
+              failed: s.failed,
+              in_doubt: s.inDoubt,
+              per_sec: tail ? null : round(s.ok / seconds)
+            }]))
           }
         }
         Object.assign(entry, summary)

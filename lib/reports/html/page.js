@@ -9,14 +9,22 @@
   var series = timeline.series
   var groups = []
   series.forEach(function (entry) {
-    Object.keys(entry).forEach(function (key) { if (key !== 't_s' && groups.indexOf(key) < 0) groups.push(key) })
+    // A group is an object (ingest, analytical); t_s and partial_s are numbers of the entry.
+    Object.keys(entry).forEach(function (key) {
+      if (entry[key] && typeof entry[key] === 'object' && groups.indexOf(key) < 0) groups.push(key)
+    })
   })
   var main = result.workload
   var unit = main === 'ingest' ? 'rows' : 'queries'
+  // Every chart over time spans the same seconds, from the start of the load to its end, so that they line up;
+  // a node sample taken before the start is the baseline and is not drawn.
+  var xEnd = Math.max(1, Math.ceil((result.seconds || 0) * 10) / 10)
+  var xAxis = { type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 24, min: 0, max: xEnd }
 
   function point (entry, group, field) {
     return [entry.t_s, entry[group] ? entry[group][field] : null]
   }
+
 
   // Host events, rejections and an interruption, as vertical lines on every chart over time.
   var eventLines = {
@@ -29,30 +37,59 @@
     })
   }
 
+  // Axis names run along their axis, away from the title above and the ticks at the corners.
+  function yAxisNamed (name) {
+    return { type: 'value', name: name, nameLocation: 'middle', nameRotate: 90, nameGap: 44 }
+  }
+
+  // Every legend item stays visible (no pages that hide names): the legend wraps, and the chart grows by a line
+  // for each line of legend, estimated from the names' length at the legend's 12 px font.
+  function legendLines (names, width) {
+    var lines = 1
+    var used = 0
+    names.forEach(function (name) {
+      var item = 35 + 6.5 * String(name).length
+      if (used > 0 && used + item > width - 20) {
+        lines++
+        used = 0
+      }
+      used += item
+    })
+    return lines
+  }
+
   function timeChart (id, yName, lines, extra) {
+    var element = document.getElementById('chart-' + id)
+    var legendRows = lines.length ? legendLines(lines.map(function (l) { return l.name }), element.clientWidth) : 0
+    if (legendRows > 1) element.style.height = element.clientHeight + (legendRows - 1) * 20 + 'px'
+    var twoAxes = extra && Array.isArray(extra.yAxis)
     var option = {
       animation: false,
-      title: { text: document.getElementById('chart-' + id).dataset.title, textStyle: { fontSize: 13 } },
+      title: { text: element.dataset.title, textStyle: { fontSize: 13 }, left: 'center' },
       tooltip: { trigger: 'axis' },
-      legend: { bottom: 0, type: 'scroll' },
-      grid: { left: 60, right: 24, top: 40, bottom: 48 },
-      xAxis: { type: 'value', name: 's', min: 0 },
-      yAxis: { type: 'value', name: yName },
+      legend: { bottom: 0, type: 'plain' },
+      grid: { left: 64, right: twoAxes ? 64 : 24, top: 40, bottom: 44 + legendRows * 20 },
+      xAxis: Object.assign({}, xAxis),
+      yAxis: yAxisNamed(yName),
       series: lines.map(function (line, i) {
         var s = {
           name: line.name,
-          type: line.type || 'line',
+          type: 'line',
           showSymbol: false,
+          step: line.step,
+          areaStyle: line.area ? {} : undefined,
           data: line.data,
           stack: line.stack,
           yAxisIndex: line.axis || 0
         }
+        if (line.dashed) s.lineStyle = { type: 'dashed' }
         if (i === 0) s.markLine = eventLines
         return s
       })
     }
     if (lines.length === 0) option.title.subtext = 'no data for this run'
-    draw(id, Object.assign(option, extra || {}))
+    if (twoAxes) option.yAxis = extra.yAxis.map(function (axis) { return yAxisNamed(axis.name) })
+    draw(id, option)
   }
 
   function draw (id, option) {
@@ -94,24 +131,28 @@
         }
       : null
   )
-  timeChart(
-    'latency',
-    'ms',
-    ['p50_ms', 'p90_ms', 'p99_ms', 'max_ms'].map(function (field) {
-      return {
-        name: main + ' ' + field.replace('_ms', ''),
+  // In a mixed run the companion's latency is drawn too (p50 and p99, dashed), on the same milliseconds.
+  var latencyLines = []
+  groups.forEach(function (g) {
+    var fields = g === main ? ['p50_ms', 'p90_ms', 'p99_ms', 'max_ms'] : ['p50_ms', 'p99_ms']
+    fields.forEach(function (field) {
+      latencyLines.push({
+        name: g + ' ' + field.replace('_ms', ''),
+        dashed: g !== main,
         data: series.map(function (e) {
-          return point(e, main, field)
+          return point(e, g, field)
         })
-      }
+      })
     })
-  )
+  })
+  timeChart('latency', 'ms', latencyLines)
   var failureLines = []
   groups.forEach(function (g) {
     var prefix = groups.length > 1 ? g + ' ' : ''
     failureLines.push({
       name: prefix + unitOf(g) + ' failed',
-      type: 'bar',
+      step: 'end',
+      area: true,
       stack: g,
       axis: g === main ? 0 : 1,
       data: series.map(function (e) {
@@ -120,7 +161,8 @@
     })
     failureLines.push({
       name: prefix + unitOf(g) + ' in doubt',
-      type: 'bar',
+      step: 'end',
+      area: true,
       stack: g,
       axis: g === main ? 0 : 1,
       data: series.map(function (e) {
@@ -170,14 +212,13 @@
           name: name,
           data: timeline.nodes
             .filter(function (n) {
-              return n.name === name
+              return n.name === name && n.t_s >= 0
             })
             .map(function (n) {
               return [n.t_s, n[field]]
             })
         }
-      }),
-      nodeNames.length ? { xAxis: { type: 'value', name: 's' } } : null
+      })
     )
   }
   nodeChart('node_cpu', 'process_cpu_pct', '%')
@@ -193,9 +234,15 @@
       subtext: data.curve.length ? '' : 'no latencies recorded'
     },
     tooltip: { trigger: 'axis' },
-    grid: { left: 60, right: 24, top: 40, bottom: 48 },
-    xAxis: { type: 'category', name: 'percentile', data: data.curve.map(function (p) { return String(p.percentile) }) },
-    yAxis: { type: 'value', name: 'ms' },
+    grid: { left: 64, right: 24, top: 40, bottom: 48 },
+    xAxis: {
+      type: 'category',
+      name: 'percentile',
+      nameLocation: 'middle',
+      nameGap: 24,
+      data: data.curve.map(function (p) { return String(p.percentile) })
+    },
+    yAxis: yAxisNamed('ms'),
     series: [{ name: 'latency', type: 'line', step: 'end', data: data.curve.map(function (p) { return p.ms }) }]
   })
 })()

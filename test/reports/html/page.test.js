@@ -1,0 +1,88 @@
+'use strict'
+
+// The report page's drawing code, run outside a browser: a stand-in for ECharts keeps every chart's options, so
+// that what the pictures show (which seconds, which lines, which labels) is checked without a screenshot.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const vm = require('node:vm')
+const { chartsOf } = require('../../../lib/reports/html')
+
+const PAGE = fs.readFileSync(path.join(__dirname, '../../../lib/reports/html/page.js'), 'utf8')
+
+/** Runs page.js over a result; returns the options each chart was given, by chart id. */
+function drawPage (result) {
+  const charts = chartsOf(result)
+  const elements = new Map(charts.map(([id, title]) => [`chart-${id}`, { dataset: { title }, clientWidth: 560, clientHeight: 320, style: {} }]))
+  const runData = { textContent: JSON.stringify({ result, curve: [{ percentile: 50, ms: 1 }], charts: charts.map(([id]) => id) }) }
+  const body = { dataset: { charts: '0' } }
+  const drawn = {}
+  const document = { body, getElementById: (id) => (id === 'run-data' ? runData : elements.get(id)) }
+  const echarts = {
+    init: (element) => ({
+      // Through JSON: the options leave the page's realm as plain values of this one.
+      setOption: (option) => { drawn[[...elements].find(([, e]) => e === element)[0].slice(6)] = JSON.parse(JSON.stringify(option)) }
+    })
+  }
+  vm.runInNewContext(PAGE, { document, echarts, JSON, Math, Number, String, Object, Array })
+  assert.equal(Number(body.dataset.charts), charts.length, 'every chart drawn')
+  return { drawn, elements }
+}
+
+const group = (ok, extra = {}) => ({ ok, failed: 0, in_doubt: 0, per_sec: ok, p50_ms: 1, p90_ms: 2, p99_ms: 3, max_ms: 4, labels: {}, ...extra })
+const QUERY_NAMES = ['a_query_with_a_rather_long_descriptive_name', 'second_query_with_a_long_name', 'third_query_long_name_xyz', 'fourth_query', 'fifth']
+
+function mixedRun () {
+  const labels = Object.fromEntries(QUERY_NAMES.map((n) => [n, group(10)]))
+  return {
+    workload: 'analytical',
+    seconds: 3.002,
+    queries: QUERY_NAMES.map((name) => ({ name })),
+    timeline: {
+      interval_s: 1,
+      series: [0, 1, 2].map((t) => ({ t_s: t, analytical: group(50, { labels }), ingest: group(2000) }))
+        .concat([{ t_s: 3, partial_s: 0.002, analytical: group(1, { per_sec: null, labels }), ingest: group(0, { per_sec: null }) }]),
+      nodes: [-0.1, 0.4, 1.4, 2.4].map((t) => ({ t_s: t, name: 'node-1', process_cpu_pct: 10, heap_used_pct: 20, write_queue: 0, write_rejected: 0 })),
+      events: []
+    }
+  }
+}
+
+test('every chart over time spans the same seconds, from the start of the load; node baselines are not drawn', () => {
+  const { drawn } = drawPage(mixedRun())
+  const overTime = Object.entries(drawn).filter(([id]) => id !== 'distribution')
+  assert.equal(overTime.length, 8)
+  for (const [id, option] of overTime) {
+    assert.deepEqual([option.xAxis.min, option.xAxis.max, option.xAxis.name], [0, 3.1, 'time (s)'], id)
+    for (const series of option.series) assert.ok(series.data.every(([t]) => t >= 0), `${id}: ${series.name} from 0 s`)
+  }
+  assert.deepEqual(drawn.node_cpu.series[0].data.map(([t]) => t), [0.4, 1.4, 2.4])
+})
+
+test('the partial tail is a count, never a group or a rate', () => {
+  const { drawn } = drawPage(mixedRun())
+  assert.deepEqual(drawn.throughput.series.map((s) => s.name), ['analytical queries/s', 'ingest rows/s'])
+  assert.equal(drawn.throughput.series[0].data[3][1], null)
+})
+
+test('a mixed run draws the ingest latency beside the queries\' latency', () => {
+  const { drawn } = drawPage(mixedRun())
+  const names = drawn.latency.series.map((s) => s.name)
+  assert.deepEqual(names, ['analytical p50', 'analytical p90', 'analytical p99', 'analytical max', 'ingest p50', 'ingest p99'])
+  assert.deepEqual(drawn.latency.series.filter((s) => s.lineStyle).map((s) => s.name), ['ingest p50', 'ingest p99'])
+})
+
+test('legends show every name (no pages) and the chart grows by the lines they wrap to; axis names stay off the title', () => {
+  const { drawn, elements } = drawPage(mixedRun())
+  for (const [id, option] of Object.entries(drawn)) {
+    if (option.legend) assert.equal(option.legend.type, 'plain', id)
+    for (const axis of [].concat(option.yAxis)) assert.equal(axis.nameLocation, 'middle', `${id}: ${axis.name}`)
+  }
+  assert.deepEqual(drawn.query_latency.series.map((s) => s.name), QUERY_NAMES)
+  assert.ok(drawn.query_latency.grid.bottom > drawn.throughput.grid.bottom, 'room for a second line of legend')
+  assert.equal(elements.get('chart-query_latency').style.height, `${320 + 20}px`)
+  assert.equal(elements.get('chart-throughput').style.height, undefined)
+  assert.equal(drawn.failures.yAxis.length, 2, 'rows and queries on axes of their own')
+})
