@@ -4,12 +4,19 @@
 // the SLO as a line, the capacity marked.
 
 const { renderSvgChart } = require('./svg-chart')
+const { formatCount } = require('./sweep-chart')
+
+function niceCeiling (x) {
+  const step = 10 ** Math.floor(Math.log10(x)) / 2
+  return Math.ceil(x / step) * step
+}
 
 function renderCapacityChart ({ capacity, unit, slo, steps }) {
   const sorted = [...steps].sort((a, b) => a.rate - b.rate)
-  const rates = sorted.map((s) => s.rate)
-  // Doubling spans orders of magnitude: a logarithmic axis keeps the first steps apart.
-  const logarithmic = rates.length > 1 && rates[rates.length - 1] / rates[0] > 10
+  // The steps tried, one tick each: doubling and then halving the gap leaves no axis range without a step, and
+  // every rate tried is read off its own label.
+  const label = (rate) => String(rate)
+  const legend = [`achieved ${unit}/s`, 'p99 ms (from scheduled start)', 'missed the SLO']
   return renderSvgChart({
     animation: false,
     backgroundColor: '#ffffff',
@@ -17,39 +24,56 @@ function renderCapacityChart ({ capacity, unit, slo, steps }) {
       text: `Capacity at p99 <= ${slo.p99_ms} ms: ${capacity === null ? 'none' : `${capacity} ${unit}/s`}`,
       left: 'center'
     },
-    legend: { bottom: 0, data: [`achieved ${unit}/s`, 'p99 ms (from scheduled start)'] },
-    grid: { left: 80, right: 80, top: 60, bottom: 70 },
-    xAxis: { type: logarithmic ? 'log' : 'value', name: `target ${unit}/s`, nameLocation: 'middle', nameGap: 30 },
-    yAxis: [{ type: 'value', name: `achieved ${unit}/s` }, { type: 'value', name: 'p99 ms' }],
+    legend: { bottom: 0, itemGap: 30, data: legend },
+    grid: { left: 90, right: 90, top: 70, bottom: 80 },
+    xAxis: {
+      type: 'category',
+      name: `target ${unit}/s (the steps tried)`,
+      nameLocation: 'middle',
+      nameGap: 34,
+      data: sorted.map((s) => label(s.rate)),
+      axisLabel: { interval: 0, formatter: (v) => formatCount(Number(v)), rotate: sorted.length > 12 ? 45 : 0 }
+    },
+    yAxis: [
+      { type: 'value', name: `achieved ${unit}/s`, axisLabel: { formatter: formatCount } },
+      // The SLO's line is always on the axis, however far below it the p99s stayed.
+      {
+        type: 'value',
+        name: 'p99 ms',
+        splitLine: { show: false },
+        max: (v) => niceCeiling(Math.max(v.max, slo.p99_ms * 1.1))
+      }
+    ],
     series: [
       {
         name: `achieved ${unit}/s`,
         type: 'line',
-        data: sorted.map((s) => [s.rate, s.achieved]),
+        data: sorted.map((s) => [label(s.rate), s.achieved]),
         markLine:
-          capacity === null
+          capacity === null || !sorted.some((s) => s.rate === capacity)
             ? undefined
-            : { symbol: 'none', label: { formatter: `capacity ${capacity}` }, data: [{ xAxis: capacity }] }
+            : { symbol: 'none', label: { formatter: `capacity ${capacity}` }, data: [{ xAxis: label(capacity) }] }
       },
       {
         name: 'p99 ms (from scheduled start)',
         type: 'line',
         yAxisIndex: 1,
-        data: sorted.map((s) => [s.rate, s.p99_ms]),
+        data: sorted.map((s) => [label(s.rate), s.p99_ms]),
         markLine: {
           symbol: 'none',
           lineStyle: { type: 'dashed', color: '#c23531' },
-          label: { formatter: `SLO ${slo.p99_ms} ms` },
+          // Inside the plot, above the line's end: beyond the axis it would be cut at the picture's edge.
+          label: { formatter: `SLO ${slo.p99_ms} ms`, position: 'insideEndTop', color: '#c23531' },
           data: [{ yAxis: slo.p99_ms }]
         }
       },
       {
-        name: 'missed',
+        name: 'missed the SLO',
         type: 'scatter',
         symbol: 'diamond',
         symbolSize: 12,
         itemStyle: { color: '#c23531' },
-        data: sorted.filter((s) => !s.passed).map((s) => [s.rate, s.achieved])
+        data: sorted.filter((s) => !s.passed).map((s) => [label(s.rate), s.achieved])
       }
     ]
   })

@@ -3,7 +3,7 @@
 // The sweep chart: throughput (left axis) and p99 latency (right axis) against the parameter,
 // with the sweet spot marked and values that had failures shown apart.
 
-const { renderSvgChart } = require('./svg-chart')
+const { renderSvgChart, titleBlock, logAxisRange } = require('./svg-chart')
 
 function formatCount (x) {
   if (x >= 1e6) return `${+(x / 1e6).toFixed(2)}M`
@@ -30,10 +30,11 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
   const failedPoints = points
     .map((p, i) => (p.failed > 0 || p.missing ? [x(i), p.throughput ?? 0, p.failed ?? 'no result'] : null))
     .filter(Boolean)
+  const heading = titleBlock(title, subtitle)
   return renderSvgChart({
     animation: false,
     backgroundColor: '#ffffff',
-    title: { text: title, subtext: subtitle, left: 'center' },
+    title: heading.title,
     legend: {
       bottom: 0,
       itemGap: 30,
@@ -45,14 +46,15 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
         ...(rejections ? ['cluster write rejections'] : [])
       ]
     },
-    grid: { left: 80, right: rejections ? 150 : 80, top: 115, bottom: 80 },
+    grid: { left: 80, right: rejections ? 150 : 80, top: heading.top, bottom: 80 },
     xAxis: logarithmic
       ? {
           type: 'log',
           name: `${parameter} (log scale)`,
           nameLocation: 'middle',
           nameGap: 30,
-          axisLabel: { formatter: formatCount }
+          ...logAxisRange(points.map((p) => p.value)),
+          axisLabel: { formatter: formatCount, showMinLabel: false, showMaxLabel: false }
         }
       : { type: 'category', name: parameter, nameLocation: 'middle', nameGap: 30, data: labels },
     yAxis: [

@@ -8,15 +8,14 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { tempDir, tempFile } = require('../helpers/temp-files')
 const { chartsOf } = require('../../lib/reports/html')
 const { inspectHtml, referencesOutside } = require('../helpers/html')
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && fs.existsSync(p))
-const NO_CHROMIUM = CHROMIUM ? false : 'Chromium is not installed (CHROMIUM_PATH or /usr/bin/chromium): the HTML report is not loaded in a browser'
+const { NO_CHROMIUM, chromium, textLayout } = require('../helpers/chromium')
+
 if (NO_CHROMIUM) console.log(`# ${NO_CHROMIUM}`)
 
 /** The report as a DOM, with the run's embedded data. */
@@ -38,11 +37,10 @@ function assertSelfContained (html, result) {
 
 /** Loads the file in headless Chromium: the counts the page keeps in body[data-charts], [data-errors]. */
 function loadInChromium (file, screenshot) {
-  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--window-size=1400,1300']
-  const dom = spawnSync(CHROMIUM, [...args, '--dump-dom', `file://${file}`], { encoding: 'utf8', timeout: 60_000 })
+  const dom = chromium(['--dump-dom', `file://${file}`])
   const body = /<body[^>]*data-charts="(\d+)"[^>]*data-errors="(\d+)"/.exec(dom.stdout)
   assert.ok(body, `Chromium printed no report body:\n${dom.stderr.slice(-500)}`)
-  spawnSync(CHROMIUM, [...args, `--screenshot=${screenshot}`, `file://${file}`], { timeout: 60_000 })
+  chromium([`--screenshot=${screenshot}`, `file://${file}`])
   return { charts: Number(body[1]), errors: Number(body[2]) }
 }
 
@@ -104,16 +102,25 @@ function writeJson (dir, name, value) {
   return file
 }
 
-test('the report in a browser: every chart drawn, no console error', { skip: NO_CHROMIUM }, (t) => withCrateTestDouble({}, async (double) => {
+// Long query names, a companion ingest and the cluster's nodes: the fullest page the tool draws.
+const LONG_NAMES = ['hosts_by_hostname_with_a_long_name', 'second_query_long_name_abc', 'third_query_long_name_xyz', 'fourth_query', 'fifth']
+
+test('the report in a browser: every chart drawn, no console error, no text over another or cut off', { skip: NO_CHROMIUM }, (t) => withCrateTestDouble(mixScript(), async (double) => {
   const dir = tempDir(t)
-  const html = path.join(dir, 'ingest.html')
-  const run = await runTool('appClusterIngest.js', ['--processes', '2', '--max_rows', '20000', '--batch_size', '500', '--monitor_interval', '200ms', '--report', html, '--json'], { env: double.env() })
+  const html = path.join(dir, 'mix.html')
+  const mix = tempFile(t, 'mix.yml', LONG_NAMES.map((name) => `- {name: ${name}, query: "SELECT count(*) FROM doc.cpu WHERE tags['hostname'] = ?", ratio: 0.2, args: [{hostname: {}}]}`).join('\n'))
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--duration', '2s', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '100', '--monitor_interval', '200ms', '--report', html, '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const expected = assertSelfContained(fs.readFileSync(html, 'utf8'), run.json).charts.length
-  const screenshot = path.join(dir, 'ingest.png')
+  const screenshot = path.join(dir, 'mix.png')
   const loaded = loadInChromium(html, screenshot)
   assert.deepEqual(loaded, { charts: expected, errors: 0 })
   assert.equal(fs.readFileSync(screenshot).subarray(1, 4).toString(), 'PNG')
+  const layout = textLayout(html)
+  assert.ok(layout.texts > 100, `${layout.texts} texts measured`)
+  for (const name of LONG_NAMES) assert.ok(!layout.outside.includes(name), `the legend shows ${name}`)
+  assert.deepEqual(layout.overlaps, [])
+  assert.deepEqual(layout.outside, [])
 }))
 
 test('bad --report: one line, exit 2, before any SQL', () => withCrateTestDouble({}, async (double) => {
