@@ -6,7 +6,7 @@ const { EXIT, UsageError, errorLine } = require('../../base/errors')
 const { sameFile } = require('../../base/files')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
-const { fmt } = require('../../base/format')
+const { runsText, changeText, intervalText, fmt } = require('./wording')
 
 const USAGE = `Usage: crate-bench compare --base FILE... --new FILE...
          [--fail_on_regression PCT] [--json] [-o compare.html]
@@ -78,8 +78,8 @@ async function sidesOf (args, env) {
 
 /** crate-bench compare … Returns the exit code. */
 function describeChange (f) {
-  if (f.change_pct === null) return `${f.figure} ${f.base} -> ${f.new}`
-  return `${f.figure} ${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`
+  if (f.change_pct === null) return `${f.figure} ${fmt(f.base)} -> ${fmt(f.new)}`
+  return `${f.figure} ${changeText(f)}`
 }
 
 async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
@@ -123,22 +123,14 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
 function render (comparison) {
   const t = table([
     'figure',
-    `base (${comparison.base_runs} runs)`,
-    `new (${comparison.new_runs} runs)`,
+    `base (${runsText(comparison.base_runs)})`,
+    `new (${runsText(comparison.new_runs)})`,
     'change',
     '95% CI of the change',
     'verdict'
   ])
   for (const f of comparison.figures) {
-    const ci = f.ci_pct ? `${f.ci_pct[0]}% .. ${f.ci_pct[1]}%` : '-'
-    t.push([
-      f.figure,
-      fmt(f.base),
-      fmt(f.new),
-      f.change_pct === null ? '-' : `${f.change_pct > 0 ? '+' : ''}${f.change_pct}%`,
-      ci,
-      f.verdict
-    ])
+    t.push([f.figure, fmt(f.base), fmt(f.new), changeText(f), intervalText(f), f.verdict])
   }
   const note = comparison.judged
     ? comparison.method

@@ -10,6 +10,8 @@ const { runTool } = require('../../helpers/run-tool')
 const { tempDir } = require('../../helpers/temp-files')
 const { inspectHtml, referencesOutside } = require('../../helpers/html')
 const { withCrateTestDouble } = require('../../helpers/crate-test-double')
+const { NO_CHROMIUM, chromium, textLayout } = require('../../helpers/chromium')
+const { runsText, changeText, intervalText } = require('../../../lib/reports/compare/wording')
 
 const run = (perSec, p99, failed = 0) => ({
   workload: 'ingest',
@@ -53,6 +55,41 @@ test('verdicts: better, worse, no significant difference; with fewer than 3 runs
   const few = compareRuns([run(1, 1), run(1, 1)], [run(2, 2), run(2, 2), run(2, 2)])
   assert.equal(few.judged, false)
   assert.match(few.figures[0].verdict, /^cannot be judged: fewer than 3 runs a side$/)
+})
+
+test('the words of a comparison: runs counted right, a change from 0 named, no bare "-%"', () => {
+  assert.deepEqual([runsText(1), runsText(3)], ['1 run', '3 runs'])
+  const figure = (base, next, changePct, ci = null, pValue = null) => ({ base, new: next, change_pct: changePct, ci_pct: ci, p_value: pValue })
+  assert.equal(changeText(figure(9550.693, 9000, -5.8)), '-5.8%')
+  assert.equal(changeText(figure(0, 120, null)), 'from 0 to 120')
+  assert.equal(changeText(figure(0, 0, null)), 'none (0 both)')
+  assert.equal(changeText(figure(null, null, null)), 'no data')
+  assert.equal(intervalText(figure(10, 12, 20, [4.5, 35.25], 0.01)), '+4.5% .. +35.25%')
+  assert.equal(intervalText(figure(10, 12, 20)), 'not judged')
+})
+
+test('the comparison page: numbers formatted, runs counted, the change chart with its intervals', async (t) => {
+  const dir = tempDir(t)
+  const write = (name, result) => { const file = path.join(dir, name); fs.writeFileSync(file, JSON.stringify(result)); return file }
+  const one = await runTool('bin/crate-bench.js', ['compare', '--base', write('b.json', run(9550.693, 100)), '--new', write('n.json', run(9000.5, 90, 4)), '-o', path.join(dir, 'one.html')])
+  assert.equal(one.code, 0, one.stderr)
+  const onePage = fs.readFileSync(path.join(dir, 'one.html'), 'utf8')
+  assert.match(onePage, /<h1>Base \(1 run\) against new \(1 run\)<\/h1>/)
+  assert.match(onePage, /<td class="n">9,550\.69<\/td>/)
+  assert.match(onePage, /<td class="n">from 0 to 4<\/td>/, 'failures from none to some: no percentage')
+  assert.doesNotMatch(onePage, />-%</)
+  assert.match(one.stderr, /│ base \(1 run\) +│ new \(1 run\)/)
+  if (NO_CHROMIUM) return t.skip(NO_CHROMIUM)
+  const base = [run(40_000, 100), run(41_000, 104), run(39_500, 98)].map((r, i) => write(`base-${i}.json`, r))
+  const next = [run(30_000, 200), run(31_000, 210), run(29_000, 190)].map((r, i) => write(`new-${i}.json`, r))
+  const html = path.join(dir, 'three.html')
+  assert.equal((await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next, '-o', html])).code, 0)
+  const dom = chromium(['--dump-dom', `file://${html}`]).stdout
+  assert.match(dom, /<body[^>]*data-charts="6"[^>]*data-errors="0"/, 'the change chart and 5 figures drawn, no error')
+  const layout = textLayout(html)
+  assert.ok(layout.texts > 20, `${layout.texts} texts measured`)
+  assert.deepEqual(layout.overlaps, [])
+  assert.deepEqual(layout.outside, [])
 })
 
 test('crate-bench compare: the table, --json, -o, and --fail_on_regression as an exit code for CI', async (t) => {

@@ -1,0 +1,25 @@
+'use strict'
+
+const { fmt } = require('../../base/format')
+
+// How a comparison reads, the same on the terminal and on the page.
+
+const runsText = (n) => `${n} ${n === 1 ? 'run' : 'runs'}`
+
+const signed = (pct) => `${pct > 0 ? '+' : ''}${fmt(pct)}%`
+
+/** The change in %, or why there is none: a base of 0 has no percentage, a figure without data no change. */
+function changeText (f) {
+  if (f.change_pct !== null) return signed(f.change_pct)
+  if (f.base === null || f.new === null) return 'no data'
+  if (f.base === 0) return f.new === 0 ? 'none (0 both)' : `from 0 to ${fmt(f.new)}`
+  return 'no data'
+}
+
+/** The 95% interval of the change, or why there is none. */
+function intervalText (f) {
+  if (f.ci_pct) return `${signed(f.ci_pct[0])} .. ${signed(f.ci_pct[1])}`
+  return f.p_value === null ? 'not judged' : 'none (base 0)'
+}
+
+module.exports = { runsText, changeText, intervalText, fmt }
