@@ -12,7 +12,8 @@ function renderCompareHtml (comparison) {
   const rows = comparison.figures
     .map((f) => {
       const cells = [f.figure, fmt(f.base), fmt(f.new), changeText(f), intervalText(f), f.verdict]
-      return `<tr>${cells.map((cell, i) => `<td${i > 0 && i < 5 ? ' class="n"' : ''}>${escapeHtml(cell)}</td>`).join('')}</tr>`
+      const numeric = (i) => (i > 0 && i < 5 ? ' class="n"' : '')
+      return `<tr>${cells.map((cell, i) => `<td${numeric(i)}>${escapeHtml(cell)}</td>`).join('')}</tr>`
     })
     .join('\n')
   const data = scriptJson({ figures })
@@ -49,7 +50,9 @@ ${rows}
     title: { text: 'Change of each figure, new against base (%), with its 95% interval', textStyle: { fontSize: 13 } },
     tooltip: { trigger: 'axis', valueFormatter: function (v) { return v === null ? '-' : number(v) + '%' } },
     grid: { left: 260, right: 40, top: 40, bottom: 40 },
-    xAxis: { type: 'value', name: 'change (%)', nameLocation: 'middle', nameGap: 24, axisLabel: { formatter: '{value}%' } },
+    xAxis: {
+      type: 'value', name: 'change (%)', nameLocation: 'middle', nameGap: 24, axisLabel: { formatter: '{value}%' }
+    },
     yAxis: { type: 'category', data: figures.map(function (f) { return f.figure }) },
     series: [{
       name: 'change',
