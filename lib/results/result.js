@@ -107,8 +107,11 @@ function clientResources (resources, unitsSent, unit) {
     cpu_pct: round((r.cpuMicros / r.wallMicros) * 100, 1),
     event_loop_delay_p99_ms: r.eventLoopDelayP99Ms === null ? null : round(r.eventLoopDelayP99Ms, 1)
   }))
+  const startupCpuMicros = resources.reduce((sum, r) => sum + (r.startupCpuMicros || 0), 0)
   return {
     cpu_seconds: round(cpuMicros / 1e6, 3),
+    // Master and workers from their launch to the start of the load; not in cpu_seconds.
+    startup_cpu_seconds: round(startupCpuMicros / 1e6, 3),
     [`cpu_us_per_${unit === 'rows' ? 'row' : 'query'}`]: unitsSent > 0 ? round(cpuMicros / unitsSent, 3) : null,
     max_rss_mb_per_process: round(maxRssKb / 1024, 1),
     workers,

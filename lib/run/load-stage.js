@@ -140,7 +140,11 @@ function createMonitor (options) {
 
 function masterResources (cpuAtGo) {
   const cpu = process.cpuUsage(cpuAtGo)
-  return { cpuMicros: cpu.user + cpu.system, maxRssKb: process.resourceUsage().maxRSS }
+  return {
+    cpuMicros: cpu.user + cpu.system,
+    startupCpuMicros: cpuAtGo.user + cpuAtGo.system,
+    maxRssKb: process.resourceUsage().maxRSS
+  }
 }
 
 module.exports = { runLoad, GO_LEAD_MS }

@@ -86,6 +86,8 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
     delta: recorder.takeDelta(),
     resources: {
       cpuMicros: cpu.user + cpu.system,
+      // From the process's launch to go: module loading, the data model, the first connections' set-up.
+      startupCpuMicros: cpuAtGo.user + cpuAtGo.system,
       maxRssKb: process.resourceUsage().maxRSS,
       // From go, which includes the short wait for the shared start.
       wallMicros: Math.round((now() - loadStartedAt) * 1000),

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const hdr = require('hdr-histogram-js')
+const { decodeHistogram } = require('../../results/stats')
 const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('./parts')
 
 // One self-contained HTML file: ECharts, the run's data and the code that draws it are inlined,
@@ -13,7 +13,7 @@ const PERCENTILES = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 10
 /** The latency distribution as HdrHistogram plots it: latency at each percentile. */
 function percentileCurve (encoded) {
   if (!encoded) return []
-  const histogram = hdr.decodeFromCompressedBase64(encoded, 32, false)
+  const histogram = decodeHistogram(encoded)
   return PERCENTILES.map((p) => ({ percentile: p, ms: Math.round(histogram.getValueAtPercentile(p)) / 1000 }))
 }
 
