@@ -17,8 +17,8 @@ const HISTOGRAM_OPTIONS = Object.freeze({
 })
 
 function newHistogram () {
-  const o = HISTOGRAM_OPTIONS
-  const histogram = new Int32Histogram(o.lowestDiscernibleValue, o.highestTrackableValue, o.numberOfSignificantValueDigits)
+  const { lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits } = HISTOGRAM_OPTIONS
+  const histogram = new Int32Histogram(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits)
   histogram.autoResize = true
   return histogram
 }
