@@ -92,7 +92,28 @@ const RUN_OPTIONS = {
   generator: {
     type: 'string',
     group: 'Runs across machines:',
-    describe: 'K/N: this is load generator K of N in one run; each writes its own rows (default 1/1)'
+    describe:
+      'K/N: this is load generator K of N of one run (a fleet, coordinated through --fleet_table); each writes its ' +
+      'own rows (default 1/1)'
+  },
+  generators: {
+    type: 'number',
+    group: 'Runs across machines:',
+    describe:
+      'N: this is one of N load generators of one run; K is JOB_COMPLETION_INDEX + 1 (a Kubernetes Indexed Job), ' +
+      'so one manifest serves every pod'
+  },
+  fleet_table: {
+    type: 'string',
+    default: 'doc.crate_bench_fleet',
+    group: 'Runs across machines:',
+    describe: 'where the generators of a fleet register, agree on one preparation and one start, and report'
+  },
+  barrier_timeout: {
+    type: 'string',
+    default: '5m',
+    group: 'Runs across machines:',
+    describe: 'how long a generator of a fleet waits for the tables to be prepared and for every generator to be ready'
   },
   start_at: {
     type: 'string',
@@ -230,11 +251,57 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
     ...commonRunOptions(args, { defaultProcesses: workload.defaultProcesses ?? os.availableParallelism() }),
     ...workload.validateOptions(args)
   }
+  Object.assign(options, fleetOptions(args, env, options))
   requireRoomForRate(options)
   requireOwnResultsTable(options, workload)
   if (workload.labelsOf) requireKnownLabels(options.thresholds, workload.labelsOf(options))
   requireRateForAchieved(options.thresholds, options.rate)
   return options
+}
+
+// Where a fleet stores its generators' results when --results_table is not given: the merge needs them.
+const DEFAULT_FLEET_RESULTS_TABLE = 'doc.crate_bench_results'
+
+/**
+ * A fleet: N > 1 generators of one run, from --generator K/N, or --generators N with K from a Kubernetes Indexed
+ * Job's JOB_COMPLETION_INDEX (0-based). They share --run_id (no random default: each would draw its own) and store
+ * their results for the merge.
+ */
+function fleetOptions (args, env, options) {
+  let generator = options.generator
+  if (args.generators !== undefined) {
+    const count = requirePositiveInteger(args.generators, 'generators')
+    if (args.generator !== undefined && generator.count !== count) {
+      throw new UsageError(`--generator ${args.generator} and --generators ${count} disagree on the fleet's size`)
+    }
+    if (args.generator === undefined) {
+      const index = env.JOB_COMPLETION_INDEX
+      if (index === undefined || !/^\d+$/.test(index) || Number(index) >= count) {
+        const got = index === undefined ? ', which is not set' : `, not '${index}'`
+        throw new UsageError(`--generators ${count} without --generator takes K from JOB_COMPLETION_INDEX (0 to ` +
+          `${count - 1}, set by a Kubernetes Indexed Job)${got}`)
+      }
+      generator = { index: Number(index), count }
+    }
+  }
+  if (generator.count === 1) return { generator, fleet: null }
+  if (args.run_id === undefined) {
+    throw new UsageError(`generator ${generator.index + 1}/${generator.count} of a fleet needs --run_id: every ` +
+      'generator of the run gives the same one')
+  }
+  if (args.start_at !== undefined) {
+    throw new UsageError('--start_at is for runs without coordination: the generators of a fleet start together at ' +
+      'their start barrier')
+  }
+  return {
+    generator,
+    resultsTable: options.resultsTable || parseTableName(DEFAULT_FLEET_RESULTS_TABLE, 'results_table'),
+    fleet: {
+      table: parseTableName(args.fleet_table, 'fleet_table'),
+      barrierTimeoutMs: parseDuration(args.barrier_timeout, 'barrier_timeout'),
+      seedGiven: args.seed !== undefined
+    }
+  }
 }
 
 /**

@@ -14,6 +14,8 @@ const { CrateClient } = require('../cluster/http-client')
 const { readRegularFile, sameFile } = require('../base/files')
 const { visible } = require('../base/format')
 const { resultProblem } = require('../results/result')
+const { readFleetRun } = require('../fleet/coordinator')
+const { parseThreshold, evaluateThresholds } = require('../results/thresholds')
 
 // A result of a long run with its timeline is a few megabytes; this is far beyond any.
 const MAX_RESULT_BYTES = 512 * 1024 * 1024
@@ -153,7 +155,10 @@ async function readRuns (tableText, runIds, flags, env) {
         const message = `${table.display} holds a row of run ${runId} that is not a result: ${problem}`
         throw Object.assign(new Error(message), { exitCode: EXIT.CANNOT_RUN })
       }
-      runs.push({ runId, loadGenerators: rows.length, result: mergeResults(results) })
+      const fleet = await fleetOf(client, results[0], runId)
+      const merged = mergeResults(results, { fleet })
+      merged.thresholds = rejudgedThresholds(results[0], merged)
+      runs.push({ runId, loadGenerators: fleet ? fleet.generators.length : rows.length, result: merged })
     }
   } catch (error) {
     if (error.exitCode) throw error
@@ -162,6 +167,24 @@ async function readRuns (tableText, runIds, flags, env) {
     client.close()
   }
   return runs
+}
+
+/** The fleet table's rows of a run whose generators were a fleet (their options name the table); null otherwise. */
+async function fleetOf (client, result, runId) {
+  const named = result.options && result.options.fleet && result.options.fleet.table
+  if (!named || !named.display) return null
+  try {
+    return await readFleetRun(client, parseTableName(named.display, 'fleet_table'), runId)
+  } catch {
+    return null
+  }
+}
+
+/** The run's --threshold checks, judged again on the merged figures: each generator judged only its own. */
+function rejudgedThresholds (result, merged) {
+  const texts = (result.thresholds || []).map((t) => t.threshold)
+  const unit = merged.workload === 'ingest' ? 'rows' : 'queries'
+  return evaluateThresholds(texts.map(parseThreshold), merged, unit)
 }
 
 /** Every row of one run in a results table, merged into one result. */

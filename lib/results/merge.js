@@ -2,13 +2,14 @@
 
 const { newHistogram, addEncoded, encodeHistogram, latencySummary, ErrorGroups } = require('./stats')
 const { round, perSecond } = require('../base/format')
+const { mergeTimelines } = require('./merge-timelines')
 
 /**
  * One result from the results of several load generators of one run (each machine's --json, or
  * its row in --results_table): units added, the window from the earliest start to the latest
  * end, and percentiles from the merged HdrHistograms — exact, never averaged.
  */
-function mergeResults (results) {
+function mergeResults (results, { fleet = null } = {}) {
   if (results.length === 0) throw new Error('no results to merge')
   const workload = results[0].workload
   if (results.some((r) => r.workload !== workload)) {
@@ -18,9 +19,15 @@ function mergeResults (results) {
   }
   const unit = workload === 'ingest' ? 'rows' : 'queries'
   const sum = (key) => results.reduce((total, r) => total + (r[key] || 0), 0)
-  const started = results.filter((r) => r.started_at).map((r) => Date.parse(r.started_at))
-  const ended = results.filter((r) => r.started_at).map((r) => Date.parse(r.started_at) + r.seconds * 1000)
+  // On the server's clock where the fleet measured each generator's offset: one clock for every machine.
+  const offsetOf = clockOffsets(results, fleet)
+  const startOf = (r, i) => Date.parse(r.started_at) + offsetOf[i]
+  const timed = results.map((r, i) => [r, i]).filter(([r]) => r.started_at)
+  const started = timed.map(([r, i]) => startOf(r, i))
+  const ended = timed.map(([r, i]) => startOf(r, i) + r.seconds * 1000)
+  const sendingEnded = timed.map(([r, i]) => startOf(r, i) + (r.sending_seconds ?? r.seconds) * 1000)
   const seconds = started.length ? round((Math.max(...ended) - Math.min(...started)) / 1000, 3) : 0
+  const sendingSeconds = started.length ? round((Math.max(...sendingEnded) - Math.min(...started)) / 1000, 3) : null
   const ok = sum(`${unit}_ok`)
   const errors = new ErrorGroups()
   for (const r of results) errors.merge(r.errors || [])
@@ -33,8 +40,8 @@ function mergeResults (results) {
     options: { ...results[0].options, load_generators: results.length },
     started_at: started.length ? new Date(Math.min(...started)).toISOString() : null,
     seconds,
-    sending_seconds: null,
-    drain_seconds: null,
+    sending_seconds: sendingSeconds,
+    drain_seconds: sendingSeconds === null ? null : round(Math.max(0, seconds - sendingSeconds), 3),
     [`${unit}_sent`]: sum(`${unit}_sent`),
     [`${unit}_ok`]: ok,
     [`${unit}_failed`]: sum(`${unit}_failed`),
@@ -58,7 +65,8 @@ function mergeResults (results) {
     rate: mergedRate(results, ok, seconds),
     cluster: null,
     events: [],
-    timeline: { interval_s: 1, series: [], nodes: [], events: [] },
+    timeline: mergeTimelines(results, started.length ? Math.min(...started) : 0, results.map((r, i) => offsetOf[i])),
+    environment: mergedEnvironment(results),
     client: mergedClient(results, unit),
     histograms: { latency: latency.encoded, labels: Object.create(null) },
     load_generators: results.map((r) => ({
@@ -74,7 +82,110 @@ function mergeResults (results) {
     )
   }
   if (workload === 'analytical') merged.queries = mergedQueries(results, seconds, merged.histograms)
+  if (workload === 'ingest') Object.assign(merged, mergedIngest(results, seconds))
+  if (fleet) addFleet(merged, results, fleet, unit, started)
   return merged
+}
+
+/** Each result's clock offset against the server, as its fleet row says; 0 without a fleet. */
+function clockOffsets (results, fleet) {
+  const offsets = new Map((fleet ? fleet.generators : []).map((g) => [g.generator, g.detail.clock_offset_ms || 0]))
+  return results.map((r) => offsets.get(r.options.generator ? r.options.generator.index : -1) || 0)
+}
+
+/** Tool, machines and cluster: every generator's machine, the cluster as the first that saw it. */
+function mergedEnvironment (results) {
+  const envs = results.map((r) => r.environment).filter(Boolean)
+  if (envs.length === 0) return null
+  const first = (key) => envs.map((e) => e[key]).find((v) => v !== null && v !== undefined) ?? null
+  const machines = envs.map((e) => `${e.load_generator} (${e.cpus} CPUs)`)
+  return {
+    tool_version: [...new Set(envs.map((e) => e.tool_version))].join(', '),
+    node_version: [...new Set(envs.map((e) => e.node_version))].join(', '),
+    load_generator: `${envs.length} generator${envs.length === 1 ? '' : 's'}: ${machines.join(', ')}`,
+    cpus: envs.reduce((sum, e) => sum + (e.cpus || 0), 0),
+    cpu_model: [...new Set(envs.map((e) => e.cpu_model).filter(Boolean))].join(', ') || null,
+    cratedb_version: first('cratedb_version'),
+    cratedb_nodes: first('cratedb_nodes'),
+    generators: envs.map((e) => ({ name: e.load_generator, cpus: e.cpus, cpu_model: e.cpu_model }))
+  }
+}
+
+/** Rows per table and the field values of the whole fleet over its window. */
+function mergedIngest (results, seconds) {
+  const tables = new Map()
+  for (const r of results) {
+    for (const t of r.tables || []) {
+      const fieldsPerRow = t.rows_ok > 0 ? t.field_values_per_sec / t.rows_per_sec : 0
+      const entry = tables.get(t.name) || { name: t.name, rows_ok: 0, rows_failed: 0, field_values: 0 }
+      entry.rows_ok += t.rows_ok
+      entry.rows_failed += t.rows_failed
+      entry.field_values += t.rows_ok * (Number.isFinite(fieldsPerRow) ? fieldsPerRow : 0)
+      tables.set(t.name, entry)
+    }
+  }
+  const merged = [...tables.values()].map((t) => ({
+    name: t.name,
+    rows_ok: t.rows_ok,
+    rows_failed: t.rows_failed,
+    rows_per_sec: perSecond(t.rows_ok, seconds),
+    field_values_per_sec: perSecond(Math.round(t.field_values), seconds),
+    latency_ms: null
+  }))
+  const extra = {
+    model: results[0].model,
+    tables: merged,
+    field_values_per_sec: round(merged.reduce((sum, t) => sum + t.field_values_per_sec, 0)),
+    table_count: null,
+    table_count_matches: null,
+    reconciliation: null
+  }
+  if (results[0].metrics_per_sec !== undefined) {
+    extra.metrics_per_sec = round(perSecond(merged.reduce((s, t) => s + t.rows_ok, 0), seconds) * 10)
+  }
+  return extra
+}
+
+/**
+ * A fleet's run: its generators as the fleet table saw them, the start skew, the reconciliation the steward made
+ * once for all, and every generator that died (no result) named, its acknowledged rows counted and the rest in doubt.
+ */
+function addFleet (merged, results, fleet, unit, started) {
+  const reported = new Set(results.map((r) => (r.options.generator ? r.options.generator.index : 0)))
+  const reconciled = fleet.reconciled ? fleet.reconciled.detail : null
+  const dead = fleet.generators.filter((g) => !reported.has(g.generator))
+  for (const g of dead) {
+    const c = g.detail.counts || { sent: 0, ok: 0, failed: 0 }
+    merged[`${unit}_sent`] += c.sent
+    merged[`${unit}_ok`] += c.ok
+    merged[`${unit}_failed`] += c.failed
+    merged[`${unit}_in_doubt`] += Math.max(0, c.sent - c.ok - c.failed)
+    merged.partial = true
+    merged.partial_reasons.push(`generator ${g.generator + 1}${g.host ? ` (${g.host})` : ''} died (${g.state}, no ` +
+      `result): the ${c.ok} ${unit} acknowledged by its last report are counted, the rest it sent are in doubt`)
+  }
+  if (dead.length > 0) merged[`${unit}_per_sec`] = perSecond(merged[`${unit}_ok`], merged.seconds)
+  if (reconciled && reconciled.reconciliation) {
+    Object.assign(merged, {
+      table_count: reconciled.table_count,
+      table_count_matches: reconciled.table_count_matches,
+      reconciliation: reconciled.reconciliation
+    })
+  } else if (!reconciled) {
+    merged.partial = true
+    merged.partial_reasons.push('the fleet was not reconciled: its steward (the generator that prepared) did not ' +
+      'finish the fleet')
+  }
+  merged.fleet = {
+    generators: fleet.generators.map((g) => ({
+      generator: g.generator + 1,
+      host: g.host,
+      state: reported.has(g.generator) ? g.state : `${g.state}, no result`,
+      clock_offset_ms: g.detail.clock_offset_ms ?? null
+    })),
+    start_skew_ms: started.length > 1 ? Math.round(Math.max(...started) - Math.min(...started)) : 0,
+    steward: fleet.prepare ? fleet.prepare.detail.generator + 1 : null
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 'use strict'
 
-const { Series } = require('./stats')
+const { Series, encodeHistogram } = require('./stats')
 const { round } = require('../base/format')
 
 // An interval stays open for the reports of this many later intervals (workers report every
@@ -17,8 +17,9 @@ const OPEN_INTERVALS = 2
 const SHORTEST_RATE_SHARE = 0.5
 
 class Timeline {
-  constructor ({ originMs, intervalMs = 1000 }) {
+  constructor ({ originMs, intervalMs = 1000, keepHistograms = false }) {
     this.originMs = originMs
+    this.keepHistograms = keepHistograms
     this.intervalMs = intervalMs
     this.open = new Map()
     this.closed = new Map()
@@ -70,7 +71,7 @@ class Timeline {
     const seconds = this.intervalMs / 1000
     const of = (series) => {
       const l = series.latencySummary()
-      return {
+      const entry = {
         ok: series.ok,
         failed: series.failed,
         in_doubt: series.inDoubt,
@@ -80,6 +81,9 @@ class Timeline {
         p99_ms: l.p99,
         max_ms: l.max
       }
+      // HdrHistogram's compressed encoding of the interval, a few hundred bytes: what a merge of timelines needs.
+      if (this.keepHistograms) entry.latency_hist = encodeHistogram(series.latency)
+      return entry
     }
     const groups = {}
     for (const [name, g] of Object.entries(interval.groups)) {

@@ -76,14 +76,18 @@ async function runLoad (ctx) {
     for (const group of groups) group.start()
     const ready = (await Promise.all(groups.map((g) => g.whenReady()))).every(Boolean)
     if (ready && (await beforeGo(ctx, monitor))) {
-      const startAt = now() + GO_LEAD_MS
+      // A fleet's generators start at the instant their barrier chose, on this machine's wall clock.
+      const fleetStart = ctx.fleetStartMs
+      const startAt = fleetStart == null ? now() + GO_LEAD_MS : Math.max(now() + 10, now() + (fleetStart - Date.now()))
       ctx.loadStartAt = startAt
-      ctx.timeline = new Timeline({ originMs: startAt })
+      // A fleet's generators keep each interval's histogram: the fleet's report merges them into exact percentiles.
+      ctx.timeline = new Timeline({ originMs: startAt, keepHistograms: Boolean(options.fleet) })
       // --duration is the measured part: it starts when the warm-up ends.
       const deadline = options.durationMs ? startAt + (options.warmupMs || 0) + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
       for (const group of groups) group.go({ startAt, deadline })
       progress.start(startAt, main.totals)
+      ctx.liveTotals = main.totals
     }
     const mainOutcome = await main.whenDone()
     if (side) side.stop(stopReason('main_finished'))
@@ -109,6 +113,7 @@ async function runLoad (ctx) {
  */
 async function beforeGo (ctx, monitor) {
   if (ctx.options.startAt) await waitUntil(Date.parse(ctx.options.startAt), ctx)
+  if (ctx.beforeLoad) ctx.fleetStartMs = await ctx.beforeLoad(ctx)
   if (ctx.interrupts.interrupted) return false
   if (monitor) await monitor.start()
   return !ctx.interrupts.interrupted

@@ -19,6 +19,7 @@ const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
 const { evaluateThresholds } = require('../results/thresholds')
 const { round } = require('../base/format')
+const { joinFleet, prepareInFleet, fleetBarrier, leaveFleet } = require('./fleet-stages')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
 // not wait for a whole --timeout.
@@ -34,17 +35,33 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   const options = parseOptions(workload, argv, env, { name })
   const ctx = createContext(workload, options, { stdout, stderr, signalTarget })
   ctx.name = name
+  const fleet = Boolean(options.fleet)
   try {
     announce(ctx)
     await stage(ctx, 'check hosts', checkHosts)
-    await stage(ctx, 'prepare', prepare)
-    // The finish restores what prepare changed, even when the load failed.
-    await stage(ctx, 'load', runLoad).finally(() => stage(ctx, 'finish', finish))
+    if (fleet) await stage(ctx, 'join the fleet', joinFleet)
+    await stage(ctx, 'prepare', fleet ? (c) => prepareInFleet(c, prepare) : prepare)
+    if (fleet) ctx.beforeLoad = fleetBarrier
+    // The finish restores what prepare changed, even when the load failed; a fleet's steward does it for the
+    // fleet, once every generator is done.
+    await stage(ctx, 'load', runLoad).finally(() => !fleet && stage(ctx, 'finish', finish))
     throwIfCouldNotStart(ctx)
     const results = report(ctx)
     await stage(ctx, 'store', (c) => storeResult(c, results.main))
-    return exitCode(ctx, results)
+    const code = exitCode(ctx, results)
+    if (!fleet) return code
+    let dead = []
+    await stage(ctx, 'finish the fleet', async (c) => {
+      const left = await leaveFleet(c, results.main, code, (totals, lost) => finishFleetTables(c, totals, lost))
+      dead = (left && left.dead) || []
+    })
+    // The steward's own run was whole; the fleet's is not when a generator died.
+    return dead.length > 0 ? Math.max(code, EXIT.PARTIAL) : code
+  } catch (error) {
+    if (ctx.fleet) await ctx.fleet.failed(errorLine(error.message)).catch(() => {})
+    throw error
   } finally {
+    if (ctx.stopHeartbeat) ctx.stopHeartbeat()
     ctx.interrupts.uninstall()
     ctx.client.close()
   }
@@ -85,8 +102,10 @@ function onInterrupt (ctx, signal, count) {
     ctx.interruptedAt = now()
     ctx.partialReasons.push(`interrupted (${signal}) during ${ctx.stage}`)
     const waitsFor = ctx.stage === 'load' ? 'the requests in flight' : 'the statement in progress'
+    if (ctx.fleet) ctx.fleet.stop()
     ctx.log(`\n${signal}: stopping; waiting for ${waitsFor} (${signal} again to abandon them)`)
   } else {
+    if (ctx.fleet) ctx.fleet.stop()
     ctx.log(`${signal}: abandoning what is in flight; the report follows`)
     // The master's own statement in flight; the load stage abandons the workers' requests.
     ctx.client.abort()
@@ -252,6 +271,30 @@ async function finish (ctx) {
       shouldCount
     })
   }
+}
+
+/**
+ * The steward's finish for the fleet: the workload's own finish (refresh_interval restored, the table refreshed and
+ * counted) on the counts of every generator, with those that died as workers that died.
+ */
+async function finishFleetTables (ctx, totals, lostWorkers) {
+  let main = {}
+  for (const [owner, prepared] of [[ctx.companion, ctx.companionPrepared], [ctx, ctx.prepared]]) {
+    if (!owner || !prepared) continue
+    const isMain = owner === ctx
+    const finished = await owner.workload.finish({
+      client: ctx.client,
+      options: owner.options,
+      prepared,
+      totals,
+      lostWorkers: isMain ? lostWorkers : [],
+      log: ctx.log,
+      // The companion's counts are not these: its table is restored, not counted.
+      shouldCount: () => isMain && !ctx.interrupts.interrupted
+    })
+    if (isMain) main = finished
+  }
+  return main
 }
 
 function withTimeout (client, timeoutMs) {

@@ -240,6 +240,10 @@ class CrateTestDouble {
   execute (stmt, args) {
     let m
     if (/^SELECT 1$/i.test(stmt)) return { cols: ['1'], rows: [[1]], rowcount: 1 }
+    // The server's clock (65), off this machine's by script.serverClockOffsetMs.
+    if (stmt === 'SELECT CURRENT_TIMESTAMP AS now') return { cols: ['now'], rows: [[Date.now() + (this.script.serverClockOffsetMs || 0)]], rowcount: 1 }
+    const keyed = this.executeKeyed(stmt, args)
+    if (keyed) return keyed
     if ((m = /^DROP TABLE (IF EXISTS )?(\S+)$/i.exec(stmt))) {
       const name = tableName(m[2])
       if (!this.tables.has(name) && !m[1]) return unknownRelation(name)
@@ -255,7 +259,20 @@ class CrateTestDouble {
         return m[1] ? { rowcount: 0 } : error(409, 4093, `RelationAlreadyExists[Relation '${name}' already exists.]`)
       }
       const pk = /"?([a-z_][a-z0-9_]*)"?\s+\w+\s+PRIMARY KEY/i.exec(m[3])
-      this.tables.set(name, { shards, replicas: m[5], columns: m[3], written: 0, visible: 0, pk: pk ? pk[1] : null, byKey: pk ? new Map() : null })
+      // A primary key of several columns (the fleet table: run_id, generator), as a constraint of its own.
+      const compositePk = /PRIMARY KEY \(([^)]*)\)/i.exec(m[3])
+      this.tables.set(name, {
+        shards,
+        replicas: m[5],
+        columns: m[3],
+        written: 0,
+        visible: 0,
+        pk: pk ? pk[1] : null,
+        byKey: pk ? new Map() : null,
+        compositePk: compositePk ? compositePk[1].split(',').map((c) => c.trim().replace(/"/g, '')) : null,
+        keyed: new Map(),
+        keyedVisible: new Map()
+      })
       return { rowcount: 1 }
     }
     if ((m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)( ON CONFLICT \(([a-z_]+)\) DO UPDATE SET .+)?$/i.exec(stmt))) {
@@ -306,6 +323,7 @@ class CrateTestDouble {
       if (!table) return unknownRelation(tableName(m[1]))
       table.visible = table.written
       table.visibleMaxTs = table.maxTs ?? null
+      table.keyedVisible = new Map([...table.keyed].map(([key, row]) => [key, { ...row }]))
       return { rowcount: 1 }
     }
     if ((m = /^SELECT result FROM (\S+) WHERE run_id = \? ORDER BY started_at$/i.exec(stmt))) {
@@ -356,6 +374,55 @@ class CrateTestDouble {
       return unknownRelation(tableName(from[1]))
     }
     return error(400, 4000, `SQLParseException[the CrateDB test double does not understand: ${stmt.slice(0, 120)}]`)
+  }
+
+  /**
+   * Statements on a table with a primary key of several columns, as the fleet table uses them (65–74): INSERT … ON
+   * CONFLICT DO NOTHING answers rowcount 1 for a new key and 0 for an existing one; a read by the whole key sees every
+   * write at once; a search sees what the last REFRESH made visible; an UPDATE by the whole key answers 1 or 0.
+   * Null for anything else.
+   */
+  executeKeyed (stmt, args) {
+    const target = /^(?:INSERT INTO|UPDATE|SELECT .+? FROM) (\S+)/i.exec(stmt)
+    const table = target && this.tables.get(tableName(target[1]))
+    if (!table || !table.compositePk) return null
+    const keyOf = (values) => JSON.stringify(table.compositePk.map((c) => values[c]))
+    const now = Date.now() + (this.script.serverClockOffsetMs || 0)
+    let m
+    if ((m = /^INSERT INTO \S+ \(([^)]*)\) VALUES \(([^)]*)\) ON CONFLICT DO NOTHING$/i.exec(stmt))) {
+      const columns = m[1].split(',').map((c) => c.trim().replace(/"/g, ''))
+      const values = m[2].split(',').map((v) => v.trim())
+      let arg = 0
+      const row = Object.fromEntries(columns.map((c, i) => [c, values[i] === '?' ? args[arg++] : values[i] === 'CURRENT_TIMESTAMP' ? now : values[i]]))
+      const key = keyOf(row)
+      if (table.keyed.has(key)) return { rowcount: 0 }
+      table.keyed.set(key, { ...row, _seq_no: 0, _primary_term: 1 })
+      return { rowcount: 1 }
+    }
+    if ((m = /^SELECT (.+) FROM \S+ WHERE (.+?)(?: ORDER BY "?([a-z_]+)"?)?$/i.exec(stmt))) {
+      const cols = m[1].split(',').map((c) => c.trim().replace(/"/g, ''))
+      const conditions = m[2].split(/ AND /i).map((c) => /^"?([a-z_]+)"? = \?$/i.exec(c.trim())[1])
+      const where = Object.fromEntries(conditions.map((c, i) => [c, args[i]]))
+      const byWholeKey = table.compositePk.every((c) => c in where) && conditions.length === table.compositePk.length
+      // A read by the whole primary key is real-time (69); a search sees the last refresh (70–72).
+      const source = byWholeKey ? table.keyed : table.keyedVisible
+      const rows = [...source.values()].filter((r) => conditions.every((c) => r[c] === where[c]))
+      if (m[3]) rows.sort((a, b) => a[m[3]] - b[m[3]])
+      return { cols, rows: rows.map((r) => cols.map((c) => r[c] ?? null)), rowcount: rows.length }
+    }
+    if ((m = /^UPDATE \S+ SET (.+) WHERE (.+)$/i.exec(stmt))) {
+      const sets = m[1].split(/, (?=")/).map((s) => /^"?([a-z_]+)"? = (\?|CURRENT_TIMESTAMP)$/i.exec(s.trim()))
+      let arg = 0
+      const changes = Object.fromEntries(sets.map((s) => [s[1], s[2] === '?' ? args[arg++] : now]))
+      const conditions = m[2].split(/ AND /i).map((c) => /^"?([a-z_]+)"? = \?$/i.exec(c.trim())[1])
+      const where = Object.fromEntries(conditions.map((c) => [c, args[arg++]]))
+      const row = table.keyed.get(keyOf(where))
+      // An optimistic update (73, 74): a row changed since its _seq_no was read is not updated.
+      if (!row || conditions.some((c) => row[c] !== where[c])) return { rowcount: 0 }
+      Object.assign(row, changes, { _seq_no: row._seq_no + 1 })
+      return { rowcount: 1 }
+    }
+    return null
   }
 
   /** The captured sys.nodes row (56), once per node alive, under the node's name. */

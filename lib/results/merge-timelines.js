@@ -1,0 +1,91 @@
+'use strict'
+
+const { newHistogram, addEncoded, latencySummary } = require('./stats')
+const { round } = require('../base/format')
+
+// The timelines of a fleet's generators as one: each generator's intervals moved onto the fleet's seconds (from the
+// earliest start, on one clock), counts and rates added, each interval's percentiles from the generators' interval
+// histograms merged (exact, never averaged). A rate any generator left out (a short last interval) stays out.
+
+function mergeTimelines (results, originMs, offsets = results.map(() => 0)) {
+  const intervalS = (results.find((r) => r.timeline) || {}).timeline?.interval_s || 1
+  const buckets = new Map()
+  let nodes = []
+  const events = []
+  results.forEach((r, i) => {
+    if (!r.timeline || !r.started_at) return
+    const shiftS = (Date.parse(r.started_at) + offsets[i] - originMs) / 1000
+    const shift = Math.round(shiftS / intervalS)
+    for (const entry of r.timeline.series || []) {
+      const index = Math.round(entry.t_s / intervalS) + shift
+      const bucket = buckets.get(index) || { groups: new Map(), partial: false }
+      buckets.set(index, bucket)
+      for (const [name, g] of Object.entries(entry)) {
+        if (!g || typeof g !== 'object') continue
+        addGroup(bucket.groups, name, g)
+      }
+    }
+    // The cluster's nodes as the generator with the most samples saw them (one monitor is enough).
+    const own = (r.timeline.nodes || []).map((n) => ({ ...n, t_s: round(n.t_s + shiftS, 3) }))
+    if (own.length > nodes.length) nodes = own
+    for (const e of r.timeline.events || []) {
+      events.push({ ...e, at_s: round(e.at_s + shiftS, 3), detail: `generator ${i + 1}: ${e.detail ?? ''}`.trim() })
+    }
+  })
+  const last = Math.max(-1, ...buckets.keys())
+  const series = []
+  for (let index = 0; index <= last; index++) {
+    const entry = { t_s: round(index * intervalS, 3) }
+    const bucket = buckets.get(index)
+    if (bucket) for (const [name, acc] of bucket.groups) entry[name] = { labels: {}, ...summary(acc) }
+    series.push(entry)
+  }
+  return { interval_s: intervalS, series, nodes, events: events.sort((a, b) => a.at_s - b.at_s) }
+}
+
+function accumulator () {
+  return { ok: 0, failed: 0, inDoubt: 0, perSec: 0, rateLeftOut: false, histogram: newHistogram(), hasHistogram: false,
+    maxMs: null, labels: new Map() }
+}
+
+function addGroup (groups, name, g) {
+  const acc = groups.get(name) || accumulator()
+  groups.set(name, acc)
+  addCounts(acc, g)
+  for (const [label, l] of Object.entries(g.labels || {})) {
+    const labelAcc = acc.labels.get(label) || accumulator()
+    acc.labels.set(label, labelAcc)
+    addCounts(labelAcc, l)
+  }
+}
+
+function addCounts (acc, g) {
+  acc.ok += g.ok || 0
+  acc.failed += g.failed || 0
+  acc.inDoubt += g.in_doubt || 0
+  if (g.per_sec === null || g.per_sec === undefined) acc.rateLeftOut = true
+  else acc.perSec += g.per_sec
+  if (g.latency_hist) {
+    addEncoded(acc.histogram, g.latency_hist)
+    acc.hasHistogram = true
+  }
+  if (typeof g.max_ms === 'number') acc.maxMs = Math.max(acc.maxMs ?? 0, g.max_ms)
+}
+
+function summary (acc) {
+  const l = acc.hasHistogram ? latencySummary(acc.histogram, acc.maxMs === null ? null : acc.maxMs * 1000) : null
+  const entry = {
+    ok: acc.ok,
+    failed: acc.failed,
+    in_doubt: acc.inDoubt,
+    per_sec: acc.rateLeftOut ? null : round(acc.perSec),
+    p50_ms: l ? l.p50 : null,
+    p90_ms: l ? l.p90 : null,
+    p99_ms: l ? l.p99 : null,
+    max_ms: acc.maxMs
+  }
+  if (acc.labels.size > 0) entry.labels = Object.fromEntries([...acc.labels].map(([k, v]) => [k, summary(v)]))
+  return entry
+}
+
+module.exports = { mergeTimelines }
