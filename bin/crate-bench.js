@@ -16,12 +16,15 @@ Commands:
   report RESULT.json -o FILE   an HTML report from a result saved with --json (or --results_table/--run_id)
   compare --base F... --new F...  base runs against new runs: change, confidence, verdict
   sweep <name> [options]       a sweep: ${Object.keys(SWEEPS).join(', ')}, capacity (scripts/find-*.sh)
+  fleet --generators N <ingest|query> [options]
+                               N load generators as one run on this machine (fleet manifest: on Kubernetes)
 
 Examples:
   crate-bench ingest --processes 4 --duration 2m --report run.html
   crate-bench query --queries_config queries/cpu-dashboard.yml --json > run.json
   crate-bench report run.json -o run.html
   crate-bench sweep batch-size --values "1000 5000 10000" -- --duration 30s
+  crate-bench fleet --generators 3 ingest --processes 2 --duration 5m --report fleet.html
 
 Each command has --help. Exit codes: 0 ok, 1 failures, 2 bad input, 3 could not run, 4 partial run,
 5 a --threshold missed.`
@@ -67,6 +70,14 @@ function main (argv) {
     })
     const module = command === 'report' ? '../lib/reports/command' : '../lib/reports/compare/command'
     return require(module).main(rest).then(exitWith)
+  }
+  if (command === 'fleet') {
+    const { Interrupts } = require('../lib/cli/interrupts')
+    const signals = new Interrupts().install()
+    return require('../lib/launch/fleet-command').main(rest, { signals }).then((code) => {
+      signals.uninstall()
+      exitWith(code)
+    })
   }
   if (command === 'sweep') {
     const name = rest[0]

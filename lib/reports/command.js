@@ -201,4 +201,4 @@ async function reportRun (flags, out, { stdout, stderr, env }) {
   return EXIT.OK
 }
 
-module.exports = { main, readRuns, readResult }
+module.exports = { main, readRuns, readResult, terminalReport, writeHtml }

@@ -1,7 +1,9 @@
 'use strict'
 
 const os = require('node:os')
-const { FleetCoordinator } = require('../fleet/coordinator')
+const { FleetCoordinator, readFleetRun } = require('../fleet/coordinator')
+const { mergeResults } = require('../results/merge')
+const { terminalReport } = require('../reports/command')
 const { comparedOptions } = require('../fleet/compared-options')
 const { describeReconciliation } = require('../results/reconcile')
 const { fmt } = require('../base/format')
@@ -135,9 +137,26 @@ async function leaveFleet (ctx, result, exitCode, finishWorkload) {
     ctx.log(`fleet: rows in the table after refresh: ${words.cell}`)
     if (words.warning) ctx.log(words.warning)
   }
+  // In a pod, the steward's log is where a person looks first: the fleet's merged report (crate-bench fleet on one
+  // machine prints its own).
+  if (!process.env.CRATE_BENCH_FLEET_LOCAL) await printMergedReport(ctx)
   ctx.log(`the fleet's report: crate-bench report --results_table ${ctx.options.resultsTable.display} --run_id ` +
     `${ctx.options.runId}`)
   return { dead }
+}
+
+async function printMergedReport (ctx) {
+  const { resultsTable, runId, fleet } = ctx.options
+  try {
+    await ctx.client.sql(`REFRESH TABLE ${resultsTable.sql}`)
+    const answer = await ctx.client.sql(`SELECT result FROM ${resultsTable.sql} WHERE run_id = ? ORDER BY started_at`,
+      [runId])
+    const results = answer.rows.map(([text]) => JSON.parse(text))
+    const merged = mergeResults(results, { fleet: await readFleetRun(ctx.client, fleet.table, runId) })
+    ctx.log(`\nthe fleet's merged report (run ${runId}):\n${terminalReport(merged)}`)
+  } catch (error) {
+    ctx.log(`warning: the fleet's merged report could not be made here: ${error.message}`)
+  }
 }
 
 const stewardNumber = (ctx) => (ctx.fleetSteward ?? '?')

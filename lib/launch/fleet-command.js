@@ -1,0 +1,106 @@
+'use strict'
+
+const path = require('node:path')
+const readline = require('node:readline')
+const { spawn } = require('node:child_process')
+const { EXIT, UsageError, errorLine } = require('../base/errors')
+const { writableFile } = require('../base/files')
+const { exitCodeOf } = require('../results/result')
+const { readRuns, terminalReport, writeHtml } = require('../reports/command')
+const { parseFleetArgs } = require('./fleet-args')
+
+const BIN = path.join(__dirname, '..', '..', 'bin', 'crate-bench.js')
+
+const USAGE = `Usage: crate-bench fleet --generators N <ingest|query> [benchmark options] [--json] [--report FILE.html]
+       crate-bench fleet manifest --generators N <ingest|query> [benchmark options]
+
+Runs N load generators of one run on this machine, each a process tree of its own, exactly as N pods of a
+Kubernetes Indexed Job would run them: they register in --fleet_table, one prepares the tables, all start at one
+barrier, the one that prepared reconciles the table once for the fleet. Then prints the fleet's merged report:
+every generator's units added, exact percentiles from the merged histograms, the timeline, the reconciliation.
+--json prints the merged result on stdout, --report writes its HTML report. Every other option goes to each
+generator (see crate-bench ingest --help); --run_id and --seed are chosen once for all when not given.
+
+"fleet manifest" prints the Kubernetes manifests of the same fleet (see docs/fleet.md).
+
+Examples:
+  crate-bench fleet --generators 3 ingest --processes 2 --duration 5m --report fleet.html
+  crate-bench fleet --generators 2 query --queries_config queries/cpu-dashboard.yml --duration 1m --json
+  crate-bench fleet manifest --generators 8 ingest --processes 4 --duration 10m > fleet.yaml
+
+Exit codes: 0 ok, 1 failures, 2 bad input (or a generator refused), 3 could not run, 4 partial (interrupted, or a
+generator died), 5 a --threshold missed.`
+
+/** One generator: a child process tree with a process group of its own, its report lines prefixed with its number. */
+function startGenerator ({ workload, shared, index, count, stderr }) {
+  const child = spawn(process.execPath, [BIN, workload, ...shared, '--generator', `${index + 1}/${count}`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // The merged report is this command's to print, not the steward's.
+    env: { ...process.env, CRATE_BENCH_FLEET_LOCAL: '1' },
+    detached: true
+  })
+  const prefix = `[${index + 1}/${count}] `
+  readline.createInterface({ input: child.stderr }).on('line', (line) => stderr.write(`${prefix}${line}\n`))
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? EXIT.PARTIAL
+    : EXIT.CANNOT_RUN))))
+  return { child, exited }
+}
+
+/** crate-bench fleet … Returns the exit code. */
+async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env, signals } = {}) {
+  try {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      stdout.write(`${USAGE}\n`)
+      return EXIT.OK
+    }
+    if (argv[0] === 'manifest') return require('./manifest-command').main(argv.slice(1), { stdout, stderr })
+    const fleet = parseFleetArgs(argv)
+    if (fleet.report) writableFile(fleet.report, 'report')
+    stderr.write(`crate-bench fleet: ${fleet.generators} generators of run ${fleet.runId} (${fleet.workload})\n`)
+    const generators = Array.from({ length: fleet.generators }, (_, index) =>
+      startGenerator({ workload: fleet.workload, shared: fleet.shared, index, count: fleet.generators, stderr }))
+    // Ctrl-C reaches each generator once, from here: each stops and still reports, as a run does.
+    const forward = ({ signal }) => {
+      for (const g of generators) if (g.child.exitCode === null) g.child.kill(signal)
+    }
+    if (signals) signals.on('interrupt', forward)
+    const codes = await Promise.all(generators.map((g) => g.exited))
+    if (signals) signals.off('interrupt', forward)
+    const interrupted = Boolean(signals && signals.interrupted)
+    return await mergedReport(fleet, codes, { stdout, stderr, env, interrupted })
+  } catch (error) {
+    stderr.write(`crate-bench fleet: error: ${errorLine(error.message)}\n`)
+    return error.exitCode ?? EXIT.CANNOT_RUN
+  }
+}
+
+/** The fleet's report, from the results every generator stored; its exit code with the generators' own. */
+async function mergedReport (fleet, codes, { stdout, stderr, env, interrupted }) {
+  const refused = codes.findIndex((c) => c === EXIT.USAGE)
+  if (refused >= 0) {
+    throw new UsageError(`generator ${refused + 1} refused to run (its error is above): the fleet did not run`)
+  }
+  let runs
+  try {
+    runs = await readRuns(fleet.resultsTable, [fleet.runId], fleet.connection, env)
+  } catch (error) {
+    const worst = Math.max(...codes)
+    stderr.write(`crate-bench fleet: no merged report: ${errorLine(error.message)}\n`)
+    return Math.max(worst, EXIT.CANNOT_RUN)
+  }
+  const [{ result }] = runs
+  stderr.write(`\nfleet run ${fleet.runId}: ${fleet.generators} generators, exit codes ${codes.join(', ')}\n` +
+    terminalReport(result))
+  if (fleet.json) stdout.write(`${JSON.stringify(result)}\n`)
+  if (fleet.report) writeHtml(result, fleet.report, stderr)
+  const unit = result.workload === 'ingest' ? 'rows' : 'queries'
+  const merged = exitCodeOf(result, unit)
+  const thresholdMissed = (result.thresholds || []).some((t) => !t.passed)
+  let code = Math.max(merged, ...codes.filter((c) => c !== EXIT.THRESHOLDS))
+  // A partial run or one that could not run says more than a threshold; a missed threshold more than failures.
+  if (code <= EXIT.FAILURES && (thresholdMissed || codes.includes(EXIT.THRESHOLDS))) code = EXIT.THRESHOLDS
+  if (interrupted) code = Math.max(code, EXIT.PARTIAL)
+  return code
+}
+
+module.exports = { main, USAGE }

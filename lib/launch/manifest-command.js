@@ -1,0 +1,93 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const yaml = require('js-yaml')
+const { EXIT, UsageError } = require('../base/errors')
+const { parseFleetArgs, flagValue } = require('./fleet-args')
+const { fleetManifests, mountedQueriesPath } = require('./manifests')
+
+/**
+ * crate-bench fleet manifest --generators N <ingest|query> [flags…] [--image I] [--namespace NS]: the fleet's
+ * Kubernetes manifests on stdout. The cluster address comes from --host/--port/--ssl or CRATE_HOST/… as for a run;
+ * the password never: the Secret is printed empty, with the command that fills it.
+ */
+function main (argv, { stdout, env = process.env }) {
+  const { rest: withoutOwn, image, namespace } = takeOwn(argv)
+  const fleet = parseFleetArgs(withoutOwn)
+  if (fleet.json || fleet.report) {
+    throw new UsageError('--json and --report are for a fleet on this machine; in Kubernetes the merged report is in ' +
+      "the log of the generator that prepared, and crate-bench report makes it from anywhere")
+  }
+  let shared = fleet.shared.filter((a) => a !== '--progress')
+  let queriesFile = null
+  const queries = flagValue(shared, 'queries_config')
+  if (typeof queries === 'string') {
+    let text
+    try {
+      text = fs.readFileSync(queries, 'utf8')
+    } catch (error) {
+      throw new UsageError(`--queries_config '${queries}': ${error.code === 'ENOENT' ? 'no such file' : error.message}`)
+    }
+    queriesFile = { name: path.basename(queries), text }
+    shared = shared.map((a) => (a === queries ? mountedQueriesPath(queries) : a))
+  }
+  const processes = Number(flagValue(shared, 'processes') ?? 1)
+  if (flagValue(shared, 'processes') === undefined) shared.push('--processes', '1')
+  const host = flagValue(shared, 'host') ?? env.CRATE_HOST ?? 'cratedb'
+  const manifests = fleetManifests({
+    workload: fleet.workload,
+    generators: fleet.generators,
+    runId: fleet.runId,
+    shared: shared.filter((a, i) => !isConnectionFlag(shared, i)),
+    processes: Number.isInteger(processes) && processes > 0 ? processes : 1,
+    image,
+    namespace,
+    crate: {
+      host,
+      port: flagValue(shared, 'port') ?? env.CRATE_PORT ?? '4200',
+      ssl: flagValue(shared, 'ssl') === true || env.CRATE_SSL === 'true',
+      user: flagValue(shared, 'user') ?? env.CRATE_USER ?? 'crate'
+    },
+    queriesFile
+  })
+  const secretName = manifests[0].metadata.name
+  stdout.write([
+    `# crate-bench fleet: ${fleet.generators} generators of run ${fleet.runId}. Before applying, replace the`,
+    `# password in the Secret ${secretName} below, or delete that Secret from this file and create it with`,
+    `#   kubectl -n ${namespace} create secret generic ${secretName} --from-literal=CRATE_USER=... \\`,
+    '#     --from-literal=CRATE_PASSWORD=...',
+    '# then: kubectl apply -f this file. The PodMonitor needs the Prometheus operator (leave it out otherwise).',
+    '# The merged report: kubectl logs of the generator that prepared, or crate-bench report --results_table ' +
+      `${fleet.resultsTable} --run_id ${fleet.runId}`,
+    ...manifests.map((m) => `---\n${yaml.dump(m, { lineWidth: 120, noRefs: true })}`)
+  ].join('\n'))
+  return EXIT.OK
+}
+
+const CONNECTION_VALUE_FLAGS = new Set(['--host', '--port', '--user'])
+
+/** Connection flags become the ConfigMap and Secret, not arguments. */
+function isConnectionFlag (args, i) {
+  const [flag] = args[i].split('=')
+  if (CONNECTION_VALUE_FLAGS.has(flag) || flag === '--ssl' || flag === '--no-ssl') return true
+  return i > 0 && CONNECTION_VALUE_FLAGS.has(args[i - 1]) && !args[i - 1].includes('=')
+}
+
+function takeOwn (argv) {
+  const rest = []
+  let image = `crate-bench:${require('../../package.json').version}`
+  let namespace = 'default'
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--image') image = argv[++i]
+    else if (argv[i] === '--namespace') namespace = argv[++i]
+    else rest.push(argv[i])
+  }
+  if (!image) throw new UsageError('--image needs a value')
+  if (!namespace || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace)) {
+    throw new UsageError(`--namespace must be a Kubernetes namespace name (got '${namespace ?? ''}')`)
+  }
+  return { rest, image, namespace }
+}
+
+module.exports = { main }
