@@ -53,6 +53,7 @@ function main (argv, { stdout, env = process.env }) {
   })
   const secretName = manifests[0].metadata.name
   stdout.write([
+    `# made by: crate-bench fleet manifest ${argv.join(' ')}`,
     `# crate-bench fleet: ${fleet.generators} generators of run ${fleet.runId}. Before applying, replace the`,
     `# password in the Secret ${secretName} below, or delete that Secret from this file and create it with`,
     `#   kubectl -n ${namespace} create secret generic ${secretName} --from-literal=CRATE_USER=... \\`,

@@ -22,7 +22,9 @@ const PAGES = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f
 const NOT_RUN_HERE = [
   [/^npm (ci|test)$/, 'CI runs exactly these two (.ci/run)'],
   [/^npm run bench$/, 'the benchmark itself; docs/client-cost.md shows its output'],
-  [/^docker /, 'starts a real CrateDB: not on a test machine'],
+  [/^docker /, 'needs a Docker engine: not on a test machine (a real CrateDB, or the image)'],
+  [/--generator \d+\/[2-9]/, 'one generator of a fleet waits for the others, on other machines (the page runs the same fleet with crate-bench fleet)'],
+  [/^kubectl /, 'needs a Kubernetes cluster; test/launch/manifests.test.js validates what it would apply'],
   [/^apt-get /, 'installs system packages'],
   [/CRATE_TEST_URLS?=/, 'the integration tests need a real CrateDB'],
   [/^node bench\/stand-in-server\.js/, 'npm run bench starts it'],
@@ -36,6 +38,7 @@ const SHRINK = [
   [/--max_rows (\d+)/g, (n) => `--max_rows ${capped(20_000)(n)}`],
   [/--max_queries (\d+)/g, (n) => `--max_queries ${capped(300)(n)}`],
   [/--processes (\d+)/g, (n) => `--processes ${capped(2)(n)}`],
+  [/fleet --generators (\d+)/g, (n) => `fleet --generators ${capped(2)(n)}`],
   [/--repeat (\d+)/g, () => '--repeat 1'],
   [/--values "([^"]*)"/g, (v) => `--values "${v.trim().split(/\s+/).slice(0, 2).join(' ')}"`]
 ]

@@ -66,8 +66,8 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
     fault: ({ bulk, node }) => (!bulk ? undefined : node === 1 && ++slowBulks % 10 === 0 ? { delayMs: 200 } : { delayMs: 5 })
   }, { nodes: 2 })
   try {
-    const startAt = new Date(Date.now() + 2500).toISOString()
-    const common = ['--results_table', 'doc.bench_runs', '--run_id', 'merge-1', '--start_at', startAt, '--processes', '1', '--concurrent_requests', '1', '--batch_size', '100', '--max_rows', '20000', '--no-drop_table', '--json']
+    // Two generators of one run are a fleet: they coordinate through the fleet table and start together.
+    const common = ['--results_table', 'doc.bench_runs', '--run_id', 'merge-1', '--processes', '1', '--concurrent_requests', '1', '--batch_size', '100', '--max_rows', '20000', '--json']
     const node = (i) => ({ ...cluster.env(), CRATE_HOST: `127.0.0.1:${cluster.nodes[i].port}` })
     const [a, b] = await Promise.all([
       runTool('appClusterIngest.js', [...common, '--generator', '1/2'], { env: node(0) }),
@@ -92,6 +92,7 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
     const ends = [a, b].map((r) => Date.parse(r.json.started_at) + r.json.seconds * 1000)
     assert.equal(m.seconds, Math.round(Math.max(...ends) - Math.min(...starts)) / 1000)
     assert.match(merged.stderr, /^run merge-1: 2 load generators$/m)
+    assert.equal(m.reconciliation.counted, 40_000, 'the fleet reconciled once')
     assert.deepEqual(m.load_generators.map((g) => g.generator.index).sort(), [0, 1])
   } finally {
     await cluster.stop()

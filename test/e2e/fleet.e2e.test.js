@@ -1,0 +1,110 @@
+'use strict'
+
+// A fleet end to end: crate-bench fleet runs N generators as N process trees against the CrateDB test double, which
+// answers the fleet table as captures 65–74 show; they coordinate exactly as pods would. Then the merged report.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+const { tempDir } = require('../helpers/temp-files')
+const { inspectHtml } = require('../helpers/html')
+
+const SMALL = ['--processes', '1', '--concurrent_requests', '2', '--batch_size', '100']
+
+test('crate-bench fleet: 3 generators, one preparation, one start, disjoint rows, one merged report as complete as a run\'s', (t) => withCrateTestDouble({ trackKeys: true, fault: ({ bulk }) => (bulk ? { delayMs: 2 } : undefined) }, async (double) => {
+  const html = path.join(tempDir(t), 'fleet.html')
+  const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '3', 'ingest', ...SMALL, '--duration', '2s', '--monitor_interval', '500ms', '--threshold', 'failed=0', '--json', '--report', html], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const m = run.json
+  assert.equal(double.statementsMatching(/^DROP TABLE IF EXISTS "doc"\."cpu"$/).length, 1, 'the table is dropped once, by one generator')
+  assert.equal(double.duplicateKeys, 0)
+  assert.equal(double.keys.size, m.rows_ok, 'every acknowledged row is in the table once')
+  assert.equal(m.options.load_generators, 3)
+  assert.deepEqual(m.fleet.generators.map((g) => [g.generator, g.state]), [[1, 'done'], [2, 'done'], [3, 'done']])
+  assert.ok(m.fleet.start_skew_ms < 1000, `start skew ${m.fleet.start_skew_ms} ms`)
+  assert.equal(m.reconciliation.verdict, 'exact', 'reconciled once, for the fleet')
+  assert.equal(m.reconciliation.counted, m.rows_ok)
+  assert.match(m.environment.load_generator, /^3 generators: /)
+  assert.equal(m.environment.cratedb_version, '6.4.3')
+  assert.ok(m.sending_seconds > 1 && m.drain_seconds !== null)
+  assert.ok(m.metrics_per_sec > 0)
+  assert.ok(m.timeline.series.length >= 2, 'the timeline of the fleet')
+  const firstSecond = m.timeline.series[0].ingest
+  assert.ok(firstSecond.ok > 0 && firstSecond.p99_ms > 0, 'each interval has counts and merged percentiles')
+  assert.ok(m.timeline.nodes.length > 0, 'the cluster\'s nodes over time')
+  assert.deepEqual(m.thresholds.map((x) => [x.threshold, x.passed]), [['failed=0', true]], 'thresholds judged on the merged figures')
+  assert.doesNotMatch(run.stderr, /more than the .* acknowledged/, 'no generator warns about the others\' rows')
+  assert.match(run.stderr, /^\[1\/3\] /m)
+  const page = inspectHtml(fs.readFileSync(html, 'utf8'))
+  assert.ok(page.charts.includes('chart-throughput'))
+}))
+
+test('generators started by hand with --generator K/N: the one with other options is refused (exit 2), naming them', () => withCrateTestDouble({}, async (double) => {
+  const common = ['--run_id', 'mixed-1', '--max_rows', '2000', '--barrier_timeout', '10s', ...SMALL]
+  // The second starts once the first has prepared: the first's options are the fleet's.
+  let second
+  const a = await runTool('appClusterIngest.js', [...common, '--generator', '1/2', '--seed', '1'], {
+    env: double.env(),
+    waitFor: /prepared the tables for the fleet/,
+    whileRunning: () => {
+      second = runTool('appClusterIngest.js', [...common, '--generator', '2/2', '--seed', '1', '--model', 'devops'], { env: double.env() })
+    }
+  })
+  const b = await second
+  assert.equal(b.code, 2, b.stderr)
+  assert.match(b.stderr, /generator 2\/2 does not run the fleet's options \(those of generator 1 on [^)]+\): model: "devops" here, "cpu" there/)
+  assert.equal(a.code, 3, a.stderr)
+  assert.match(a.stderr, /generator 2 \([^)]+\) failed before the start: .*does not run the fleet's options/)
+}))
+
+test('a start barrier that is not complete within --barrier_timeout: exit 3, the missing generators named', () => withCrateTestDouble({}, async (double) => {
+  const alone = await runTool('appClusterIngest.js', ['--generator', '1/3', '--run_id', 'lonely', '--max_rows', '1000', '--barrier_timeout', '1s', ...SMALL], { env: double.env() })
+  assert.equal(alone.code, 3)
+  assert.match(alone.stderr, /error: the start barrier of run lonely was not complete within --barrier_timeout 1s: generators 2 \(never registered\), 3 \(never registered\) of 3 not ready\n$/)
+}))
+
+test('--generators N takes K from JOB_COMPLETION_INDEX; without it, one line and exit 2', () => withCrateTestDouble({}, async (double) => {
+  const missing = await runTool('appClusterIngest.js', ['--generators', '2', '--run_id', 'k8s-1'], { env: double.env() })
+  assert.equal(missing.code, 2)
+  assert.match(missing.stderr, /--generators 2 without --generator takes K from JOB_COMPLETION_INDEX \(0 to 1, set by a Kubernetes Indexed Job\), which is not set\n$/)
+  const noRunId = await runTool('appClusterIngest.js', ['--generators', '2'], { env: double.env({ JOB_COMPLETION_INDEX: '1' }) })
+  assert.equal(noRunId.code, 2)
+  assert.match(noRunId.stderr, /generator 2\/2 of a fleet needs --run_id/)
+  const pods = await Promise.all([0, 1].map((index) => runTool('appClusterIngest.js', ['--generators', '2', '--run_id', 'k8s-2', '--max_rows', '2000', ...SMALL], { env: double.env({ JOB_COMPLETION_INDEX: String(index) }) })))
+  for (const pod of pods) assert.equal(pod.code, 0, pod.stderr)
+  assert.match(pods.map((p) => p.stderr).join('\n'), /the fleet's merged report \(run k8s-2\):/, 'the steward prints the merged report in its log')
+}))
+
+test('a generator that dies mid-run: the merged run is partial and names it; its acknowledged rows counted, the rest in doubt', () => withCrateTestDouble({ trackKeys: true, fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }, async (double) => {
+  const env = double.env({ CRATE_BENCH_FLEET_HEARTBEAT_MS: '200' })
+  const common = ['--run_id', 'dies-1', '--duration', '4s', '--timeout', '1s', ...SMALL]
+  // Generator 2 starts once generator 1 has prepared (so 1 is the steward), and is killed with its workers after it
+  // has reported a few times: no result, no 'done'.
+  let second
+  const steward = await runTool('appClusterIngest.js', [...common, '--generator', '1/2'], {
+    env,
+    waitFor: /prepared the tables for the fleet/,
+    whileRunning: () => {
+      second = runTool('appClusterIngest.js', [...common, '--generator', '2/2'], {
+        env,
+        detached: true,
+        waitFor: /every generator is ready/,
+        whileRunning: (child) => setTimeout(() => process.kill(-child.pid, 'SIGKILL'), 1500)
+      })
+    }
+  })
+  const victim = await second
+  assert.equal(victim.signal, 'SIGKILL')
+  assert.equal(steward.code, 4, steward.stderr)
+  assert.match(steward.stderr, /fleet of run dies-1: 1 of 2 generators done; DEAD \(no final report\): 2/)
+  const merged = await runTool('bin/crate-bench.js', ['report', '--results_table', 'doc.crate_bench_results', '--run_id', 'dies-1', '--json'], { env })
+  assert.equal(merged.code, 0, merged.stderr)
+  const m = merged.json
+  assert.equal(m.partial, true)
+  assert.ok(m.partial_reasons.some((r) => /^generator 2 \([^)]+\) died \(running, no result\): the \d+ rows acknowledged by its last report are counted/.test(r)), m.partial_reasons.join('\n'))
+  assert.ok(m.rows_ok > 0 && m.rows_ok <= double.keys.size, 'the dead generator\'s reported rows count; the table may hold more')
+  assert.equal(m.reconciliation.counted, double.keys.size)
+}))

@@ -1,0 +1,143 @@
+'use strict'
+
+// The fleet's coordination against the CrateDB test double, which answers the fleet table as captures 65–74 show
+// (a search sees only refreshed rows, a primary-key read sees every write, ON CONFLICT DO NOTHING has one winner).
+// Several coordinators in one process are several generators; the clock is injected where time matters.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { CrateClient } = require('../../lib/cluster/http-client')
+const { parseHosts } = require('../../lib/cluster/connection')
+const { FleetCoordinator } = require('../../lib/fleet/coordinator')
+const { comparedOptions, differences } = require('../../lib/fleet/compared-options')
+const { measureClockOffset } = require('../../lib/fleet/clock-offset')
+const { parseTableName } = require('../../lib/data/schema')
+
+const TABLE = parseTableName('doc.fleet_test', 'fleet_table')
+
+function generators (double, count, extra = {}) {
+  return Array.from({ length: count }, (_, index) => new FleetCoordinator({
+    client: new CrateClient({ hosts: parseHosts(`127.0.0.1:${double.port}`, double.port, false), user: 'crate', password: '', timeoutMs: 5000 }),
+    table: TABLE,
+    runId: 'r1',
+    index,
+    count,
+    host: `gen-${index}`,
+    toolVersion: '1.0.0',
+    barrierTimeoutMs: 5000,
+    pollMs: 10,
+    ...extra
+  }))
+}
+
+const closeAll = (gens) => gens.forEach((g) => g.client.close())
+
+test('three generators: one prepares, the others take what it prepared; all get one start on the server clock', () => withCrateTestDouble({}, async (double) => {
+  const gens = generators(double, 3)
+  try {
+    await Promise.all(gens.map((g) => g.join({ compared: { batch_size: 1000 } })))
+    let preparations = 0
+    const outcomes = await Promise.all(gens.map((g) => g.prepareOnce(async () => { preparations++; return { startTime: 'T' } }, { seed: 7, seedGiven: true })))
+    assert.equal(preparations, 1, 'exactly one generator prepares')
+    assert.equal(outcomes.filter((o) => o.steward).length, 1)
+    assert.deepEqual(outcomes.map((o) => o.prepared), [{ startTime: 'T' }, { startTime: 'T' }, { startTime: 'T' }])
+    const starts = await Promise.all(gens.map((g) => g.barrier({ leadMs: 100 })))
+    assert.equal(new Set(starts.map((s) => s.serverStartMs)).size, 1, 'one start instant')
+    const claims = double.statementsMatching(/ ON CONFLICT DO NOTHING$/).map((s) => s.args[1])
+    assert.deepEqual(claims.filter((generator) => generator === -1).length, 3, 'each tried to claim the preparation')
+    await Promise.all(gens.map((g, i) => g.done({ counts: { sent: 10 * i, ok: 10 * i, failed: 0 } })))
+    const steward = gens[outcomes.findIndex((o) => o.steward)]
+    const all = await steward.awaitOthers({ deadAfterMs: 60_000 })
+    assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'done', false], [1, 'done', false], [2, 'done', false]])
+  } finally {
+    closeAll(gens)
+  }
+}))
+
+test('a generator whose options differ from the steward\'s is refused, naming each difference; a seed left to chance is the fleet\'s', () => withCrateTestDouble({}, async (double) => {
+  const [steward, other, third] = generators(double, 3)
+  try {
+    await steward.join({ compared: { batch_size: 1000, model: 'cpu', seed: 5 } })
+    await other.join({ compared: { batch_size: 5000, model: 'cpu', seed: 6 } })
+    await third.join({ compared: { batch_size: 1000, model: 'cpu' } })
+    await steward.prepareOnce(async () => ({}), { seed: 5, seedGiven: true })
+    await assert.rejects(other.prepareOnce(async () => ({}), { seed: 6, seedGiven: true }), (error) => {
+      assert.equal(error.exitCode, 2)
+      assert.match(error.message, /generator 2\/3 does not run the fleet's options \(those of generator 1 on gen-0\): batch_size: 5000 here, 1000 there; seed: 6 here, 5 there/)
+      return true
+    })
+    const adopted = await third.prepareOnce(async () => ({}), { seed: 99, seedGiven: false })
+    assert.equal(adopted.seed, 5)
+  } finally {
+    closeAll([steward, other, third])
+  }
+}))
+
+test('a start barrier not complete in --barrier_timeout fails, naming the generators missing and why', () => withCrateTestDouble({}, async (double) => {
+  let now = 1_000_000
+  const clock = () => now
+  const sleep = async (ms) => { now += ms }
+  const gens = generators(double, 3, { clock, sleep, barrierTimeoutMs: 60_000, pollMs: 1000 })
+  try {
+    await gens[0].join({ compared: {} })
+    await gens[1].join({ compared: {} })
+    await gens[0].prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await assert.rejects(gens[0].barrier(), (error) => {
+      assert.equal(error.exitCode, 3)
+      assert.match(error.message, /^the start barrier of run r1 was not complete within --barrier_timeout 1m: generators 2 \(registered on gen-1\), 3 \(never registered\) of 3 not ready$/)
+      return true
+    })
+    assert.ok(now >= 1_060_000, 'it waited the whole timeout, on the injected clock')
+  } finally {
+    closeAll(gens)
+  }
+}))
+
+test('the waiting ends when the steward cannot prepare: its error reaches every generator', () => withCrateTestDouble({}, async (double) => {
+  const gens = generators(double, 2)
+  try {
+    await Promise.all(gens.map((g) => g.join({ compared: {} })))
+    const [first, second] = await Promise.allSettled(gens.map((g, i) => g.prepareOnce(async () => {
+      throw new Error('cannot create table doc.cpu: permission denied')
+    }, { seed: 1, seedGiven: true })))
+    const failures = [first, second].map((r) => r.reason.message)
+    assert.ok(failures.includes('cannot create table doc.cpu: permission denied'))
+    assert.ok(failures.some((m) => /^generator \d \(gen-\d\) could not prepare the tables: cannot create table doc\.cpu: permission denied$/.test(m)))
+  } finally {
+    closeAll(gens)
+  }
+}))
+
+test('a generator silent for longer than the limit is dead; one that never registered too', () => withCrateTestDouble({}, async (double) => {
+  let now = 5_000_000
+  const gens = generators(double, 3, { clock: () => now, sleep: async (ms) => { now += ms }, pollMs: 1000 })
+  try {
+    await gens[0].join({ compared: {} })
+    await gens[1].join({ compared: {} })
+    await gens[1].heartbeat({ sent: 100, ok: 90, failed: 0 })
+    await gens[0].done({ counts: { sent: 10, ok: 10, failed: 0 } })
+    const all = await gens[0].awaitOthers({ deadAfterMs: 30_000 })
+    assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'done', false], [1, 'running', true], [2, 'missing', true]])
+    assert.deepEqual(all[1].detail.counts, { sent: 100, ok: 90, failed: 0 }, 'its last counts are known')
+  } finally {
+    closeAll(gens)
+  }
+}))
+
+test('the clock offset against CURRENT_TIMESTAMP: the server 5 s ahead is +5 s here, within half a round trip', () => withCrateTestDouble({ serverClockOffsetMs: 5000 }, async (double) => {
+  const [g] = generators(double, 1)
+  try {
+    const { offsetMs, rttMs } = await measureClockOffset(g.client)
+    assert.ok(Math.abs(offsetMs - 5000) <= rttMs / 2 + 1, `offset ${offsetMs} ms, round trip ${rttMs} ms`)
+  } finally {
+    g.client.close()
+  }
+}))
+
+test('compared options leave out what is each generator\'s own; differences read as words', () => {
+  const described = { hosts: ['a'], generator: { index: 1, count: 2 }, batch_size: 100, model: 'cpu', seed: 3, report: 'x.html', run_id: 'r' }
+  assert.deepEqual(comparedOptions(described), { batch_size: 100, model: 'cpu', seed: 3 })
+  assert.deepEqual(comparedOptions(described, { seedGiven: false }), { batch_size: 100, model: 'cpu' })
+  assert.deepEqual(differences({ a: 1, b: 'x' }, { a: 2, c: true }), ['a: 1 here, 2 there', 'b: "x" here, (not set) there', 'c: (not set) here, true there'])
+})

@@ -1,0 +1,86 @@
+'use strict'
+
+// The Kubernetes manifests of a fleet, validated against the Kubernetes schemas that kubernetes-models ships (and
+// the Prometheus operator's for the PodMonitor): nothing is fetched at test time. The committed example in
+// deploy/kubernetes/ must be what its command prints today.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const yaml = require('js-yaml')
+const { runTool, ROOT } = require('../helpers/run-tool')
+
+async function validators () {
+  const { Job } = await import('kubernetes-models/batch/v1/Job')
+  const { Secret } = await import('kubernetes-models/v1/Secret')
+  const { ConfigMap } = await import('kubernetes-models/v1/ConfigMap')
+  const { PodMonitor } = await import('@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor')
+  return { Job, Secret, ConfigMap, PodMonitor }
+}
+
+async function validateAll (text) {
+  const kinds = await validators()
+  const docs = yaml.loadAll(text).filter(Boolean)
+  for (const doc of docs) {
+    assert.ok(kinds[doc.kind], `a validator for ${doc.kind}`)
+    new kinds[doc.kind](doc).validate()
+  }
+  return Object.fromEntries(docs.map((d) => [d.kind, d]))
+}
+
+test('the committed example is what its command prints, and every manifest in it is valid', async () => {
+  const file = path.join(ROOT, 'deploy', 'kubernetes', 'fleet-ingest.yaml')
+  const text = fs.readFileSync(file, 'utf8')
+  const command = /^# made by: crate-bench (fleet manifest .*)$/m.exec(text)[1].split(' ')
+  const made = await runTool('bin/crate-bench.js', command, { env: {} })
+  assert.equal(made.code, 0, made.stderr)
+  assert.equal(made.stdout, text, 'deploy/kubernetes/fleet-ingest.yaml is out of date: run the command in its first line')
+  const { Job } = await validateAll(text)
+  assert.equal(Job.spec.completions, 4)
+})
+
+test('fleet manifest: an Indexed Job of N pods, one core per worker process, exit codes 2 and 3 fail it, no password', async () => {
+  const made = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'queries/cpu-dashboard.yml', '--processes', '2', '--duration', '5m', '--run_id', 'Q_1'], { env: { CRATE_HOST: 'crate.example', CRATE_PASSWORD: 'hunter2-secret', CRATE_USER: 'bench' } })
+  assert.equal(made.code, 0, made.stderr)
+  assert.doesNotMatch(made.stdout, /hunter2-secret/, 'the password is never printed')
+  const { Job, Secret, ConfigMap, PodMonitor } = await validateAll(made.stdout)
+  assert.equal(Job.metadata.name, 'crate-bench-q-1-generators')
+  assert.deepEqual([Job.spec.completionMode, Job.spec.completions, Job.spec.parallelism], ['Indexed', 3, 3])
+  const pod = Job.spec.template.spec
+  assert.equal(pod.restartPolicy, 'Never')
+  const rules = Job.spec.podFailurePolicy.rules
+  assert.deepEqual(rules[0], { action: 'FailJob', onExitCodes: { containerName: 'generator', operator: 'In', values: [2, 3] } })
+  assert.deepEqual(rules[1], { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] })
+  const [container] = pod.containers
+  assert.equal(container.resources.requests.cpu, '2')
+  assert.deepEqual(container.args.slice(0, 1), ['query'])
+  assert.ok(container.args.includes('--generators') && !container.args.includes('--generator'))
+  const at = (flag) => container.args[container.args.indexOf(flag) + 1]
+  assert.equal(at('--queries_config'), '/etc/crate-bench/cpu-dashboard.yml', 'the query file comes from the ConfigMap')
+  assert.equal(ConfigMap.data['cpu-dashboard.yml'], fs.readFileSync(path.join(ROOT, 'queries', 'cpu-dashboard.yml'), 'utf8'))
+  assert.deepEqual([ConfigMap.data.CRATE_HOST, Secret.stringData.CRATE_USER], ['crate.example', 'bench'])
+  assert.equal(at('--metrics_host'), '0.0.0.0')
+  assert.equal(Job.spec.template.metadata.annotations['prometheus.io/scrape'], 'true')
+  assert.equal(PodMonitor.spec.podMetricsEndpoints[0].port, 'metrics')
+  assert.ok(/^\d+$/.test(at('--seed')), 'one seed for every pod')
+})
+
+test('the validator refuses what Kubernetes would refuse', async () => {
+  const { Job } = await validators()
+  assert.throws(() => new Job({ metadata: { name: 'x' }, spec: { completionMode: 'Indexed', completions: 'three', template: { spec: { containers: [] } } } }).validate(), /completions must be integer/)
+})
+
+test('fleet manifest: bad input is one line and exit 2', async () => {
+  for (const [args, pattern] of [
+    [['fleet', 'manifest', 'ingest'], /give --generators N/],
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--json'], /--json and --report are for a fleet on this machine/],
+    [['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'nope.yml'], /--queries_config 'nope\.yml': no such file/],
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--namespace', 'Bad_NS'], /--namespace must be a Kubernetes namespace name/]
+  ]) {
+    const run = await runTool('bin/crate-bench.js', args)
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
+    assert.equal(run.stderr.trimEnd().split('\n').length, 1)
+    assert.match(run.stderr, pattern)
+  }
+})
