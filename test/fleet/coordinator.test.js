@@ -98,7 +98,7 @@ test('the waiting ends when the steward cannot prepare: its error reaches every 
   const gens = generators(double, 2)
   try {
     await Promise.all(gens.map((g) => g.join({ compared: {} })))
-    const [first, second] = await Promise.allSettled(gens.map((g, i) => g.prepareOnce(async () => {
+    const [first, second] = await Promise.allSettled(gens.map((g) => g.prepareOnce(async () => {
       throw new Error('cannot create table doc.cpu: permission denied')
     }, { seed: 1, seedGiven: true })))
     const failures = [first, second].map((r) => r.reason.message)
