@@ -4,7 +4,9 @@ const path = require('node:path')
 
 // lib/'s folders from the bottom up: a file may require its own folder and the folders below it, never one above.
 // The order is the run's own: options -> cluster -> run -> results -> reports (see docs/architecture.md).
-const LAYERS = ['base', 'data', 'cluster', 'fleet', 'results', 'workloads', 'reports', 'cli', 'run', 'sweep', 'launch']
+const LAYERS = [
+  'base', 'data', 'cluster', 'fleet', 'results', 'metrics', 'workloads', 'reports', 'cli', 'run', 'sweep', 'launch'
+]
 const LIB = path.join(__dirname, '..', 'lib')
 
 function layerOf (file) {

@@ -146,10 +146,30 @@ const RUN_OPTIONS = {
     type: 'boolean',
     group: 'Output:',
     describe: 'progress line on stderr every second (default: only on a TTY)'
+  },
+  metrics_port: {
+    type: 'number',
+    group: 'Output:',
+    describe:
+      'serve Prometheus metrics at http://--metrics_host:PORT/metrics during the run and 5 s after it (0: any free ' +
+      'port, printed)'
+  },
+  metrics_host: {
+    type: 'string',
+    default: '127.0.0.1',
+    group: 'Output:',
+    describe: 'the address --metrics_port listens on (0.0.0.0 in a pod)'
   }
 }
 
 const MAX_START_DELAY_MS = 24 * 3600 * 1000
+
+function parsePort (value) {
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new UsageError(`--metrics_port must be a port number from 0 to 65535 (got '${value}')`)
+  }
+  return value
+}
 
 function parseStartAt (text, nowMs = Date.now()) {
   const at = Date.parse(text)
@@ -182,7 +202,8 @@ function commonRunOptions (args, { defaultProcesses }) {
     json: Boolean(args.json),
     thresholds: (args.threshold || []).map(parseThreshold),
     report: args.report === undefined ? null : writableFile(args.report, 'report'),
-    progress: args.progress ?? Boolean(process.stderr.isTTY)
+    progress: args.progress ?? Boolean(process.stderr.isTTY),
+    metrics: args.metrics_port === undefined ? null : { port: parsePort(args.metrics_port), host: args.metrics_host }
   }
 }
 

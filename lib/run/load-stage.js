@@ -88,6 +88,7 @@ async function runLoad (ctx) {
       for (const group of groups) group.go({ startAt, deadline })
       progress.start(startAt, main.totals)
       ctx.liveTotals = main.totals
+      if (ctx.metrics) watchLoad(ctx, { main, side, startAt, deadline })
     }
     const mainOutcome = await main.whenDone()
     if (side) side.stop(stopReason('main_finished'))
@@ -141,6 +142,25 @@ function createMonitor (options) {
   const timeoutName = own ? "the monitor's timeout, from --monitor_interval" : '--timeout'
   const client = new CrateClient({ ...options.connection, maxSockets: 1, timeoutMs, timeoutName, retryUnsent: true })
   return new ClusterMonitor({ client, intervalMs: options.monitorIntervalMs })
+}
+
+/** What /metrics reads while the load runs: the groups' totals as the workers report them. */
+function watchLoad (ctx, { main, side, startAt, deadline }) {
+  const groups = [[ctx.workload, main], [ctx.companion && ctx.companion.workload, side]].filter(([w, g]) => w && g)
+  const unitsPerRequest = ctx.workload.unit === 'rows' ? ctx.options.batchSize || 1 : 1
+  const answered = (t) => t.all.ok + t.all.failed + t.all.inDoubt + t.warmup.ok + t.warmup.failed + t.warmup.inDoubt
+  ctx.metrics.watch({
+    groups: () => groups.map(([workload, group]) => ({ workload: workload.name, totals: group.totals })),
+    inFlight: () => Math.max(0, Math.ceil((main.totals.unitsSent - answered(main.totals)) / unitsPerRequest)),
+    lateRequests: () => main.totals.lateRequests,
+    hostsUp: () => ctx.hostEvents.upCount,
+    saturated: () => false,
+    phase: () => {
+      const t = now()
+      if (t < startAt + (ctx.options.warmupMs || 0)) return 'warmup'
+      return deadline !== null && t > deadline ? 'drain' : 'measure'
+    }
+  })
 }
 
 function masterResources (cpuAtGo) {

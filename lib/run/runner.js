@@ -38,6 +38,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   const fleet = Boolean(options.fleet)
   try {
     announce(ctx)
+    if (options.metrics) await startMetrics(ctx)
     await stage(ctx, 'check hosts', checkHosts)
     if (fleet) await stage(ctx, 'join the fleet', joinFleet)
     await stage(ctx, 'prepare', fleet ? (c) => prepareInFleet(c, prepare) : prepare)
@@ -48,6 +49,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
     throwIfCouldNotStart(ctx)
     const results = report(ctx)
     await stage(ctx, 'store', (c) => storeResult(c, results.main))
+    if (ctx.metrics) ctx.metrics.finish(finalResults(ctx, results))
     const code = exitCode(ctx, results)
     if (!fleet) return code
     let dead = []
@@ -62,9 +64,38 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
     throw error
   } finally {
     if (ctx.stopHeartbeat) ctx.stopHeartbeat()
+    if (ctx.metrics) await ctx.metrics.stop({ lingerMs: METRICS_LINGER_MS })
     ctx.interrupts.uninstall()
     ctx.client.close()
   }
+}
+
+// The last scrape must see the final values: /metrics stays up this long after the run (the tests shorten it with
+// CRATE_BENCH_METRICS_LINGER_MS, which users never set).
+const METRICS_LINGER_MS = Number(process.env.CRATE_BENCH_METRICS_LINGER_MS ?? 5000)
+
+/** --metrics_port: /metrics from the master, before anything else, so that a port in use costs no run. */
+async function startMetrics (ctx) {
+  const { MetricsExporter } = require('../metrics/exporter')
+  const { options, workload } = ctx
+  ctx.metrics = await new MetricsExporter({
+    host: options.metrics.host,
+    port: options.metrics.port,
+    runId: options.runId,
+    generator: options.generator.index + 1,
+    workload: workload.name,
+    toolVersion: require('../../package.json').version,
+    model: options.model,
+    rate: options.rate
+  }).start()
+  ctx.log(`  metrics:  http://${options.metrics.host}:${ctx.metrics.port}/metrics (Prometheus text format)`)
+}
+
+/** The results as reported, for the final values of /metrics. */
+function finalResults (ctx, { main, companion }) {
+  const final = [{ workload: ctx.workload.name, result: main }]
+  if (companion) final.push({ workload: ctx.companion.workload.name, result: companion })
+  return final
 }
 
 function createContext (workload, options, { stdout, stderr, signalTarget }) {
