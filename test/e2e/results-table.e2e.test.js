@@ -88,8 +88,10 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
     assert.equal(m.latency_ms.p99, p99, 'the p99 of the two histograms merged')
     const meanOfP99s = (a.json.latency_ms.p99 + b.json.latency_ms.p99) / 2
     assert.ok(m.latency_ms.p99 >= 200 && meanOfP99s < 150, `merged p99 ${m.latency_ms.p99} ms, mean of the p99s ${meanOfP99s} ms`)
-    const starts = [a, b].map((r) => Date.parse(r.json.started_at))
-    const ends = [a, b].map((r) => Date.parse(r.json.started_at) + r.json.seconds * 1000)
+    // The merge puts each generator's window on the server's clock, with the offset the fleet measured for it.
+    const offsetOf = (r) => m.fleet.generators.find((g) => g.generator === r.json.options.generator.index + 1).clock_offset_ms
+    const starts = [a, b].map((r) => Date.parse(r.json.started_at) + offsetOf(r))
+    const ends = [a, b].map((r, i) => starts[i] + r.json.seconds * 1000)
     assert.equal(m.seconds, Math.round(Math.max(...ends) - Math.min(...starts)) / 1000)
     assert.match(merged.stderr, /^run merge-1: 2 load generators$/m)
     assert.equal(m.reconciliation.counted, 40_000, 'the fleet reconciled once')
