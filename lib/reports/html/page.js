@@ -146,27 +146,21 @@
     })
   })
   timeChart('latency', 'ms', latencyLines)
+  // Per group, one stacked area for each outcome that is not ok: [field of the timeline, words of the legend].
+  var notOk = [['failed', 'failed'], ['in_doubt', 'in doubt']]
   var failureLines = []
   groups.forEach(function (g) {
     var prefix = groups.length > 1 ? g + ' ' : ''
-    failureLines.push({
-      name: prefix + unitOf(g) + ' failed',
-      step: 'end',
-      area: true,
-      stack: g,
-      axis: g === main ? 0 : 1,
-      data: series.map(function (e) {
-        return point(e, g, 'failed')
-      })
-    })
-    failureLines.push({
-      name: prefix + unitOf(g) + ' in doubt',
-      step: 'end',
-      area: true,
-      stack: g,
-      axis: g === main ? 0 : 1,
-      data: series.map(function (e) {
-        return point(e, g, 'in_doubt')
+    notOk.forEach(function (outcome) {
+      failureLines.push({
+        name: prefix + unitOf(g) + ' ' + outcome[1],
+        step: 'end',
+        area: true,
+        stack: g,
+        axis: g === main ? 0 : 1,
+        data: series.map(function (e) {
+          return point(e, g, outcome[0])
+        })
       })
     })
   })
