@@ -141,25 +141,7 @@ async function readRuns (tableText, runIds, flags, env) {
   try {
     await client.requireOneHost()
     await client.sql(`REFRESH TABLE ${table.sql}`)
-    for (const runId of ids) {
-      const rows = (await client.sql(`SELECT result FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`, [runId]))
-        .rows
-      if (rows.length === 0) {
-        throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), {
-          exitCode: EXIT.CANNOT_RUN
-        })
-      }
-      const results = rows.map(([text]) => JSON.parse(text))
-      const problem = results.map(resultProblem).find(Boolean)
-      if (problem) {
-        const message = `${table.display} holds a row of run ${runId} that is not a result: ${problem}`
-        throw Object.assign(new Error(message), { exitCode: EXIT.CANNOT_RUN })
-      }
-      const fleet = await fleetOf(client, results[0], runId)
-      const merged = mergeResults(results, { fleet })
-      merged.thresholds = rejudgedThresholds(results[0], merged)
-      runs.push({ runId, loadGenerators: fleet ? fleet.generators.length : rows.length, result: merged })
-    }
+    for (const runId of ids) runs.push(await readMergedRun(client, table, runId))
   } catch (error) {
     if (error.exitCode) throw error
     throw Object.assign(new Error(`cannot read from ${table.display}: ${error.message}`), { exitCode: EXIT.CANNOT_RUN })
@@ -167,6 +149,28 @@ async function readRuns (tableText, runIds, flags, env) {
     client.close()
   }
   return runs
+}
+
+/**
+ * One run's rows of a results table (refreshed by the caller), merged into one result: with its fleet's rows when
+ * its generators were a fleet, and its thresholds judged again on the merged figures. Returns { runId,
+ * loadGenerators, result }.
+ */
+async function readMergedRun (client, table, runId) {
+  const rows = (await client.sql(`SELECT result FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`, [runId])).rows
+  if (rows.length === 0) {
+    throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), { exitCode: EXIT.CANNOT_RUN })
+  }
+  const results = rows.map(([text]) => JSON.parse(text))
+  const problem = results.map(resultProblem).find(Boolean)
+  if (problem) {
+    const message = `${table.display} holds a row of run ${runId} that is not a result: ${problem}`
+    throw Object.assign(new Error(message), { exitCode: EXIT.CANNOT_RUN })
+  }
+  const fleet = await fleetOf(client, results[0], runId)
+  const merged = mergeResults(results, { fleet })
+  merged.thresholds = rejudgedThresholds(results[0], merged)
+  return { runId, loadGenerators: fleet ? fleet.generators.length : rows.length, result: merged }
 }
 
 /** The fleet table's rows of a run whose generators were a fleet (their options name the table); null otherwise. */
@@ -201,4 +205,4 @@ async function reportRun (flags, out, { stdout, stderr, env }) {
   return EXIT.OK
 }
 
-module.exports = { main, readRuns, readResult, terminalReport, writeHtml }
+module.exports = { main, readRuns, readMergedRun, readResult, terminalReport, writeHtml }

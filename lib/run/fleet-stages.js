@@ -1,9 +1,8 @@
 'use strict'
 
 const os = require('node:os')
-const { FleetCoordinator, readFleetRun } = require('../fleet/coordinator')
-const { mergeResults } = require('../results/merge')
-const { terminalReport } = require('../reports/command')
+const { FleetCoordinator } = require('../fleet/coordinator')
+const { readMergedRun, terminalReport } = require('../reports/command')
 const { comparedOptions } = require('../fleet/compared-options')
 const { describeReconciliation } = require('../results/reconcile')
 const { fmt } = require('../base/format')
@@ -148,14 +147,11 @@ async function leaveFleet (ctx, result, exitCode, finishWorkload) {
 }
 
 async function printMergedReport (ctx) {
-  const { resultsTable, runId, fleet } = ctx.options
+  const { resultsTable, runId } = ctx.options
   try {
     await ctx.client.sql(`REFRESH TABLE ${resultsTable.sql}`)
-    const answer = await ctx.client.sql(`SELECT result FROM ${resultsTable.sql} WHERE run_id = ? ORDER BY started_at`,
-      [runId])
-    const results = answer.rows.map(([text]) => JSON.parse(text))
-    const merged = mergeResults(results, { fleet: await readFleetRun(ctx.client, fleet.table, runId) })
-    ctx.log(`\nthe fleet's merged report (run ${runId}):\n${terminalReport(merged)}`)
+    const { result } = await readMergedRun(ctx.client, resultsTable, runId)
+    ctx.log(`\nthe fleet's merged report (run ${runId}):\n${terminalReport(result)}`)
   } catch (error) {
     ctx.log(`warning: the fleet's merged report could not be made here: ${error.message}`)
   }

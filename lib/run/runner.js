@@ -19,7 +19,6 @@ const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
 const { evaluateThresholds } = require('../results/thresholds')
 const { round } = require('../base/format')
-const { joinFleet, prepareInFleet, fleetBarrier, leaveFleet } = require('./fleet-stages')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
 // not wait for a whole --timeout.
@@ -36,6 +35,8 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   const ctx = createContext(workload, options, { stdout, stderr, signalTarget })
   ctx.name = name
   const fleet = Boolean(options.fleet)
+  // Only a fleet's generators load its stages (and the merged report they print): no start-up cost for a plain run.
+  const { joinFleet, prepareInFleet, fleetBarrier, leaveFleet } = fleet ? require('./fleet-stages') : {}
   try {
     announce(ctx)
     if (options.metrics) await startMetrics(ctx)
