@@ -29,6 +29,9 @@ class FleetCoordinator extends EventEmitter {
     this.offsetMs = 0
     this.detail = {}
     this.steward = false
+    // This generator's writes to its own row, one after another: a count sent a moment before 'done' must not land
+    // after it and make a finished generator look running (the steward would then take it for dead).
+    this.ownWrites = Promise.resolve()
   }
 
   /** Ends every wait at its next poll (Ctrl-C). */
@@ -76,9 +79,14 @@ class FleetCoordinator extends EventEmitter {
   /** Every row of the run, after a REFRESH: a search sees only what a refresh made visible (captures 70–72). */
   async runRows () {
     await this.sql(`REFRESH TABLE ${this.table.sql}`, undefined, 'cannot refresh')
-    const answer = await this.sql(S.runRowsSql(this.table), [this.runId], 'cannot read the run')
-    return answer.rows.map(([generator, state, host, at, detail]) => ({ generator, state, host, at,
-      detail: parseDetail(detail) }))
+    return rowsOf(await this.sql(S.runRowsSql(this.table), [this.runId], 'cannot read the run'))
+  }
+
+  /** Writes this generator's row after every earlier write of it has been answered. */
+  writeOwnRow (state, detail) {
+    const write = this.ownWrites.then(() => this.writeRow(this.index, state, detail))
+    this.ownWrites = write.catch(() => {})
+    return write
   }
 
   /** The fleet table, this machine's clock offset, and this generator's row. */
@@ -104,7 +112,7 @@ class FleetCoordinator extends EventEmitter {
     // The index is taken: a pod started again before its run began takes its place; after that the run is over.
     const existing = await this.readRow(this.index)
     if (existing && !STARTED.has(existing.state)) {
-      await this.writeRow(this.index, 'registered', this.detail)
+      await this.writeOwnRow('registered', this.detail)
       return clock
     }
     throw new FatalError(
@@ -179,7 +187,7 @@ class FleetCoordinator extends EventEmitter {
    * chosen by whichever generator saw the fleet complete first, as this machine's wall-clock ms.
    */
   async barrier ({ leadMs = 2000 } = {}) {
-    await this.writeRow(this.index, 'ready', this.detail)
+    await this.writeOwnRow('ready', this.detail)
     const deadline = this.clock() + this.barrierTimeoutMs
     for (;;) {
       this.throwIfStopped('the start barrier')
@@ -218,16 +226,16 @@ class FleetCoordinator extends EventEmitter {
   /** Counts so far, every few seconds: what the steward knows of a generator that dies. */
   async heartbeat (counts) {
     this.detail = { ...this.detail, counts, reported_at_server_ms: Math.round(this.serverNow()) }
-    await this.writeRow(this.index, 'running', this.detail)
+    await this.writeOwnRow('running', this.detail)
   }
 
   async done (summary) {
     this.detail = { ...this.detail, ...summary, reported_at_server_ms: Math.round(this.serverNow()) }
-    await this.writeRow(this.index, 'done', this.detail)
+    await this.writeOwnRow('done', this.detail)
   }
 
   async failed (message) {
-    await this.writeRow(this.index, 'failed', { ...this.detail, error: message })
+    await this.writeOwnRow('failed', { ...this.detail, error: message })
   }
 
   /**
@@ -263,6 +271,12 @@ class FleetCoordinator extends EventEmitter {
   }
 }
 
+/** Rows of runRowsSql as objects, their detail parsed. */
+function rowsOf (answer) {
+  return answer.rows.map(([generator, state, host, at, detail]) => ({ generator, state, host, at,
+    detail: parseDetail(detail) }))
+}
+
 function parseDetail (text) {
   if (!text) return {}
   try {
@@ -275,9 +289,7 @@ function parseDetail (text) {
 /** The fleet's rows of one run, for the merged report: its generators, its start, its reconciliation. */
 async function readFleetRun (client, table, runId) {
   await client.sql(`REFRESH TABLE ${table.sql}`)
-  const answer = await client.sql(S.runRowsSql(table), [runId])
-  const rows = answer.rows.map(([generator, state, host, at, detail]) => ({ generator, state, host, at,
-    detail: parseDetail(detail) }))
+  const rows = rowsOf(await client.sql(S.runRowsSql(table), [runId]))
   return {
     generators: rows.filter((r) => r.generator >= 0),
     prepare: rows.find((r) => r.generator === S.PREPARE_ROW) || null,

@@ -125,6 +125,25 @@ test('a generator silent for longer than the limit is dead; one that never regis
   }
 }))
 
+test('a count still on its way when the generator is done does not overwrite done: its own writes go in order', () => {
+  // The first UPDATE (the count) takes 300 ms on the server before it is applied; 'done' is sent right after it.
+  let updates = 0
+  return withCrateTestDouble({ fault: ({ stmt }) => (/^UPDATE/.test(stmt) && ++updates === 1 ? { delayMs: 300 } : undefined) }, async (double) => {
+    const [g] = generators(double, 1)
+    try {
+      await g.join({ compared: {} })
+      const counting = g.heartbeat({ sent: 5, ok: 5, failed: 0 })
+      await g.done({ counts: { sent: 10, ok: 10, failed: 0 } })
+      await counting
+      const row = await g.readRow(0)
+      assert.equal(row.state, 'done')
+      assert.deepEqual(row.detail.counts, { sent: 10, ok: 10, failed: 0 })
+    } finally {
+      g.client.close()
+    }
+  })
+})
+
 test('the clock offset against CURRENT_TIMESTAMP: the server 5 s ahead is +5 s here, within half a round trip', () => withCrateTestDouble({ serverClockOffsetMs: 5000 }, async (double) => {
   const [g] = generators(double, 1)
   try {
