@@ -49,7 +49,7 @@ class MetricsExporter extends EventEmitter {
           c.inc({ ...base, workload: r.workload, query: r.query, outcome: r.outcome }, r.value)
         }
       })
-    const durations = new client.Histogram({
+    new client.Histogram({
       name: 'cratebench_request_duration_seconds',
       help: 'request latency from the send (or the scheduled start with --rate) to the answer: the live view; the ' +
         "report's HDR percentiles are the exact figures",
@@ -69,7 +69,6 @@ class MetricsExporter extends EventEmitter {
         }
       }
     })
-    this.durations = durations
     metric(client.Gauge, 'cratebench_in_flight', 'requests sent and not yet answered', [], (g) => {
       g.reset()
       g.set(base, self.sources ? self.sources.inFlight() : 0)
@@ -90,7 +89,8 @@ class MetricsExporter extends EventEmitter {
     })
     metric(client.Gauge, 'cratebench_client_saturated', '1 when the client may have limited the load', [], (g) => {
       g.reset()
-      g.set(base, self.final ? Number(self.final.saturated) : self.sources ? Number(self.sources.saturated()) : 0)
+      // Saturation is judged from the workers' CPU and event-loop delay at the end of the run: 0 until then.
+      g.set(base, self.final ? Number(self.final.saturated) : 0)
     })
     metric(client.Gauge, 'cratebench_phase', '1 for the phase the run is in: warmup, measure, drain', ['phase'],
       (g) => {
@@ -126,7 +126,7 @@ class MetricsExporter extends EventEmitter {
     }
   }
 
-  /** The live run: { groups(): [{ workload, totals }], inFlight(), lateRequests(), hostsUp(), saturated(), phase() } */
+  /** The live run: { groups(): [{ workload, totals }], inFlight(), lateRequests(), hostsUp(), phase() } */
   watch (sources) {
     this.sources = sources
   }

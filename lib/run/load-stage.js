@@ -154,7 +154,6 @@ function watchLoad (ctx, { main, side, startAt, deadline }) {
     inFlight: () => Math.max(0, Math.ceil((main.totals.unitsSent - answered(main.totals)) / unitsPerRequest)),
     lateRequests: () => main.totals.lateRequests,
     hostsUp: () => ctx.hostEvents.upCount,
-    saturated: () => false,
     phase: () => {
       const t = now()
       if (t < startAt + (ctx.options.warmupMs || 0)) return 'warmup'
