@@ -78,6 +78,21 @@ test('--generators N takes K from JOB_COMPLETION_INDEX; without it, one line and
   assert.match(pods.map((p) => p.stderr).join('\n'), /the fleet's merged report \(run k8s-2\):/, 'the steward prints the merged report in its log')
 }))
 
+test('bad fleet flags: one line, exit 2, before any SQL', () => withCrateTestDouble({}, async (double) => {
+  for (const [args, pattern] of [
+    [['--generator', '2/3', '--generators', '4', '--run_id', 'x'], /--generator 2\/3 and --generators 4 disagree on the fleet's size/],
+    [['--generator', '1/2', '--run_id', 'x', '--barrier_timeout', 'soon'], /--barrier_timeout/],
+    [['--generator', '1/2', '--run_id', 'x', '--start_at', new Date(Date.now() + 60_000).toISOString()], /--start_at is for runs without coordination/],
+    [['--metrics_port', '70000'], /--metrics_port must be a port number from 0 to 65535 \(got '70000'\)/]
+  ]) {
+    const run = await runTool('appClusterIngest.js', args, { env: double.env() })
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
+    assert.equal(run.stderr.trimEnd().split('\n').length, 1, args.join(' '))
+    assert.match(run.stderr, pattern)
+  }
+  assert.equal(double.statements.length, 0)
+}))
+
 test('a generator that dies mid-run: the merged run is partial and names it; its acknowledged rows counted, the rest in doubt', () => withCrateTestDouble({ trackKeys: true, fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }, async (double) => {
   const env = double.env({ CRATE_BENCH_FLEET_HEARTBEAT_MS: '200' })
   const common = ['--run_id', 'dies-1', '--duration', '4s', '--timeout', '1s', ...SMALL]
