@@ -15,6 +15,7 @@ const { readRegularFile, sameFile } = require('../base/files')
 const { visible } = require('../base/format')
 const { resultProblem } = require('../results/result')
 const { readFleetRun } = require('../fleet/coordinator')
+const { COLUMNS_SQL, resultColumnOf } = require('../results/store')
 const { parseThreshold, evaluateThresholds } = require('../results/thresholds')
 
 // A result of a long run with its timeline is a few megabytes; this is far beyond any.
@@ -157,7 +158,9 @@ async function readRuns (tableText, runIds, flags, env) {
  * loadGenerators, result }.
  */
 async function readMergedRun (client, table, runId) {
-  const rows = (await client.sql(`SELECT result FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`, [runId])).rows
+  const column = await resultColumn(client, table)
+  const select = `SELECT ${column} FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`
+  const rows = (await client.sql(select, [runId])).rows
   if (rows.length === 0) {
     throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), { exitCode: EXIT.CANNOT_RUN })
   }
@@ -171,6 +174,17 @@ async function readMergedRun (client, table, runId) {
   const merged = mergeResults(results, { fleet })
   merged.thresholds = rejudgedThresholds(results[0], merged)
   return { runId, loadGenerators: fleet ? fleet.generators.length : rows.length, result: merged }
+}
+
+/** The column of a results table that holds the results: `result_json`, or `result` in tables of earlier versions. */
+async function resultColumn (client, table) {
+  const answer = await client.sql(COLUMNS_SQL, [table.schema, table.table])
+  const column = resultColumnOf(answer.rows.map(([name]) => name))
+  if (!column) {
+    const message = `${table.display} is not a results table of this tool: it has no result_json column`
+    throw Object.assign(new Error(message), { exitCode: EXIT.CANNOT_RUN })
+  }
+  return column
 }
 
 /** The fleet table's rows of a run whose generators were a fleet (their options name the table); null otherwise. */

@@ -26,17 +26,43 @@ const COLUMNS = [
   ['latency_p999_ms', 'DOUBLE PRECISION'],
   ['latency_max_ms', 'DOUBLE PRECISION'],
   ['partial', 'BOOLEAN'],
-  // The options and the whole result as the tool printed them, for anything the columns miss.
+  // The options and the whole result as the tool printed them, for anything the columns miss. A result grows with
+  // the run (a 40 s ingest about 18 KB): an indexed TEXT refuses any value over 32,766 bytes (Lucene's term limit),
+  // so the result goes unindexed and without a column store, where it takes any length and is never filtered on.
   ['options', 'OBJECT(IGNORED)'],
-  ['result', 'TEXT']
+  ['result_json', 'TEXT INDEX OFF STORAGE WITH (columnstore = false)']
 ]
+
+// Versions before 0.2 stored the result in an indexed TEXT column `result`, which refuses results over 32 KB.
+const LEGACY_RESULT_COLUMN = 'result'
+const RESULT_COLUMN = 'result_json'
 
 const COLUMNS_SQL = 'SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?'
 
-/** The columns a row needs that an existing results table lacks (it was made for something else). */
-function missingColumns (existingNames) {
+/**
+ * Why an existing results table cannot take this version's rows, as one line with its fix, or null when it can.
+ * A table made by an earlier version (an indexed `result`) is refused rather than altered: CrateDB cannot change a
+ * column's index, and the table is the user's record of earlier runs, which `crate-bench report` still reads.
+ */
+function resultsTableProblem (existingNames, table) {
   const existing = new Set(existingNames)
-  return COLUMNS.map(([name]) => name).filter((name) => !existing.has(name))
+  const missing = COLUMNS.map(([name]) => name).filter((name) => !existing.has(name))
+  if (missing.length === 0) return null
+  if (missing.length === 1 && missing[0] === RESULT_COLUMN && existing.has(LEGACY_RESULT_COLUMN)) {
+    return `the results table ${table.display} was made by an earlier version of this tool: its indexed "result" ` +
+      'column refuses a result over 32 KB, as every long run has; keep it for its runs under another name ' +
+      `(ALTER TABLE ${table.display} RENAME TO ${table.table}_v1) and the tool creates a new one, ` +
+      'or give another --results_table'
+  }
+  return `the results table ${table.display} exists without the columns ${missing.join(', ')}: it holds something ` +
+    'else; give another --results_table'
+}
+
+/** The column that holds the results of a table with these columns (tables of earlier versions: `result`). */
+function resultColumnOf (existingNames) {
+  if (existingNames.includes(RESULT_COLUMN)) return RESULT_COLUMN
+  if (existingNames.includes(LEGACY_RESULT_COLUMN)) return LEGACY_RESULT_COLUMN
+  return null
 }
 
 function createResultsTableSql (table) {
@@ -74,7 +100,7 @@ function resultRow (result, { runId, loadGenerator = os.hostname(), unit }) {
     latency_max_ms: l.max ?? null,
     partial: result.partial,
     options: result.options,
-    result: JSON.stringify(result)
+    result_json: JSON.stringify(result)
   }
   return COLUMNS.map(([name]) => values[name])
 }
@@ -97,7 +123,8 @@ function aggregateRunSql (table) {
 
 module.exports = {
   COLUMNS_SQL,
-  missingColumns,
+  resultsTableProblem,
+  resultColumnOf,
   createResultsTableSql,
   resultRow,
   insertResultSql,

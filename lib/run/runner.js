@@ -13,7 +13,9 @@ const { now } = require('../base/clock')
 const { runLoad } = require('./load-stage')
 const { Totals } = require('../results/stats')
 const { describeIncident, startupFailures, fatalIncidents } = require('./incidents')
-const { createResultsTableSql, insertResultSql, resultRow, COLUMNS_SQL, missingColumns } = require('../results/store')
+const {
+  createResultsTableSql, insertResultSql, resultRow, COLUMNS_SQL, resultsTableProblem
+} = require('../results/store')
 const { buildResult, exitCodeOf } = require('../results/result')
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
@@ -268,13 +270,8 @@ async function prepareResultsTable (table, sqlOrFail) {
     [table.schema, table.table],
     `cannot read the columns of ${table.display}`
   )
-  const missing = missingColumns(answer.rows.map(([name]) => name))
-  if (missing.length > 0) {
-    throw new FatalError(
-      `the results table ${table.display} exists without the columns ${missing.join(', ')}: it holds something ` +
-      `else; give another --results_table`
-    )
-  }
+  const problem = resultsTableProblem(answer.rows.map(([name]) => name), table)
+  if (problem) throw new FatalError(problem)
 }
 
 /**

@@ -16,9 +16,12 @@ const SMALL = ['--processes', '1', '--concurrent_requests', '2', '--batch_size',
 
 test('crate-bench fleet: 3 generators, one preparation, one start, disjoint rows, one merged report as complete as a run\'s', (t) => withCrateTestDouble({ trackKeys: true, fault: ({ bulk }) => (bulk ? { delayMs: 2 } : undefined) }, async (double) => {
   const html = path.join(tempDir(t), 'fleet.html')
-  const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '3', 'ingest', ...SMALL, '--duration', '2s', '--monitor_interval', '500ms', '--threshold', 'failed=0', '--json', '--report', html], { env: double.env() })
+  const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '3', 'ingest', ...SMALL, '--duration', '6s', '--monitor_interval', '100ms', '--threshold', 'failed=0', '--json', '--report', html], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const m = run.json
+  // Long enough that each result is over Lucene's 32,766-byte term limit, which an indexed TEXT refuses (83).
+  const stored = double.tables.get('doc.crate_bench_results').rows.map((r) => Buffer.byteLength(r.result_json))
+  assert.ok(stored.length === 3 && stored.every((bytes) => bytes > 32_766), `stored results of ${stored} bytes`)
   assert.equal(double.statementsMatching(/^DROP TABLE IF EXISTS "doc"\."cpu"$/).length, 1, 'the table is dropped once, by one generator')
   assert.equal(double.duplicateKeys, 0)
   assert.equal(double.keys.size, m.rows_ok, 'every acknowledged row is in the table once')

@@ -37,7 +37,7 @@ test('two load generators with one --run_id start together and add up in SQL', (
   assert.equal(rowOfA.run_id, 'multi-1')
   assert.equal(rowOfA.processes, 2)
   assert.equal(rowOfA.latency_p99_ms, a.json.latency_ms.p99)
-  assert.deepEqual(JSON.parse(rowOfA.result), a.json)
+  assert.deepEqual(JSON.parse(rowOfA.result_json), a.json)
 
   const client = clientFor(double)
   try {
@@ -135,6 +135,36 @@ test('an existing table with other columns as --results_table: found before the 
   assert.equal(run.code, 3)
   assert.match(run.stderr, /^appClusterIngest\.js: error: the results table doc\.not_results exists without the columns run_id, load_generator, .*: it holds something else; give another --results_table$/m)
   assert.equal(double.bulkRowsReceived, inserted, 'no load was started')
+}))
+
+// The results table as versions before 0.2 created it: the whole result in an indexed TEXT column `result`.
+const LEGACY_COLUMNS = ['run_id TEXT', 'load_generator TEXT', 'workload TEXT', 'started_at TIMESTAMP WITH TIME ZONE',
+  'ended_at TIMESTAMP WITH TIME ZONE', 'seconds DOUBLE PRECISION', 'unit TEXT', 'processes INTEGER', 'sent BIGINT',
+  'ok BIGINT', 'failed BIGINT', 'unacknowledged BIGINT', 'per_sec DOUBLE PRECISION', 'latency_p50_ms DOUBLE PRECISION',
+  'latency_p90_ms DOUBLE PRECISION', 'latency_p99_ms DOUBLE PRECISION', 'latency_p999_ms DOUBLE PRECISION',
+  'latency_max_ms DOUBLE PRECISION', 'partial BOOLEAN', 'options OBJECT(IGNORED)', 'result TEXT']
+
+test('a results table of an earlier version (indexed result): refused before the load with the fix; its runs still read', () => withDouble({}, async (double) => {
+  const client = clientFor(double)
+  try {
+    await client.sql(`CREATE TABLE "doc"."old_runs" (${LEGACY_COLUMNS.join(', ')}) CLUSTERED INTO 1 SHARDS WITH (number_of_replicas = '0-1')`)
+    const earlier = await runTool('appClusterIngest.js', ['--max_rows', '1000', '--processes', '1', '--json'], { env: double.env() })
+    assert.equal(earlier.code, 0, earlier.stderr)
+    const columns = LEGACY_COLUMNS.map((c) => c.split(' ')[0])
+    const values = { run_id: 'old-1', started_at: Date.parse(earlier.json.started_at), ok: earlier.json.rows_ok, result: earlier.stdout.trim() }
+    await client.sql(`INSERT INTO "doc"."old_runs" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, columns.map((c) => values[c] ?? null))
+    await client.sql('REFRESH TABLE "doc"."old_runs"')
+  } finally {
+    client.close()
+  }
+  const sent = double.bulkRowsReceived
+  const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.old_runs', '--max_rows', '100', '--processes', '1'], { env: double.env() })
+  assert.equal(run.code, 3, run.stderr)
+  assert.match(run.stderr, /^appClusterIngest\.js: error: the results table doc\.old_runs was made by an earlier version of this tool: its indexed "result" column refuses a result over 32 KB, .*\(ALTER TABLE doc\.old_runs RENAME TO old_runs_v1\) and the tool creates a new one, or give another --results_table$/m)
+  assert.equal(double.bulkRowsReceived, sent, 'no load was started')
+  const report = await runTool('bin/crate-bench.js', ['report', '--results_table', 'doc.old_runs', '--run_id', 'old-1', '--json'], { env: double.env() })
+  assert.equal(report.code, 0, report.stderr)
+  assert.equal(report.json.rows_ok, 1000, 'the earlier run is read from its result column')
 }))
 
 test('bad --results_table, --run_id, --start_at: one line, exit 2', () => withDouble({}, async (double) => {

@@ -250,6 +250,10 @@ class CrateTestDouble {
       const existed = this.tables.delete(name)
       return { rowcount: existed ? 1 : 0 }
     }
+    // A CREATE TABLE without CLUSTERED and WITH (82, 84) gets CrateDB's defaults.
+    if (/^CREATE TABLE [^(]+\([\s\S]*\)$/i.test(stmt) && !/\) CLUSTERED INTO \d+ SHARDS WITH \(/i.test(stmt)) {
+      stmt = `${stmt} CLUSTERED INTO 4 SHARDS WITH (number_of_replicas = '0-1')`
+    }
     if ((m = /^CREATE TABLE (IF NOT EXISTS )?(\S+) \(([\s\S]*)\) CLUSTERED INTO (\d+) SHARDS WITH \(number_of_replicas = '([^']*)'([^)]*)\)$/i.exec(stmt))) {
       const name = tableName(m[2])
       const shards = Number(m[4])
@@ -271,7 +275,8 @@ class CrateTestDouble {
         byKey: pk ? new Map() : null,
         compositePk: compositePk ? compositePk[1].split(',').map((c) => c.trim().replace(/"/g, '')) : null,
         keyed: new Map(),
-        keyedVisible: new Map()
+        keyedVisible: new Map(),
+        indexedText: indexedTextColumns(m[3])
       })
       return { rowcount: 1 }
     }
@@ -286,6 +291,8 @@ class CrateTestDouble {
         return error(400, 4000, `SQLParseException[The query contains a parameter placeholder $${args.length + 1}, but there are only ${args.length} parameter values]`)
       }
       const record = Object.fromEntries(columns.map((c, i) => [c, args[i]]))
+      const immense = immenseTermError(table, record)
+      if (immense) return immense
       if (table.pk) {
         const exists = table.byKey.has(record[table.pk])
         if (exists && !m[4]) return error(409, DUPLICATE_KEY_ERROR.code, DUPLICATE_KEY_ERROR.message)
@@ -326,12 +333,12 @@ class CrateTestDouble {
       table.keyedVisible = new Map([...table.keyed].map(([key, row]) => [key, { ...row }]))
       return { rowcount: 1 }
     }
-    if ((m = /^SELECT result FROM (\S+) WHERE run_id = \? ORDER BY started_at$/i.exec(stmt))) {
-      const table = this.tables.get(tableName(m[1]))
-      if (!table) return unknownRelation(tableName(m[1]))
+    if ((m = /^SELECT (result|result_json) FROM (\S+) WHERE run_id = \? ORDER BY started_at$/i.exec(stmt))) {
+      const table = this.tables.get(tableName(m[2]))
+      if (!table) return unknownRelation(tableName(m[2]))
       const rows = (table.rows || []).slice(0, table.visible).filter((r) => r.run_id === args[0])
       rows.sort((a, b) => a.started_at - b.started_at)
-      return { cols: ['result'], rows: rows.map((r) => [r.result]), rowcount: rows.length }
+      return { cols: [m[1]], rows: rows.map((r) => [r[m[1]]]), rowcount: rows.length }
     }
     if ((m = /^SELECT max\(ts\) FROM (\S+)$/i.exec(stmt)) && this.tables.has(tableName(m[1]))) {
       const table = this.tables.get(tableName(m[1]))
@@ -508,6 +515,36 @@ class CrateTestDouble {
     }
     return { results }
   }
+}
+
+// Lucene's limit on one indexed term: an indexed TEXT value longer than this in UTF-8 is refused (83); a column
+// declared INDEX OFF takes any length (85).
+const MAX_TERM_BYTES = 32766
+
+/** The TEXT columns of a column list that keep the default index, with their position (CrateDB's field number). */
+function indexedTextColumns (columnsText) {
+  const indexed = new Map()
+  topLevelParts(columnsText).forEach((part, i) => {
+    const m = /^\s*"?([a-z_][a-z0-9_]*)"?\s+(TEXT|VARCHAR|STRING)\b(.*)$/is.exec(part)
+    if (m && !/\bINDEX OFF\b/i.test(m[3])) indexed.set(m[1], i + 1)
+  })
+  return indexed
+}
+
+/** The answer of capture 83 when a row carries an indexed text over Lucene's term limit, else null. */
+function immenseTermError (table, record) {
+  for (const [column, field] of table.indexedText || []) {
+    const value = record[column]
+    if (typeof value !== 'string') continue
+    const bytes = Buffer.from(value)
+    if (bytes.length <= MAX_TERM_BYTES) continue
+    const prefix = [...bytes.subarray(0, 30)].join(', ')
+    return error(400, 4000, `SQLParseException[Document contains at least one immense term in field="${field}" ` +
+      `(whose UTF8 encoding is longer than the max length ${MAX_TERM_BYTES}), all of which were skipped.  Please ` +
+      `correct the analyzer to not produce such terms.  The prefix of the first immense term is: '[${prefix}]...', ` +
+      `original message: bytes can be at most ${MAX_TERM_BYTES} in length; got ${bytes.length}]`)
+  }
+  return null
 }
 
 /** The comma-separated parts of a column list, commas inside parentheses kept. */

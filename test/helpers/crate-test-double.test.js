@@ -148,3 +148,8 @@ test('a test cluster: one table on every node; a killed node resets (61) and ref
     await cluster.stop()
   }
 })
+
+test('an indexed text over 32,766 bytes is refused as captured (82, 83); with INDEX OFF it is stored (84, 85)', async () => {
+  await replaysAsCaptured(['82-create-results-text-indexed', '83-insert-text-over-32k'])
+  await replaysAsCaptured(['84-create-results-text-index-off', '85-insert-text-over-32k-index-off'])
+})
