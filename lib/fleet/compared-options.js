@@ -7,7 +7,7 @@ const crypto = require('node:crypto')
 // generator's own (its index, its hosts, its files, its port) and what the fleet shares by construction.
 const OWN = new Set([
   'hosts', 'user', 'password', 'insecure', 'generator', 'generators', 'run_id', 'report', 'json', 'progress',
-  'metrics_port', 'metrics_host', 'start_at', 'barrier_timeout_ms', 'fleet_table', 'results_table',
+  'metrics', 'metrics_port', 'metrics_host', 'start_at', 'barrier_timeout_ms', 'fleet_table', 'results_table',
   'monitor_interval_ms', 'max_answer_bytes'
 ])
 

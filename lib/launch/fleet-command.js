@@ -7,7 +7,7 @@ const { EXIT, UsageError, errorLine } = require('../base/errors')
 const { writableFile } = require('../base/files')
 const { exitCodeOf } = require('../results/result')
 const { readRuns, terminalReport, writeHtml } = require('../reports/command')
-const { parseFleetArgs } = require('./fleet-args')
+const { parseFleetArgs, flagValue } = require('./fleet-args')
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'crate-bench.js')
 
@@ -32,8 +32,8 @@ Exit codes: 0 ok, 1 failures, 2 bad input (or a generator refused), 3 could not 
 generator died), 5 a --threshold missed.`
 
 /** One generator: a child process tree with a process group of its own, its report lines prefixed with its number. */
-function startGenerator ({ workload, shared, index, count, stderr }) {
-  const child = spawn(process.execPath, [BIN, workload, ...shared, '--generator', `${index + 1}/${count}`], {
+function startGenerator ({ workload, args, index, count, stderr }) {
+  const child = spawn(process.execPath, [BIN, workload, ...args, '--generator', `${index + 1}/${count}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
     // The merged report is this command's to print, not the steward's.
     env: { ...process.env, CRATE_BENCH_FLEET_LOCAL: '1' },
@@ -44,6 +44,52 @@ function startGenerator ({ workload, shared, index, count, stderr }) {
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? EXIT.PARTIAL
     : EXIT.CANNOT_RUN))))
   return { child, exited }
+}
+
+/**
+ * Each local generator's own flags: on one machine, generators cannot share a --metrics_port, so generator K
+ * serves on the given port + K - 1 (0 stays 0: each gets a free port of its own).
+ */
+function generatorArgs (fleet, index) {
+  const port = flagValue(fleet.shared, 'metrics_port')
+  if (port === undefined || port === true || Number(port) === 0) return fleet.shared
+  return withFlag(fleet.shared, 'metrics_port', String(Number(port) + index))
+}
+
+/** args without any --name, then --name value. */
+function withFlag (args, name, value) {
+  const kept = []
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i].split(/=(.*)/s)
+    if (flag !== `--${name}`) kept.push(args[i])
+    else if (inline === undefined && args[i + 1] !== undefined && !args[i + 1].startsWith('--')) i++
+  }
+  return [...kept, `--${name}`, value]
+}
+
+/** The first generator to exit bad input (2) or could-not-run (3) stops the fleet: the others would wait in vain. */
+function stopOnFailure (generators, stderr) {
+  let stoppedBy = null
+  generators.forEach((g, index) => g.exited.then((code) => {
+    if (stoppedBy || (code !== EXIT.USAGE && code !== EXIT.CANNOT_RUN)) return
+    const running = generators.filter((other) => other.child.exitCode === null && other.child.signalCode === null)
+    if (running.length === 0) return
+    stoppedBy = { generator: index + 1, code }
+    stderr.write(`crate-bench fleet: generator ${index + 1} exited ${code} ` +
+      `(${code === EXIT.USAGE ? 'bad input' : 'could not run'}; its error is above): stopping the other ` +
+      `${running.length}\n`)
+    for (const other of running) signalGroup(other.child, 'SIGTERM')
+  }))
+  return () => stoppedBy
+}
+
+/** A signal to a generator's whole process tree (its group), or to the process when the group is gone. */
+function signalGroup (child, signal) {
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    child.kill(signal)
+  }
 }
 
 /** crate-bench fleet … Returns the exit code. */
@@ -57,8 +103,15 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     const fleet = parseFleetArgs(argv)
     if (fleet.report) writableFile(fleet.report, 'report')
     stderr.write(`crate-bench fleet: ${fleet.generators} generators of run ${fleet.runId} (${fleet.workload})\n`)
-    const generators = Array.from({ length: fleet.generators }, (_, index) =>
-      startGenerator({ workload: fleet.workload, shared: fleet.shared, index, count: fleet.generators, stderr }))
+    const generators = Array.from({ length: fleet.generators }, (_, index) => {
+      const args = generatorArgs(fleet, index)
+      const port = flagValue(args, 'metrics_port')
+      if (args !== fleet.shared) {
+        stderr.write(`crate-bench fleet: generator ${index + 1} serves /metrics on port ${port}\n`)
+      }
+      return startGenerator({ workload: fleet.workload, args, index, count: fleet.generators, stderr })
+    })
+    const stoppedBy = stopOnFailure(generators, stderr)
     // Ctrl-C reaches each generator once, from here: each stops and still reports, as a run does.
     const forward = ({ signal }) => {
       for (const g of generators) if (g.child.exitCode === null) g.child.kill(signal)
@@ -67,6 +120,11 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     const codes = await Promise.all(generators.map((g) => g.exited))
     if (signals) signals.off('interrupt', forward)
     const interrupted = Boolean(signals && signals.interrupted)
+    const stopped = stoppedBy()
+    if (stopped && stopped.code === EXIT.CANNOT_RUN) {
+      stderr.write(`crate-bench fleet: the fleet was stopped because generator ${stopped.generator} could not run\n`)
+      return EXIT.CANNOT_RUN
+    }
     return await mergedReport(fleet, codes, { stdout, stderr, env, interrupted })
   } catch (error) {
     stderr.write(`crate-bench fleet: error: ${errorLine(error.message)}\n`)

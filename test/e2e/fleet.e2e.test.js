@@ -11,6 +11,8 @@ const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { tempDir } = require('../helpers/temp-files')
 const { inspectHtml } = require('../helpers/html')
+const { closedPort } = require('../helpers/ports')
+const net = require('node:net')
 
 const SMALL = ['--processes', '1', '--concurrent_requests', '2', '--batch_size', '100']
 
@@ -95,6 +97,61 @@ test('bad fleet flags: one line, exit 2, before any SQL', () => withCrateTestDou
   }
   assert.equal(double.statements.length, 0)
 }))
+
+test('--metrics_port in a local fleet: generator K serves on the port + K - 1, each said at start', () => withCrateTestDouble({}, async (double) => {
+  const port = await closedPortPair()
+  const scraped = new Set()
+  let scraping
+  const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', ...SMALL, '--duration', '3s', '--metrics_port', String(port)], {
+    env: double.env(),
+    waitFor: /\[2\/2\] +metrics: /,
+    whileRunning: () => {
+      scraping = Promise.all([port, port + 1].map(async (p) => {
+        const text = await (await fetch(`http://127.0.0.1:${p}/metrics`)).text()
+        const generator = /cratebench_run_info\{[^}]*generator="(\d+)"/.exec(text)
+        if (generator) scraped.add(`${p}:${generator[1]}`)
+      }))
+    }
+  })
+  await scraping
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, new RegExp(`generator 1 serves /metrics on port ${port}\n`))
+  assert.match(run.stderr, new RegExp(`generator 2 serves /metrics on port ${port + 1}\n`))
+  assert.deepEqual([...scraped].sort(), [`${port}:1`, `${port + 1}:2`])
+}))
+
+test('a generator that cannot run (its port in use) stops the others at once: exit 3, why said, no wait for the barrier', () => withCrateTestDouble({}, async (double) => {
+  const port = await closedPortPair()
+  const taken = net.createServer()
+  await new Promise((resolve) => taken.listen(port + 1, '127.0.0.1', resolve))
+  try {
+    // The barrier would wait 5 minutes for the generator that never comes; the test's own limit is 60 s.
+    const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', ...SMALL, '--duration', '3s', '--metrics_port', String(port)], { env: double.env() })
+    assert.equal(run.code, 3, run.stderr)
+    assert.match(run.stderr, /\[2\/2\] .*error: .*port .*in use/)
+    assert.match(run.stderr, /crate-bench fleet: generator 2 exited 3 \(could not run; its error is above\): stopping the other 1\n/)
+    assert.match(run.stderr, /crate-bench fleet: the fleet was stopped because generator 2 could not run\n$/)
+    assert.equal(double.bulkRowsReceived, 0, 'no load was started')
+  } finally {
+    taken.close()
+  }
+}))
+
+/** A port whose successor is free too (both bound, then released). */
+async function closedPortPair () {
+  for (;;) {
+    const port = await closedPort()
+    const next = net.createServer()
+    const free = await new Promise((resolve) => {
+      next.once('error', () => resolve(false))
+      next.listen(port + 1, '127.0.0.1', () => resolve(true))
+    })
+    if (free) {
+      await new Promise((resolve) => next.close(resolve))
+      return port
+    }
+  }
+}
 
 test('a generator that dies mid-run: the merged run is partial and names it; its acknowledged rows counted, the rest in doubt', () => withCrateTestDouble({ trackKeys: true, fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }, async (double) => {
   const env = double.env({ CRATE_BENCH_FLEET_HEARTBEAT_MS: '200' })
