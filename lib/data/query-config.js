@@ -40,8 +40,10 @@ function requireModestSize (doc, file) {
 }
 
 /**
- * Reads and validates a queries.yml: a list of {name?, query, ratio, args?}. Ratios must be
- * positive and sum to 1 within 1e-9 (0.7 + 0.2 + 0.1 is 0.9999999999999999 in floating point).
+ * Reads and validates a queries.yml: a list of {name?, query, ratio or weight, args?}. Each query's share of the mix
+ * is its ratio or weight over the sum of them all: ratios that sum to 1 (within 1e-9: 0.7 + 0.2 + 0.1 is
+ * 0.9999999999999999 in floating point) are taken as they are; weights as Locust writes them (2, 10, 9…), or ratios
+ * that do not sum to 1, are normalised, and `queries.normalised` says how, for the run to say once.
  */
 function loadQueryConfig (file, ctx) {
   const text = readConfigFile(file)
@@ -59,32 +61,51 @@ function loadQueryConfig (file, ctx) {
     throw new UsageError(`--queries_config '${file}' must be a non-empty list of entries with query and ratio`)
   }
   const names = new Set()
+  let shareKey = null
   const queries = doc.map((entry, i) => {
     const where = `${file}: entry ${i + 1}`
     if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
       throw new UsageError(`${where} is not a mapping with query and ratio`)
     }
-    const unknown = Object.keys(entry).filter((k) => !['name', 'query', 'ratio', 'args'].includes(k))
+    const unknown = Object.keys(entry).filter((k) => !['name', 'query', 'ratio', 'weight', 'args'].includes(k))
     if (unknown.length) {
-      throw new UsageError(`${where} has unknown key '${unknown[0]}' (allowed: name, query, ratio, args)`)
+      throw new UsageError(`${where} has unknown key '${unknown[0]}' (allowed: name, query, ratio or weight, args)`)
     }
     if (typeof entry.query !== 'string' || !entry.query.trim()) throw new UsageError(`${where} has no query`)
-    if (typeof entry.ratio !== 'number' || !Number.isFinite(entry.ratio) || entry.ratio <= 0) {
-      throw new UsageError(`${where}: ratio must be a positive number (got ${JSON.stringify(entry.ratio)})`)
+    const key = shareKeyOf(entry, where)
+    if (shareKey !== null && key !== shareKey) {
+      throw new UsageError(`${where} has a ${key} where entry 1 has a ${shareKey}: give every entry the same one`)
+    }
+    shareKey = key
+    const share = entry[key]
+    if (typeof share !== 'number' || !Number.isFinite(share) || share <= 0) {
+      throw new UsageError(`${where}: ${key} must be a positive number (got ${JSON.stringify(share)})`)
     }
     const given = visible(entry.name === undefined ? shortName(entry.query) : String(entry.name))
     let name = given
     for (let n = 2; names.has(name); n++) name = `${given} #${n}`
     names.add(name)
     compileArgs(entry.args, ctx, `${where} (${name})`)
-    return { name, query: entry.query.trim(), ratio: entry.ratio, args: entry.args ?? null }
+    return { name, query: entry.query.trim(), ratio: share, args: entry.args ?? null }
   })
   const sum = queries.reduce((s, q) => s + q.ratio, 0)
-  if (Math.abs(sum - 1) > RATIO_TOLERANCE) {
-    throw new UsageError(`--queries_config '${file}': ratios sum to ${sum}, not 1`)
-  }
-  return queries
+  if (shareKey === 'ratio' && Math.abs(sum - 1) <= RATIO_TOLERANCE) return queries
+  const normalised = queries.map((q) => ({ ...q, ratio: q.ratio / sum }))
+  const given = queries.map((q) => formatShare(q.ratio)).join(', ')
+  normalised.normalised = `${shareKey === 'weight' ? 'weights' : 'ratios'} ${given} sum to ${formatShare(sum)}: ` +
+    `each query runs its ${shareKey} / ${formatShare(sum)} of the mix (${normalised.map((q) =>
+      formatShare(q.ratio, 3)).join(', ')})`
+  return normalised
 }
+
+/** 'ratio' or 'weight': the key an entry gives its share of the mix with; exactly one of them. */
+function shareKeyOf (entry, where) {
+  if ('ratio' in entry && 'weight' in entry) throw new UsageError(`${where} has both ratio and weight: give one`)
+  if (!('ratio' in entry) && !('weight' in entry)) throw new UsageError(`${where} has no ratio or weight`)
+  return 'ratio' in entry ? 'ratio' : 'weight'
+}
+
+const formatShare = (value, digits = 6) => String(Number(value.toFixed(digits)))
 
 // {table} in a query stands for --table, quoted as an identifier, so that one file serves any table.
 const TABLE_PLACEHOLDER = '{table}'

@@ -115,6 +115,7 @@ function validateOptions (args) {
     ingest,
     queries: bound,
     tableWarnings: foreignTableWarnings(bound, table),
+    weightsNote: queries.normalised ?? null,
     maxQueries: countLimit(args.max_queries, 'max_queries', args.duration, 1000),
     table,
     dataEnd,
@@ -138,6 +139,7 @@ function describeLoad (options) {
 
 /** Finds the end of the data when timestamp args need it, then runs every query once. */
 async function prepare ({ client, options, log }) {
+  if (options.weightsNote) log(`query mix: ${options.weightsNote}`)
   for (const warning of options.tableWarnings ?? []) log(warning)
   let dataEndMs = options.dataEnd ? Date.parse(options.dataEnd) : null
   if (options.needsDataEnd && dataEndMs === null) {

@@ -15,6 +15,18 @@ test('0.7 + 0.2 + 0.1 is accepted; names default to a short form of the query', 
   assert.deepEqual(queries.map((q) => q.name), ['SELECT 1', 'b', 'SELECT 3 FROM a_table_with_a_rather_lon…'])
 })
 
+test('the guide\'s Locust weights 2/10/9/8/7/1 are normalised, and said once; ratios that sum to 1 are kept', (t) => {
+  const weights = [2, 10, 9, 8, 7, 1]
+  const queries = load(file(t, weights.map((w, i) => `- {query: SELECT ${i}, weight: ${w}}\n`).join('')))
+  assert.deepEqual(queries.map((q) => q.ratio), weights.map((w) => w / 37))
+  assert.equal(queries.normalised, 'weights 2, 10, 9, 8, 7, 1 sum to 37: each query runs its weight / 37 of the mix ' +
+    '(0.054, 0.27, 0.243, 0.216, 0.189, 0.027)')
+  const ratios = load(file(t, '- {query: SELECT 1, ratio: 0.5}\n- {query: SELECT 2, ratio: 0.4}\n'))
+  assert.deepEqual(ratios.map((q) => q.ratio), [0.5 / 0.9, 0.4 / 0.9])
+  assert.match(ratios.normalised, /^ratios 0\.5, 0\.4 sum to 0\.9: /)
+  assert.equal(load(file(t, '- {query: SELECT 1, ratio: 0.7}\n- {query: SELECT 2, ratio: 0.3}\n')).normalised, undefined)
+})
+
 test('bad files are usage errors that say what is wrong', (t) => {
   for (const [text, pattern] of [
     [null, /cannot be read: no such file/],
@@ -22,9 +34,12 @@ test('bad files are usage errors that say what is wrong', (t) => {
     ['- ratio: 1\n', /entry 1 has no query/],
     ['- {query: SELECT 1, ratio: 0}\n', /entry 1: ratio must be a positive number \(got 0\)/],
     ['- {query: SELECT 1, ratio: "half"}\n', /ratio must be a positive number \(got "half"\)/],
-    ['- {query: SELECT 1, ratio: 0.5}\n- {query: SELECT 2, ratio: 0.4}\n', /ratios sum to 0\.9, not 1/],
     ['- {query: SELECT ?, ratio: 1, args: [{hostnam: {}}]}\n', /unknown arg generator 'hostnam'/],
-    ['- {query: SELECT 1, ratio: 1, weight: 3}\n', /unknown key 'weight'/],
+    ['- {query: SELECT 1, ratio: 1, weight: 3}\n', /entry 1 has both ratio and weight: give one/],
+    ['- {query: SELECT 1, ratio: 1, wieght: 3}\n', /unknown key 'wieght' \(allowed: name, query, ratio or weight, args\)/],
+    ['- {query: SELECT 1}\n', /entry 1 has no ratio or weight/],
+    ['- {query: SELECT 1, weight: 2}\n- {query: SELECT 2, ratio: 0.5}\n', /entry 2 has a ratio where entry 1 has a weight/],
+    ['- {query: SELECT 1, weight: -2}\n', /entry 1: weight must be a positive number \(got -2\)/],
     ['{query: SELECT 1}\n', /must be a non-empty list/]
   ]) {
     const p = text === null ? path.join(tempDir(t), 'missing.yml') : file(t, text)

@@ -54,6 +54,15 @@ test('the mix is honoured: 1000 queries at 0.7 / 0.2 / 0.1, exact counts, args a
   assert.match(run.stderr, /│ point\s+│ 0\.7\s+│ 700\s+│/)
 }))
 
+test('weights as Locust writes them (2 : 10 : 9 : 8 : 7 : 1) run in that mix, normalised and said once', (t) => withDouble({ query: answerSelects() }, async (double) => {
+  const weights = [2, 10, 9, 8, 7, 1]
+  const config = queryFile(t, weights.map((w, i) => `- {name: q${i}, query: SELECT ${i + 1}, weight: ${w}}`).join('\n'))
+  const run = await analytical(['--queries_config', config, '--processes', '1', '--max_queries', '370', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  assert.deepEqual(run.json.queries.map((q) => q.count), weights.map((w) => w * 10))
+  assert.equal(run.stderr.match(/query mix: weights 2, 10, 9, 8, 7, 1 sum to 37: each query runs its weight \/ 37 of the mix/g).length, 1)
+}))
+
 test('--threshold: a pass/fail table at the end; a miss exits 5, per query too; all passed keeps the run\'s own code', (t) => withDouble({ query: answerSelects() }, async (double) => {
   const config = queryFile(t, '- {name: "point: one host", query: "SELECT * FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
   const args = ['--queries_config', config, '--max_queries', '50', '--json']
@@ -97,7 +106,7 @@ test('bad query files: one-line errors, exit 2', (t) => withDouble({}, async (do
     [['--queries_config', queryFile(t, '- query: [\n')], /is not valid YAML at line \d+/],
     [['--queries_config', queryFile(t, '- {ratio: 1}\n')], /entry 1 has no query/],
     [['--queries_config', queryFile(t, '- {query: SELECT 1, ratio: -1}\n')], /ratio must be a positive number/],
-    [['--queries_config', queryFile(t, '- {query: SELECT 1, ratio: 0.3}\n')], /ratios sum to 0\.3, not 1/],
+    [['--queries_config', queryFile(t, '- {query: SELECT 1, weight: 0}\n')], /weight must be a positive number \(got 0\)/],
     [['--queries_config', queryFile(t, '- {query: SELECT ?, ratio: 1, args: [{rgion: {}}]}\n')], /unknown arg generator 'rgion'/],
     [['--queries_config', 'queries/select1.yml', '--max_queries', '0'], /--max_queries must be a whole number >= 1/]
   ]) {
