@@ -19,7 +19,8 @@ and re-creates the table (the benchmark's default), so each value starts from th
     values: '3 6 12 18 24 36 54',
     app: 'appClusterIngest.js',
     summary: `Finds the shard count with the best ingest throughput. The table is dropped and created with
-each shard count (the benchmark's default --drop_table), so pass the batch size you found first.`,
+each shard count (the benchmark drops a table it made itself; --drop_table for one it did not), so pass the
+batch size you found first.`,
     example: 'find-optimal-shards.sh -- --batch_size 10000 --processes 4 --max_rows 1000000'
   },
   processes: {

@@ -337,7 +337,7 @@ module.exports = {
     'Analytical benchmark: a weighted mix of SQL queries from a YAML file against CrateDB over HTTP, from several ' +
     'processes.',
   examples: [
-    ['$0 --queries_config queries/cpu-dashboard.yml', 'the dashboard mix, 1000 queries, 20 in flight'],
+    ['$0 --queries_config queries/cpu-dashboard.yml', 'the dashboard mix, 1000 queries, 4 in flight'],
     [
       '$0 --queries_config queries/tsbs-cpu.yml --processes 2 --duration 1m --json',
       'TSBS query types for a minute, JSON on stdout'

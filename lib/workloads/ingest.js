@@ -3,6 +3,7 @@
 const { METRICS_PER_ROW } = require('../data/generators/cpu')
 const { KV_KEY_MIN_BYTES } = require('../data/generators/strings')
 const { MODELS, MODEL_NAMES } = require('../data/models')
+const { dropDecision, recordOwned, isOwned } = require('./owned-tables')
 const { parseTableName, parseReplicas, createTableSql, insertSql } = require('../data/schema')
 const { parseDuration, requirePositiveInteger, parseBooleanText, countLimit } = require('../base/values')
 const { UsageError } = require('../base/errors')
@@ -51,9 +52,9 @@ const options = {
   },
   drop_table: {
     type: 'boolean',
-    default: true,
     group: 'Table:',
-    describe: 'drop the table before the run (--no-drop_table or --drop_table false to keep it)'
+    describe: 'drop the table before the run, whoever made it (--no-drop_table: keep it and add rows); by default ' +
+      'an existing table is dropped only when this tool made it and nobody wrote to it since'
   },
   batch_size: { type: 'number', default: 10000, group: 'Load:', describe: 'rows per INSERT request (bulk_args)' },
   max_body_mb: {
@@ -184,7 +185,7 @@ function validateOptions (args) {
     upsert: parseBooleanText(args.upsert, '--upsert'),
     shards: requirePositiveInteger(args.shards, 'shards'),
     replicas: parseReplicas(args.replicas),
-    dropTable: parseBooleanText(args.drop_table, '--drop_table'),
+    dropTable: args.drop_table === undefined ? 'auto' : parseBooleanText(args.drop_table, '--drop_table'),
     batchSize: requirePositiveInteger(args.batch_size, 'batch_size'),
     maxRows: countLimit(args.max_rows, 'max_rows', args.duration, 1_000_000),
     scale: requirePositiveInteger(args.scale, 'scale'),
@@ -202,9 +203,10 @@ function validateOptions (args) {
 function describeLoad (options) {
   const tables = tablesOf(options)
   const where = tables.length === 1 ? tables[0].table.display : `${tables.length} tables in ${options.schema}`
-  const table = options.dropTable
-    ? `dropped and created (${options.shards} shards, replicas ${options.replicas})`
-    : 'kept if it exists'
+  const shape = `(${options.shards} shards, replicas ${options.replicas})`
+  const table = options.dropTable === true
+    ? `dropped and created ${shape}`
+    : options.dropTable === false ? 'kept if it exists' : `created ${shape}, dropped first only if this tool made it`
   return `--model ${options.model} into ${where}, ${table}, batches of ${options.batchSize.toLocaleString('en-US')} ` +
     `rows`
 }
@@ -215,11 +217,15 @@ const setsRefreshInterval = (options) => options.refreshIntervalMs !== null && o
 /** Creates the model's tables once, before any worker starts. Workers never run DDL. */
 async function prepare ({ client, options, log, sqlOrFail }) {
   const created = []
+  const kept = []
   let startTime = options.startTime
   for (const spec of tablesOf(options)) {
     const { table } = spec
-    if (options.dropTable) {
-      await sqlOrFail(`DROP TABLE IF EXISTS ${table.sql}`, undefined, `cannot drop table ${table.display}`)
+    const decision = await dropDecision({ table, dropTable: options.dropTable, sqlOrFail })
+    if (decision.drop) {
+      const drop = `DROP TABLE IF EXISTS ${table.sql}`
+      const dropped = await sqlOrFail(drop, undefined, `cannot drop table ${table.display}`)
+      if (dropped.rowcount === 1) log(`dropped table ${table.display} (${decision.reason})`)
     }
     const extraSettings = setsRefreshInterval(options) ? { refresh_interval: options.refreshIntervalMs } : {}
     const ddl = createTableSql({
@@ -233,6 +239,7 @@ async function prepare ({ client, options, log, sqlOrFail }) {
     const createdNow = answer.rowcount === 1
     if (createdNow) {
       created.push(table.display)
+      await recordOwned({ client, table, runId: options.runId, rowCount: 0, log })
       const refresh = setsRefreshInterval(options)
         ? `, refresh_interval ${options.refreshIntervalMs} ms until the end of the run`
         : ''
@@ -250,7 +257,8 @@ async function prepare ({ client, options, log, sqlOrFail }) {
         `table ${table.display} exists${shards ? ` (${shards} shards, ${replicas} replicas)` : ''}: --shards, ` +
         `--replicas and --refresh_interval do not apply, rows are added to it`
       )
-      if (!options.dropTable && spec.columns.some((c) => c.startsWith('"ts"'))) {
+      if (await isOwned(client, table)) kept.push(table.display)
+      if (spec.columns.some((c) => c.startsWith('"ts"'))) {
         // Rows added to a kept table continue after its last timestamp, never repeating an earlier run's.
         const last = await sqlOrFail(
           `SELECT max(ts) FROM ${table.sql}`,
@@ -262,7 +270,7 @@ async function prepare ({ client, options, log, sqlOrFail }) {
       }
     }
   }
-  return { created, startTime }
+  return { created, kept, startTime }
 }
 
 /**
@@ -289,9 +297,12 @@ async function finish ({ client, options, prepared, totals, lostWorkers = [], lo
     if (!shouldCount()) continue
     try {
       await client.sql(`REFRESH TABLE ${table.sql}`)
-      if (createdHere && shouldCount()) {
-        const answer = await client.sql(`SELECT count(*) FROM ${table.sql}`)
-        counts[table.display] = answer.rows[0][0]
+      const keptOwn = (prepared.kept || []).includes(table.display)
+      if ((createdHere || keptOwn) && shouldCount()) {
+        const rowCount = (await client.sql(`SELECT count(*) FROM ${table.sql}`)).rows[0][0]
+        if (createdHere) counts[table.display] = rowCount
+        // What the table holds now, so that the next run knows nobody else wrote to it.
+        await recordOwned({ client, table, runId: options.runId, rowCount, log })
       }
     } catch (error) {
       log(`warning: could not refresh or count ${table.display}: ${error.message}`)

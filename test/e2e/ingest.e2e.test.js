@@ -7,6 +7,7 @@ const assert = require('node:assert/strict')
 const { startCrateTestDouble, withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool, childPids } = require('../helpers/run-tool')
 const { closedPort } = require('../helpers/ports')
+const { CrateClient } = require('../../lib/cluster/http-client')
 
 const ingest = (args, options) => runTool('appClusterIngest.js', args, options)
 const noStackTrace = (stderr) => !/\n\s+at .+:\d+:\d+/.test(stderr)
@@ -46,9 +47,10 @@ test('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created 
   assert.deepEqual(inserts(double).map((s) => s.rows).sort(), [10000, 10000, 10000, 10000, 5000, 5000].sort())
   assert.equal(double.keys.size, 50_000)
   assert.equal(double.duplicateKeys, 0)
-  assert.equal(double.statementsMatching(/^DROP TABLE/).length, 1)
-  assert.equal(double.statementsMatching(/^CREATE TABLE/).length, 1)
-  assert.match(double.statementsMatching(/^CREATE TABLE/)[0].stmt, /CLUSTERED INTO 3 SHARDS WITH \(number_of_replicas = '0'\)/)
+  assert.equal(double.statementsMatching(/^DROP TABLE/).length, 0, 'nothing to drop: the table did not exist')
+  const creates = double.statementsMatching(/^CREATE TABLE IF NOT EXISTS "doc"\."cpu"/)
+  assert.equal(creates.length, 1)
+  assert.match(creates[0].stmt, /CLUSTERED INTO 3 SHARDS WITH \(number_of_replicas = '0'\)/)
   assert.match(run.stderr, /rows inserted\s+│ 50,000/)
   assert.match(run.stderr, /50,000: exactly the rows acknowledged/)
   // Over time: every interval of the load, and together exactly the totals.
@@ -252,7 +254,38 @@ test('--no-drop_table keeps an existing table and does not claim a count', () =>
   assert.equal(second.code, 0, second.stderr)
   assert.equal(second.json.table_count, null)
   assert.match(second.stderr, /table doc\.cpu exists \(12 shards, 0 replicas\)/)
-  assert.equal(double.statementsMatching(/^DROP/).length, 1)
+  assert.equal(double.statementsMatching(/^DROP/).length, 0)
+}))
+
+test('by default a table is dropped only when this tool made it and nobody wrote to it since; each drop is said', () => withDouble({}, async (double) => {
+  const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }], user: 'crate', timeoutMs: 5000 })
+  try {
+    // A user's own doc.cpu, loaded by something else: the same columns, but not this tool's.
+    await client.sql('CREATE TABLE "doc"."cpu" ("ts" TIMESTAMP WITH TIME ZONE) CLUSTERED INTO 2 SHARDS WITH (number_of_replicas = \'0\')')
+    const refused = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
+    assert.equal(refused.code, 3, refused.stderr)
+    assert.match(refused.stderr, /^appClusterIngest\.js: error: table doc\.cpu exists and this tool did not make it: it is kept; give --drop_table to drop it, --no-drop_table to add rows to it, or another --table$/m)
+    assert.equal(double.statementsMatching(/^DROP/).length, 0, 'the user\'s table was not dropped')
+    assert.equal(double.bulkRowsReceived, 0)
+
+    const told = await ingest(['--processes', '1', '--max_rows', '100', '--drop_table'], { env: double.env() })
+    assert.equal(told.code, 0, told.stderr)
+    assert.match(told.stderr, /^dropped table doc\.cpu \(--drop_table\)$/m)
+
+    // Now the tool's own, holding what its last run counted: the next run drops it and says so.
+    const again = await ingest(['--processes', '1', '--max_rows', '300'], { env: double.env() })
+    assert.equal(again.code, 0, again.stderr)
+    assert.match(again.stderr, /^dropped table doc\.cpu \(made by this tool in run run-\S+, 100 rows since\)$/m)
+
+    // Rows written by someone else since: it is theirs now.
+    await client.sql('INSERT INTO "doc"."cpu" ("ts") VALUES (?)', [0])
+    const written = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
+    assert.equal(written.code, 3, written.stderr)
+    assert.match(written.stderr, /error: table doc\.cpu was made by this tool \(run run-\S+, 300 rows\) but holds 301 rows: written since, or that run was cut short; it is kept; give --drop_table/)
+    assert.equal(double.statementsMatching(/^DROP/).length, 2)
+  } finally {
+    client.close()
+  }
 }))
 
 test('Ctrl-C: the master stops the workers and prints what was measured, marked partial', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 100 } : undefined) }, async (double) => {
