@@ -16,13 +16,14 @@ const PHASES = ['warmup', 'measure', 'drain']
  * result itself, so that the counters equal the report's totals exactly. Every metric carries run_id and generator.
  */
 class MetricsExporter extends EventEmitter {
-  constructor ({ host = '127.0.0.1', port, runId, generator, workload, toolVersion, model, rate = null }) {
+  constructor ({ host = '127.0.0.1', port, runId, generator, workload, toolVersion, model, rates = [] }) {
     super()
     this.host = host
     this.port = port
     this.sources = null
     this.final = null
-    this.rate = rate
+    // [{ workload, rate }]: the queries' --rate and the companion ingest's --ingest_rate, each under its workload.
+    this.rates = rates
     const base = { run_id: runId, generator: String(generator) }
     this.base = base
     this.workload = workload
@@ -73,15 +74,22 @@ class MetricsExporter extends EventEmitter {
       g.reset()
       g.set(base, self.sources ? self.sources.inFlight() : 0)
     })
-    metric(client.Gauge, 'cratebench_target_rate', 'the --rate target in units per second (absent without --rate)', [],
-      (g) => {
+    metric(client.Gauge, 'cratebench_target_rate',
+      'the target rate in units per second, per workload (--rate; --ingest_rate for the ingest beside queries)',
+      ['workload'], (g) => {
         g.reset()
-        if (self.rate !== null) g.set(base, self.rate)
+        for (const { workload: name, rate } of self.rates) g.set({ ...base, workload: name }, rate)
       })
     metric(client.Counter, 'cratebench_late_requests_total', 'requests sent later than their --rate timetable said',
-      [], (c) => {
+      ['workload'], (c) => {
         c.reset()
-        c.inc(base, self.final ? self.final.lateRequests : self.sources ? self.sources.lateRequests() : 0)
+        for (const r of self.pacingCounts()) c.inc({ ...base, workload: r.workload }, r.late)
+      })
+    metric(client.Counter, 'cratebench_dropped_requests_total',
+      'requests the --rate timetable held before --duration ended that never went out (every slot busy)',
+      ['workload'], (c) => {
+        c.reset()
+        for (const r of self.pacingCounts()) c.inc({ ...base, workload: r.workload }, r.dropped)
       })
     metric(client.Gauge, 'cratebench_hosts_up', 'hosts answering, as the client sees them', [], (g) => {
       g.reset()
@@ -126,7 +134,7 @@ class MetricsExporter extends EventEmitter {
     }
   }
 
-  /** The live run: { groups(): [{ workload, totals }], inFlight(), lateRequests(), hostsUp(), phase() } */
+  /** The live run: { groups(): [{ workload, totals }], inFlight(), hostsUp(), phase() } */
   watch (sources) {
     this.sources = sources
   }
@@ -135,9 +143,22 @@ class MetricsExporter extends EventEmitter {
   finish (results) {
     this.final = {
       results,
-      lateRequests: results.reduce((sum, { result }) => sum + ((result.rate && result.rate.late_requests) || 0), 0),
       saturated: results.some(({ result }) => result.client && result.client.saturated)
     }
+  }
+
+  /** Late and dropped requests of each workload (0 without a rate): live from the totals, after the run the results. */
+  pacingCounts () {
+    if (this.final) {
+      return this.final.results.map(({ workload, result }) => ({
+        workload,
+        late: (result.rate && result.rate.late_requests) || 0,
+        dropped: (result.rate && result.rate.dropped_requests) || 0
+      }))
+    }
+    if (!this.sources) return []
+    return this.sources.groups()
+      .map(({ workload, totals }) => ({ workload, late: totals.lateRequests, dropped: totals.droppedRequests || 0 }))
   }
 
   rowCounts () {

@@ -35,7 +35,9 @@ function renderReport (workload, result) {
     summary.push(
       [`${unit}/s, target (--rate)`, fmt(result.rate.target_per_sec)],
       [`${unit}/s, achieved`, `${fmt(result.rate.achieved_per_sec)} (${fmt(result.rate.achieved_pct)}% of target)`],
-      ['late requests (no free slot at their time)', fmt(result.rate.late_requests)]
+      ['late requests (no free slot at their time)', fmt(result.rate.late_requests)],
+      ['dropped requests (due before the end, never sent)',
+        `${fmt(result.rate.dropped_requests ?? 0)} (${fmt(result.rate.dropped_units ?? 0)} ${unit})`]
     )
   }
   summary.push(
@@ -48,8 +50,8 @@ function renderReport (workload, result) {
   if (result.rate && result.rate.achieved_pct < 99) {
     out.push(
       `warning: achieved ${fmt(result.rate.achieved_pct)}% of the target rate: the server or this client could not ` +
-      `keep up (${fmt(result.rate.late_requests)} requests found no free slot at their time; see the latency from ` +
-      `scheduled start)`
+      `keep up (${fmt(result.rate.late_requests)} requests found no free slot at their time, ` +
+      `${fmt(result.rate.dropped_requests ?? 0)} were never sent; see the latency from scheduled start)`
     )
   }
 
@@ -214,7 +216,8 @@ function renderCompanion (workload, result) {
       `${unit}/s achieved`,
       result.rate
         ? `${fmt(result.rate.achieved_per_sec)} (${fmt(result.rate.achieved_pct)}% of ` +
-          `target, ${fmt(result.rate.late_requests)} late requests)`
+          `target, ${fmt(result.rate.late_requests)} late requests, ${fmt(result.rate.dropped_requests ?? 0)} ` +
+          'dropped)'
         : fmt(result[`${unit}_per_sec`])
     ],
     [

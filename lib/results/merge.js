@@ -233,6 +233,8 @@ function mergedRate (results, ok, seconds) {
     achieved_per_sec: achieved,
     achieved_pct: round((achieved / target) * 100, 1),
     late_requests: results.reduce((t, r) => t + r.rate.late_requests, 0),
+    dropped_requests: results.reduce((t, r) => t + (r.rate.dropped_requests || 0), 0),
+    dropped_units: results.reduce((t, r) => t + (r.rate.dropped_units || 0), 0),
     latency_from: 'scheduled start'
   }
 }

@@ -92,6 +92,9 @@ function rateOf (options, totals, achieved) {
     achieved_per_sec: achieved,
     achieved_pct: round((achieved / options.rate) * 100, 1),
     late_requests: totals.lateRequests,
+    // What the timetable held before --duration ended and never went out: load the cluster was never offered.
+    dropped_requests: totals.droppedRequests || 0,
+    dropped_units: totals.droppedUnits || 0,
     latency_from: 'scheduled start'
   }
 }

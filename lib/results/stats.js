@@ -207,6 +207,8 @@ class Recorder {
     this.unitsSent = 0
     this.unitsInFlight = 0
     this.lateRequests = 0
+    this.droppedRequests = 0
+    this.droppedUnits = 0
     this.events = []
     this.periodStartedAt = this.now()
   }
@@ -225,9 +227,10 @@ class Recorder {
     return s
   }
 
-  sent (units, at) {
+  /** A request sent: `at` opens the window (a paced request's scheduled time), `sentAt` when it went out. */
+  sent (units, at, sentAt = at) {
     if (this.firstSentAt === null) this.firstSentAt = at
-    this.lastSentAt = at
+    this.lastSentAt = sentAt
     this.unitsSent += units
     this.unitsInFlight += units
   }
@@ -235,6 +238,12 @@ class Recorder {
   /** A paced request whose scheduled start found every in-flight slot busy. */
   late () {
     this.lateRequests++
+  }
+
+  /** Requests the --rate timetable held before --duration ended that never went out. */
+  dropped (requests, units) {
+    this.droppedRequests += requests
+    this.droppedUnits += units
   }
 
   /**
@@ -284,6 +293,8 @@ class Recorder {
       unitsSent: this.unitsSent,
       unitsInFlight: this.unitsInFlight,
       lateRequests: this.lateRequests,
+      droppedRequests: this.droppedRequests,
+      droppedUnits: this.droppedUnits,
       events: this.events,
       // The period this delta covers and when it ended, so a live rate can be exact however the
       // deltas arrive, and the timeline can place each one in its interval.
@@ -295,6 +306,8 @@ class Recorder {
     this.errors.clear()
     this.unitsSent = 0
     this.lateRequests = 0
+    this.droppedRequests = 0
+    this.droppedUnits = 0
     this.events = []
     this.warmup = emptyWarmup()
     return delta
@@ -316,6 +329,8 @@ class Totals {
     this.lastAnsweredAt = null
     this.unitsSent = 0
     this.lateRequests = 0
+    this.droppedRequests = 0
+    this.droppedUnits = 0
     this.warmup = emptyWarmup()
   }
 
@@ -342,6 +357,8 @@ class Totals {
     }
     this.unitsSent += delta.unitsSent
     this.lateRequests += delta.lateRequests || 0
+    this.droppedRequests += delta.droppedRequests || 0
+    this.droppedUnits += delta.droppedUnits || 0
   }
 
   /** The measurement window: first request sent to last answer received, in seconds. */

@@ -7,7 +7,7 @@ const { UsageError } = require('../base/errors')
 // run that misses one exits with its own code.
 
 const LATENCY = ['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean']
-const COUNTS = ['failed', 'in_doubt']
+const COUNTS = ['failed', 'in_doubt', 'dropped']
 const RATES = ['per_sec', 'rows_per_sec', 'queries_per_sec', 'achieved_pct']
 const OPERATORS = {
   '<': (a, b) => a < b,
@@ -52,6 +52,7 @@ function actualOf ({ label, metric }, result, unit) {
   if (metric === 'achieved_pct') return result.rate ? result.rate.achieved_pct : null
   if (metric === 'failed') return label === null ? result[`${unit}_failed`] : scope.failed ?? scope.rows_failed
   if (metric === 'in_doubt') return label === null ? result[`${unit}_in_doubt`] : null
+  if (metric === 'dropped') return label === null && result.rate ? result.rate.dropped_requests ?? 0 : null
   return label === null ? result[`${unit}_per_sec`] : scope.queries_per_sec ?? scope.rows_per_sec
 }
 

@@ -150,6 +150,7 @@ async function runClosed ({ source, concurrency, deadline, recorder, control, ex
 async function runOpen ({ source, concurrency, deadline, recorder, control, execute, clock, timetable }) {
   const inFlight = new Set()
   let unitsScheduled = 0
+  let unitsPerRequest = timetable.unitsPerRequest
   let slotFreed = null
   while (!control.stopped) {
     const scheduledAt = timetable.scheduledAt(unitsScheduled)
@@ -175,9 +176,11 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
       break
     }
     unitsScheduled += request.units
+    unitsPerRequest = request.units
     // The window of the open model starts at the first request's scheduled time: the load it
     // offered. A first request that goes out late must not make the achieved rate read high.
-    recorder.sent(request.units, scheduledAt)
+    // Sending ends with the last request that went out, when it went out.
+    recorder.sent(request.units, scheduledAt, clock.now())
     if (late) recorder.late()
     const running = execute(request, scheduledAt).finally(() => {
       inFlight.delete(running)
@@ -189,7 +192,22 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
     })
     inFlight.add(running)
   }
+  const dropped = droppedRequests({ timetable, unitsScheduled, unitsPerRequest, deadline, reason: control.reason })
+  if (dropped.requests > 0) recorder.dropped(dropped.requests, dropped.units)
   await Promise.all(inFlight)
+}
+
+/**
+ * The requests the timetable held before --duration ended that never went out, because every slot stayed busy
+ * (k6's dropped_iterations). Only a run that reached its deadline drops: an interrupted one is partial instead.
+ */
+function droppedRequests ({ timetable, unitsScheduled, unitsPerRequest, deadline, reason }) {
+  const none = { requests: 0, units: 0 }
+  if (deadline === null || !reason || reason.kind !== 'duration') return none
+  const nextAt = timetable.scheduledAt(unitsScheduled)
+  if (nextAt >= deadline) return none
+  const requests = Math.ceil((deadline - nextAt) / (unitsPerRequest * 1000 / timetable.unitsPerSecond))
+  return { requests, units: requests * unitsPerRequest }
 }
 
 /**

@@ -152,7 +152,6 @@ function watchLoad (ctx, { main, side, startAt, deadline }) {
   ctx.metrics.watch({
     groups: () => groups.map(([workload, group]) => ({ workload: workload.name, totals: group.totals })),
     inFlight: () => Math.max(0, Math.ceil((main.totals.unitsSent - answered(main.totals)) / unitsPerRequest)),
-    lateRequests: () => main.totals.lateRequests,
     hostsUp: () => ctx.hostEvents.upCount,
     phase: () => {
       const t = now()

@@ -89,7 +89,12 @@ async function startMetrics (ctx) {
     workload: workload.name,
     toolVersion: require('../../package.json').version,
     model: options.model,
-    rate: options.rate
+    rates: [
+      ...(options.rate ? [{ workload: workload.name, rate: options.rate }] : []),
+      ...(ctx.companion && ctx.companion.options.rate
+        ? [{ workload: ctx.companion.workload.name, rate: ctx.companion.options.rate }]
+        : [])
+    ]
   }).start()
   ctx.log(`  metrics:  http://${options.metrics.host}:${ctx.metrics.port}/metrics (Prometheus text format)`)
 }

@@ -7,12 +7,13 @@
  * not push the ones after it back, and N workers cover one window instead of N skewed ones.
  * A pure function of its inputs: tested without a clock, in the way Rally tests its schedulers.
  */
-function createTimetable ({ startAt, unitsPerSecond, offsetMs = 0 }) {
+function createTimetable ({ startAt, unitsPerSecond, offsetMs = 0, unitsPerRequest = 1 }) {
   if (!(unitsPerSecond > 0)) throw new RangeError(`unitsPerSecond must be positive (got ${unitsPerSecond})`)
   const msPerUnit = 1000 / unitsPerSecond
   const firstAt = startAt + offsetMs
   return {
     unitsPerSecond,
+    unitsPerRequest,
     scheduledAt: (unitsBefore) => firstAt + unitsBefore * msPerUnit
   }
 }
@@ -24,7 +25,7 @@ function createTimetable ({ startAt, unitsPerSecond, offsetMs = 0 }) {
 function workerPace ({ rate, workerIndex, workerCount, unitsPerRequest }) {
   const unitsPerSecond = rate / workerCount
   const requestIntervalMs = (unitsPerRequest * 1000) / unitsPerSecond
-  return { unitsPerSecond, offsetMs: (workerIndex / workerCount) * requestIntervalMs }
+  return { unitsPerSecond, unitsPerRequest, offsetMs: (workerIndex / workerCount) * requestIntervalMs }
 }
 
 module.exports = { createTimetable, workerPace }

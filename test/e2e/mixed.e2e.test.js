@@ -7,6 +7,7 @@ const assert = require('node:assert/strict')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { tempFile } = require('../helpers/temp-files')
+const { closedPort } = require('../helpers/ports')
 
 const withDouble = withCrateTestDouble
 
@@ -47,6 +48,23 @@ test('rows the cluster rejects during the mix: counted in the ingest section, ex
   assert.ok(run.json.ingest.rows_failed > 0)
   assert.equal(run.json.ingest.rows_failed, Math.ceil(run.json.ingest.rows_sent / 10))
   assert.match(run.stderr, /EsRejectedExecutionException/)
+}))
+
+test('/metrics gives each workload its target rate: the queries\' --rate and the ingest\'s --ingest_rate', (t) => withDouble(mixScript(), async (double) => {
+  const port = await closedPort()
+  let scraping
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--duration', '3s', '--rate', '20', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '50', '--metrics_port', String(port)], {
+    env: double.env({ CRATE_BENCH_METRICS_LINGER_MS: '0' }),
+    waitFor: /metrics: +http/,
+    whileRunning: () => {
+      scraping = new Promise((resolve) => setTimeout(resolve, 1000)).then(() => fetch(`http://127.0.0.1:${port}/metrics`)).then((r) => r.text())
+    }
+  })
+  assert.equal(run.code, 0, run.stderr)
+  const scraped = await scraping
+  assert.match(scraped, /^cratebench_target_rate\{[^}]*workload="analytical"\} 20$/m)
+  assert.match(scraped, /^cratebench_target_rate\{[^}]*workload="ingest"\} 2000$/m)
+  assert.match(scraped, /^cratebench_dropped_requests_total\{[^}]*workload="ingest"\} 0$/m)
 }))
 
 test('--ingest_rate must be a positive rate', (t) => withDouble(mixScript(), async (double) => {

@@ -85,6 +85,23 @@ test('a target the server cannot reach: the report warns, late requests pile up,
   assert.match(run.stderr, /warning: achieved [\d.]+% of the target rate: the server or this client could not keep up \(\d+ requests found no free slot at their time/)
 }))
 
+test('a saturated --rate run counts the requests it never sent (dropped), and its sending time is when they went out', (t) => withDouble({
+  query: answerSelect2,
+  fault: ({ stmt }) => (stmt === 'SELECT 2' ? { delayMs: 5 } : undefined)
+}, async (double) => {
+  const config = queryFile(t, '- {name: two, query: "SELECT 2", ratio: 1}\n')
+  // One slot and 5 ms per answer: at most ~200 queries/s of the 400 due each second for 2 s.
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', config, '--processes', '1', '--concurrent_requests', '1', '--duration', '2s', '--rate', '400', '--threshold', 'dropped=0', '--json'], { env: double.env() })
+  assert.equal(run.code, 5, 'the dropped=0 threshold was missed')
+  const r = run.json
+  assert.ok(r.rate.dropped_requests > 100, `${r.rate.dropped_requests} dropped`)
+  assert.equal(r.rate.dropped_units, r.rate.dropped_requests)
+  assert.equal(r.queries_sent + r.rate.dropped_requests, 800, 'every request due in the 2 s was either sent or dropped')
+  assert.ok(r.sending_seconds > 1.9, `sending ${r.sending_seconds} s: until the last request went out`)
+  assert.match(run.stderr, new RegExp(`dropped requests \\(due before the end, never sent\\)\\s+│ ${r.rate.dropped_requests.toLocaleString('en-US')} \\(`))
+  assert.deepEqual(r.thresholds.map((x) => [x.threshold, x.passed, x.actual]), [['dropped=0', false, r.rate.dropped_requests]])
+}))
+
 test('bad --rate: one line naming it, exit 2, no SQL sent', () => withDouble({}, async (double) => {
   for (const value of ['0', '-5', 'fast', '']) {
     const run = await runTool('appClusterIngest.js', ['--rate', value], { env: double.env() })

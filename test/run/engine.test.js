@@ -291,6 +291,32 @@ test('open: the deadline ends the timetable; a request that waited for a slot pa
   assert.equal(run.recorder.takeDelta().series.x.requests, 1)
 })
 
+test('open: requests the timetable held before the deadline that never went out are counted as dropped', async () => {
+  const clock = new FakeClock()
+  // One slot, 25 ms per answer, a 10-unit request due every 10 ms, 200 ms of load: the slot frees at 25, 50, … 175,
+  // so 8 requests go out (the last at 175 ms, due at 70), and the 12 due at 80 … 190 ms never do.
+  const run = engine(clock, { client: fakeClient(clock, () => 25), source: fakeSource(1000), concurrency: 1, startAt: clock.now(), deadline: clock.now() + 200, pace: { unitsPerSecond: 1000 } })
+  assert.deepEqual(await run.done, stopReason('duration'))
+  const totals = totalsOf(run.recorder)
+  assert.equal(totals.all.requests, 8)
+  assert.equal(totals.droppedRequests, 12)
+  assert.equal(totals.droppedUnits, 120)
+  assert.equal(totals.sendingSeconds, 0.175, 'sending ends when the last request went out, not when it was due (70 ms)')
+})
+
+test('open: a timetable kept to the end, or a run interrupted, drops nothing', async () => {
+  let clock = new FakeClock()
+  let run = engine(clock, { client: fakeClient(clock), source: fakeSource(1000), concurrency: 2, startAt: clock.now(), deadline: clock.now() + 200, pace: { unitsPerSecond: 1000 } })
+  await run.done
+  assert.equal(totalsOf(run.recorder).droppedRequests, 0)
+  clock = new FakeClock()
+  const control = createControl()
+  run = engine(clock, { client: fakeClient(clock, () => 25), source: fakeSource(1000), concurrency: 1, control, startAt: clock.now(), deadline: clock.now() + 200, pace: { unitsPerSecond: 1000 } })
+  clock.sleep(60).then(() => control.stop(stopReason('interrupted')))
+  assert.deepEqual(await run.done, stopReason('interrupted'))
+  assert.equal(totalsOf(run.recorder).droppedRequests, 0, 'a partial run, not a dropped load')
+})
+
 test('open: N workers on one start time interleave into one timetable covering one window', async () => {
   const clock = new FakeClock()
   const startAt = clock.now() + 100
