@@ -40,7 +40,9 @@ function mergeTimelines (results, originMs, offsets = results.map(() => 0)) {
     if (bucket) for (const [name, acc] of bucket.groups) entry[name] = { labels: {}, ...summary(acc) }
     series.push(entry)
   }
-  return { interval_s: intervalS, series, nodes, events: events.sort((a, b) => a.at_s - b.at_s) }
+  // Generators of one run share --warmup: its end on the merged clock is the latest of theirs.
+  const warmupS = Math.max(0, ...results.map((r) => (r.timeline && r.timeline.warmup_s) || 0))
+  return { interval_s: intervalS, warmup_s: warmupS, series, nodes, events: events.sort((a, b) => a.at_s - b.at_s) }
 }
 
 function accumulator () {

@@ -200,6 +200,7 @@ class Recorder {
     this.warmupUntil = warmupUntil
     this.warmup = emptyWarmup()
     this.series = new Map()
+    this.warmupSeries = new Map()
     this.errors = new ErrorGroups()
     this.firstSentAt = null
     this.lastSentAt = null
@@ -223,6 +224,15 @@ class Recorder {
     if (!s) {
       s = new Series()
       this.series.set(label, s)
+    }
+    return s
+  }
+
+  warmupSeriesFor (label) {
+    let s = this.warmupSeries.get(label)
+    if (!s) {
+      s = new Series()
+      this.warmupSeries.set(label, s)
     }
     return s
   }
@@ -258,6 +268,13 @@ class Recorder {
       this.warmup.failed += failed
       this.warmup.inDoubt += inDoubt
       this.unitsInFlight -= units
+      // Kept out of every figure, but drawn over time: the warm-up's load is load the cluster served.
+      const w = this.warmupSeriesFor(label)
+      w.requests++
+      w.ok += ok
+      w.failed += failed
+      w.inDoubt += inDoubt
+      w.recordLatency(latencyMicros)
       return
     }
     const s = this.seriesFor(label)
@@ -278,9 +295,13 @@ class Recorder {
     for (const [label, s] of this.series) {
       series[label] = s.toDelta()
     }
+    const warmupSeries = Object.create(null)
+    for (const [label, s] of this.warmupSeries) warmupSeries[label] = s.toDelta()
     const at = this.now()
     const delta = {
       series,
+      // The warm-up's answers of this period, for the timeline only: no total adds them.
+      warmupSeries,
       errors: this.errors.toJSON(),
       // With a warm-up, the measured window starts where it ends.
       firstSentAt:
@@ -303,6 +324,7 @@ class Recorder {
     }
     this.periodStartedAt = at
     this.series = new Map()
+    this.warmupSeries = new Map()
     this.errors.clear()
     this.unitsSent = 0
     this.lateRequests = 0

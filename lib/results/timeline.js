@@ -37,7 +37,8 @@ class Timeline {
     const index = this.indexOf(delta)
     const interval = this.closed.get(index) || this.intervalAt(index)
     const groupEntry = interval.groups[group] || (interval.groups[group] = { all: new Series(), labels: new Map() })
-    for (const [label, d] of Object.entries(delta.series)) {
+    const answered = [...Object.entries(delta.series), ...Object.entries(delta.warmupSeries || {})]
+    for (const [label, d] of answered) {
       // A report for an interval already closed still counts; only its latencies are too late.
       const counts = interval.histograms ? d : { ...d, latency: null, server: null, latencyMax: 0, serverMax: 0 }
       groupEntry.all.addDelta(counts)
@@ -145,7 +146,7 @@ class Timeline {
  * The run's `timeline` in --json: the interval series, the cluster's nodes over time (from the
  * sys.nodes samples), and the events, every time in seconds from the start of the load.
  */
-function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, endMs = null, events }) {
+function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, endMs = null, warmupMs = 0, events }) {
   const nodes = []
   const rejections = []
   if (cluster && monitorStartedAt != null && loadStartAt != null) {
@@ -180,6 +181,8 @@ function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, end
   }
   return {
     interval_s: timeline ? timeline.intervalMs / 1000 : 1,
+    // The series starts with the warm-up (drawn, shaded, and kept out of every figure of the report).
+    warmup_s: round((warmupMs || 0) / 1000, 3),
     series: timeline ? timeline.toJSON({ endMs }) : [],
     nodes,
     events: [...events, ...rejections].sort((a, b) => a.at_s - b.at_s)

@@ -361,6 +361,7 @@ function report (ctx) {
     monitorStartedAt: ctx.monitorStartedAt,
     loadStartAt: ctx.loadStartAt,
     endMs,
+    warmupMs: options.warmupMs || 0,
     events: runEvents(ctx, main.events)
   })
   main.environment = ctx.environment || null

@@ -87,3 +87,23 @@ test('a last interval much shorter than the interval keeps its counts but draws 
   assert.deepEqual(longSeries.map((e) => e.ingest.per_sec), [100, 100], 'a tail of 600 ms is a rate')
   assert.deepEqual(longSeries.map((e) => e.ingest.labels.t.per_sec), [100, 100], 'over its own length, label by label')
 })
+
+test('the warm-up\'s answers land in the timeline (drawn), never in the totals; warmup_s says where it ends', () => {
+  let time = ORIGIN
+  const recorder = new Recorder({ now: () => time, warmupUntil: ORIGIN + 1000 })
+  recorder.sent(30, ORIGIN)
+  recorder.answered({ label: 'q', units: 10, ok: 10, failed: 0, latencyMicros: 5000, at: ORIGIN + 500 })
+  time = ORIGIN + 1000
+  const warm = recorder.takeDelta()
+  recorder.answered({ label: 'q', units: 20, ok: 20, failed: 0, latencyMicros: 7000, at: ORIGIN + 1500 })
+  time = ORIGIN + 2000
+  const measured = recorder.takeDelta()
+  const timeline = new Timeline({ originMs: ORIGIN })
+  timeline.add('analytical', warm)
+  timeline.add('analytical', measured)
+  const result = timelineResult({ timeline, events: [], warmupMs: 1000, endMs: ORIGIN + 2000 })
+  assert.equal(result.warmup_s, 1)
+  assert.deepEqual(result.series.map((e) => [e.t_s, e.analytical.ok, e.analytical.p99_ms]), [[0, 10, 5], [1, 20, 7]])
+  assert.deepEqual(Object.keys(warm.series), [], 'the warm-up is in no total')
+  assert.equal(warm.warmup.ok, 10)
+})

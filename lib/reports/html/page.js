@@ -16,9 +16,12 @@
   })
   var main = result.workload
   var unit = main === 'ingest' ? 'rows' : 'queries'
-  // Every chart over time spans the same seconds, from the start of the load to its end, so that they line up;
-  // a node sample taken before the start is the baseline and is not drawn.
-  var xEnd = Math.max(1, Math.ceil((result.seconds || 0) * 10) / 10)
+  // Every chart over time spans the same seconds, from the start of the load (warm-up included) to the end of its
+  // timeline, so that they line up; a node sample taken before the start is the baseline and is not drawn.
+  var warmupS = timeline.warmup_s || 0
+  var lastEntry = series.length ? series[series.length - 1] : null
+  var timelineEnd = lastEntry ? lastEntry.t_s + (lastEntry.partial_s || timeline.interval_s || 1) : 0
+  var xEnd = Math.max(1, Math.ceil(Math.max(timelineEnd, warmupS + (result.seconds || 0)) * 10) / 10)
   var xAxis = { type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 24, min: 0, max: xEnd }
 
   function point (entry, group, field) {
@@ -35,6 +38,14 @@
     data: (timeline.events || []).map(function (e) {
       return { name: e.kind.replace(/_/g, ' ') + (e.host ? ' ' + e.host : ''), xAxis: e.at_s }
     })
+  }
+
+  // The warm-up, shaded: drawn because the cluster served it, kept out of every figure of the report.
+  var warmupArea = {
+    silent: true,
+    itemStyle: { color: 'rgba(128, 128, 128, 0.12)' },
+    label: { position: 'insideTop', fontSize: 10, color: '#666' },
+    data: [[{ name: 'warm-up', xAxis: 0 }, { xAxis: warmupS }]]
   }
 
   // Axis names run along their axis, away from the title above and the ticks at the corners.
@@ -84,6 +95,7 @@
         }
         if (line.dashed) s.lineStyle = { type: 'dashed' }
         if (i === 0) s.markLine = eventLines
+        if (i === 0 && warmupS > 0) s.markArea = warmupArea
         return s
       })
     }

@@ -86,3 +86,29 @@ test('legends show every name (no pages) and the chart grows by the lines they w
   assert.equal(elements.get('chart-throughput').style.height, undefined)
   assert.equal(drawn.failures.yAxis.length, 2, 'rows and queries on axes of their own')
 })
+
+test('with --warmup every chart spans the warm-up and the measured part, the warm-up drawn and shaded', () => {
+  // 10 s of warm-up, then 60 s measured: the timeline has 70 intervals, the result's seconds are the 60.
+  const result = {
+    workload: 'analytical',
+    seconds: 60,
+    warmup: { seconds: 10, requests: 1000 },
+    queries: [{ name: 'q' }],
+    timeline: {
+      interval_s: 1,
+      warmup_s: 10,
+      series: Array.from({ length: 70 }, (_, t) => ({ t_s: t, analytical: group(100, { labels: { q: group(100) } }) })),
+      nodes: [],
+      events: []
+    }
+  }
+  const { drawn } = drawPage(result)
+  const overTime = Object.entries(drawn).filter(([id]) => id !== 'distribution')
+  for (const [id, option] of overTime) {
+    assert.equal(option.xAxis.max, 70, `${id}: the last 10 s are drawn`)
+    const shaded = option.series[0] && option.series[0].markArea
+    if (option.series.length > 0) assert.deepEqual(shaded.data, [[{ name: 'warm-up', xAxis: 0 }, { xAxis: 10 }]], id)
+  }
+  const throughput = drawn.throughput.series[0].data
+  assert.deepEqual(throughput.slice(0, 2), [[0, 100], [1, 100]], 'the warm-up\'s answers are drawn, not 0')
+})
