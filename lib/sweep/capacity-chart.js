@@ -11,15 +11,25 @@ function niceCeiling (x) {
   return Math.ceil(x / step) * step
 }
 
-function renderCapacityChart ({ capacity, unit, slo, steps }) {
+const ACHIEVED_COLOR = '#1f77b4'
+const P99_COLOR = '#ff7f0e'
+const MISSED_COLOR = '#c23531'
+
+function renderCapacityChart (capacityRun) {
+  return renderSvgChart(capacityChartOption(capacityRun))
+}
+
+/** The ECharts option of the capacity chart: the steps at their rates, the SLO, the capacity, the misses. */
+function capacityChartOption ({ capacity, unit, slo, steps }) {
   const sorted = [...steps].sort((a, b) => a.rate - b.rate)
-  // The steps tried, one tick each: doubling and then halving the gap leaves no axis range without a step, and
-  // every rate tried is read off its own label.
-  const label = (rate) => String(rate)
+  // The rates on a linear axis, so that the steps stand as far apart as their rates are; a tick at each rate tried.
+  const rates = sorted.map((s) => s.rate)
   const legend = [`achieved ${unit}/s`, 'p99 ms (from scheduled start)', 'missed the SLO']
-  return renderSvgChart({
+  return {
     animation: false,
     backgroundColor: '#ffffff',
+    // One colour per series, the legend's and the marks' alike.
+    color: [ACHIEVED_COLOR, P99_COLOR, MISSED_COLOR],
     title: {
       text: `Capacity at p99 <= ${slo.p99_ms} ms: ${capacity === null ? 'none' : `${capacity} ${unit}/s`}`,
       left: 'center'
@@ -27,12 +37,14 @@ function renderCapacityChart ({ capacity, unit, slo, steps }) {
     legend: { bottom: 0, itemGap: 30, data: legend },
     grid: { left: 90, right: 90, top: 70, bottom: 80 },
     xAxis: {
-      type: 'category',
-      name: `target ${unit}/s (the steps tried)`,
+      type: 'value',
+      name: `target ${unit}/s (a tick at each step tried)`,
       nameLocation: 'middle',
       nameGap: 34,
-      data: sorted.map((s) => label(s.rate)),
-      axisLabel: { interval: 0, formatter: (v) => formatCount(Number(v)), rotate: sorted.length > 12 ? 45 : 0 }
+      min: 0,
+      max: niceCeiling(Math.max(...rates, 1) * 1.05),
+      axisLabel: { formatter: formatCount },
+      axisTick: { customValues: rates }
     },
     yAxis: [
       { type: 'value', name: `achieved ${unit}/s`, axisLabel: { formatter: formatCount } },
@@ -48,17 +60,21 @@ function renderCapacityChart ({ capacity, unit, slo, steps }) {
       {
         name: `achieved ${unit}/s`,
         type: 'line',
-        data: sorted.map((s) => [label(s.rate), s.achieved]),
+        data: sorted.map((s) => [s.rate, s.achieved]),
+        itemStyle: { color: ACHIEVED_COLOR },
+        lineStyle: { color: ACHIEVED_COLOR },
         markLine:
           capacity === null || !sorted.some((s) => s.rate === capacity)
             ? undefined
-            : { symbol: 'none', label: { formatter: `capacity ${capacity}` }, data: [{ xAxis: label(capacity) }] }
+            : { symbol: 'none', label: { formatter: `capacity ${capacity}` }, data: [{ xAxis: capacity }] }
       },
       {
         name: 'p99 ms (from scheduled start)',
         type: 'line',
         yAxisIndex: 1,
-        data: sorted.map((s) => [label(s.rate), s.p99_ms]),
+        data: sorted.map((s) => [s.rate, s.p99_ms]),
+        itemStyle: { color: P99_COLOR },
+        lineStyle: { color: P99_COLOR },
         markLine: {
           symbol: 'none',
           lineStyle: { type: 'dashed', color: '#c23531' },
@@ -72,11 +88,12 @@ function renderCapacityChart ({ capacity, unit, slo, steps }) {
         type: 'scatter',
         symbol: 'diamond',
         symbolSize: 12,
-        itemStyle: { color: '#c23531' },
-        data: sorted.filter((s) => !s.passed).map((s) => [label(s.rate), s.achieved])
+        z: 5,
+        itemStyle: { color: MISSED_COLOR },
+        data: sorted.filter((s) => !s.passed).map((s) => [s.rate, s.achieved])
       }
     ]
-  })
+  }
 }
 
-module.exports = { renderCapacityChart }
+module.exports = { renderCapacityChart, capacityChartOption }

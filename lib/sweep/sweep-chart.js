@@ -16,7 +16,7 @@ function formatCount (x) {
  *        sweep-report: points with value/throughput/p99Ms/failed, analysis with best/sweetSpot.
  * @returns {string} an SVG document
  */
-function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis }) {
+function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis, maxP99Ms = null }) {
   const labels = points.map((p) => String(p.value))
   // Values that span more than 10x (batch sizes 500 ... 32000) on a logarithmic axis; others in turn.
   const numeric = points.length > 1 && points.every((p) => typeof p.value === 'number' && p.value > 0)
@@ -54,7 +54,9 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
           nameLocation: 'middle',
           nameGap: 30,
           ...logAxisRange(points.map((p) => p.value)),
-          axisLabel: { formatter: formatCount, showMinLabel: false, showMaxLabel: false }
+          // A label and a tick at every value tried, where a log axis would label only the powers of ten.
+          axisLabel: { formatter: formatCount, customValues: points.map((p) => p.value) },
+          axisTick: { customValues: points.map((p) => p.value) }
         }
       : { type: 'category', name: parameter, nameLocation: 'middle', nameGap: 30, data: labels },
     yAxis: [
@@ -108,7 +110,16 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis 
         data: points.map((p, i) => [x(i), p.p99Ms]),
         lineStyle: { type: 'dotted', width: 2 },
         itemStyle: { color: '#ff7f0e' },
-        symbol: 'triangle'
+        symbol: 'triangle',
+        // The limit a value's p99 must keep to be a candidate, drawn where the verdict names it.
+        markLine: maxP99Ms === null
+          ? undefined
+          : {
+              symbol: 'none',
+              lineStyle: { type: 'dashed', color: '#ff7f0e' },
+              label: { formatter: `--max_p99_ms ${maxP99Ms}`, position: 'insideEndTop', color: '#ff7f0e' },
+              data: [{ yAxis: maxP99Ms }]
+            }
       },
       ...(repeated
         ? [

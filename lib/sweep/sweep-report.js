@@ -117,6 +117,7 @@ function summaryOf (args, points, analysis) {
     sweet_spot: brief(analysis.sweetSpot),
     plateau_reached: analysis.plateauReached,
     sweet_spot_limit: analysis.limit,
+    ruled_out: analysis.ruledOut || [],
     gain_beyond_sweet_spot_pct: analysis.gainBeyondPct,
     with_failures: points.filter((p) => p.failed > 0 || p.missing).map((p) => p.value),
     with_in_doubt: points.filter((p) => p.inDoubt > p.abandoned).map((p) => p.value),
@@ -152,6 +153,30 @@ function whyNoValue (points, unit) {
   return reasons.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`).join(', ')
 }
 
+/**
+ * The best value within the rules, and the faster value a rule ruled out, if any, with that rule: a best throughput
+ * beside a faster figure in the table must say why.
+ */
+function bestLine (summary, parameter) {
+  const unit = summary.unit
+  const line = `best throughput: ${parameter}=${summary.best.value} (${fmt(summary.best.throughput)} ${unit}/s)`
+  const reasons = new Map((summary.ruled_out || []).map((r) => [String(r.value), r.reason]))
+  const faster = summary.points.filter((p) => reasons.has(String(p.value)) && p[`${unit}_per_sec`] >
+    summary.best.throughput)
+  if (faster.length === 0) return line
+  const fastest = faster.reduce((a, b) => (b[`${unit}_per_sec`] > a[`${unit}_per_sec`] ? b : a))
+  return `${line} of the values within the rules; ${parameter}=${fastest.value} was faster ` +
+    `(${fmt(fastest[`${unit}_per_sec`])} ${unit}/s) but is ruled out: ${reasons.get(String(fastest.value))}`
+}
+
+/** The values after the sweet spot with the rule that ruled each out: "5000 (p99 … over --max_p99_ms 3000), …". */
+function ruledOutBeyond (summary) {
+  const values = summary.points.map((p) => String(p.value))
+  const after = values.indexOf(String(summary.sweet_spot.value))
+  return (summary.ruled_out || []).filter((r) => values.indexOf(String(r.value)) > after)
+    .map((r) => `${r.value} (${r.reason})`).join(', ')
+}
+
 const beyond = (gainPct) =>
   gainPct > 0 ? `larger values gain at most ${gainPct}%` : `larger values are no faster (best ${gainPct}%)`
 
@@ -161,20 +186,25 @@ function verdictLines (summary, parameter) {
   if (!summary.best) {
     lines.push(`no sweet spot: no value ran complete and without failures (${whyNoValue(summary.points, unit)})`)
   } else {
-    lines.push(`best throughput: ${parameter}=${summary.best.value} (${fmt(summary.best.throughput)} ${unit}/s)`)
+    lines.push(bestLine(summary, parameter))
     const spot = `sweet spot: ${parameter}=${summary.sweet_spot.value} ` +
       `(${fmt(summary.sweet_spot.throughput)} ${unit}/s)`
+    const larger = ruledOutBeyond(summary)
     if (summary.sweet_spot_limit === 'plateau') {
       lines.push(`${spot}; ${beyond(summary.gain_beyond_sweet_spot_pct)} (threshold ${summary.threshold_pct}%)`)
+    } else if (summary.sweet_spot_limit === 'saturation') {
+      lines.push(`${spot}: the last value before the ramp saturated at ${summary.saturation.value} ` +
+        `(${summary.saturation.reason})`)
+    } else if (summary.sweet_spot_limit === 'max_p99') {
+      lines.push(`${spot}; every larger value is over --max_p99_ms ${summary.max_p99_ms}: ${larger}`)
     } else if (summary.sweet_spot_limit === 'failures') {
-      lines.push(`${spot}; every larger value had failures: the cluster saturates beyond it`)
-    } else if (summary.sweet_spot_limit === 'in_doubt') {
-      lines.push(`${spot}; larger values lost answers (${unit} in doubt, not failed): see their runs to judge them`)
-    } else if (summary.sweet_spot_limit === 'abandoned') {
-      lines.push(
-        `${spot}; larger values only had requests the client abandoned at --graceful_stop (in doubt, not failed by ` +
-        'the cluster): give them a longer --graceful_stop or --duration to judge them'
-      )
+      lines.push(`${spot}; every larger value had failures, the cluster saturates beyond it: ${larger}`)
+    } else if (summary.sweet_spot_limit === 'in_doubt' || summary.sweet_spot_limit === 'abandoned') {
+      const hint = summary.sweet_spot_limit === 'abandoned'
+        ? ' (requests the client abandoned at --graceful_stop are in doubt, not failed by the cluster: give a longer ' +
+          '--graceful_stop or --duration to judge them)'
+        : ` (${unit} in doubt, not failed: see their runs to judge them)`
+      lines.push(`${spot}; the larger values are ruled out: ${larger}${hint}`)
     } else if (summary.points.length > 1) {
       lines.push(
         `sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values ` +
@@ -261,9 +291,15 @@ function saturationOf (points, args) {
 
 function report (args, { stdout, stderr }) {
   const points = pointsOf(args.file)
-  const analysis = analyse(points, { thresholdPct: args.threshold, maxP99Ms: args.max_p99_ms ?? null })
+  // A ramp's saturated value and those after it are past the knee: never its sweet spot, in the text or the chart.
+  const saturation = args.saturation ? saturationOf(points, args) : null
+  const analysis = analyse(points, {
+    thresholdPct: args.threshold,
+    maxP99Ms: args.max_p99_ms ?? null,
+    saturatedAt: saturation ? saturation.value : null
+  })
   const summary = summaryOf(args, points, analysis)
-  if (args.saturation) summary.saturation = saturationOf(points, args)
+  if (saturation) summary.saturation = saturation
   const dir = path.dirname(path.resolve(args.out))
   try {
     makeDirectories(dir)
@@ -288,7 +324,8 @@ function report (args, { stdout, stderr }) {
       title: args.title || `${summary.unit}/s and p99 latency by ${args.parameter}`,
       subtitle: [args.subtitle, verdict[1] || verdict[0]].filter(Boolean).join('\n'),
       points,
-      analysis
+      analysis,
+      maxP99Ms: args.max_p99_ms ?? null
     })
   )
   stderr.write(

@@ -132,10 +132,13 @@ function whyNotBeyond (points) {
  * limit says why: 'failures' when the values beyond the last candidate all had failures (the
  * cluster saturates there), 'range' when the curve still climbs at the largest value tried.
  */
-function analyse (points, { thresholdPct = 5, maxP99Ms = null } = {}) {
-  const candidates = points.filter((p) => isCandidate(p) && (maxP99Ms === null || p.p99Ms <= maxP99Ms))
+function analyse (points, { thresholdPct = 5, maxP99Ms = null, saturatedAt = null } = {}) {
+  const saturatedIndex = saturatedAt === null ? -1 : points.findIndex((p) => p.value === saturatedAt)
+  const reasons = points.map((p, i) => exclusionOf(p, i, { maxP99Ms, saturatedIndex }))
+  const ruledOut = points.map((p, i) => ({ value: p.value, reason: reasons[i] })).filter((r) => r.reason !== null)
+  const candidates = points.filter((p, i) => reasons[i] === null)
   if (candidates.length === 0) {
-    return { best: null, sweetSpot: null, plateauReached: false, limit: null, gainBeyondPct: null }
+    return { best: null, sweetSpot: null, plateauReached: false, limit: null, gainBeyondPct: null, ruledOut }
   }
   const best = candidates.reduce((a, b) => (b.throughput > a.throughput ? b : a))
   for (let i = 0; i < candidates.length; i++) {
@@ -149,7 +152,8 @@ function analyse (points, { thresholdPct = 5, maxP99Ms = null } = {}) {
         sweetSpot: candidates[i],
         plateauReached: true,
         limit: 'plateau',
-        gainBeyondPct: round(gainPct, 1)
+        gainBeyondPct: round(gainPct, 1),
+        ruledOut
       }
     }
   }
@@ -158,9 +162,31 @@ function analyse (points, { thresholdPct = 5, maxP99Ms = null } = {}) {
     best,
     sweetSpot: best,
     plateauReached: false,
-    limit: beyond.length > 0 ? whyNotBeyond(beyond) : 'range',
-    gainBeyondPct: null
+    limit: beyond.length === 0 ? 'range' : saturatedIndex >= 0 && beyond.includes(points[saturatedIndex])
+      ? 'saturation'
+      : maxP99Ms !== null && beyond.every((p) => p.p99Ms > maxP99Ms) ? 'max_p99' : whyNotBeyond(beyond),
+    gainBeyondPct: null,
+    ruledOut
   }
+}
+
+/**
+ * Why a value cannot be the best value or the sweet spot, in words that name the rule, or null for a candidate.
+ * `saturatedIndex`: a saturation ramp's first saturated point (-1: none); it and every point after it are past the
+ * knee.
+ */
+function exclusionOf (p, index, { maxP99Ms = null, saturatedIndex = -1 } = {}) {
+  if (p.missing) return `no result (exit ${p.exitCode})`
+  if (p.partial) return 'partial run'
+  if (saturatedIndex >= 0 && index === saturatedIndex) return 'the ramp saturated here'
+  if (saturatedIndex >= 0 && index > saturatedIndex) return 'beyond the saturation'
+  if (p.failed > 0) return `${p.failed} ${p.unit || 'units'} failed`
+  if (p.clientSaturated) return 'the load generator was saturated'
+  if (p.inDoubt > p.abandoned) return `${p.inDoubt} in doubt (answers lost)`
+  if (p.inDoubt > 0) return 'requests abandoned by the client at --graceful_stop'
+  if (!(p.throughput > 0)) return 'nothing acknowledged'
+  if (maxP99Ms !== null && p.p99Ms > maxP99Ms) return `p99 ${p.p99Ms} ms over --max_p99_ms ${maxP99Ms}`
+  return null
 }
 
 /**
@@ -294,6 +320,7 @@ function parseValue (text) {
 }
 
 module.exports = {
+  exclusionOf,
   pointOf,
   combineRepeats,
   withChanges,

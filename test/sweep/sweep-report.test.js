@@ -71,7 +71,8 @@ test('values that span more than 10x go on a logarithmic axis; a narrow span sta
   const svg = fs.readFileSync(path.join(dir, 'wide.svg'), 'utf8')
   assert.equal(XMLValidator.validate(svg), true)
   assert.match(svg, /batch_size \(log scale\)/)
-  assert.match(svg, />10k</, 'ticks at powers of ten')
+  for (const label of ['500', '2k', '32k']) assert.match(svg, new RegExp(`>${label}<`), `a label at ${label}, a value tried`)
+  assert.doesNotMatch(svg, />10k</, 'no label at a power of ten that was not tried')
   const narrowDir = tempDir(t)
   const narrow = recordAll(narrowDir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 800)], [2000, 0, result(1000, 820)]])
   runReport(['report', '--file', narrow, '--parameter', 'batch_size', '--out', path.join(narrowDir, 'narrow')])
@@ -85,7 +86,36 @@ test('report says when the values beyond the sweet spot all failed', (t) => {
   const file = recordAll(dir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 900)], [2000, 1, result(900, 1000, 100)]])
   const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'o')])
   assert.equal(r.code, 0, r.stderr)
-  assert.match(r.stderr, /sweet spot: batch_size=1000 \(900 rows\/s\); every larger value had failures: the cluster saturates beyond it/)
+  assert.match(r.stderr, /sweet spot: batch_size=1000 \(900 rows\/s\); every larger value had failures, the cluster saturates beyond it: 2000 \(100 rows failed\)$/m)
+})
+
+test('every verdict names the rule that decided it: a faster value ruled out by --max_p99_ms is named with its p99', (t) => {
+  // As the new user's batch sweep: 10,000 was the fastest, but 5,000 and 10,000 missed --max_p99_ms and 20,000
+  // only had requests the client abandoned.
+  const dir = tempDir(t)
+  const slow = (ok, perSec, p99) => ({ ...result(ok, perSec), latency_ms: { p99 } })
+  const abandoned = { ...result(1000, 30000), rows_in_doubt: 500, abandoned_in_doubt: 500, latency_ms: { p99: 2500 } }
+  const file = recordAll(dir, [[1000, 0, result(1000, 39704)], [5000, 0, slow(1000, 52000, 4100)], [10000, 0, slow(1000, 56898, 7300)], [20000, 1, abandoned]])
+  const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'o'), '--max_p99_ms', '3000', '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stderr, /^best throughput: batch_size=1000 \(39,704 rows\/s\) of the values within the rules; batch_size=10000 was faster \(56,898 rows\/s\) but is ruled out: p99 7300 ms over --max_p99_ms 3000$/m)
+  assert.match(r.stderr, /^sweet spot: batch_size=1000 \(39,704 rows\/s\); the larger values are ruled out: 5000 \(p99 4100 ms over --max_p99_ms 3000\), 10000 \(p99 7300 ms over --max_p99_ms 3000\), 20000 \([^)]*\)/m)
+  assert.doesNotMatch(r.stderr, /larger values only had requests the client abandoned/)
+  const summary = JSON.parse(r.stdout)
+  assert.deepEqual(summary.ruled_out.map((x) => x.value), [5000, 10000, 20000])
+  // The chart draws the limit the verdict names.
+  const svg = fs.readFileSync(path.join(dir, 'o.svg'), 'utf8')
+  assert.match(svg, /--max_p99_ms 3000/)
+})
+
+test('a saturation ramp never names its saturated step the sweet spot, in the text or the chart', (t) => {
+  const dir = tempDir(t)
+  const file = recordAll(dir, [[1000, 0, result(1000, 500)], [2000, 0, result(1000, 800)], [4000, 0, result(1000, 810)], [8000, 0, result(1000, 812)]])
+  const r = runReport(['report', '--file', file, '--parameter', 'max_rows', '--out', path.join(dir, 'sat'), '--saturation', '--json'])
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stderr, /^sweet spot: max_rows=2000 \(800 rows\/s\): the last value before the ramp saturated at 4000 \(throughput gain below the threshold/m)
+  assert.doesNotMatch(r.stderr, /not reached/)
+  assert.equal(JSON.parse(r.stdout).sweet_spot.value, 2000)
 })
 
 test('with no value to choose, the report says why each was ruled out, never that a partial run lost rows it did not', (t) => {
