@@ -83,7 +83,7 @@ function fleetManifests (fleet) {
           // Bad options (2) or a run that could not run (3): the fleet cannot succeed; stop every generator.
           { action: 'FailJob', onExitCodes: { containerName: 'generator', operator: 'In', values: [2, 3] } },
           // A node drained or a pod preempted before the start: its replacement takes its place at the barrier.
-          { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }
+          { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }
         ]
       },
       template: {

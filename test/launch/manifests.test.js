@@ -51,7 +51,7 @@ test('fleet manifest: an Indexed Job of N pods, one core per worker process, exi
   assert.equal(pod.restartPolicy, 'Never')
   const rules = Job.spec.podFailurePolicy.rules
   assert.deepEqual(rules[0], { action: 'FailJob', onExitCodes: { containerName: 'generator', operator: 'In', values: [2, 3] } })
-  assert.deepEqual(rules[1], { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] })
+  assert.deepEqual(rules[1], { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] })
   const [container] = pod.containers
   assert.equal(container.resources.requests.cpu, '2')
   assert.deepEqual(container.args.slice(0, 1), ['query'])
