@@ -9,8 +9,10 @@ const { mergeTimelines } = require('./merge-timelines')
  * its row in --results_table): units added, the window from the earliest start to the latest
  * end, and percentiles from the merged HdrHistograms — exact, never averaged.
  */
-function mergeResults (results, { fleet = null } = {}) {
-  if (results.length === 0) throw new Error('no results to merge')
+function mergeResults (unordered, { fleet = null } = {}) {
+  if (unordered.length === 0) throw new Error('no results to merge')
+  // A fleet's generators in their order (1, 2, 3), whatever order their rows came in.
+  const results = [...unordered].sort((a, b) => generatorIndex(a) - generatorIndex(b))
   const workload = results[0].workload
   if (results.some((r) => r.workload !== workload)) {
     throw new Error(
@@ -35,6 +37,10 @@ function mergeResults (results, { fleet = null } = {}) {
     results.map((r) => r.histograms && r.histograms.latency),
     results.map((r) => r.latency_ms)
   )
+  const server = mergedLatency(
+    results.map((r) => r.histograms && r.histograms.server),
+    results.map((r) => r.server_ms)
+  )
   const merged = {
     workload,
     options: { ...results[0].options, load_generators: results.length },
@@ -49,26 +55,19 @@ function mergeResults (results, { fleet = null } = {}) {
     [`${unit}_per_sec`]: perSecond(ok, seconds),
     requests: sum('requests'),
     requests_failed: sum('requests_failed'),
+    warmup: mergedWarmup(results, unit),
     latency_ms: latency.summary,
-    server_ms: latencySummary(newHistogram()),
+    server_ms: server.summary,
     errors: errors.toJSON(),
-    workers: results.map((r, i) => ({
-      worker: r.environment ? r.environment.load_generator : `generator ${i + 1}`,
-      [`${unit}_ok`]: r[`${unit}_ok`],
-      [`${unit}_failed`]: r[`${unit}_failed`],
-      requests: r.requests,
-      seconds: r.seconds,
-      [`${unit}_per_sec`]: r[`${unit}_per_sec`],
-      stop_reason: r.partial ? 'partial' : 'completed',
-      stop_detail: null
-    })),
+    workers: mergedWorkers(results, unit),
     rate: mergedRate(results, ok, seconds),
-    cluster: null,
+    // Every generator watched the same cluster: the first one's view (the steward's, in a fleet) stands for all.
+    cluster: (results.find((r) => r.cluster && r.cluster.nodes && r.cluster.nodes.length > 0) || {}).cluster ?? null,
     events: [],
     timeline: mergeTimelines(results, started.length ? Math.min(...started) : 0, results.map((r, i) => offsetOf[i])),
     environment: mergedEnvironment(results),
     client: mergedClient(results, unit),
-    histograms: { latency: latency.encoded, labels: Object.create(null) },
+    histograms: { latency: latency.encoded, server: server.encoded, labels: Object.create(null) },
     load_generators: results.map((r) => ({
       name: r.environment ? r.environment.load_generator : null,
       started_at: r.started_at,
@@ -87,6 +86,44 @@ function mergeResults (results, { fleet = null } = {}) {
   return merged
 }
 
+const generatorIndex = (r) => (r.options && r.options.generator ? r.options.generator.index : 0)
+
+/** A generator's name in a merged report: K/N and its machine, or the machine alone outside a fleet. */
+function generatorName (r, i) {
+  const machine = r.environment ? r.environment.load_generator : null
+  const g = r.options && r.options.generator
+  if (g && g.count > 1) return `${g.index + 1}/${g.count}${machine ? ` on ${machine}` : ''}`
+  return machine ?? `generator ${i + 1}`
+}
+
+/** Every worker of every generator, named by its generator ("1/3 on vm w0"): a fleet has many machines' w0. */
+function mergedWorkers (results, unit) {
+  return results.flatMap((r, i) => (r.workers && r.workers.length > 0 ? r.workers : [{ worker: null }]).map((w) => ({
+    worker: `${generatorName(r, i)}${w.worker === null || w.worker === undefined ? '' : ` w${w.worker}`}`,
+    [`${unit}_ok`]: w.worker === null ? r[`${unit}_ok`] : w[`${unit}_ok`],
+    [`${unit}_failed`]: w.worker === null ? r[`${unit}_failed`] : w[`${unit}_failed`],
+    requests: w.worker === null ? r.requests : w.requests,
+    seconds: w.worker === null ? r.seconds : w.seconds,
+    [`${unit}_per_sec`]: w.worker === null ? r[`${unit}_per_sec`] : w[`${unit}_per_sec`],
+    stop_reason: w.stop_reason ?? (r.partial ? 'partial' : 'completed'),
+    stop_detail: w.stop_detail ?? null
+  })))
+}
+
+/** The warm-up of every generator, added up; null when none had one. */
+function mergedWarmup (results, unit) {
+  const warm = results.map((r) => r.warmup).filter(Boolean)
+  if (warm.length === 0) return null
+  const sum = (key) => warm.reduce((total, w) => total + (w[key] || 0), 0)
+  return {
+    seconds: Math.max(...warm.map((w) => w.seconds)),
+    [`${unit}_ok`]: sum(`${unit}_ok`),
+    [`${unit}_failed`]: sum(`${unit}_failed`),
+    [`${unit}_in_doubt`]: sum(`${unit}_in_doubt`),
+    requests: sum('requests')
+  }
+}
+
 /** Each result's clock offset against the server, as its fleet row says; 0 without a fleet. */
 function clockOffsets (results, fleet) {
   const offsets = new Map((fleet ? fleet.generators : []).map((g) => [g.generator, g.detail.clock_offset_ms || 0]))
@@ -98,12 +135,20 @@ function mergedEnvironment (results) {
   const envs = results.map((r) => r.environment).filter(Boolean)
   if (envs.length === 0) return null
   const first = (key) => envs.map((e) => e[key]).find((v) => v !== null && v !== undefined) ?? null
-  const machines = envs.map((e) => `${e.load_generator} (${e.cpus} CPUs)`)
+  // Generators that share a machine share its CPUs: each machine counted once.
+  const byMachine = new Map()
+  for (const e of envs) {
+    const seen = byMachine.get(e.load_generator)
+    byMachine.set(e.load_generator, { cpus: e.cpus || 0, generators: (seen ? seen.generators : 0) + 1 })
+  }
+  const machines = [...byMachine].map(([name, m]) =>
+    `${name} (${m.cpus} CPUs${m.generators > 1 ? `, ${m.generators} generators` : ''})`)
   return {
     tool_version: [...new Set(envs.map((e) => e.tool_version))].join(', '),
     node_version: [...new Set(envs.map((e) => e.node_version))].join(', '),
-    load_generator: `${envs.length} generator${envs.length === 1 ? '' : 's'}: ${machines.join(', ')}`,
-    cpus: envs.reduce((sum, e) => sum + (e.cpus || 0), 0),
+    load_generator: `${envs.length} generator${envs.length === 1 ? '' : 's'} on ${byMachine.size} machine` +
+      `${byMachine.size === 1 ? '' : 's'}: ${machines.join(', ')}`,
+    cpus: [...byMachine.values()].reduce((sum, m) => sum + m.cpus, 0),
     cpu_model: [...new Set(envs.map((e) => e.cpu_model).filter(Boolean))].join(', ') || null,
     cratedb_version: first('cratedb_version'),
     cratedb_nodes: first('cratedb_nodes'),

@@ -76,6 +76,8 @@ function buildResult ({
     // HdrHistogram's compressed encoding: runs of several load generators merge exactly from these.
     histograms: {
       latency: encodeHistogram(all.latency),
+      // The server's own `duration` of each answer, so that a merged run's server-side percentiles are exact too.
+      server: encodeHistogram(all.server),
       labels: Object.fromEntries([...totals.series].map(([label, s]) => [label, encodeHistogram(s.latency)]))
     },
     partial: partialReasons.length > 0,

@@ -1,0 +1,67 @@
+'use strict'
+
+// mergeResults on results made by hand: what a merged report adds up, orders and names, without any process.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { mergeResults } = require('../../lib/results/merge')
+const { newHistogram, recordMicros, encodeHistogram } = require('../../lib/results/stats')
+
+const encoded = (ms) => {
+  const h = newHistogram()
+  for (const v of ms) recordMicros(h, v * 1000)
+  return encodeHistogram(h)
+}
+
+/** Generator `index` of `count` on `machine`, with `ms` answers (client latency) and `serverMs` (server). */
+function generatorResult ({ index, count = 2, machine = 'vm', cpus = 2, ms, serverMs, warmupOk = 0 }) {
+  return {
+    workload: 'ingest',
+    options: { processes: 1, generator: { index, count } },
+    started_at: new Date(1_000_000 + index * 10).toISOString(),
+    seconds: 1,
+    sending_seconds: 0.9,
+    rows_sent: ms.length * 10,
+    rows_ok: ms.length * 10,
+    rows_failed: 0,
+    rows_in_doubt: 0,
+    rows_per_sec: ms.length * 10,
+    requests: ms.length,
+    requests_failed: 0,
+    warmup: { seconds: 2, rows_ok: warmupOk, rows_failed: 0, rows_in_doubt: 0, requests: warmupOk / 10 },
+    latency_ms: { max: Math.max(...ms) },
+    server_ms: { max: Math.max(...serverMs) },
+    errors: [],
+    workers: [{ worker: 0, rows_ok: ms.length * 10, rows_failed: 0, requests: ms.length, seconds: 1, rows_per_sec: 1, stop_reason: 'duration', stop_detail: null }],
+    cluster: index === 0 ? null : { interval_ms: 1000, samples: [], nodes: [{ name: 'n1' }], write_rejected: 0, search_rejected: 0 },
+    environment: { tool_version: '0.2.0', node_version: 'v20', load_generator: machine, cpus, cpu_model: 'x' },
+    histograms: { latency: encoded(ms), server: encoded(serverMs), labels: {} },
+    timeline: { interval_s: 1, warmup_s: 2, series: [], nodes: [], events: [] },
+    partial: false,
+    partial_reasons: []
+  }
+}
+
+test('generators in their order, workers named by generator, machines\' CPUs counted once, warm-ups added', () => {
+  const second = generatorResult({ index: 1, ms: [10, 20], serverMs: [1, 2], warmupOk: 30 })
+  const first = generatorResult({ index: 0, ms: [5], serverMs: [3], warmupOk: 20 })
+  const merged = mergeResults([second, first])
+  assert.deepEqual(merged.load_generators.map((g) => g.generator.index), [0, 1])
+  assert.deepEqual(merged.workers.map((w) => w.worker), ['1/2 on vm w0', '2/2 on vm w0'])
+  assert.equal(merged.environment.cpus, 2, 'two generators on one 2-CPU machine')
+  assert.equal(merged.environment.load_generator, '2 generators on 1 machine: vm (2 CPUs, 2 generators)')
+  assert.deepEqual(merged.warmup, { seconds: 2, rows_ok: 50, rows_failed: 0, rows_in_doubt: 0, requests: 5 })
+  assert.equal(merged.timeline.warmup_s, 2)
+  assert.deepEqual(merged.cluster.nodes, [{ name: 'n1' }], 'the first generator that watched the cluster')
+})
+
+test('client and server percentiles come from the merged histograms, exact, never averaged', () => {
+  const a = generatorResult({ index: 0, ms: [1, 1, 1, 1], serverMs: [1, 1, 1, 1] })
+  const b = generatorResult({ index: 1, ms: [100, 100, 100, 100], serverMs: [50, 50, 50, 50], machine: 'other', cpus: 4 })
+  const merged = mergeResults([a, b])
+  assert.equal(merged.latency_ms.p50, 1)
+  assert.equal(merged.latency_ms.p99, 100)
+  assert.equal(merged.server_ms.p99, 50)
+  assert.equal(merged.server_ms.p50, 1)
+  assert.equal(merged.environment.cpus, 6, 'two machines: 2 + 4 CPUs')
+})
