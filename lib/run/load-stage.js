@@ -38,7 +38,8 @@ async function runLoad (ctx) {
     enabled: options.progress,
     durationMs: options.durationMs,
     totalUnits: limit === Number.MAX_SAFE_INTEGER ? null : limit * options.processes,
-    targetRate: options.rate
+    targetRate: options.rate,
+    warmupMs: options.warmupMs || 0
   })
   main.on('delta', ({ worker, delta }) => progress.addDelta(delta, worker))
   for (const group of groups) {

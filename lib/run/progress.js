@@ -10,8 +10,11 @@ const { fmt } = require('../base/format')
  * p99 latency over the reports of the last second.
  */
 class ProgressLine {
-  constructor ({ stream, unit, enabled, durationMs = null, totalUnits = null, targetRate = null, now = Date.now }) {
+  constructor ({
+    stream, unit, enabled, durationMs = null, totalUnits = null, targetRate = null, warmupMs = 0, now = Date.now
+  }) {
     this.stream = stream
+    this.warmupMs = warmupMs || 0
     this.unit = unit
     this.enabled = enabled
     this.durationMs = durationMs
@@ -36,7 +39,8 @@ class ProgressLine {
   addDelta (delta, worker = 0) {
     if (!this.enabled) return
     let ok = 0
-    for (const series of Object.values(delta.series)) {
+    // The warm-up's answers are load the cluster serves: the live line shows them, the report leaves them out.
+    for (const series of [...Object.values(delta.series), ...Object.values(delta.warmupSeries || {})]) {
       addEncoded(this.interval, series.latency)
       ok += series.ok
     }
@@ -50,14 +54,25 @@ class ProgressLine {
     const p99 = latencySummary(this.interval).p99
     this.interval.reset()
     const target = this.targetRate == null ? '' : ` (target ${fmt(this.targetRate)})`
-    const line = `${this.elapsed(totals)}  ${this.unit} ok ${fmt(ok)} ` +
+    const warming = this.warmingUp()
+    const okText = warming ? `${fmt(totals.warmup.ok)} (warm-up, in no figure)` : fmt(ok)
+    const line = `${this.elapsed(totals)}  ${this.unit} ok ${okText} ` +
       ` ${this.unit}/s ${fmt(Math.round(rate))}${target}  failed ${fmt(totals.all.failed)}  ` +
       `p99 ${p99 === null ? '-' : `${fmt(p99)} ms`}${this.extra()}`
     this.stream.write(`\r\x1b[K${line}`)
   }
 
+  warmingUp () {
+    return this.warmupMs > 0 && this.now() - this.startedAt < this.warmupMs
+  }
+
+  /** The warm-up's clock while it lasts, then the measured part's against --duration (which counts without it). */
   elapsed (totals) {
-    const seconds = Math.max(0, (this.now() - this.startedAt) / 1000)
+    const sinceStart = Math.max(0, this.now() - this.startedAt)
+    if (this.warmingUp()) {
+      return `warm-up ${(sinceStart / 1000).toFixed(0)}s/${Math.round(this.warmupMs / 1000)}s`
+    }
+    const seconds = Math.max(0, (sinceStart - this.warmupMs) / 1000)
     const text = `${seconds.toFixed(0).padStart(4)}s`
     if (this.durationMs) return `${text}/${Math.round(this.durationMs / 1000)}s`
     if (this.totalUnits) {

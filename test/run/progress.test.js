@@ -61,3 +61,27 @@ test('disabled: nothing is written', () => {
   progress.stop()
   assert.deepEqual(written, [])
 })
+
+test('through --warmup the line shows the warm-up\'s clock and its answers; then the measured part\'s against --duration', () => {
+  const written = []
+  let time = 1_000_000
+  const progress = new ProgressLine({ stream: { write: (text) => written.push(text) }, unit: 'queries', enabled: true, durationMs: 60_000, warmupMs: 10_000, now: () => time })
+  progress.startedAt = time
+  const totals = new Totals()
+  const warm = deltaOf(0, 1000, 1000)
+  const s = new Series()
+  s.ok = 100
+  s.requests = 100
+  s.recordLatency(3000)
+  warm.series = {}
+  warm.warmupSeries = { q: s.toDelta() }
+  warm.warmup = { requests: 100, units: 100, ok: 100, failed: 0, inDoubt: 0 }
+  totals.addDelta(warm)
+  progress.addDelta(warm, 0)
+  time += 5_000
+  progress.render(totals)
+  assert.match(written.at(-1).slice(4), /^warm-up 5s\/10s {2}queries ok 100 \(warm-up, in no figure\) {2}queries\/s 100 {2}failed 0 {2}p99 3(\.\d+)? ms$/)
+  time += 65_000
+  progress.render(totals)
+  assert.match(written.at(-1).slice(4), /^ {2}60s\/60s {2}queries ok 0 /, 'the measured clock ends at --duration, not at 70 s')
+})
