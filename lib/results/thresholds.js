@@ -45,7 +45,11 @@ function parseThreshold (text) {
 function actualOf ({ label, metric }, result, unit) {
   let scope = result
   if (label !== null) {
+    // The ingest beside a query mix (--ingest_rate) is judged as "ingest:…", or by its table's name.
+    const companion = result.ingest && result.ingest.workload === 'ingest' ? result.ingest : null
     scope = (result.queries || []).find((q) => q.name === label) || (result.tables || []).find((t) => t.name === label)
+    if (!scope && companion && label === 'ingest') return actualOf({ label: null, metric }, companion, 'rows')
+    if (!scope && companion) scope = (companion.tables || []).find((t) => t.name === label)
     if (!scope) return undefined
   }
   if (LATENCY.includes(metric)) return scope.latency_ms ? scope.latency_ms[metric] : null

@@ -54,8 +54,9 @@ Options:
   --values "V1 V2 ..."   values of --${param} to try, in order
                          (default: ${values})
   --out DIR              where to write the results (default: sweep-results/${def.name}-<time>)
-  --threshold PCT        a value is the sweet spot when larger values gain less than PCT percent
-                         more throughput (default: 5)
+  --plateau_pct PCT      a value is the sweet spot when larger values gain less than PCT percent
+                         more throughput (default: 5); --threshold after '--' is the benchmarks'
+                         pass/fail check, applied to every run
   --repeat N             run each value N times; the median run stands for the value and the
                          table shows the range (default: 1; use 3 on a noisy setup)
   --max_p99_ms MS        a value with a p99 latency over MS is never the sweet spot; a ramp stops there
@@ -82,7 +83,7 @@ function parseArgs (def, argv) {
   const dash = argv.indexOf('--')
   const own = dash >= 0 ? argv.slice(0, dash) : argv
   const fixed = dash >= 0 ? argv.slice(dash + 1) : []
-  const names = ['values', 'out', 'threshold', 'repeat', 'step', 'max_p99_ms', ...RAMP_ONLY]
+  const names = ['values', 'out', 'plateau_pct', 'threshold', 'repeat', 'step', 'max_p99_ms', ...RAMP_ONLY]
   const usageError = (message) => new SweepError(EXIT.USAGE, message)
   const parsed = require('yargs/yargs')(own)
     .options(Object.fromEntries(names.map((n) => [n, { type: 'string' }])))
@@ -97,6 +98,13 @@ function parseArgs (def, argv) {
       stray[0].startsWith('-')
         ? `unknown option '${stray[0]}' (benchmark options go after '--'; see --help)`
         : `unexpected argument '${stray[0]}' (benchmark options go after '--'; see --help)`
+    )
+  }
+  if (parsed.threshold !== undefined) {
+    // The benchmarks' --threshold is a pass/fail check ("p99<250ms"); one flag name must not mean two things.
+    throw usageError(
+      "--threshold is the benchmarks' pass/fail check: give it after '--' to judge every run; the sweet spot's " +
+      'gain is --plateau_pct PCT'
     )
   }
   let param = def.param
@@ -130,7 +138,7 @@ function parseArgs (def, argv) {
   }
   const config = {
     param,
-    threshold: parsed.threshold === undefined ? 5 : number('threshold', parsed.threshold),
+    threshold: parsed.plateau_pct === undefined ? 5 : number('plateau_pct', parsed.plateau_pct),
     repeat: parsed.repeat === undefined ? 1 : Number(parsed.repeat),
     minGain: parsed.min_gain === undefined ? 5 : number('min_gain', parsed.min_gain),
     maxFailurePct: parsed.max_failure_pct === undefined ? 1 : number('max_failure_pct', parsed.max_failure_pct),

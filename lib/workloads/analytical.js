@@ -354,7 +354,11 @@ module.exports = {
   validateOptions,
   describeLoad,
   countLimit: (options) => options.maxQueries,
-  labelsOf: (options) => options.queries.map((q) => q.name),
+  // The queries, and with --ingest_rate the ingest beside them: as a whole ("ingest") and by its table.
+  labelsOf: (options) => [
+    ...options.queries.map((q) => q.name),
+    ...(options.ingest ? ['ingest', options.table.display] : [])
+  ],
   describeExclude: ['queries', 'needsDataEnd', 'needsKvKeys'],
   prepare,
   finish,

@@ -67,6 +67,19 @@ test('/metrics gives each workload its target rate: the queries\' --rate and the
   assert.match(scraped, /^cratebench_dropped_requests_total\{[^}]*workload="ingest"\} 0$/m)
 }))
 
+test('--threshold can judge the ingest beside the queries: "ingest:…" or its table\'s name', (t) => withDouble(mixScript({ rejectRow: (n) => n % 10 === 0 }), async (double) => {
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--max_queries', '100', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '50', '--threshold', 'ingest:failed=0', '--threshold', 'doc.cpu:rows_per_sec>0', '--threshold', 'hosts:failed=0', '--json'], { env: double.env() })
+  assert.equal(run.code, 5, run.stderr)
+  assert.deepEqual(run.json.thresholds.map((x) => [x.threshold, x.passed, x.actual]), [
+    ['ingest:failed=0', false, run.json.ingest.rows_failed],
+    ['doc.cpu:rows_per_sec>0', true, run.json.ingest.tables[0].rows_per_sec],
+    ['hosts:failed=0', true, 0]
+  ])
+  const unknown = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--threshold', 'ingest:failed=0'], { env: double.env() })
+  assert.equal(unknown.code, 2, 'no ingest without --ingest_rate')
+  assert.match(unknown.stderr, /no query or table named 'ingest' \(there are: hosts\)/)
+}))
+
 test('--ingest_rate must be a positive rate', (t) => withDouble(mixScript(), async (double) => {
   const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--ingest_rate', 'lots'], { env: double.env() })
   assert.equal(run.code, 2)

@@ -140,7 +140,8 @@ test('bad sweep options: one line, exit 2, before any run', async () => {
   for (const [args, message] of [
     [['--values', ''], /--values is empty/],
     [['--nonsense'], /unknown option '--nonsense' \(benchmark options go after '--'; see --help\)/],
-    [['--threshold', 'x'], /--threshold must be a non-negative number, not 'x'/],
+    [['--plateau_pct', 'x'], /--plateau_pct must be a non-negative number, not 'x'/],
+    [['--threshold', '10'], /--threshold is the benchmarks' pass\/fail check: give it after '--' to judge every run; the sweet spot's gain is --plateau_pct PCT/],
     [['--values', '1;rm'], /'1;rm' is not a value for --batch_size/],
     [['--', '--batch_size', '5'], /--batch_size is what this script sweeps: give its values with --values/],
     [['--min_gain', '5'], /--min_gain applies to ramps/],
