@@ -280,11 +280,28 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
     ...workload.validateOptions(args)
   }
   Object.assign(options, fleetOptions(args, env, options))
+  shareRatesInFleet(options)
   requireRoomForRate(options)
   requireOwnResultsTable(options, workload)
   if (workload.labelsOf) requireKnownLabels(options.thresholds, workload.labelsOf(options))
   requireRateForAchieved(options.thresholds, options.rate)
   return options
+}
+
+/**
+ * In a fleet, --rate and --ingest_rate are the fleet's, as a k6 or Locust user expects of one test spread over many
+ * machines: each generator sends its equal share, on the fleet's one clock. `fleetRate` keeps what was given.
+ */
+function shareRatesInFleet (options) {
+  if (!options.fleet) return
+  const count = options.generator.count
+  if (options.rate != null) {
+    options.fleetRate = options.rate
+    options.rate = options.rate / count
+  }
+  if (options.ingest && options.ingest.rate != null) {
+    options.ingest = { ...options.ingest, fleetRate: options.ingest.rate, rate: options.ingest.rate / count }
+  }
 }
 
 // Where a fleet stores its generators' results when --results_table is not given: the merge needs them.

@@ -179,8 +179,11 @@ function announce (ctx) {
   const c = options.connection
   const tls = c.hosts[0].protocol === 'https' ? (c.insecure ? 'TLS, certificates NOT verified' : 'TLS') : 'no TLS'
   const n = (x) => x.toLocaleString('en-US')
-  const pace =
-    options.rate == null ? 'as fast as answers come' : `--rate ${n(options.rate)} ${workload.unit}/s over all processes`
+  const share = options.fleetRate == null ? ''
+    : ` (this generator's share of the fleet's --rate ${n(options.fleetRate)} over ${options.generator.count})`
+  const pace = options.rate == null
+    ? 'as fast as answers come'
+    : `--rate ${n(options.rate)} ${workload.unit}/s over all processes${share}`
   const limit = workload.countLimit(options)
   const limits = [
     options.durationMs ? `${options.durationMs / 1000} s` : null,

@@ -160,6 +160,14 @@ async function closedPortPair () {
   }
 }
 
+test('--rate in a fleet is the fleet\'s: each generator sends its share, the merged target is the rate given', () => withCrateTestDouble({}, async (double) => {
+  const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', ...SMALL, '--rate', '2000', '--duration', '2s', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.json.rate.target_per_sec, 2000)
+  assert.ok(Math.abs(run.json.rows_sent - 4000) <= 400, `${run.json.rows_sent} rows sent in 2 s at 2,000 rows/s`)
+  assert.match(run.stderr, /\[1\/2\] .*--rate 1,000 rows\/s over all processes \(this generator's share of the fleet's --rate 2,000 over 2\)/)
+}))
+
 test('a generator that dies mid-run: the merged run is partial and names it; its acknowledged rows counted, the rest in doubt', () => withCrateTestDouble({ trackKeys: true, fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }, async (double) => {
   const env = double.env({ CRATE_BENCH_FLEET_HEARTBEAT_MS: '200' })
   const common = ['--run_id', 'dies-1', '--duration', '4s', '--timeout', '1s', ...SMALL]
