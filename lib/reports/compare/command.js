@@ -6,7 +6,7 @@ const { EXIT, UsageError, errorLine } = require('../../base/errors')
 const { sameFile } = require('../../base/files')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
-const { runsText, changeText, intervalText, fmt } = require('./wording')
+const { runsText, changeText, intervalText, fmt, optionDifferenceText } = require('./wording')
 
 const USAGE = `Usage: crate-bench compare --base FILE... --new FILE...
          [--fail_on_regression PCT] [--json] [-o compare.html]
@@ -76,12 +76,12 @@ async function sidesOf (args, env) {
   return [args.base.map(readResult), args.new.map(readResult)]
 }
 
-/** crate-bench compare … Returns the exit code. */
 function describeChange (f) {
   if (f.change_pct === null) return `${f.figure} ${fmt(f.base)} -> ${fmt(f.new)}`
   return `${f.figure} ${changeText(f)}`
 }
 
+/** crate-bench compare … Returns the exit code. */
 async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
   try {
     const args = parseArgs(argv)
@@ -136,7 +136,14 @@ function render (comparison) {
     ? comparison.method
     : `significance cannot be judged with fewer than 3 runs a side (${comparison.base_runs} ` +
       `base, ${comparison.new_runs} new): repeat each configuration`
-  return `${t.toString()}\n${note}\n`
+  return `${optionsText(comparison)}${t.toString()}\n${note}\n`
+}
+
+/** The options that differ between the sides, one line, or that none does. */
+function optionsText (comparison) {
+  const differences = comparison.option_differences || []
+  if (differences.length === 0) return 'options: the same on both sides\n'
+  return `options that differ: ${differences.map(optionDifferenceText).join('; ')}\n`
 }
 
 module.exports = { main }

@@ -1,7 +1,7 @@
 'use strict'
 
 const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('../html/parts')
-const { runsText, changeText, intervalText, fmt } = require('./wording')
+const { runsText, changeText, intervalText, fmt, optionDifferenceText } = require('./wording')
 
 /**
  * The comparison as one self-contained page: base and new side by side per figure, with the change
@@ -30,6 +30,9 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 ${ERROR_COUNTER}
 <h1>Base (${runsText(comparison.base_runs)}) against new (${runsText(comparison.new_runs)})</h1>
 <p>${escapeHtml(comparison.judged ? comparison.method : 'fewer than 3 runs a side: significance cannot be judged')}</p>
+<p>${escapeHtml((comparison.option_differences || []).length === 0
+    ? 'options: the same on both sides'
+    : `options that differ: ${comparison.option_differences.map(optionDifferenceText).join('; ')}`)}</p>
 <div class="chart" id="chart-compare"></div>
 <div class="figures">${figures.map((f, i) => `<div class="chart small" id="chart-figure-${i}"></div>`).join('')}</div>
 <table><tr><th>figure</th><th>base</th><th>new</th><th>change</th><th>95% CI</th><th>verdict</th></tr>

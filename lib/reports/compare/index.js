@@ -2,6 +2,7 @@
 
 const { welch, mean } = require('./welch')
 const { round } = require('../../base/format')
+const { comparedOptions } = require('../../fleet/compared-options')
 
 // The figures compared, and which way is better.
 const MIN_RUNS = 3
@@ -36,6 +37,7 @@ function compareRuns (baseResults, newResults) {
   return {
     base_runs: baseResults.length,
     new_runs: newResults.length,
+    option_differences: optionDifferences(baseResults, newResults),
     method: `Welch's t-test, two-sided, p < ${SIGNIFICANCE}; 95% confidence interval of the change`,
     judged,
     figures: names.map((name) =>
@@ -48,6 +50,31 @@ function compareRuns (baseResults, newResults) {
       )
     )
   }
+}
+
+/**
+ * The options that tell the two sides apart: what was changed between them (batch_size 5000 -> 10000), so that a
+ * verdict reads against its cause. Each side's values as the set its runs had; the run's own (id, seed, files, ports)
+ * are left out, as a fleet leaves them out when it compares its generators.
+ */
+function optionDifferences (baseResults, newResults) {
+  const valuesOf = (results) => {
+    const values = new Map()
+    for (const r of results) {
+      for (const [key, value] of Object.entries(comparedOptions(r.options || {}, { seedGiven: false }))) {
+        if (!values.has(key)) values.set(key, new Set())
+        values.get(key).add(JSON.stringify(value ?? null))
+      }
+    }
+    return values
+  }
+  const base = valuesOf(baseResults)
+  const next = valuesOf(newResults)
+  const keys = [...new Set([...base.keys(), ...next.keys()])].sort()
+  const shown = (set) => (set ? [...set].map((v) => JSON.parse(v)) : [])
+  return keys
+    .filter((key) => [...(base.get(key) || [])].sort().join('|') !== [...(next.get(key) || [])].sort().join('|'))
+    .map((key) => ({ option: key, base: shown(base.get(key)), new: shown(next.get(key)) }))
 }
 
 // Squares of larger values overflow the variance: such figures are not a measurement of this tool.

@@ -22,4 +22,10 @@ function intervalText (f) {
   return f.p_value === null ? 'not judged' : 'none (base 0)'
 }
 
-module.exports = { runsText, changeText, intervalText, fmt }
+/** One option's values on each side: "batch_size 5000 (base) -> 10000 (new)". */
+function optionDifferenceText (d) {
+  const side = (values) => (values.length === 0 ? '(not set)' : values.map((v) => JSON.stringify(v)).join(' or '))
+  return `${d.option} ${side(d.base)} (base) -> ${side(d.new)} (new)`
+}
+
+module.exports = { runsText, changeText, intervalText, fmt, optionDifferenceText }

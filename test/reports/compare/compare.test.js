@@ -11,7 +11,7 @@ const { tempDir } = require('../../helpers/temp-files')
 const { inspectHtml, referencesOutside } = require('../../helpers/html')
 const { withCrateTestDouble } = require('../../helpers/crate-test-double')
 const { NO_CHROMIUM, chromium, textLayout } = require('../../helpers/chromium')
-const { runsText, changeText, intervalText } = require('../../../lib/reports/compare/wording')
+const { runsText, changeText, intervalText, optionDifferenceText } = require('../../../lib/reports/compare/wording')
 
 const run = (perSec, p99, failed = 0) => ({
   workload: 'ingest',
@@ -102,6 +102,7 @@ test('crate-bench compare: the table, --json, -o, and --fail_on_regression as an
   assert.equal(compared.code, 0, compared.stderr)
   assert.match(compared.stderr, /│ rows\/s +│ 40,166\.67 +│ 30,000 +│ -25\.3% +│ -?[\d.]+% \.\. -?[\d.]+% +│ worse +│/)
   assert.match(compared.stderr, /Welch's t-test, two-sided, p < 0\.05/)
+  assert.match(compared.stderr, /^options: the same on both sides$/m)
   assert.equal(compared.json.figures.length, 5)
   const page = inspectHtml(fs.readFileSync(html, 'utf8'))
   assert.deepEqual(referencesOutside(page), [], 'the page loads nothing')
@@ -131,6 +132,14 @@ test('compare by run id: each side read from --results_table, a run being one re
   assert.equal(missing.code, 3)
   assert.equal(missing.stderr, 'crate-bench compare: error: doc.bench_runs has no row with run_id nope\n')
 }))
+
+test('compare says which options differ between the sides, and only those that the user set', () => {
+  const sized = (batch, seed) => ({ ...run(40_000, 100), options: { batch_size: batch, shards: 6, seed, run_id: `r-${seed}`, hosts: ['h'] } })
+  const comparison = compareRuns([sized(5000, 1), sized(5000, 2)], [sized(10000, 3), sized(10000, 4)])
+  assert.deepEqual(comparison.option_differences, [{ option: 'batch_size', base: [5000], new: [10000] }], 'seeds, run ids and hosts are each run\'s own')
+  assert.equal(optionDifferenceText(comparison.option_differences[0]), 'batch_size 5000 (base) -> 10000 (new)')
+  assert.deepEqual(compareRuns([sized(5000, 1)], [sized(5000, 2)]).option_differences, [])
+})
 
 test('a significant worsening from a zero base is a regression; values past the range are not judged, never NaN', () => {
   const base = [run(1000, 10, 0), run(1010, 10, 0), run(990, 10, 0)]
