@@ -6,6 +6,8 @@ const yaml = require('js-yaml')
 const { EXIT, UsageError } = require('../base/errors')
 const { parseFleetArgs, flagValue } = require('./fleet-args')
 const { fleetManifests, mountedQueriesPath } = require('./manifests')
+const { parseOptions } = require('../cli/options')
+const { loadWorkload } = require('../workloads')
 
 /**
  * crate-bench fleet manifest --generators N <ingest|query> [flags…] [--image I] [--namespace NS]: the fleet's
@@ -13,8 +15,18 @@ const { fleetManifests, mountedQueriesPath } = require('./manifests')
  * the password never: the Secret is printed empty, with the command that fills it.
  */
 function main (argv, { stdout, env = process.env }) {
+  // A line break in a value would end the "# made by:" comment and turn the rest of the flag into YAML.
+  const control = argv.find((a) => /[\u0000-\u001f\u007f]/.test(a))
+  if (control !== undefined) {
+    throw new UsageError(`a flag value with a control character (${JSON.stringify(control)}): no generator takes one`)
+  }
   const { rest: withoutOwn, image, namespace } = takeOwn(argv)
   const fleet = parseFleetArgs(withoutOwn)
+  // Every option checked here exactly as each pod's generator will check it: a Job whose pods all exit 2 at start
+  // is never printed.
+  parseOptions(loadWorkload(fleet.workload === 'query' ? 'analytical' : 'ingest'),
+    [...fleet.shared, '--generators', String(fleet.generators), '--generator', `1/${fleet.generators}`], env,
+    { name: 'crate-bench fleet manifest' })
   if (fleet.json || fleet.report) {
     throw new UsageError('--json and --report are for a fleet on this machine; in Kubernetes the merged report is in ' +
       "the log of the generator that prepared, and crate-bench report makes it from anywhere")

@@ -75,12 +75,18 @@ test('fleet manifest: bad input is one line and exit 2', async () => {
   for (const [args, pattern] of [
     [['fleet', 'manifest', 'ingest'], /give --generators N/],
     [['fleet', 'manifest', '--generators', '3', 'ingest', '--json'], /--json and --report are for a fleet on this machine/],
-    [['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'nope.yml'], /--queries_config 'nope\.yml': no such file/],
-    [['fleet', 'manifest', '--generators', '3', 'ingest', '--namespace', 'Bad_NS'], /--namespace must be a Kubernetes namespace name/]
+    [['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'nope.yml'], /--queries_config 'nope\.yml' cannot be read: no such file/],
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--namespace', 'Bad_NS'], /--namespace must be a Kubernetes namespace name/],
+    // What each pod's generator would refuse at start is refused here, before anything is printed.
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--table', 'doc.t\nx'], /a flag value with a control character \("doc\.t\\nx"\)/],
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--table', 'doc.T-1'], /--table 'doc\.T-1' is not a valid table name/],
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--batch_size', '0'], /--batch_size must be a whole number >= 1/],
+    [['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'queries/cpu-dashboard.yml', '--threshold', 'nope:p99<1ms'], /no query or table named 'nope'/]
   ]) {
     const run = await runTool('bin/crate-bench.js', args)
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
     assert.equal(run.stderr.trimEnd().split('\n').length, 1)
     assert.match(run.stderr, pattern)
+    assert.equal(run.stdout, '', 'nothing printed')
   }
 })
