@@ -16,7 +16,7 @@ const { loadWorkload } = require('../workloads')
  */
 function main (argv, { stdout, env = process.env }) {
   // A line break in a value would end the "# made by:" comment and turn the rest of the flag into YAML.
-  const control = argv.find((a) => /[\u0000-\u001f\u007f]/.test(a))
+  const control = argv.find((a) => [...a].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
   if (control !== undefined) {
     throw new UsageError(`a flag value with a control character (${JSON.stringify(control)}): no generator takes one`)
   }
