@@ -22,10 +22,11 @@ const FINISHED = new Set(['done', 'failed'])
  */
 class FleetCoordinator extends EventEmitter {
   constructor ({ client, table, runId, index, count, host, toolVersion, barrierTimeoutMs, clock = Date.now,
-    sleep = systemSleep, pollMs = 500 }) {
+    sleep = systemSleep, pollMs = 500, heartbeatMs = 2000 }) {
     super()
     Object.assign(this, { client, table, runId, index, count, host, toolVersion, barrierTimeoutMs })
-    Object.assign(this, { clock, sleep, pollMs })
+    Object.assign(this, { clock, sleep, pollMs, heartbeatMs })
+    this.lastBeatAt = null
     this.offsetMs = 0
     this.detail = {}
     this.steward = false
@@ -90,7 +91,7 @@ class FleetCoordinator extends EventEmitter {
   }
 
   /** The fleet table, this machine's clock offset, and this generator's row. */
-  async join ({ compared }) {
+  async join ({ compared, deadAfterMs = Infinity }) {
     try {
       await this.client.sql(S.createFleetTableSql(this.table))
     } catch (error) {
@@ -109,9 +110,12 @@ class FleetCoordinator extends EventEmitter {
       clock_rtt_ms: clock.rttMs
     }
     if (await this.claim(this.index, 'registered', this.detail)) return clock
-    // The index is taken: a pod started again before its run began takes its place; after that the run is over.
+    // The index is taken: a pod started again before its run began takes its place (also one evicted while it waited
+    // at the barrier, as long as the fleet has not started); after that the run is over.
     const existing = await this.readRow(this.index)
-    if (existing && !STARTED.has(existing.state)) {
+    const rejoin = existing && (!STARTED.has(existing.state) ||
+      (existing.state === 'ready' && this.silentFor(existing) > deadAfterMs && !(await this.readRow(S.START_ROW))))
+    if (rejoin) {
       await this.writeOwnRow('registered', this.detail)
       return clock
     }
@@ -130,6 +134,7 @@ class FleetCoordinator extends EventEmitter {
       compared: this.compared }
     if (await this.claim(S.PREPARE_ROW, 'preparing', claim)) {
       this.steward = true
+      this.stewardIndex = this.index
       let prepared
       try {
         prepared = await prepareFn()
@@ -148,6 +153,7 @@ class FleetCoordinator extends EventEmitter {
         this.refuseDifferences(row.detail, { seedGiven, seed })
         if (row.state === 'prepared') {
           const { prepared, seed, generator } = row.detail
+          this.stewardIndex = generator
           return { steward: false, prepared, seed, stewardIndex: generator }
         }
         if (row.state === 'failed') {
@@ -183,53 +189,124 @@ class FleetCoordinator extends EventEmitter {
   }
 
   /**
-   * Marks this generator ready, waits until all N are, and returns the start: one instant on the server's clock,
-   * chosen by whichever generator saw the fleet complete first, as this machine's wall-clock ms.
+   * Marks this generator ready, waits until all N are, and returns the start: one instant on the server's clock, as
+   * this machine's wall-clock ms. Only the steward refreshes and searches the fleet table (a search does not see rows
+   * before a REFRESH: captures 70–72, 75–79) and claims the start row; every other generator reads the start row and
+   * the steward's row by their whole key, real-time and cheap (76), so the barrier's cost does not grow with N.
+   * `deadAfterMs`: a steward silent that long has died, and the fleet cannot start.
    */
-  async barrier ({ leadMs = 2000 } = {}) {
+  async barrier ({ leadMs = 2000, deadAfterMs = Infinity } = {}) {
     await this.writeOwnRow('ready', this.detail)
+    const start = this.steward ? await this.startFleet(leadMs, deadAfterMs) : await this.awaitStart(deadAfterMs)
+    this.startAtServerMs = start.detail.start_at_ms
+    return { localStartMs: this.startAtServerMs - this.offsetMs, serverStartMs: this.startAtServerMs }
+  }
+
+  /**
+   * The steward's part of the barrier: the one search of the fleet, until all are ready, then the start row. A
+   * generator that went silent while it waited (its pod evicted) is not ready: the fleet waits for it to come back
+   * (a restarted pod takes its place) until --barrier_timeout.
+   */
+  async startFleet (leadMs, deadAfterMs) {
     const deadline = this.clock() + this.barrierTimeoutMs
     for (;;) {
       this.throwIfStopped('the start barrier')
-      let start = await this.readRow(S.START_ROW)
-      if (!start) {
-        const rows = await this.runRows()
-        const failed = rows.find((r) => r.generator >= 0 && r.state === 'failed')
-        if (failed) {
-          throw new FatalError(`generator ${failed.generator + 1} (${failed.host}) failed before the start: ` +
-            `${failed.detail.error || 'no detail'}`)
-        }
-        const ready = new Set(rows.filter((r) => r.generator >= 0 && STARTED.has(r.state)).map((r) => r.generator))
-        const missing = []
-        for (let k = 0; k < this.count; k++) if (!ready.has(k)) missing.push(k)
-        if (missing.length === 0) {
-          await this.claim(S.START_ROW, 'start', { start_at_ms: Math.round(this.serverNow() + leadMs), by: this.index })
-          start = await this.readRow(S.START_ROW)
-        } else if (this.clock() >= deadline) {
-          const known = new Map(rows.filter((r) => r.generator >= 0).map((r) => [r.generator, r]))
-          const names = missing.map((k) => `${k + 1}${known.has(k) ? ` (${known.get(k).state} on ` +
-            `${known.get(k).host})` : ' (never registered)'}`)
-          throw new FatalError(`the start barrier of run ${this.runId} was not complete within --barrier_timeout ` +
-            `${formatMs(this.barrierTimeoutMs)}: generator${missing.length === 1 ? '' : 's'} ${names.join(', ')} of ` +
-            `${this.count} not ready`)
-        } else {
-          this.emit('waiting', { what: 'every generator to be ready', missing: missing.map((k) => k + 1) })
-          await this.sleep(this.pollMs)
-          continue
-        }
+      const rows = await this.runRows()
+      const failed = rows.find((r) => r.generator >= 0 && r.state === 'failed')
+      if (failed) {
+        await this.abortStart(`generator ${failed.generator + 1} (${failed.host}) failed before the start: ` +
+          `${failed.detail.error || 'no detail'}`)
       }
-      this.startAtServerMs = start.detail.start_at_ms
-      return { localStartMs: this.startAtServerMs - this.offsetMs, serverStartMs: this.startAtServerMs }
+      const alive = (r) => r.generator === this.index || this.silentFor(r) <= deadAfterMs
+      const ready = new Set(rows.filter((r) => r.generator >= 0 && STARTED.has(r.state) && alive(r))
+        .map((r) => r.generator))
+      const missing = []
+      for (let k = 0; k < this.count; k++) if (!ready.has(k)) missing.push(k)
+      if (missing.length === 0) {
+        await this.claim(S.START_ROW, 'start', { start_at_ms: Math.round(this.serverNow() + leadMs), by: this.index })
+        return this.readRow(S.START_ROW)
+      }
+      if (this.clock() >= deadline) {
+        const known = new Map(rows.filter((r) => r.generator >= 0).map((r) => [r.generator, r]))
+        const names = missing.map((k) => `${k + 1}${known.has(k) ? ` (${this.stateWithSilence(known.get(k))} on ` +
+          `${known.get(k).host})` : ' (never registered)'}`)
+        await this.abortStart(`the start barrier of run ${this.runId} was not complete within --barrier_timeout ` +
+          `${formatMs(this.barrierTimeoutMs)}: generator${missing.length === 1 ? '' : 's'} ${names.join(', ')} of ` +
+          `${this.count} not ready`)
+      }
+      this.emit('waiting', { what: 'every generator to be ready', missing: missing.map((k) => k + 1) })
+      await this.keepAlive('ready')
+      await this.sleep(this.pollMs)
     }
   }
 
-  /** Counts so far, every few seconds: what the steward knows of a generator that dies. */
-  async heartbeat (counts) {
+  /** A row's state, and how long it has been silent when that is long enough to matter. */
+  stateWithSilence (row) {
+    const silent = this.silentFor(row)
+    return silent > this.heartbeatMs * 2 ? `${row.state}, silent for ${formatMs(silent)}` : row.state
+  }
+
+  /** The start row says why the fleet will not start, so that every generator stops with the steward's words. */
+  async abortStart (message) {
+    await this.claim(S.START_ROW, 'aborted', { error: message, by: this.index }).catch(() => {})
+    throw new FatalError(message)
+  }
+
+  /** Every other generator's part of the barrier: the start row and the steward's row, by their whole key. */
+  async awaitStart (deadAfterMs) {
+    const deadline = this.clock() + this.barrierTimeoutMs + Math.min(deadAfterMs, this.barrierTimeoutMs)
+    for (;;) {
+      this.throwIfStopped('the start barrier')
+      const start = await this.readRow(S.START_ROW)
+      if (start && start.state === 'start') return start
+      if (start && start.state === 'aborted') throw new FatalError(start.detail.error)
+      const steward = await this.readRow(this.stewardIndex)
+      if (this.silentFor(steward) > deadAfterMs) {
+        throw new FatalError(`the steward, generator ${this.stewardIndex + 1}${steward ? ` (${steward.host})` : ''}, ` +
+          `stopped before the start (silent for ${formatMs(this.silentFor(steward))}): the fleet cannot start`)
+      }
+      if (this.clock() >= deadline) {
+        throw new FatalError(`the start barrier of run ${this.runId} was not complete within --barrier_timeout ` +
+          `${formatMs(this.barrierTimeoutMs)}: the steward, generator ${this.stewardIndex + 1}, did not start it`)
+      }
+      this.emit('waiting', { what: 'every generator to be ready', missing: [] })
+      await this.keepAlive('ready')
+      await this.sleep(this.pollMs)
+    }
+  }
+
+  /** How long a generator's row has been silent, on the server's clock; Infinity for a row that is not there. */
+  silentFor (row) {
+    if (!row) return Infinity
+    const lastHeard = Math.max(Number(row.at) || 0, row.detail.reported_at_server_ms || 0)
+    return this.serverNow() - lastHeard
+  }
+
+  /** While it waits, a generator's row stays fresh, so that nobody takes a waiting generator for a dead one. */
+  async keepAlive (state) {
+    if (this.lastBeatAt !== null && this.clock() - this.lastBeatAt < this.heartbeatMs) return
+    this.lastBeatAt = this.clock()
+    this.detail = { ...this.detail, reported_at_server_ms: Math.round(this.serverNow()) }
+    await this.writeOwnRow(state, this.detail).catch(() => {})
+  }
+
+  /**
+   * Every few seconds from the start to the end of this generator's process: its counts while it loads (what the
+   * finisher knows of a generator that dies), then only that it is alive (a finisher that stops beating while it
+   * reconciles would be taken for dead, and its finish taken over).
+   */
+  async beat (counts) {
+    if (this.isDone) {
+      this.lastBeatAt = null
+      return this.keepAlive('done')
+    }
+    if (!counts) return
     this.detail = { ...this.detail, counts, reported_at_server_ms: Math.round(this.serverNow()) }
     await this.writeOwnRow('running', this.detail)
   }
 
   async done (summary) {
+    this.isDone = true
     this.detail = { ...this.detail, ...summary, reported_at_server_ms: Math.round(this.serverNow()) }
     await this.writeOwnRow('done', this.detail)
   }
@@ -255,13 +332,62 @@ class FleetCoordinator extends EventEmitter {
         const lastHeard = Math.max(Number(row.at) || 0, row.detail.reported_at_server_ms || 0)
         const silentFor = row.at === null ? this.clock() - waitStarted : this.serverNow() - lastHeard
         const dead = !FINISHED.has(row.state) && silentFor > deadAfterMs
-        generators.push({ ...row, dead })
+        // How long the silence had lasted when it was judged: what a death took to notice.
+        generators.push({ ...row, dead, silent_ms: dead ? Math.round(silentFor) : null,
+          last_heard_server_ms: row.at === null ? null : lastHeard })
         if (!FINISHED.has(row.state) && !dead) waiting.push(k + 1)
       }
       if (waiting.length === 0) return generators
       this.emit('waiting', { what: 'the other generators to finish', missing: waiting })
+      await this.keepAlive('done')
       await this.sleep(this.pollMs)
     }
+  }
+
+  /**
+   * A generator that does not finish the fleet, after its own run: waits, reading rows by their whole key only, until
+   * the fleet is reconciled. When its finisher (first the steward) stops heartbeating, the lowest-numbered living
+   * generator takes the finish over, through a claim with one winner. Returns { finishedBy } once another finished,
+   * or { takeOver: true, deadFinishers } when this generator is to finish.
+   */
+  async awaitFinish ({ deadAfterMs }) {
+    let finisher = this.stewardIndex
+    const deadFinishers = []
+    for (;;) {
+      this.throwIfStopped('the fleet to be finished')
+      const reconciled = await this.readRow(S.RECONCILED_ROW)
+      if (reconciled) return { finishedBy: reconciled.detail.finished_by ?? finisher }
+      const row = await this.readRow(finisher)
+      // A finisher that failed (its run threw) will not finish either: its row says so at once.
+      if ((row && row.state === 'failed') || this.silentFor(row) > deadAfterMs) {
+        deadFinishers.push(finisher)
+        const candidate = await this.lowestLiving(deadFinishers, deadAfterMs)
+        if (candidate === this.index) {
+          if (await this.claim(S.takeoverRow(finisher), 'finishing', { by: this.index, after: finisher })) {
+            return { takeOver: true, deadFinishers }
+          }
+          finisher = (await this.readRow(S.takeoverRow(finisher))).detail.by
+        } else {
+          finisher = candidate
+        }
+        this.emit('finisher', { dead: deadFinishers[deadFinishers.length - 1], next: finisher })
+      } else {
+        this.emit('waiting', { what: `generator ${finisher + 1} to finish the fleet`, missing: [] })
+      }
+      await this.keepAlive('done')
+      await this.sleep(this.pollMs)
+    }
+  }
+
+  /** The lowest-numbered generator that is neither a dead finisher nor silent: read one row at a time, by key. */
+  async lowestLiving (deadFinishers, deadAfterMs) {
+    for (let k = 0; k < this.count; k++) {
+      if (k === this.index) return k
+      if (deadFinishers.includes(k)) continue
+      const row = await this.readRow(k)
+      if (row && row.state !== 'failed' && this.silentFor(row) <= deadAfterMs) return k
+    }
+    return this.index
   }
 
   async storeReconciliation (detail) {

@@ -10,6 +10,8 @@ const { createTableSql } = require('../data/schema')
 const PREPARE_ROW = -1
 const START_ROW = -2
 const RECONCILED_ROW = -3
+// The finish taken over from a finisher that died, one row per dead finisher: the claim's one winner finishes.
+const takeoverRow = (deadFinisher) => -100 - deadFinisher
 
 const COLUMNS = ['run_id', 'generator', 'state', 'host', 'at', 'detail']
 
@@ -57,6 +59,7 @@ module.exports = {
   PREPARE_ROW,
   START_ROW,
   RECONCILED_ROW,
+  takeoverRow,
   COLUMNS,
   createFleetTableSql,
   claimSql,

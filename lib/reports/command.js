@@ -13,7 +13,7 @@ const { parseTableName } = require('../data/schema')
 const { CrateClient } = require('../cluster/http-client')
 const { readRegularFile, sameFile } = require('../base/files')
 const { visible } = require('../base/format')
-const { resultProblem } = require('../results/result')
+const { resultProblem, exitCodeOf } = require('../results/result')
 const { readFleetRun } = require('../fleet/coordinator')
 const { COLUMNS_SQL, resultColumnOf } = require('../results/store')
 const { parseThreshold, evaluateThresholds } = require('../results/thresholds')
@@ -23,21 +23,25 @@ const MAX_RESULT_BYTES = 512 * 1024 * 1024
 
 const USAGE = `Usage: crate-bench report RESULT.json [-o FILE.html] [--json]
        crate-bench report --results_table TABLE --run_id ID [-o FILE.html] [--json]
-         [--host H] [--port P] [--user U] [--ssl] [--insecure]
+         [--fleet_table TABLE] [--host H] [--port P] [--user U] [--ssl] [--insecure]
 
 The first form prints the report of a result saved with --json and, with -o, writes its
 self-contained HTML report (the same report --report writes at the end of a run). The second
 reads every row of one run from a --results_table, written by several load generators, and
 prints one report: units added, the window from the earliest start to the latest end,
 percentiles from the merged latency histograms (exact, never averaged); --json prints the
-merged result, -o writes its HTML report. The
-password comes from CRATE_PASSWORD, the rest as for the benchmarks (flags or CRATE_* in .env).`
+merged result, -o writes its HTML report. A run whose every generator of a fleet died has no
+row: its --fleet_table (default doc.crate_bench_fleet) says so, and the report exits 4.
+Exit codes of the second form, as a single run's: 0 every unit acknowledged, 1 failures,
+4 partial (a generator died, the fleet not reconciled), 5 a --threshold missed, 3 no such run.
+The password comes from CRATE_PASSWORD, the rest as for the benchmarks (flags or CRATE_* in .env).`
 
 const FLAGS_WITH_VALUES = new Set([
   '-o',
   '--out',
   '--results_table',
   '--run_id',
+  '--fleet_table',
   '--host',
   '--port',
   '--user',
@@ -142,7 +146,8 @@ async function readRuns (tableText, runIds, flags, env) {
   try {
     await client.requireOneHost()
     await client.sql(`REFRESH TABLE ${table.sql}`)
-    for (const runId of ids) runs.push(await readMergedRun(client, table, runId))
+    const fleetTable = parseTableName(flags.fleet_table ?? 'doc.crate_bench_fleet', 'fleet_table')
+    for (const runId of ids) runs.push(await readMergedRun(client, table, runId, { fleetTable }))
   } catch (error) {
     if (error.exitCode) throw error
     throw Object.assign(new Error(`cannot read from ${table.display}: ${error.message}`), { exitCode: EXIT.CANNOT_RUN })
@@ -157,11 +162,13 @@ async function readRuns (tableText, runIds, flags, env) {
  * its generators were a fleet, and its thresholds judged again on the merged figures. Returns { runId,
  * loadGenerators, result }.
  */
-async function readMergedRun (client, table, runId) {
+async function readMergedRun (client, table, runId, { fleetTable = null } = {}) {
   const column = await resultColumn(client, table)
   const select = `SELECT ${column} FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`
   const rows = (await client.sql(select, [runId])).rows
   if (rows.length === 0) {
+    const unreconciled = fleetTable && (await unreconciledFleet(client, fleetTable, runId))
+    if (unreconciled) throw Object.assign(new Error(unreconciled), { exitCode: EXIT.PARTIAL })
     throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), { exitCode: EXIT.CANNOT_RUN })
   }
   const results = rows.map(([text]) => JSON.parse(text))
@@ -198,6 +205,27 @@ async function fleetOf (client, result, runId) {
   }
 }
 
+/**
+ * A run with no result but generators in the fleet table: every generator died before it stored its result, so
+ * nobody reconciled the fleet. Says what the fleet table knows of them; null when the run is not there either.
+ */
+async function unreconciledFleet (client, fleetTable, runId) {
+  let fleet
+  try {
+    fleet = await readFleetRun(client, fleetTable, runId)
+  } catch {
+    return null
+  }
+  if (fleet.generators.length === 0) return null
+  const known = fleet.generators.map((g) => {
+    const ok = g.detail.counts ? g.detail.counts.ok : 0
+    return `generator ${g.generator + 1}${g.host ? ` on ${visible(g.host)}` : ''} ${g.state}, ${ok} acknowledged ` +
+      'by its last heartbeat'
+  })
+  return `run ${runId} was not reconciled and has no result: every generator of its fleet died before storing one ` +
+    `(${fleetTable.display}: ${known.join('; ')}); the table's rows of this run are unaccounted for`
+}
+
 /** The run's --threshold checks, judged again on the merged figures: each generator judged only its own. */
 function rejudgedThresholds (result, merged) {
   const texts = (result.thresholds || []).map((t) => t.threshold)
@@ -216,7 +244,14 @@ async function reportRun (flags, out, { stdout, stderr, env }) {
   )
   if (flags.json) stdout.write(`${JSON.stringify(merged)}\n`)
   if (out) writeHtml(merged, out, stderr)
-  return EXIT.OK
+  return mergedExitCode(merged)
+}
+
+/** A merged run exits as a single run would: 4 partial, 5 a threshold missed, 1 failures, 0 all acknowledged. */
+function mergedExitCode (merged) {
+  const code = exitCodeOf(merged, merged.workload === 'ingest' ? 'rows' : 'queries')
+  if (code !== EXIT.PARTIAL && (merged.thresholds || []).some((t) => !t.passed)) return EXIT.THRESHOLDS
+  return code
 }
 
 module.exports = { main, readRuns, readMergedRun, readResult, terminalReport, writeHtml }

@@ -199,15 +199,21 @@ function addFleet (merged, results, fleet, unit, started) {
   const reported = new Set(results.map((r) => (r.options.generator ? r.options.generator.index : 0)))
   const reconciled = fleet.reconciled ? fleet.reconciled.detail : null
   const dead = fleet.generators.filter((g) => !reported.has(g.generator))
+  const judged = new Map(((reconciled && reconciled.generators) || []).map((g) => [g.generator, g]))
   for (const g of dead) {
     const c = g.detail.counts || { sent: 0, ok: 0, failed: 0 }
-    merged[`${unit}_sent`] += c.sent
+    // What it may have sent after its last heartbeat, as the finisher bounded it, is in doubt too.
+    const unreported = (judged.get(g.generator) && judged.get(g.generator).unreported_bound) || 0
+    merged[`${unit}_sent`] += c.sent + unreported
     merged[`${unit}_ok`] += c.ok
     merged[`${unit}_failed`] += c.failed
-    merged[`${unit}_in_doubt`] += Math.max(0, c.sent - c.ok - c.failed)
+    merged[`${unit}_in_doubt`] += Math.max(0, c.sent - c.ok - c.failed) + unreported
     merged.partial = true
+    const noticed = judged.get(g.generator) && judged.get(g.generator).noticed_after_s
     merged.partial_reasons.push(`generator ${g.generator + 1}${g.host ? ` (${g.host})` : ''} died (${g.state}, no ` +
-      `result): the ${c.ok} ${unit} acknowledged by its last report are counted, the rest it sent are in doubt`)
+      `result${noticed != null ? `, judged dead after ${noticed} s of silence` : ''}): the ${c.ok} ${unit} ` +
+      `acknowledged by its last report are counted, the rest it sent${unreported ? ` (and up to ${unreported} more ` +
+      'after its last report)' : ''} are in doubt`)
   }
   if (dead.length > 0) merged[`${unit}_per_sec`] = perSecond(merged[`${unit}_ok`], merged.seconds)
   if (reconciled && reconciled.reconciliation) {
@@ -218,8 +224,8 @@ function addFleet (merged, results, fleet, unit, started) {
     })
   } else if (!reconciled) {
     merged.partial = true
-    merged.partial_reasons.push('the fleet was not reconciled: its steward (the generator that prepared) did not ' +
-      'finish the fleet')
+    merged.partial_reasons.push('the fleet was not reconciled: no generator finished the fleet (every one that ' +
+      'could have died before it)')
   }
   merged.fleet = {
     generators: fleet.generators.map((g) => ({
@@ -229,7 +235,8 @@ function addFleet (merged, results, fleet, unit, started) {
       clock_offset_ms: g.detail.clock_offset_ms ?? null
     })),
     start_skew_ms: started.length > 1 ? Math.round(Math.max(...started) - Math.min(...started)) : 0,
-    steward: fleet.prepare ? fleet.prepare.detail.generator + 1 : null
+    steward: fleet.prepare ? fleet.prepare.detail.generator + 1 : null,
+    finished_by: reconciled && reconciled.finished_by != null ? reconciled.finished_by + 1 : null
   }
 }
 

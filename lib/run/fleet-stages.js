@@ -13,10 +13,14 @@ const { fmt } = require('../base/format')
 // every generator's acknowledged rows.
 
 // The end-to-end tests shorten it (CRATE_BENCH_FLEET_HEARTBEAT_MS, which users never set) to find a dead generator
-// without waiting 20 s.
-const HEARTBEAT_MS = Number(process.env.CRATE_BENCH_FLEET_HEARTBEAT_MS) || 5000
-// A generator that has not reported for this long (beyond --timeout) while the others are done has died.
-const DEAD_AFTER_HEARTBEATS = 4
+// without waiting.
+const HEARTBEAT_MS = Number(process.env.CRATE_BENCH_FLEET_HEARTBEAT_MS) || 2000
+// A living generator's heartbeat may wait up to --timeout for a busy cluster; silent for longer than that and three
+// heartbeats, it has died: a death is noticed within --timeout + 10 s.
+const DEAD_AFTER_HEARTBEATS = 3
+
+/** The silence after which a generator is taken for dead. */
+const deadAfterMs = (ctx) => ctx.options.connection.timeoutMs + DEAD_AFTER_HEARTBEATS * HEARTBEAT_MS
 
 async function joinFleet (ctx) {
   const { options } = ctx
@@ -28,9 +32,12 @@ async function joinFleet (ctx) {
     count: options.generator.count,
     host: os.hostname(),
     toolVersion: require('../../package.json').version,
-    barrierTimeoutMs: options.fleet.barrierTimeoutMs
+    barrierTimeoutMs: options.fleet.barrierTimeoutMs,
+    heartbeatMs: HEARTBEAT_MS
   })
   ctx.fleet = fleet
+  fleet.on('finisher', ({ dead, next }) => ctx.log(`${fleet.name}: generator ${dead + 1}, which was to finish the ` +
+    `fleet, stopped heartbeating; generator ${next + 1} finishes it`))
   let lastWait = ''
   fleet.on('waiting', ({ what, missing }) => {
     const line = `${fleet.name}: waiting for ${what}${missing.length ? ` (generators ${missing.join(', ')})` : ''}`
@@ -38,7 +45,7 @@ async function joinFleet (ctx) {
     lastWait = line
   })
   const compared = comparedOptions(ctx.describedOptions, { seedGiven: options.fleet.seedGiven })
-  const clock = await fleet.join({ compared })
+  const clock = await fleet.join({ compared, deadAfterMs: deadAfterMs(ctx) })
   ctx.log(`${fleet.name} of run ${options.runId} registered in ${options.fleet.table.display} (clock offset ` +
     `${clock.offsetMs} ms against the server, round trip ${clock.rttMs} ms)`)
 }
@@ -67,14 +74,14 @@ async function prepareInFleet (ctx, prepare) {
 
 /** The start barrier, then the counts every few seconds. Returns this machine's wall-clock start. */
 async function fleetBarrier (ctx) {
-  const start = await ctx.fleet.barrier()
+  const start = await ctx.fleet.barrier({ deadAfterMs: deadAfterMs(ctx) })
   const late = Date.now() - start.localStartMs
   ctx.fleetStart = { serverMs: start.serverStartMs, late_ms: Math.max(0, Math.round(late)) }
   ctx.log(`${ctx.fleet.name}: every generator is ready; the load starts at ${new Date(start.serverStartMs)
     .toISOString()} (server clock)${late > 0 ? `, ${Math.round(late)} ms late here` : ''}`)
   const timer = setInterval(() => {
     const totals = ctx.liveTotals
-    if (totals) ctx.fleet.heartbeat(countsOf(totals)).catch(() => {})
+    ctx.fleet.beat(totals ? countsOf(totals) : null).catch(() => {})
   }, HEARTBEAT_MS)
   timer.unref()
   ctx.stopHeartbeat = () => clearInterval(timer)
@@ -89,9 +96,12 @@ function countsOf (totals) {
   }
 }
 
-/** This generator's part is done; the steward waits for the others, then finishes and reconciles for the fleet. */
+/**
+ * This generator's part is done. The finisher (the steward, or the living generator that took the finish over when the
+ * one before it died) waits for the others, then finishes and reconciles for the fleet; every other generator waits
+ * until the fleet is reconciled, ready to take the finish over. Returns { dead, finishedBy }.
+ */
 async function leaveFleet (ctx, result, exitCode, finishWorkload) {
-  if (ctx.stopHeartbeat) ctx.stopHeartbeat()
   const unit = ctx.workload.unit
   const warm = result.warmup || {}
   await ctx.fleet.done({
@@ -106,45 +116,105 @@ async function leaveFleet (ctx, result, exitCode, finishWorkload) {
   })
   if (!ctx.steward) {
     ctx.log(`${ctx.fleet.name} done; generator ${stewardNumber(ctx)} finishes the fleet`)
-    return
+    const outcome = await ctx.fleet.awaitFinish({ deadAfterMs: deadAfterMs(ctx) })
+    if (!outcome.takeOver) {
+      ctx.log(`${ctx.fleet.name}: the fleet was finished by generator ${outcome.finishedBy + 1}`)
+      return { dead: [], finishedBy: outcome.finishedBy + 1 }
+    }
+    const before = outcome.deadFinishers.map((k) => k + 1)
+    ctx.log(`${ctx.fleet.name} takes over the fleet's finish (generator${before.length === 1 ? '' : 's'} ` +
+      `${before.join(', ')} stopped heartbeating)`)
   }
-  const deadAfterMs = Math.max(DEAD_AFTER_HEARTBEATS * HEARTBEAT_MS, ctx.options.connection.timeoutMs + HEARTBEAT_MS)
-  const generators = await ctx.fleet.awaitOthers({ deadAfterMs })
+  return finishFleet(ctx, finishWorkload)
+}
+
+/** The finisher's part: every generator done or dead, the tables restored and counted once, the fleet reconciled. */
+async function finishFleet (ctx, finishWorkload) {
+  const generators = await ctx.fleet.awaitOthers({ deadAfterMs: deadAfterMs(ctx) })
   const dead = generators.filter((g) => g.dead)
   const sum = (key) => generators.reduce((total, g) => total + ((g.detail.counts && g.detail.counts[key]) || 0), 0)
-  const sent = sum('sent')
+  const unreported = dead.map((g) => ({ generator: g.generator, ...unreportedOf(ctx, g, generators) }))
+  const unreportedTotal = unreported.reduce((total, u) => total + u.bound, 0)
   const ok = sum('ok')
   const failed = sum('failed')
-  // The workload's finish, on the fleet's counts: restores what the steward changed, counts the tables once.
-  const fleetTotals = { unitsSent: sent, all: { ok, failed }, warmup: { ok: 0, failed: 0 } }
-  const lost = dead.map((g) => ({
-    index: `generator ${g.generator + 1}${g.host ? ` (${g.host})` : ''}`,
-    unitsSent: (g.detail.counts && g.detail.counts.sent) || 0,
-    seconds: g.detail.reported_at_server_ms && ctx.fleetStart
-      ? Math.max(1, (g.detail.reported_at_server_ms - ctx.fleetStart.serverMs) / 1000) : 1
-  }))
-  const finished = await finishWorkload(fleetTotals, lost)
+  // What a dead generator may have sent after its last heartbeat is in doubt, like a request whose answer was lost:
+  // the table's count then lies within [acknowledged, acknowledged + in doubt], and no failover is blamed for it.
+  const fleetTotals = { unitsSent: sum('sent') + unreportedTotal, all: { ok, failed }, warmup: { ok: 0, failed: 0 } }
+  const finished = await finishWorkload(fleetTotals, [])
+  const finishedBy = ctx.options.generator.index
   const detail = {
-    generators: generators.map((g) => ({ generator: g.generator, host: g.host, state: g.dead ? 'dead' : g.state,
-      counts: g.detail.counts || null, exit_code: g.detail.exit_code ?? null })),
+    finished_by: finishedBy,
+    generators: generators.map((g) => {
+      const u = unreported.find((x) => x.generator === g.generator)
+      return {
+        generator: g.generator,
+        host: g.host,
+        state: g.dead ? 'dead' : g.state,
+        counts: g.detail.counts || null,
+        exit_code: g.detail.exit_code ?? null,
+        ...(u ? { unreported_bound: u.bound, noticed_after_s: u.noticedAfterS } : {})
+      }
+    }),
     dead: dead.map((g) => g.generator),
     ...finished
   }
   await ctx.fleet.storeReconciliation(detail)
   ctx.log(`fleet of run ${ctx.options.runId}: ${generators.length - dead.length} of ${generators.length} generators ` +
     `done${dead.length ? `; DEAD (no final report): ${dead.map((g) => g.generator + 1).join(', ')}` : ''}`)
+  for (const u of unreported) {
+    const g = generators.find((x) => x.generator === u.generator)
+    ctx.log(`fleet: generator ${u.generator + 1}${g.host ? ` (${g.host})` : ''} was judged dead after ` +
+      `${fmt(u.noticedAfterS)} s of silence: the ${fmt((g.detail.counts && g.detail.counts.ok) || 0)} ` +
+      `${ctx.workload.unit} acknowledged by its last heartbeat are counted; up to ${fmt(u.bound)} it may have sent ` +
+      'since are in doubt')
+  }
   if (finished.reconciliation) {
     const words = describeReconciliation(finished.reconciliation, fmt)
     ctx.log(`fleet: rows in the table after refresh: ${words.cell}`)
     if (words.warning) ctx.log(words.warning)
   }
-  // In a pod, the steward's log is where a person looks first: the fleet's merged report (crate-bench fleet on one
+  // In a pod, the finisher's log is where a person looks first: the fleet's merged report (crate-bench fleet on one
   // machine prints its own).
   if (!process.env.CRATE_BENCH_FLEET_LOCAL) await printMergedReport(ctx)
   ctx.log(`the fleet's report: crate-bench report --results_table ${ctx.options.resultsTable.display} --run_id ` +
     `${ctx.options.runId}`)
-  return { dead }
+  return { dead, finishedBy: finishedBy + 1 }
 }
+
+/**
+ * What a dead generator may have sent beyond the counts of its last heartbeat, bounded from what the fleet table
+ * knows. Those counts are up to a worker's report interval old when the heartbeat is written, and the silence until
+ * it was judged dead follows; over that span it sent at most at its pace, taken as the fastest of its own (up to its
+ * last heartbeat) and every other generator's (they run the same options against the same cluster; a generator killed
+ * in its first second has no pace of its own), with a margin, plus its in-flight window. Never more than its
+ * --max_rows left. A bound too wide only widens the doubt; one too narrow would blame the cluster for the excess.
+ */
+function unreportedOf (ctx, g, generators) {
+  const { options } = ctx
+  const counts = g.detail.counts || { sent: 0 }
+  const startMs = ctx.fleetStart ? ctx.fleetStart.serverMs : null
+  const runningS = (row) => (startMs !== null && row.last_heard_server_ms !== null
+    ? Math.max(0, (row.last_heard_server_ms - startMs) / 1000) : 0)
+  const paceOf = (row) => {
+    const sent = (row.detail.counts && row.detail.counts.sent) || 0
+    return sent > 0 && runningS(row) > 0 ? sent / runningS(row) : 0
+  }
+  const pace = Math.max(...generators.map(paceOf)) * PACE_MARGIN
+  const silentS = (g.silent_ms || 0) / 1000
+  const staleS = Math.min(runningS(g), COUNTS_LAG_S)
+  const unitsPerRequest = ctx.workload.unit === 'rows' ? options.batchSize || 1 : 1
+  const window = options.concurrentRequests * options.processes * unitsPerRequest
+  let bound = Math.ceil(pace * (staleS + silentS)) + window
+  const limit = ctx.workload.countLimit ? ctx.workload.countLimit(options) : Number.MAX_SAFE_INTEGER
+  if (limit !== Number.MAX_SAFE_INTEGER) bound = Math.min(bound, Math.max(0, limit * options.processes - counts.sent))
+  return { bound, noticedAfterS: Math.round(silentS * 10) / 10 }
+}
+
+// A worker reports its counts to its master every second; a heartbeat carries the master's totals, so its counts
+// may be that old (and a little more, for the message).
+const COUNTS_LAG_S = 1.5
+// A pace is an average: a generator may have sent faster than it, for the seconds that matter.
+const PACE_MARGIN = 1.5
 
 async function printMergedReport (ctx) {
   const { resultsTable, runId } = ctx.options

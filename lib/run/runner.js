@@ -55,13 +55,20 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
     if (ctx.metrics) ctx.metrics.finish(finalResults(ctx, results))
     const code = exitCode(ctx, results)
     if (!fleet) return code
-    let dead = []
-    await stage(ctx, 'finish the fleet', async (c) => {
-      const left = await leaveFleet(c, results.main, code, (totals, lost) => finishFleetTables(c, totals, lost))
-      dead = (left && left.dead) || []
-    })
-    // The steward's own run was whole; the fleet's is not when a generator died.
-    return dead.length > 0 ? Math.max(code, EXIT.PARTIAL) : code
+    let left = null
+    try {
+      await stage(ctx, 'finish the fleet', async (c) => {
+        left = await leaveFleet(c, results.main, code, (totals, lost) => finishFleetTables(c, totals, lost))
+      })
+    } finally {
+      // A generator's --json waits for the fleet's finish, to say who finished it (and whom it found dead).
+      if (left) {
+        results.main.fleet_finish = { finished_by: left.finishedBy, dead: left.dead.map((g) => g.generator + 1) }
+      }
+      writeJson(ctx, results.main)
+    }
+    // The finisher's own run may have been whole; the fleet's is not when a generator died.
+    return left && left.dead.length > 0 ? Math.max(code, EXIT.PARTIAL) : code
   } catch (error) {
     if (ctx.fleet) await ctx.fleet.failed(errorLine(error.message)).catch(() => {})
     throw error
@@ -371,9 +378,14 @@ function report (ctx) {
   main.thresholds = evaluateThresholds(options.thresholds || [], main, workload.unit)
   const text = renderReport(workload, main) + (companion ? renderCompanion(ctx.companion.workload, companion) : '')
   ctx.stderr.write(text)
-  if (options.json) ctx.stdout.write(`${JSON.stringify(main)}\n`)
+  // A fleet's generator prints its --json after the fleet's finish (writeJson), with who finished it.
+  if (!options.fleet) writeJson(ctx, main)
   if (options.report) writeHtmlReport(ctx, main, text)
   return { main, companion }
+}
+
+function writeJson (ctx, result) {
+  if (ctx.options.json) ctx.stdout.write(`${JSON.stringify(result)}\n`)
 }
 
 /** --report: the HTML file, after the report on stderr, so a failure here loses no figures. */

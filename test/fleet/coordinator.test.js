@@ -85,7 +85,7 @@ test('a start barrier not complete in --barrier_timeout fails, naming the genera
     await gens[0].prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
     await assert.rejects(gens[0].barrier(), (error) => {
       assert.equal(error.exitCode, 3)
-      assert.match(error.message, /^the start barrier of run r1 was not complete within --barrier_timeout 1m: generators 2 \(registered on gen-1\), 3 \(never registered\) of 3 not ready$/)
+      assert.match(error.message, /^the start barrier of run r1 was not complete within --barrier_timeout 1m: generators 2 \(registered, silent for 60s on gen-1\), 3 \(never registered\) of 3 not ready$/)
       return true
     })
     assert.ok(now >= 1_060_000, 'it waited the whole timeout, on the injected clock')
@@ -115,7 +115,7 @@ test('a generator silent for longer than the limit is dead; one that never regis
   try {
     await gens[0].join({ compared: {} })
     await gens[1].join({ compared: {} })
-    await gens[1].heartbeat({ sent: 100, ok: 90, failed: 0 })
+    await gens[1].beat({ sent: 100, ok: 90, failed: 0 })
     await gens[0].done({ counts: { sent: 10, ok: 10, failed: 0 } })
     const all = await gens[0].awaitOthers({ deadAfterMs: 30_000 })
     assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'done', false], [1, 'running', true], [2, 'missing', true]])
@@ -132,7 +132,7 @@ test('a count still on its way when the generator is done does not overwrite don
     const [g] = generators(double, 1)
     try {
       await g.join({ compared: {} })
-      const counting = g.heartbeat({ sent: 5, ok: 5, failed: 0 })
+      const counting = g.beat({ sent: 5, ok: 5, failed: 0 })
       await g.done({ counts: { sent: 10, ok: 10, failed: 0 } })
       await counting
       const row = await g.readRow(0)
@@ -160,3 +160,142 @@ test('compared options leave out what is each generator\'s own; differences read
   assert.deepEqual(comparedOptions(described, { seedGiven: false }), { batch_size: 100, model: 'cpu' })
   assert.deepEqual(differences({ a: 1, b: 'x' }, { a: 2, c: true }), ['a: 1 here, 2 there', 'b: "x" here, (not set) there', 'c: (not set) here, true there'])
 })
+
+/** A client that counts the REFRESH statements its generator sends. */
+function countingRefreshes (g) {
+  g.refreshes = 0
+  const sql = g.client.sql.bind(g.client)
+  g.client.sql = (stmt, args) => {
+    if (/^REFRESH TABLE/.test(stmt)) g.refreshes++
+    return sql(stmt, args)
+  }
+  return g
+}
+
+test('the steward dead after the load: the lowest living generator takes the finish over, the others wait for it', () => withCrateTestDouble({}, async (double) => {
+  let now = 7_000_000
+  const clock = () => now
+  const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
+  const gens = generators(double, 3, { clock, sleep, pollMs: 1000 }).map(countingRefreshes)
+  try {
+    for (const g of gens) await g.join({ compared: {} })
+    for (const g of gens) await g.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await gens[0].beat({ sent: 50, ok: 40, failed: 0 })
+    now += 30_001
+    await gens[1].done({ counts: { sent: 100, ok: 100, failed: 0 } })
+    await gens[2].done({ counts: { sent: 100, ok: 100, failed: 0 } })
+    const handOvers = []
+    gens[2].on('finisher', (e) => handOvers.push(e))
+    const taken = await gens[1].awaitFinish({ deadAfterMs: 30_000 })
+    assert.deepEqual(taken, { takeOver: true, deadFinishers: [0] })
+    const waiting = gens[2].awaitFinish({ deadAfterMs: 30_000 })
+    const all = await gens[1].awaitOthers({ deadAfterMs: 30_000 })
+    assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'running', true], [1, 'done', false], [2, 'done', false]])
+    assert.ok(all[0].silent_ms > 30_000, 'how long the death took to notice')
+    await gens[1].storeReconciliation({ finished_by: 1 })
+    assert.deepEqual(await waiting, { finishedBy: 1 })
+    assert.deepEqual(handOvers, [{ dead: 0, next: 1 }])
+    assert.equal(gens[2].refreshes, 0, 'a generator that does not finish reads rows by their whole key only')
+    const takeovers = double.statementsMatching(/ ON CONFLICT DO NOTHING$/).filter((s) => s.args[1] === -100)
+    assert.equal(takeovers.length, 1, 'one claim of the finish, by the generator that took it over')
+  } finally {
+    closeAll(gens)
+  }
+}))
+
+test('two generators claiming the finish of a dead steward: one wins, the other waits for it', () => withCrateTestDouble({}, async (double) => {
+  let now = 8_000_000
+  const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
+  // Polls of 100 ms: the winner stays alive, on the injected clock, for the whole wait of the loser.
+  const gens = generators(double, 3, { clock: () => now, sleep, pollMs: 100 })
+  try {
+    for (const g of gens) await g.join({ compared: {} })
+    for (const g of gens) await g.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    now += 30_001
+    // Generator 3 saw generator 2 silent a moment ago too: both take themselves for the lowest living.
+    await gens[2].done({ counts: { sent: 1, ok: 1, failed: 0 } })
+    const wonByThree = await gens[2].awaitFinish({ deadAfterMs: 30_000 })
+    assert.equal(wonByThree.takeOver, true)
+    await gens[1].done({ counts: { sent: 1, ok: 1, failed: 0 } })
+    const second = gens[1].awaitFinish({ deadAfterMs: 30_000 })
+    await gens[2].storeReconciliation({ finished_by: 2 })
+    assert.deepEqual(await second, { finishedBy: 2 }, 'the claim has one winner; the loser waits for it')
+  } finally {
+    closeAll(gens)
+  }
+}))
+
+test('a generator that went silent while it waited at the barrier is not ready; a restarted pod takes its place', () => withCrateTestDouble({}, async (double) => {
+  let now = 9_000_000
+  const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
+  const [steward, evicted] = generators(double, 2, { clock: () => now, sleep, pollMs: 1000, barrierTimeoutMs: 20_000 })
+  const [, restarted] = generators(double, 2, { clock: () => now, sleep, pollMs: 1000 })
+  try {
+    await steward.join({ compared: {} })
+    await evicted.join({ compared: {} })
+    await steward.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await evicted.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await evicted.writeOwnRow('ready', evicted.detail)
+    now += 10_000
+    await assert.rejects(steward.barrier({ deadAfterMs: 5000 }), /generator 2 \(ready, silent for \d+(\.\d+)?s on gen-1\) of 2 not ready/)
+    assert.equal((await steward.readRow(-2)).state, 'aborted', 'the start row says why')
+  } finally {
+    closeAll([steward, evicted])
+  }
+  try {
+    // Another run, on the real clock: the pod comes back before the fleet started, and the fleet starts with it.
+    const [s2, e2] = generators(double, 2, { pollMs: 10, runId: 'r2' })
+    const [, back] = generators(double, 2, { pollMs: 10, runId: 'r2' })
+    await s2.join({ compared: {} })
+    await e2.join({ compared: {} })
+    await s2.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await e2.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await e2.writeOwnRow('ready', e2.detail)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await back.join({ compared: {}, deadAfterMs: 50 })
+    await back.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    const starts = await Promise.all([s2.barrier({ deadAfterMs: 5000, leadMs: 100 }), back.barrier({ deadAfterMs: 5000, leadMs: 100 })])
+    assert.equal(starts[0].serverStartMs, starts[1].serverStartMs)
+    closeAll([s2, e2, back])
+  } finally {
+    restarted.client.close()
+  }
+}))
+
+test('a generator still heartbeating at the barrier cannot be replaced by a second pod of the same index', () => withCrateTestDouble({}, async (double) => {
+  const [steward, first] = generators(double, 2)
+  const [, twin] = generators(double, 2)
+  try {
+    await steward.join({ compared: {} })
+    await first.join({ compared: {} })
+    await first.writeOwnRow('ready', { ...first.detail, reported_at_server_ms: Date.now() })
+    await assert.rejects(twin.join({ compared: {}, deadAfterMs: 60_000 }), /generator 2\/2 of run r1 has already run \(ready, on gen-1\)/)
+  } finally {
+    closeAll([steward, first, twin])
+  }
+}))
+
+test('twelve generators arriving one after another: only the steward refreshes the fleet table, a few times per arrival', () => withCrateTestDouble({}, async (double) => {
+  // Arrivals every 2 polls of the steward, as pods a second apart against its 500 ms poll are.
+  const gens = generators(double, 12, { pollMs: 20, barrierTimeoutMs: 30_000 }).map(countingRefreshes)
+  try {
+    const arrivals = gens.map(async (g, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i * 40))
+      await g.join({ compared: {} })
+      await g.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+      return g.barrier({ leadMs: 50, deadAfterMs: 30_000 })
+    })
+    const starts = await Promise.all(arrivals)
+    assert.equal(new Set(starts.map((s) => s.serverStartMs)).size, 1)
+    await Promise.all(gens.map((g) => g.done({ counts: { sent: 1, ok: 1, failed: 0 } })))
+    const waiting = gens.slice(1).map((g) => g.awaitFinish({ deadAfterMs: 30_000 }))
+    await gens[0].awaitOthers({ deadAfterMs: 30_000 })
+    await gens[0].storeReconciliation({ finished_by: 0 })
+    await Promise.all(waiting)
+    assert.deepEqual(gens.slice(1).map((g) => g.refreshes), Array(11).fill(0), 'the others read rows by key only')
+    const total = double.statementsMatching(/^REFRESH TABLE "doc"\."fleet_test"$/).length
+    assert.ok(total <= 40, `${total} REFRESH statements on the fleet table`)
+  } finally {
+    closeAll(gens)
+  }
+}))

@@ -88,7 +88,10 @@ test('Prometheus scrapes a 20 s run: the final counters equal the report; every 
       if (/cratebench_/.test(filled)) assert.ok(answer.data.result.length > 0, `${title}: no data for ${filled}`)
     }
     const phases = await api(base, `/api/v1/query_range?query=${encodeURIComponent('max by (phase) (cratebench_phase{run_id="prom-1"}) == 1')}&start=${start}&end=${end}&step=1`)
-    assert.deepEqual(phases.data.result.map((r) => r.metric.phase).sort(), ['measure', 'warmup'], `the warm-up and the measured part were seen: ${JSON.stringify(phases.data.result)}`)
+    // A scrape may land in the drain too (the last answers after --duration), on a loaded machine.
+    const seen = phases.data.result.map((r) => r.metric.phase)
+    assert.ok(seen.includes('warmup') && seen.includes('measure'), `the warm-up and the measured part were seen: ${JSON.stringify(phases.data.result)}`)
+    assert.deepEqual(seen.filter((p) => !['warmup', 'measure', 'drain'].includes(p)), [], 'no other phase')
   } finally {
     prometheus.child.kill()
   }

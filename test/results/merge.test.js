@@ -65,3 +65,40 @@ test('client and server percentiles come from the merged histograms, exact, neve
   assert.equal(merged.server_ms.p50, 1)
   assert.equal(merged.environment.cpus, 6, 'two machines: 2 + 4 CPUs')
 })
+
+/** The fleet table's rows of a run as readFleetRun returns them. */
+function fleetRows ({ generators, reconciled }) {
+  return {
+    generators: generators.map(([generator, state, counts]) => ({ generator, state, host: `pod-${generator}`, at: 0, detail: { counts, clock_offset_ms: 0 } })),
+    prepare: { generator: -1, state: 'prepared', detail: { generator: 0 } },
+    start: null,
+    reconciled: reconciled ? { generator: -3, state: 'reconciled', detail: reconciled } : null
+  }
+}
+
+test('a dead generator: its last heartbeat\'s acknowledged rows count, the rest and its unreported bound are in doubt', () => {
+  const alive = generatorResult({ index: 1, count: 2, ms: [10, 20], serverMs: [1, 2] })
+  const reconciliation = { acknowledged: 120, in_doubt: 580, counted: 400, verdict: 'within_in_doubt', excess: 0, missing: 0 }
+  const fleet = fleetRows({
+    generators: [[0, 'running', { sent: 200, ok: 100, failed: 0 }], [1, 'done', { sent: 20, ok: 20, failed: 0 }]],
+    reconciled: { finished_by: 1, generators: [{ generator: 0, unreported_bound: 500, noticed_after_s: 7.5 }], table_count: 400, reconciliation }
+  })
+  const merged = mergeResults([alive], { fleet })
+  assert.equal(merged.rows_ok, 20 + 100)
+  assert.equal(merged.rows_in_doubt, 100 + 500, 'sent but unanswered by its last heartbeat, and the bound after it')
+  assert.equal(merged.rows_sent, 20 + 200 + 500)
+  assert.equal(merged.partial, true)
+  assert.deepEqual(merged.partial_reasons, ['generator 1 (pod-0) died (running, no result, judged dead after 7.5 s of silence): the 100 rows acknowledged by its last report are counted, the rest it sent (and up to 500 more after its last report) are in doubt'])
+  assert.equal(merged.fleet.finished_by, 2, 'generator 2 took the finish over')
+  assert.equal(merged.fleet.steward, 1)
+  assert.equal(merged.reconciliation.verdict, 'within_in_doubt')
+})
+
+test('a fleet nobody reconciled is partial and says so', () => {
+  const merged = mergeResults([generatorResult({ index: 0, ms: [1], serverMs: [1] })], {
+    fleet: fleetRows({ generators: [[0, 'done', { sent: 10, ok: 10, failed: 0 }], [1, 'done', { sent: 10, ok: 10, failed: 0 }]] })
+  })
+  assert.equal(merged.partial, true)
+  assert.ok(merged.partial_reasons.some((r) => /^the fleet was not reconciled: no generator finished the fleet/.test(r)), merged.partial_reasons.join('\n'))
+  assert.equal(merged.fleet.finished_by, null)
+})

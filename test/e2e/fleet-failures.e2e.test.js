@@ -1,0 +1,148 @@
+'use strict'
+
+// A fleet's failure paths end to end: generators started by hand as pods would be, one or more killed (their whole
+// process tree, SIGKILL: no 'done', no result) at a chosen moment. In every case the fleet must end finished by a
+// living generator, with count(*) within [acknowledged, acknowledged + in doubt], or say that it could not start.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+const { runFleet } = require('../helpers/fleet-run')
+const { assertCountWithinAcknowledged } = require('../helpers/table-invariant')
+
+// Heartbeats every 200 ms and a 1 s --timeout: a dead generator is judged after 1.6 s of silence.
+const HEARTBEAT_ENV = { CRATE_BENCH_FLEET_HEARTBEAT_MS: '200' }
+const COMMON = ['--processes', '1', '--concurrent_requests', '2', '--batch_size', '100', '--timeout', '1s', '--json']
+
+/** The fleet of one run against the test double, its heartbeats every 200 ms (see runFleet). */
+const fleet = (double, spec) => runFleet({ env: double.env(HEARTBEAT_ENV), common: COMMON, ...spec })
+
+const slowBulks = { trackKeys: true, fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }
+
+test('the steward killed mid-run: the lowest living generator takes the finish over, reconciles, exits 4', () => withCrateTestDouble(slowBulks, async (double) => {
+  const { runs: [steward, second, third], report } = await fleet(double, { runId: 'steward-dies', kills: { 1: { at: /the load starts at/, delayMs: 3000 } } })
+  assert.equal(steward.signal, 'SIGKILL')
+  assert.equal(second.code, 4, second.stderr)
+  assert.match(second.stderr, /generator 2\/3 takes over the fleet's finish \(generator 1 stopped heartbeating\)/)
+  assert.match(second.stderr, /fleet of run steward-dies: 2 of 3 generators done; DEAD \(no final report\): 1/)
+  assert.match(second.stderr, /generator 1 \([^)]+\) was judged dead after [\d.]+ s of silence/)
+  assert.deepEqual(second.json.fleet_finish, { finished_by: 2, dead: [1] })
+  assert.equal(third.code, 0, third.stderr)
+  assert.deepEqual(third.json.fleet_finish, { finished_by: 2, dead: [] }, 'the others say who finished the fleet')
+  assert.equal(report.code, 4, report.stderr)
+  assert.equal(report.json.fleet.finished_by, 2)
+  assertCountWithinAcknowledged(report.json, double)
+  // The table's refresh_interval and the fleet's rows were restored and stored by the finisher, not left running.
+  assert.ok(double.statementsMatching(/^REFRESH TABLE "doc"\."cpu"$/).length >= 1)
+}))
+
+test('a generator killed mid-run: the rows it may have sent after its last heartbeat are in doubt, never an excess', () => withCrateTestDouble(slowBulks, async (double) => {
+  const { runs: [steward, second, third], report } = await fleet(double, { runId: 'one-dies', kills: { 2: { at: /the load starts at/, delayMs: 3000 } } })
+  assert.equal(second.signal, 'SIGKILL')
+  assert.equal(steward.code, 4, steward.stderr)
+  assert.equal(third.code, 0, third.stderr)
+  assert.deepEqual(third.json.fleet_finish, { finished_by: 1, dead: [] })
+  assert.equal(report.code, 4)
+  const m = report.json
+  assert.ok(m.partial_reasons.some((r) => /^generator 2 .*judged dead after [\d.]+ s of silence.*up to \d+ more after its last report/.test(r)), m.partial_reasons.join('\n'))
+  assertCountWithinAcknowledged(m, double)
+}))
+
+test('the steward and generator 2 killed: generator 3 finishes the fleet alone', () => withCrateTestDouble(slowBulks, async (double) => {
+  const { runs: [steward, second, third], report } = await fleet(double, {
+    runId: 'two-die',
+    kills: { 1: { at: /the load starts at/, delayMs: 3000 }, 2: { at: /the load starts at/, delayMs: 3000 } }
+  })
+  assert.equal(steward.signal, 'SIGKILL')
+  assert.equal(second.signal, 'SIGKILL')
+  assert.equal(third.code, 4, third.stderr)
+  assert.deepEqual(third.json.fleet_finish, { finished_by: 3, dead: [1, 2] })
+  assert.equal(report.code, 4)
+  assertCountWithinAcknowledged(report.json, double)
+}))
+
+test('the steward killed while waiting at the barrier: the others stop at once, saying so, exit 3', () => withCrateTestDouble({}, async (double) => {
+  // Generator 3 never comes, so the steward waits at the barrier; it is killed there.
+  const env = double.env(HEARTBEAT_ENV)
+  const args = [...COMMON, '--duration', '4s', '--run_id', 'barrier-dies', '--barrier_timeout', '1m']
+  let second
+  const steward = await runTool('appClusterIngest.js', [...args, '--generator', '1/3'], {
+    env,
+    detached: true,
+    waitFor: /prepared the tables for the fleet/,
+    whileRunning: (child) => {
+      second = runTool('appClusterIngest.js', [...args, '--generator', '2/3'], { env })
+      setTimeout(() => process.kill(-child.pid, 'SIGKILL'), 500)
+    }
+  })
+  assert.equal(steward.signal, 'SIGKILL')
+  const other = await second
+  assert.equal(other.code, 3, other.stderr)
+  assert.match(other.stderr, /error: the steward, generator 1 \([^)]+\), stopped before the start \(silent for [^)]+\): the fleet cannot start/)
+  assert.ok(other.seconds < 30, `${other.seconds} s: not the whole --barrier_timeout of 1 minute`)
+  assert.equal(double.bulkRowsReceived, 0)
+}))
+
+test('a generator killed after it is done changes nothing: its result is stored, the fleet finishes whole', () => withCrateTestDouble(slowBulks, async (double) => {
+  const { runs: [steward, second, third], report } = await fleet(double, {
+    runId: 'after-done',
+    args: ['--max_rows', '2000'],
+    kills: { 3: { at: /done; generator 1 finishes the fleet/, delayMs: 0 } }
+  })
+  assert.equal(steward.code, 0, steward.stderr)
+  assert.equal(second.code, 0, second.stderr)
+  assert.equal(third.signal, 'SIGKILL')
+  assert.equal(report.code, 0, report.stderr)
+  assert.equal(report.json.rows_ok, 6000)
+  assert.equal(report.json.reconciliation.verdict, 'exact')
+}))
+
+test('the steward killed after it is done, while it waits for the others: generator 2 finishes, the fleet is whole', () => withCrateTestDouble(slowBulks, async (double) => {
+  // Generator 3 is held (SIGSTOP) for 1 s after it stored its result, before it says done, so that the steward waits
+  // for it and is killed waiting (held after its load, none of its requests can time out meanwhile).
+  const { runs: [steward, second, third], report } = await fleet(double, {
+    runId: 'steward-after-done',
+    kills: {
+      1: { at: /waiting for the other generators to finish/ },
+      3: { at: /result stored in/, signal: 'SIGSTOP', resumeAfterMs: 1000 }
+    }
+  })
+  assert.equal(steward.signal, 'SIGKILL')
+  assert.equal(second.code, 0, second.stderr)
+  assert.match(second.stderr, /generator 2\/3 takes over the fleet's finish \(generator 1 stopped heartbeating\)/)
+  assert.deepEqual(second.json.fleet_finish, { finished_by: 2, dead: [] }, 'the steward\'s result was whole')
+  assert.equal(third.code, 0, third.stderr)
+  assert.equal(report.code, 0, report.stderr)
+  assert.equal(report.json.reconciliation.verdict, 'exact')
+  assert.equal(report.json.rows_ok, double.keys.size)
+}))
+
+test('a generator killed before it registers, or while it waits at the barrier: the fleet does not start, exit 3', () => withCrateTestDouble({}, async (double) => {
+  const args = ['--duration', '4s', '--barrier_timeout', '5s']
+  const before = await fleet(double, { runId: 'never-registers', args, kills: { 3: { at: /benchmark, run/ } } })
+  // Generator 2 comes 2.5 s late: generator 3, killed while it waits, has been silent too long to count as ready.
+  const atBarrier = await fleet(double, {
+    runId: 'dies-at-barrier',
+    args,
+    kills: { 3: { at: /waiting for every generator to be ready/ } },
+    delays: { 2: 2500 }
+  })
+  assert.equal(before.runs[2].signal, 'SIGKILL')
+  assert.match(before.runs[0].stderr, /error: the start barrier of run never-registers was not complete within --barrier_timeout 5s: generator 3 \(never registered\) of 3 not ready/)
+  assert.equal(atBarrier.runs[2].signal, 'SIGKILL')
+  for (const { runs } of [before, atBarrier]) {
+    assert.deepEqual(runs.slice(0, 2).map((r) => r.code), [3, 3], runs.map((r) => r.stderr).join('\n'))
+    assert.match(runs[1].stderr, /error: the start barrier of run \S+ was not complete within --barrier_timeout 5s: generator 3 /)
+  }
+  assert.equal(double.bulkRowsReceived, 0, 'no generator sent a row')
+}))
+
+test('every generator dead: crate-bench report says the fleet was not reconciled, and exits 4', () => withCrateTestDouble(slowBulks, async (double) => {
+  const kill = { at: /the load starts at/, delayMs: 1500 }
+  const { runs, report } = await fleet(double, { runId: 'all-die', count: 2, kills: { 1: kill, 2: kill } })
+  assert.deepEqual(runs.map((r) => r.signal), ['SIGKILL', 'SIGKILL'])
+  assert.equal(report.code, 4, report.stderr)
+  assert.match(report.stderr, /run all-die was not reconciled and has no result: every generator of its fleet died before storing one \(doc\.crate_bench_fleet: generator 1 on [^ ]+ running, \d+ acknowledged by its last heartbeat; generator 2 /)
+  assert.equal(report.stdout, '')
+}))
