@@ -2,36 +2,49 @@
 
 const path = require('node:path')
 
-// lib/'s folders from the bottom up: a file may require its own folder and the folders below it, never one above.
-// The order is the run's own: options -> cluster -> run -> results -> reports (see docs/architecture.md).
-const LAYERS = [
-  'base', 'data', 'cluster', 'fleet', 'results', 'metrics', 'workloads', 'reports', 'cli', 'run', 'sweep', 'launch'
-]
+// What each of lib/'s folders may require besides itself: the real dependency graph, a shallow DAG (no cycle, checked
+// by test/eslint-rules/one-way-imports.test.js, which also holds each folder's README "May import:" line to it).
+// An edge added here is a decision about the architecture: say why in docs/architecture.md.
+const ALLOWED = {
+  base: [],
+  data: ['base'],
+  cluster: ['base'],
+  metrics: ['base'],
+  fleet: ['base', 'data'],
+  results: ['base', 'data', 'fleet'],
+  workloads: ['base', 'data', 'results'],
+  cli: ['base', 'data', 'cluster', 'results'],
+  reports: ['base', 'data', 'cluster', 'fleet', 'results', 'workloads'],
+  run: ['base', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli'],
+  sweep: ['base', 'reports'],
+  launch: ['base', 'results', 'workloads', 'reports', 'cli']
+}
 const LIB = path.join(__dirname, '..', 'lib')
 
-function layerOf (file) {
+function folderOf (file) {
   const relative = path.relative(LIB, file)
   if (relative.startsWith('..') || path.isAbsolute(relative)) return { inLib: false }
   const parts = relative.split(path.sep)
   // '../workloads' names a folder (its index.js); 'runner.js' would be a file at lib/'s root.
   const isFolder = parts.length > 1 || !/\.js(on)?$/.test(parts[0])
-  return { inLib: true, layer: isFolder ? parts[0] : null }
+  return { inLib: true, folder: isFolder ? parts[0] : null }
 }
 
 module.exports = {
   meta: {
     type: 'problem',
-    docs: { description: "lib/'s folders import one way: a lower layer never requires a higher one" },
+    docs: { description: "lib/'s folders require only what ALLOWED names for them: the graph stays a DAG" },
     schema: []
   },
   create (context) {
     const file = context.filename
-    const own = layerOf(file)
+    const own = folderOf(file)
     if (!own.inLib) return {}
-    if (own.layer !== null && !LAYERS.includes(own.layer)) {
+    if (own.folder !== null && !ALLOWED[own.folder]) {
       return {
         Program (node) {
-          context.report({ node, message: `lib/${own.layer}/ is not a known layer: add it to LAYERS in ${__filename}` })
+          const message = `lib/${own.folder}/ is not a known folder: add it to ALLOWED in ${__filename}`
+          context.report({ node, message })
         }
       }
     }
@@ -42,27 +55,28 @@ module.exports = {
         if (!arg.value.startsWith('.')) return
         const target = path.resolve(path.dirname(file), arg.value)
         if (path.basename(target) === 'package.json') return
-        const theirs = layerOf(target)
+        const theirs = folderOf(target)
         if (!theirs.inLib) {
           context.report({ node, message: `lib/ must not require '${arg.value}' from outside lib/` })
           return
         }
-        // Files at lib/'s root sit above every folder.
-        if (own.layer === null || theirs.layer === null) {
-          if (theirs.layer === null && own.layer !== null) {
-            context.report({ node, message: `lib/${own.layer}/ must not require lib/'s root ('${arg.value}')` })
+        // Files at lib/'s root would sit above every folder: there are none, and none may be required.
+        if (own.folder === null || theirs.folder === null) {
+          if (theirs.folder === null && own.folder !== null) {
+            context.report({ node, message: `lib/${own.folder}/ must not require lib/'s root ('${arg.value}')` })
           }
           return
         }
-        if (LAYERS.indexOf(theirs.layer) > LAYERS.indexOf(own.layer)) {
+        if (theirs.folder !== own.folder && !ALLOWED[own.folder].includes(theirs.folder)) {
+          const may = ALLOWED[own.folder].length ? ALLOWED[own.folder].join(', ') : 'nothing of ours'
           context.report({
             node,
-            message: `lib/${own.layer}/ must not require lib/${theirs.layer}/ ('${arg.value}'): ` +
-              `${theirs.layer} is a higher layer (${LAYERS.join(' < ')})`
+            message: `lib/${own.folder}/ must not require lib/${theirs.folder}/ ('${arg.value}'): it may require ` +
+              `${may} (ALLOWED in eslint-rules/one-way-imports.js)`
           })
         }
       }
     }
   },
-  LAYERS
+  ALLOWED
 }

@@ -1,59 +1,12 @@
 'use strict'
 
 const { EventEmitter } = require('node:events')
-// undici's Pool alone: the package's index loads every dispatcher, mock and cache, which doubles
-// the start-up of each worker process (about 30 ms more).
-const Pool = require('undici/lib/dispatcher/pool')
 const { systemClock } = require('../base/clock')
-
-/** CrateDB answered with an error status (JSON error body, or plain text for 401, or empty for 413). */
-class CrateHttpError extends Error {
-  constructor ({ status, code, message }) {
-    super(message)
-    this.name = 'CrateHttpError'
-    this.status = status
-    this.code = code
-  }
-}
-
-/**
- * No answer. `sent` says whether the request may have reached the server: a refused connection
- * sent nothing (its rows are failed), a connection closed mid-request or a timeout after sending
- * lost the answer (its rows are in doubt: they may be in the table).
- */
-class TransportError extends Error {
-  constructor ({ code, message, host, sent }) {
-    super(message)
-    this.name = 'TransportError'
-    this.code = code
-    this.host = host
-    this.sent = sent
-  }
-}
-
-const TLS_MISMATCH_CODES = new Set(['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG'])
-// Failures that happen before a request leaves the client.
-const NEVER_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ECONNECTTIMEOUT',
-  'ETLS',
-  'ECERT',
-  'ENOHOST'
-])
-// Failures that say the host is gone, not slow: it is skipped until its pause is over.
-const HOST_DOWN_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ECLOSED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ECONNECTTIMEOUT'
-])
+const {
+  CrateHttpError, TransportError, NEVER_SENT_CODES, HOST_DOWN_CODES, normalizeCode, describeTransportFailure,
+  parseErrorBody, cutShort
+} = require('./http-errors')
+const { createPool, dispatch } = require('./undici-dispatch')
 
 const MB = 1024 * 1024
 // Far more than any answer of this tool's statements; a bulk answer is about 16 bytes a row (more with errors).
@@ -66,114 +19,6 @@ const MAX_PAUSE_MS = 10_000
 const WAIT_SLICE_MS = 100
 const PROBE_TIMEOUT_MS = 2000
 
-function normalizeCode (error) {
-  const code = error && error.code
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'ETIMEDOUT'
-  if (code === 'UND_ERR_SOCKET') return 'ECLOSED'
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'ECONNECTTIMEOUT'
-  if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_ABORTED') return 'ABORTED'
-  return code
-}
-
-function describeTransportFailure (code, detail, hostUrl, timeoutMs, timeoutName) {
-  if (code === 'ETIMEDOUT') {
-    return { code, message: `no answer from ${hostUrl} within ${timeoutMs} ms (${timeoutName})` }
-  }
-  if (code === 'ABORTED') return { code, message: `request to ${hostUrl} abandoned before its answer arrived` }
-  if (code === 'ETOOLARGE') {
-    return { code, message: `the answer of ${hostUrl} had ${detail} (--max_answer_mb): cut off, outcome in doubt` }
-  }
-  if (code === 'ECONNREFUSED') return { code, message: `connection refused by ${hostUrl}` }
-  if (code === 'ECONNECTTIMEOUT') return { code, message: `no connection to ${hostUrl} within the connect timeout` }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { code, message: `cannot resolve the host of ${hostUrl}` }
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECLOSED') {
-    return { code, message: `connection to ${hostUrl} closed before the answer arrived` }
-  }
-  if (TLS_MISMATCH_CODES.has(code) || /wrong version number|packet length too long/i.test(detail)) {
-    return {
-      code: 'ETLS',
-      message: `TLS handshake with ${hostUrl} failed: the port does not speak TLS (CRATE_SSL set for a plain HTTP ` +
-        `port?)`
-    }
-  }
-  if (/certificate|self.signed|UNABLE_TO_VERIFY|CERT_/i.test(`${code} ${detail}`)) {
-    return {
-      code: 'ECERT',
-      message: `TLS certificate of ${hostUrl} is not trusted (${detail}); --insecure skips verification`
-    }
-  }
-  return { code: code || 'EUNKNOWN', message: `request to ${hostUrl} failed: ${detail}` }
-}
-
-function parseErrorBody (status, contentType, text) {
-  if (contentType && contentType.includes('json')) {
-    try {
-      const body = JSON.parse(text)
-      if (body && body.error) return { status, code: body.error.code, message: body.error.message }
-    } catch { /* fall through to the text */ }
-  }
-  if (status === 401) return { status, code: 401, message: `authentication failed: ${text.trim() || 'HTTP 401'}` }
-  if (status === 413) {
-    return {
-      status,
-      code: 413,
-      message: 'request body too large for the server (HTTP 413, over http.max_content_length): lower --batch_size'
-    }
-  }
-  return { status, code: status, message: `HTTP ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''}` }
-}
-
-/** A request cut short by the client: its answer took longer than --timeout, or grew beyond the cap. */
-function cutShort (code, message) {
-  return Object.assign(new Error(message), { code })
-}
-
-/**
- * One request through undici's dispatcher, with the smallest handler that collects the answer: no
- * stream, no header object per answer. Resolves { statusCode, contentType, text }. `watch` is the request's
- * entry in the client's deadline watch: it gets the abort function, and an answer larger than
- * `watch.maxAnswerBytes` is cut off with ETOOLARGE, since holding it would take the process down.
- */
-function dispatch (pool, options, watch) {
-  return new Promise((resolve, reject) => {
-    const chunks = []
-    let statusCode = 0
-    let contentType = null
-    let bytes = 0
-    pool.dispatch(options, {
-      onConnect (abort) {
-        watch.abort = abort
-        if (watch.expired) abort(watch.expired)
-      },
-      onHeaders (status, rawHeaders) {
-        statusCode = status
-        for (let i = 0; i < rawHeaders.length; i += 2) {
-          const name = rawHeaders[i]
-          if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') {
-            contentType = rawHeaders[i + 1].toString('latin1')
-          }
-        }
-        return true
-      },
-      onData (chunk) {
-        bytes += chunk.length
-        if (bytes > watch.maxAnswerBytes) {
-          chunks.length = 0
-          watch.abort(cutShort('ETOOLARGE', `more than ${watch.maxAnswerBytes.toLocaleString('en-US')} bytes`))
-          return false
-        }
-        chunks.push(chunk)
-        return true
-      },
-      onComplete () {
-        const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')
-        resolve({ statusCode, contentType, text })
-      },
-      onError: reject
-    })
-  })
-}
-
 /**
  * One CrateDB node: its connection pool and whether it answers. A host that refuses or resets
  * connections is down for a pause (1 s, doubling up to 10 s); after the pause a `SELECT 1` tries
@@ -183,7 +28,7 @@ class Host {
   constructor (h, poolOptions) {
     this.base = `${h.protocol}://${h.hostname.includes(':') ? `[${h.hostname}]` : h.hostname}:${h.port}`
     this.poolOptions = poolOptions
-    this.pool = new Pool(this.base, poolOptions)
+    this.pool = createPool(this.base, poolOptions)
     this.state = 'up'
     this.pauseMs = 0
     this.downUntil = 0
@@ -192,7 +37,7 @@ class Host {
   /** Abandons every request in flight; new requests get a fresh pool. */
   resetPool () {
     const old = this.pool
-    this.pool = new Pool(this.base, this.poolOptions)
+    this.pool = createPool(this.base, this.poolOptions)
     old.destroy().catch(() => {})
   }
 }

@@ -1,25 +1,12 @@
 'use strict'
 
-const fs = require('node:fs')
-const path = require('node:path')
 const { EXIT, UsageError, errorLine } = require('../base/errors')
-const { loadWorkload } = require('../workloads')
-const { renderReport, renderCompanion } = require('./text')
-const { renderHtmlReport } = require('./html')
-const { mergeResults } = require('../results/merge')
-const { connectionFromArgs } = require('../cluster/connection')
-const { parseRunId } = require('../results/run-identity')
-const { parseTableName } = require('../data/schema')
-const { CrateClient } = require('../cluster/http-client')
-const { readRegularFile, sameFile } = require('../base/files')
+const { terminalReport } = require('./text')
+const { readRuns } = require('./read-runs')
+const { readResult, writeHtml } = require('./result-file')
+const { sameFile } = require('../base/files')
 const { visible } = require('../base/format')
-const { resultProblem, exitCodeOf } = require('../results/result')
-const { readFleetRun } = require('../fleet/coordinator')
-const { COLUMNS_SQL, resultColumnOf } = require('../results/store')
-const { parseThreshold, evaluateThresholds } = require('../results/thresholds')
-
-// A result of a long run with its timeline is a few megabytes; this is far beyond any.
-const MAX_RESULT_BYTES = 512 * 1024 * 1024
+const { exitCodeOf } = require('../results/result')
 
 const USAGE = `Usage: crate-bench report RESULT.json [-o FILE.html] [--json]
        crate-bench report --results_table TABLE --run_id ID [-o FILE.html] [--json]
@@ -92,147 +79,6 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
   }
 }
 
-/** A result saved with --json: a file that cannot be read is exit 3, one that is not a result exit 2. */
-function readResult (file) {
-  const text = readRegularFile(file, { what: 'result', maxBytes: MAX_RESULT_BYTES, unreadableExit: EXIT.CANNOT_RUN })
-  let result
-  try {
-    result = JSON.parse(text)
-  } catch (error) {
-    throw new UsageError(`not a result file: ${visible(file)}: ${error.message}`)
-  }
-  const problem = resultProblem(result)
-  if (problem) throw new UsageError(`not a result file: ${visible(file)}: ${problem}`)
-  return result
-}
-
-function terminalReport (result) {
-  const companion =
-    result.ingest && result.workload === 'analytical' ? renderCompanion(loadWorkload('ingest'), result.ingest) : ''
-  return renderReport(loadWorkload(result.workload), result) + companion
-}
-
-function writeHtml (result, out, stderr) {
-  try {
-    fs.writeFileSync(out, renderHtmlReport(result, { terminalReport: terminalReport(result) }))
-  } catch (error) {
-    const failure = new Error(`cannot write ${out}: ${error.message}`)
-    failure.exitCode = EXIT.CANNOT_RUN
-    throw failure
-  }
-  stderr.write(`HTML report written to ${path.resolve(out)}\n`)
-}
-
-/**
- * Each run id's rows in a results table, each merged into one result (a run of several load
- * generators is one result). Connection flags as for the benchmarks.
- */
-async function readRuns (tableText, runIds, flags, env) {
-  const table = parseTableName(tableText, 'results_table')
-  const ids = runIds.map(parseRunId)
-  const connection = connectionFromArgs(
-    {
-      host: flags.host,
-      port: flags.port,
-      user: flags.user,
-      ssl: flags.ssl,
-      insecure: Boolean(flags.insecure),
-      timeout: flags.timeout ?? '60s'
-    },
-    env
-  )
-  const client = new CrateClient({ ...connection, maxSockets: 1, retryUnsent: true })
-  const runs = []
-  try {
-    await client.requireOneHost()
-    await client.sql(`REFRESH TABLE ${table.sql}`)
-    const fleetTable = parseTableName(flags.fleet_table ?? 'doc.crate_bench_fleet', 'fleet_table')
-    for (const runId of ids) runs.push(await readMergedRun(client, table, runId, { fleetTable }))
-  } catch (error) {
-    if (error.exitCode) throw error
-    throw Object.assign(new Error(`cannot read from ${table.display}: ${error.message}`), { exitCode: EXIT.CANNOT_RUN })
-  } finally {
-    client.close()
-  }
-  return runs
-}
-
-/**
- * One run's rows of a results table (refreshed by the caller), merged into one result: with its fleet's rows when
- * its generators were a fleet, and its thresholds judged again on the merged figures. Returns { runId,
- * loadGenerators, result }.
- */
-async function readMergedRun (client, table, runId, { fleetTable = null } = {}) {
-  const column = await resultColumn(client, table)
-  const select = `SELECT ${column} FROM ${table.sql} WHERE run_id = ? ORDER BY started_at`
-  const rows = (await client.sql(select, [runId])).rows
-  if (rows.length === 0) {
-    const unreconciled = fleetTable && (await unreconciledFleet(client, fleetTable, runId))
-    if (unreconciled) throw Object.assign(new Error(unreconciled), { exitCode: EXIT.PARTIAL })
-    throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), { exitCode: EXIT.CANNOT_RUN })
-  }
-  const results = rows.map(([text]) => JSON.parse(text))
-  const problem = results.map(resultProblem).find(Boolean)
-  if (problem) {
-    const message = `${table.display} holds a row of run ${runId} that is not a result: ${problem}`
-    throw Object.assign(new Error(message), { exitCode: EXIT.CANNOT_RUN })
-  }
-  const fleet = await fleetOf(client, results[0], runId)
-  const merged = mergeResults(results, { fleet })
-  merged.thresholds = rejudgedThresholds(results[0], merged)
-  return { runId, loadGenerators: fleet ? fleet.generators.length : rows.length, result: merged }
-}
-
-/** The column of a results table that holds the results: `result_json`, or `result` in tables of earlier versions. */
-async function resultColumn (client, table) {
-  const answer = await client.sql(COLUMNS_SQL, [table.schema, table.table])
-  const column = resultColumnOf(answer.rows.map(([name]) => name))
-  if (!column) {
-    const message = `${table.display} is not a results table of this tool: it has no result_json column`
-    throw Object.assign(new Error(message), { exitCode: EXIT.CANNOT_RUN })
-  }
-  return column
-}
-
-/** The fleet table's rows of a run whose generators were a fleet (their options name the table); null otherwise. */
-async function fleetOf (client, result, runId) {
-  const named = result.options && result.options.fleet && result.options.fleet.table
-  if (!named || !named.display) return null
-  try {
-    return await readFleetRun(client, parseTableName(named.display, 'fleet_table'), runId)
-  } catch {
-    return null
-  }
-}
-
-/**
- * A run with no result but generators in the fleet table: every generator died before it stored its result, so
- * nobody reconciled the fleet. Says what the fleet table knows of them; null when the run is not there either.
- */
-async function unreconciledFleet (client, fleetTable, runId) {
-  let fleet
-  try {
-    fleet = await readFleetRun(client, fleetTable, runId)
-  } catch {
-    return null
-  }
-  if (fleet.generators.length === 0) return null
-  const known = fleet.generators.map((g) => {
-    const ok = g.detail.counts ? g.detail.counts.ok : 0
-    return `generator ${g.generator + 1}${g.host ? ` on ${visible(g.host)}` : ''} ${g.state}, ${ok} acknowledged ` +
-      'by its last heartbeat'
-  })
-  return `run ${runId} was not reconciled and has no result: every generator of its fleet died before storing one ` +
-    `(${fleetTable.display}: ${known.join('; ')}); the table's rows of this run are unaccounted for`
-}
-
-/** The run's --threshold checks, judged again on the merged figures: each generator judged only its own. */
-function rejudgedThresholds (result, merged) {
-  const texts = (result.thresholds || []).map((t) => t.threshold)
-  const unit = merged.workload === 'ingest' ? 'rows' : 'queries'
-  return evaluateThresholds(texts.map(parseThreshold), merged, unit)
-}
-
 /** Every row of one run in a results table, merged into one result. */
 async function reportRun (flags, out, { stdout, stderr, env }) {
   if (flags.results_table === undefined || flags.run_id === undefined) {
@@ -254,4 +100,4 @@ function mergedExitCode (merged) {
   return code
 }
 
-module.exports = { main, readRuns, readMergedRun, readResult, terminalReport, writeHtml }
+module.exports = { main }

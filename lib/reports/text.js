@@ -3,6 +3,7 @@
 const Table = require('cli-table3')
 const { fmt, visible } = require('../base/format')
 const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS } = require('../results/result')
+const { loadWorkload } = require('../workloads')
 
 /** A cli-table3 table in the tool's plain style (no colours), for every table it prints. */
 function table (head) {
@@ -329,4 +330,11 @@ function wrap (text, width) {
   return lines.join('\n')
 }
 
-module.exports = { renderReport, renderCompanion, table }
+/** The whole report of a result: its workload's, and the companion ingest's beside a query mix. */
+function terminalReport (result) {
+  const companion =
+    result.ingest && result.workload === 'analytical' ? renderCompanion(loadWorkload('ingest'), result.ingest) : ''
+  return renderReport(loadWorkload(result.workload), result) + companion
+}
+
+module.exports = { renderReport, renderCompanion, table, terminalReport }

@@ -13,23 +13,31 @@ const { now, sleep } = require('../base/clock')
 const GO_LEAD_MS = 100
 
 /**
- * The load stage: the main workload's worker group and, with --ingest_rate, the companion's group
- * next to it. Both start at one instant and run until the main group ends; the companion is then
- * stopped. Ctrl-C stops both; a second one abandons their requests in flight.
- * Sets ctx.load = { main, companion, cluster, loadStarted } (outcomes of lib/run/worker-group.js).
+ * @typedef {object} Load What the load stage returns.
+ * @property {Object<string, object>} outcomes per group role, what its workers produced (lib/run/worker-group.js)
+ * @property {boolean} loadStarted the main group's workers were told to go
+ * @property {number|null} startAt the instant the load started (the timeline's origin), null when it did not
+ * @property {object|null} timeline the intervals of the load (lib/results/timeline.js)
+ * @property {object|null} cluster the monitor's samples of sys.nodes, null without --monitor_interval
+ * @property {number|null} monitorStartedAt when the monitor's baseline sample was taken
  */
-async function runLoad (ctx) {
+
+/**
+ * The load stage: a worker group per load group (the main workload's and, with --ingest_rate, the companion's
+ * next to it). All start at one instant (the coordination's, for a fleet) and run until the main group ends; the
+ * companion is then stopped. Ctrl-C stops both; a second one abandons their requests in flight. Emits 'go' ({
+ * startAt, totals }) on ctx.events when the workers are told to go. Returns the Load.
+ */
+async function runLoad (ctx, loadGroups, coordination) {
   const { workload, options } = ctx
-  const main = new WorkerGroup({ name: workload.name, workload, options, prepared: ctx.prepared })
-  const side = ctx.companion
-    ? new WorkerGroup({
-        name: ctx.companion.workload.name,
-        workload: ctx.companion.workload,
-        options: ctx.companion.options,
-        prepared: ctx.companionPrepared
-      })
-    : null
-  const groups = side ? [main, side] : [main]
+  const workerGroups = loadGroups.map((g) => new WorkerGroup({
+    name: g.workload.name,
+    workload: g.workload,
+    options: g.options,
+    prepared: g.prepared
+  }))
+  const [main, side = null] = workerGroups
+  const groups = workerGroups
   const monitor = createMonitor(options)
   const limit = workload.countLimit(options)
   const progress = new ProgressLine({
@@ -45,7 +53,7 @@ async function runLoad (ctx) {
   for (const group of groups) {
     group.on('delta', ({ worker, delta }) => {
       for (const event of delta.events || []) ctx.hostEvents.report(`${group.name}:${worker}`, event)
-      if (ctx.timeline) ctx.timeline.add(group.name, delta)
+      if (timeline) timeline.add(group.name, delta)
     })
   }
   const hostCount = ctx.hostEvents.hosts.length
@@ -73,52 +81,58 @@ async function runLoad (ctx) {
     })
   }
   let masterCpuAtGo = null
+  let timeline = null
+  let startAt = null
+  const load = { outcomes: {}, loadStarted: false, startAt, timeline, cluster: null, monitorStartedAt: null }
   try {
     for (const group of groups) group.start()
     const ready = (await Promise.all(groups.map((g) => g.whenReady()))).every(Boolean)
-    if (ready && (await beforeGo(ctx, monitor))) {
+    const chosenStart = ready ? await beforeGo(ctx, monitor, coordination) : false
+    if (chosenStart !== false) {
       // A fleet's generators start at the instant their barrier chose, on this machine's wall clock.
-      const fleetStart = ctx.fleetStartMs
-      const startAt = fleetStart == null ? now() + GO_LEAD_MS : Math.max(now() + 10, now() + (fleetStart - Date.now()))
-      ctx.loadStartAt = startAt
+      startAt = chosenStart == null ? now() + GO_LEAD_MS : Math.max(now() + 10, now() + (chosenStart - Date.now()))
       // A fleet's generators keep each interval's histogram: the fleet's report merges them into exact percentiles.
-      ctx.timeline = new Timeline({ originMs: startAt, keepHistograms: Boolean(options.fleet) })
+      timeline = new Timeline({ originMs: startAt, keepHistograms: Boolean(options.fleet) })
+      Object.assign(load, { startAt, timeline })
       // --duration is the measured part: it starts when the warm-up ends.
       const deadline = options.durationMs ? startAt + (options.warmupMs || 0) + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
       for (const group of groups) group.go({ startAt, deadline })
       progress.start(startAt, main.totals)
-      ctx.liveTotals = main.totals
-      if (ctx.metrics) watchLoad(ctx, { main, side, startAt, deadline })
+      ctx.events.emit('go', { startAt, totals: main.totals })
+      if (ctx.metrics) watchLoad(ctx, { loadGroups, workerGroups, startAt, deadline })
     }
     const mainOutcome = await main.whenDone()
     if (side) side.stop(stopReason('main_finished'))
     const sideOutcome = side ? await side.whenDone() : null
     // The master's own CPU over the load is the main workload's: the companion's figures are its workers'.
     if (masterCpuAtGo) mainOutcome.resources.push(masterResources(masterCpuAtGo))
-    ctx.load = { main: mainOutcome, companion: sideOutcome, loadStarted: main.loadStarted }
+    load.outcomes = { main: mainOutcome, ...(side ? { companion: sideOutcome } : {}) }
+    load.loadStarted = main.loadStarted
   } finally {
     ctx.interrupts.off('interrupt', onInterrupt)
     progress.stop()
     if (monitor) {
       await monitor.stop()
       monitor.client.close()
-      ctx.cluster = monitor.toJSON()
-      ctx.monitorStartedAt = monitor.startedAt
+      load.cluster = monitor.toJSON()
+      load.monitorStartedAt = monitor.startedAt
     }
   }
+  return load
 }
 
 /**
- * --start_at, then the monitor's baseline sample, so every rejection counted is this run's.
- * False when an interrupt came meanwhile: no load is started then.
+ * --start_at, the coordination's start (a fleet's barrier), then the monitor's baseline sample, so every rejection
+ * counted is this run's. Returns the wall-clock start the coordination chose, null for as soon as possible, or
+ * false when an interrupt came meanwhile: no load is started then.
  */
-async function beforeGo (ctx, monitor) {
+async function beforeGo (ctx, monitor, coordination) {
   if (ctx.options.startAt) await waitUntil(Date.parse(ctx.options.startAt), ctx)
-  if (ctx.beforeLoad) ctx.fleetStartMs = await ctx.beforeLoad(ctx)
+  const startAt = await coordination.startAt(ctx)
   if (ctx.interrupts.interrupted) return false
   if (monitor) await monitor.start()
-  return !ctx.interrupts.interrupted
+  return ctx.interrupts.interrupted ? false : startAt
 }
 
 /** --start_at: all load generators start their load at the same wall-clock time. */
@@ -146,8 +160,9 @@ function createMonitor (options) {
 }
 
 /** What /metrics reads while the load runs: the groups' totals as the workers report them. */
-function watchLoad (ctx, { main, side, startAt, deadline }) {
-  const groups = [[ctx.workload, main], [ctx.companion && ctx.companion.workload, side]].filter(([w, g]) => w && g)
+function watchLoad (ctx, { loadGroups, workerGroups, startAt, deadline }) {
+  const groups = loadGroups.map((g, i) => [g.workload, workerGroups[i]])
+  const main = workerGroups[0]
   const unitsPerRequest = ctx.workload.unit === 'rows' ? ctx.options.batchSize || 1 : 1
   const answered = (t) => t.all.ok + t.all.failed + t.all.inDoubt + t.warmup.ok + t.warmup.failed + t.warmup.inDoubt
   ctx.metrics.watch({

@@ -10,8 +10,10 @@ const { CrateClient, CrateHttpError } = require('../cluster/http-client')
 const { Interrupts } = require('../cli/interrupts')
 const { HostEvents } = require('../cluster/host-events')
 const { now } = require('../base/clock')
+const { EventEmitter } = require('node:events')
 const { runLoad } = require('./load-stage')
-const { Totals } = require('../results/stats')
+const { loadGroups, mainGroup, companionGroup, outcomeOf } = require('./load-groups')
+const { soloCoordination } = require('./solo-coordination')
 const { describeIncident, startupFailures, fatalIncidents } = require('./incidents')
 const {
   createResultsTableSql, insertResultSql, resultRow, COLUMNS_SQL, resultsTableProblem
@@ -34,50 +36,57 @@ const ABANDONED_STATEMENT_TIMEOUT_MS = 5000
  */
 async function run (workload, { argv, env, stdout, stderr, signalTarget = process, name = workload.script }) {
   const options = parseOptions(workload, argv, env, { name })
-  const ctx = createContext(workload, options, { stdout, stderr, signalTarget })
+  const groups = loadGroups(workload, options)
+  // Only a fleet's generators load its coordination (and the merged report it prints): no start-up cost otherwise.
+  const coordination = options.fleet ? new (require('./fleet-coordination').FleetCoordination)() : soloCoordination
+  const ctx = createContext(workload, options, { stdout, stderr, signalTarget, coordination })
   ctx.name = name
-  const fleet = Boolean(options.fleet)
-  // Only a fleet's generators load its stages (and the merged report they print): no start-up cost for a plain run.
-  const { joinFleet, prepareInFleet, fleetBarrier, leaveFleet } = fleet ? require('./fleet-stages') : {}
   try {
     announce(ctx)
-    if (options.metrics) await startMetrics(ctx)
-    await stage(ctx, 'check hosts', checkHosts)
-    if (fleet) await stage(ctx, 'join the fleet', joinFleet)
-    await stage(ctx, 'prepare', fleet ? (c) => prepareInFleet(c, prepare) : prepare)
-    if (fleet) ctx.beforeLoad = fleetBarrier
-    // The finish restores what prepare changed, even when the load failed; a fleet's steward does it for the
-    // fleet, once every generator is done.
-    await stage(ctx, 'load', runLoad).finally(() => !fleet && stage(ctx, 'finish', finish))
-    throwIfCouldNotStart(ctx)
-    const results = report(ctx)
+    if (options.metrics) await startMetrics(ctx, groups)
+    ctx.environment = await stage(ctx, 'check hosts', checkHosts)
+    await stage(ctx, 'join', (c) => coordination.join(c, groups))
+    await stage(ctx, 'prepare', (c) => coordination.prepare(c, groups, () => prepare(c, groups)))
+    let load = null
+    try {
+      load = await stage(ctx, 'load', (c) => runLoad(c, groups, coordination))
+    } finally {
+      // The finish restores what prepare changed, even when the load failed; a fleet's finisher does it for the
+      // fleet, once every generator is done.
+      if (coordination.finishesTablesAfterLoad) await stage(ctx, 'finish', (c) => finish(c, groups, load))
+    }
+    settle(groups, load)
+    throwIfCouldNotStart(ctx, groups)
+    const results = report(ctx, groups, load)
     await stage(ctx, 'store', (c) => storeResult(c, results.main))
-    if (ctx.metrics) ctx.metrics.finish(finalResults(ctx, results))
-    const code = exitCode(ctx, results)
-    if (!fleet) return code
+    if (ctx.metrics) ctx.metrics.finish(finalResults(groups, results))
+    const code = exitCode(ctx, groups, results)
     let left = null
     try {
-      await stage(ctx, 'finish the fleet', async (c) => {
-        left = await leaveFleet(c, results.main, code, (totals, lost) => finishFleetTables(c, totals, lost))
-      })
+      left = await stage(ctx, 'leave', (c) => coordination.leave(c, {
+        result: results.main,
+        code,
+        finishTables: (totals, lost) => finishFleetTables(c, groups, totals, lost)
+      }))
     } finally {
-      // A generator's --json waits for the fleet's finish, to say who finished it (and whom it found dead).
-      if (left) {
-        results.main.fleet_finish = { finished_by: left.finishedBy, dead: left.dead.map((g) => g.generator + 1) }
-      }
-      writeJson(ctx, results.main)
+      if (left && left.fleetFinish) results.main.fleet_finish = left.fleetFinish
+      if (coordination.resultWaitsForFinish) writeJson(ctx, results.main)
     }
-    // The finisher's own run may have been whole; the fleet's is not when a generator died.
-    return left && left.dead.length > 0 ? Math.max(code, EXIT.PARTIAL) : code
+    return left ? left.code : code
   } catch (error) {
-    if (ctx.fleet) await ctx.fleet.failed(errorLine(error.message)).catch(() => {})
+    await coordination.failed(errorLine(error.message))
     throw error
   } finally {
-    if (ctx.stopHeartbeat) ctx.stopHeartbeat()
+    coordination.close()
     if (ctx.metrics) await ctx.metrics.stop({ lingerMs: METRICS_LINGER_MS })
     ctx.interrupts.uninstall()
     ctx.client.close()
   }
+}
+
+/** Each group's outcome, from what the load stage returned (an empty one where the load never ran). */
+function settle (groups, load) {
+  for (const g of groups) g.outcome = (load && load.outcomes[g.role]) || null
 }
 
 // The last scrape must see the final values: /metrics stays up this long after the run (the tests shorten it with
@@ -85,7 +94,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
 const METRICS_LINGER_MS = Number(process.env.CRATE_BENCH_METRICS_LINGER_MS ?? 5000)
 
 /** --metrics_port: /metrics from the master, before anything else, so that a port in use costs no run. */
-async function startMetrics (ctx) {
+async function startMetrics (ctx, groups) {
   const { MetricsExporter } = require('../metrics/exporter')
   const { options, workload } = ctx
   ctx.metrics = await new MetricsExporter({
@@ -96,24 +105,21 @@ async function startMetrics (ctx) {
     workload: workload.name,
     toolVersion: require('../../package.json').version,
     model: options.model,
-    rates: [
-      ...(options.rate ? [{ workload: workload.name, rate: options.rate }] : []),
-      ...(ctx.companion && ctx.companion.options.rate
-        ? [{ workload: ctx.companion.workload.name, rate: ctx.companion.options.rate }]
-        : [])
-    ]
+    rates: groups.filter((g) => g.options.rate).map((g) => ({ workload: g.workload.name, rate: g.options.rate }))
   }).start()
   ctx.log(`  metrics:  http://${options.metrics.host}:${ctx.metrics.port}/metrics (Prometheus text format)`)
 }
 
 /** The results as reported, for the final values of /metrics. */
-function finalResults (ctx, { main, companion }) {
-  const final = [{ workload: ctx.workload.name, result: main }]
-  if (companion) final.push({ workload: ctx.companion.workload.name, result: companion })
-  return final
+function finalResults (groups, results) {
+  return groups.map((g) => ({ workload: g.workload.name, result: results[g.role] }))
 }
 
-function createContext (workload, options, { stdout, stderr, signalTarget }) {
+/**
+ * The run's services, which every stage may use: the options, output, the master's client, host events, interrupts,
+ * the coordination and the run's events ('go'). What the stages produce is returned, not kept here.
+ */
+function createContext (workload, options, { stdout, stderr, signalTarget, coordination }) {
   // The master's statements change nothing twice when retried: a refused one goes to the next host.
   const client = new CrateClient({ ...options.connection, maxSockets: 2, retryUnsent: true })
   const ctx = {
@@ -126,16 +132,11 @@ function createContext (workload, options, { stdout, stderr, signalTarget }) {
     hostEvents: new HostEvents({ hosts: client.hosts.map((h) => h.base) }),
     startedAt: now(),
     interrupts: new Interrupts({ target: signalTarget }).install(),
-    // A companion runs next to the main workload (--ingest_rate: an ingest next to the query mix).
-    companion: workload.companion ? workload.companion(options) : null,
+    coordination,
+    events: new EventEmitter(),
     stage: 'parse',
     interruptedDuring: null,
-    partialReasons: [],
-    prepared: null,
-    companionPrepared: null,
-    load: null,
-    cluster: null,
-    finished: {}
+    partialReasons: []
   }
   ctx.interrupts.on('interrupt', ({ signal, count }) => onInterrupt(ctx, signal, count))
   ctx.hostEvents.watch('master', client)
@@ -148,10 +149,10 @@ function onInterrupt (ctx, signal, count) {
     ctx.interruptedAt = now()
     ctx.partialReasons.push(`interrupted (${signal}) during ${ctx.stage}`)
     const waitsFor = ctx.stage === 'load' ? 'the requests in flight' : 'the statement in progress'
-    if (ctx.fleet) ctx.fleet.stop()
+    ctx.coordination.stop()
     ctx.log(`\n${signal}: stopping; waiting for ${waitsFor} (${signal} again to abandon them)`)
   } else {
-    if (ctx.fleet) ctx.fleet.stop()
+    ctx.coordination.stop()
     ctx.log(`${signal}: abandoning what is in flight; the report follows`)
     // The master's own statement in flight; the load stage abandons the workers' requests.
     ctx.client.abort()
@@ -164,13 +165,14 @@ function onInterrupt (ctx, signal, count) {
  * abandoned is part of the interruption, not an error of its own.
  */
 async function stage (ctx, name, fn) {
-  if (ctx.interrupts.interrupted && !runsAfterInterrupt(ctx, name)) return
+  if (ctx.interrupts.interrupted && !runsAfterInterrupt(ctx, name)) return undefined
   ctx.stage = name
   try {
-    await fn(ctx)
+    return await fn(ctx)
   } catch (error) {
     if (!ctx.interrupts.interrupted) throw error
     ctx.partialReasons.push(`${name} not completed: ${error.message}`)
+    return undefined
   }
 }
 
@@ -234,7 +236,7 @@ async function checkHosts (ctx) {
   }
   // Workers fork after this: they start with the same hosts down.
   options.connection.downHosts = client.downHosts()
-  ctx.environment = await environmentOf(client)
+  return environmentOf(client)
 }
 
 const ENVIRONMENT_SQL = "SELECT count(*) AS nodes, max(version['number']) AS version FROM sys.nodes"
@@ -255,8 +257,8 @@ async function environmentOf (client) {
   }
 }
 
-/** The results table, the companion's tables, then the workload's: DDL once, before any worker starts. */
-async function prepare (ctx) {
+/** The results table, then each group's tables (the companion's first): DDL once, before any worker starts. */
+async function prepare (ctx, groups) {
   const { client, options, log } = ctx
   const sqlOrFail = async (stmt, args, what) => {
     try {
@@ -267,15 +269,9 @@ async function prepare (ctx) {
   }
   // Before any load: a results table that cannot be created or take the run's row must not cost a whole run.
   if (options.resultsTable) await prepareResultsTable(options.resultsTable, sqlOrFail)
-  if (ctx.companion) {
-    ctx.companionPrepared = await ctx.companion.workload.prepare({
-      client,
-      options: ctx.companion.options,
-      log,
-      sqlOrFail
-    })
+  for (const g of [...groups].reverse()) {
+    g.prepared = await g.workload.prepare({ client, options: g.options, log, sqlOrFail })
   }
-  ctx.prepared = await ctx.workload.prepare({ client, options, log, sqlOrFail })
 }
 
 async function prepareResultsTable (table, sqlOrFail) {
@@ -292,21 +288,20 @@ async function prepareResultsTable (table, sqlOrFail) {
 /**
  * Restores what prepare changed (refresh_interval) whatever happened, then refreshes and counts
  * when the load ran to its end or was stopped cleanly; an interrupt during the finish skips the
- * counting that is left, never the restore.
+ * counting that is left, never the restore. The companion's tables first, as they were prepared.
  */
-async function finish (ctx) {
+async function finish (ctx, groups, load) {
   const interruptsAtStart = ctx.interrupts.count
-  const shouldCount = () => Boolean(ctx.load && ctx.load.loadStarted) &&
+  const shouldCount = () => Boolean(load && load.loadStarted) &&
     ctx.interrupts.count === interruptsAtStart && interruptsAtStart <= 1
   const client = ctx.interrupts.count >= 2 ? withTimeout(ctx.client, ABANDONED_STATEMENT_TIMEOUT_MS) : ctx.client
-  const parts = [[ctx.companion, ctx.companionPrepared, 'companion'], [ctx, ctx.prepared, 'main']]
-  for (const [owner, prepared, key] of parts) {
-    if (!owner || !prepared) continue
-    const outcome = loadOutcome(ctx, key)
-    ctx.finished[key] = await owner.workload.finish({
+  for (const g of [...groups].reverse()) {
+    if (!g.prepared) continue
+    const outcome = (load && load.outcomes[g.role]) || outcomeOf(g)
+    g.finished = await g.workload.finish({
       client,
-      options: owner.options,
-      prepared,
+      options: g.options,
+      prepared: g.prepared,
       totals: outcome.totals,
       // Workers that died before their final report: what they sent after their last delta is unknown here.
       lostWorkers: outcome.workers.filter((w) => w.exit && !w.reported)
@@ -318,18 +313,18 @@ async function finish (ctx) {
 }
 
 /**
- * The steward's finish for the fleet: the workload's own finish (refresh_interval restored, the table refreshed and
- * counted) on the counts of every generator, with those that died as workers that died.
+ * A fleet finisher's finish: each group's own finish (refresh_interval restored, the table refreshed and counted) on
+ * the counts of every generator, with those that died as workers that died. Returns what the main group's added.
  */
-async function finishFleetTables (ctx, totals, lostWorkers) {
+async function finishFleetTables (ctx, groups, totals, lostWorkers) {
   let main = {}
-  for (const [owner, prepared] of [[ctx.companion, ctx.companionPrepared], [ctx, ctx.prepared]]) {
-    if (!owner || !prepared) continue
-    const isMain = owner === ctx
-    const finished = await owner.workload.finish({
+  for (const g of [...groups].reverse()) {
+    if (!g.prepared) continue
+    const isMain = g.role === 'main'
+    const finished = await g.workload.finish({
       client: ctx.client,
-      options: owner.options,
-      prepared,
+      options: g.options,
+      prepared: g.prepared,
       totals,
       lostWorkers: isMain ? lostWorkers : [],
       log: ctx.log,
@@ -345,43 +340,36 @@ function withTimeout (client, timeoutMs) {
   return { sql: (stmt, args, options = {}) => client.sql(stmt, args, { ...options, timeoutMs }) }
 }
 
-/** What the load produced for one group; an empty outcome when the load never ran. */
-function loadOutcome (ctx, key) {
-  const outcome = ctx.load && ctx.load[key]
-  return outcome || { totals: new Totals(), workers: [], incidents: [], resources: [] }
-}
-
 /** A worker that could not even start means the run could not run: exit 3, as for bad DDL. */
-function throwIfCouldNotStart (ctx) {
-  const failures = startupFailures([loadOutcome(ctx, 'main'), loadOutcome(ctx, 'companion')])
+function throwIfCouldNotStart (ctx, groups) {
+  const failures = startupFailures(groups.map(outcomeOf))
   if (failures.length > 0 && !ctx.interrupts.interrupted) throw new FatalError(failures[0])
 }
 
-/** The human report on stderr, the JSON result on stdout; both from one result object. */
-function report (ctx) {
-  const { workload, options } = ctx
-  const companion =
-    ctx.companion &&
-    resultOf(ctx, 'companion', ctx.companion.workload, ctx.companion.options, describeOptions(ctx.companion.options))
-  const main = resultOf(ctx, 'main', workload, options, ctx.describedOptions, companion)
-  const endMs = ctx.load ? ctx.load.main.totals.lastAnsweredAt : null
-  main.timeline = timelineResult({
-    timeline: ctx.timeline,
-    cluster: ctx.cluster,
-    monitorStartedAt: ctx.monitorStartedAt,
-    loadStartAt: ctx.loadStartAt,
-    endMs,
+/** The human report on stderr; returns each group's result, by role. */
+function report (ctx, groups, load) {
+  const { options } = ctx
+  const main = mainGroup(groups)
+  const side = companionGroup(groups)
+  const companion = side && resultOf(ctx, side, load, describeOptions(side.options))
+  const result = resultOf(ctx, main, load, ctx.describedOptions, companion)
+  result.timeline = timelineResult({
+    timeline: load && load.timeline,
+    cluster: load && load.cluster,
+    monitorStartedAt: load && load.monitorStartedAt,
+    loadStartAt: load && load.startAt,
+    endMs: main.outcome ? main.outcome.totals.lastAnsweredAt : null,
     warmupMs: options.warmupMs || 0,
-    events: runEvents(ctx, main.events)
+    events: runEvents(ctx, load, result.events)
   })
-  main.environment = ctx.environment || null
-  main.thresholds = evaluateThresholds(options.thresholds || [], main, workload.unit)
-  const text = renderReport(workload, main) + (companion ? renderCompanion(ctx.companion.workload, companion) : '')
+  result.environment = ctx.environment || null
+  result.thresholds = evaluateThresholds(options.thresholds || [], result, main.workload.unit)
+  const text = renderReport(main.workload, result) + (companion ? renderCompanion(side.workload, companion) : '')
   ctx.stderr.write(text)
-  // A fleet's generator prints its --json after the fleet's finish (writeJson), with who finished it.
-  if (!options.fleet) writeJson(ctx, main)
-  if (options.report) writeHtmlReport(ctx, main, text)
-  return { main, companion }
+  // A fleet generator's --json waits for the fleet's finish (run()), to say who finished it.
+  if (!ctx.coordination.resultWaitsForFinish) writeJson(ctx, result)
+  if (options.report) writeHtmlReport(ctx, result, text)
+  return { main: result, companion }
 }
 
 function writeJson (ctx, result) {
@@ -401,46 +389,49 @@ function writeHtmlReport (ctx, result, terminalReport) {
   ctx.log(`HTML report written to ${ctx.options.report}`)
 }
 
-function resultOf (ctx, key, workload, options, describedOptions, companionResult = null) {
-  const outcome = loadOutcome(ctx, key)
-  const extra = { ...ctx.finished[key] }
+/** One group's result; the main group's carries the run's partial reasons, cluster, events and the companion's. */
+function resultOf (ctx, g, load, describedOptions, companionResult = null) {
+  const outcome = outcomeOf(g)
+  const extra = { ...g.finished }
   const partialReasons = outcome.incidents.map(describeIncident)
   // Every answer came during the warm-up: the run measured nothing, and must not pass for a clean run.
-  if (options.warmupMs > 0 && outcome.totals.all.requests === 0 && outcome.totals.warmup.requests > 0) {
+  if (g.options.warmupMs > 0 && outcome.totals.all.requests === 0 && outcome.totals.warmup.requests > 0) {
     partialReasons.push('the run ended within --warmup: nothing was measured (raise --max_rows or give --duration)')
   }
-  if (key === 'main') {
+  const isMain = g.role === 'main'
+  if (isMain) {
     partialReasons.unshift(...ctx.partialReasons)
     if (companionResult) {
-      extra[ctx.companion.workload.name] = companionResult
+      const companionName = companionResult.workload
+      extra[companionName] = companionResult
       for (const reason of companionResult.partial_reasons) {
-        partialReasons.push(`${ctx.companion.workload.name} next to the run: ${reason}`)
+        partialReasons.push(`${companionName} next to the run: ${reason}`)
       }
     }
   }
   return buildResult({
-    workload,
-    options,
+    workload: g.workload,
+    options: g.options,
     describedOptions,
     totals: outcome.totals,
     workers: outcome.workers,
     partialReasons,
     resources: outcome.resources,
     extra,
-    cluster: key === 'main' ? ctx.cluster : null,
-    events: key === 'main' ? ctx.hostEvents.toJSON(loadOrigin(ctx)) : []
+    cluster: isMain && load ? load.cluster : null,
+    events: isMain ? ctx.hostEvents.toJSON(loadOrigin(ctx, load)) : []
   })
 }
 
 /** Where event times count from: the start of the load, or of the run when no load started. */
-const loadOrigin = (ctx) => ctx.loadStartAt ?? ctx.startedAt
+const loadOrigin = (ctx, load) => (load && load.startAt) ?? ctx.startedAt
 
 /** The timeline's events: the result's host events and the interruption. */
-function runEvents (ctx, hostEvents) {
+function runEvents (ctx, load, hostEvents) {
   const events = [...hostEvents]
   if (ctx.interruptedAt) {
     events.push({
-      at_s: round((ctx.interruptedAt - loadOrigin(ctx)) / 1000, 3),
+      at_s: round((ctx.interruptedAt - loadOrigin(ctx, load)) / 1000, 3),
       kind: 'interrupted',
       host: null,
       detail: `${ctx.interrupts.firstSignal} during ${ctx.interruptedDuring}`
@@ -467,21 +458,17 @@ async function storeResult (ctx, result) {
   ctx.log(`result stored in ${table.display} (run_id ${options.runId})`)
 }
 
-function exitCode (ctx, { main, companion }) {
+function exitCode (ctx, groups, results) {
   // The report above still shows what was measured; the run itself could not go on.
-  const fatal = fatalIncidents([loadOutcome(ctx, 'main'), loadOutcome(ctx, 'companion')])
+  const fatal = fatalIncidents(groups.map(outcomeOf))
   if (fatal.length > 0 && !ctx.interrupts.interrupted) throw new FatalError(fatal.join('; '))
-  const code = exitCodeOf(main, ctx.workload.unit)
-  const worst = companion ? Math.max(code, exitCodeOf(companion, ctx.companion.workload.unit)) : code
+  const worst = Math.max(...groups.map((g) => exitCodeOf(results[g.role], g.workload.unit)))
+  const { main } = results
   // A partial run says more than a threshold; a missed threshold more than rows that failed.
   if (worst !== EXIT.PARTIAL && main.thresholds.some((t) => !t.passed)) return EXIT.THRESHOLDS
   return worst
 }
 
-/**
- * An error as one line a person can read and no secret: line breaks (yargs, CrateDB messages)
- * folded, other control characters shown as escapes, passwords masked.
- */
 /** Entry point of the app scripts: one-line errors, exit codes scripts can trust. */
 async function main (workload, options = {}) {
   const { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = options

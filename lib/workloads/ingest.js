@@ -4,10 +4,10 @@ const { METRICS_PER_ROW } = require('../data/generators/cpu')
 const { KV_KEY_MIN_BYTES } = require('../data/generators/strings')
 const { MODELS, MODEL_NAMES } = require('../data/models')
 const { dropDecision, recordOwned, isOwned } = require('./owned-tables')
-const { parseTableName, parseReplicas, createTableSql, insertSql } = require('../data/schema')
+const { parseTableName, parseReplicas, createTableSql } = require('../data/schema')
 const { parseDuration, requirePositiveInteger, parseBooleanText, countLimit } = require('../base/values')
 const { UsageError } = require('../base/errors')
-const { BulkBodyPool } = require('../data/bulk-body')
+const { createSource } = require('./ingest-source')
 const { round, perSecond } = require('../base/format')
 const { constants: { MAX_LENGTH: BUFFER_MAX_BYTES } } = require('node:buffer')
 const { reconcile, describeReconciliation } = require('../results/reconcile')
@@ -407,80 +407,6 @@ function detailTable (result, table, fmt) {
   return t.toString()
 }
 
-// ---- worker side -------------------------------------------------------------------------------
-
-/**
- * Produces INSERT requests of fresh rows until this worker's max_rows are sent, going round-robin
- * over the model's tables. Each request owns a buffer until its answer arrives; buffers are
- * reused afterwards, so memory stays at (requests in flight) x (batch size) x (row size).
- */
-class IngestSource {
-  constructor (options, worker) {
-    const model = MODELS[options.model || 'cpu']
-    const startMs = Date.parse(options.startTime)
-    this.tables = tablesOf(options).map((spec) => {
-      const rowWriter = model.rowWriter(spec, options, worker, startMs)
-      const stmt = insertSql(spec.table, spec.insertColumns) + (spec.insertSuffix || '')
-      return {
-        label: spec.label,
-        bodies: new BulkBodyPool({ stmt, rowWriter, initialBytesPerRow: rowWriter.typicalRowBytes })
-      }
-    })
-    this.turn = 0
-    this.batchSize = options.batchSize
-    this.unitsPerRequest = options.batchSize
-    this.remaining = options.maxRows
-  }
-
-  next () {
-    if (this.remaining === 0) return null
-    const rows = Math.min(this.batchSize, this.remaining)
-    this.remaining -= rows
-    const target = this.tables[this.turn]
-    this.turn = (this.turn + 1) % this.tables.length
-    const { body, buffer } = target.bodies.take(rows)
-    return { body, units: rows, label: target.label, buffer, bodies: target.bodies }
-  }
-
-  release (request) {
-    request.bodies.release(request.buffer)
-  }
-
-  parse (text) {
-    return parseBulkAnswer(text)
-  }
-
-  account (request, answer) {
-    return accountBulkAnswer(request.units, answer)
-  }
-}
-
-const ALL_OK_ENTRY = '{"rowcount":1}'
-const RESULTS_KEY = '"results":['
-
-/**
- * The answer to a bulk INSERT is one {"rowcount":1} per row when all went well. Checking that
- * text entry by entry costs far less than building 10,000 objects; anything else (a rejected
- * row, another layout) falls back to JSON.parse and is accounted row by row.
- */
-function parseBulkAnswer (text) {
-  const start = text.indexOf(RESULTS_KEY)
-  if (start >= 0) {
-    let pos = start + RESULTS_KEY.length
-    let rows = 0
-    while (text.startsWith(ALL_OK_ENTRY, pos)) {
-      rows++
-      pos += ALL_OK_ENTRY.length
-      if (text.charCodeAt(pos) === 0x2c) pos++
-    }
-    if (text.startsWith(']}', pos) && text.indexOf(RESULTS_KEY, pos) < 0) {
-      const duration = /"duration":(-?[\d.eE+-]+)/.exec(text.slice(0, start))
-      return { allRowsOk: rows, duration: duration ? Number(duration[1]) : undefined }
-    }
-  }
-  return JSON.parse(text)
-}
-
 // Workers report a delta every second.
 const REPORT_INTERVAL_S = 1
 
@@ -497,95 +423,6 @@ function unreportedRows (lostWorkers, options) {
   }, 0)
   return { workers: lostWorkers.map((w) => w.index), bound }
 }
-
-/**
- * Rows CrateDB rejected without an error of their own (rowcount -2 alone). When other rows of the same request
- * carry an error, the group names the commonest: a bulk of duplicates answers most rows with
- * DuplicateKeyException and some with nothing, and they are one story. They stay a group of their own, since during
- * a failover bare rows were not stored while their siblings were (shared capture 63).
- */
-function bareRowsFailure (count, siblingFailures) {
-  const byMessage = new Map()
-  for (const f of siblingFailures) byMessage.set(f.message, (byMessage.get(f.message) ?? 0) + 1)
-  let commonest = null
-  for (const [message, n] of byMessage) if (commonest === null || n > byMessage.get(commonest)) commonest = message
-  const message = commonest === null
-    ? 'rowcount -2 without error details'
-    : `rowcount -2 without error details; the other failed rows of the request: ${commonest}`
-  return { code: null, status: 200, message, count }
-}
-
-/**
- * A row counts as inserted only when its own result says rowcount 1. CrateDB answers HTTP 200
- * with rowcount -2 (and, since 5.x, an error object) for each row it rejected.
- */
-function accountBulkAnswer (rowsSent, answer) {
-  if (answer && answer.allRowsOk === rowsSent) {
-    return { ok: rowsSent, failed: 0, requestFailed: false, failures: [], serverMillis: answer.duration }
-  }
-  if (answer && answer.allRowsOk !== undefined) {
-    // Every result said rowcount 1, but not one result per row: account it the slow way.
-    answer = { results: new Array(answer.allRowsOk).fill({ rowcount: 1 }), duration: answer.duration }
-  }
-  const results = answer && Array.isArray(answer.results) ? answer.results : null
-  if (!results) {
-    return {
-      ok: 0,
-      failed: rowsSent,
-      requestFailed: true,
-      failures: [
-        { code: 'ENORESULTS', status: 200, message: 'answer to a bulk request has no per-row results', count: rowsSent }
-      ],
-      serverMillis: answer && answer.duration
-    }
-  }
-  let ok = 0
-  const failures = []
-  let bare = 0
-  let malformed = 0
-  const seen = Math.min(results.length, rowsSent)
-  for (let i = 0; i < seen; i++) {
-    const result = results[i]
-    if (result !== null && typeof result === 'object' && result.rowcount === 1) {
-      ok++
-    } else if (result === null || typeof result !== 'object') {
-      malformed++
-    } else if (result.error && typeof result.error === 'object') {
-      failures.push({ code: result.error.code ?? null, status: 200, message: String(result.error.message), count: 1 })
-    } else {
-      bare++
-    }
-  }
-  if (bare > 0) failures.push(bareRowsFailure(bare, failures))
-  if (malformed > 0) {
-    const message = 'malformed answer: a row result that is not an object'
-    failures.push({ code: 'EMALFORMED', status: 200, message, count: malformed })
-  }
-  if (results.length < rowsSent) {
-    failures.push({
-      code: 'ENORESULTS',
-      status: 200,
-      message: `answer has ${results.length} results for ${rowsSent} rows`,
-      count: rowsSent - results.length
-    })
-  }
-  return { ok, failed: rowsSent - ok, requestFailed: false, failures, serverMillis: answer.duration }
-}
-
-/**
- * Worker w of W in load generator g of N writes the rows of the global worker w * N + g of W * N:
- * every row index it writes is g modulo N, so generators never write the same rows, whatever
- * --processes each of them has.
- */
-function createSource (options, worker, prepared = {}) {
-  const generator = options.generator || { index: 0, count: 1 }
-  const global = {
-    workerIndex: worker.workerIndex * generator.count + generator.index,
-    workerCount: worker.workerCount * generator.count
-  }
-  return new IngestSource({ ...options, startTime: prepared.startTime || options.startTime }, global)
-}
-
 
 module.exports = {
   name: 'ingest',
@@ -628,7 +465,5 @@ module.exports = {
   summaryLines,
   warningLines,
   detailTable,
-  createSource,
-  accountBulkAnswer,
-  parseBulkAnswer
+  createSource
 }

@@ -29,7 +29,11 @@ function scriptedClient (bodies) {
 
 test('rejections are deltas from the first sample, per node and pool', async () => {
   let clock = 1000
-  const monitor = new ClusterMonitor({ client: scriptedClient([BEFORE.response.body, AFTER.response.body]), intervalMs: 60_000, now: () => clock })
+  const monitor = new ClusterMonitor({
+    client: scriptedClient([BEFORE.response.body, AFTER.response.body]),
+    intervalMs: 60_000,
+    now: () => clock
+  })
   await monitor.start()
   assert.equal(monitor.rejected('write'), 0)
   clock += 4000
@@ -46,7 +50,10 @@ test('a counter that starts before this run does not count; a node restart count
   // Start from the "after" answer: its 1855 rejections happened before the run.
   const restarted = JSON.parse(JSON.stringify(AFTER.response.body))
   restarted.rows[0][5].find((p) => p.name === 'write').rejected = 7
-  const monitor = new ClusterMonitor({ client: scriptedClient([AFTER.response.body, AFTER.response.body, restarted]), intervalMs: 60_000 })
+  const monitor = new ClusterMonitor({
+    client: scriptedClient([AFTER.response.body, AFTER.response.body, restarted]),
+    intervalMs: 60_000
+  })
   await monitor.start()
   await monitor.sample()
   assert.equal(monitor.rejected('write'), 0)
@@ -67,7 +74,14 @@ test('a failed sample is counted and shown, never thrown', async () => {
 test('samples at every tick of its interval, skips a tick while a sample is in flight, and once more at stop', async () => {
   let calls = 0
   let answer = null
-  const client = { sql: () => { calls++; return new Promise((resolve) => { answer = () => resolve(BEFORE.response.body) }) } }
+  const client = {
+    sql: () => {
+      calls++
+      return new Promise((resolve) => {
+        answer = () => resolve(BEFORE.response.body)
+      })
+    }
+  }
   const ticks = []
   const timers = { setInterval: (fn, ms) => { ticks.push({ fn, ms }); return 1 }, clearInterval: () => {} }
   const monitor = new ClusterMonitor({ client, intervalMs: 20, timers })

@@ -41,7 +41,16 @@ test('the search finds the scripted capacity within its precision, in the steps 
   assert.equal(run.code, 0, run.stderr)
   const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
   // The double serves 33 bulks of 100 rows a second: 3,300 rows/s.
-  assert.deepEqual(summary.steps.map((s) => [s.rate, s.passed]), [[1000, true], [2000, true], [4000, false], [3000, true], [3500, false]])
+  assert.deepEqual(
+    summary.steps.map((s) => [s.rate, s.passed]),
+    [
+      [1000, true],
+      [2000, true],
+      [4000, false],
+      [3000, true],
+      [3500, false]
+    ]
+  )
   assert.equal(summary.capacity, 3000)
   assert.ok(summary.capacity >= 3300 * 0.8 && summary.capacity <= 3300, 'within the 20% precision below the true capacity')
   assert.equal(summary.steps.length, expectedSteps({ start: 1000, capacity: 3300, precisionPct: 20 }))
@@ -77,7 +86,16 @@ test('queries/s of a mix within the SLO while ingesting beside them (--workload 
     const run = await capacity([...STEP, '--workload', 'query', '--ingest_rate', '1000', '--start', '20', '--precision', '30%', '--out', out, '--', '--queries_config', mix, '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
     assert.equal(run.code, 0, run.stderr)
     const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
-    assert.deepEqual(summary.steps.map((s) => [s.rate, s.passed]), [[20, true], [40, true], [80, false], [60, false], [50, false]])
+    assert.deepEqual(
+      summary.steps.map((s) => [s.rate, s.passed]),
+      [
+        [20, true],
+        [40, true],
+        [80, false],
+        [60, false],
+        [50, false]
+      ]
+    )
     assert.deepEqual([summary.capacity, summary.unit], [40, 'queries/s'])
     const steps = fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
     assert.ok(steps.every((step) => step.result.ingest.rows_ok > 0 && step.result.ingest.rate.target_per_sec === 1000), 'every step ran the ingest beside the queries')

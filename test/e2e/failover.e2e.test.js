@@ -48,7 +48,8 @@ test('a node killed mid-run and revived: the run finishes, rows are classified a
   assert.equal(r.rows_ok, cluster.rowsAcknowledged)
   assert.ok(r.rows_in_doubt >= BATCH, 'at least the bulk that was in flight on node 2 when it died')
   assert.equal(r.rows_in_doubt % BATCH, 0)
-  const byCode = (code, inDoubt) => r.errors.filter((e) => e.code === code && e.in_doubt === inDoubt).reduce((sum, e) => sum + e.count, 0)
+  const byCode = (code, inDoubt) =>
+    r.errors.filter((e) => e.code === code && e.in_doubt === inDoubt).reduce((sum, e) => sum + e.count, 0)
   assert.equal(byCode('ECLOSED', true) + byCode('ECONNRESET', true) + byCode('EPIPE', true), r.rows_in_doubt)
   assert.ok(byCode(4091, false) > 0, 'rows a survivor answered with 4091 during the failover (63)')
   assert.ok(byCode(null, false) > 0, 'rows a survivor answered with a bare -2 (63)')

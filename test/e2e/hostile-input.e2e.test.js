@@ -149,7 +149,10 @@ test('a sweep whose benchmark options carry a password shows it nowhere: stderr,
   const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '100', '--out', out, '--', '--host', host, '--max_rows', '200'], { timeoutMs: 60_000 })
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr, /with --host http:\/\/crate:\*\*\*@127\.0\.0\.1:\d+ --max_rows 200/)
-  const files = fs.readdirSync(out, { recursive: true }).map((f) => path.join(out, f)).filter((f) => fs.statSync(f).isFile())
+  const files = fs
+    .readdirSync(out, { recursive: true })
+    .map((f) => path.join(out, f))
+    .filter((f) => fs.statSync(f).isFile())
   assert.ok(files.some((f) => f.endsWith('.svg')), `a chart was written: ${files.join(', ')}`)
   for (const file of [...files]) assert.ok(!fs.readFileSync(file, 'utf8').includes(SECRET), `no password in ${file}`)
   assert.ok(!`${run.stdout}${run.stderr}`.includes(SECRET), 'no password on stdout or stderr')

@@ -63,7 +63,8 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
   let slowBulks = 0
   const cluster = await startCrateTestCluster({
     trackKeys: true,
-    fault: ({ bulk, node }) => (!bulk ? undefined : node === 1 && ++slowBulks % 10 === 0 ? { delayMs: 200 } : { delayMs: 5 })
+    fault: ({ bulk, node }) =>
+      !bulk ? undefined : node === 1 && ++slowBulks % 10 === 0 ? { delayMs: 200 } : { delayMs: 5 }
   }, { nodes: 2 })
   try {
     // Two generators of one run are a fleet: they coordinate through the fleet table and start together.
@@ -84,12 +85,16 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
     assert.equal(m.requests, 400)
     const byHand = hdr.decodeFromCompressedBase64(a.json.histograms.latency, 32, false)
     byHand.add(hdr.decodeFromCompressedBase64(b.json.histograms.latency, 32, false))
-    const p99 = Math.round(Math.min(byHand.getValueAtPercentile(99), Math.max(a.json.latency_ms.max, b.json.latency_ms.max) * 1000)) / 1000
+    const p99 =
+      Math.round(
+        Math.min(byHand.getValueAtPercentile(99), Math.max(a.json.latency_ms.max, b.json.latency_ms.max) * 1000)
+      ) / 1000
     assert.equal(m.latency_ms.p99, p99, 'the p99 of the two histograms merged')
     const meanOfP99s = (a.json.latency_ms.p99 + b.json.latency_ms.p99) / 2
     assert.ok(m.latency_ms.p99 >= 200 && meanOfP99s < 150, `merged p99 ${m.latency_ms.p99} ms, mean of the p99s ${meanOfP99s} ms`)
     // The merge puts each generator's window on the server's clock, with the offset the fleet measured for it.
-    const offsetOf = (r) => m.fleet.generators.find((g) => g.generator === r.json.options.generator.index + 1).clock_offset_ms
+    const offsetOf = (r) =>
+      m.fleet.generators.find((g) => g.generator === r.json.options.generator.index + 1).clock_offset_ms
     const starts = [a, b].map((r) => Date.parse(r.json.started_at) + offsetOf(r))
     const ends = [a, b].map((r, i) => starts[i] + r.json.seconds * 1000)
     assert.equal(m.seconds, Math.round(Math.max(...ends) - Math.min(...starts)) / 1000)

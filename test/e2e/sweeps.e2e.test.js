@@ -71,7 +71,10 @@ test('--repeat runs each value several times; the CSV row is the median run with
   const rows = readCsv(path.join(out, 'batch-size.csv'))
   assert.deepEqual(rows.map((r) => [r.batch_size, r.runs, r.rows]), [['50', '3', '200'], ['100', '3', '200']])
   for (const r of rows) {
-    assert.ok(Number(r.rows_per_sec_min) <= Number(r.rows_per_sec) && Number(r.rows_per_sec) <= Number(r.rows_per_sec_max), JSON.stringify(r))
+    assert.ok(
+      Number(r.rows_per_sec_min) <= Number(r.rows_per_sec) && Number(r.rows_per_sec) <= Number(r.rows_per_sec_max),
+      JSON.stringify(r)
+    )
   }
   assert.match(run.stderr, /\[2\/2\] --batch_size 100 \(run 3 of 3\)/)
   assert.match(run.stderr, /each value ran 3 times/)

@@ -254,7 +254,10 @@ test('a generator that went silent while it waited at the barrier is not ready; 
     await new Promise((resolve) => setTimeout(resolve, 100))
     await back.join({ compared: {}, deadAfterMs: 50 })
     await back.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
-    const starts = await Promise.all([s2.barrier({ deadAfterMs: 5000, leadMs: 100 }), back.barrier({ deadAfterMs: 5000, leadMs: 100 })])
+    const starts = await Promise.all([
+      s2.barrier({ deadAfterMs: 5000, leadMs: 100 }),
+      back.barrier({ deadAfterMs: 5000, leadMs: 100 })
+    ])
     assert.equal(starts[0].serverStartMs, starts[1].serverStartMs)
     closeAll([s2, e2, back])
   } finally {

@@ -50,9 +50,9 @@ class CrateTestDouble {
    *        error for a bulk row (rowNumber counts every bulk row the double has received; size is
    *        the rows in this request), answered as rowcount -2
    * @param {(req: {number: number, stmt: string, bulk: boolean}) => any} [script.fault]
-   *        'drop' closes the connection, 'hang' never answers, {delayMs} delays, {body} answers 200 with that text, {trickleMs} answers
-   *        200 and then one byte every trickleMs, never ending, {hugeBytes} answers 200 with that many bytes,
-   *        {status, code, message} answers with that error; undefined answers normally
+   *        'drop' closes the connection, 'hang' never answers, {delayMs} delays, {body} answers 200 with that
+   *        text, {trickleMs} answers 200 and then one byte every trickleMs, never ending, {hugeBytes} answers
+   *        200 with that many bytes, {status, code, message} answers with that error; undefined answers normally
    * @param {(stmt: string, args: any[]) => object|null} [script.query] answers for other SELECTs
    * @param {(sampleNumber: number) => object} [script.sysNodes] the answer body to the n-th sys.nodes
    *        sample (1-based); by default the captured answer before a load (56)
@@ -200,7 +200,9 @@ class CrateTestDouble {
     const bulk = Array.isArray(body.bulk_args)
     this.statements.push({ stmt: body.stmt, args: body.args, rows: bulk ? body.bulk_args.length : undefined })
 
-    const fault = this.script.fault ? await this.script.fault({ number, stmt: body.stmt, bulk, node: res.node.index }) : undefined
+    const fault = this.script.fault
+      ? await this.script.fault({ number, stmt: body.stmt, bulk, node: res.node.index })
+      : undefined
     if (fault === 'drop') return req.socket.destroy()
     if (fault === 'hang') return this.hanging.add(res)
     if (fault && fault.trickleMs) return this.trickle(res, fault.trickleMs)
@@ -209,7 +211,9 @@ class CrateTestDouble {
     if (fault && fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
     if (fault && fault.status) return sendError(res, fault.status, fault.code, fault.message)
 
-    const outcome = bulk ? this.executeBulk(body.stmt, body.bulk_args, res.node) : this.execute(body.stmt, body.args || [])
+    const outcome = bulk
+      ? this.executeBulk(body.stmt, body.bulk_args, res.node)
+      : this.execute(body.stmt, body.args || [])
     // Written, not yet answered: a node killed now has stored rows whose answer never arrives.
     if (fault && fault.answerDelayMs) await new Promise((resolve) => setTimeout(resolve, fault.answerDelayMs))
     if (res.destroyed || res.node.killed) {
@@ -311,7 +315,9 @@ class CrateTestDouble {
       const rows = (table.rows || []).slice(0, table.visible).filter((r) => r.run_id === args[0])
       const epoch = (ts) => (typeof ts === 'number' ? ts : Date.parse(ts)) / 1000
       const sum = (key) => (rows.length ? rows.reduce((a, r) => a + r[key], 0) : null)
-      const seconds = rows.length ? Math.max(...rows.map((r) => epoch(r.ended_at))) - Math.min(...rows.map((r) => epoch(r.started_at))) : null
+      const seconds = rows.length
+        ? Math.max(...rows.map((r) => epoch(r.ended_at))) - Math.min(...rows.map((r) => epoch(r.started_at)))
+        : null
       return { cols: ['load_generators', 'ok', 'failed', 'seconds', 'per_sec'], rows: [[rows.length, sum('ok'), sum('failed'), seconds, rows.length ? sum('ok') / seconds : null]], rowcount: 1 }
     }
     if ((m = /^ALTER TABLE (\S+) RESET \(refresh_interval\)$/i.exec(stmt))) {
@@ -473,7 +479,8 @@ class CrateTestDouble {
     const results = new Array(bulkArgs.length)
     for (let i = 0; i < bulkArgs.length; i++) {
       const rowNumber = this.bulkRowsReceived++
-      const rejection = this.script.rejectRow && this.script.rejectRow(rowNumber, bulkArgs[i], { size: bulkArgs.length })
+      const rejection =
+        this.script.rejectRow && this.script.rejectRow(rowNumber, bulkArgs[i], { size: bulkArgs.length })
       if (rejection) {
         results[i] = { rowcount: -2, error: rejection === true ? REJECTION_ERROR : rejection }
         continue
@@ -607,4 +614,13 @@ async function withCrateTestDouble (script, fn) {
   }
 }
 
-module.exports = { CrateTestDouble, startCrateTestDouble, startCrateTestCluster, withCrateTestDouble, fixture, REJECTION_ERROR, SYS_NODES_BEFORE, SYS_NODES_AFTER }
+module.exports = {
+  CrateTestDouble,
+  startCrateTestDouble,
+  startCrateTestCluster,
+  withCrateTestDouble,
+  fixture,
+  REJECTION_ERROR,
+  SYS_NODES_BEFORE,
+  SYS_NODES_AFTER
+}

@@ -12,7 +12,9 @@ const ROOT = path.join(__dirname, '..', '..')
  * send Ctrl-C; `onSpawn` gets it at once. `detached` makes the tool a process group of its own,
  * so that a test can signal the whole group as `timeout` or systemd do.
  */
-function runTool (script, args, { env = {}, waitFor, whileRunning, onSpawn, detached = false, timeoutMs = 60_000, cwd = ROOT } = {}) {
+function runTool (script, args, {
+  env = {}, waitFor, whileRunning, onSpawn, detached = false, timeoutMs = 60_000, cwd = ROOT
+} = {}) {
   return new Promise((resolve, reject) => {
     const command = script.endsWith('.sh') ? ['bash', [path.join(ROOT, script), ...args]] : [process.execPath, [path.join(ROOT, script), ...args]]
     const startedAt = Date.now()

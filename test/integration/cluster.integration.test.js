@@ -25,7 +25,12 @@ test('a host unreachable from the start: a warning, the run completes on the oth
     // Dropped through the client's failover, on the live nodes.
     const { CrateClient } = require('../../lib/cluster/http-client')
     const { parseHosts } = require('../../lib/cluster/connection')
-    const client = new CrateClient({ hosts: parseHosts(env.CRATE_HOST, 4200, false), user: env.CRATE_USER, password: env.CRATE_PASSWORD, retryUnsent: true })
+    const client = new CrateClient({
+      hosts: parseHosts(env.CRATE_HOST, 4200, false),
+      user: env.CRATE_USER,
+      password: env.CRATE_PASSWORD,
+      retryUnsent: true
+    })
     await client.sql(`DROP TABLE IF EXISTS ${table}`).catch(() => {})
     client.close()
   }

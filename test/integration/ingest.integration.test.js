@@ -54,7 +54,8 @@ test('results table on a real CrateDB: two runs, one run_id, the documented aggr
     const answer = await client.sql(aggregateRunSql(parseTableName(results)), ['it-run'])
     const [loadGenerators, ok, failed, seconds, perSec] = answer.rows[0]
     assert.deepEqual([loadGenerators, ok, failed], [2, 5000, 0])
-    const span = (Date.parse(second.json.started_at) + second.json.seconds * 1000 - Date.parse(first.json.started_at)) / 1000
+    const span =
+      (Date.parse(second.json.started_at) + second.json.seconds * 1000 - Date.parse(first.json.started_at)) / 1000
     assert.ok(Math.abs(seconds - span) < 0.01, `${seconds} vs ${span}`)
     assert.ok(Math.abs(perSec - 5000 / span) < 5000 / span * 0.01)
   } finally {

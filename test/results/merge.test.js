@@ -81,7 +81,12 @@ test('a dead generator: its last heartbeat\'s acknowledged rows count, the rest 
   const reconciliation = { acknowledged: 120, in_doubt: 580, counted: 400, verdict: 'within_in_doubt', excess: 0, missing: 0 }
   const fleet = fleetRows({
     generators: [[0, 'running', { sent: 200, ok: 100, failed: 0 }], [1, 'done', { sent: 20, ok: 20, failed: 0 }]],
-    reconciled: { finished_by: 1, generators: [{ generator: 0, unreported_bound: 500, noticed_after_s: 7.5 }], table_count: 400, reconciliation }
+    reconciled: {
+      finished_by: 1,
+      generators: [{ generator: 0, unreported_bound: 500, noticed_after_s: 7.5 }],
+      table_count: 400,
+      reconciliation
+    }
   })
   const merged = mergeResults([alive], { fleet })
   assert.equal(merged.rows_ok, 20 + 100)

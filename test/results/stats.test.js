@@ -52,7 +52,8 @@ test('the window runs from the first send to the last answer of any worker', () 
 test('CrateDB messages that differ only in ids and values fall into one group', () => {
   const rejected = fixture('48-bulk-thread-pool-rejected').response.body.results
   const groups = new ErrorGroups()
-  for (const r of rejected.filter((x) => x.error)) groups.add({ code: r.error.code, status: 200, message: r.error.message })
+  for (const r of rejected.filter((x) => x.error))
+    groups.add({ code: r.error.code, status: 200, message: r.error.message })
   const check = fixture('43-bulk-all-fail').response.body.results
   for (const r of check) groups.add({ code: r.error.code, status: 200, message: r.error.message })
   const list = groups.toJSON()

@@ -31,7 +31,14 @@ test('each report lands in the interval that holds the middle of its period; cou
   }
   const series = timeline.toJSON()
   assert.deepEqual(series.map((e) => e.t_s), [0, 1, 2])
-  assert.deepEqual(series.map((e) => [e.ingest.ok, e.ingest.failed, e.ingest.in_doubt, e.ingest.per_sec]), [[200, 0, 0, 200], [300, 20, 0, 300], [80, 0, 40, 80]])
+  assert.deepEqual(
+    series.map((e) => [e.ingest.ok, e.ingest.failed, e.ingest.in_doubt, e.ingest.per_sec]),
+    [
+      [200, 0, 0, 200],
+      [300, 20, 0, 300],
+      [80, 0, 40, 80]
+    ]
+  )
   assert.equal(series[1].ingest.max_ms, 8)
   assert.ok(Math.abs(series[1].ingest.p50_ms - 7) < 0.01, 'within the 3 significant digits of the histogram')
   assert.deepEqual(Object.keys(series[0].ingest.labels), ['t'])
@@ -44,7 +51,16 @@ test('intervals between reports are present and empty; groups and queries are ke
   timeline.add('analytical', delta(ORIGIN + 4000, [['point', 3, 0, 0, 2]]))
   const series = timeline.toJSON()
   assert.deepEqual(series.map((e) => Object.keys(e).sort()), [['analytical', 'ingest', 't_s'], ['t_s'], ['t_s'], ['analytical', 't_s']])
-  assert.deepEqual(series[0].analytical.labels.range, { ok: 5, failed: 1, in_doubt: 0, per_sec: 5, p50_ms: 40, p90_ms: 40, p99_ms: 40, max_ms: 40 })
+  assert.deepEqual(series[0].analytical.labels.range, {
+    ok: 5,
+    failed: 1,
+    in_doubt: 0,
+    per_sec: 5,
+    p50_ms: 40,
+    p90_ms: 40,
+    p99_ms: 40,
+    max_ms: 40
+  })
   assert.equal(series[0].ingest.ok, 1000)
 })
 
@@ -67,7 +83,13 @@ test('the timeline result puts nodes and events on the load\'s clock, first reje
     ]
   }
   const result = timelineResult({ timeline: null, cluster, monitorStartedAt: ORIGIN - 100, loadStartAt: ORIGIN, events: [{ at_s: 0.5, kind: 'host_down', host: 'h', detail: 'x' }] })
-  assert.deepEqual(result.nodes.map((n) => [n.t_s, n.process_cpu_pct, n.write_queue, n.write_rejected]), [[-0.1, 10, 0, 0], [1.9, 90, 5, 1855]])
+  assert.deepEqual(
+    result.nodes.map((n) => [n.t_s, n.process_cpu_pct, n.write_queue, n.write_rejected]),
+    [
+      [-0.1, 10, 0, 0],
+      [1.9, 90, 5, 1855]
+    ]
+  )
   assert.deepEqual(result.events.map((e) => [e.at_s, e.kind]), [[0.5, 'host_down'], [1.9, 'first_write_rejection']])
   assert.deepEqual(result.series, [])
 })
@@ -78,7 +100,14 @@ test('a last interval much shorter than the interval keeps its counts but draws 
   timeline.add('ingest', delta(ORIGIN + 2000, [['t', 100, 0, 0, 5]]))
   timeline.add('ingest', delta(ORIGIN + 2005, [['t', 3, 0, 0, 5]], 5))
   const short = timeline.toJSON({ endMs: ORIGIN + 2005 })
-  assert.deepEqual(short.map((e) => [e.ingest.ok, e.ingest.per_sec, e.partial_s]), [[100, 100, undefined], [100, 100, undefined], [3, null, 0.005]])
+  assert.deepEqual(
+    short.map((e) => [e.ingest.ok, e.ingest.per_sec, e.partial_s]),
+    [
+      [100, 100, undefined],
+      [100, 100, undefined],
+      [3, null, 0.005]
+    ]
+  )
   assert.deepEqual(short.map((e) => e.ingest.labels.t.per_sec), [100, 100, null], 'a label of the tail has no rate either')
   const long = new Timeline({ originMs: ORIGIN })
   long.add('ingest', delta(ORIGIN + 1000, [['t', 100, 0, 0, 5]]))

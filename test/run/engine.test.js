@@ -111,7 +111,12 @@ test('a refused host does not stop the run (the client fails over); no host at a
 test('closed: the deadline stops new requests; those in flight finish and are counted', async () => {
   const clock = new FakeClock()
   const client = fakeClient(clock, () => 20)
-  const { recorder, done } = engine(clock, { client, source: fakeSource(1e9), concurrency: 2, deadline: clock.now() + 100 })
+  const { recorder, done } = engine(clock, {
+    client,
+    source: fakeSource(1e9),
+    concurrency: 2,
+    deadline: clock.now() + 100
+  })
   assert.deepEqual(await done, stopReason('duration'))
   // Each lane sends at 0, 20, 40, 60 and 80 ms; at 100 ms the deadline has come.
   const delta = recorder.takeDelta()
@@ -134,7 +139,13 @@ test('--graceful_stop: after the deadline, answers still missing when the grace 
     abort: () => { for (const cancel of pending) cancel() }
   }
   const start = clock.now()
-  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 2, deadline: start + 100, gracefulStopMs: 50 })
+  const { recorder, done } = engine(clock, {
+    client,
+    source: fakeSource(100),
+    concurrency: 2,
+    deadline: start + 100,
+    gracefulStopMs: 50
+  })
   assert.deepEqual(await done, stopReason('duration'))
   assert.equal(clock.now() - start, 150, 'the run ends at deadline + grace, not when the server answers')
   const totals = totalsOf(recorder)
@@ -147,7 +158,9 @@ test('--warmup: answers before its end are counted apart; the measured window st
   const client = fakeClient(clock, () => 10)
   const startAt = clock.now()
   const recorder = new Recorder({ now: clock.now, warmupUntil: startAt + 55 })
-  await clock.run(runEngine({ client, source: fakeSource(10), concurrency: 1, startAt, recorder, control: createControl(), clock }))
+  await clock.run(
+    runEngine({ client, source: fakeSource(10), concurrency: 1, startAt, recorder, control: createControl(), clock })
+  )
   const delta = recorder.takeDelta()
   // Answers at 10, 20, ... 100 ms: five before 55 ms.
   assert.deepEqual(delta.warmup, { requests: 5, units: 50, ok: 50, failed: 0, inDoubt: 0 })
@@ -209,7 +222,12 @@ test('ok + failed + in flight = sent at every report, while requests are still i
       assert.equal(totals.all.ok + totals.all.failed + delta.unitsInFlight, totals.unitsSent, `report ${reports}`)
     }
   })()
-  await clock.run(Promise.all([runEngine({ client, source: fakeSource(30), concurrency: 4, recorder, control: createControl(), clock }), reporter]))
+  await clock.run(
+    Promise.all([
+      runEngine({ client, source: fakeSource(30), concurrency: 4, recorder, control: createControl(), clock }),
+      reporter
+    ])
+  )
   assert.equal(totals.unitsSent, 300)
 })
 
@@ -234,7 +252,13 @@ test('open: every request goes out exactly at its time on the timetable', async 
   const client = fakeClient(clock, () => 1)
   const startAt = clock.now() + 50
   // 10-unit requests at 2000 units/s: one every 5 ms.
-  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 4, startAt, pace: { unitsPerSecond: 2000 } })
+  const { recorder, done } = engine(clock, {
+    client,
+    source: fakeSource(100),
+    concurrency: 4,
+    startAt,
+    pace: { unitsPerSecond: 2000 }
+  })
   assert.deepEqual(await done, stopReason('completed'))
   assert.deepEqual(client.sends.map((s) => s.at - startAt), Array.from({ length: 100 }, (_, i) => i * 5))
   const totals = totalsOf(recorder)
@@ -250,7 +274,13 @@ test('open: a stalled server shows in the latency from scheduled start and in th
   const client = fakeClient(clock, (n) => (n === 10 ? 300 : 1))
   const startAt = clock.now()
   // One slot, one 10-unit request every 10 ms.
-  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 1, startAt, pace: { unitsPerSecond: 1000 } })
+  const { recorder, done } = engine(clock, {
+    client,
+    source: fakeSource(100),
+    concurrency: 1,
+    startAt,
+    pace: { unitsPerSecond: 1000 }
+  })
   await done
   const totals = totalsOf(recorder)
   assert.equal(totals.all.requests, 100)
@@ -272,7 +302,14 @@ test('open: stop() ends a slow timetable without waiting for the next slot', asy
   const client = fakeClient(clock)
   const control = createControl()
   const startAt = clock.now()
-  const { recorder, done } = engine(clock, { client, source: fakeSource(100), concurrency: 2, control, startAt, pace: { unitsPerSecond: 1 } })
+  const { recorder, done } = engine(clock, {
+    client,
+    source: fakeSource(100),
+    concurrency: 2,
+    control,
+    startAt,
+    pace: { unitsPerSecond: 1 }
+  })
   clock.sleep(50).then(() => control.stop(stopReason('interrupted')))
   assert.deepEqual(await done, stopReason('interrupted'))
   assert.ok(clock.now() - startAt <= 100, 'stopped within one sleep slice, not 10 s later')
@@ -281,12 +318,26 @@ test('open: stop() ends a slow timetable without waiting for the next slot', asy
 
 test('open: the deadline ends the timetable; a request that waited for a slot past it is not sent', async () => {
   let clock = new FakeClock()
-  let run = engine(clock, { client: fakeClient(clock), source: fakeSource(1000), concurrency: 2, startAt: clock.now(), deadline: clock.now() + 200, pace: { unitsPerSecond: 1000 } })
+  let run = engine(clock, {
+    client: fakeClient(clock),
+    source: fakeSource(1000),
+    concurrency: 2,
+    startAt: clock.now(),
+    deadline: clock.now() + 200,
+    pace: { unitsPerSecond: 1000 }
+  })
   assert.deepEqual(await run.done, stopReason('duration'))
   assert.equal(run.recorder.takeDelta().series.x.requests, 20, 'due at 0, 10, ... 190 ms')
 
   clock = new FakeClock()
-  run = engine(clock, { client: fakeClient(clock, () => 300), source: fakeSource(100), concurrency: 1, startAt: clock.now(), deadline: clock.now() + 100, pace: { unitsPerSecond: 1000 } })
+  run = engine(clock, {
+    client: fakeClient(clock, () => 300),
+    source: fakeSource(100),
+    concurrency: 1,
+    startAt: clock.now(),
+    deadline: clock.now() + 100,
+    pace: { unitsPerSecond: 1000 }
+  })
   assert.deepEqual(await run.done, stopReason('duration'))
   assert.equal(run.recorder.takeDelta().series.x.requests, 1)
 })
@@ -295,7 +346,14 @@ test('open: requests the timetable held before the deadline that never went out 
   const clock = new FakeClock()
   // One slot, 25 ms per answer, a 10-unit request due every 10 ms, 200 ms of load: the slot frees at 25, 50, … 175,
   // so 8 requests go out (the last at 175 ms, due at 70), and the 12 due at 80 … 190 ms never do.
-  const run = engine(clock, { client: fakeClient(clock, () => 25), source: fakeSource(1000), concurrency: 1, startAt: clock.now(), deadline: clock.now() + 200, pace: { unitsPerSecond: 1000 } })
+  const run = engine(clock, {
+    client: fakeClient(clock, () => 25),
+    source: fakeSource(1000),
+    concurrency: 1,
+    startAt: clock.now(),
+    deadline: clock.now() + 200,
+    pace: { unitsPerSecond: 1000 }
+  })
   assert.deepEqual(await run.done, stopReason('duration'))
   const totals = totalsOf(run.recorder)
   assert.equal(totals.all.requests, 8)
@@ -306,12 +364,27 @@ test('open: requests the timetable held before the deadline that never went out 
 
 test('open: a timetable kept to the end, or a run interrupted, drops nothing', async () => {
   let clock = new FakeClock()
-  let run = engine(clock, { client: fakeClient(clock), source: fakeSource(1000), concurrency: 2, startAt: clock.now(), deadline: clock.now() + 200, pace: { unitsPerSecond: 1000 } })
+  let run = engine(clock, {
+    client: fakeClient(clock),
+    source: fakeSource(1000),
+    concurrency: 2,
+    startAt: clock.now(),
+    deadline: clock.now() + 200,
+    pace: { unitsPerSecond: 1000 }
+  })
   await run.done
   assert.equal(totalsOf(run.recorder).droppedRequests, 0)
   clock = new FakeClock()
   const control = createControl()
-  run = engine(clock, { client: fakeClient(clock, () => 25), source: fakeSource(1000), concurrency: 1, control, startAt: clock.now(), deadline: clock.now() + 200, pace: { unitsPerSecond: 1000 } })
+  run = engine(clock, {
+    client: fakeClient(clock, () => 25),
+    source: fakeSource(1000),
+    concurrency: 1,
+    control,
+    startAt: clock.now(),
+    deadline: clock.now() + 200,
+    pace: { unitsPerSecond: 1000 }
+  })
   clock.sleep(60).then(() => control.stop(stopReason('interrupted')))
   assert.deepEqual(await run.done, stopReason('interrupted'))
   assert.equal(totalsOf(run.recorder).droppedRequests, 0, 'a partial run, not a dropped load')
@@ -326,7 +399,16 @@ test('open: N workers on one start time interleave into one timetable covering o
     const original = client.post
     client.post = (body) => { sends.push(clock.now() - startAt); return original(body) }
     const pace = workerPace({ rate: 3000, workerIndex, workerCount: 3, unitsPerRequest: UNITS })
-    return runEngine({ client, source: fakeSource(10), concurrency: 2, startAt, pace, recorder: new Recorder({ now: clock.now }), control: createControl(), clock })
+    return runEngine({
+      client,
+      source: fakeSource(10),
+      concurrency: 2,
+      startAt,
+      pace,
+      recorder: new Recorder({ now: clock.now }),
+      control: createControl(),
+      clock
+    })
   })
   await clock.run(Promise.all(workers))
   // 3000 units/s of 10-unit requests over 3 workers: one request every 10/3 ms, in turn.

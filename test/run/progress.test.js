@@ -10,7 +10,16 @@ function deltaOf (ok, periodMs, latencyMicros) {
   s.ok = ok
   s.requests = 1
   s.recordLatency(latencyMicros)
-  return { series: { insert: s.toDelta() }, errors: [], firstSentAt: 0, lastAnsweredAt: 0, unitsSent: ok, unitsInFlight: 0, lateRequests: 0, periodMs }
+  return {
+    series: { insert: s.toDelta() },
+    errors: [],
+    firstSentAt: 0,
+    lastAnsweredAt: 0,
+    unitsSent: ok,
+    unitsInFlight: 0,
+    lateRequests: 0,
+    periodMs
+  }
 }
 
 test('the live rate is each worker\'s latest report over the period it covers, summed', () => {

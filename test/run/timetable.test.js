@@ -16,7 +16,9 @@ test('unit k is due at start + offset + k / rate, whatever happened before', () 
 })
 
 test('a rate over N workers: equal shares, offsets that interleave their requests evenly', () => {
-  const paces = [0, 1, 2, 3].map((workerIndex) => workerPace({ rate: 4000, workerIndex, workerCount: 4, unitsPerRequest: 100 }))
+  const paces = [0, 1, 2, 3].map((workerIndex) =>
+    workerPace({ rate: 4000, workerIndex, workerCount: 4, unitsPerRequest: 100 })
+  )
   assert.deepEqual(paces.map((p) => p.unitsPerSecond), [1000, 1000, 1000, 1000])
   // Each worker sends 100 units every 100 ms; together one request every 25 ms.
   assert.deepEqual(paces.map((p) => p.offsetMs), [0, 25, 50, 75])

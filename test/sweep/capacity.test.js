@@ -33,7 +33,12 @@ test('a step passes only when every condition holds, and says each reason it did
 
 test('doubling from the start, then bisection: the capacity within the precision, in the steps that implies', async () => {
   const cluster = fakeCluster(13_000)
-  const found = await searchCapacity({ start: 1000, precisionPct: 5, runStep: cluster.runStep, judge: (r) => judgeStep(r, SLO) })
+  const found = await searchCapacity({
+    start: 1000,
+    precisionPct: 5,
+    runStep: cluster.runStep,
+    judge: (r) => judgeStep(r, SLO)
+  })
   // 1000, 2000, 4000, 8000 pass, 16000 misses; then 12000 passes, 14000 misses, 13000 passes,
   // 13500 misses, and 13500 is within 5% of 13000.
   assert.deepEqual(cluster.rates, [1000, 2000, 4000, 8000, 16000, 12000, 14000, 13000, 13500])
@@ -45,7 +50,11 @@ test('doubling from the start, then bisection: the capacity within the precision
 })
 
 test('a cluster that misses at the start rate says so; a stopped step ends the search with what it had', async () => {
-  const failsAtStart = await searchCapacity({ start: 5000, runStep: fakeCluster(1000).runStep, judge: (r) => judgeStep(r, SLO) })
+  const failsAtStart = await searchCapacity({
+    start: 5000,
+    runStep: fakeCluster(1000).runStep,
+    judge: (r) => judgeStep(r, SLO)
+  })
   assert.deepEqual([failsAtStart.capacity, failsAtStart.limit, failsAtStart.steps.length], [null, 'fails_at_start', 1])
   let calls = 0
   const cluster = fakeCluster(1e9)

@@ -57,7 +57,12 @@ const texts = (svg) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) 
 test('capacity: the steps stand as far apart as their rates, a tick at each; the misses in the legend\'s red; the SLO line with its label', () => {
   // The new user's ramp: 25, 50, 100, 200, then bisection to 150, 125, 137.5, 131.25.
   const rates = [25, 50, 100, 200, 150, 125, 137.5, 131.25]
-  const steps = rates.map((rate) => ({ rate, achieved: Math.min(rate, 125), p99_ms: rate > 125 ? 900 : 40, passed: rate <= 125 }))
+  const steps = rates.map((rate) => ({
+    rate,
+    achieved: Math.min(rate, 125),
+    p99_ms: rate > 125 ? 900 : 40,
+    passed: rate <= 125
+  }))
   const option = capacityChartOption({ capacity: 125, unit: 'queries', slo: { p99_ms: 250 }, steps })
   assert.equal(option.xAxis.type, 'value')
   assert.deepEqual(option.xAxis.axisTick.customValues, [...rates].sort((a, b) => a - b))

@@ -77,7 +77,12 @@ test('options are checked before any run, in the words of the sweeps', () => {
     [def('processes'), ['--', '--processes', '4'], '--processes is what this script sweeps: give its values with --values'],
     [def('processes'), ['--bogus'], "unknown option '--bogus' (benchmark options go after '--'; see --help)"]
   ]
-  for (const [d, argv, message] of errors) assert.throws(() => parseArgs(d, argv), (e) => e.exitCode === 2 && e.message === message, message)
+  for (const [d, argv, message] of errors)
+    assert.throws(
+      () => parseArgs(d, argv),
+      (e) => e.exitCode === 2 && e.message === message,
+      message
+    )
   const rate = parseArgs(def('query-saturation'), ['--step', 'rate', '--max_p99_ms', '500'])
   assert.deepEqual([rate.param, rate.values[0], rate.maxP99Ms], ['rate', '50', 500])
 })

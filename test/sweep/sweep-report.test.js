@@ -41,7 +41,12 @@ test('record appends each run and says what it measured', (t) => {
 
 test('report writes the CSV and a well-formed SVG chart, and names the sweet spot', (t) => {
   const dir = tempDir(t)
-  const file = recordAll(dir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 800)], [2000, 0, result(1000, 820)], [4000, 1, result(900, 1000, 100)]])
+  const file = recordAll(dir, [
+    [500, 0, result(1000, 500)],
+    [1000, 0, result(1000, 800)],
+    [2000, 0, result(1000, 820)],
+    [4000, 1, result(900, 1000, 100)]
+  ])
   const out = path.join(dir, 'out', 'batch')
   const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', out, '--json'])
   assert.equal(r.code, 0, r.stderr)
@@ -66,7 +71,11 @@ test('report writes the CSV and a well-formed SVG chart, and names the sweet spo
 
 test('values that span more than 10x go on a logarithmic axis; a narrow span stays in turn', (t) => {
   const dir = tempDir(t)
-  const wide = recordAll(dir, [[500, 0, result(1000, 500)], [2000, 0, result(1000, 800)], [32000, 0, result(1000, 820)]])
+  const wide = recordAll(dir, [
+    [500, 0, result(1000, 500)],
+    [2000, 0, result(1000, 800)],
+    [32000, 0, result(1000, 820)]
+  ])
   assert.equal(runReport(['report', '--file', wide, '--parameter', 'batch_size', '--out', path.join(dir, 'wide')]).code, 0)
   const svg = fs.readFileSync(path.join(dir, 'wide.svg'), 'utf8')
   assert.equal(XMLValidator.validate(svg), true)
@@ -74,7 +83,11 @@ test('values that span more than 10x go on a logarithmic axis; a narrow span sta
   for (const label of ['500', '2k', '32k']) assert.match(svg, new RegExp(`>${label}<`), `a label at ${label}, a value tried`)
   assert.doesNotMatch(svg, />10k</, 'no label at a power of ten that was not tried')
   const narrowDir = tempDir(t)
-  const narrow = recordAll(narrowDir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 800)], [2000, 0, result(1000, 820)]])
+  const narrow = recordAll(narrowDir, [
+    [500, 0, result(1000, 500)],
+    [1000, 0, result(1000, 800)],
+    [2000, 0, result(1000, 820)]
+  ])
   runReport(['report', '--file', narrow, '--parameter', 'batch_size', '--out', path.join(narrowDir, 'narrow')])
   const narrowSvg = fs.readFileSync(path.join(narrowDir, 'narrow.svg'), 'utf8')
   assert.doesNotMatch(narrowSvg, /log scale/)
@@ -83,7 +96,11 @@ test('values that span more than 10x go on a logarithmic axis; a narrow span sta
 
 test('report says when the values beyond the sweet spot all failed', (t) => {
   const dir = tempDir(t)
-  const file = recordAll(dir, [[500, 0, result(1000, 500)], [1000, 0, result(1000, 900)], [2000, 1, result(900, 1000, 100)]])
+  const file = recordAll(dir, [
+    [500, 0, result(1000, 500)],
+    [1000, 0, result(1000, 900)],
+    [2000, 1, result(900, 1000, 100)]
+  ])
   const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'o')])
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stderr, /sweet spot: batch_size=1000 \(900 rows\/s\); every larger value had failures, the cluster saturates beyond it: 2000 \(100 rows failed\)$/m)
@@ -95,7 +112,12 @@ test('every verdict names the rule that decided it: a faster value ruled out by 
   const dir = tempDir(t)
   const slow = (ok, perSec, p99) => ({ ...result(ok, perSec), latency_ms: { p99 } })
   const abandoned = { ...result(1000, 30000), rows_in_doubt: 500, abandoned_in_doubt: 500, latency_ms: { p99: 2500 } }
-  const file = recordAll(dir, [[1000, 0, result(1000, 39704)], [5000, 0, slow(1000, 52000, 4100)], [10000, 0, slow(1000, 56898, 7300)], [20000, 1, abandoned]])
+  const file = recordAll(dir, [
+    [1000, 0, result(1000, 39704)],
+    [5000, 0, slow(1000, 52000, 4100)],
+    [10000, 0, slow(1000, 56898, 7300)],
+    [20000, 1, abandoned]
+  ])
   const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'o'), '--max_p99_ms', '3000', '--json'])
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stderr, /^best throughput: batch_size=1000 \(39,704 rows\/s\) of the values within the rules; batch_size=10000 was faster \(56,898 rows\/s\) but is ruled out: p99 7300 ms over --max_p99_ms 3000$/m)
@@ -110,7 +132,12 @@ test('every verdict names the rule that decided it: a faster value ruled out by 
 
 test('a saturation ramp never names its saturated step the sweet spot, in the text or the chart', (t) => {
   const dir = tempDir(t)
-  const file = recordAll(dir, [[1000, 0, result(1000, 500)], [2000, 0, result(1000, 800)], [4000, 0, result(1000, 810)], [8000, 0, result(1000, 812)]])
+  const file = recordAll(dir, [
+    [1000, 0, result(1000, 500)],
+    [2000, 0, result(1000, 800)],
+    [4000, 0, result(1000, 810)],
+    [8000, 0, result(1000, 812)]
+  ])
   const r = runReport(['report', '--file', file, '--parameter', 'max_rows', '--out', path.join(dir, 'sat'), '--saturation', '--json'])
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stderr, /^sweet spot: max_rows=2000 \(800 rows\/s\): the last value before the ramp saturated at 4000 \(throughput gain below the threshold/m)
@@ -121,7 +148,11 @@ test('a saturation ramp never names its saturated step the sweet spot, in the te
 test('with no value to choose, the report says why each was ruled out, never that a partial run lost rows it did not', (t) => {
   const dir = tempDir(t)
   const partial = { ...result(1000, 500), partial: true }
-  const file = recordAll(dir, [[500, 4, partial], [1000, 1, result(900, 800, 100)], [2000, 4, { ...result(1000, 900), partial: true }]])
+  const file = recordAll(dir, [
+    [500, 4, partial],
+    [1000, 1, result(900, 800, 100)],
+    [2000, 4, { ...result(1000, 900), partial: true }]
+  ])
   const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'batch')])
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stderr, /no sweet spot: no value ran complete and without failures \(2 partial, 1 failed rows\)/)
@@ -145,7 +176,12 @@ test('single runs get a warning; --max_p99_ms rules values out; one value claims
 
 test('--saturation: the first value where a ramp would have stopped, in find-capacity\'s terms', (t) => {
   const dir = tempDir(t)
-  const file = recordAll(dir, [[1000, 0, result(1000, 500)], [2000, 0, result(1000, 800)], [4000, 0, result(1000, 810)], [8000, 1, result(900, 820, 100)]])
+  const file = recordAll(dir, [
+    [1000, 0, result(1000, 500)],
+    [2000, 0, result(1000, 800)],
+    [4000, 0, result(1000, 810)],
+    [8000, 1, result(900, 820, 100)]
+  ])
   const r = runReport(['report', '--file', file, '--parameter', 'max_rows', '--out', path.join(dir, 'sat'), '--saturation', '--json'])
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stderr, /^saturated at max_rows=4000: throughput gain below the threshold: \+1\.3% from 2000 to 4000 \(target at least \+5%\)$/m)

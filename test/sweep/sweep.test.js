@@ -20,15 +20,45 @@ function ingestResult ({ ok, perSec, failed = 0, inDoubt = 0, abandoned = 0, p99
   }
 }
 
-const sweepOf = (series) => withChanges(series.map(([value, perSec, extra = {}]) => pointOf({ value, exitCode: extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })))
+const sweepOf = (series) =>
+  withChanges(
+    series.map(([value, perSec, extra = {}]) =>
+      pointOf({ value, exitCode: extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })
+    )
+  )
 
 test('a point takes throughput, p99, failed and in doubt apart (and the client\'s abandoned requests) from the result', () => {
-  const point = pointOf({ value: 500, exitCode: 1, result: ingestResult({ ok: 900, perSec: 900, failed: 60, inDoubt: 40, abandoned: 30, p99: 12.5 }) })
+  const point = pointOf({
+    value: 500,
+    exitCode: 1,
+    result: ingestResult({ ok: 900, perSec: 900, failed: 60, inDoubt: 40, abandoned: 30, p99: 12.5 })
+  })
   assert.deepEqual(
-    { unit: point.unit, ok: point.ok, sent: point.sent, throughput: point.throughput, p99: point.p99Ms, failed: point.failed, inDoubt: point.inDoubt, abandoned: point.abandoned },
+    {
+      unit: point.unit,
+      ok: point.ok,
+      sent: point.sent,
+      throughput: point.throughput,
+      p99: point.p99Ms,
+      failed: point.failed,
+      inDoubt: point.inDoubt,
+      abandoned: point.abandoned
+    },
     { unit: 'rows', ok: 900, sent: 1000, throughput: 900, p99: 12.5, failed: 60, inDoubt: 40, abandoned: 30 }
   )
-  const query = pointOf({ value: 8, exitCode: 0, result: { seconds: 2, queries_sent: 10, queries_ok: 10, queries_failed: 0, queries_in_doubt: 0, queries_per_sec: 5, latency_ms: { p99: 3 } } })
+  const query = pointOf({
+    value: 8,
+    exitCode: 0,
+    result: {
+      seconds: 2,
+      queries_sent: 10,
+      queries_ok: 10,
+      queries_failed: 0,
+      queries_in_doubt: 0,
+      queries_per_sec: 5,
+      latency_ms: { p99: 3 }
+    }
+  })
   assert.equal(query.unit, 'queries')
   assert.equal(pointOf({ value: 1, exitCode: 3, result: null }).missing, true)
   assert.throws(() => pointOf({ value: 1, exitCode: 0, result: { seconds: 1 } }), /neither rows_ok nor queries_ok/)
@@ -66,7 +96,15 @@ test('when the curve still climbs at the last value, no plateau is claimed', () 
 })
 
 test('when every value past the best one fails, the best is the sweet spot and the limit says why', () => {
-  const a = analyse(sweepOf([[500, 100], [1000, 150], [2000, 200], [4000, 210, { failed: 5 }], [8000, 180, { failed: 50 }]]))
+  const a = analyse(
+    sweepOf([
+      [500, 100],
+      [1000, 150],
+      [2000, 200],
+      [4000, 210, { failed: 5 }],
+      [8000, 180, { failed: 50 }]
+    ])
+  )
   assert.equal(a.sweetSpot.value, 2000)
   assert.equal(a.limit, 'failures')
   assert.equal(a.plateauReached, false)
@@ -96,7 +134,12 @@ test('a ramp stops on failures, on p99, or when a step gains less than the minim
   assert.equal(saturationReason(saturatedClient), 'the load generator was saturated at 2: add --processes')
   assert.equal(saturationReason(sweepOf([[1, 100]])), null, 'one step has nothing to compare with')
   // Stepping --rate: the target is the yardstick, not the step before.
-  const rated = (value, achieved) => pointOf({ value, exitCode: 0, result: { ...ingestResult({ ok: 1000, perSec: achieved }), rate: { target_per_sec: value } } })
+  const rated = (value, achieved) =>
+    pointOf({
+      value,
+      exitCode: 0,
+      result: { ...ingestResult({ ok: 1000, perSec: achieved }), rate: { target_per_sec: value } }
+    })
   assert.equal(saturationReason([rated(100, 100.4), rated(200, 199)]), null, '0.5% short is within 1%')
   assert.match(saturationReason([rated(100, 100), rated(200, 150)]), /achieved 150 rows\/s at a target of 200 \(25% short, limit 1%\)/)
 })
@@ -112,8 +155,16 @@ test('CSV: one row per value, header named after the parameter and the unit', ()
 })
 
 test('repeated runs of a value fold into their median run; failures of any run count', () => {
-  const run = (value, perSec, extra = {}) => pointOf({ value, exitCode: extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })
-  const points = combineRepeats([run(500, 90), run(500, 130), run(500, 100), run(1000, 150), run(1000, 170, { failed: 3, p99: 99 }), run(1000, 160)])
+  const run = (value, perSec, extra = {}) =>
+    pointOf({ value, exitCode: extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })
+  const points = combineRepeats([
+    run(500, 90),
+    run(500, 130),
+    run(500, 100),
+    run(1000, 150),
+    run(1000, 170, { failed: 3, p99: 99 }),
+    run(1000, 160)
+  ])
   assert.deepEqual(points.map((p) => [p.value, p.throughput, p.throughputMin, p.throughputMax, p.runs, p.failed]), [
     [500, 100, 90, 130, 3, 0],
     [1000, 160, 150, 170, 3, 3]
@@ -133,7 +184,15 @@ test('values that look like numbers become numbers; others stay text', () => {
 
 test('--max_p99_ms and a saturated load generator rule values out as the sweet spot', () => {
   const { analyse } = require('../../lib/sweep/sweep')
-  const point = (value, throughput, p99Ms, clientSaturated = false) => ({ value, throughput, p99Ms, failed: 0, missing: false, partial: false, clientSaturated })
+  const point = (value, throughput, p99Ms, clientSaturated = false) => ({
+    value,
+    throughput,
+    p99Ms,
+    failed: 0,
+    missing: false,
+    partial: false,
+    clientSaturated
+  })
   const points = [point(1000, 100, 3.5), point(2000, 140, 6), point(4000, 145, 11.9)]
   assert.equal(analyse(points, { thresholdPct: 5 }).sweetSpot.value, 2000)
   assert.equal(analyse(points, { thresholdPct: 5, maxP99Ms: 5 }).sweetSpot.value, 1000, 'batch 4000 and 2000 answer too slowly')
@@ -153,8 +212,15 @@ test('CSV cells a spreadsheet would run as formulas are neutralised; numbers sta
 })
 
 test('values beyond the sweet spot whose only problem is requests abandoned by the client are not called saturation', () => {
-  const run = (value, perSec, extra = {}) => pointOf({ value, exitCode: extra.abandoned || extra.failed ? 1 : 0, result: ingestResult({ ok: 1000, perSec, ...extra }) })
-  const abandoned = analyse(withChanges([run(1000, 100), run(5000, 200), run(10000, 300, { inDoubt: 40000, abandoned: 40000 })]))
+  const run = (value, perSec, extra = {}) =>
+    pointOf({
+      value,
+      exitCode: extra.abandoned || extra.failed ? 1 : 0,
+      result: ingestResult({ ok: 1000, perSec, ...extra })
+    })
+  const abandoned = analyse(
+    withChanges([run(1000, 100), run(5000, 200), run(10000, 300, { inDoubt: 40000, abandoned: 40000 })])
+  )
   assert.equal(abandoned.sweetSpot.value, 5000)
   assert.equal(abandoned.limit, 'abandoned')
   const lost = analyse(withChanges([run(1000, 100), run(5000, 200), run(10000, 300, { inDoubt: 10 })]))

@@ -62,7 +62,7 @@ async function sidesOf (args, env) {
     if (args.resultsTable === undefined || !args.baseRunIds.length || !args.newRunIds.length) {
       throw new UsageError('--results_table, --base_run_id and --new_run_id go together')
     }
-    const { readRuns } = require('../command')
+    const { readRuns } = require('../read-runs')
     const results = await readRuns(args.resultsTable, [...args.baseRunIds, ...args.newRunIds], args.connection, env)
     return [
       results.slice(0, args.baseRunIds.length).map((r) => r.result),
@@ -72,7 +72,7 @@ async function sidesOf (args, env) {
   if (args.base.length === 0 || args.new.length === 0) {
     throw new UsageError('give at least one --base and one --new result file')
   }
-  const { readResult } = require('../command')
+  const { readResult } = require('../result-file')
   return [args.base.map(readResult), args.new.map(readResult)]
 }
 

@@ -30,7 +30,12 @@ test('kv rows: worker w of N writes the keys w, w+N, w+2N, ... with values of th
   }
   assert.deepEqual(new Set(written), new Set(Array.from({ length: 30 }, (_, n) => kvKey(n, 40))))
   const again = rowsOf(new KvRowWriter({ seed: 1, workerIndex: 0, workerCount: 3, keyBytes: 40, valueBytes: 16 }), 10)
-  assert.deepEqual(again.map(([, v]) => v), rowsOf(new KvRowWriter({ seed: 1, workerIndex: 0, workerCount: 3, keyBytes: 40, valueBytes: 16 }), 10).map(([, v]) => v))
+  assert.deepEqual(
+    again.map(([, v]) => v),
+    rowsOf(new KvRowWriter({ seed: 1, workerIndex: 0, workerCount: 3, keyBytes: 40, valueBytes: 16 }), 10).map(
+      ([, v]) => v
+    )
+  )
 })
 
 test('loadtest rows: one string of exactly payload_bytes characters, JSON-safe, varied', () => {

@@ -59,7 +59,13 @@ test('verdicts: better, worse, no significant difference; with fewer than 3 runs
 
 test('the words of a comparison: runs counted right, a change from 0 named, no bare "-%"', () => {
   assert.deepEqual([runsText(1), runsText(3)], ['1 run', '3 runs'])
-  const figure = (base, next, changePct, ci = null, pValue = null) => ({ base, new: next, change_pct: changePct, ci_pct: ci, p_value: pValue })
+  const figure = (base, next, changePct, ci = null, pValue = null) => ({
+    base,
+    new: next,
+    change_pct: changePct,
+    ci_pct: ci,
+    p_value: pValue
+  })
   assert.equal(changeText(figure(9550.693, 9000, -5.8)), '-5.8%')
   assert.equal(changeText(figure(0, 120, null)), 'from 0 to 120')
   assert.equal(changeText(figure(0, 0, null)), 'none (0 both)')
@@ -70,7 +76,11 @@ test('the words of a comparison: runs counted right, a change from 0 named, no b
 
 test('the comparison page: numbers formatted, runs counted, the change chart with its intervals', async (t) => {
   const dir = tempDir(t)
-  const write = (name, result) => { const file = path.join(dir, name); fs.writeFileSync(file, JSON.stringify(result)); return file }
+  const write = (name, result) => {
+    const file = path.join(dir, name)
+    fs.writeFileSync(file, JSON.stringify(result))
+    return file
+  }
   const one = await runTool('bin/crate-bench.js', ['compare', '--base', write('b.json', run(9550.693, 100)), '--new', write('n.json', run(9000.5, 90, 4)), '-o', path.join(dir, 'one.html')])
   assert.equal(one.code, 0, one.stderr)
   const onePage = fs.readFileSync(path.join(dir, 'one.html'), 'utf8')
@@ -94,7 +104,11 @@ test('the comparison page: numbers formatted, runs counted, the change chart wit
 
 test('crate-bench compare: the table, --json, -o, and --fail_on_regression as an exit code for CI', async (t) => {
   const dir = tempDir(t)
-  const write = (name, result) => { const file = path.join(dir, name); fs.writeFileSync(file, JSON.stringify(result)); return file }
+  const write = (name, result) => {
+    const file = path.join(dir, name)
+    fs.writeFileSync(file, JSON.stringify(result))
+    return file
+  }
   const base = [run(40_000, 100), run(41_000, 104), run(39_500, 98)].map((r, i) => write(`base-${i}.json`, r))
   const next = [run(30_000, 200), run(31_000, 210), run(29_000, 190)].map((r, i) => write(`new-${i}.json`, r))
   const html = path.join(dir, 'compare.html')

@@ -16,14 +16,18 @@ const PAGE = fs.readFileSync(path.join(__dirname, '../../../lib/reports/html/pag
 function drawPage (result) {
   const charts = chartsOf(result)
   const elements = new Map(charts.map(([id, title]) => [`chart-${id}`, { dataset: { title }, clientWidth: 560, clientHeight: 320, style: {} }]))
-  const runData = { textContent: JSON.stringify({ result, curve: [{ percentile: 50, ms: 1 }], charts: charts.map(([id]) => id) }) }
+  const runData = {
+    textContent: JSON.stringify({ result, curve: [{ percentile: 50, ms: 1 }], charts: charts.map(([id]) => id) })
+  }
   const body = { dataset: { charts: '0' } }
   const drawn = {}
   const document = { body, getElementById: (id) => (id === 'run-data' ? runData : elements.get(id)) }
   const echarts = {
     init: (element) => ({
       // Through JSON: the options leave the page's realm as plain values of this one.
-      setOption: (option) => { drawn[[...elements].find(([, e]) => e === element)[0].slice(6)] = JSON.parse(JSON.stringify(option)) }
+      setOption: (option) => {
+        drawn[[...elements].find(([, e]) => e === element)[0].slice(6)] = JSON.parse(JSON.stringify(option))
+      }
     })
   }
   vm.runInNewContext(PAGE, { document, echarts, JSON, Math, Number, String, Object, Array })
@@ -31,7 +35,18 @@ function drawPage (result) {
   return { drawn, elements }
 }
 
-const group = (ok, extra = {}) => ({ ok, failed: 0, in_doubt: 0, per_sec: ok, p50_ms: 1, p90_ms: 2, p99_ms: 3, max_ms: 4, labels: {}, ...extra })
+const group = (ok, extra = {}) => ({
+  ok,
+  failed: 0,
+  in_doubt: 0,
+  per_sec: ok,
+  p50_ms: 1,
+  p90_ms: 2,
+  p99_ms: 3,
+  max_ms: 4,
+  labels: {},
+  ...extra
+})
 const QUERY_NAMES = ['a_query_with_a_rather_long_descriptive_name', 'second_query_with_a_long_name', 'third_query_long_name_xyz', 'fourth_query', 'fifth']
 
 function mixedRun () {
@@ -43,7 +58,12 @@ function mixedRun () {
     timeline: {
       interval_s: 1,
       series: [0, 1, 2].map((t) => ({ t_s: t, analytical: group(50, { labels }), ingest: group(2000) }))
-        .concat([{ t_s: 3, partial_s: 0.002, analytical: group(1, { per_sec: null, labels }), ingest: group(0, { per_sec: null }) }]),
+        .concat([{
+          t_s: 3,
+          partial_s: 0.002,
+          analytical: group(1, { per_sec: null, labels }),
+          ingest: group(0, { per_sec: null })
+        }]),
       nodes: [-0.1, 0.4, 1.4, 2.4].map((t) => ({ t_s: t, name: 'node-1', process_cpu_pct: 10, heap_used_pct: 20, write_queue: 0, write_rejected: 0 })),
       events: []
     }

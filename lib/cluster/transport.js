@@ -1,0 +1,27 @@
+'use strict'
+
+/**
+ * @typedef {object} Transport How statements reach the cluster: CrateDB's HTTP endpoint (lib/cluster/http-client.js,
+ * CrateClient) today, its PostgreSQL wire protocol next. The engine, the workloads' prepare and finish, the monitor
+ * and the fleet use only these members, so they do not know which one they have.
+ * @property {{ base: string }[]} hosts every host of the cluster, by its base URL
+ * @property {(body: string|Buffer, options?: { target?: object, parse?: Function, timeoutMs?: number }) =>
+ *   Promise<object>} post one request of a workload (a prepared body) to the next host that answers, with its
+ *   deadline (--timeout, headers and body together) and a cap on its answer's size; resolves with the parsed answer,
+ *   rejects with CrateHttpError (the server said no) or TransportError (no answer; `sent` says whether it may have
+ *   reached the server)
+ * @property {(stmt: string, args?: Array, options?: object) => Promise<object>} sql one statement, its values as
+ *   parameters, never in its text
+ * @property {() => Promise<Error[]>} requireOneHost a check of every host before any DDL; throws when none answers or
+ *   a setting is wrong (password, TLS), returns the failures of the hosts that did not answer
+ * @property {() => string[]} downHosts the hosts down now, for transports started later (the workers)
+ * @property {() => void} abort abandons every request in flight (Ctrl-C twice): each rejects as ABORTED
+ * @property {() => void} close
+ * @property {(event: 'host-down'|'host-up', listener: Function) => void} on failover's events: 'host-down'
+ *   ({ host, detail, at }), 'host-up' ({ host, at })
+ */
+
+// The members a transport has: test/cluster/transport.test.js holds CrateClient to them.
+const TRANSPORT_MEMBERS = ['hosts', 'post', 'sql', 'requireOneHost', 'downHosts', 'abort', 'close', 'on']
+
+module.exports = { TRANSPORT_MEMBERS }
