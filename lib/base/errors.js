@@ -14,20 +14,37 @@ const EXIT = Object.freeze({
   THRESHOLDS: 5
 })
 
-class UsageError extends Error {
-  constructor (message) {
+// Every error the tool means to show a user: its message is the one line printed, its exitCode the process's. The
+// command frame and the runner print any of them the same way.
+class ToolError extends Error {
+  constructor (message, exitCode) {
     super(message)
+    this.name = 'ToolError'
+    this.exitCode = exitCode
+  }
+}
+
+// Bad input: a flag, a file, a name. Nothing was sent.
+class UsageError extends ToolError {
+  constructor (message) {
+    super(message, EXIT.USAGE)
     this.name = 'UsageError'
-    this.exitCode = EXIT.USAGE
   }
 }
 
 // The tool could not do its job at all: unreachable host, bad password, rejected DDL.
-class FatalError extends Error {
+class FatalError extends ToolError {
   constructor (message) {
-    super(message)
+    super(message, EXIT.CANNOT_RUN)
     this.name = 'FatalError'
-    this.exitCode = EXIT.CANNOT_RUN
+  }
+}
+
+// What was asked for is only partly there: a run interrupted, a fleet nobody reconciled.
+class PartialError extends ToolError {
+  constructor (message) {
+    super(message, EXIT.PARTIAL)
+    this.name = 'PartialError'
   }
 }
 
@@ -38,4 +55,4 @@ function errorLine (message) {
   return redact(visible(String(message ?? '').replace(/\s*[\r\n]+\s*/g, ' '))).trim()
 }
 
-module.exports = { EXIT, UsageError, FatalError, errorLine }
+module.exports = { EXIT, ToolError, UsageError, FatalError, PartialError, errorLine }

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { UsageError, EXIT } = require('./errors')
+const { UsageError, ToolError, EXIT } = require('./errors')
 const { visible } = require('./format')
 
 /**
@@ -52,7 +52,7 @@ function readRegularFile (file, { what, maxBytes, unreadableExit = EXIT.USAGE })
   const unreadable = (why) => {
     const message = `${shown} cannot be read: ${why}`
     if (unreadableExit === EXIT.USAGE) return new UsageError(message)
-    return Object.assign(new Error(message), { exitCode: unreadableExit })
+    return new ToolError(message, unreadableExit)
   }
   let stat
   try {

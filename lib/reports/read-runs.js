@@ -1,6 +1,6 @@
 'use strict'
 
-const { EXIT } = require('../base/errors')
+const { FatalError } = require('../base/errors')
 const { connectionFromArgs } = require('../cluster/connection')
 const { CrateClient } = require('../cluster/http-client')
 const { parseTableName } = require('../data/schema')
@@ -34,7 +34,7 @@ async function readRuns (tableText, runIds, flags, env) {
     for (const runId of ids) runs.push(await readMergedRun(client, table, runId, { fleetTable }))
   } catch (error) {
     if (error.exitCode) throw error
-    throw Object.assign(new Error(`cannot read from ${table.display}: ${error.message}`), { exitCode: EXIT.CANNOT_RUN })
+    throw new FatalError(`cannot read from ${table.display}: ${error.message}`)
   } finally {
     client.close()
   }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { EXIT } = require('../base/errors')
+const { FatalError, PartialError } = require('../base/errors')
 const { visible } = require('../base/format')
 const { parseTableName } = require('../data/schema')
 const { readFleetRun } = require('../fleet/coordinator')
@@ -23,14 +23,14 @@ async function readMergedRun (client, table, runId, { fleetTable = null } = {}) 
   const rows = (await client.sql(select, [runId])).rows
   if (rows.length === 0) {
     const unreconciled = fleetTable && (await unreconciledFleet(client, fleetTable, runId))
-    if (unreconciled) throw Object.assign(new Error(unreconciled), { exitCode: EXIT.PARTIAL })
-    throw Object.assign(new Error(`${table.display} has no row with run_id ${runId}`), { exitCode: EXIT.CANNOT_RUN })
+    if (unreconciled) throw new PartialError(unreconciled)
+    throw new FatalError(`${table.display} has no row with run_id ${runId}`)
   }
   const results = rows.map(([text]) => JSON.parse(text))
   const problem = results.map(resultProblem).find(Boolean)
   if (problem) {
     const message = `${table.display} holds a row of run ${runId} that is not a result: ${problem}`
-    throw Object.assign(new Error(message), { exitCode: EXIT.CANNOT_RUN })
+    throw new FatalError(message)
   }
   const fleet = await fleetOf(client, results[0], runId)
   const merged = mergeResults(results, { fleet })
@@ -44,7 +44,7 @@ async function resultColumn (client, table) {
   const column = resultColumnOf(answer.rows.map(([name]) => name))
   if (!column) {
     const message = `${table.display} is not a results table of this tool: it has no result_json column`
-    throw Object.assign(new Error(message), { exitCode: EXIT.CANNOT_RUN })
+    throw new FatalError(message)
   }
   return column
 }

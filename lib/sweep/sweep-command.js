@@ -6,24 +6,16 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, errorLine } = require('../base/errors')
+const { EXIT, UsageError, FatalError, errorLine } = require('../base/errors')
 const { redact } = require('../base/secrets')
 const { visible } = require('../base/format')
-const reportCommand = require('./sweep-report')
+const { pointsOf, writeSweepReport, recordRun } = require('./sweep-report')
+const { saturationReason } = require('./sweep')
 const { runBenchmark } = require('./benchmark-run')
 const { makeDirectories } = require('../base/files')
 
-// sweep-report's commands print to a stream; the sweep reads what they printed.
-const memoryStream = () => ({ text: '', write (chunk) { this.text += chunk } })
-
 const RAMP_ONLY = ['min_gain', 'max_failure_pct', 'max_shortfall_pct']
 
-class SweepError extends Error {
-  constructor (code, message) {
-    super(message)
-    this.exitCode = code
-  }
-}
 
 function usage (def, param, values) {
   const ramp = def.ramp
@@ -78,13 +70,13 @@ Example:
 `
 }
 
-/** The options, checked in the order a user wrote them would be; every problem is a SweepError (exit 2). */
+/** The options, checked in the order a user wrote them would be; every problem is a UsageError (exit 2). */
 function parseArgs (def, argv) {
   const dash = argv.indexOf('--')
   const own = dash >= 0 ? argv.slice(0, dash) : argv
   const fixed = dash >= 0 ? argv.slice(dash + 1) : []
   const names = ['values', 'out', 'plateau_pct', 'threshold', 'repeat', 'step', 'max_p99_ms', ...RAMP_ONLY]
-  const usageError = (message) => new SweepError(EXIT.USAGE, message)
+  const usageError = (message) => new UsageError(message)
   const parsed = require('yargs/yargs')(own)
     .options(Object.fromEntries(names.map((n) => [n, { type: 'string' }])))
     .option('help', { alias: 'h', type: 'boolean' })
@@ -171,35 +163,31 @@ function parseArgs (def, argv) {
   return config
 }
 
-/** The report of the values done: lib/sweep/sweep-report.js report, its summary JSON kept in a file. */
 /** The benchmark options every value shares, as shown on stderr and in the chart: passwords masked. */
 function fixedOptionsText (config) {
   return redact(visible(config.fixed.join(' ')))
 }
 
+/** The report of the values done (lib/sweep/sweep-report.js), its summary JSON kept in a file; the exit code. */
 function writeReport (def, config, jsonl, note, stderr) {
   const fixedText = fixedOptionsText(config)
   const subtitle = [fixedText ? `with ${fixedText}` : '', note].filter(Boolean).join('; ')
-  const summary = memoryStream()
-  const argv = [
-    'report',
-    '--file',
-    jsonl,
-    '--parameter',
-    config.param,
-    '--out',
-    path.join(config.out, def.name),
-    '--threshold',
-    String(config.threshold),
-    '--subtitle',
-    subtitle,
-    '--json'
-  ]
-  if (config.maxP99Ms !== null) argv.push('--max_p99_ms', String(config.maxP99Ms))
-  if (def.reportsSaturation) argv.push('--saturation')
-  const code = reportCommand.main({ argv, stdout: summary, stderr })
-  fs.writeFileSync(path.join(config.out, `${def.name}.summary.json`), summary.text)
-  return code
+  try {
+    const summary = writeSweepReport({
+      file: jsonl,
+      parameter: config.param,
+      out: path.join(config.out, def.name),
+      threshold: config.threshold,
+      subtitle,
+      max_p99_ms: config.maxP99Ms ?? undefined,
+      saturation: Boolean(def.reportsSaturation)
+    }, { stderr })
+    fs.writeFileSync(path.join(config.out, `${def.name}.summary.json`), `${JSON.stringify(summary)}\n`)
+    return EXIT.OK
+  } catch (error) {
+    stderr.write(`${def.script}: error: ${errorLine(error.message)}\n`)
+    return error.exitCode ?? EXIT.CANNOT_RUN
+  }
 }
 
 /** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/cli/interrupts.js). */
@@ -219,7 +207,7 @@ async function main (def, argv, options = {}) {
     try {
       makeDirectories(path.join(config.out, 'runs'))
     } catch {
-      throw new SweepError(EXIT.USAGE, `--out '${config.out}': cannot create that directory`)
+      throw new UsageError(`--out '${config.out}': cannot create that directory`)
     }
   } catch (error) {
     return fail(error)
@@ -266,21 +254,11 @@ async function sweep (def, config, { stderr, signals, run }) {
         // Bad benchmark options stay exit 2; anything else (unreachable, killed) is 3.
         return code === EXIT.USAGE ? EXIT.USAGE : EXIT.CANNOT_RUN
       }
-      const recordArgs = [
-        'record',
-        '--file',
-        jsonl,
-        '--parameter',
-        config.param,
-        '--value',
-        v,
-        '--exit_code',
-        String(code),
-        '--result',
-        resultFile
-      ]
-      if (reportCommand.main({ argv: recordArgs, stdout: process.stdout, stderr }) !== EXIT.OK) {
-        throw new SweepError(EXIT.CANNOT_RUN, `could not record the run at --${config.param} ${v}`)
+      try {
+        recordRun({ file: jsonl, parameter: config.param, value: String(v), exit_code: code, result: resultFile },
+          { stderr })
+      } catch (error) {
+        throw new FatalError(`could not record the run at --${config.param} ${v}: ${error.message}`)
       }
       recorded++
       if (signals.interrupted) break
@@ -303,30 +281,23 @@ async function sweep (def, config, { stderr, signals, run }) {
     return EXIT.PARTIAL
   }
   if (writeReport(def, config, jsonl, stoppedBecause, stderr) !== EXIT.OK) {
-    throw new SweepError(EXIT.CANNOT_RUN, 'could not write the report')
+    throw new FatalError('could not write the report')
   }
   return signals.interrupted ? EXIT.PARTIAL : EXIT.OK
 }
 
-/** The ramp's stop rule (lib/sweep/sweep-report.js check): the reason to stop, or null. */
+/** The ramp's stop rule (lib/sweep/sweep.js saturationReason): the reason to stop, or null. */
 function saturation (config, jsonl) {
-  const out = memoryStream()
-  const argv = [
-    'check',
-    '--file',
-    jsonl,
-    '--min_gain',
-    String(config.minGain),
-    '--max_failure_pct',
-    String(config.maxFailurePct),
-    '--max_shortfall_pct',
-    String(config.maxShortfallPct)
-  ]
-  if (config.maxP99Ms !== null) argv.push('--max_p99_ms', String(config.maxP99Ms))
-  const code = reportCommand.main({ argv, stdout: out, stderr: process.stderr })
-  if (code === reportCommand.SATURATED) return out.text.trim()
-  if (code !== EXIT.OK) throw new SweepError(EXIT.CANNOT_RUN, `the saturation check failed at --${config.param}`)
-  return null
+  try {
+    return saturationReason(pointsOf(jsonl), {
+      minGainPct: config.minGain,
+      maxFailurePct: config.maxFailurePct,
+      maxP99Ms: config.maxP99Ms,
+      maxShortfallPct: config.maxShortfallPct
+    })
+  } catch (error) {
+    throw new FatalError(`the saturation check failed at --${config.param}: ${error.message}`)
+  }
 }
 
 module.exports = { main, parseArgs, usage }

@@ -289,7 +289,19 @@ function saturationOf (points, args) {
   return { value: null, reason: null }
 }
 
+/** The `report` command: the report, and its summary as JSON on stdout with --json. */
 function report (args, { stdout, stderr }) {
+  const summary = writeSweepReport(args, { stderr })
+  if (args.json) stdout.write(`${JSON.stringify(summary)}\n`)
+  return EXIT.OK
+}
+
+/**
+ * A sweep's report from its JSONL file: the CSV, the SVG chart, and the table with the verdict on stderr. `args` as
+ * the report command's flags (file, parameter, out, threshold, max_p99_ms, saturation, title, subtitle). Returns the
+ * summary. Throws UsageError when the file cannot be read or the directory cannot be made.
+ */
+function writeSweepReport (args, { stderr }) {
   const points = pointsOf(args.file)
   // A ramp's saturated value and those after it are past the knee: never its sweet spot, in the text or the chart.
   const saturation = args.saturation ? saturationOf(points, args) : null
@@ -331,8 +343,7 @@ function report (args, { stdout, stderr }) {
   stderr.write(
     `${renderTable(args.parameter, points)}\n${verdict.join('\n')}\nwrote ${summary.csv} and ${summary.chart}\n`
   )
-  if (args.json) stdout.write(`${JSON.stringify(summary)}\n`)
-  return EXIT.OK
+  return summary
 }
 
 function parse (argv) {
@@ -439,4 +450,4 @@ function main ({ argv = process.argv.slice(2), stdout = process.stdout, stderr =
 
 if (require.main === module) process.exitCode = main()
 
-module.exports = { main, SATURATED, verdictLines, summaryOf }
+module.exports = { main, SATURATED, verdictLines, summaryOf, pointsOf, writeSweepReport, recordRun: record }

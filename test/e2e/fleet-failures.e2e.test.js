@@ -99,13 +99,15 @@ test('a generator killed after it is done changes nothing: its result is stored,
 }))
 
 test('the steward killed after it is done, while it waits for the others: generator 2 finishes, the fleet is whole', () => withCrateTestDouble(slowBulks, async (double) => {
-  // Generator 3 is held (SIGSTOP) for 1 s after it stored its result, before it says done, so that the steward waits
-  // for it and is killed waiting (held after its load, none of its requests can time out meanwhile).
+  // Generator 3 is held (SIGSTOP) for 2.5 s from half a second before its load ends, so that the steward, done, waits
+  // for it and is killed waiting. With --timeout 5s no request of generator 3 times out while it is held, and it
+  // is not taken for dead (5.6 s of silence).
   const { runs: [steward, second, third], report } = await fleet(double, {
     runId: 'steward-after-done',
+    common: COMMON.map((a) => (a === '1s' ? '5s' : a)),
     kills: {
       1: { at: /waiting for the other generators to finish/ },
-      3: { at: /result stored in/, signal: 'SIGSTOP', resumeAfterMs: 1000 }
+      3: { at: /the load starts at/, delayMs: 5500, signal: 'SIGSTOP', resumeAfterMs: 2500 }
     }
   })
   assert.equal(steward.signal, 'SIGKILL')
