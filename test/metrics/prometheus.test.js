@@ -57,7 +57,10 @@ test('Prometheus scrapes a 20 s run: the final counters equal the report; every 
     await waitFor(async () => (await api(base, '/api/v1/targets')).data.activeTargets.length > 0, 30_000, 'no target')
     const run = await runTool('appClusterIngest.js', ['--processes', '1', '--concurrent_requests', '2', '--batch_size', '500', '--rate', '20000', '--warmup', '5s', '--duration', '15s', '--monitor_interval', '0', '--metrics_port', String(metricsPort), '--run_id', 'prom-1', '--json'], { env: double.env({ CRATE_BENCH_METRICS_LINGER_MS: '4000' }), timeoutMs: 90_000 })
     assert.equal(run.code, 0, run.stderr)
-    const instant = async (expr) => {
+    // The run has ended: once a scrape finds the target gone, Prometheus marks its series stale and an instant query
+    // returns nothing, so the final value is read as the last sample of the past minute.
+    const instant = async (selector) => {
+      const expr = `last_over_time(${selector}[1m])`
       const answer = await api(base, `/api/v1/query?query=${encodeURIComponent(expr)}`)
       assert.equal(answer.status, 'success', `${expr}: ${JSON.stringify(answer)}`)
       return answer.data.result
