@@ -40,9 +40,14 @@ function startStandIn () {
   })
 }
 
+// The stand-in keeps no tables: the tool's record of the tables it made (doc.crate_bench_tables) reads back nothing
+// it can trust there, so every ingest run is told to drop and create its table, as it would a table of its own.
+const OWN_TABLE = ['--drop_table']
+
 function runApp (script, args, port) {
+  const own = script === 'appClusterIngest.js' ? OWN_TABLE : []
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, script), ...args, '--json'], {
+    const child = spawn(process.execPath, [path.join(ROOT, script), ...args, ...own, '--json'], {
       env: { PATH: process.env.PATH, CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe']
     })
@@ -274,7 +279,7 @@ async function withScraper (fn) {
 /** The tool's tree for TREE_ROWS rows: CPU per row, and its start-up and end as the tool reports them. */
 async function toolTree (processes, port, extraArgs = []) {
   const args = ['--processes', processes, '--max_rows', TREE_ROWS / processes, '--batch_size', TREE_BATCH,
-    '--concurrent_requests', IN_FLIGHT, '--monitor_interval', '0', '--json', ...extraArgs]
+    '--concurrent_requests', IN_FLIGHT, '--monitor_interval', '0', '--json', ...OWN_TABLE, ...extraArgs]
   const tool = `${q(process.execPath)} ${q(path.join(ROOT, 'appClusterIngest.js'))} ${args.join(' ')}`
   const { seconds, stdout } = await treeCpu(tool, { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port),
     CRATE_BENCH_METRICS_LINGER_MS: '0' })
