@@ -55,4 +55,9 @@ function errorLine (message) {
   return redact(visible(String(message ?? '').replace(/\s*[\r\n]+\s*/g, ' '))).trim()
 }
 
-module.exports = { EXIT, ToolError, UsageError, FatalError, PartialError, errorLine }
+/** The line a command prints for an error: its name, 'error:', the message as one line. */
+function errorText (name, message) {
+  return `${name}: error: ${errorLine(message)}\n`
+}
+
+module.exports = { EXIT, ToolError, UsageError, FatalError, PartialError, errorLine, errorText }

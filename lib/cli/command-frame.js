@@ -1,6 +1,6 @@
 'use strict'
 
-const { EXIT, errorLine } = require('../base/errors')
+const { EXIT, errorText } = require('../base/errors')
 
 /**
  * @typedef {object} Command One command of crate-bench, as bin/crate-bench.js lists it.
@@ -24,7 +24,7 @@ async function runCommand (name, command, argv, { stderr = process.stderr } = {}
   try {
     require('./env-file').loadEnvFile()
   } catch (error) {
-    stderr.write(`${name}: error: ${errorLine(error.message)}\n`)
+    stderr.write(errorText(name, error.message))
     return finish(error.exitCode ?? EXIT.USAGE)
   }
   const { Interrupts } = require('./interrupts')
@@ -39,7 +39,7 @@ async function runCommand (name, command, argv, { stderr = process.stderr } = {}
   try {
     return finish(await command.main(argv, { signals }))
   } catch (error) {
-    stderr.write(`${name}: error: ${errorLine(error.message)}\n`)
+    stderr.write(errorText(name, error.message))
     return finish(error.exitCode ?? EXIT.CANNOT_RUN)
   } finally {
     if (command.interrupts === 'forward') signals.uninstall()

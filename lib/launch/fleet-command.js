@@ -3,7 +3,7 @@
 const path = require('node:path')
 const readline = require('node:readline')
 const { spawn } = require('node:child_process')
-const { EXIT, UsageError, errorLine } = require('../base/errors')
+const { EXIT, UsageError, errorLine, errorText } = require('../base/errors')
 const { writableFile } = require('../base/files')
 const { exitCodeOf } = require('../results/result')
 const { readRuns } = require('../reports/read-runs')
@@ -129,7 +129,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     }
     return await mergedReport(fleet, codes, { stdout, stderr, env, interrupted })
   } catch (error) {
-    stderr.write(`crate-bench fleet: error: ${errorLine(error.message)}\n`)
+    stderr.write(errorText('crate-bench fleet', error.message))
     return error.exitCode ?? EXIT.CANNOT_RUN
   }
 }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { EXIT, UsageError, errorLine } = require('../base/errors')
+const { EXIT, UsageError, errorText } = require('../base/errors')
 const { terminalReport } = require('./text')
 const { readRuns } = require('./read-runs')
 const { readResult, writeHtml } = require('./result-file')
@@ -74,7 +74,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     if (out) writeHtml(result, out, stderr)
     return EXIT.OK
   } catch (error) {
-    stderr.write(`crate-bench report: error: ${errorLine(error.message)}\n`)
+    stderr.write(errorText('crate-bench report', error.message))
     return error.exitCode ?? EXIT.CANNOT_RUN
   }
 }

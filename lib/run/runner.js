@@ -2,7 +2,7 @@
 
 const os = require('node:os')
 const fs = require('node:fs')
-const { EXIT, FatalError, errorLine } = require('../base/errors')
+const { EXIT, FatalError, errorLine, errorText } = require('../base/errors')
 const { loadEnvFile } = require('../cli/env-file')
 const { guardOutput, outputFailure } = require('../cli/output')
 const { parseOptions, describeOptions } = require('../cli/options')
@@ -482,7 +482,7 @@ async function main (workload, options = {}) {
   } catch (error) {
     const known = error && error.exitCode !== undefined
     const message = known ? error.message : `unexpected failure: ${error && error.message}`
-    stderr.write(`${shownName}: error: ${errorLine(message)}\n`)
+    stderr.write(errorText(shownName, message))
     if (!known && env.CRATE_BENCH_DEBUG) stderr.write(`${error.stack}\n`)
     code = known ? error.exitCode : EXIT.CANNOT_RUN
   }

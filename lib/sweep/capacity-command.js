@@ -6,7 +6,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError, errorLine } = require('../base/errors')
+const { EXIT, UsageError, errorText } = require('../base/errors')
 const { parseDuration } = require('../base/values')
 const { table } = require('../reports/text')
 const { fmt } = require('../base/format')
@@ -266,7 +266,7 @@ async function main (argv, { stderr = process.stderr, signals } = {}) {
     config = parseArgs(argv)
     makeDirectories(path.join(config.out, 'runs'))
   } catch (error) {
-    stderr.write(`find-capacity.sh: error: ${errorLine(error.message)}\n`)
+    stderr.write(errorText('find-capacity.sh', error.message))
     return error.exitCode ?? EXIT.USAGE
   }
   const unit = config.workload === 'ingest' ? 'rows' : 'queries'

@@ -6,7 +6,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError, FatalError, errorLine } = require('../base/errors')
+const { EXIT, UsageError, FatalError, errorText } = require('../base/errors')
 const { redact } = require('../base/secrets')
 const { visible } = require('../base/format')
 const { pointsOf, writeSweepReport, recordRun } = require('./sweep-report')
@@ -185,7 +185,7 @@ function writeReport (def, config, jsonl, note, stderr) {
     fs.writeFileSync(path.join(config.out, `${def.name}.summary.json`), `${JSON.stringify(summary)}\n`)
     return EXIT.OK
   } catch (error) {
-    stderr.write(`${def.script}: error: ${errorLine(error.message)}\n`)
+    stderr.write(errorText(def.script, error.message))
     return error.exitCode ?? EXIT.CANNOT_RUN
   }
 }
@@ -194,7 +194,7 @@ function writeReport (def, config, jsonl, note, stderr) {
 async function main (def, argv, options = {}) {
   const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark } = options
   const fail = (error) => {
-    stderr.write(`${def.script}: error: ${errorLine(error.message)}\n`)
+    stderr.write(errorText(def.script, error.message))
     return error.exitCode ?? EXIT.CANNOT_RUN
   }
   let config

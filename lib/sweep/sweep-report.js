@@ -8,7 +8,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError, errorLine } = require('../base/errors')
+const { EXIT, UsageError, errorText } = require('../base/errors')
 const { fmt } = require('../base/format')
 const {
   pointOf,
@@ -442,7 +442,7 @@ function main ({ argv = process.argv.slice(2), stdout = process.stdout, stderr =
   } catch (error) {
     const known = error && error.exitCode !== undefined
     const message = known ? error.message : `unexpected failure: ${error && error.message}`
-    stderr.write(`${SCRIPT}: error: ${errorLine(message)}\n`)
+    stderr.write(errorText(SCRIPT, message))
     code = known ? error.exitCode : EXIT.CANNOT_RUN
   }
   return code

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError, errorLine } = require('../../base/errors')
+const { EXIT, UsageError, errorText } = require('../../base/errors')
 const { sameFile } = require('../../base/files')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
@@ -115,7 +115,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     }
     return EXIT.OK
   } catch (error) {
-    stderr.write(`crate-bench compare: error: ${errorLine(error.message)}\n`)
+    stderr.write(errorText('crate-bench compare', error.message))
     return error.exitCode ?? EXIT.CANNOT_RUN
   }
 }
