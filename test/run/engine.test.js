@@ -316,16 +316,19 @@ test('open: stop() ends a slow timetable without waiting for the next slot', asy
   assert.equal(recorder.takeDelta().series.x.requests, 1, 'the first request goes at once, the next is 10 s away')
 })
 
+/** 1000 units/s from now for 200 ms, 2 in flight, against a client that answers at once. */
+const pacedRun = (clock) => engine(clock, {
+  client: fakeClient(clock),
+  source: fakeSource(1000),
+  concurrency: 2,
+  startAt: clock.now(),
+  deadline: clock.now() + 200,
+  pace: { unitsPerSecond: 1000 }
+})
+
 test('open: the deadline ends the timetable; a request that waited for a slot past it is not sent', async () => {
   let clock = new FakeClock()
-  let run = engine(clock, {
-    client: fakeClient(clock),
-    source: fakeSource(1000),
-    concurrency: 2,
-    startAt: clock.now(),
-    deadline: clock.now() + 200,
-    pace: { unitsPerSecond: 1000 }
-  })
+  let run = pacedRun(clock)
   assert.deepEqual(await run.done, stopReason('duration'))
   assert.equal(run.recorder.takeDelta().series.x.requests, 20, 'due at 0, 10, ... 190 ms')
 
@@ -364,14 +367,7 @@ test('open: requests the timetable held before the deadline that never went out 
 
 test('open: a timetable kept to the end, or a run interrupted, drops nothing', async () => {
   let clock = new FakeClock()
-  let run = engine(clock, {
-    client: fakeClient(clock),
-    source: fakeSource(1000),
-    concurrency: 2,
-    startAt: clock.now(),
-    deadline: clock.now() + 200,
-    pace: { unitsPerSecond: 1000 }
-  })
+  let run = pacedRun(clock)
   await run.done
   assert.equal(totalsOf(run.recorder).droppedRequests, 0)
   clock = new FakeClock()
