@@ -278,8 +278,7 @@ class FleetCoordinator extends EventEmitter {
   /** How long a generator's row has been silent, on the server's clock; Infinity for a row that is not there. */
   silentFor (row) {
     if (!row) return Infinity
-    const lastHeard = Math.max(Number(row.at) || 0, row.detail.reported_at_server_ms || 0)
-    return this.serverNow() - lastHeard
+    return this.serverNow() - lastHeardOf(row)
   }
 
   /** While it waits, a generator's row stays fresh, so that nobody takes a waiting generator for a dead one. */
@@ -329,7 +328,7 @@ class FleetCoordinator extends EventEmitter {
       const waiting = []
       for (let k = 0; k < this.count; k++) {
         const row = byIndex.get(k) || { generator: k, state: 'missing', host: null, at: null, detail: {} }
-        const lastHeard = Math.max(Number(row.at) || 0, row.detail.reported_at_server_ms || 0)
+        const lastHeard = lastHeardOf(row)
         const silentFor = row.at === null ? this.clock() - waitStarted : this.serverNow() - lastHeard
         const dead = !FINISHED.has(row.state) && silentFor > deadAfterMs
         // How long the silence had lasted when it was judged: what a death took to notice.
@@ -395,6 +394,11 @@ class FleetCoordinator extends EventEmitter {
       await this.writeRow(S.RECONCILED_ROW, 'reconciled', detail)
     }
   }
+}
+
+/** When a row was last written, on the server's clock: its write time, or the report time its writer put in it. */
+function lastHeardOf (row) {
+  return Math.max(Number(row.at) || 0, row.detail.reported_at_server_ms || 0)
 }
 
 /** Rows of runRowsSql as objects, their detail parsed. */

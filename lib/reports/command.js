@@ -6,7 +6,7 @@ const { readRuns } = require('./read-runs')
 const { readResult, writeHtml } = require('./result-file')
 const { sameFile } = require('../base/files')
 const { visible } = require('../base/format')
-const { exitCodeOf } = require('../results/result')
+const { exitCodeOf, exitCodeWithThresholds, unitOfWorkload } = require('../results/result')
 
 const USAGE = `Usage: crate-bench report RESULT.json [-o FILE.html] [--json]
        crate-bench report --results_table TABLE --run_id ID [-o FILE.html] [--json]
@@ -95,9 +95,7 @@ async function reportRun (flags, out, { stdout, stderr, env }) {
 
 /** A merged run exits as a single run would: 4 partial, 5 a threshold missed, 1 failures, 0 all acknowledged. */
 function mergedExitCode (merged) {
-  const code = exitCodeOf(merged, merged.workload === 'ingest' ? 'rows' : 'queries')
-  if (code !== EXIT.PARTIAL && (merged.thresholds || []).some((t) => !t.passed)) return EXIT.THRESHOLDS
-  return code
+  return exitCodeWithThresholds(exitCodeOf(merged, unitOfWorkload(merged.workload)), merged.thresholds)
 }
 
 module.exports = { main }

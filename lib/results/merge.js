@@ -3,6 +3,7 @@
 const { newHistogram, addEncoded, encodeHistogram, latencySummary, ErrorGroups } = require('./stats')
 const { round, perSecond } = require('../base/format')
 const { mergeTimelines } = require('./merge-timelines')
+const { unitOfWorkload } = require('./result')
 
 /**
  * One result from the results of several load generators of one run (each machine's --json, or
@@ -19,7 +20,7 @@ function mergeResults (unordered, { fleet = null } = {}) {
       `the results are of different workloads: ${[...new Set(results.map((r) => r.workload))].join(', ')}`
     )
   }
-  const unit = workload === 'ingest' ? 'rows' : 'queries'
+  const unit = unitOfWorkload(workload)
   const sum = (key) => results.reduce((total, r) => total + (r[key] || 0), 0)
   // On the server's clock where the fleet measured each generator's offset: one clock for every machine.
   const offsetOf = clockOffsets(results, fleet)

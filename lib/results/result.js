@@ -138,6 +138,14 @@ function exitCodeOf (result, unit) {
   return 0
 }
 
+/** A run's exit code with its --threshold checks: partial says more than a threshold, a miss more than failures. */
+function exitCodeWithThresholds (code, thresholds) {
+  return code !== 4 && (thresholds || []).some((t) => !t.passed) ? 5 : code
+}
+
+/** What a workload's results count: rows (ingest) or queries (analytical). */
+const unitOfWorkload = (workload) => (workload === 'ingest' ? 'rows' : 'queries')
+
 const isCount = (x) => Number.isFinite(x) && x >= 0
 const isObject = (x) => x !== null && typeof x === 'object' && !Array.isArray(x)
 
@@ -148,7 +156,7 @@ const isObject = (x) => x !== null && typeof x === 'object' && !Array.isArray(x)
 function resultProblem (result) {
   if (!isObject(result)) return 'not a JSON object'
   if (!['ingest', 'analytical'].includes(result.workload)) return 'no workload (ingest or analytical)'
-  const unit = result.workload === 'ingest' ? 'rows' : 'queries'
+  const unit = unitOfWorkload(result.workload)
   if (!isObject(result.options) || !Array.isArray(result.options.hosts)) return 'no options with hosts'
   for (const field of ['seconds', `${unit}_sent`, `${unit}_ok`, `${unit}_failed`, `${unit}_in_doubt`, 'requests']) {
     if (!isCount(result[field])) return `no ${field}`
@@ -167,4 +175,13 @@ function resultProblem (result) {
   return null
 }
 
-module.exports = { buildResult, exitCodeOf, resultProblem, isSaturated, SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS }
+module.exports = {
+  buildResult,
+  exitCodeOf,
+  exitCodeWithThresholds,
+  unitOfWorkload,
+  resultProblem,
+  isSaturated,
+  SATURATED_CPU_PCT,
+  SATURATED_LOOP_DELAY_MS
+}

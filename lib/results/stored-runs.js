@@ -5,7 +5,7 @@ const { visible } = require('../base/format')
 const { parseTableName } = require('../data/schema')
 const { readFleetRun } = require('../fleet/coordinator')
 const { mergeResults } = require('./merge')
-const { resultProblem } = require('./result')
+const { resultProblem, unitOfWorkload } = require('./result')
 const { COLUMNS_SQL, resultColumnOf } = require('./store')
 const { parseThreshold, evaluateThresholds } = require('./thresholds')
 
@@ -84,8 +84,7 @@ async function unreconciledFleet (client, fleetTable, runId) {
 /** The run's --threshold checks, judged again on the merged figures: each generator judged only its own. */
 function rejudgedThresholds (result, merged) {
   const texts = (result.thresholds || []).map((t) => t.threshold)
-  const unit = merged.workload === 'ingest' ? 'rows' : 'queries'
-  return evaluateThresholds(texts.map(parseThreshold), merged, unit)
+  return evaluateThresholds(texts.map(parseThreshold), merged, unitOfWorkload(merged.workload))
 }
 
 module.exports = { readMergedRun }

@@ -147,7 +147,7 @@ class FleetCoordination {
     // What a dead generator may have sent after its last heartbeat is in doubt, like a request whose answer was
     // lost: the table's count then lies within [acknowledged, acknowledged + in doubt], and no failover is blamed.
     const fleetTotals = { unitsSent: sum('sent') + unreportedTotal, all: { ok, failed }, warmup: { ok: 0, failed: 0 } }
-    const finished = await finishTables(fleetTotals, [])
+    const finished = await finishTables(fleetTotals)
     const finishedBy = ctx.options.generator.index
     const detail = {
       finished_by: finishedBy,

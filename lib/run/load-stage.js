@@ -37,7 +37,6 @@ async function runLoad (ctx, loadGroups, coordination) {
     prepared: g.prepared
   }))
   const [main, side = null] = workerGroups
-  const groups = workerGroups
   const monitor = createMonitor(options)
   const limit = workload.countLimit(options)
   const progress = new ProgressLine({
@@ -50,10 +49,10 @@ async function runLoad (ctx, loadGroups, coordination) {
     warmupMs: options.warmupMs || 0
   })
   main.on('delta', ({ worker, delta }) => progress.addDelta(delta, worker))
-  for (const group of groups) {
+  for (const group of workerGroups) {
     group.on('delta', ({ worker, delta }) => {
       for (const event of delta.events || []) ctx.hostEvents.report(`${group.name}:${worker}`, event)
-      if (timeline) timeline.add(group.name, delta)
+      if (load.timeline) load.timeline.add(group.name, delta)
     })
   }
   const hostCount = ctx.hostEvents.hosts.length
@@ -66,38 +65,40 @@ async function runLoad (ctx, loadGroups, coordination) {
 
   const onInterrupt = ({ count }) => {
     progress.stop()
-    for (const group of groups) {
+    for (const group of workerGroups) {
       if (count === 1) group.stop(stopReason('interrupted'))
       else group.abort(stopReason('interrupted'))
     }
   }
   ctx.interrupts.on('interrupt', onInterrupt)
   // One group that cannot start ends the run: the others are stopped before their load.
-  for (const group of groups) {
+  for (const group of workerGroups) {
     group.once('draining', () => {
       if (!group.loadStarted) {
-        for (const other of groups) other.stop(stopReason('stopped', `${group.name} did not start`))
+        for (const other of workerGroups) other.stop(stopReason('stopped', `${group.name} did not start`))
       }
     })
   }
   let masterCpuAtGo = null
-  let timeline = null
-  let startAt = null
-  const load = { outcomes: {}, loadStarted: false, startAt, timeline, cluster: null, monitorStartedAt: null }
+  /** @type {Load} */
+  const load = {
+    outcomes: {}, loadStarted: false, startAt: null, timeline: null, cluster: null, monitorStartedAt: null
+  }
   try {
-    for (const group of groups) group.start()
-    const ready = (await Promise.all(groups.map((g) => g.whenReady()))).every(Boolean)
+    for (const group of workerGroups) group.start()
+    const ready = (await Promise.all(workerGroups.map((g) => g.whenReady()))).every(Boolean)
     const chosenStart = ready ? await beforeGo(ctx, monitor, coordination) : false
     if (chosenStart !== false) {
       // A fleet's generators start at the instant their barrier chose, on this machine's wall clock.
-      startAt = chosenStart == null ? now() + GO_LEAD_MS : Math.max(now() + 10, now() + (chosenStart - Date.now()))
+      const startAt = chosenStart == null ? now() + GO_LEAD_MS
+        : Math.max(now() + 10, now() + (chosenStart - Date.now()))
+      load.startAt = startAt
       // A fleet's generators keep each interval's histogram: the fleet's report merges them into exact percentiles.
-      timeline = new Timeline({ originMs: startAt, keepHistograms: Boolean(options.fleet) })
-      Object.assign(load, { startAt, timeline })
+      load.timeline = new Timeline({ originMs: startAt, keepHistograms: Boolean(options.fleet) })
       // --duration is the measured part: it starts when the warm-up ends.
       const deadline = options.durationMs ? startAt + (options.warmupMs || 0) + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
-      for (const group of groups) group.go({ startAt, deadline })
+      for (const group of workerGroups) group.go({ startAt, deadline })
       progress.start(startAt, main.totals)
       ctx.events.emit('go', { startAt, totals: main.totals })
       if (ctx.metrics) watchLoad(ctx, { loadGroups, workerGroups, startAt, deadline })

@@ -18,7 +18,7 @@ const { describeIncident, startupFailures, fatalIncidents } = require('./inciden
 const {
   createResultsTableSql, insertResultSql, resultRow, COLUMNS_SQL, resultsTableProblem
 } = require('../results/store')
-const { buildResult, exitCodeOf } = require('../results/result')
+const { buildResult, exitCodeOf, exitCodeWithThresholds } = require('../results/result')
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
 const { evaluateThresholds } = require('../results/thresholds')
@@ -51,11 +51,11 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
     try {
       load = await stage(ctx, 'load', (c) => runLoad(c, groups, coordination))
     } finally {
+      settle(groups, load)
       // The finish restores what prepare changed, even when the load failed; a fleet's finisher does it for the
       // fleet, once every generator is done.
       if (coordination.finishesTablesAfterLoad) await stage(ctx, 'finish', (c) => finish(c, groups, load))
     }
-    settle(groups, load)
     throwIfCouldNotStart(ctx, groups)
     const results = report(ctx, groups, load)
     await stage(ctx, 'store', (c) => storeResult(c, results.main))
@@ -66,7 +66,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
       left = await stage(ctx, 'leave', (c) => coordination.leave(c, {
         result: results.main,
         code,
-        finishTables: (totals, lost) => finishFleetTables(c, groups, totals, lost)
+        finishTables: (fleetTotals) => finishFleetTables(c, groups, fleetTotals)
       }))
     } finally {
       if (left && left.fleetFinish) results.main.fleet_finish = left.fleetFinish
@@ -288,52 +288,46 @@ async function prepareResultsTable (table, sqlOrFail) {
 /**
  * Restores what prepare changed (refresh_interval) whatever happened, then refreshes and counts
  * when the load ran to its end or was stopped cleanly; an interrupt during the finish skips the
- * counting that is left, never the restore. The companion's tables first, as they were prepared.
+ * counting that is left, never the restore.
  */
 async function finish (ctx, groups, load) {
   const interruptsAtStart = ctx.interrupts.count
   const shouldCount = () => Boolean(load && load.loadStarted) &&
     ctx.interrupts.count === interruptsAtStart && interruptsAtStart <= 1
   const client = ctx.interrupts.count >= 2 ? withTimeout(ctx.client, ABANDONED_STATEMENT_TIMEOUT_MS) : ctx.client
-  for (const g of [...groups].reverse()) {
-    if (!g.prepared) continue
-    const outcome = (load && load.outcomes[g.role]) || outcomeOf(g)
-    g.finished = await g.workload.finish({
-      client,
-      options: g.options,
-      prepared: g.prepared,
+  await finishGroups(ctx, groups, client, (g) => {
+    const outcome = outcomeOf(g)
+    return {
       totals: outcome.totals,
       // Workers that died before their final report: what they sent after their last delta is unknown here.
       lostWorkers: outcome.workers.filter((w) => w.exit && !w.reported)
         .map((w) => ({ index: w.index, unitsSent: w.totals.unitsSent, seconds: w.totals.seconds })),
-      log: ctx.log,
       shouldCount
-    })
-  }
+    }
+  })
 }
 
 /**
  * A fleet finisher's finish: each group's own finish (refresh_interval restored, the table refreshed and counted) on
- * the counts of every generator, with those that died as workers that died. Returns what the main group's added.
+ * the counts of every generator. Returns what the main group's added.
  */
-async function finishFleetTables (ctx, groups, totals, lostWorkers) {
-  let main = {}
+async function finishFleetTables (ctx, groups, fleetTotals) {
+  await finishGroups(ctx, groups, ctx.client, (g) => ({
+    totals: fleetTotals,
+    lostWorkers: [],
+    // The companion's counts are not these: its table is restored, not counted.
+    shouldCount: () => g.role === 'main' && !ctx.interrupts.interrupted
+  }))
+  return mainGroup(groups).finished
+}
+
+/** Each prepared group's workload.finish, the companion's tables first as they were prepared; sets its `finished`. */
+async function finishGroups (ctx, groups, client, inputsOf) {
   for (const g of [...groups].reverse()) {
     if (!g.prepared) continue
-    const isMain = g.role === 'main'
-    const finished = await g.workload.finish({
-      client: ctx.client,
-      options: g.options,
-      prepared: g.prepared,
-      totals,
-      lostWorkers: isMain ? lostWorkers : [],
-      log: ctx.log,
-      // The companion's counts are not these: its table is restored, not counted.
-      shouldCount: () => isMain && !ctx.interrupts.interrupted
-    })
-    if (isMain) main = finished
+    const inputs = inputsOf(g)
+    g.finished = await g.workload.finish({ client, options: g.options, prepared: g.prepared, log: ctx.log, ...inputs })
   }
-  return main
 }
 
 function withTimeout (client, timeoutMs) {
@@ -463,10 +457,7 @@ function exitCode (ctx, groups, results) {
   const fatal = fatalIncidents(groups.map(outcomeOf))
   if (fatal.length > 0 && !ctx.interrupts.interrupted) throw new FatalError(fatal.join('; '))
   const worst = Math.max(...groups.map((g) => exitCodeOf(results[g.role], g.workload.unit)))
-  const { main } = results
-  // A partial run says more than a threshold; a missed threshold more than rows that failed.
-  if (worst !== EXIT.PARTIAL && main.thresholds.some((t) => !t.passed)) return EXIT.THRESHOLDS
-  return worst
+  return exitCodeWithThresholds(worst, results.main.thresholds)
 }
 
 /** Entry point of the app scripts: one-line errors, exit codes scripts can trust. */

@@ -3,13 +3,14 @@
 const { welch, mean } = require('./welch')
 const { round } = require('../../base/format')
 const { comparedOptions } = require('../../fleet/compared-options')
+const { unitOfWorkload } = require('../../results/result')
 
 // The figures compared, and which way is better.
 const MIN_RUNS = 3
 const SIGNIFICANCE = 0.05
 
 function figuresOf (result) {
-  const unit = result.workload === 'ingest' ? 'rows' : 'queries'
+  const unit = unitOfWorkload(result.workload)
   const figures = {
     [`${unit}/s`]: { value: result[`${unit}_per_sec`], higherIsBetter: true },
     'p50 ms': { value: result.latency_ms && result.latency_ms.p50, higherIsBetter: false },
