@@ -14,9 +14,9 @@ const ALLOWED = {
   results: ['base', 'data', 'fleet'],
   workloads: ['base', 'data', 'results'],
   cli: ['base', 'data', 'cluster', 'results'],
-  reports: ['base', 'data', 'cluster', 'fleet', 'results', 'workloads'],
+  reports: ['base', 'data', 'cluster', 'fleet', 'results', 'workloads', 'cli'],
   run: ['base', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli'],
-  sweep: ['base', 'reports'],
+  sweep: ['base', 'reports', 'cli'],
   launch: ['base', 'results', 'workloads', 'reports', 'cli']
 }
 const LIB = path.join(__dirname, '..', 'lib')

@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { UsageError, ToolError, EXIT } = require('./errors')
 const { visible } = require('./format')
+const { grouped } = require('./format')
 
 /**
  * mkdir -p one level at a time: Node 20's recursive mkdir never returns for a path under /proc
@@ -62,8 +63,8 @@ function readRegularFile (file, { what, maxBytes, unreadableExit = EXIT.USAGE })
   }
   if (!stat.isFile()) throw new UsageError(`${shown} is not a regular file`)
   if (stat.size > maxBytes) {
-    throw new UsageError(`${shown} is ${stat.size.toLocaleString('en-US')} bytes, more than the ` +
-      `${maxBytes.toLocaleString('en-US')} it may have`)
+    throw new UsageError(`${shown} is ${grouped(stat.size)} bytes, more than the ` +
+      `${grouped(maxBytes)} it may have`)
   }
   try {
     return fs.readFileSync(file, 'utf8')

@@ -10,6 +10,7 @@
 //   new hooks is a change of this file alone.
 const Pool = require('undici/lib/dispatcher/pool')
 const { cutShort } = require('./http-errors')
+const { grouped } = require('../base/format')
 
 /** A keep-alive connection pool to one host (undici's Pool). */
 function createPool (base, options) {
@@ -47,7 +48,7 @@ function dispatch (pool, options, watch) {
         bytes += chunk.length
         if (bytes > watch.maxAnswerBytes) {
           chunks.length = 0
-          watch.abort(cutShort('ETOOLARGE', `more than ${watch.maxAnswerBytes.toLocaleString('en-US')} bytes`))
+          watch.abort(cutShort('ETOOLARGE', `more than ${grouped(watch.maxAnswerBytes)} bytes`))
           return false
         }
         chunks.push(chunk)

@@ -2,40 +2,31 @@
 
 const crypto = require('node:crypto')
 const { UsageError } = require('../base/errors')
+const { commandParser, passedThrough } = require('../cli/command-args')
 const { requirePositiveInteger } = require('../base/values')
 const { parseRunId } = require('../results/run-identity')
 
 const WORKLOADS = { ingest: 'ingest', query: 'query' }
-// Flags of the fleet itself: every other flag goes to each generator as it is.
-const OWN_VALUE_FLAGS = ['--generators', '--report']
-const OWN_BOOLEAN_FLAGS = ['--json']
 // What `crate-bench report` needs to reach the cluster, read from the generators' flags.
 const CONNECTION_FLAGS = ['host', 'port', 'user', 'ssl', 'insecure', 'timeout']
 
 /**
  * `[--generators N] [--json] [--report F] <ingest|query> [benchmark flags…]`: the fleet's flags (before or after the
  * workload), the workload, and the flags each generator gets, with the run id and seed every generator must share
- * (given, or chosen here once).
+ * (given, or chosen here once). Every flag but the fleet's own goes to each generator as it is.
  */
 function parseFleetArgs (argv) {
-  const own = {}
-  const rest = []
-  let workload = null
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    const [name, inline] = arg.split(/=(.*)/s)
-    if (OWN_VALUE_FLAGS.includes(name)) {
-      const value = inline ?? argv[++i]
-      if (value === undefined) throw new UsageError(`${name} needs a value`)
-      own[name.slice(2)] = value
-    } else if (OWN_BOOLEAN_FLAGS.includes(arg)) {
-      own[arg.slice(2)] = true
-    } else if (workload === null && WORKLOADS[arg]) {
-      workload = arg
-    } else {
-      rest.push(arg)
-    }
-  }
+  const own = commandParser(argv, { passThrough: true })
+    .options({
+      generators: { type: 'string', requiresArg: true },
+      report: { type: 'string', requiresArg: true },
+      json: { type: 'boolean' }
+    })
+    .parseSync()
+  const passed = passedThrough(own)
+  const at = passed.findIndex((arg) => WORKLOADS[arg])
+  const workload = at >= 0 ? passed[at] : null
+  const rest = passed.filter((arg, i) => i !== at)
   if (own.generators === undefined) throw new UsageError('give --generators N (the number of load generators)')
   const generators = requirePositiveInteger(/^\d+$/.test(own.generators) ? Number(own.generators) : own.generators,
     'generators')

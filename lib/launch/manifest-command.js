@@ -5,6 +5,7 @@ const path = require('node:path')
 const yaml = require('js-yaml')
 const { EXIT, UsageError } = require('../base/errors')
 const { parseFleetArgs, flagValue } = require('./fleet-args')
+const { commandParser, passedThrough } = require('../cli/command-args')
 const { fleetManifests, mountedQueriesPath } = require('./manifests')
 const { parseOptions } = require('../cli/options')
 const { loadWorkload } = require('../workloads')
@@ -88,19 +89,18 @@ function isConnectionFlag (args, i) {
 }
 
 function takeOwn (argv) {
-  const rest = []
-  let image = `crate-bench:${require('../../package.json').version}`
-  let namespace = 'default'
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--image') image = argv[++i]
-    else if (argv[i] === '--namespace') namespace = argv[++i]
-    else rest.push(argv[i])
-  }
+  const own = commandParser(argv, { passThrough: true })
+    .options({
+      image: { type: 'string', requiresArg: true, default: `crate-bench:${require('../../package.json').version}` },
+      namespace: { type: 'string', requiresArg: true, default: 'default' }
+    })
+    .parseSync()
+  const { image, namespace } = own
   if (!image) throw new UsageError('--image needs a value')
-  if (!namespace || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace)) {
-    throw new UsageError(`--namespace must be a Kubernetes namespace name (got '${namespace ?? ''}')`)
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace)) {
+    throw new UsageError(`--namespace must be a Kubernetes namespace name (got '${namespace}')`)
   }
-  return { rest, image, namespace }
+  return { rest: passedThrough(own), image, namespace }
 }
 
 module.exports = { main }

@@ -1,6 +1,7 @@
 'use strict'
 
 const { EXIT, UsageError, errorText } = require('../base/errors')
+const { commandParser } = require('../cli/command-args')
 const { terminalReport } = require('./text')
 const { readRuns } = require('./read-runs')
 const { readResult, writeHtml } = require('./result-file')
@@ -23,39 +24,31 @@ Exit codes of the second form, as a single run's: 0 every unit acknowledged, 1 f
 4 partial (a generator died, the fleet not reconciled), 5 a --threshold missed, 3 no such run.
 The password comes from CRATE_PASSWORD, the rest as for the benchmarks (flags or CRATE_* in .env).`
 
-const FLAGS_WITH_VALUES = new Set([
-  '-o',
-  '--out',
-  '--results_table',
-  '--run_id',
-  '--fleet_table',
-  '--host',
-  '--port',
-  '--user',
-  '--timeout'
-])
-const SWITCHES = new Set(['--json', '--ssl', '--insecure', '--help', '-h'])
-
 function parseArgs (argv) {
-  const flags = {}
-  const files = []
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (FLAGS_WITH_VALUES.has(arg)) {
-      if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`)
-      flags[arg.replace(/^-+/, '')] = argv[++i]
-    } else if (SWITCHES.has(arg)) flags[arg.replace(/^-+/, '')] = true
-    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (see --help)`)
-    else files.push(arg)
-  }
-  return { flags, files, out: flags.o ?? flags.out }
+  const text = { type: 'string', requiresArg: true }
+  const flags = commandParser(argv)
+    .options({
+      out: { ...text, alias: 'o' },
+      results_table: text,
+      run_id: text,
+      fleet_table: text,
+      host: text,
+      port: text,
+      user: text,
+      timeout: text,
+      json: { type: 'boolean' },
+      ssl: { type: 'boolean' },
+      insecure: { type: 'boolean' }
+    })
+    .parseSync()
+  return { flags, files: flags._.map(String), out: flags.out }
 }
 
 /** crate-bench report … Returns the exit code. */
 async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
   try {
     const { flags, files, out } = parseArgs(argv)
-    if (flags.help || flags.h) {
+    if (flags.help) {
       stdout.write(`${USAGE}\n`)
       return EXIT.OK
     }

@@ -61,8 +61,22 @@ function latencySummary (histogram, exactMaxMicros = null) {
     p99: at(99),
     p999: at(99.9),
     max: empty ? null : round3(maxMicros / 1000),
-    mean: empty ? null : round3(histogram.mean / 1000)
+    mean: empty ? null : round3(meanOf(histogram) / 1000)
   }
+}
+
+/**
+ * The histogram's mean exactly as hdr-histogram-js's `mean` computes it (each recorded bucket at its median-equivalent
+ * value, in index order), without its iterator: that getter allocates an object per bucket and took ~15 ms of the
+ * master's CPU per report.
+ */
+function meanOf (histogram) {
+  let total = 0
+  for (let index = 0; index < histogram.countsArrayLength; index++) {
+    const count = histogram.getCountAtIndex(index)
+    if (count > 0) total += histogram.medianEquivalentValue(histogram.valueFromIndex(index)) * count
+  }
+  return total / histogram.totalCount
 }
 
 /**

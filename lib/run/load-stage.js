@@ -7,6 +7,7 @@ const { ClusterMonitor } = require('../cluster/monitor')
 const { CrateClient } = require('../cluster/http-client')
 const { stopReason } = require('./stop-reason')
 const { now, sleep } = require('../base/clock')
+const { grouped } = require('../base/format')
 
 // Every worker of every group starts at one instant, this long after the last one is ready: time
 // enough for `go` to reach them all, so no worker's timetable starts late.
@@ -59,7 +60,7 @@ async function runLoad (ctx, loadGroups, coordination) {
   progress.extra = () => {
     const up = ctx.hostEvents.upCount
     const hosts = up < hostCount ? `  hosts up ${up}/${hostCount}` : ''
-    return monitor ? `${hosts}  cluster write rejections ${monitor.rejected('write').toLocaleString('en-US')}` : hosts
+    return monitor ? `${hosts}  cluster write rejections ${grouped(monitor.rejected('write'))}` : hosts
   }
   if (monitor) ctx.hostEvents.watch('monitor', monitor.client)
 

@@ -22,7 +22,7 @@ const { buildResult, exitCodeOf, exitCodeWithThresholds } = require('../results/
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
 const { evaluateThresholds } = require('../results/thresholds')
-const { round } = require('../base/format')
+const { round, grouped } = require('../base/format')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
 // not wait for a whole --timeout.
@@ -187,7 +187,7 @@ function announce (ctx) {
   ctx.describedOptions = describeOptions(options, workload.describeExclude)
   const c = options.connection
   const tls = c.hosts[0].protocol === 'https' ? (c.insecure ? 'TLS, certificates NOT verified' : 'TLS') : 'no TLS'
-  const n = (x) => x.toLocaleString('en-US')
+  const n = grouped
   const share = options.fleetRate == null ? ''
     : ` (this generator's share of the fleet's --rate ${n(options.fleetRate)} over ${options.generator.count})`
   const pace = options.rate == null

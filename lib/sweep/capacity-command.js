@@ -14,6 +14,7 @@ const { judgeStep, searchCapacity } = require('./capacity')
 const { csvField } = require('./sweep')
 const { runBenchmark } = require('./benchmark-run')
 const { makeDirectories } = require('../base/files')
+const { commandParser } = require('../cli/command-args')
 
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
 const ADDED = ['--rate', '--duration', '--warmup', '--json', '--ingest_rate']
@@ -22,8 +23,7 @@ function parseArgs (argv) {
   const dash = argv.indexOf('--')
   const own = dash >= 0 ? argv.slice(0, dash) : argv
   const benchmark = dash >= 0 ? argv.slice(dash + 1) : []
-  const yargs = require('yargs/yargs')
-  const args = yargs(own)
+  const parser = commandParser(own)
     .scriptName('find-capacity.sh')
     .usage(
       'Usage: scripts/find-capacity.sh --slo p99=200ms [options] -- <benchmark options>\n\nThe highest --rate the ' +
@@ -71,15 +71,14 @@ function parseArgs (argv) {
       'Exit codes: 0 capacity found, 1 the start rate already misses, 2 bad input, 3 the benchmark could not run, 4 ' +
       'interrupted.'
     )
-    .strict()
-    .version(false)
-    .help('help')
     .wrap(Math.min(120, process.stdout.columns || 100))
-    .alias('help', 'h')
-    .fail((message, error) => {
-      throw new UsageError(message || (error && error.message))
-    })
-    .parseSync()
+  if (own.includes('--help') || own.includes('-h')) {
+    // Before parsing: the help must not wait for the required --slo.
+    let help = ''
+    parser.showHelp((text) => { help = text })
+    return { help }
+  }
+  const args = parser.parseSync()
   const slo = /^p99\s*=\s*(.+)$/.exec(String(args.slo).trim())
   if (!slo) throw new UsageError(`--slo must be p99=<duration>, e.g. p99=200ms (got '${args.slo}')`)
   const precision = /^(\d+(?:\.\d+)?)%?$/.exec(String(args.precision).trim())
@@ -260,10 +259,14 @@ function writeResults (config, found, unit) {
 }
 
 /** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/cli/interrupts.js). */
-async function main (argv, { stderr = process.stderr, signals } = {}) {
+async function main (argv, { stdout = process.stdout, stderr = process.stderr, signals } = {}) {
   let config
   try {
     config = parseArgs(argv)
+    if (config.help) {
+      stdout.write(`${config.help}\n`)
+      return EXIT.OK
+    }
     makeDirectories(path.join(config.out, 'runs'))
   } catch (error) {
     stderr.write(errorText('find-capacity.sh', error.message))

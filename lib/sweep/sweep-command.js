@@ -13,6 +13,7 @@ const { pointsOf, writeSweepReport, recordRun } = require('./sweep-report')
 const { saturationReason } = require('./sweep')
 const { runBenchmark } = require('./benchmark-run')
 const { makeDirectories } = require('../base/files')
+const { commandParser } = require('../cli/command-args')
 
 const RAMP_ONLY = ['min_gain', 'max_failure_pct', 'max_shortfall_pct']
 
@@ -77,11 +78,8 @@ function parseArgs (def, argv) {
   const fixed = dash >= 0 ? argv.slice(dash + 1) : []
   const names = ['values', 'out', 'plateau_pct', 'threshold', 'repeat', 'step', 'max_p99_ms', ...RAMP_ONLY]
   const usageError = (message) => new UsageError(message)
-  const parsed = require('yargs/yargs')(own)
+  const parsed = commandParser(own, { passThrough: true })
     .options(Object.fromEntries(names.map((n) => [n, { type: 'string' }])))
-    .option('help', { alias: 'h', type: 'boolean' })
-    .parserConfiguration({ 'unknown-options-as-args': true })
-    .help(false).version(false)
     .parseSync()
   if (parsed.help) return { help: true }
   const stray = parsed._.map(String)

@@ -23,6 +23,7 @@ const {
 } = require('./sweep')
 const { table: plainTable } = require('../reports/text')
 const { makeDirectories } = require('../base/files')
+const { commandParser } = require('../cli/command-args')
 
 const SATURATED = 10
 const SCRIPT = 'sweep-report'
@@ -347,12 +348,11 @@ function writeSweepReport (args, { stderr }) {
 }
 
 function parse (argv) {
-  const yargs = require('yargs/yargs')
   const fileOption = {
     file: { type: 'string', demandOption: true, describe: "the sweep's JSONL file (one run per line)" }
   }
   let chosen = null
-  const parser = yargs(argv)
+  const parser = commandParser(argv)
     .scriptName('node lib/sweep/sweep-report.js')
     .usage(
       'The analysis behind scripts/find-*.sh: records runs, decides when a ramp is saturated, writes CSV, table and ' +
@@ -420,12 +420,9 @@ function parse (argv) {
       'node lib/sweep/sweep-report.js report --file out/batch.jsonl --parameter batch_size --out out/batch',
       'table, CSV and chart of a batch-size sweep'
     )
-    .strict()
-    .version(false)
+    .strictCommands()
     .help('help')
-    .alias('help', 'h')
     .wrap(Math.min(120, process.stdout.columns || 100))
-    .fail((message, error) => { throw new UsageError(message || (error && error.message) || 'invalid arguments') })
   const args = parser.parseSync()
   if (!chosen) return { args, command: null }
   for (const key of ['threshold', 'min_gain', 'max_failure_pct', 'max_p99_ms', 'max_shortfall_pct', 'exit_code']) {

@@ -9,7 +9,7 @@ const { loadQueryConfig, bindTable, foreignTableWarnings } = require('../data/qu
 const { compileArgs } = require('../data/generators/query-args')
 const { WeightedSchedule } = require('../data/schedule')
 const { Random } = require('../base/random')
-const { perSecond } = require('../base/format')
+const { perSecond, grouped } = require('../base/format')
 
 const options = {
   queries_config: { type: 'string', group: 'Queries:', describe: 'YAML list of {name, query, ratio, args} (required)' },
@@ -131,7 +131,7 @@ function validateOptions (args) {
 /** The header's line about the query mix (and the ingest beside it). */
 function describeLoad (options) {
   const ingest = options.ingest
-    ? `; beside it ${options.ingest.rate.toLocaleString('en-US')} rows/s into ${options.table.display}`
+    ? `; beside it ${grouped(options.ingest.rate)} rows/s into ${options.table.display}`
     : ''
   return `${options.queries.length} quer${options.queries.length === 1 ? 'y' : 'ies'} ` +
     `from ${options.queriesConfig}${ingest}`
@@ -174,7 +174,7 @@ async function prepare ({ client, options, log }) {
         `give --kv_keys)`
       )
     }
-    log(`kv_key args draw from ${kvKeys.toLocaleString('en-US')} keys (count(*) of ${options.table.display})`)
+    log(`kv_key args draw from ${grouped(kvKeys)} keys (count(*) of ${options.table.display})`)
   }
   const random = new Random(options.seed, 'validation')
   for (const q of options.queries) {

@@ -10,6 +10,7 @@ const { createSource } = require('./ingest-source')
 const { extendResult, summaryLines, warningLines, detailTable } = require('./ingest-result')
 const { constants: { MAX_LENGTH: BUFFER_MAX_BYTES } } = require('node:buffer')
 const { reconcile } = require('../results/reconcile')
+const { grouped } = require('../base/format')
 
 const options = {
   model: {
@@ -206,7 +207,7 @@ function describeLoad (options) {
   const table = options.dropTable === true
     ? `dropped and created ${shape}`
     : options.dropTable === false ? 'kept if it exists' : `created ${shape}, dropped first only if this tool made it`
-  return `--model ${options.model} into ${where}, ${table}, batches of ${options.batchSize.toLocaleString('en-US')} ` +
+  return `--model ${options.model} into ${where}, ${table}, batches of ${grouped(options.batchSize)} ` +
     `rows`
 }
 

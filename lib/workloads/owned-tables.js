@@ -2,6 +2,7 @@
 
 const { FatalError } = require('../base/errors')
 const { parseTableName } = require('../data/schema')
+const { grouped } = require('../base/format')
 
 // The tables this tool made, so that it drops only its own: a user's doc.cpu (loaded with TSBS, say) has the very
 // columns of the cpu model, so nothing in the table itself tells the two apart. Each row: a table the tool created,
@@ -67,6 +68,6 @@ async function isOwned (client, table) {
   }
 }
 
-const count = (n) => `${Number(n).toLocaleString('en-US')} row${n === 1 ? '' : 's'}`
+const count = (n) => `${grouped(Number(n))} row${n === 1 ? '' : 's'}`
 
 module.exports = { dropDecision, recordOwned, isOwned, REGISTRY }

@@ -2,7 +2,10 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { Recorder, Totals, ErrorGroups, errorPattern, newHistogram, recordMicros, latencySummary, MAX_ERROR_GROUPS } = require('../../lib/results/stats')
+const {
+  Recorder, Totals, ErrorGroups, errorPattern, newHistogram, recordMicros, latencySummary, MAX_ERROR_GROUPS,
+  encodeHistogram, decodeHistogram
+} = require('../../lib/results/stats')
 const { fixture } = require('../helpers/crate-test-double')
 
 test('histograms merged from worker deltas equal one histogram of all values', () => {
@@ -34,6 +37,18 @@ test('no percentile exceeds the exact maximum, though HDR buckets round up', () 
   assert.ok(h.getValueAtPercentile(99) > 23_943, 'the bucket edge lies above the value')
   assert.equal(summary.p99, 23.943)
   assert.equal(summary.max, 23.943)
+})
+
+test("the mean is hdr-histogram's own, from buckets across the whole range, decoded or not", () => {
+  const { Random } = require('../../lib/base/random')
+  const random = new Random(7, 'mean')
+  const h = newHistogram()
+  for (let i = 0; i < 5000; i++) recordMicros(h, 1 + random.int(2 ** (1 + (i % 31))))
+  const mean = Math.round((h.mean / 1000) * 1000) / 1000
+  assert.equal(latencySummary(h).mean, mean)
+  assert.ok(mean > 0)
+  const decoded = decodeHistogram(encodeHistogram(h))
+  assert.equal(latencySummary(decoded).mean, mean)
 })
 
 test('the window runs from the first send to the last answer of any worker', () => {

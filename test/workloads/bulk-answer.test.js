@@ -53,7 +53,9 @@ test('missing per-row results fail the rows they do not cover', () => {
 })
 
 test('the all-ok fast path agrees with JSON.parse on every captured bulk answer', () => {
-  for (const name of ['06-bulk-insert-ok', '41-bulk-duplicate-key', '42-bulk-check-violation', '43-bulk-all-fail', '48-bulk-thread-pool-rejected', '09-bulk-insert-extra-tags']) {
+  const names = ['06-bulk-insert-ok', '41-bulk-duplicate-key', '42-bulk-check-violation', '43-bulk-all-fail',
+    '48-bulk-thread-pool-rejected', '09-bulk-insert-extra-tags']
+  for (const name of names) {
     const text = JSON.stringify(answerOf(name))
     const rows = JSON.parse(text).results.length
     assert.deepEqual(
@@ -65,6 +67,22 @@ test('the all-ok fast path agrees with JSON.parse on every captured bulk answer'
   const fast = parseBulkAnswer('{"cols":[],"duration":2.5,"results":[{"rowcount":1},{"rowcount":1}]}')
   assert.deepEqual(fast, { allRowsOk: 2, duration: 2.5 })
   assert.equal(accountBulkAnswer(3, fast).failed, 3 - 2)
+})
+
+test('the one-comparison all-ok path counts exactly what the entry scan and JSON.parse count', () => {
+  const okEntry = '{"rowcount":1}'
+  const answer = (entries, tail = ']}') => `{"cols":[],"duration":0.25,"results":[${entries.join(',')}${tail}`
+  for (const rows of [0, 1, 2, 999, 10000, 10001, 3, 4, 5, 6]) {
+    assert.deepEqual(parseBulkAnswer(answer(new Array(rows).fill(okEntry))), { allRowsOk: rows, duration: 0.25 })
+  }
+  // Same length as an all-ok answer, one row different: never counted as all ok.
+  const oneFailed = new Array(1000).fill(okEntry)
+  oneFailed[500] = '{"rowcount":2}'
+  assert.equal(accountBulkAnswer(1000, parseBulkAnswer(answer(oneFailed))).ok, 999)
+  const spaced = answer(new Array(4).fill(okEntry)).replace('}]}', '} ]}')
+  assert.deepEqual(parseBulkAnswer(spaced).results.length, 4)
+  // A trailing newline misses the one comparison; the entry scan still counts it.
+  assert.deepEqual(parseBulkAnswer(answer(new Array(4).fill(okEntry), ']}\n')), { allRowsOk: 4, duration: 0.25 })
 })
 
 test('bare -2 rows name the error their siblings carry, in a group of their own (a bulk of duplicates)', () => {

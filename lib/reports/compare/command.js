@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT, UsageError, errorText } = require('../../base/errors')
 const { sameFile } = require('../../base/files')
+const { commandParser } = require('../../cli/command-args')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
 const { runsText, changeText, intervalText, fmt, optionDifferenceText } = require('./wording')
@@ -21,39 +22,49 @@ run id is one run (its load generators merged), read from the cluster.
 --fail_on_regression PCT exits 1 when a figure got significantly worse by more than PCT percent.
 Exit codes: 0 no such regression, 1 regression, 2 bad input, 3 a file cannot be read.`
 
-const CONNECTION_FLAGS = new Set(['--host', '--port', '--user', '--timeout'])
-
 function parseArgs (argv) {
-  const args = {
-    base: [],
-    new: [],
-    baseRunIds: [],
-    newRunIds: [],
-    json: false,
-    out: null,
-    failOn: null,
-    connection: {}
+  const text = { type: 'string', requiresArg: true }
+  const many = { type: 'string', array: true, default: [] }
+  const parsed = commandParser(argv)
+    .options({
+      base: many,
+      new: many,
+      base_run_id: { ...many, requiresArg: true },
+      new_run_id: { ...many, requiresArg: true },
+      results_table: text,
+      out: { ...text, alias: 'o' },
+      fail_on_regression: text,
+      json: { type: 'boolean', default: false },
+      host: text,
+      port: text,
+      user: text,
+      timeout: text,
+      ssl: { type: 'boolean' },
+      insecure: { type: 'boolean' }
+    })
+    .parseSync()
+  if (parsed._.length > 0) throw new UsageError(`'${parsed._[0]}': say whether it is --base or --new`)
+  let failOn = null
+  if (parsed.fail_on_regression !== undefined) {
+    failOn = Number(parsed.fail_on_regression)
+    if (!(failOn >= 0) || parsed.fail_on_regression.trim() === '') {
+      throw new UsageError(`--fail_on_regression must be a percentage >= 0 (got '${parsed.fail_on_regression}')`)
+    }
   }
-  let side = null
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--base' || arg === '--new') side = arg.slice(2)
-    else if (arg === '--base_run_id' || arg === '--new_run_id') {
-      args[arg === '--base_run_id' ? 'baseRunIds' : 'newRunIds'].push(argv[++i])
-    } else if (arg === '--results_table') args.resultsTable = argv[++i]
-    else if (CONNECTION_FLAGS.has(arg)) args.connection[arg.slice(2)] = argv[++i]
-    else if (arg === '--ssl' || arg === '--insecure') args.connection[arg.slice(2)] = true
-    else if (arg === '--json') args.json = true
-    else if (arg === '-o' || arg === '--out') args.out = argv[++i]
-    else if (arg === '--fail_on_regression') {
-      args.failOn = Number(argv[++i])
-      if (!(args.failOn >= 0)) throw new UsageError(`--fail_on_regression must be a percentage >= 0 (got '${argv[i]}')`)
-    } else if (arg === '--help' || arg === '-h') args.help = true
-    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (see --help)`)
-    else if (side) args[side].push(arg)
-    else throw new UsageError(`'${arg}': say whether it is --base or --new`)
+  const connection = Object.fromEntries(['host', 'port', 'user', 'timeout', 'ssl', 'insecure']
+    .filter((name) => parsed[name] !== undefined).map((name) => [name, parsed[name]]))
+  return {
+    help: parsed.help,
+    base: parsed.base,
+    new: parsed.new,
+    baseRunIds: parsed.base_run_id,
+    newRunIds: parsed.new_run_id,
+    resultsTable: parsed.results_table,
+    json: parsed.json,
+    out: parsed.out ?? null,
+    failOn,
+    connection
   }
-  return args
 }
 
 /** The two sides: result files, or run ids in a results table. */

@@ -1,0 +1,50 @@
+'use strict'
+
+const { UsageError } = require('../base/errors')
+
+/**
+ * The one parser style of every command: yargs, started here so that each command parses the same way. Options are
+ * strict (an unknown one is a UsageError naming it) unless `passThrough` is set: then the options the command does
+ * not declare stay, in order and as typed, in `_` for the benchmark or the generators that take them. Values are kept
+ * as the user typed them (no number guessing in positionals, no camelCase copies); yargs' own --help and --version
+ * are off because each command writes its own usage; every problem throws a UsageError (exit 2).
+ * The caller declares its options and calls parseSync().
+ */
+function commandParser (argv, { passThrough = false } = {}) {
+  const parser = require('yargs/yargs')(argv)
+    .parserConfiguration({
+      'unknown-options-as-args': passThrough,
+      'parse-positional-numbers': false,
+      'camel-case-expansion': false,
+      'populate--': passThrough
+    })
+    .version(false)
+    .help(false)
+    .option('help', { alias: 'h', type: 'boolean', describe: 'show this help' })
+    .fail((message, error) => {
+      throw new UsageError(inOurWords(message || (error && error.message)))
+    })
+  return passThrough ? parser : parser.strictOptions()
+}
+
+/** yargs' messages in the words of the rest of the tool, naming the flag as the user typed it. */
+function inOurWords (message) {
+  const unknown = /^Unknown arguments?: (.+)$/.exec(message)
+  if (unknown) {
+    const first = unknown[1].split(', ')[0]
+    return `unknown option ${first.length === 1 ? '-' : '--'}${first} (see --help)`
+  }
+  const noValue = /^Not enough arguments following: (.+)$/.exec(message)
+  if (noValue) return `--${noValue[1]} needs a value`
+  const missing = /^Missing required arguments?: (.+)$/.exec(message)
+  if (missing) return `give ${missing[1].split(', ').map((name) => `--${name}`).join(' and ')} (see --help)`
+  return message
+}
+
+/** The arguments a pass-through parser left for others: positionals and unknown options, then what followed `--`. */
+function passedThrough (parsed) {
+  const rest = parsed._.map(String)
+  return parsed['--'] ? [...rest, '--', ...parsed['--'].map(String)] : rest
+}
+
+module.exports = { commandParser, passedThrough }
