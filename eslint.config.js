@@ -41,8 +41,8 @@ module.exports = [
     rules: { 'layers/one-way-imports': 'error' }
   },
   {
-    // Runs in the browser, inlined into the HTML report: a plain script for any browser.
-    files: ['lib/reports/html/page.js'],
+    // Run in the browser, inlined into the HTML report and the live page: plain scripts for any browser.
+    files: ['lib/reports/html/page.js', 'lib/ui/live-page-script.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
     rules: { strict: ['error', 'function'], 'no-var': 'off', 'prefer-const': 'off' }
   }

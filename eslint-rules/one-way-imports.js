@@ -15,7 +15,8 @@ const ALLOWED = {
   workloads: ['base', 'data', 'results'],
   cli: ['base', 'data', 'cluster', 'results'],
   reports: ['base', 'data', 'cluster', 'fleet', 'results', 'workloads', 'cli'],
-  run: ['base', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli'],
+  run: ['base', 'data', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli', 'ui'],
+  ui: ['base', 'results', 'reports'],
   sweep: ['base', 'reports', 'cli'],
   launch: ['base', 'results', 'workloads', 'reports', 'cli']
 }

@@ -6,9 +6,13 @@ const { UsageError } = require('../base/errors')
 const { formatMs, parseDuration, requirePositiveInteger, parseRate, requireConcurrency } = require('../base/values')
 const { writableFile } = require('../base/files')
 const { parseTableName } = require('../data/schema')
+const { parseStages } = require('../data/load-profile')
 const { connectionFromArgs } = require('../cluster/connection')
 const { parseThreshold, requireKnownLabels, requireRateForAchieved } = require('../results/thresholds')
 const { parseRunId, parseGenerator } = require('../results/run-identity')
+
+// k6's web dashboard takes 5665 and Locust's 8089: the next one up from k6's, so both can run beside this tool.
+const DEFAULT_UI_PORT = 5666
 
 const CONNECTION_OPTIONS = {
   host: {
@@ -78,6 +82,14 @@ const RUN_OPTIONS = {
     describe:
       "constant arrival rate over all processes: rows/s (ingest) or queries/s (analytical), sent on a fixed " +
       "timetable; latency then counts from each request's scheduled start (default: as fast as the answers come)"
+  },
+  stages: {
+    type: 'string',
+    group: 'Load:',
+    describe:
+      'a load profile instead of one --rate: DURATION:RATE holds a rate, DURATION:FROM..TO ramps it, comma-separated ' +
+      '(e.g. 2m:50,2m:100,2m:150 or 1m:0..500); the run lasts their sum, and the report gives each stage its figures ' +
+      'and names the first where the cluster stopped keeping up'
   },
   seed: {
     type: 'number',
@@ -166,16 +178,50 @@ const RUN_OPTIONS = {
     default: '127.0.0.1',
     group: 'Output:',
     describe: 'the address --metrics_port listens on (0.0.0.0 in a pod)'
+  },
+  ui: {
+    type: 'string',
+    group: 'Output:',
+    describe:
+      `a live page of the run at http://127.0.0.1:PORT/ (default port ${DEFAULT_UI_PORT}; 0: any free port, printed): ` +
+      'charts, the cluster, the rate to change and a stop button; at the end it becomes the run\'s HTML report'
+  },
+  ui_host: {
+    type: 'string',
+    default: '127.0.0.1',
+    group: 'Output:',
+    describe: 'the address --ui listens on; any other than 127.0.0.1 needs the token printed at start to steer'
   }
 }
 
 const MAX_START_DELAY_MS = 24 * 3600 * 1000
 
-function parsePort (value) {
+function parsePort (value, flag = 'metrics_port') {
   if (!Number.isInteger(value) || value < 0 || value > 65535) {
-    throw new UsageError(`--metrics_port must be a port number from 0 to 65535 (got '${value}')`)
+    throw new UsageError(`--${flag} must be a port number from 0 to 65535 (got '${value}')`)
   }
   return value
+}
+
+/** --ui alone: the default port; --ui PORT: that one. */
+function parseUi (args) {
+  if (args.ui === undefined) return null
+  const text = String(args.ui).trim()
+  const port = text === '' ? DEFAULT_UI_PORT : /^\d+$/.test(text) ? Number(text) : NaN
+  return { port: parsePort(port, 'ui'), host: args.ui_host }
+}
+
+/** --stages: the profile, the run's length (their sum), and what it cannot go with. */
+function parseStagesOption (args) {
+  if (args.stages === undefined) return null
+  for (const [flag, why] of [
+    ['rate', 'the stages are the rate'],
+    ['duration', 'the run lasts the stages\' sum'],
+    ['warmup', 'give the warm-up as a first stage']
+  ]) {
+    if (args[flag] !== undefined) throw new UsageError(`--stages and --${flag} do not go together: ${why}`)
+  }
+  return parseStages(args.stages)
 }
 
 function parseStartAt (text, nowMs = Date.now()) {
@@ -189,10 +235,13 @@ function parseStartAt (text, nowMs = Date.now()) {
 
 function commonRunOptions (args, { defaultProcesses }) {
   const processes = args.processes ?? defaultProcesses
+  const stages = parseStagesOption(args)
   return {
     processes: requirePositiveInteger(processes, 'processes'),
     concurrentRequests: requireConcurrency(args.concurrent_requests, 'concurrent_requests'),
-    durationMs: args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
+    durationMs: stages ? stages.reduce((sum, stage) => sum + stage.durationMs, 0)
+      : args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
+    stages,
     gracefulStopMs: parseDuration(args.graceful_stop, 'graceful_stop'),
     warmupMs: args.warmup === undefined ? 0 : parseDuration(args.warmup, 'warmup'),
     rate: args.rate === undefined ? null : parseRate(args.rate),
@@ -210,7 +259,8 @@ function commonRunOptions (args, { defaultProcesses }) {
     thresholds: (args.threshold || []).map(parseThreshold),
     report: args.report === undefined ? null : writableFile(args.report, 'report'),
     progress: args.progress ?? Boolean(process.stderr.isTTY),
-    metrics: args.metrics_port === undefined ? null : { port: parsePort(args.metrics_port), host: args.metrics_host }
+    metrics: args.metrics_port === undefined ? null : { port: parsePort(args.metrics_port), host: args.metrics_host },
+    ui: parseUi(args)
   }
 }
 
@@ -284,7 +334,7 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
   requireRoomForRate(options)
   requireOwnResultsTable(options, workload)
   if (workload.labelsOf) requireKnownLabels(options.thresholds, workload.labelsOf(options))
-  requireRateForAchieved(options.thresholds, options.rate)
+  requireRateForAchieved(options.thresholds, options.rate ?? (options.stages ? 'stages' : null))
   return options
 }
 
@@ -298,6 +348,10 @@ function shareRatesInFleet (options) {
   if (options.rate != null) {
     options.fleetRate = options.rate
     options.rate = options.rate / count
+  }
+  if (options.stages) {
+    options.fleetStages = options.stages
+    options.stages = options.stages.map((s) => ({ ...s, from: s.from / count, to: s.to / count }))
   }
   if (options.ingest && options.ingest.rate != null) {
     options.ingest = { ...options.ingest, fleetRate: options.ingest.rate, rate: options.ingest.rate / count }

@@ -34,7 +34,7 @@ function renderReport (workload, result) {
   }
   if (result.rate) {
     summary.push(
-      [`${unit}/s, target (--rate)`, fmt(result.rate.target_per_sec)],
+      [`${unit}/s, target (${targetSource(result)})`, fmt(result.rate.target_per_sec)],
       [`${unit}/s, achieved`, `${fmt(result.rate.achieved_per_sec)} (${fmt(result.rate.achieved_pct)}% of target)`],
       ['late requests (no free slot at their time)', fmt(result.rate.late_requests)],
       ['dropped requests (due before the end, never sent)',
@@ -55,6 +55,8 @@ function renderReport (workload, result) {
       `${fmt(result.rate.dropped_requests ?? 0)} were never sent; see the latency from scheduled start)`
     )
   }
+
+  if (result.stages) out.push(stagesTable(result, unit))
 
   const latency = table(['request latency (ms)', 'p50', 'p90', 'p99', 'p99.9', 'max', 'mean'])
   const l = result.latency_ms
@@ -139,6 +141,44 @@ function renderReport (workload, result) {
   }
   if (result.partial) out.push(`PARTIAL RESULT: ${result.partial_reasons.join('; ')}`)
   return out.join('\n') + '\n'
+}
+
+/** Where the target rate came from: --rate, the stages' mean, or a mean with changes by hand. */
+function targetSource (result) {
+  const changed = (result.events || []).some((e) => e.kind === 'rate_change' && e.what !== 'ingest_rate')
+  if (result.stages) return changed ? 'mean of --stages, changed by hand' : 'mean of --stages'
+  return changed ? 'mean of --rate, changed by hand' : '--rate'
+}
+
+/** --stages: each stage's own figures, and the first where the cluster stopped keeping up. */
+function stagesTable (result, unit) {
+  const t = table(['stage', 'from s', 'target /s', 'achieved /s', 'p50 ms', 'p90 ms', 'p99 ms', 'failed',
+    'in doubt', 'node CPU %', 'rejected', 'kept up'])
+  for (const s of result.stages) {
+    const cpu = s.nodes.map((n) => n.cpu_pct).filter((v) => v !== null)
+    const rejected = s.nodes.reduce((sum, n) => sum + n.write_rejected + n.search_rejected, 0)
+    t.push([
+      `${s.stage} (${s.planned})`,
+      fmt(s.start_s),
+      fmt(s.target_per_sec),
+      `${fmt(s.achieved_per_sec)} (${s.achieved_pct === null ? '-' : `${fmt(s.achieved_pct)}%`})`,
+      fmt(s.latency_ms.p50),
+      fmt(s.latency_ms.p90),
+      fmt(s.latency_ms.p99),
+      fmt(s[`${unit}_failed`]),
+      fmt(s[`${unit}_in_doubt`]),
+      cpu.length ? fmt(Math.max(...cpu)) : '-',
+      s.nodes.length ? fmt(rejected) : '-',
+      s.kept_up.kept ? 'yes' : 'NO'
+    ])
+  }
+  const knee = result.first_stage_not_kept_up
+  const verdict = knee
+    ? `first stage where the cluster stopped keeping up: ${knee.stage} (${result.stages[knee.stage - 1].planned}): ` +
+      knee.reason
+    : 'the cluster kept up with every stage'
+  return `Stages (--stages; node CPU is the busiest node's mean, rejections the write and search pools'):\n` +
+    `${t.toString()}\n${verdict}`
 }
 
 /** --warmup's answers, counted apart from every figure. */

@@ -19,7 +19,8 @@ function buildResult ({
   resources,
   extra,
   cluster = null,
-  events = []
+  events = [],
+  targetPerSec = undefined
 }) {
   const unit = workload.unit
   const seconds = round(totals.seconds, 3)
@@ -68,7 +69,7 @@ function buildResult ({
           ? `${w.exit.signal || `exit code ${w.exit.code}`} before its final report`
           : null
     })),
-    rate: rateOf(options, totals, okPerSecond),
+    rate: rateOf(options, totals, okPerSecond, targetPerSec),
     cluster,
     events,
     ...extra,
@@ -86,13 +87,17 @@ function buildResult ({
   return workload.extendResult ? workload.extendResult(result, totals, options) : result
 }
 
-/** Target vs achieved under --rate; null in the closed model. Achieved counts acknowledged units. */
-function rateOf (options, totals, achieved) {
-  if (options.rate === null || options.rate === undefined) return null
+/**
+ * Target vs achieved under --rate or --stages; null in the closed model. Achieved counts acknowledged units. The
+ * target is --rate, or what the run says it asked on average (stages, a rate changed by hand).
+ */
+function rateOf (options, totals, achieved, targetPerSec) {
+  const target = targetPerSec ?? options.rate
+  if (target === null || target === undefined || !(target > 0)) return null
   return {
-    target_per_sec: options.rate,
+    target_per_sec: targetPerSec === undefined ? target : round(target),
     achieved_per_sec: achieved,
-    achieved_pct: round((achieved / options.rate) * 100, 1),
+    achieved_pct: round((achieved / target) * 100, 1),
     late_requests: totals.lateRequests,
     // What the timetable held before --duration ended and never went out: load the cluster was never offered.
     dropped_requests: totals.droppedRequests || 0,

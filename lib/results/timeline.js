@@ -94,6 +94,22 @@ class Timeline {
   }
 
   /**
+   * The intervals closed since `after` (an interval index), oldest first, as the entries of toJSON without their
+   * histograms: what a live view adds each second. Returns { entries, newest } (the index to ask after next time).
+   */
+  closedAfter (after) {
+    const indexes = [...this.closed.keys()].filter((i) => i > after).sort((a, b) => a - b)
+    const entries = indexes.map((i) => {
+      const groups = {}
+      for (const [name, g] of Object.entries(this.closed.get(i).summary)) {
+        groups[name] = { ...g, latency_hist: undefined }
+      }
+      return { t_s: round((i * this.intervalMs) / 1000, 3), ...groups }
+    })
+    return { entries, newest: indexes.length ? indexes[indexes.length - 1] : after }
+  }
+
+  /**
    * The series, one entry per interval from the first to the last: { t_s, <group>: { ok, failed,
    * in_doubt, per_sec, p50_ms, p90_ms, p99_ms, max_ms, labels } }. Counts of reports that came
    * after their interval was closed are included; their latencies are not.
@@ -154,17 +170,8 @@ function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, end
     const seen = new Set()
     for (const sample of cluster.samples) {
       const t = round(sample.t_s + offset, 3)
+      nodes.push(...nodeRows(sample, offset))
       for (const n of sample.nodes) {
-        nodes.push({
-          t_s: t,
-          name: n.name,
-          process_cpu_pct: n.process_cpu_pct,
-          heap_used_pct: n.heap_used_pct,
-          load_1m: n.load_1m,
-          write_queue: n.write ? n.write.queue : null,
-          write_rejected: n.write ? n.write.rejected_delta : null,
-          search_rejected: n.search ? n.search.rejected_delta : null
-        })
         for (const pool of ['write', 'search']) {
           if (n[pool] && n[pool].rejected_delta > 0 && !seen.has(`${n.name}/${pool}`)) {
             seen.add(`${n.name}/${pool}`)
@@ -189,4 +196,19 @@ function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, end
   }
 }
 
-module.exports = { Timeline, timelineResult, OPEN_INTERVALS }
+/** One sample of the monitor as the timeline's node rows, at seconds from the load's start. */
+function nodeRows (sample, offsetS) {
+  const t = round(sample.t_s + offsetS, 3)
+  return sample.nodes.map((n) => ({
+    t_s: t,
+    name: n.name,
+    process_cpu_pct: n.process_cpu_pct,
+    heap_used_pct: n.heap_used_pct,
+    load_1m: n.load_1m,
+    write_queue: n.write ? n.write.queue : null,
+    write_rejected: n.write ? n.write.rejected_delta : null,
+    search_rejected: n.search ? n.search.rejected_delta : null
+  }))
+}
+
+module.exports = { Timeline, timelineResult, nodeRows, OPEN_INTERVALS }

@@ -26,7 +26,8 @@ const MAX_SLEEP_MS = 100
  * closed (no pace): keeps exactly `concurrency` requests in flight, each lane sending its next
  *   request when its answer arrives, until the source runs dry, the deadline passes or
  *   `control.stop()` is called. Latency: send -> answer.
- * open (pace = { unitsPerSecond, offsetMs }): requests go out on the timetable (lib/run/timetable.js),
+ * open (pace = { profile, offsetUnits } or { unitsPerSecond, offsetMs }): requests go out on the timetable
+ *   (lib/run/timetable.js), which `timetable.steer` can change while the run goes,
  *   whatever the answers do, with at most `concurrency` in flight. Latency counts from each
  *   request's scheduled start, so a server that falls behind shows up in the percentiles instead
  *   of silently lowering the load (coordinated omission corrected). A request whose time came
@@ -61,7 +62,11 @@ async function runEngine ({
     deadline !== null && gracefulStopMs !== null
       ? abandonAfterGrace({ abortAt: deadline + gracefulStopMs, control, clock, finished })
       : null
-  if (pace) await runOpen({ ...run, timetable: createTimetable({ startAt: startAt ?? clock.now(), ...pace }) })
+  if (pace) {
+    const timetable = createTimetable({ startAt: startAt ?? clock.now(), endMs: deadline ?? Infinity, ...pace })
+    control.timetable = timetable
+    await runOpen({ ...run, timetable })
+  }
   else await runClosed(run)
   finished.value = true
   if (grace) await grace
@@ -77,9 +82,9 @@ async function abandonAfterGrace ({ abortAt, control, clock, finished }) {
   if (!finished.value) control.abort(stopReason('duration'))
 }
 
-async function sleepUntil (at, control, clock) {
+async function sleepUntil (at, control, clock, moved = () => false) {
   let wait = at - clock.now()
-  while (wait > 0 && !control.stopped) {
+  while (wait > 0 && !control.stopped && !moved()) {
     await clock.sleep(Math.min(wait, MAX_SLEEP_MS))
     wait = at - clock.now()
   }
@@ -153,13 +158,19 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
   let unitsPerRequest = timetable.unitsPerRequest
   let slotFreed = null
   while (!control.stopped) {
+    const version = timetable.version
     const scheduledAt = timetable.scheduledAt(unitsScheduled)
-    if (deadline !== null && scheduledAt >= deadline) {
+    if ((deadline !== null && scheduledAt >= deadline) || scheduledAt === Infinity) {
+      // Nothing more is due before the end, unless the rate changes before it: wait for the end or for that.
+      if (deadline !== null) await sleepUntil(deadline, control, clock, () => timetable.version !== version)
+      if (timetable.version !== version && !control.stopped) continue
       control.stop(stopReason('duration'))
       break
     }
-    await sleepUntil(scheduledAt, control, clock)
+    await sleepUntil(scheduledAt, control, clock, () => timetable.version !== version)
     if (control.stopped) break
+    // The rate changed while this unit waited: its time moved, take it again.
+    if (timetable.version !== version) continue
     const late = inFlight.size >= concurrency
     while (inFlight.size >= concurrency && !control.stopped) {
       await new Promise((resolve) => { slotFreed = resolve })
@@ -204,9 +215,7 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
 function droppedRequests ({ timetable, unitsScheduled, unitsPerRequest, deadline, reason }) {
   const none = { requests: 0, units: 0 }
   if (deadline === null || !reason || reason.kind !== 'duration') return none
-  const nextAt = timetable.scheduledAt(unitsScheduled)
-  if (nextAt >= deadline) return none
-  const requests = Math.ceil((deadline - nextAt) / (unitsPerRequest * 1000 / timetable.unitsPerSecond))
+  const requests = timetable.requestsDueBefore(deadline, unitsScheduled, unitsPerRequest)
   return { requests, units: requests * unitsPerRequest }
 }
 
@@ -260,6 +269,11 @@ function createControl () {
     stop (reason) {
       if (!this.reason) this.reason = reason
       this.stopped = true
+    },
+    timetable: null,
+    /** A new rate from `at` on (this worker's share), for an open-model run; a closed one has no rate to change. */
+    steer (at, unitsPerSecond) {
+      if (this.timetable) this.timetable.steer(at, unitsPerSecond)
     },
     onAbort (handler) {
       if (this.aborted) handler()

@@ -6,6 +6,7 @@ const { ProgressLine } = require('./progress')
 const { ClusterMonitor } = require('../cluster/monitor')
 const { CrateClient } = require('../cluster/http-client')
 const { stopReason } = require('./stop-reason')
+const { Steering } = require('./steering')
 const { now, sleep } = require('../base/clock')
 const { grouped } = require('../base/format')
 
@@ -21,13 +22,17 @@ const GO_LEAD_MS = 100
  * @property {object|null} timeline the intervals of the load (lib/results/timeline.js)
  * @property {object|null} cluster the monitor's samples of sys.nodes, null without --monitor_interval
  * @property {number|null} monitorStartedAt when the monitor's baseline sample was taken
+ * @property {object|null} steering the rates changed and the stop asked while the load ran (lib/run/steering.js), with
+ *   each group's target as it really was
  */
 
 /**
  * The load stage: a worker group per load group (the main workload's and, with --ingest_rate, the companion's
  * next to it). All start at one instant (the coordination's, for a fleet) and run until the main group ends; the
- * companion is then stopped. Ctrl-C stops both; a second one abandons their requests in flight. Emits 'go' ({
- * startAt, totals }) on ctx.events when the workers are told to go. Returns the Load.
+ * companion is then stopped. Ctrl-C stops both; a second one abandons their requests in flight; the steering's stop
+ * stops both as the first Ctrl-C does, without making the run partial. Emits 'go' ({ startAt, totals }) on ctx.events
+ * when the workers are told to go, and 'load' with what a live view watches (the timeline, the groups' totals, the
+ * monitor, host events, the steering). Returns the Load.
  */
 async function runLoad (ctx, loadGroups, coordination) {
   const { workload, options } = ctx
@@ -83,7 +88,13 @@ async function runLoad (ctx, loadGroups, coordination) {
   let masterCpuAtGo = null
   /** @type {Load} */
   const load = {
-    outcomes: {}, loadStarted: false, startAt: null, timeline: null, cluster: null, monitorStartedAt: null
+    outcomes: {},
+    loadStarted: false,
+    startAt: null,
+    timeline: null,
+    cluster: null,
+    monitorStartedAt: null,
+    steering: null
   }
   try {
     for (const group of workerGroups) group.start()
@@ -94,14 +105,30 @@ async function runLoad (ctx, loadGroups, coordination) {
       const startAt = chosenStart == null ? now() + GO_LEAD_MS
         : Math.max(now() + 10, now() + (chosenStart - Date.now()))
       load.startAt = startAt
-      // A fleet's generators keep each interval's histogram: the fleet's report merges them into exact percentiles.
-      load.timeline = new Timeline({ originMs: startAt, keepHistograms: Boolean(options.fleet) })
+      // A fleet's generators keep each interval's histogram: the fleet's report merges them into exact percentiles;
+      // so does a run in stages, whose stages each get their own.
+      load.timeline = new Timeline({ originMs: startAt, keepHistograms: Boolean(options.fleet || options.stages) })
       // --duration is the measured part: it starts when the warm-up ends.
       const deadline = options.durationMs ? startAt + (options.warmupMs || 0) + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
       for (const group of workerGroups) group.go({ startAt, deadline })
       progress.start(startAt, main.totals)
+      load.steering = steeringOf(loadGroups, workerGroups, { startAt, deadline })
+      load.steering.on('stop', () => {
+        progress.stop()
+        for (const group of workerGroups) group.stop(stopReason('user_stop'))
+      })
       ctx.events.emit('go', { startAt, totals: main.totals })
+      ctx.events.emit('load', {
+        startAt,
+        deadline,
+        timeline: load.timeline,
+        groups: loadGroups.map((g, i) => ({ role: g.role, workload: g.workload, workerGroup: workerGroups[i] })),
+        monitor,
+        hostEvents: ctx.hostEvents,
+        steering: load.steering,
+        countLimit: limit === Number.MAX_SAFE_INTEGER ? null : limit * options.processes
+      })
       if (ctx.metrics) watchLoad(ctx, { loadGroups, workerGroups, startAt, deadline })
     }
     const mainOutcome = await main.whenDone()
@@ -146,6 +173,17 @@ async function waitUntil (atMs, ctx) {
   }
   ctx.log(`waiting until ${new Date(atMs).toISOString()} (--start_at)`)
   while (Date.now() < atMs && !ctx.interrupts.interrupted) await sleep(Math.min(200, atMs - Date.now()))
+}
+
+function steeringOf (loadGroups, workerGroups, { startAt, deadline }) {
+  return new Steering({
+    groups: loadGroups.map((g, i) => ({
+      role: g.role, name: g.workload.name, unit: g.workload.unit, options: g.options, workerGroup: workerGroups[i]
+    })),
+    startAt,
+    deadline,
+    now
+  })
 }
 
 /**

@@ -21,6 +21,7 @@ const {
 const { buildResult, exitCodeOf, exitCodeWithThresholds } = require('../results/result')
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
+const { stageResults } = require('../results/stages')
 const { evaluateThresholds } = require('../results/thresholds')
 const { round, grouped } = require('../base/format')
 
@@ -44,6 +45,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   try {
     announce(ctx)
     if (options.metrics) await startMetrics(ctx, groups)
+    if (options.ui) await startUi(ctx)
     ctx.environment = await stage(ctx, 'check hosts', checkHosts)
     await stage(ctx, 'join', (c) => coordination.join(c, groups))
     await stage(ctx, 'prepare', (c) => coordination.prepare(c, groups, () => prepare(c, groups)))
@@ -79,6 +81,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   } finally {
     coordination.close()
     if (ctx.metrics) await ctx.metrics.stop({ lingerMs: METRICS_LINGER_MS })
+    if (ctx.ui) await ctx.ui.close({ lingerMs: UI_LINGER_MS })
     ctx.interrupts.uninstall()
     ctx.client.close()
   }
@@ -108,6 +111,29 @@ async function startMetrics (ctx, groups) {
     rates: groups.filter((g) => g.options.rate).map((g) => ({ workload: g.workload.name, rate: g.options.rate }))
   }).start()
   ctx.log(`  metrics:  http://${options.metrics.host}:${ctx.metrics.port}/metrics (Prometheus text format)`)
+}
+
+// A page open when the run ends turns into the report: the server waits this long at most for it to fetch it.
+const UI_LINGER_MS = 10_000
+
+/** --ui: the live page and its API, before anything else, so that a port in use costs no run. */
+async function startUi (ctx) {
+  const { LiveServer } = require('../ui/live-server')
+  const { LiveView } = require('../ui/live-view')
+  const { renderLivePage } = require('../ui/live-page')
+  const { options, workload } = ctx
+  const view = new LiveView({ workload, options })
+  let page = null
+  ctx.ui = await new LiveServer({
+    host: options.ui.host,
+    port: options.ui.port,
+    view,
+    steeringOf: () => view.load && view.load.steering,
+    page: () => (page ??= renderLivePage({ workload, options }))
+  }).start()
+  ctx.events.on('load', (load) => view.attach(load))
+  ctx.log(`  live:     ${ctx.ui.url} (the page, and its API: docs/live-ui.md)`)
+  if (ctx.ui.token) ctx.log(`  ui token: ${ctx.ui.token} (to steer the run on ${options.ui.host}: the page asks)`)
 }
 
 /** The results as reported, for the final values of /metrics. */
@@ -190,9 +216,14 @@ function announce (ctx) {
   const n = grouped
   const share = options.fleetRate == null ? ''
     : ` (this generator's share of the fleet's --rate ${n(options.fleetRate)} over ${options.generator.count})`
-  const pace = options.rate == null
-    ? 'as fast as answers come'
-    : `--rate ${n(options.rate)} ${workload.unit}/s over all processes${share}`
+  const stagesShare = options.fleetStages ? ` (this generator's share of the fleet's, over ${options.generator.count})`
+    : ''
+  const pace = options.stages
+    ? `--stages ${options.stages.map((st) => `${st.durationMs / 1000}s:${st.from === st.to ? n(st.from)
+      : `${n(st.from)}..${n(st.to)}`}`).join(',')} ${workload.unit}/s over all processes${stagesShare}`
+    : options.rate == null
+      ? 'as fast as answers come'
+      : `--rate ${n(options.rate)} ${workload.unit}/s over all processes${share}`
   const limit = workload.countLimit(options)
   const limits = [
     options.durationMs ? `${options.durationMs / 1000} s` : null,
@@ -357,12 +388,29 @@ function report (ctx, groups, load) {
     events: runEvents(ctx, load, result.events)
   })
   result.environment = ctx.environment || null
+  if (options.stages) {
+    const staged = stageResults({
+      stages: options.stages,
+      profile: load && load.steering ? load.steering.profiles().main : null,
+      timeline: result.timeline,
+      group: main.workload.name,
+      unit: main.workload.unit,
+      nodes: result.timeline.nodes,
+      thresholds: options.thresholds || []
+    })
+    result.stages = staged.stages
+    result.first_stage_not_kept_up = staged.first_not_kept_up
+  }
+  if (load && load.steering && load.steering.stopped) result.stopped_by = load.steering.stopped.by
   result.thresholds = evaluateThresholds(options.thresholds || [], result, main.workload.unit)
   const text = renderReport(main.workload, result) + (companion ? renderCompanion(side.workload, companion) : '')
   ctx.stderr.write(text)
   // A fleet generator's --json waits for the fleet's finish (run()), to say who finished it.
   if (!ctx.coordination.resultWaitsForFinish) writeJson(ctx, result)
-  if (options.report) writeHtmlReport(ctx, result, text)
+  const html = options.report || ctx.ui ? require('../reports/html').renderHtmlReport(result, { terminalReport: text })
+    : null
+  if (ctx.ui) ctx.ui.finish(html)
+  if (options.report) writeHtmlReport(ctx, html)
   return { main: result, companion }
 }
 
@@ -371,10 +419,9 @@ function writeJson (ctx, result) {
 }
 
 /** --report: the HTML file, after the report on stderr, so a failure here loses no figures. */
-function writeHtmlReport (ctx, result, terminalReport) {
-  const { renderHtmlReport } = require('../reports/html')
+function writeHtmlReport (ctx, html) {
   try {
-    fs.writeFileSync(ctx.options.report, renderHtmlReport(result, { terminalReport }))
+    fs.writeFileSync(ctx.options.report, html)
   } catch (error) {
     throw new FatalError(
       `the run finished, but the HTML report could not be written to ${ctx.options.report}: ${error.message}`
@@ -413,8 +460,24 @@ function resultOf (ctx, g, load, describedOptions, companionResult = null) {
     resources: outcome.resources,
     extra,
     cluster: isMain && load ? load.cluster : null,
-    events: isMain ? ctx.hostEvents.toJSON(loadOrigin(ctx, load)) : []
+    events: isMain ? [...ctx.hostEvents.toJSON(loadOrigin(ctx, load)), ...steeringEvents(load)] : [],
+    targetPerSec: targetOf(g, load, outcome)
   })
+}
+
+const steeringEvents = (load) => (load && load.steering ? load.steering.events : [])
+
+/**
+ * An open-model group's target over its load as it really was: --rate, the stages' mean, or with the rate changed
+ * by hand the mean of what was asked, from the start to the planned end (or the last answer, without one).
+ */
+function targetOf (g, load, outcome) {
+  if (!load || !load.steering || load.startAt === null) return undefined
+  const profile = load.steering.profiles()[g.role]
+  const changed = load.steering.changed(g.role)
+  if (!profile || (!g.options.stages && !changed)) return undefined
+  const end = load.steering.deadline ?? outcome.totals.lastAnsweredAt
+  return end > load.startAt ? profile.meanRate(0, end - load.startAt) : undefined
 }
 
 /** Where event times count from: the start of the load, or of the run when no load started. */

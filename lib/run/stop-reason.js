@@ -10,7 +10,9 @@
 //   main_finished the main workload ended, so the one beside it (--ingest_rate) stops too
 //   stopped       the group was stopped before it started (another worker failed)
 //   master_gone   the master disappeared; nobody is left to report to
+//   user_stop     stopped from the live page or its API: graceful, as Ctrl-C, but the run is whole, not partial
 const KINDS = new Set([
+  'user_stop',
   'completed',
   'duration',
   'interrupted',
@@ -34,7 +36,8 @@ const LABELS = {
   fatal: 'stopped',
   main_finished: 'main workload finished',
   stopped: 'stopped before the load',
-  master_gone: 'master gone'
+  master_gone: 'master gone',
+  user_stop: 'stopped by the user'
 }
 
 function describeStopReason (reason) {

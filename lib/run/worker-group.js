@@ -106,6 +106,11 @@ class WorkerGroup extends EventEmitter {
     return true
   }
 
+  /** A new target rate for the whole group from `at` on; each worker takes its share (an open-model run only). */
+  steer (at, rate) {
+    if (this.state === 'running') this.broadcast({ type: 'steer', at, rate })
+  }
+
   stop (reason) {
     if (!this.stopReason) this.stopReason = reason
     if (this.state === 'draining' || this.state === 'done') return

@@ -23,7 +23,8 @@ const master = {
   control: null,
   stoppedBeforeGo: null,
   goMessage: null,
-  waiter: null
+  waiter: null,
+  workerCount: 1
 }
 
 function send (message) {
@@ -48,6 +49,7 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
   const go = await waitForGo()
   if (!go) return leave(client)
   master.control = createControl()
+  master.workerCount = workerCount
   const recorder = new Recorder({ warmupUntil: options.warmupMs ? go.startAt + options.warmupMs : null })
   client.on('host-down', ({ host, detail, at }) => recorder.event({ kind: 'host_down', host, detail, at }))
   client.on('host-up', ({ host, at }) => recorder.event({ kind: 'host_up', host, at }))
@@ -69,10 +71,11 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
       gracefulStopMs: options.gracefulStopMs ?? null,
       recorder,
       control: master.control,
-      pace:
-        options.rate == null
-          ? null
-          : workerPace({ rate: options.rate, workerIndex, workerCount, unitsPerRequest: source.unitsPerRequest })
+      pace: options.rate == null && !options.stages
+        ? null
+        : workerPace({
+          rate: options.rate, stages: options.stages, workerIndex, workerCount, unitsPerRequest: source.unitsPerRequest
+        })
     })
   } finally {
     reports.stop()
@@ -139,6 +142,10 @@ process.on('message', (message) => {
         master.stoppedBeforeGo = message.reason
         if (master.waiter) master.waiter(null)
       }
+      break
+    case 'steer':
+      // The group's new rate from `at` on: this worker's share of it.
+      if (master.control) master.control.steer(message.at, message.rate / master.workerCount)
       break
     case 'abort':
       if (master.control) master.control.abort(message.reason)

@@ -116,7 +116,7 @@ function validateOptions (args) {
     queries: bound,
     tableWarnings: foreignTableWarnings(bound, table),
     weightsNote: queries.normalised ?? null,
-    maxQueries: countLimit(args.max_queries, 'max_queries', args.duration, 1000),
+    maxQueries: countLimit(args.max_queries, 'max_queries', args.duration ?? args.stages, 1000),
     table,
     dataEnd,
     needsDataEnd: ctx.needsDataEnd,

@@ -187,7 +187,7 @@ function validateOptions (args) {
     replicas: parseReplicas(args.replicas),
     dropTable: args.drop_table === undefined ? 'auto' : parseBooleanText(args.drop_table, '--drop_table'),
     batchSize: requirePositiveInteger(args.batch_size, 'batch_size'),
-    maxRows: countLimit(args.max_rows, 'max_rows', args.duration, 1_000_000),
+    maxRows: countLimit(args.max_rows, 'max_rows', args.duration ?? args.stages, 1_000_000),
     scale: requirePositiveInteger(args.scale, 'scale'),
     extraTagsLength: extraTagsLength(args.extra_tags_length),
     startTime: new Date(startMs).toISOString(),

@@ -7,6 +7,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { runEngine, createControl } = require('../../lib/run/engine')
 const { workerPace } = require('../../lib/run/timetable')
+const { parseStages } = require('../../lib/data/load-profile')
 const { stopReason } = require('../../lib/run/stop-reason')
 const { Recorder, Totals } = require('../../lib/results/stats')
 const { CrateHttpError, TransportError } = require('../../lib/cluster/http-client')
@@ -410,4 +411,49 @@ test('open: N workers on one start time interleave into one timetable covering o
   // 3000 units/s of 10-unit requests over 3 workers: one request every 10/3 ms, in turn.
   const expected = Array.from({ length: 30 }, (_, i) => Math.round(i * (10 / 3) * 1e6) / 1e6)
   assert.deepEqual(sends.sort((a, b) => a - b).map((t) => Math.round(t * 1e6) / 1e6), expected)
+})
+
+test('stages: each request goes out at its exact time through holds, a pause and a ramp', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 1)
+  const startAt = clock.now()
+  // 10-unit requests: 100 units/s is one request every 100 ms; then nothing for 500 ms; then a ramp 0..200 over 1 s.
+  const stages = parseStages('1s:100,1s:0,1s:0..200')
+  const { recorder, done } = engine(clock, {
+    client,
+    source: fakeSource(1000),
+    concurrency: 4,
+    startAt,
+    deadline: startAt + 3000,
+    pace: workerPace({ stages, workerIndex: 0, workerCount: 1, unitsPerRequest: UNITS })
+  })
+  assert.deepEqual(await done, stopReason('duration'))
+  const at = client.sends.map((s) => Math.round((s.at - startAt) * 1000) / 1000)
+  const hold = Array.from({ length: 10 }, (_, i) => i * 100)
+  // The ramp's units: 100·s² after s seconds, so request k (10k units) is due at 2000 + 1000·sqrt(10k/100) ms.
+  const ramp = Array.from({ length: 10 }, (_, k) => Math.round((2000 + 1000 * Math.sqrt(k / 10)) * 1000) / 1000)
+  assert.deepEqual(at, [...hold, ...ramp])
+  assert.equal(totalsOf(recorder).droppedRequests ?? 0, 0)
+})
+
+test('steer: the rate changes at the instant given, what was due before keeps its time', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 1)
+  const startAt = clock.now()
+  const control = createControl()
+  const { done } = engine(clock, {
+    client,
+    control,
+    source: fakeSource(1000),
+    concurrency: 4,
+    startAt,
+    deadline: startAt + 2000,
+    // One 10-unit request a second, then from 1.25 s on 100 units/s: one every 100 ms, to the end.
+    pace: workerPace({ rate: 10, workerIndex: 0, workerCount: 1, unitsPerRequest: UNITS })
+  })
+  clock.sleep(1250).then(() => control.steer(startAt + 1250, 100))
+  await done
+  const at = client.sends.map((s) => Math.round(s.at - startAt))
+  // Unit 10 was due at 1000 (sent). At 1250, 12.5 units were due; at 100/s unit 20 is due 75 ms later, not at 2000.
+  assert.deepEqual(at, [0, 1000, 1325, 1425, 1525, 1625, 1725, 1825, 1925])
 })

@@ -13,24 +13,40 @@ const { chartsOf } = require('../../../lib/reports/html')
 const PAGE = fs.readFileSync(path.join(__dirname, '../../../lib/reports/html/page.js'), 'utf8')
 
 /** Runs page.js over a result; returns the options each chart was given, by chart id. */
-function drawPage (result) {
+function drawPage (result, { redraws = 0 } = {}) {
   const charts = chartsOf(result)
-  const elements = new Map(charts.map(([id, title]) => [`chart-${id}`, { dataset: { title }, clientWidth: 560, clientHeight: 320, style: {} }]))
+  // Like a DOM element, whose height follows its style once set.
+  const element = (title) => ({
+    dataset: { title },
+    clientWidth: 560,
+    style: {},
+    get clientHeight () { return this.style.height ? parseInt(this.style.height, 10) : 320 }
+  })
+  const elements = new Map(charts.map(([id, title]) => [`chart-${id}`, element(title)]))
   const runData = {
     textContent: JSON.stringify({ result, curve: [{ percentile: 50, ms: 1 }], charts: charts.map(([id]) => id) })
   }
   const body = { dataset: { charts: '0' } }
   const drawn = {}
   const document = { body, getElementById: (id) => (id === 'run-data' ? runData : elements.get(id)) }
+  const instances = new Map()
   const echarts = {
-    init: (element) => ({
-      // Through JSON: the options leave the page's realm as plain values of this one.
-      setOption: (option) => {
-        drawn[[...elements].find(([, e]) => e === element)[0].slice(6)] = JSON.parse(JSON.stringify(option))
+    getInstanceByDom: (element) => instances.get(element),
+    init: (element) => {
+      const chart = {
+        // Through JSON: the options leave the page's realm as plain values of this one.
+        setOption: (option) => {
+          drawn[[...elements].find(([, e]) => e === element)[0].slice(6)] = JSON.parse(JSON.stringify(option))
+        },
+        resize: () => {}
       }
-    })
+      instances.set(element, chart)
+      return chart
+    }
   }
-  vm.runInNewContext(PAGE, { document, echarts, JSON, Math, Number, String, Object, Array })
+  const window = {}
+  vm.runInNewContext(PAGE, { window, document, echarts, JSON, Math, Number, String, Object, Array })
+  if (redraws > 0) for (let i = 0; i < redraws; i++) window.drawRun(JSON.parse(runData.textContent))
   assert.equal(Number(body.dataset.charts), charts.length, 'every chart drawn')
   return { drawn, elements }
 }
@@ -127,8 +143,50 @@ test('with --warmup every chart spans the warm-up and the measured part, the war
   for (const [id, option] of overTime) {
     assert.equal(option.xAxis.max, 70, `${id}: the last 10 s are drawn`)
     const shaded = option.series[0] && option.series[0].markArea
-    if (option.series.length > 0) assert.deepEqual(shaded.data, [[{ name: 'warm-up', xAxis: 0 }, { xAxis: 10 }]], id)
+    if (option.series.length > 0) {
+      assert.deepEqual(shaded.data,
+        [[{ name: 'warm-up', xAxis: 0, itemStyle: { color: 'rgba(128, 128, 128, 0.12)' } }, { xAxis: 10 }]], id)
+    }
   }
   const throughput = drawn.throughput.series[0].data
   assert.deepEqual(throughput.slice(0, 2), [[0, 100], [1, 100]], 'the warm-up\'s answers are drawn, not 0')
+})
+
+test('stages are shaded and named on every chart over time, rate changes drawn as the host events are', () => {
+  const stages = [
+    { stage: 1, start_s: 0, end_s: 2, planned: '2s:50' },
+    { stage: 2, start_s: 2, end_s: 4, planned: '2s:100..200' }
+  ]
+  const result = {
+    workload: 'analytical',
+    seconds: 4,
+    queries: [{ name: 'q' }],
+    stages,
+    timeline: {
+      interval_s: 1,
+      series: [0, 1, 2, 3].map((t) => ({ t_s: t, analytical: group(100, { labels: { q: group(100) } }) })),
+      nodes: [],
+      events: [{ at_s: 2.5, kind: 'rate_change', what: 'stages', from: 150, to: 300, host: null }]
+    }
+  }
+  const { drawn } = drawPage(result)
+  for (const [id, option] of Object.entries(drawn).filter(([id]) => id !== 'distribution')) {
+    if (option.series.length === 0) continue
+    const areas = option.series[0].markArea.data
+    assert.deepEqual(areas.map(([from, to]) => [from.name, from.xAxis, to.xAxis]), [['50/s', 0, 2], ['100..200/s', 2, 4]], id)
+    assert.deepEqual(option.series[0].markLine.data, [{ name: 'stages 150\u2192300', xAxis: 2.5 }], id)
+  }
+})
+
+test('drawn again every second (the live page), a chart keeps its height and is counted once', () => {
+  const labels = Object.fromEntries(QUERY_NAMES.map((n) => [n, group(10)]))
+  const result = {
+    workload: 'analytical',
+    seconds: 2,
+    queries: QUERY_NAMES.map((name) => ({ name })),
+    timeline: { interval_s: 1, series: [0, 1].map((t) => ({ t_s: t, analytical: group(50, { labels }) })), nodes: [],
+      events: [] }
+  }
+  const { elements } = drawPage(result, { redraws: 3 })
+  assert.equal(elements.get('chart-query_latency').style.height, `${320 + 20}px`)
 })

@@ -1,0 +1,121 @@
+'use strict'
+
+const { nodeRows } = require('../results/timeline')
+const { round } = require('../base/format')
+
+/**
+ * What the live page shows, built from the same objects the report is built from: the timeline's closed intervals
+ * (the report's series, so the page's charts and the final report agree), the groups' totals as the workers report
+ * them, the monitor's samples of the nodes, the host events and the steering's changes. Keeps everything sent so
+ * far, so that a page opened late gets the whole run; each tick() gives only what is new.
+ */
+class LiveView {
+  constructor ({ workload, options, now = Date.now }) {
+    this.workload = workload
+    this.options = options
+    this.now = now
+    this.load = null
+    this.phase = 'starting'
+    this.series = []
+    this.nodes = []
+    this.events = []
+    this.newestInterval = -1
+    this.samplesSeen = 0
+    this.hostEventsSeen = 0
+    this.steeringEventsSeen = 0
+    this.last = null
+  }
+
+  /** The live handles of the load stage's 'load' event. */
+  attach (load) {
+    this.load = load
+    this.phase = 'running'
+  }
+
+  /** What is new since the last tick, and the figures of this instant. */
+  tick () {
+    const fresh = { series: [], nodes: [], events: [] }
+    const load = this.load
+    if (load) {
+      const closed = load.timeline.closedAfter(this.newestInterval)
+      this.newestInterval = closed.newest
+      fresh.series = closed.entries
+      const samples = load.monitor ? load.monitor.samples : []
+      const monitorStart = load.monitor ? load.monitor.startedAt : null
+      const offsetS = monitorStart !== null ? (monitorStart - load.startAt) / 1000 : 0
+      for (const sample of samples.slice(this.samplesSeen)) fresh.nodes.push(...nodeRows(sample, offsetS))
+      this.samplesSeen = samples.length
+      const hostEvents = load.hostEvents.toJSON(load.startAt)
+      const steered = load.steering.events.slice(this.steeringEventsSeen)
+      fresh.events.push(...hostEvents.slice(this.hostEventsSeen), ...steered)
+      this.hostEventsSeen = hostEvents.length
+      this.steeringEventsSeen = load.steering.events.length
+      fresh.events.sort((a, b) => a.at_s - b.at_s)
+    }
+    this.series.push(...fresh.series)
+    this.nodes.push(...fresh.nodes.filter((n) => n.t_s >= 0))
+    this.events.push(...fresh.events)
+    return { ...fresh, nodes: fresh.nodes.filter((n) => n.t_s >= 0), now: this.current() }
+  }
+
+  /** Everything so far, for a page that connects now. */
+  whole () {
+    return { ...this.describe(), series: this.series, nodes: this.nodes, events: this.events, now: this.current() }
+  }
+
+  /** The run as the page's header and controls need it. */
+  describe () {
+    const { options, workload } = this
+    return {
+      run_id: options.runId,
+      workload: workload.name,
+      unit: workload.unit,
+      phase: this.phase,
+      queries: workload.name === 'analytical' ? (options.queries || []).map((q) => ({ name: q.name })) : undefined,
+      stages: stagesOf(options.stages),
+      warmup_s: (options.warmupMs || 0) / 1000,
+      groups: this.load ? this.load.steering.describe() : []
+    }
+  }
+
+  /** This instant: progress and the main group's totals, with the rate over the last tick. */
+  current () {
+    const load = this.load
+    if (!load) return { phase: this.phase }
+    const at = this.now()
+    const main = load.groups[0].workerGroup.totals
+    const ok = main.all.ok
+    const rate = this.last && at > this.last.at ? ((ok - this.last.ok) * 1000) / (at - this.last.at) : null
+    this.last = { at, ok }
+    const elapsedS = Math.max(0, (at - load.startAt) / 1000)
+    return {
+      phase: this.phase,
+      elapsed_s: round(elapsedS, 1),
+      duration_s: load.deadline === null ? null : round((load.deadline - load.startAt) / 1000, 1),
+      sent: main.unitsSent,
+      limit: load.countLimit,
+      ok,
+      failed: main.all.failed,
+      in_doubt: main.all.inDoubt,
+      per_sec: rate === null ? null : round(rate),
+      groups: load.steering.describe()
+    }
+  }
+}
+
+function stagesOf (stages) {
+  if (!stages) return null
+  let startS = 0
+  return stages.map((s, i) => {
+    const entry = {
+      stage: i + 1,
+      start_s: startS,
+      end_s: startS + s.durationMs / 1000,
+      planned: `${s.durationMs / 1000}s:${s.from === s.to ? s.from : `${s.from}..${s.to}`}`
+    }
+    startS = entry.end_s
+    return entry
+  })
+}
+
+module.exports = { LiveView }
