@@ -207,8 +207,10 @@ function parsePort (value, flag = 'metrics_port') {
 function parseUi (args) {
   if (args.ui === undefined) return null
   const text = String(args.ui).trim()
-  const port = text === '' ? DEFAULT_UI_PORT : /^\d+$/.test(text) ? Number(text) : NaN
-  return { port: parsePort(port, 'ui'), host: args.ui_host }
+  if (text !== '' && !/^\d+$/.test(text)) {
+    throw new UsageError(`--ui must be a port number from 0 to 65535 (got '${text}')`)
+  }
+  return { port: parsePort(text === '' ? DEFAULT_UI_PORT : Number(text), 'ui'), host: args.ui_host }
 }
 
 /** --stages: the profile, the run's length (their sum), and what it cannot go with. */

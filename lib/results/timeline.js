@@ -110,6 +110,18 @@ class Timeline {
   }
 
   /**
+   * The intervals still open that every worker has most likely reported (all but the newest), summarized as they
+   * stand: a live view shows them a second or two before they close, and replaces them when they do.
+   */
+  provisional () {
+    return [...this.open.keys()].filter((i) => i < this.newest).sort((a, b) => a - b).map((i) => {
+      const groups = this.summarize(this.open.get(i))
+      for (const name of Object.keys(groups)) groups[name] = { ...groups[name], latency_hist: undefined }
+      return { t_s: round((i * this.intervalMs) / 1000, 3), ...groups }
+    })
+  }
+
+  /**
    * The series, one entry per interval from the first to the last: { t_s, <group>: { ok, failed,
    * in_doubt, per_sec, p50_ms, p90_ms, p99_ms, max_ms, labels } }. Counts of reports that came
    * after their interval was closed are included; their latencies are not.

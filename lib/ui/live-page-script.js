@@ -19,6 +19,7 @@
     run.series = run.series.concat(fresh.series)
     run.nodes = run.nodes.concat(fresh.nodes)
     run.events = run.events.concat(fresh.events)
+    run.provisional = fresh.provisional
     run.now = fresh.now
     if (fresh.now.groups) run.groups = fresh.now.groups
     if (run.groups.length && !document.querySelector('#rate-controls input')) showControls()
@@ -55,6 +56,9 @@
       document.getElementById('stage-figure').hidden = false
       text('stage', stage ? stage.stage + ' of ' + run.stages.length + ' (' + stage.planned + ')' : '-')
     }
+    // The closed intervals, then the ones still open as they stand: a second or two behind the run, not four.
+    var lastClosed = run.series.length ? run.series[run.series.length - 1].t_s : -1
+    var series = run.series.concat((run.provisional || []).filter(function (e) { return e.t_s > lastClosed }))
     window.drawRun({
       result: {
         workload: run.workload,
@@ -62,7 +66,7 @@
         queries: run.queries,
         stages: run.stages,
         timeline: {
-          interval_s: 1, warmup_s: run.warmup_s || 0, series: run.series, nodes: run.nodes, events: run.events
+          interval_s: 1, warmup_s: run.warmup_s || 0, series: series, nodes: run.nodes, events: run.events
         }
       },
       curve: [],

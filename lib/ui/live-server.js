@@ -132,9 +132,13 @@ class LiveServer {
     if (this.reportHtml === null) return this.json(res, 404, { error: 'the run has not ended: no report yet' })
     this.reportFetched = true
     const headers = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }
-    if (download) headers['content-disposition'] = `attachment; filename="crate-bench-${this.view.options.runId}.html"`
+    const file = `crate-bench-${this.view.options.runId}.html`
+    if (download) headers['content-disposition'] = `attachment; filename="${file}"`
     res.writeHead(200, headers)
-    res.end(this.reportHtml)
+    // The page a browser shows gets a link that saves the report; what the link saves is the report as --report
+    // writes it.
+    res.end(download ? this.reportHtml : this.reportHtml.replace('<h1>', `<p><a id="save-report" ` +
+      `href="/report?download" download="${file}">Save this report</a> (the page stays until you close it)</p><h1>`))
   }
 
   /**

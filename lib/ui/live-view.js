@@ -32,7 +32,10 @@ class LiveView {
     this.phase = 'running'
   }
 
-  /** What is new since the last tick, and the figures of this instant. */
+  /**
+   * What is new since the last tick, and the figures of this instant. `provisional`: the intervals not closed yet,
+   * as they stand (each tick replaces the last tick's).
+   */
   tick () {
     const fresh = { series: [], nodes: [], events: [] }
     const load = this.load
@@ -55,12 +58,16 @@ class LiveView {
     this.series.push(...fresh.series)
     this.nodes.push(...fresh.nodes.filter((n) => n.t_s >= 0))
     this.events.push(...fresh.events)
-    return { ...fresh, nodes: fresh.nodes.filter((n) => n.t_s >= 0), now: this.current() }
+    const provisional = load ? load.timeline.provisional() : []
+    return { ...fresh, nodes: fresh.nodes.filter((n) => n.t_s >= 0), provisional, now: this.current() }
   }
 
   /** Everything so far, for a page that connects now. */
   whole () {
-    return { ...this.describe(), series: this.series, nodes: this.nodes, events: this.events, now: this.current() }
+    const provisional = this.load ? this.load.timeline.provisional() : []
+    return {
+      ...this.describe(), series: this.series, provisional, nodes: this.nodes, events: this.events, now: this.current()
+    }
   }
 
   /** The run as the page's header and controls need it. */

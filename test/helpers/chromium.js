@@ -61,4 +61,16 @@ function textLayout (file, { width, height } = {}) {
   return JSON.parse(match[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'))
 }
 
-module.exports = { CHROMIUM, NO_CHROMIUM, chromium, textLayout }
+/**
+ * Debian's Chromium driven by playwright-core, for a page a test must interact with (the live page): nothing is
+ * downloaded, the browser is the one `chromium` uses. Close it with browser.close().
+ */
+async function launchBrowser () {
+  const { chromium: playwright } = require('playwright-core')
+  return playwright.launch({
+    executablePath: CHROMIUM,
+    args: FLAGS.filter((flag) => flag !== '--headless').concat('--disable-quic')
+  })
+}
+
+module.exports = { CHROMIUM, NO_CHROMIUM, chromium, textLayout, launchBrowser }

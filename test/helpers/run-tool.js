@@ -39,7 +39,7 @@ function runTool (script, args, {
       stderr += chunk
       if (!triggered && waitFor && waitFor.test(stderr) && whileRunning) {
         triggered = true
-        whileRunning(child)
+        whileRunning(child, stderr)
       }
     })
     child.on('exit', (code, signal) => {

@@ -1,0 +1,105 @@
+'use strict'
+
+// --stages end to end against the CrateDB test double: the stages' figures add up to the run's, and the first stage
+// the double cannot keep up with is named. The exact schedule of each stage and ramp is tested on a fake clock in
+// test/run/engine.test.js; here only what holds on any machine, however loaded.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+
+/**
+ * A double that serves `capacity` rows a second: a row arriving when the last second already holds that many is
+ * rejected as CrateDB rejects rows of a full write pool (capture 48). A stage at twice the capacity starts to be
+ * rejected halfway into it, never in the stage before.
+ */
+function limitedTo (capacity) {
+  const arrivals = []
+  return {
+    rejectRow: () => {
+      const now = Date.now()
+      while (arrivals.length && arrivals[0] <= now - 1000) arrivals.shift()
+      if (arrivals.length >= capacity) return true
+      arrivals.push(now)
+      return null
+    }
+  }
+}
+
+const sum = (stages, field) => stages.reduce((total, s) => total + s[field], 0)
+
+test('each stage has its own figures, and they add up to the run\'s', () => withCrateTestDouble({}, async (double) => {
+  const run = await runTool('appClusterIngest.js', ['--stages', '2s:500,2s:0..1000,1s:0,2s:1000', '--batch_size', '20',
+    '--processes', '2', '--monitor_interval', '1s', '--json'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const r = run.json
+  assert.equal(r.stages.length, 4)
+  assert.deepEqual(r.stages.map((s) => [s.start_s, s.end_s, s.target_per_sec]), [[0, 2, 500], [2, 4, 500], [4, 5, 0],
+    [5, 7, 1000]])
+  assert.equal(sum(r.stages, 'rows_ok'), r.rows_ok)
+  assert.equal(sum(r.stages, 'rows_failed'), r.rows_failed)
+  assert.equal(sum(r.stages, 'rows_in_doubt'), r.rows_in_doubt)
+  // What the profile asks: 1000 + 1000 + 0 + 2000 rows.
+  assert.equal(r.rows_ok, 4000)
+  assert.equal(double.bulkRowsReceived, 4000)
+  assert.equal(r.stages[2].rows_ok, 0, 'nothing is sent in a stage at rate 0')
+  for (const s of r.stages.filter((s) => s.rows_ok > 0)) {
+    assert.ok(s.latency_ms.p50 > 0 && s.latency_ms.p99 >= s.latency_ms.p50, `stage ${s.stage}`)
+  }
+  assert.equal(r.rate.target_per_sec, 571.43, 'the mean of what the stages asked: 4000 rows over 7 s')
+  assert.ok(r.stages.every((s) => s.nodes.length === 1), 'the double\'s one node, sampled in every stage')
+  assert.equal(r.first_stage_not_kept_up, null)
+  assert.match(run.stderr, /the cluster kept up with every stage/)
+  assert.match(run.stderr, /--stages 2s:500,2s:0\.\.1,000,1s:0,2s:1,000 rows\/s over all processes/)
+}))
+
+test('the first stage the cluster cannot keep up with is named, with why', () =>
+  withCrateTestDouble(limitedTo(3000), async (double) => {
+    const run = await runTool('appClusterIngest.js', ['--stages', '2s:1000,2s:2000,2s:6000', '--batch_size', '50',
+      '--processes', '1', '--concurrent_requests', '8', '--monitor_interval', '0', '--json'], { env: double.env() })
+    assert.equal(run.code, 1, 'rejected rows are failures')
+    const r = run.json
+    assert.deepEqual(r.stages.map((s) => s.kept_up.kept), [true, true, false])
+    assert.equal(r.stages[0].rows_failed + r.stages[1].rows_failed, 0)
+    assert.ok(r.stages[2].rows_failed > 0)
+    assert.deepEqual(r.first_stage_not_kept_up.stage, 3)
+    assert.match(r.first_stage_not_kept_up.reason, /below 95% of the target 6000\/s/)
+    assert.equal(sum(r.stages, 'rows_ok'), r.rows_ok)
+    assert.equal(sum(r.stages, 'rows_failed'), r.rows_failed)
+    assert.match(run.stderr, /first stage where the cluster stopped keeping up: 3 \(2s:6000\): achieved/)
+  }))
+
+test('a --threshold of the run is judged within each stage too', () => {
+  // 400 rows/s in batches of 20: the first stage is 40 requests. Every answer after those takes 300 ms, so the
+  // second stage's p99 misses the threshold and the first's does not.
+  let bulks = 0
+  return withCrateTestDouble({ fault: ({ bulk }) => (bulk && ++bulks > 40 ? { delayMs: 300 } : undefined) },
+    async (double) => {
+      const run = await runTool('appClusterIngest.js', ['--stages', '2s:400,2s:400', '--batch_size', '20',
+        '--processes', '1', '--concurrent_requests', '10', '--monitor_interval', '0', '--threshold', 'p99<150ms',
+        '--json'], { env: double.env() })
+      const r = run.json
+      assert.equal(r.stages[0].kept_up.kept, true, JSON.stringify(r.stages[0]))
+      assert.equal(r.stages[1].kept_up.kept, false)
+      assert.match(r.first_stage_not_kept_up.reason, /--threshold p99<150ms missed/)
+      assert.equal(run.code, 5, 'the whole run misses it too')
+    })
+})
+
+test('bad stages: one line naming the problem, exit 2, nothing sent', () => withCrateTestDouble({}, async (double) => {
+  for (const [args, message] of [
+    [['--stages', '2m'], /--stages stage 1 '2m': write DURATION:RATE or DURATION:FROM\.\.TO/],
+    [['--stages', '1s:10,0.5s:10'], /stage 2 '0\.5s:10': its duration must be whole seconds/],
+    [['--stages', '10s:-5'], /a rate must be a number >= 0/],
+    [['--stages', '10s:10', '--rate', '5'], /--stages and --rate do not go together: the stages are the rate/],
+    [['--stages', '10s:10', '--duration', '5s'], /--stages and --duration do not go together/],
+    [['--stages', '10s:0'], /every stage has rate 0/]
+  ]) {
+    const run = await runTool('appClusterIngest.js', args, { env: double.env() })
+    assert.equal(run.code, 2, args.join(' '))
+    assert.match(run.stderr, message)
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+  }
+  assert.equal(double.bulkRowsReceived, 0)
+}))
