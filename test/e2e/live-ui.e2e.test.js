@@ -2,6 +2,7 @@
 
 // --ui end to end: the tool against the CrateDB test double, its live page in headless Chromium driven by
 // playwright-core (Debian's chromium; skipped visibly where it is missing), its API with curl's manners (fetch).
+/* global document, window, echarts -- the functions given to page.evaluate and waitForFunction run in the page */
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -85,7 +86,6 @@ async function drive (browser, url) {
     { timeout: 30_000 })
   // The event is on the charts, as host events are.
   const markLines = await page.evaluate(() => {
-    // eslint-disable-next-line no-undef
     const chart = echarts.getInstanceByDom(document.getElementById('chart-throughput'))
     return chart.getOption().series[0].markLine.data.map((d) => d.name)
   })
