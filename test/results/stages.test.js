@@ -1,0 +1,71 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { stageResults } = require('../../lib/results/stages')
+const { parseStages, LoadProfile } = require('../../lib/data/load-profile')
+const { newHistogram, recordMicros, encodeHistogram } = require('../../lib/results/stats')
+const { parseThreshold } = require('../../lib/results/thresholds')
+
+/** One interval of the timeline: `ok` rows answered, each after `ms`. */
+function interval (t, ok, ms, extra = {}) {
+  const h = newHistogram()
+  for (let i = 0; i < ok; i++) recordMicros(h, ms * 1000)
+  return { t_s: t, ingest: { ok, failed: 0, in_doubt: 0, per_sec: ok, latency_hist: encodeHistogram(h), ...extra } }
+}
+
+const stages = parseStages('2s:100,2s:200')
+
+test('each stage takes its whole intervals; the drain after the end belongs to the last; the units add up', () => {
+  const series = [interval(0, 100, 2), interval(1, 100, 4), interval(2, 200, 3), interval(3, 180, 5),
+    interval(4, 20, 9, { failed: 5, in_doubt: 2 })]
+  const r = stageResults({ stages, profile: LoadProfile.ofStages(stages), timeline: { series }, group: 'ingest',
+    unit: 'rows' })
+  assert.deepEqual(r.stages.map((s) => [s.start_s, s.end_s, s.rows_ok, s.rows_failed, s.rows_in_doubt]),
+    [[0, 2, 200, 0, 0], [2, 4, 400, 5, 2]])
+  assert.deepEqual(r.stages.map((s) => [s.target_per_sec, s.achieved_per_sec, s.achieved_pct]),
+    [[100, 100, 100], [200, 200, 100]])
+  // Percentiles of the stage's merged histograms, not of its intervals' percentiles.
+  const near = (actual, expected) => assert.ok(Math.abs(actual - expected) < 0.01, `${actual} != ${expected}`)
+  near(r.stages[0].latency_ms.p50, 2)
+  near(r.stages[0].latency_ms.p99, 4)
+  near(r.stages[1].latency_ms.p50, 3)
+  near(r.stages[1].latency_ms.max, 9)
+  assert.equal(r.first_not_kept_up, null)
+})
+
+test('the first stage below 95% of its target, with a threshold missed, or with rejections is named', () => {
+  const slow = stageResults({ stages, timeline: { series: [interval(0, 100, 2), interval(1, 100, 2),
+    interval(2, 190, 2), interval(3, 180, 2)] }, group: 'ingest', unit: 'rows' })
+  assert.deepEqual(slow.first_not_kept_up, { stage: 2, reason: 'achieved 185/s, below 95% of the target 200/s' })
+  const threshold = stageResults({ stages, timeline: { series: [interval(0, 100, 2), interval(1, 100, 2),
+    interval(2, 200, 80), interval(3, 200, 80)] }, group: 'ingest', unit: 'rows',
+  thresholds: [parseThreshold('p99<50ms'), parseThreshold('rows_per_sec>1'), parseThreshold('q:p99<1ms')] })
+  assert.equal(threshold.first_not_kept_up.stage, 2)
+  assert.match(threshold.first_not_kept_up.reason, /--threshold p99<50ms missed \(80\.\d+\)/)
+  assert.equal(threshold.stages[0].thresholds.length, 1, 'only whole-run latency and count checks apply to a stage')
+  const nodes = [
+    { t_s: -0.5, name: 'a', process_cpu_pct: 5, write_rejected: 0, search_rejected: 0 },
+    { t_s: 1, name: 'a', process_cpu_pct: 30, write_rejected: 0, search_rejected: 0 },
+    { t_s: 3, name: 'a', process_cpu_pct: 90, write_rejected: 7, search_rejected: 0 },
+    { t_s: 1, name: 'b', process_cpu_pct: 20, write_rejected: 0, search_rejected: 0 }
+  ]
+  const rejected = stageResults({ stages, timeline: { series: [interval(0, 100, 2), interval(1, 100, 2),
+    interval(2, 200, 2), interval(3, 200, 2)] }, group: 'ingest', unit: 'rows', nodes })
+  assert.deepEqual(rejected.stages.map((s) => s.nodes), [
+    [{ name: 'a', cpu_pct: 30, write_rejected: 0, search_rejected: 0 },
+      { name: 'b', cpu_pct: 20, write_rejected: 0, search_rejected: 0 }],
+    [{ name: 'a', cpu_pct: 90, write_rejected: 7, search_rejected: 0 },
+      { name: 'b', cpu_pct: null, write_rejected: 0, search_rejected: 0 }]
+  ])
+  assert.deepEqual(rejected.first_not_kept_up, { stage: 2, reason: '7 thread-pool rejections on the nodes' })
+})
+
+test('a stage at rate 0 has no target to miss; a run without stages has no stage figures', () => {
+  const paused = parseStages('1s:0,1s:100')
+  const r = stageResults({ stages: paused, profile: LoadProfile.ofStages(paused), timeline: { series: [
+    { t_s: 0 }, interval(1, 100, 2)] }, group: 'ingest', unit: 'rows' })
+  assert.deepEqual(r.stages.map((s) => [s.target_per_sec, s.achieved_pct, s.kept_up.kept]), [[0, null, true],
+    [100, 100, true]])
+  assert.equal(stageResults({ stages: null, timeline: { series: [] } }), null)
+})

@@ -1,0 +1,209 @@
+'use strict'
+
+// The live page's server and what it shows, in this process: a real Timeline, Totals and Steering fed as the load
+// stage feeds them, the server on port 0, its events and API read with fetch.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { LiveServer } = require('../../lib/ui/live-server')
+const { LiveView } = require('../../lib/ui/live-view')
+const { renderLivePage } = require('../../lib/ui/live-page')
+const { Steering } = require('../../lib/run/steering')
+const { Timeline } = require('../../lib/results/timeline')
+const { Recorder, Totals } = require('../../lib/results/stats')
+const { parseStages } = require('../../lib/data/load-profile')
+
+const START = 1_000_000
+
+/** A load as the load stage hands it to the 'load' event, with a clock the test moves and a way to feed it. */
+function fakeLoad () {
+  const clock = { t: START }
+  const totals = new Totals()
+  const timeline = new Timeline({ originMs: START })
+  const told = []
+  const options = { runId: 'run-test', stages: parseStages('10s:100,10s:200'), warmupMs: 0 }
+  const steering = new Steering({
+    groups: [{ role: 'main', name: 'ingest', unit: 'rows', options, workerGroup: { steer: (at, rate) => told.push(rate) } }],
+    startAt: START,
+    deadline: START + 20_000,
+    now: () => clock.t
+  })
+  const monitor = { startedAt: START - 500, samples: [] }
+  const hostEvents = { events: [], toJSON () { return this.events } }
+  const load = {
+    startAt: START,
+    deadline: START + 20_000,
+    timeline,
+    groups: [{ role: 'main', workerGroup: { totals } }],
+    monitor,
+    hostEvents,
+    steering,
+    countLimit: null
+  }
+  /** One second of answers: `ok` rows at the end of second `s`. */
+  const second = (s, ok) => {
+    const recorder = new Recorder({ now: () => START + s * 1000 })
+    recorder.sent(ok, START + s * 1000)
+    recorder.answered({ label: 'ingest', units: ok, ok, failed: 0, latencyMicros: 2000, at: START + (s + 1) * 1000 })
+    const delta = { ...recorder.takeDelta(), at: START + (s + 1) * 1000, periodMs: 1000 }
+    totals.addDelta(delta)
+    timeline.add('ingest', delta)
+    clock.t = START + (s + 1) * 1000
+  }
+  return { load, clock, second, told, options, monitor, hostEvents }
+}
+
+async function serve (t, { host = '127.0.0.1' } = {}) {
+  const fake = fakeLoad()
+  const workload = { name: 'ingest', unit: 'rows' }
+  const view = new LiveView({ workload, options: fake.options, now: () => fake.clock.t })
+  const server = await new LiveServer({
+    host,
+    port: 0,
+    view,
+    steeringOf: () => view.load && view.load.steering,
+    page: () => renderLivePage({ workload, options: fake.options }),
+    timers: { setInterval: () => ({}), clearInterval: () => {} }
+  }).start()
+  t.after(() => server.close({ lingerMs: 0 }))
+  return { ...fake, view, server, url: server.url }
+}
+
+/** Reads server-sent events from `url` until `until(events)` says enough. */
+async function readEvents (url, until) {
+  const res = await fetch(new URL('/events', url))
+  const reader = res.body.getReader()
+  const events = []
+  let text = ''
+  while (!until(events)) {
+    const { value, done } = await reader.read()
+    if (done) break
+    text += Buffer.from(value).toString()
+    let end
+    while ((end = text.indexOf('\n\n')) >= 0) {
+      const block = text.slice(0, end)
+      text = text.slice(end + 2)
+      const event = /^event: (.*)$/m.exec(block)[1]
+      events.push({ event, data: JSON.parse(/^data: (.*)$/m.exec(block)[1]) })
+    }
+  }
+  reader.cancel().catch(() => {})
+  return events
+}
+
+const post = (url, path, body, headers = {}) => fetch(new URL(path, url), {
+  method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body)
+}).then(async (res) => ({ status: res.status, body: await res.json() }))
+
+test('the page is one file with nothing from outside, and the report\'s charts but the distribution', async (t) => {
+  const { url } = await serve(t)
+  const res = await fetch(url)
+  const html = await res.text()
+  assert.equal(res.status, 200)
+  assert.doesNotMatch(html, /(src|href)="https?:/)
+  assert.match(html, /id="chart-throughput"/)
+  assert.doesNotMatch(html, /id="chart-distribution"/)
+  assert.match(html, /window\.drawRun = drawRun/)
+  assert.match(html, /new EventSource\('\/events'\)/)
+})
+
+test('events: hello with the run so far, ticks with what is new (closed and open intervals), done with the report',
+  async (t) => {
+    const { url, server, view, load, second, monitor, hostEvents } = await serve(t)
+    const before = await (await fetch(new URL('/api/state', url))).json()
+    assert.equal(before.phase, 'starting')
+    view.attach(load)
+    for (let s = 0; s < 5; s++) second(s, 100)
+    monitor.samples.push({ t_s: 0, nodes: [{ name: 'n1', process_cpu_pct: 10, write: { queue: 0, rejected_delta: 0 } }] },
+      { t_s: 2, nodes: [{ name: 'n1', process_cpu_pct: 40, write: { queue: 1, rejected_delta: 3 } }] })
+    hostEvents.events.push({ at_s: 1.5, kind: 'host_down', host: 'h', detail: 'refused' })
+    const reading = readEvents(url, (events) => events.some((e) => e.event === 'done'))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    server.tick()
+    second(5, 100)
+    server.tick()
+    server.finish('<html><body><h1>the report</h1></body></html>')
+    const events = await reading
+    assert.deepEqual(events.map((e) => e.event), ['hello', 'tick', 'tick', 'tick', 'done'])
+    const hello = events[0].data
+    assert.equal(hello.run_id, 'run-test')
+    assert.deepEqual(hello.stages.map((s) => s.planned), ['10s:100', '10s:200'])
+    assert.deepEqual(hello.series.map((e) => e.t_s), [], 'nothing closed before the first tick')
+    const firstTick = events[1].data
+    // An interval closes when one two after it is reported: 0 and 1 are; 2 and 3 are shown as they stand; 4 (the
+    // newest, not every worker's report in) waits.
+    assert.deepEqual(firstTick.series.map((e) => [e.t_s, e.ingest.ok]), [[0, 100], [1, 100]])
+    assert.deepEqual(firstTick.provisional.map((e) => [e.t_s, e.ingest.ok]), [[2, 100], [3, 100]])
+    assert.equal(firstTick.series[0].ingest.latency_hist, undefined)
+    // The baseline sample before the load is not drawn; the one 1.5 s in is.
+    assert.deepEqual(firstTick.nodes.map((n) => [n.t_s, n.write_rejected]), [[1.5, 3]])
+    assert.deepEqual(firstTick.events.map((e) => e.kind), ['host_down'])
+    assert.equal(firstTick.now.ok, 500)
+    assert.equal(firstTick.now.elapsed_s, 5)
+    assert.equal(firstTick.now.duration_s, 20)
+    assert.deepEqual(events[2].data.series.map((e) => e.t_s), [2])
+    assert.equal(events[2].data.now.per_sec, 100, '100 rows in the second between the ticks')
+    assert.deepEqual(events[4].data, { report: '/report' })
+    const report = await fetch(new URL('/report', url))
+    assert.match(await report.text(), /<a id="save-report" href="\/report\?download"/)
+    const saved = await fetch(new URL('/report?download', url))
+    assert.equal(saved.headers.get('content-disposition'), 'attachment; filename="crate-bench-run-test.html"')
+    assert.equal(await saved.text(), '<html><body><h1>the report</h1></body></html>')
+    const late = await readEvents(url, (e) => e.length > 0)
+    assert.deepEqual(late.map((e) => e.event), ['done'], 'a page opened after the end goes to the report')
+  })
+
+test('steering through the API: the rate reaches the workers, bad requests get 4xx with why', async (t) => {
+  const { url, view, load, told, clock } = await serve(t)
+  assert.equal((await post(url, '/api/rate', { rate: 10 })).status, 409, 'not before the load')
+  view.attach(load)
+  clock.t = START + 12_000
+  const changed = await post(url, '/api/rate', { rate: 300 })
+  assert.equal(changed.status, 200)
+  assert.deepEqual(told, [300])
+  assert.equal(changed.body.event.from, 200)
+  assert.equal((await post(url, '/api/rate', { rate: 300 }, { origin: 'http://evil.example' })).status, 403)
+  const big = await fetch(new URL('/api/rate', url), {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"rate": 1, "pad": "${'x'.repeat(5000)}"}`
+  })
+  assert.equal(big.status, 413)
+  assert.equal((await post(url, '/api/rate', [1])).status, 400)
+  const stopped = await post(url, '/api/stop', {})
+  assert.equal(stopped.status, 200)
+  assert.equal(view.load.steering.stopped.by, 'api')
+  assert.equal((await fetch(new URL('/report', url))).status, 404, 'no report before the end')
+  assert.equal((await fetch(new URL('/events', url), { method: 'DELETE' })).status, 405)
+})
+
+test('on another address, steering needs the token; the page and the state do not', async (t) => {
+  const { url, server, view, load } = await serve(t, { host: '0.0.0.0' })
+  const local = url.replace('0.0.0.0', '127.0.0.1')
+  view.attach(load)
+  assert.match(server.token, /^[0-9a-f]{32}$/)
+  assert.equal((await fetch(local)).status, 200)
+  const state = await (await fetch(new URL('/api/state', local))).json()
+  assert.equal(state.token_required, true)
+  assert.equal((await post(local, '/api/stop', {})).status, 401)
+  assert.equal((await post(local, '/api/stop', {}, { authorization: 'Bearer nope' })).status, 401)
+  assert.equal((await post(local, '/api/stop', {}, { authorization: `Bearer ${server.token}` })).status, 200)
+})
+
+test('a port in use is a usage error naming it', async (t) => {
+  const { server } = await serve(t)
+  const second = new LiveServer({ host: '127.0.0.1', port: server.port, view: null, steeringOf: () => null, page: () => '' })
+  await assert.rejects(second.start(), (e) => e.exitCode === 2 && /port \d+ on 127\.0\.0\.1 is in use/.test(e.message))
+})
+
+test('the server waits for an open page to fetch the report, and not for one that is gone', async (t) => {
+  const { url, server, view, load } = await serve(t)
+  view.attach(load)
+  const reading = readEvents(url, (events) => events.some((e) => e.event === 'done'))
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  server.finish('<h1>r</h1>')
+  await reading
+  assert.equal(server.pagesAtEnd, 1)
+  let slept = 0
+  const closing = server.close({ lingerMs: 60_000, sleep: async () => { slept++; if (slept === 3) await fetch(new URL('/report', url)) } })
+  await closing
+  assert.ok(slept >= 3 && slept < 10, `${slept} waits, until the report was fetched`)
+})
