@@ -1,13 +1,13 @@
 'use strict'
 
-const { newHistogram, addEncoded, latencySummary } = require('./stats')
+const { newHistogram, addEncoded, latencySummary, encodeHistogram } = require('./stats')
 const { round } = require('../base/format')
 
 // The timelines of a fleet's generators as one: each generator's intervals moved onto the fleet's seconds (from the
 // earliest start, on one clock), counts and rates added, each interval's percentiles from the generators' interval
 // histograms merged (exact, never averaged). A rate any generator left out (a short last interval) stays out.
 
-function mergeTimelines (results, originMs, offsets = results.map(() => 0)) {
+function mergeTimelines (results, originMs, offsets = results.map(() => 0), { keepHistograms = false } = {}) {
   const intervalS = (results.find((r) => r.timeline) || {}).timeline?.interval_s || 1
   const buckets = new Map()
   let nodes = []
@@ -37,7 +37,13 @@ function mergeTimelines (results, originMs, offsets = results.map(() => 0)) {
   for (let index = 0; index <= last; index++) {
     const entry = { t_s: round(index * intervalS, 3) }
     const bucket = buckets.get(index)
-    if (bucket) for (const [name, acc] of bucket.groups) entry[name] = { labels: {}, ...summary(acc) }
+    if (bucket) {
+      for (const [name, acc] of bucket.groups) {
+        entry[name] = { labels: {}, ...summary(acc) }
+        // What the stages of a merged run are judged on: each interval's merged histogram.
+        if (keepHistograms && acc.hasHistogram) entry[name].latency_hist = encodeHistogram(acc.histogram)
+      }
+    }
     series.push(entry)
   }
   // Generators of one run share --warmup: its end on the merged clock is the latest of theirs.

@@ -3,6 +3,7 @@
 const { newHistogram, addEncoded, encodeHistogram, latencySummary, ErrorGroups } = require('./stats')
 const { round, perSecond } = require('../base/format')
 const { mergeTimelines } = require('./merge-timelines')
+const { mergedStageResults } = require('./stages')
 const { unitOfWorkload } = require('./result')
 
 /**
@@ -65,7 +66,8 @@ function mergeResults (unordered, { fleet = null } = {}) {
     // Every generator watched the same cluster: the first one's view (the steward's, in a fleet) stands for all.
     cluster: (results.find((r) => r.cluster && r.cluster.nodes && r.cluster.nodes.length > 0) || {}).cluster ?? null,
     events: [],
-    timeline: mergeTimelines(results, started.length ? Math.min(...started) : 0, results.map((r, i) => offsetOf[i])),
+    timeline: mergeTimelines(results, started.length ? Math.min(...started) : 0, results.map((r, i) => offsetOf[i]),
+      { keepHistograms: results.some((r) => Array.isArray(r.stages)) }),
     environment: mergedEnvironment(results),
     client: mergedClient(results, unit),
     histograms: { latency: latency.encoded, server: server.encoded, labels: Object.create(null) },
@@ -84,6 +86,11 @@ function mergeResults (unordered, { fleet = null } = {}) {
   if (workload === 'analytical') merged.queries = mergedQueries(results, seconds, merged.histograms)
   if (workload === 'ingest') Object.assign(merged, mergedIngest(results, seconds))
   if (fleet) addFleet(merged, results, fleet, unit, started)
+  const staged = mergedStageResults(results, merged, unit)
+  if (staged) {
+    merged.stages = staged.stages
+    merged.first_stage_not_kept_up = staged.first_not_kept_up
+  }
   return merged
 }
 

@@ -33,6 +33,9 @@ function stageResults ({ stages, profile, timeline, group, unit, nodes = [], thr
       end_s: endS,
       planned: stage.from === stage.to ? `${stage.durationMs / 1000}s:${stage.from * scale}`
         : `${stage.durationMs / 1000}s:${stage.from * scale}..${stage.to * scale}`,
+      // This generator's share of the stage as planned (a fleet's merged report adds its generators' up).
+      from: stage.from * scale,
+      to: stage.to * scale,
       target_per_sec: round(target),
       achieved_per_sec: figures.achieved,
       achieved_pct: target > 0 ? round((figures.achieved / target) * 100, 1) : null,
@@ -115,4 +118,23 @@ function keptUp (entry) {
   return { kept: true, reason: null }
 }
 
-module.exports = { stageResults, KEPT_UP_SHARE }
+/**
+ * The stages of a fleet's merged report: each generator ran its share of every stage on the fleet's one clock, so a
+ * stage of the fleet is the sum of theirs, judged on the merged timeline (exact percentiles from the merged
+ * histograms) with the run's thresholds.
+ */
+function mergedStageResults (results, merged, unit) {
+  const staged = results.filter((r) => Array.isArray(r.stages))
+  if (staged.length === 0) return null
+  const stages = staged[0].stages.map((s, i) => ({
+    durationMs: (s.end_s - s.start_s) * 1000,
+    from: staged.reduce((sum, r) => sum + (r.stages[i] ? r.stages[i].from : 0), 0),
+    to: staged.reduce((sum, r) => sum + (r.stages[i] ? r.stages[i].to : 0), 0)
+  }))
+  const thresholds = (staged[0].thresholds || []).map((t) => ({ text: t.threshold, label: t.label, metric: t.metric,
+    op: t.op, limit: t.limit }))
+  return stageResults({ stages, profile: null, timeline: merged.timeline, group: merged.workload, unit,
+    nodes: merged.timeline.nodes, thresholds })
+}
+
+module.exports = { stageResults, mergedStageResults, KEPT_UP_SHARE }

@@ -53,7 +53,9 @@ class ProgressLine {
     for (const r of this.workerRates.values()) rate += r
     const p99 = latencySummary(this.interval).p99
     this.interval.reset()
-    const target = this.targetRate == null ? '' : ` (target ${fmt(this.targetRate)})`
+    // A number (--rate), or what the profile asks now (--stages, a rate changed on the live page).
+    const targetNow = typeof this.targetRate === 'function' ? this.targetRate() : this.targetRate
+    const target = targetNow == null ? '' : ` (target ${fmt(Math.round(targetNow))})`
     const warming = this.warmingUp()
     const okText = warming ? `${fmt(totals.warmup.ok)} (warm-up, in no figure)` : fmt(ok)
     const line = `${this.elapsed(totals)}  ${this.unit} ok ${okText} ` +

@@ -103,3 +103,20 @@ test('bad stages: one line naming the problem, exit 2, nothing sent', () => with
   }
   assert.equal(double.bulkRowsReceived, 0)
 }))
+
+test('a fleet in stages: each generator its share on the fleet\'s one clock, the merged stages the fleet\'s', () =>
+  withCrateTestDouble({ trackKeys: true }, async (double) => {
+    const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', '--stages',
+      '2s:400,2s:800', '--batch_size', '20', '--processes', '1', '--monitor_interval', '0', '--json'],
+    { env: double.env(), timeoutMs: 90_000 })
+    assert.equal(run.code, 0, run.stderr)
+    const m = run.json
+    assert.equal(m.options.load_generators, 2)
+    assert.deepEqual(m.stages.map((s) => [s.start_s, s.end_s, s.target_per_sec, s.planned]),
+      [[0, 2, 400, '2s:400'], [2, 4, 800, '2s:800']])
+    assert.equal(m.rows_ok, 2400, 'what the fleet\'s profile asks: 800 + 1600 rows')
+    assert.equal(sum(m.stages, 'rows_ok'), m.rows_ok)
+    assert.equal(double.keys.size, m.rows_ok)
+    assert.deepEqual(m.stages.map((s) => s.kept_up.kept), [true, true])
+    assert.match(run.stderr, /this generator's share of the fleet's, over 2/)
+  }))

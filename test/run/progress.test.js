@@ -60,6 +60,16 @@ test('bounded runs show how far they are; --rate shows its target; p99 as in the
   counted.startedAt = 1_000_000
   counted.render(totals)
   assert.match(written.at(-1), / {2}12s {2}25% {2}rows ok 2,500/)
+  // Under --stages (or a rate changed on the live page) the target is what the profile asks now.
+  let asked = 1200.4
+  const staged = new ProgressLine({ stream, unit: 'rows', enabled: true, durationMs: 30_000, targetRate: () => asked,
+    now })
+  staged.startedAt = 1_000_000
+  staged.render(totals)
+  assert.match(written.at(-1), /\(target 1,200\)/)
+  asked = 4000
+  staged.render(totals)
+  assert.match(written.at(-1), /\(target 4,000\)/)
 })
 
 test('disabled: nothing is written', () => {
