@@ -123,13 +123,15 @@ async function startUi (ctx) {
   const { renderLivePage } = require('../ui/live-page')
   const { options, workload } = ctx
   const view = new LiveView({ workload, options })
-  let page = null
+  // Rendered now, not when the browser first asks: ECharts is a megabyte to read and inline, start-up work that must
+  // not land in the load's CPU.
+  const page = renderLivePage({ workload, options })
   ctx.ui = await new LiveServer({
     host: options.ui.host,
     port: options.ui.port,
     view,
     steeringOf: () => view.load && view.load.steering,
-    page: () => (page ??= renderLivePage({ workload, options }))
+    page: () => page
   }).start()
   ctx.events.on('load', (load) => view.attach(load))
   ctx.log(`  live:     ${ctx.ui.url} (the page, and its API: docs/live-ui.md)`)

@@ -40,6 +40,10 @@ const SHRINK = [
   [/--processes (\d+)/g, (n) => `--processes ${capped(2)(n)}`],
   [/fleet --generators (\d+)/g, (n) => `fleet --generators ${capped(2)(n)}`],
   [/--repeat (\d+)/g, () => '--repeat 1'],
+  // Each stage a second, its rates kept.
+  [/--stages (\S+)/g, (v) => `--stages ${v.split(',').map((stage) => `1s:${stage.split(':')[1]}`).join(',')}`],
+  // Any free port: the default may be taken on a test machine.
+  [/--ui(?: (\d+))?(?=\s|$)/g, () => '--ui 0'],
   [/--values "([^"]*)"/g, (v) => `--values "${v.trim().split(/\s+/).slice(0, 2).join(' ')}"`]
 ]
 
