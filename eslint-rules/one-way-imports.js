@@ -16,9 +16,9 @@ const ALLOWED = {
   cli: ['base', 'data', 'cluster', 'results'],
   reports: ['base', 'data', 'cluster', 'fleet', 'results', 'workloads', 'cli'],
   run: ['base', 'data', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli', 'ui'],
-  ui: ['base', 'results', 'reports'],
+  ui: ['base', 'data', 'results', 'reports'],
   sweep: ['base', 'reports', 'cli'],
-  launch: ['base', 'results', 'workloads', 'reports', 'cli']
+  launch: ['base', 'data', 'results', 'workloads', 'reports', 'cli', 'ui']
 }
 const LIB = path.join(__dirname, '..', 'lib')
 

@@ -488,4 +488,4 @@ function snakeCaseDeep (value) {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [toSnakeCase(key), snakeCaseDeep(v)]))
 }
 
-module.exports = { parseOptions, describeOptions, CONNECTION_OPTIONS, RUN_OPTIONS }
+module.exports = { parseOptions, describeOptions, CONNECTION_OPTIONS, RUN_OPTIONS, DEFAULT_UI_PORT }

@@ -5,6 +5,7 @@ const { UsageError } = require('../base/errors')
 const { commandParser, passedThrough } = require('../cli/command-args')
 const { requirePositiveInteger } = require('../base/values')
 const { parseRunId } = require('../results/run-identity')
+const { DEFAULT_UI_PORT } = require('../cli/options')
 
 const WORKLOADS = { ingest: 'ingest', query: 'query' }
 // What `crate-bench report` needs to reach the cluster, read from the generators' flags.
@@ -20,10 +21,17 @@ function parseFleetArgs (argv) {
     .options({
       generators: { type: 'string', requiresArg: true },
       report: { type: 'string', requiresArg: true },
-      json: { type: 'boolean' }
+      json: { type: 'boolean' },
+      ui: { type: 'string' },
+      ui_host: { type: 'string', requiresArg: true }
     })
     .parseSync()
   const passed = passedThrough(own)
+  // `--ui ingest`: the workload, not a port, after a --ui without one.
+  if (own.ui !== undefined && WORKLOADS[own.ui]) {
+    passed.unshift(own.ui)
+    own.ui = ''
+  }
   const at = passed.findIndex((arg) => WORKLOADS[arg])
   const workload = at >= 0 ? passed[at] : null
   const rest = passed.filter((arg, i) => i !== at)
@@ -49,12 +57,21 @@ function parseFleetArgs (argv) {
     generators,
     json: Boolean(own.json),
     report: own.report ?? null,
+    // The fleet's own page (the generators each serve theirs on a loopback port it follows).
+    ui: own.ui === undefined ? null : parseFleetUi(own),
     runId,
     shared,
     resultsTable: flagValue(rest, 'results_table') ?? 'doc.crate_bench_results',
     connection: Object.fromEntries(CONNECTION_FLAGS.map((f) => [f, flagValue(rest, f)])
       .filter(([, v]) => v !== undefined))
   }
+}
+
+function parseFleetUi (own) {
+  const text = String(own.ui).trim()
+  const port = text === '' ? DEFAULT_UI_PORT : /^\d+$/.test(text) ? Number(text) : NaN
+  if (!(port <= 65535)) throw new UsageError(`--ui must be a port number from 0 to 65535 (got '${text}')`)
+  return { port, host: own.ui_host ?? '127.0.0.1' }
 }
 
 /** The value of --name in a list of flags (the last one), true for a bare boolean flag. */

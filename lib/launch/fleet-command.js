@@ -14,13 +14,15 @@ const { parseFleetArgs, flagValue } = require('./fleet-args')
 const BIN = path.join(__dirname, '..', '..', 'bin', 'crate-bench.js')
 
 const USAGE = `Usage: crate-bench fleet --generators N <ingest|query> [benchmark options] [--json] [--report FILE.html]
+         [--ui [PORT]] [--ui_host HOST]
        crate-bench fleet manifest --generators N <ingest|query> [benchmark options]
 
 Runs N load generators of one run on this machine, each a process tree of its own, exactly as N pods of a
 Kubernetes Indexed Job would run them: they register in --fleet_table, one prepares the tables, all start at one
 barrier, the one that prepared reconciles the table once for the fleet. Then prints the fleet's merged report:
 every generator's units added, exact percentiles from the merged histograms, the timeline, the reconciliation.
---json prints the merged result on stdout, --report writes its HTML report. Every other option goes to each
+--json prints the merged result on stdout, --report writes its HTML report, --ui serves the fleet's live page
+(docs/live-ui.md): the generators merged, the rate and the stop sent to each. Every other option goes to each
 generator (see crate-bench ingest --help); --run_id and --seed are chosen once for all when not given.
 
 "fleet manifest" prints the Kubernetes manifests of the same fleet (see docs/fleet.md).
@@ -34,15 +36,18 @@ Exit codes: 0 ok, 1 failures, 2 bad input (or a generator refused), 3 could not 
 generator died), 5 a --threshold missed.`
 
 /** One generator: a child process tree with a process group of its own, its report lines prefixed with its number. */
-function startGenerator ({ workload, args, index, count, stderr }) {
+function startGenerator ({ workload, args, index, count, stderr, onLine = () => {} }) {
   const child = spawn(process.execPath, [BIN, workload, ...args, '--generator', `${index + 1}/${count}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    // The merged report is this command's to print, not the steward's.
-    env: { ...process.env, CRATE_BENCH_FLEET_LOCAL: '1' },
+    // The merged report is this command's to print, not the steward's; so is the page a browser waits on.
+    env: { ...process.env, CRATE_BENCH_FLEET_LOCAL: '1', CRATE_BENCH_UI_LINGER_MS: '0' },
     detached: true
   })
   const prefix = `[${index + 1}/${count}] `
-  readline.createInterface({ input: child.stderr }).on('line', (line) => stderr.write(`${prefix}${line}\n`))
+  readline.createInterface({ input: child.stderr }).on('line', (line) => {
+    stderr.write(`${prefix}${line}\n`)
+    onLine(line)
+  })
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? EXIT.PARTIAL
     : EXIT.CANNOT_RUN))))
   return { child, exited }
@@ -96,6 +101,7 @@ function signalGroup (child, signal) {
 
 /** crate-bench fleet … Returns the exit code. */
 async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env, signals } = {}) {
+  let ui = null
   try {
     if (argv.includes('--help') || argv.includes('-h')) {
       stdout.write(`${USAGE}\n`)
@@ -105,13 +111,24 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     const fleet = parseFleetArgs(argv)
     if (fleet.report) writableFile(fleet.report, 'report')
     stderr.write(`crate-bench fleet: ${fleet.generators} generators of run ${fleet.runId} (${fleet.workload})\n`)
+    ui = fleet.ui ? await startFleetUi(fleet, stderr) : null
     const generators = Array.from({ length: fleet.generators }, (_, index) => {
       const args = generatorArgs(fleet, index)
       const port = flagValue(args, 'metrics_port')
       if (args !== fleet.shared) {
         stderr.write(`crate-bench fleet: generator ${index + 1} serves /metrics on port ${port}\n`)
       }
-      return startGenerator({ workload: fleet.workload, args, index, count: fleet.generators, stderr })
+      return startGenerator({
+        workload: fleet.workload,
+        args: ui ? [...args, '--ui', '0'] : args,
+        index,
+        count: fleet.generators,
+        stderr,
+        onLine: (line) => {
+          const live = ui && /^ {2}live: +(http:\/\/\S+\/)/.exec(line)
+          if (live) ui.view.follow(index, live[1])
+        }
+      })
     })
     const stoppedBy = stopOnFailure(generators, stderr)
     // Ctrl-C reaches each generator once, from here: each stops and still reports, as a run does.
@@ -127,15 +144,60 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
       stderr.write(`crate-bench fleet: the fleet was stopped because generator ${stopped.generator} could not run\n`)
       return EXIT.CANNOT_RUN
     }
-    return await mergedReport(fleet, codes, { stdout, stderr, env, interrupted })
+    return await mergedReport(fleet, codes, { stdout, stderr, env, interrupted, ui })
   } catch (error) {
     stderr.write(errorText('crate-bench fleet', error.message))
+    if (ui) ui.finish(noReportPage(error.message))
     return error.exitCode ?? EXIT.CANNOT_RUN
+  } finally {
+    if (ui) await ui.close({ lingerMs: FLEET_UI_LINGER_MS })
   }
 }
 
+const FLEET_UI_LINGER_MS = Number(process.env.CRATE_BENCH_UI_LINGER_MS ?? 10_000)
+
+/**
+ * --ui on a fleet: this machine's generators on one page. Each generator serves its own live view on a loopback
+ * port (--ui 0); the fleet's page follows them all and merges them (lib/ui/fleet-view.js).
+ */
+async function startFleetUi (fleet, stderr) {
+  const { LiveServer } = require('../ui/live-server')
+  const { FleetView } = require('../ui/fleet-view')
+  const { stagesOf } = require('../ui/live-view')
+  const { renderLivePage } = require('../ui/live-page')
+  const { loadWorkload } = require('../workloads')
+  const { parseStages } = require('../data/load-profile')
+  const workload = loadWorkload(fleet.workload === 'query' ? 'analytical' : 'ingest')
+  const stagesText = flagValue(fleet.shared, 'stages')
+  const options = { runId: fleet.runId }
+  const view = new FleetView({
+    workload,
+    options,
+    members: fleet.generators,
+    stages: typeof stagesText === 'string' ? stagesOf(parseStages(stagesText)) : null
+  })
+  const page = renderLivePage({ workload, options })
+  const ui = await new LiveServer({
+    host: fleet.ui.host,
+    port: fleet.ui.port,
+    view,
+    steeringOf: () => (view.phase === 'running' ? view.steering() : null),
+    page: () => page
+  }).start()
+  ui.view = view
+  stderr.write(`crate-bench fleet:\n  live:     ${ui.url} (the fleet of this machine; docs/live-ui.md)\n`)
+  if (ui.token) stderr.write(`  ui token: ${ui.token} (to steer the fleet on ${fleet.ui.host}: the page asks)\n`)
+  return ui
+}
+
+function noReportPage (message) {
+  const { escapeHtml } = require('../reports/html/parts')
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>no report</title></head><body>` +
+    `<h1>No merged report</h1><p>${escapeHtml(message)}</p></body></html>`
+}
+
 /** The fleet's report, from the results every generator stored; its exit code with the generators' own. */
-async function mergedReport (fleet, codes, { stdout, stderr, env, interrupted }) {
+async function mergedReport (fleet, codes, { stdout, stderr, env, interrupted, ui = null }) {
   const refused = codes.findIndex((c) => c === EXIT.USAGE)
   if (refused >= 0) {
     throw new UsageError(`generator ${refused + 1} refused to run (its error is above): the fleet did not run`)
@@ -146,11 +208,13 @@ async function mergedReport (fleet, codes, { stdout, stderr, env, interrupted })
   } catch (error) {
     const worst = Math.max(...codes)
     stderr.write(`crate-bench fleet: no merged report: ${errorLine(error.message)}\n`)
+    if (ui) ui.finish(noReportPage(errorLine(error.message)))
     return Math.max(worst, EXIT.CANNOT_RUN)
   }
   const [{ result }] = runs
-  stderr.write(`\nfleet run ${fleet.runId}: ${fleet.generators} generators, exit codes ${codes.join(', ')}\n` +
-    terminalReport(result))
+  const text = terminalReport(result)
+  stderr.write(`\nfleet run ${fleet.runId}: ${fleet.generators} generators, exit codes ${codes.join(', ')}\n${text}`)
+  if (ui) ui.finish(require('../reports/html').renderHtmlReport(result, { terminalReport: text }))
   if (fleet.json) stdout.write(`${JSON.stringify(result)}\n`)
   if (fleet.report) writeHtml(result, fleet.report, stderr)
   const merged = exitCodeOf(result, unitOfWorkload(result.workload))

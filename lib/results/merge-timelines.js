@@ -51,6 +51,24 @@ function mergeTimelines (results, originMs, offsets = results.map(() => 0), { ke
   return { interval_s: intervalS, warmup_s: warmupS, series, nodes, events: events.sort((a, b) => a.at_s - b.at_s) }
 }
 
+/**
+ * Entries of one interval from several generators (as their timelines' series hold them) as one entry: counts and
+ * rates added, percentiles from the merged histograms where every entry brought one. What a fleet's live view shows
+ * for each second.
+ */
+function mergeIntervalEntries (entries, { keepHistograms = false } = {}) {
+  const groups = new Map()
+  for (const entry of entries) {
+    for (const [name, g] of Object.entries(entry)) if (g && typeof g === 'object') addGroup(groups, name, g)
+  }
+  const merged = {}
+  for (const [name, acc] of groups) {
+    merged[name] = { labels: {}, ...summary(acc) }
+    if (keepHistograms && acc.hasHistogram) merged[name].latency_hist = encodeHistogram(acc.histogram)
+  }
+  return merged
+}
+
 function accumulator () {
   return { ok: 0, failed: 0, inDoubt: 0, perSec: 0, rateLeftOut: false, histogram: newHistogram(), hasHistogram: false,
     maxMs: null, labels: new Map() }
@@ -96,4 +114,4 @@ function summary (acc) {
   return entry
 }
 
-module.exports = { mergeTimelines }
+module.exports = { mergeTimelines, mergeIntervalEntries }

@@ -94,15 +94,16 @@ class Timeline {
   }
 
   /**
-   * The intervals closed since `after` (an interval index), oldest first, as the entries of toJSON without their
-   * histograms: what a live view adds each second. Returns { entries, newest } (the index to ask after next time).
+   * The intervals closed since `after` (an interval index), oldest first, as the entries of toJSON, without their
+   * histograms unless asked (a fleet's live view merges them): what a live view adds each second. Returns
+   * { entries, newest } (the index to ask after next time).
    */
-  closedAfter (after) {
+  closedAfter (after, { withHistograms = false } = {}) {
     const indexes = [...this.closed.keys()].filter((i) => i > after).sort((a, b) => a - b)
     const entries = indexes.map((i) => {
       const groups = {}
       for (const [name, g] of Object.entries(this.closed.get(i).summary)) {
-        groups[name] = { ...g, latency_hist: undefined }
+        groups[name] = withHistograms ? g : { ...g, latency_hist: undefined }
       }
       return { t_s: round((i * this.intervalMs) / 1000, 3), ...groups }
     })

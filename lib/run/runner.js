@@ -113,8 +113,9 @@ async function startMetrics (ctx, groups) {
   ctx.log(`  metrics:  http://${options.metrics.host}:${ctx.metrics.port}/metrics (Prometheus text format)`)
 }
 
-// A page open when the run ends turns into the report: the server waits this long at most for it to fetch it.
-const UI_LINGER_MS = 10_000
+// A page open when the run ends turns into the report: the server waits this long at most for it to fetch it (a
+// fleet's generators, whose page is the fleet's, do not wait: crate-bench fleet sets CRATE_BENCH_UI_LINGER_MS=0).
+const UI_LINGER_MS = Number(process.env.CRATE_BENCH_UI_LINGER_MS ?? 10_000)
 
 /** --ui: the live page and its API, before anything else, so that a port in use costs no run. */
 async function startUi (ctx) {

@@ -56,13 +56,15 @@ class LiveServer {
     return `http://${host}:${this.port}/`
   }
 
-  tick () {
-    if (this.clients.size === 0 || this.reportHtml !== null) return
+  /** Each second while a page is open; and before an API answer, which must be as new as a page. */
+  tick ({ evenWithoutPages = false } = {}) {
+    if ((this.clients.size === 0 && !evenWithoutPages) || this.reportHtml !== null) return
     this.broadcast('tick', this.view.tick())
   }
 
   /** The run is reported: the page turns into its HTML report. */
   finish (reportHtml) {
+    if (this.reportHtml !== null) return
     this.view.phase = 'done'
     this.reportHtml = reportHtml
     this.pagesAtEnd = this.clients.size
@@ -97,7 +99,9 @@ class LiveServer {
         case 'GET /': return this.send(res, 200, 'text/html; charset=utf-8', this.page())
         case 'GET /events': return this.openStream(req, res)
         case 'GET /report': return this.sendReport(res, url.searchParams.has('download'))
-        case 'GET /api/state': return this.json(res, 200, { ...this.view.whole(), token_required: this.token !== null })
+        case 'GET /api/state':
+          this.tick({ evenWithoutPages: true })
+          return this.json(res, 200, { ...this.view.whole(), token_required: this.token !== null })
         case 'POST /api/rate': return this.steer(req, res, (steering, body) => steering.setRate(body.group ?? 'main',
           body.rate, body.by === 'page' ? 'page' : 'api'))
         case 'POST /api/stop': return this.steer(req, res, (steering, body) => steering.stop(body.by === 'page'
@@ -171,10 +175,12 @@ class LiveServer {
       const steering = this.steeringOf()
       if (!steering) return this.json(res, 409, { error: 'the load has not started yet' })
       if (this.reportHtml !== null) return this.json(res, 409, { error: 'the run has ended' })
-      const answer = act(steering, body)
-      if (!answer.ok) return this.json(res, answer.status, { error: answer.error })
-      this.tick()
-      return this.json(res, 200, answer)
+      // A run's steering answers at once; a fleet's once every generator has.
+      Promise.resolve(act(steering, body)).then((answer) => {
+        if (!answer.ok) return this.json(res, answer.status, { error: answer.error })
+        this.tick()
+        return this.json(res, 200, answer)
+      }, (error) => this.json(res, 500, { error: error.message }))
     })
   }
 

@@ -40,7 +40,8 @@ class LiveView {
     const fresh = { series: [], nodes: [], events: [] }
     const load = this.load
     if (load) {
-      const closed = load.timeline.closedAfter(this.newestInterval)
+      // A fleet's generator hands its intervals' histograms on: the fleet's page merges them into exact percentiles.
+      const closed = load.timeline.closedAfter(this.newestInterval, { withHistograms: Boolean(this.options.fleet) })
       this.newestInterval = closed.newest
       fresh.series = closed.entries
       const samples = load.monitor ? load.monitor.samples : []
@@ -110,6 +111,7 @@ class LiveView {
   }
 }
 
+/** The stages as the page shades them: number, start and end in seconds of the load, and as planned. */
 function stagesOf (stages) {
   if (!stages) return null
   let startS = 0
@@ -125,4 +127,4 @@ function stagesOf (stages) {
   })
 }
 
-module.exports = { LiveView }
+module.exports = { LiveView, stagesOf }

@@ -202,3 +202,52 @@ test('--ui on a port in use: one line, exit 2, before any SQL', () => withCrateT
     taken.close()
   }
 }))
+
+test('crate-bench fleet --ui: the generators of this machine on one page, the rate and the stop sent to each', () =>
+  withCrateTestDouble({ trackKeys: true }, async (double) => {
+    let driving = null
+    const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', '--rate', '400',
+      '--duration', '60s', '--batch_size', '20', '--processes', '1', '--monitor_interval', '0', '--ui', '0', '--json'], {
+      env: double.env(),
+      timeoutMs: 120_000,
+      waitFor: /live: +http/,
+      whileRunning: (child, stderr) => { driving = steerFleet(urlIn(stderr)).catch((error) => error) }
+    })
+    const seen = await driving
+    if (seen instanceof Error) throw seen
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(seen.hello.generators, 2)
+    assert.deepEqual(seen.groups.map((g) => [g.role, g.target_per_sec]), [['main', 400]])
+    assert.equal(seen.changed.status, 200)
+    assert.deepEqual([seen.changed.body.event.from, seen.changed.body.event.to], [400, 800])
+    // The page's seconds are both generators' added: 400 rows/s at first.
+    const whole = seen.merged.filter((e) => e.ingest && e.t_s >= 1 && e.t_s < 3)
+    assert.ok(whole.length > 0 && whole.every((e) => Math.abs(e.ingest.ok - 400) <= 40), JSON.stringify(whole))
+    assert.ok(whole.every((e) => e.ingest.p99_ms > 0), 'percentiles from the generators\' merged histograms')
+    const m = run.json
+    assert.equal(m.options.load_generators, 2)
+    // Each generator took its share of the change: 200 -> 400 rows/s.
+    assert.deepEqual(m.timeline.events.filter((e) => e.kind === 'rate_change').map((e) => [e.from, e.to]),
+      [[200, 400], [200, 400]])
+    assert.ok(m.workers.every((w) => w.stop_reason === 'user_stop'))
+    assert.equal(double.keys.size, m.rows_ok)
+  }))
+
+async function steerFleet (url) {
+  const post = (p, body) => fetch(new URL(p, url), {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body)
+  }).then(async (res) => ({ status: res.status, body: await res.json() }))
+  let state = null
+  for (let i = 0; i < 600 && !(state && state.phase === 'running' && state.groups.length > 0 &&
+    state.now.elapsed_s >= 4); i++) {
+    state = await (await fetch(new URL('/api/state', url))).json()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const hello = state
+  const changed = await post('/api/rate', { rate: 800 })
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  const later = await (await fetch(new URL('/api/state', url))).json()
+  const stopped = await post('/api/stop', {})
+  assert.equal(stopped.status, 200, JSON.stringify(stopped.body))
+  return { hello, groups: hello.groups, changed, merged: later.series }
+}
