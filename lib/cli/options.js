@@ -39,6 +39,19 @@ const CONNECTION_OPTIONS = {
     group: 'Connection:',
     describe: 'per-request timeout, the whole answer included (e.g. 10s, 2m)'
   },
+  protocol: {
+    type: 'string',
+    choices: ['http', 'pg'],
+    default: 'http',
+    group: 'Connection:',
+    describe: "the load's protocol: CrateDB's HTTP endpoint, or its PostgreSQL wire protocol (pg: JDBC-style " +
+      'batches, prepared statements) on --pg_port of the same hosts; DDL and checks go over HTTP either way'
+  },
+  pg_port: {
+    type: 'string',
+    group: 'Connection:',
+    describe: 'the PostgreSQL protocol port of every host, with --protocol pg [env CRATE_PG_PORT] (default: 5432)'
+  },
   max_answer_mb: {
     type: 'string',
     group: 'Connection:',

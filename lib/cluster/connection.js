@@ -93,14 +93,16 @@ function credentialsOf (hosts, user, password) {
   return { user: first.user || user || 'crate', password: first.password || password }
 }
 
-function parsePort (text) {
-  if (text === undefined || text === '') return 4200
+function parsePort (text, { fallback = 4200, flag = '--port/CRATE_PORT' } = {}) {
+  if (text === undefined || text === '') return fallback
   const port = /^\d{1,5}$/.test(String(text).trim()) ? Number(text) : NaN
   if (!(port >= 1 && port <= 65535)) {
-    throw new UsageError(`--port/CRATE_PORT must be a port number 1-65535 in decimal (got '${text}')`)
+    throw new UsageError(`${flag} must be a port number 1-65535 in decimal (got '${text}')`)
   }
   return port
 }
+
+const PROTOCOLS = ['http', 'pg']
 
 const MB = 1024 * 1024
 
@@ -124,8 +126,14 @@ function connectionFromArgs (args, env) {
   if (/[\u0000-\u001f\u007f:]/.test(user)) {
     throw new UsageError('--user/CRATE_USER must not contain a control character or a colon')
   }
+  const protocol = args.protocol ?? 'http'
+  if (!PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be http or pg (got '${protocol}')`)
   return {
     hosts,
+    // The load's protocol: the HTTP endpoint, or the PostgreSQL wire protocol on pgPort of the same hosts (the
+    // master's own statements always go over HTTP).
+    protocol,
+    pgPort: parsePort(args.pg_port ?? env.CRATE_PG_PORT, { fallback: 5432, flag: '--pg_port/CRATE_PG_PORT' }),
     user,
     password,
     insecure: Boolean(args.insecure),

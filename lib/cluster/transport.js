@@ -2,8 +2,8 @@
 
 /**
  * @typedef {object} Transport How statements reach the cluster: CrateDB's HTTP endpoint (lib/cluster/http-client.js,
- * CrateClient) today, its PostgreSQL wire protocol next. The engine, the workloads' prepare and finish, the monitor
- * and the fleet use only these members, so they do not know which one they have.
+ * CrateClient), or its PostgreSQL wire protocol (lib/cluster/pg-client.js, PgClient). The engine, the workloads'
+ * prepare and finish, the monitor and the fleet use only these members, so they do not know which one they have.
  * @property {{ base: string }[]} hosts every host of the cluster, by its base URL
  * @property {(body: string|Buffer, options?: { target?: object, parse?: Function, timeoutMs?: number }) =>
  *   Promise<object>} post one request of a workload (a prepared body) to the next host that answers, with its
@@ -24,4 +24,17 @@
 // The members a transport has: test/cluster/transport.test.js holds CrateClient to them.
 const TRANSPORT_MEMBERS = ['hosts', 'post', 'sql', 'requireOneHost', 'downHosts', 'abort', 'close', 'on']
 
-module.exports = { TRANSPORT_MEMBERS }
+/**
+ * The transport a connection's settings ask for: the HTTP endpoint (CrateClient), or with protocol 'pg' the
+ * PostgreSQL wire protocol (PgClient). Only what is loaded is paid for.
+ */
+function createTransport (connection, settings = {}) {
+  if (connection.protocol === 'pg') {
+    const { PgClient } = require('./pg-client')
+    return new PgClient({ ...connection, ...settings })
+  }
+  const { CrateClient } = require('./http-client')
+  return new CrateClient({ ...connection, ...settings })
+}
+
+module.exports = { TRANSPORT_MEMBERS, createTransport }

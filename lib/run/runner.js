@@ -270,7 +270,23 @@ async function checkHosts (ctx) {
   }
   // Workers fork after this: they start with the same hosts down.
   options.connection.downHosts = client.downHosts()
-  return environmentOf(client)
+  if (options.connection.protocol === 'pg') await checkPgHosts(ctx)
+  return { ...(await environmentOf(client)), protocol: options.connection.protocol }
+}
+
+/** --protocol pg: every host's PostgreSQL port takes a session (the port, the password, TLS), before any DDL. */
+async function checkPgHosts (ctx) {
+  const { createTransport } = require('../cluster/transport')
+  const pg = createTransport(ctx.options.connection, { maxSockets: 1 })
+  try {
+    const unreachable = await pg.requireOneHost()
+    for (const error of unreachable) ctx.log(`warning: PostgreSQL protocol: ${error.message}`)
+  } catch (error) {
+    throw new FatalError(`cannot use the PostgreSQL protocol (--protocol pg, port ${ctx.options.connection.pgPort}): ` +
+      error.message)
+  } finally {
+    pg.close()
+  }
 }
 
 const ENVIRONMENT_SQL = "SELECT count(*) AS nodes, max(version['number']) AS version FROM sys.nodes"

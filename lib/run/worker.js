@@ -4,7 +4,7 @@
 // engine from the start time that `go` names, and reports a delta of its counts and histograms
 // to the master every second and once more at the end.
 
-const { CrateClient } = require('../cluster/http-client')
+const { createTransport } = require('../cluster/transport')
 const { Recorder } = require('../results/stats')
 const { runEngine, createControl } = require('./engine')
 const { workerPace } = require('./timetable')
@@ -44,7 +44,7 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
   await startupFault(process.env)
   const workload = loadWorkload(workloadName)
   const source = workload.createSource(options, { workerIndex, workerCount }, prepared)
-  const client = new CrateClient({ ...options.connection, maxSockets: options.concurrentRequests })
+  const client = createTransport(options.connection, { maxSockets: options.concurrentRequests })
   await send({ type: 'ready' })
   const go = await waitForGo()
   if (!go) return leave(client)

@@ -1,0 +1,208 @@
+'use strict'
+
+const { EventEmitter } = require('node:events')
+const { PgConnection, PgError, PgConnectionError } = require('./pg-connection')
+const { CrateHttpError, TransportError } = require('./http-errors')
+
+// What a row CrateDB could not write answers over the PostgreSQL protocol: INSERT 0 -3, and nothing else (05, 14).
+const NO_REASON = 'rejected by the server, no reason given over the PostgreSQL protocol'
+// SQLSTATEs of the answers the run acts on, as CrateDB's HTTP codes: the engine stops a run whose table is gone
+// (4041) or whose password is wrong (401), whichever transport told it.
+const CRATE_CODE_OF = { '42P01': 4041, '3F000': 4045, 23505: 4091, '42P07': 4093, 42601: 4000, XX000: 5000 }
+const STATUS_OF = { 28000: 401, '28P01': 401 }
+
+/**
+ * The Transport over CrateDB's PostgreSQL wire protocol (lib/cluster/transport.js): a workload's request, written
+ * for the HTTP endpoint ({"stmt", "args"} or {"stmt", "bulk_args"}), is sent as the extended protocol sends it —
+ * a query with its parameters, a bulk as a JDBC batch (the statement parsed once per connection, Bind and Execute
+ * per row, one Sync) — and its answer handed back in the HTTP endpoint's shape, so the workloads settle it as they
+ * settle HTTP's: { results: [{ rowcount: 1 }, { rowcount: -2, error }] } per row, { cols, rows, rowcount }. A pool
+ * of at most `maxSockets` connections over the hosts in turn; one cycle at a time on each.
+ */
+class PgClient extends EventEmitter {
+  constructor ({ hosts, pgPort = 5432, user, password, ssl = false, insecure = false, timeoutMs = 60_000,
+    maxSockets = 4 }) {
+    super()
+    this.targets = hosts.map((h) => ({ hostname: h.hostname, port: pgPort }))
+    this.hosts = this.targets.map((t) => ({ base: `postgres://${t.hostname}:${t.port}` }))
+    this.settings = { user, password, ssl, insecure, timeoutMs }
+    this.timeoutMs = timeoutMs
+    this.maxSockets = maxSockets
+    this.idle = []
+    this.open = new Set()
+    this.waiting = []
+    this.next = 0
+    this.names = new Map()
+    this.aborted = false
+  }
+
+  /** One request of a workload; `parse` is HTTP's (text to object) and not needed here. */
+  async post (body, { timeoutMs = this.timeoutMs } = {}) {
+    const request = typeof body === 'string' || Buffer.isBuffer(body) ? JSON.parse(body) : body
+    return this.send(request, timeoutMs)
+  }
+
+  sql (stmt, args = [], { timeoutMs = this.timeoutMs } = {}) {
+    return this.send({ stmt, args }, timeoutMs)
+  }
+
+  async send (request, timeoutMs) {
+    const connection = await this.acquire()
+    let timer = null
+    const timeout = new Promise((resolve, reject) => {
+      timer = setTimeout(() => {
+        connection.destroy()
+        reject(new TransportError({ code: 'ETIMEDOUT', message: `no answer within ${timeoutMs} ms (--timeout)`,
+          host: connection.base, sent: true }))
+      }, timeoutMs)
+    })
+    try {
+      const text = withDollars(request.stmt)
+      if (Array.isArray(request.bulk_args)) {
+        const counts = await Promise.race([connection.batch(this.nameOf(text), text, request.bulk_args), timeout])
+        return { results: counts.map((c) => (c === 1 ? { rowcount: 1 } : { rowcount: -2, error: { code: null,
+          message: NO_REASON } })) }
+      }
+      const answer = await Promise.race([connection.query(text, request.args || []), timeout])
+      // As the HTTP endpoint answers: a statement without columns (DDL, an INSERT) has one empty row.
+      return { cols: answer.cols, rows: answer.cols.length ? answer.rows : [[]], rowcount: answer.rowcount }
+    } catch (error) {
+      throw asTransportError(error, connection)
+    } finally {
+      clearTimeout(timer)
+      this.release(connection)
+    }
+  }
+
+  /** A prepared statement's name per text: parsed once per connection, bound for every batch after. */
+  nameOf (text) {
+    let name = this.names.get(text)
+    if (!name) {
+      name = `crate_bench_${this.names.size + 1}`
+      this.names.set(text, name)
+    }
+    return name
+  }
+
+  async acquire () {
+    if (this.aborted) throw aborted()
+    const ready = this.idle.pop()
+    if (ready) return ready
+    if (this.open.size >= this.maxSockets) return new Promise((resolve) => this.waiting.push(resolve))
+    return this.connect()
+  }
+
+  /** A new connection to the next host that takes one; a host that refuses is passed over (nothing was sent). */
+  async connect () {
+    const failures = []
+    for (let tried = 0; tried < this.targets.length; tried++) {
+      const target = this.targets[this.next++ % this.targets.length]
+      const connection = new PgConnection({ host: target.hostname, port: target.port, ...this.settings })
+      connection.base = `postgres://${target.hostname}:${target.port}`
+      this.open.add(connection)
+      try {
+        return await connection.open()
+      } catch (error) {
+        this.open.delete(connection)
+        connection.destroy()
+        // The server said no (a password, TLS on one side only): another host would say the same.
+        if (!(error instanceof PgConnectionError) || error.code === 'EPROTOCOL' || error.code === 'ENOTLS') {
+          throw asTransportError(error, connection)
+        }
+        failures.push(error)
+        this.emit('host-down', { host: connection.base, detail: error.message, at: Date.now() })
+      }
+    }
+    throw new TransportError({ code: 'ENOHOST', message: `no host takes a connection: ${failures.map((f) =>
+      f.message).join('; ')}`, host: null, sent: false })
+  }
+
+  release (connection) {
+    if (connection.closed || this.aborted) {
+      this.open.delete(connection)
+      const waiter = this.waiting.shift()
+      if (waiter) this.connect().then(waiter, () => waiter(this.acquire()))
+      return
+    }
+    const waiter = this.waiting.shift()
+    if (waiter) waiter(connection)
+    else this.idle.push(connection)
+  }
+
+  /** Every host takes a connection and a session (the password, TLS, the port's protocol are right). */
+  async requireOneHost () {
+    const failures = []
+    for (const target of this.targets) {
+      const connection = new PgConnection({ host: target.hostname, port: target.port, ...this.settings })
+      try {
+        await connection.open()
+        await connection.query('SELECT 1')
+        connection.close()
+      } catch (error) {
+        connection.destroy()
+        if (!(error instanceof PgConnectionError) || error.code === 'EPROTOCOL' || error.code === 'ENOTLS') {
+          throw asTransportError(error, connection)
+        }
+        failures.push(error)
+      }
+    }
+    if (failures.length === this.targets.length) {
+      throw new TransportError({ code: 'ENOHOST', message: failures.map((f) => f.message).join('; '), host: null,
+        sent: false })
+    }
+    return failures
+  }
+
+  downHosts () {
+    return []
+  }
+
+  abort () {
+    this.aborted = true
+    for (const connection of this.open) connection.destroy()
+  }
+
+  close () {
+    for (const connection of this.open) connection.close()
+    this.open.clear()
+    this.idle = []
+  }
+}
+
+function aborted () {
+  return new TransportError({ code: 'ABORTED', message: 'abandoned (interrupted)', host: null, sent: false })
+}
+
+/** The server's no as CrateHttpError (its SQLSTATE in the message), a lost connection as TransportError. */
+function asTransportError (error, connection) {
+  if (error instanceof TransportError || error instanceof CrateHttpError) return error
+  if (error instanceof PgError) {
+    return new CrateHttpError({ status: STATUS_OF[error.code] ?? 200, code: CRATE_CODE_OF[error.code] ?? error.code,
+      message: `${error.message} (SQLSTATE ${error.code})` })
+  }
+  if (error instanceof PgConnectionError) {
+    return new TransportError({ code: error.code, message: error.message, host: connection.base, sent: error.sent })
+  }
+  return error
+}
+
+/** ? placeholders (the HTTP endpoint's) as $1, $2 … outside quoted text and identifiers. */
+function withDollars (stmt) {
+  let n = 0
+  let quote = null
+  let out = ''
+  for (const c of stmt) {
+    if (quote) {
+      if (c === quote) quote = null
+    } else if (c === "'" || c === '"') {
+      quote = c
+    } else if (c === '?') {
+      out += `$${++n}`
+      continue
+    }
+    out += c
+  }
+  return out
+}
+
+module.exports = { PgClient, withDollars, NO_REASON }

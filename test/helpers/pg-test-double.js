@@ -1,0 +1,271 @@
+'use strict'
+
+// The CrateDB test double's PostgreSQL wire protocol: a second listener over the same table state as its HTTP
+// endpoints, answering as the captures in test/fixtures/pgwire show (CrateDB 6.4.3, protocol 3). It is NOT CrateDB:
+// statements go to the HTTP double's own executor; this file speaks the protocol around it:
+//   - an SSLRequest is answered N (no TLS configured, 00); the startup is trusted for `crate` (00), any other user
+//     is asked a cleartext password and refused with FATAL 28000 (13), as is a wrong password with script.auth
+//   - the extended protocol runs at Sync: a cycle's answers are held until then (12), Executes of one INSERT in a
+//     row are one bulk operation, each row answered INSERT 0 1 or, rejected, INSERT 0 -3 with no reason (05, 14)
+//   - errors are ErrorResponse with the SQLSTATE CrateDB sends (10), the connection stays usable
+// Not emulated: a pipeline mixing a batch with a statement that fails to parse (12) stores nothing on CrateDB; the
+// double stores the batch's rows (the tool never sends such a pipeline).
+
+const net = require('node:net')
+
+const SSL_REQUEST = 80877103
+const PROTOCOL_3 = 196608
+// CrateDB's HTTP error codes as its PostgreSQL protocol reports them (captures 10 and 13).
+const SQLSTATE = { 4000: '42601', 4041: '42P01', 4045: '3F000', 4091: '23505', 4093: '42P07', 401: '28000' }
+const PARAMETERS = [['crate_version', '6.4.3'], ['server_version', '14.0'], ['server_encoding', 'UTF8'],
+  ['client_encoding', 'UTF8'], ['datestyle', 'ISO'], ['TimeZone', 'UTC'], ['integer_datetimes', 'on'],
+  ['standard_conforming_strings', 'on']]
+
+/** Starts the pgwire listener of `double`; resolves with { port, connections, close }. */
+function startPgFront (double, { auth = null } = {}) {
+  const sockets = new Set()
+  const front = { port: null, connections: 0, cycles: [] }
+  const server = net.createServer((socket) => {
+    sockets.add(socket)
+    front.connections++
+    socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => {})
+    serve(socket, double, { auth, front })
+  })
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    front.port = server.address().port
+    front.close = () => new Promise((done) => {
+      for (const s of sockets) s.destroy()
+      server.close(() => done())
+    })
+    resolve(front)
+  }))
+}
+
+function serve (socket, double, { auth, front }) {
+  let buffer = Buffer.alloc(0)
+  let started = false
+  let user = null
+  let awaitingPassword = false
+  const statements = new Map()
+  let pending = []
+  socket.on('data', (chunk) => {
+    buffer = Buffer.concat([buffer, chunk])
+    for (;;) {
+      if (!started) {
+        if (buffer.length < 8) return
+        const length = buffer.readInt32BE(0)
+        if (buffer.length < length) return
+        const code = buffer.readInt32BE(4)
+        const body = buffer.subarray(8, length)
+        buffer = buffer.subarray(length)
+        if (code === SSL_REQUEST) {
+          socket.write('N')
+          continue
+        }
+        if (code !== PROTOCOL_3) return socket.destroy()
+        started = true
+        user = startupParams(body).user
+        if (auth || user !== 'crate') {
+          awaitingPassword = true
+          socket.write(message('R', int32(3)))
+        } else {
+          welcome(socket)
+        }
+        continue
+      }
+      if (buffer.length < 5) return
+      const type = String.fromCharCode(buffer[0])
+      const length = buffer.readInt32BE(1)
+      if (buffer.length < length + 1) return
+      const body = buffer.subarray(5, length + 1)
+      buffer = buffer.subarray(length + 1)
+      if (awaitingPassword) {
+        if (type !== 'p') return socket.destroy()
+        awaitingPassword = false
+        const password = cstrings(body)[0]
+        if (!auth || user !== auth.user || password !== auth.password) {
+          socket.end(error('FATAL', '28000', `password authentication failed for user "${user}"`))
+          return
+        }
+        welcome(socket)
+        continue
+      }
+      switch (type) {
+        case 'P': {
+          const [name, text] = cstrings(body)
+          statements.set(name, text)
+          pending.push({ kind: 'parse' })
+          break
+        }
+        case 'B': pending.push({ kind: 'bind', ...readBind(body) }); break
+        case 'D': pending.push({ kind: 'describe' }); break
+        case 'E': pending.push({ kind: 'execute' }); break
+        case 'S': {
+          const cycle = pending
+          pending = []
+          front.cycles.push(cycle.filter((m) => m.kind === 'execute').length)
+          runCycle(cycle, statements, double).then((answers) => socket.write(Buffer.concat([...answers,
+            message('Z', Buffer.from('I'))])))
+          break
+        }
+        case 'X': return socket.end()
+        case 'H': break
+        default:
+          socket.write(Buffer.concat([error('ERROR', '0A000', `message type ${type} is not supported by the test ` +
+            'double'), message('Z', Buffer.from('I'))]))
+      }
+    }
+  })
+}
+
+/**
+ * A cycle, run at its Sync: each Execute runs its Bind's statement and values; Executes of the same INSERT in a row
+ * are one bulk. The first error ends the cycle with an ErrorResponse: nothing after it is answered.
+ */
+async function runCycle (cycle, statements, double) {
+  const answers = []
+  let bound = null
+  for (let i = 0; i < cycle.length; i++) {
+    const m = cycle[i]
+    if (m.kind === 'parse') answers.push(message('1'))
+    else if (m.kind === 'bind') {
+      bound = { text: statements.get(m.statement) ?? '', values: m.values }
+      answers.push(message('2'))
+    } else if (m.kind === 'describe') {
+      bound.describe = true
+    } else if (m.kind === 'execute') {
+      const stmt = toQuestionMarks(bound.text)
+      if (/^\s*INSERT\b/i.test(stmt)) {
+        // This Execute and the Bind/Execute pairs right after it of the same statement: one bulk operation.
+        const rows = [bound.values.map(fromText)]
+        let j = i + 1
+        while (j + 1 < cycle.length && cycle[j].kind === 'bind' && cycle[j + 1].kind === 'execute' &&
+          (statements.get(cycle[j].statement) ?? '') === bound.text) {
+          rows.push(cycle[j].values.map(fromText))
+          j += 2
+        }
+        const outcome = double.executeBulk(stmt, rows, double.nodes[0])
+        if (outcome.error) return [...answers, errorOf(outcome.error)]
+        double.rowsAcknowledged += outcome.results.filter((r) => r.rowcount === 1).length
+        outcome.results.forEach((r, k) => {
+          if (k > 0) answers.push(message('2'))
+          answers.push(message('C', cstring(`INSERT 0 ${r.rowcount === 1 ? 1 : -3}`)))
+        })
+        i = j - 1
+        continue
+      }
+      double.statements.push({ stmt, args: bound.values })
+      const outcome = double.execute(stmt, bound.values.map(fromText))
+      if (outcome.error) return [...answers, errorOf(outcome.error)]
+      const rows = outcome.rows || []
+      const cols = outcome.cols || []
+      if (bound.describe) answers.push(cols.length ? rowDescription(cols, rows[0] || []) : message('n'))
+      if (cols.length) for (const row of rows) answers.push(dataRow(row))
+      const verb = stmt.trim().split(/\s+/)[0].toUpperCase()
+      answers.push(message('C', cstring(`${verb} ${outcome.rowcount ?? rows.length}`)))
+    }
+  }
+  return answers
+}
+
+/** $1, $2 … as the HTTP endpoint's ? (the double's executor reads those). */
+function toQuestionMarks (text) {
+  return text.replace(/\$\d+/g, '?')
+}
+
+/** A text-format value back to what the HTTP endpoint would have received in JSON. */
+function fromText (text) {
+  if (text === null) return null
+  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text)
+  if (/^[[{]/.test(text)) {
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text
+    }
+  }
+  return text
+}
+
+function welcome (socket) {
+  socket.write(Buffer.concat([message('R', int32(0)),
+    ...PARAMETERS.map(([k, v]) => message('S', Buffer.concat([cstring(k), cstring(v)]))),
+    message('K', Buffer.concat([int32(4242), int32(17)])), message('Z', Buffer.from('I'))]))
+}
+
+function startupParams (body) {
+  const parts = cstrings(body)
+  const params = {}
+  for (let i = 0; i + 1 < parts.length; i += 2) params[parts[i]] = parts[i + 1]
+  return params
+}
+
+function readBind (body) {
+  let pos = 0
+  const str = () => {
+    const end = body.indexOf(0, pos)
+    const s = body.toString('utf8', pos, end)
+    pos = end + 1
+    return s
+  }
+  str()
+  const statement = str()
+  const formats = body.readInt16BE(pos)
+  pos += 2 + formats * 2
+  const count = body.readInt16BE(pos)
+  pos += 2
+  const values = []
+  for (let i = 0; i < count; i++) {
+    const length = body.readInt32BE(pos)
+    pos += 4
+    if (length < 0) values.push(null)
+    else {
+      values.push(body.toString('utf8', pos, pos + length))
+      pos += length
+    }
+  }
+  return { statement, values }
+}
+
+function rowDescription (cols, sample) {
+  const fields = cols.map((name, i) => {
+    const v = sample[i]
+    const oid = typeof v === 'number' ? (Number.isInteger(v) ? 20 : 701) : v !== null && typeof v === 'object' ? 114
+      : 1043
+    return Buffer.concat([cstring(name), int32(0), int16(0), int32(oid), int16(-1), int32(-1), int16(0)])
+  })
+  return message('T', Buffer.concat([int16(cols.length), ...fields]))
+}
+
+function dataRow (row) {
+  const cells = row.map((v) => {
+    if (v === null || v === undefined) return int32(-1)
+    const text = Buffer.from(typeof v === 'object' ? JSON.stringify(v) : String(v))
+    return Buffer.concat([int32(text.length), text])
+  })
+  return message('D', Buffer.concat([int16(row.length), ...cells]))
+}
+
+function errorOf ({ code, message: text }) {
+  return error('ERROR', SQLSTATE[code] ?? 'XX000', text)
+}
+
+function error (severity, code, text) {
+  return message('E', Buffer.concat([Buffer.from('S'), cstring(severity), Buffer.from('V'), cstring(severity),
+    Buffer.from('C'), cstring(code), Buffer.from('M'), cstring(text), Buffer.from([0])]))
+}
+
+function message (type, body = Buffer.alloc(0)) {
+  const head = Buffer.alloc(5)
+  head.write(type, 0, 'latin1')
+  head.writeInt32BE(body.length + 4, 1)
+  return Buffer.concat([head, body])
+}
+
+const cstring = (s) => Buffer.concat([Buffer.from(s, 'utf8'), Buffer.from([0])])
+const cstrings = (body) => body.toString('utf8').split('\0').slice(0, -1)
+const int32 = (n) => { const b = Buffer.alloc(4); b.writeInt32BE(n); return b }
+const int16 = (n) => { const b = Buffer.alloc(2); b.writeInt16BE(n); return b }
+
+module.exports = { startPgFront, SQLSTATE }
