@@ -43,7 +43,7 @@ class PgClient extends EventEmitter {
   }
 
   sql (stmt, args = [], { timeoutMs = this.timeoutMs } = {}) {
-    return this.send({ stmt, args }, timeoutMs)
+    return this.send({ stmt, args, prepared: false }, timeoutMs)
   }
 
   async send (request, timeoutMs) {
@@ -63,7 +63,9 @@ class PgClient extends EventEmitter {
         return { results: counts.map((c) => (c === 1 ? { rowcount: 1 } : { rowcount: -2, error: { code: null,
           message: NO_REASON } })) }
       }
-      const answer = await Promise.race([connection.query(text, request.args || []), timeout])
+      // A workload's queries are prepared once per connection; the master's statements are not worth it.
+      const name = request.prepared === false ? '' : this.nameOf(text)
+      const answer = await Promise.race([connection.query(text, request.args || [], name), timeout])
       // As the HTTP endpoint answers: a statement without columns (DDL, an INSERT) has one empty row.
       return { cols: answer.cols, rows: answer.cols.length ? answer.rows : [[]], rowcount: answer.rowcount }
     } catch (error) {

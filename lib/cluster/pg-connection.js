@@ -86,14 +86,17 @@ class PgConnection {
   }
 
   /**
-   * One statement with its values: Parse, Bind, Describe, Execute, Sync. Resolves with { cols, rows, rowcount,
-   * command }, rejects with the PgError of the ErrorResponse.
+   * One statement with its values: Parse (once per connection for a named statement), Bind, Describe, Execute, Sync.
+   * Resolves with { cols, rows, rowcount, command }, rejects with the PgError of the ErrorResponse.
    */
-  async query (text, values = []) {
-    const out = [serialize.parse({ text }), serialize.bind({ values: values.map(textValue) }),
-      serialize.describe({ type: 'P' }), serialize.execute(), serialize.sync()]
+  async query (text, values = [], name = '') {
+    const parsing = name === '' || !this.prepared.has(name)
+    const out = parsing ? [serialize.parse({ name, text })] : []
+    out.push(serialize.bind({ statement: name, values: values.map(textValue) }), serialize.describe({ type: 'P' }),
+      serialize.execute(), serialize.sync())
     const answer = await this.run(Buffer.concat(out))
     if (answer.error) throw answer.error
+    if (parsing && name !== '') this.prepared.add(name)
     const command = answer.commands[0] || ''
     return { cols: answer.fields, rows: answer.rows, rowcount: commandCount(command), command }
   }

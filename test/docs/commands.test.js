@@ -13,6 +13,7 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { ROOT } = require('../helpers/run-tool')
 const { startCrateTestDouble } = require('../helpers/crate-test-double')
+const { startPgFront } = require('../helpers/pg-test-double')
 const { tempDir } = require('../helpers/temp-files')
 const { SWEEPS } = require('../../lib/sweep/definitions')
 
@@ -128,7 +129,10 @@ for (const page of PAGES) {
         `crate-bench () { node "${path.join(ROOT, 'bin', 'crate-bench.js')}" "$@"; }`,
         ...commands.map(shrink)
       ].join('\n')
-      const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...double.env() }
+      // The pages' --protocol pg commands reach the double's PostgreSQL protocol.
+      const pg = await startPgFront(double)
+      t.after(() => pg.close())
+      const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...double.env({ CRATE_PG_PORT: String(pg.port) }) }
       const { code, stderr } = await runBash(script, { cwd: scratchCheckout(t), env })
       assert.equal(code, 0, `${page}: a command failed (exit ${code}):\n${script}\n--- stderr (end):\n${stderr.slice(-3000)}`)
       assert.doesNotMatch(stderr, /\n\s+at .*\(.*:\d+:\d+\)/, 'no stack trace')

@@ -22,15 +22,16 @@ const PARAMETERS = [['crate_version', '6.4.3'], ['server_version', '14.0'], ['se
   ['standard_conforming_strings', 'on']]
 
 /** Starts the pgwire listener of `double`; resolves with { port, connections, close }. */
-function startPgFront (double, { auth = null } = {}) {
+function startPgFront (double, { auth = null, fault = null } = {}) {
   const sockets = new Set()
-  const front = { port: null, connections: 0, cycles: [] }
+  // cycles: the Executes of each cycle; parses: the statements parsed, by text.
+  const front = { port: null, connections: 0, cycles: [], parses: new Map() }
   const server = net.createServer((socket) => {
     sockets.add(socket)
     front.connections++
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => {})
-    serve(socket, double, { auth, front })
+    serve(socket, double, { auth, front, fault })
   })
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
     front.port = server.address().port
@@ -42,7 +43,12 @@ function startPgFront (double, { auth = null } = {}) {
   }))
 }
 
-function serve (socket, double, { auth, front }) {
+/**
+ * `fault({ cycle })` (the cycle's number, 1-based, over every connection): 'drop' closes the connection before the
+ * cycle runs (nothing stored, the answer lost); 'lost' runs it (its rows stored) and closes the connection instead
+ * of answering.
+ */
+function serve (socket, double, { auth, front, fault }) {
   let buffer = Buffer.alloc(0)
   let started = false
   let user = null
@@ -95,6 +101,7 @@ function serve (socket, double, { auth, front }) {
         case 'P': {
           const [name, text] = cstrings(body)
           statements.set(name, text)
+          front.parses.set(text, (front.parses.get(text) ?? 0) + 1)
           pending.push({ kind: 'parse' })
           break
         }
@@ -105,8 +112,21 @@ function serve (socket, double, { auth, front }) {
           const cycle = pending
           pending = []
           front.cycles.push(cycle.filter((m) => m.kind === 'execute').length)
-          runCycle(cycle, statements, double).then((answers) => socket.write(Buffer.concat([...answers,
-            message('Z', Buffer.from('I'))])))
+          const what = fault ? fault({ cycle: front.cycles.length }) : undefined
+          if (what === 'drop') return socket.destroy()
+          runCycle(cycle, statements, double).then((answers) => {
+            if (what === 'lost') return socket.destroy()
+            socket.write(Buffer.concat([...answers, message('Z', Buffer.from('I'))]))
+          })
+          break
+        }
+        case 'Q': {
+          // The simple protocol (captures 03, 06, 10): one statement, no parameters, answered at once.
+          const text = cstrings(body)[0]
+          runCycle([{ kind: 'bind', statement: '\0simple', values: [] }, { kind: 'describe' }, { kind: 'execute' }],
+            new Map([['\0simple', text]]), double).then((answers) => socket.write(Buffer.concat([
+            // No BindComplete or NoData in the simple protocol: those answer the extended protocol's messages.
+            ...answers.filter((a) => a[0] !== 0x32 && a[0] !== 0x6e), message('Z', Buffer.from('I'))])))
           break
         }
         case 'X': return socket.end()
@@ -131,6 +151,11 @@ async function runCycle (cycle, statements, double) {
     if (m.kind === 'parse') answers.push(message('1'))
     else if (m.kind === 'bind') {
       bound = { text: statements.get(m.statement) ?? '', values: m.values }
+      // A parameter cast to an integer that is none fails at Bind, as on CrateDB (10).
+      for (const [, n] of bound.text.matchAll(/\$(\d+)::(?:int|integer|bigint)\b/gi)) {
+        const value = bound.values[Number(n) - 1]
+        if (value !== null && !/^-?\d+$/.test(value)) return [...answers, error('ERROR', 'XX000', `For input string: "${value}"`)]
+      }
       answers.push(message('2'))
     } else if (m.kind === 'describe') {
       bound.describe = true
@@ -145,6 +170,7 @@ async function runCycle (cycle, statements, double) {
           rows.push(cycle[j].values.map(fromText))
           j += 2
         }
+        double.statements.push({ stmt, rows: rows.length })
         const outcome = double.executeBulk(stmt, rows, double.nodes[0])
         if (outcome.error) return [...answers, errorOf(outcome.error)]
         double.rowsAcknowledged += outcome.results.filter((r) => r.rowcount === 1).length

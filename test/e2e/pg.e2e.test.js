@@ -1,0 +1,93 @@
+'use strict'
+
+// --protocol pg end to end: the load over the PostgreSQL wire protocol of the CrateDB test double (its pgwire front
+// answers as the captures of test/fixtures/pgwire show), with the same accounting as over HTTP.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { startCrateTestDouble } = require('../helpers/crate-test-double')
+const { startPgFront } = require('../helpers/pg-test-double')
+const { runTool } = require('../helpers/run-tool')
+const { tempFile } = require('../helpers/temp-files')
+
+/** The double and its pgwire front; env points the tool at both. */
+async function withPgDouble (t, script = {}, front = {}) {
+  const double = await startCrateTestDouble(script)
+  const pg = await startPgFront(double, front)
+  t.after(() => Promise.all([pg.close(), double.stop()]))
+  return { double, pg, env: double.env({ CRATE_PG_PORT: String(pg.port) }) }
+}
+
+test('ingest over pg: JDBC-style batches, each row settled from its own answer, rejected rows failed and grouped',
+  async (t) => {
+    // Every 50th row rejected: over pgwire such a row answers INSERT 0 -3 and nothing else (05, 14).
+    const { double, pg, env } = await withPgDouble(t, { trackKeys: true, rejectRow: (n) => n % 50 === 9 })
+    const run = await runTool('appClusterIngest.js', ['--protocol', 'pg', '--processes', '2', '--max_rows', '5000',
+      '--batch_size', '500', '--json'], { env })
+    assert.equal(run.code, 1, run.stderr)
+    const r = run.json
+    assert.equal(r.rows_ok + r.rows_failed, 10_000)
+    assert.equal(r.rows_failed, 200)
+    assert.equal(r.rows_in_doubt, 0)
+    assert.deepEqual(r.errors.map((e) => [e.message, e.count]),
+      [['rejected by the server, no reason given over the PostgreSQL protocol', 200]])
+    assert.equal(double.keys.size, r.rows_ok, 'the table holds exactly the rows acknowledged')
+    assert.equal(r.environment.protocol, 'pg')
+    // One batch per request, one Sync each (the check's SELECT 1 aside); the INSERT parsed once per connection.
+    assert.equal(pg.cycles.filter((executes) => executes === 500).length, 20)
+    const insert = [...pg.parses].find(([text]) => text.startsWith('INSERT'))
+    assert.ok(insert[1] <= 2 * 4, `parsed ${insert[1]} times over at most 8 connections`)
+    assert.match(run.stderr, /rows in table after refresh +│ 9,800: exactly the rows acknowledged/)
+  })
+
+test('queries over pg: prepared once per connection, the same weights and arguments as over HTTP', async (t) => {
+  const answer = (stmt, args) => (stmt === 'SELECT ? + 1' ? { cols: ['n'], rows: [[args[0] + 1]], rowcount: 1 }
+    : stmt === 'SELECT 2' ? { cols: ['2'], rows: [[2]], rowcount: 1 } : null)
+  const { pg, env } = await withPgDouble(t, { query: answer })
+  const mix = tempFile(t, 'mix.yml', '- {name: two, query: "SELECT 2", ratio: 0.25}\n' +
+    '- {name: plus, query: "SELECT ? + 1", ratio: 0.75, args: [{int: {min: 1, max: 5}}]}\n')
+  const run = await runTool('appClusterAnalytical.js', ['--protocol', 'pg', '--queries_config', mix,
+    '--max_queries', '400', '--processes', '1', '--concurrent_requests', '2', '--seed', '3', '--json'], { env })
+  assert.equal(run.code, 0, run.stderr)
+  const r = run.json
+  assert.equal(r.queries_ok, 400)
+  const count = (name) => r.queries.find((q) => q.name === name).count
+  assert.ok(count('plus') > 250 && count('two') > 60, `${count('plus')} / ${count('two')}`)
+  assert.ok(pg.parses.get('SELECT $1 + 1') <= 2, 'each connection parses a query once')
+})
+
+test('a connection lost with a batch in flight: its rows are in doubt and reconciled with the table', async (t) => {
+  // The 3rd batch is written, then its connection closes instead of answering.
+  const { double, env } = await withPgDouble(t, { trackKeys: true }, {
+    fault: ({ cycle }) => (cycle === 4 ? 'lost' : undefined)
+  })
+  const run = await runTool('appClusterIngest.js', ['--protocol', 'pg', '--processes', '1', '--max_rows', '2000',
+    '--batch_size', '200', '--concurrent_requests', '1', '--json'], { env })
+  const r = run.json
+  assert.equal(r.rows_in_doubt, 200, run.stderr)
+  assert.equal(r.rows_ok, 1800)
+  assert.equal(double.keys.size, 2000, 'the lost batch was written')
+  assert.match(run.stderr, /in doubt/)
+  assert.equal(run.code, 1)
+})
+
+test('bad input over pg: one line naming the problem, the documented exit code, the password never printed',
+  async (t) => {
+    const { double, env } = await withPgDouble(t, {}, { auth: { user: 'bench', password: 's3cret-pw' } })
+    const cases = [
+      [['--protocol', 'grpc'], {}, 2, /--protocol must be one of http, pg \(got 'grpc'\)/],
+      [['--protocol', 'pg', '--pg_port', String(double.port)], {}, 3, /answers HTTP, not the PostgreSQL protocol/],
+      [['--protocol', 'pg', '--pg_port', '1'], {}, 3, /cannot use the PostgreSQL protocol \(--protocol pg, port 1\)/],
+      [['--protocol', 'pg', '--pg_port', '99999'], {}, 2, /--pg_port\/CRATE_PG_PORT must be a port number/],
+      [['--protocol', 'pg', '--user', 'bench'], { CRATE_PASSWORD: 'wrong-pw' }, 3,
+        /password authentication failed for user "bench" \(SQLSTATE 28000\)/]
+    ]
+    for (const [args, extra, code, message] of cases) {
+      const run = await runTool('appClusterIngest.js', [...args, '--max_rows', '100'], { env: { ...env, ...extra } })
+      assert.equal(run.code, code, `${args.join(' ')}: ${run.stderr}`)
+      assert.match(run.stderr, message)
+      assert.equal(run.stderr.split('\n').filter((l) => /error:/.test(l)).length, 1)
+      assert.doesNotMatch(run.stderr, /wrong-pw|s3cret-pw|\n\s+at /)
+    }
+    assert.equal(double.bulkRowsReceived, 0)
+  })
