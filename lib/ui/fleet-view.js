@@ -3,6 +3,7 @@
 const { mergeIntervalEntries } = require('../results/merge-timelines')
 const { checkSteeredRate } = require('../data/load-profile')
 const { round } = require('../base/format')
+const { readEventStream } = require('./event-stream')
 
 /**
  * The live page of `crate-bench fleet --ui`: the generators of this machine as one run. Each generator serves its
@@ -39,40 +40,19 @@ class FleetView {
 
   async stream (member) {
     const res = await this.fetch(new URL('/events', member.url))
-    const reader = res.body.getReader()
-    let text = ''
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) break
-      text += Buffer.from(value).toString()
-      let end
-      while ((end = text.indexOf('\n\n')) >= 0) {
-        const block = text.slice(0, end)
-        text = text.slice(end + 2)
-        const event = /^event: (.*)$/m.exec(block)
-        const data = /^data: (.*)$/m.exec(block)
-        if (event && data) this.receive(member, event[1], JSON.parse(data[1]))
-      }
-    }
+    await readEventStream(res.body, (event, data) => this.receive(member, event, data))
     member.done = true
   }
 
   receive (member, event, data) {
-    if (event === 'hello') {
-      member.state = data
+    if (event === 'done') member.done = true
+    if (event === 'hello') member.state = data
+    if (event === 'hello' || event === 'tick') {
       member.series.push(...data.series)
       member.provisional = data.provisional || []
       member.nodes.push(...data.nodes)
       member.events.push(...data.events)
       member.now = data.now
-    } else if (event === 'tick') {
-      member.series.push(...data.series)
-      member.provisional = data.provisional || []
-      member.nodes.push(...data.nodes)
-      member.events.push(...data.events)
-      member.now = data.now
-    } else if (event === 'done') {
-      member.done = true
     }
     if (member.now && member.now.phase === 'running') this.phase = 'running'
   }

@@ -3,10 +3,21 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { chartsOf } = require('../reports/html')
-const { escapeHtml, echartsSource, ERROR_COUNTER } = require('../reports/html/parts')
+const { escapeHtml, echartsSource, ERROR_COUNTER, chartPageHead } = require('../reports/html/parts')
 
 const REPORT_PAGE_SCRIPT = path.join(__dirname, '..', 'reports', 'html', 'page.js')
 const LIVE_SCRIPT = path.join(__dirname, 'live-page-script.js')
+
+const LIVE_STYLE = `.bar { display: flex; flex-wrap: wrap; gap: 8px 24px; align-items: baseline; margin: 8px 0; }
+.figure b { font-size: 18px; }
+.progress { height: 6px; background: #eee; border-radius: 3px; margin: 8px 0 16px; }
+.progress div { height: 6px; background: #5470c6; border-radius: 3px; width: 0; }
+.controls { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; padding: 8px 12px; background: #f6f6f6;
+  border-radius: 4px; margin-bottom: 16px; }
+.controls input { width: 110px; }
+#message { color: #555; }
+#message.error { color: #b00; }
+[hidden] { display: none !important; }`
 
 /**
  * The live page: one file with nothing from outside the tool (ECharts inlined, as in the report). Its charts are
@@ -17,29 +28,7 @@ function renderLivePage ({ workload, options }) {
   const charts = chartsOf({ queries: workload.name === 'analytical' ? [] : undefined })
     .filter(([id]) => id !== 'distribution')
   const title = `${workload.name} benchmark, run ${options.runId}: live`
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
-h1 { font-size: 20px; margin: 0 0 8px; }
-.bar { display: flex; flex-wrap: wrap; gap: 8px 24px; align-items: baseline; margin: 8px 0; }
-.figure b { font-size: 18px; }
-.progress { height: 6px; background: #eee; border-radius: 3px; margin: 8px 0 16px; }
-.progress div { height: 6px; background: #5470c6; border-radius: 3px; width: 0; }
-.controls { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; padding: 8px 12px; background: #f6f6f6;
-  border-radius: 4px; margin-bottom: 16px; }
-.controls input { width: 110px; }
-#message { color: #555; }
-#message.error { color: #b00; }
-.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 16px; }
-.chart { height: 320px; border: 1px solid #ddd; border-radius: 4px; }
-[hidden] { display: none !important; }
-</style>
-</head>
+  return `${chartPageHead(title, LIVE_STYLE)}
 <body data-charts="0" data-errors="0" data-phase="starting" data-ticks="0">
 ${ERROR_COUNTER}
 <h1>${escapeHtml(title)}</h1>

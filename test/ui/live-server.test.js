@@ -12,6 +12,7 @@ const { Steering } = require('../../lib/run/steering')
 const { Timeline } = require('../../lib/results/timeline')
 const { Recorder, Totals } = require('../../lib/results/stats')
 const { parseStages } = require('../../lib/data/load-profile')
+const { readEventStream } = require('../../lib/ui/event-stream')
 
 const START = 1_000_000
 
@@ -72,22 +73,11 @@ async function serve (t, { host = '127.0.0.1' } = {}) {
 /** Reads server-sent events from `url` until `until(events)` says enough. */
 async function readEvents (url, until) {
   const res = await fetch(new URL('/events', url))
-  const reader = res.body.getReader()
   const events = []
-  let text = ''
-  while (!until(events)) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += Buffer.from(value).toString()
-    let end
-    while ((end = text.indexOf('\n\n')) >= 0) {
-      const block = text.slice(0, end)
-      text = text.slice(end + 2)
-      const event = /^event: (.*)$/m.exec(block)[1]
-      events.push({ event, data: JSON.parse(/^data: (.*)$/m.exec(block)[1]) })
-    }
-  }
-  reader.cancel().catch(() => {})
+  await readEventStream(res.body, (event, data) => {
+    events.push({ event, data })
+    return !until(events)
+  })
   return events
 }
 

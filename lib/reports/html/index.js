@@ -3,7 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { decodeHistogram } = require('../../results/stats')
-const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('./parts')
+const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER, chartPageHead } = require('./parts')
 
 // One self-contained HTML file: ECharts, the run's data and the code that draws it are inlined,
 // so the file opens anywhere, offline, and can be mailed or archived with the run.
@@ -52,22 +52,10 @@ function renderHtmlReport (result, { terminalReport = '' } = {}) {
     ],
     ['run', `${result.options.run_id ?? ''}, ${result.seconds} s${result.partial ? ' — PARTIAL' : ''}`]
   ]
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
-h1 { font-size: 20px; margin: 0 0 8px; } h2 { font-size: 16px; margin: 24px 0 8px; }
-table.facts td { padding: 2px 12px 2px 0; vertical-align: top; } table.facts td:first-child { color: #666; }
-.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 16px; }
-.chart { height: 320px; border: 1px solid #ddd; border-radius: 4px; }
+  return `${chartPageHead(title, `table.facts td { padding: 2px 12px 2px 0; vertical-align: top; }
+table.facts td:first-child { color: #666; }
 pre { background: #f6f6f6; padding: 12px; overflow-x: auto; font-size: 12px; }
-.partial { color: #b00; font-weight: bold; }
-</style>
-</head>
+.partial { color: #b00; font-weight: bold; }`)}
 <body data-charts="0" data-errors="0">
 ${ERROR_COUNTER}
 <h1>${escapeHtml(title)}</h1>

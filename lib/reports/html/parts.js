@@ -28,4 +28,25 @@ window.addEventListener('error', function (e) { __fail(e.message) });
 })();
 </script>`
 
-module.exports = { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER }
+// What every page with charts shares: the font and the charts' grid.
+const CHART_PAGE_STYLE = `body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
+h1 { font-size: 20px; margin: 0 0 8px; } h2 { font-size: 16px; margin: 24px 0 8px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 16px; }
+.chart { height: 320px; border: 1px solid #ddd; border-radius: 4px; }`
+
+/** The start of a page of charts, to its <body>: its title, the shared style and the page's own. */
+function chartPageHead (title, style = '') {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+${CHART_PAGE_STYLE}
+${style}
+</style>
+</head>`
+}
+
+module.exports = { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER, chartPageHead }
