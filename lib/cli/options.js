@@ -52,6 +52,14 @@ const CONNECTION_OPTIONS = {
     group: 'Connection:',
     describe: 'the PostgreSQL protocol port of every host, with --protocol pg [env CRATE_PG_PORT] (default: 5432)'
   },
+  pg_insert: {
+    type: 'string',
+    choices: ['batch', 'values', 'unnest'],
+    group: 'Connection:',
+    describe: 'with --protocol pg, the shape of a bulk insert: batch (JDBC-style, each row answered: the default), ' +
+      'values (one multi-row VALUES) or unnest (INSERT … SELECT * FROM UNNEST of arrays); these two answer only a ' +
+      'total, the rest of the rows sent counted failed'
+  },
   max_answer_mb: {
     type: 'string',
     group: 'Connection:',
@@ -482,6 +490,9 @@ function describeOptions (options, exclude = []) {
     password: connection.password ? '***' : '(none)',
     insecure: connection.insecure,
     timeout_ms: connection.timeoutMs,
+    // What carried the load: a comparison of runs names it, and the report says it.
+    protocol: connection.protocol ?? 'http',
+    ...(connection.protocol === 'pg' ? { pg_port: connection.pgPort, pg_insert: connection.pgInsert } : {}),
     ...Object.fromEntries(Object.entries(rest).map(([key, value]) => [toSnakeCase(key), describeValue(value)]))
   }
 }

@@ -128,12 +128,16 @@ function connectionFromArgs (args, env) {
   }
   const protocol = args.protocol ?? 'http'
   if (!PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be http or pg (got '${protocol}')`)
+  if (args.pg_insert !== undefined && protocol !== 'pg') {
+    throw new UsageError('--pg_insert is the shape of an insert over the PostgreSQL protocol: give --protocol pg too')
+  }
   return {
     hosts,
     // The load's protocol: the HTTP endpoint, or the PostgreSQL wire protocol on pgPort of the same hosts (the
     // master's own statements always go over HTTP).
     protocol,
     pgPort: parsePort(args.pg_port ?? env.CRATE_PG_PORT, { fallback: 5432, flag: '--pg_port/CRATE_PG_PORT' }),
+    pgInsert: args.pg_insert ?? 'batch',
     user,
     password,
     insecure: Boolean(args.insecure),

@@ -21,11 +21,12 @@ const STATUS_OF = { 28000: 401, '28P01': 401 }
  */
 class PgClient extends EventEmitter {
   constructor ({ hosts, pgPort = 5432, user, password, ssl = false, insecure = false, timeoutMs = 60_000,
-    maxSockets = 4 }) {
+    maxSockets = 4, pgInsert = 'batch' }) {
     super()
     this.targets = hosts.map((h) => ({ hostname: h.hostname, port: pgPort }))
     this.hosts = this.targets.map((t) => ({ base: `postgres://${t.hostname}:${t.port}` }))
     this.settings = { user, password, ssl, insecure, timeoutMs }
+    this.insertShape = pgInsert
     this.timeoutMs = timeoutMs
     this.maxSockets = maxSockets
     this.idle = []
@@ -59,6 +60,10 @@ class PgClient extends EventEmitter {
     try {
       const text = withDollars(request.stmt)
       if (Array.isArray(request.bulk_args)) {
+        if (this.insertShape !== 'batch') {
+          const stored = await Promise.race([this.insertWhole(connection, text, request.bulk_args), timeout])
+          return { results: totalOnly(stored, request.bulk_args.length) }
+        }
         const counts = await Promise.race([connection.batch(this.nameOf(text), text, request.bulk_args), timeout])
         return { results: counts.map((c) => (c === 1 ? { rowcount: 1 } : { rowcount: -2, error: { code: null,
           message: NO_REASON } })) }
@@ -74,6 +79,32 @@ class PgClient extends EventEmitter {
       clearTimeout(timer)
       this.release(connection)
     }
+  }
+
+  /**
+   * --pg_insert values|unnest: the rows as one statement (values: as many VALUES groups as 32,767 parameters allow,
+   * several statements if need be; unnest: one array per column), each answering only how many rows it stored.
+   */
+  async insertWhole (connection, text, rows) {
+    const shape = /^(INSERT INTO .+\)) VALUES \((.*)\)$/s.exec(text)
+    if (!shape) throw new Error(`--pg_insert ${this.insertShape} takes an INSERT … VALUES statement (got ${text})`)
+    const [, head] = shape
+    const width = rows[0] ? rows[0].length : 0
+    if (this.insertShape === 'unnest') {
+      const types = (rows[0] || []).map(arrayTypeOf)
+      const unnest = `${head} (SELECT * FROM UNNEST(${types.map((t, i) => `$${i + 1}::array(${t})`).join(', ')}))`
+      const columns = types.map((t, i) => arrayText(rows.map((row) => row[i])))
+      return (await connection.query(unnest, columns, this.nameOf(unnest))).rowcount
+    }
+    let stored = 0
+    const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, width)))
+    for (let from = 0; from < rows.length; from += perStatement) {
+      const chunk = rows.slice(from, from + perStatement)
+      const groups = chunk.map((row, r) => `(${row.map((_, c) => `$${r * width + c + 1}`).join(', ')})`)
+      const values = `${head} VALUES ${groups.join(', ')}`
+      stored += (await connection.query(values, chunk.flat(), this.nameOf(values))).rowcount
+    }
+    return stored
   }
 
   /** A prepared statement's name per text: parsed once per connection, bound for every batch after. */
@@ -171,6 +202,35 @@ class PgClient extends EventEmitter {
   }
 }
 
+// A Bind carries at most this many parameters (its count is a 16-bit integer).
+const MAX_PARAMETERS = 32_767
+const NOT_STORED = 'not stored: a multi-row insert over the PostgreSQL protocol answers only how many rows it stored ' +
+  '(--pg_insert)'
+
+/** A total as per-row results: the rows stored, then the rest of the rows sent failed without a reason of their own. */
+function totalOnly (stored, sent) {
+  const ok = Math.max(0, Math.min(stored ?? 0, sent))
+  return [...new Array(ok).fill({ rowcount: 1 }),
+    ...new Array(sent - ok).fill({ rowcount: -2, error: { code: null, message: NOT_STORED } })]
+}
+
+/** The array type of a column for UNNEST, from the first row's value (the request holds values, not a schema). */
+function arrayTypeOf (value) {
+  if (value !== null && typeof value === 'object') return 'object'
+  if (typeof value === 'number') return Number.isInteger(value) ? 'bigint' : 'double precision'
+  if (typeof value === 'boolean') return 'boolean'
+  return 'text'
+}
+
+/** A column's values as a PostgreSQL array literal in text format: {"…","…"}, objects as their JSON. */
+function arrayText (values) {
+  return `{${values.map((v) => {
+    if (v === null || v === undefined) return 'NULL'
+    const text = typeof v === 'object' ? JSON.stringify(v) : String(v)
+    return `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`
+  }).join(',')}}`
+}
+
 function aborted () {
   return new TransportError({ code: 'ABORTED', message: 'abandoned (interrupted)', host: null, sent: false })
 }
@@ -207,4 +267,4 @@ function withDollars (stmt) {
   return out
 }
 
-module.exports = { PgClient, withDollars, NO_REASON }
+module.exports = { PgClient, withDollars, arrayText, NO_REASON, NOT_STORED }

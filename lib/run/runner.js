@@ -239,6 +239,9 @@ function announce (ctx) {
     `  cluster:  ${c.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`).join(', ')} as ${c.user} (${tls}), ` +
     `timeout ${c.timeoutMs / 1000} s`
   )
+  if (c.protocol === 'pg') {
+    ctx.log(`  protocol: the load over the PostgreSQL wire protocol, port ${c.pgPort} (checks and DDL over HTTP)`)
+  }
   ctx.log(`  workload: ${workload.describeLoad(options)}`)
   ctx.log(
     `  load:     ${options.processes} process${options.processes === 1 ? '' : 'es'} x ${options.concurrentRequests} ` +

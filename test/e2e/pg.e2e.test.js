@@ -91,3 +91,46 @@ test('bad input over pg: one line naming the problem, the documented exit code, 
     }
     assert.equal(double.bulkRowsReceived, 0)
   })
+
+test('compare names what carried each side\'s load; the report says it', async (t) => {
+  const { env } = await withPgDouble(t, {})
+  const dir = require('../helpers/temp-files').tempDir(t)
+  const path = require('node:path')
+  const fs = require('node:fs')
+  for (const protocol of ['http', 'pg']) {
+    const run = await runTool('appClusterIngest.js', ['--protocol', protocol, '--max_rows', '2000', '--batch_size', '200',
+      '--processes', '1', '--json', '--report', path.join(dir, `${protocol}.html`)], { env })
+    assert.equal(run.code, 0, run.stderr)
+    fs.writeFileSync(path.join(dir, `${protocol}.json`), run.stdout)
+    assert.equal(run.json.options.protocol, protocol)
+  }
+  assert.match(fs.readFileSync(path.join(dir, 'pg.html'), 'utf8'), /PostgreSQL wire protocol \(port \d+\)/)
+  const compared = await runTool('bin/crate-bench.js', ['compare', '--base', path.join(dir, 'http.json'), '--new',
+    path.join(dir, 'pg.json'), '--json'], { env })
+  assert.equal(compared.code, 0, compared.stderr)
+  assert.match(compared.stderr, /^base over HTTP, new over PostgreSQL protocol$/m)
+  assert.deepEqual(compared.json.protocols, { base: ['http'], new: ['pg'] })
+  assert.ok(compared.json.option_differences.some((d) => d.option === 'protocol'))
+})
+
+test('--pg_insert values and unnest: a total per statement, the rest of the rows sent counted failed', async (t) => {
+  const { double, pg, env } = await withPgDouble(t, { rejectRow: (n) => n % 100 === 3 })
+  let stored = 0
+  for (const shape of ['values', 'unnest']) {
+    const run = await runTool('appClusterIngest.js', ['--protocol', 'pg', '--pg_insert', shape, '--processes', '1',
+      '--max_rows', '3000', '--batch_size', '3000', '--json'], { env })
+    assert.equal(run.code, 1, run.stderr)
+    const r = run.json
+    assert.deepEqual([r.rows_ok, r.rows_failed, r.rows_in_doubt], [2970, 30, 0], shape)
+    assert.match(r.errors[0].message, /answers only how many rows it stored \(--pg_insert\)/)
+    assert.equal(r.options.pg_insert, shape)
+    stored += r.rows_ok
+  }
+  assert.equal(double.rowsAcknowledged, stored, 'what the double stored is what the runs counted')
+  // 3,000 rows of 12 columns are 36,000 parameters: two VALUES statements, as a Bind takes at most 32,767.
+  assert.ok([...pg.parses.keys()].filter((text) => / VALUES \(\$1, /.test(text) && text.includes('), (')).length >= 2)
+  assert.ok([...pg.parses.keys()].some((text) => /UNNEST\(\$1::array\(object\)/.test(text)))
+  const http = await runTool('appClusterIngest.js', ['--pg_insert', 'values'], { env })
+  assert.equal(http.code, 2)
+  assert.match(http.stderr, /--pg_insert is the shape of an insert over the PostgreSQL protocol: give --protocol pg/)
+})

@@ -161,6 +161,18 @@ async function runCycle (cycle, statements, double) {
       bound.describe = true
     } else if (m.kind === 'execute') {
       const stmt = toQuestionMarks(bound.text)
+      const whole = wholeInsert(stmt, bound.values)
+      if (whole) {
+        // One statement of many rows (07, 08): one CommandComplete with how many were stored, failures silent.
+        double.statements.push({ stmt, rows: whole.rows.length })
+        const outcome = double.executeBulk(whole.single, whole.rows, double.nodes[0])
+        if (outcome.error) return [...answers, errorOf(outcome.error)]
+        const stored = outcome.results.filter((r) => r.rowcount === 1).length
+        double.rowsAcknowledged += stored
+        if (bound.describe) answers.push(message('n'))
+        answers.push(message('C', cstring(`INSERT 0 ${stored}`)))
+        continue
+      }
       if (/^\s*INSERT\b/i.test(stmt)) {
         // This Execute and the Bind/Execute pairs right after it of the same statement: one bulk operation.
         const rows = [bound.values.map(fromText)]
@@ -195,9 +207,54 @@ async function runCycle (cycle, statements, double) {
   return answers
 }
 
+/**
+ * A multi-row VALUES insert or an INSERT … SELECT * FROM UNNEST(arrays) as the one-row INSERT the double's executor
+ * reads and its rows; null for any other statement.
+ */
+function wholeInsert (stmt, values) {
+  const multi = /^(INSERT INTO .+?\)) VALUES (\([^)]*\))((?:, \([^)]*\))+)$/s.exec(stmt)
+  if (multi) {
+    const width = (multi[2].match(/\?/g) || []).length
+    const rows = []
+    for (let i = 0; i < values.length; i += width) rows.push(values.slice(i, i + width).map(fromText))
+    return { single: `${multi[1]} VALUES ${multi[2]}`, rows }
+  }
+  const unnest = /^(INSERT INTO .+?\)) \(SELECT \* FROM UNNEST\((.+)\)\)$/s.exec(stmt)
+  if (unnest) {
+    const columns = values.map(arrayElements)
+    const rows = (columns[0] || []).map((_, r) => columns.map((column) => fromText(column[r])))
+    return { single: `${unnest[1]} VALUES (${columns.map(() => '?').join(', ')})`, rows }
+  }
+  return null
+}
+
+/** The elements of a PostgreSQL array literal in text format ({"a","b",NULL,5}). */
+function arrayElements (text) {
+  const elements = []
+  let i = 1
+  while (i < text.length - 1) {
+    if (text[i] === '"') {
+      let value = ''
+      i++
+      while (text[i] !== '"') {
+        if (text[i] === '\\') i++
+        value += text[i++]
+      }
+      elements.push(value)
+      i += 2
+    } else {
+      const end = text.indexOf(',', i) >= 0 ? text.indexOf(',', i) : text.length - 1
+      const raw = text.slice(i, end)
+      elements.push(raw === 'NULL' ? null : raw)
+      i = end + 1
+    }
+  }
+  return elements
+}
+
 /** $1, $2 … as the HTTP endpoint's ? (the double's executor reads those). */
 function toQuestionMarks (text) {
-  return text.replace(/\$\d+/g, '?')
+  return text.replace(/\$\d+(::array\([a-z ]+\))?/g, '?')
 }
 
 /** A text-format value back to what the HTTP endpoint would have received in JSON. */

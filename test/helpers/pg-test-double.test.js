@@ -87,3 +87,18 @@ test('no TLS: an SSLRequest is answered N; an unknown user is asked a password a
   assert.deepEqual(essential(await stranger.send(Buffer.from(refuse.client.bytes_base64, 'base64'),
     (m) => m.length > 0)), essential(refuse.server.messages))
 })
+
+test('a multi-row VALUES insert and an UNNEST insert answer only how many rows they stored (07, 08)', async (t) => {
+  const double = await startCrateTestDouble({ rejectRow: (n, row) => row[2] >= 90 })
+  const front = await startPgFront(double)
+  t.after(() => Promise.all([front.close(), double.stop()]))
+  double.execute('CREATE TABLE doc.pg_cpu (tags OBJECT, ts TIMESTAMP, usage_user INTEGER, usage_system INTEGER)', [])
+  const connection = await rawConnection(front.port)
+  await connection.send(Buffer.from(capture('00-startup').exchanges[1].client.bytes_base64, 'base64'))
+  for (const name of ['07-multi-values-insert', '08-unnest-insert']) {
+    const [exchange] = capture(name).exchanges
+    const answer = await connection.send(Buffer.from(exchange.client.bytes_base64, 'base64'))
+    assert.deepEqual(essential(answer), essential(exchange.server.messages), name)
+  }
+  connection.socket.destroy()
+})

@@ -7,7 +7,7 @@ const { sameFile } = require('../../base/files')
 const { commandParser } = require('../../cli/command-args')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
-const { runsText, changeText, intervalText, fmt, optionDifferenceText } = require('./wording')
+const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText } = require('./wording')
 
 const USAGE = `Usage: crate-bench compare --base FILE... --new FILE...
          [--fail_on_regression PCT] [--json] [-o compare.html]
@@ -147,7 +147,7 @@ function render (comparison) {
     ? comparison.method
     : `significance cannot be judged with fewer than 3 runs a side (${comparison.base_runs} ` +
       `base, ${comparison.new_runs} new): repeat each configuration`
-  return `${optionsText(comparison)}${t.toString()}\n${note}\n`
+  return `${protocolsText(comparison.protocols)}\n${optionsText(comparison)}${t.toString()}\n${note}\n`
 }
 
 /** The options that differ between the sides, one line, or that none does. */

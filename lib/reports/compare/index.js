@@ -25,6 +25,8 @@ function figuresOf (result) {
   return figures
 }
 
+const protocolsOf = (results) => [...new Set(results.map((r) => (r.options && r.options.protocol) || 'http'))]
+
 /**
  * Base against new, figure by figure: the means, the change in %, and with at least three runs a
  * side, Welch's t-test: a 95% confidence interval of the change and a verdict (better, worse, or
@@ -38,6 +40,8 @@ function compareRuns (baseResults, newResults) {
   return {
     base_runs: baseResults.length,
     new_runs: newResults.length,
+    // What carried each side's load: HTTP or the PostgreSQL protocol (runs before --protocol were HTTP).
+    protocols: { base: protocolsOf(baseResults), new: protocolsOf(newResults) },
     option_differences: optionDifferences(baseResults, newResults),
     method: `Welch's t-test, two-sided, p < ${SIGNIFICANCE}; 95% confidence interval of the change`,
     judged,

@@ -28,4 +28,12 @@ function optionDifferenceText (d) {
   return `${d.option} ${side(d.base)} (base) -> ${side(d.new)} (new)`
 }
 
-module.exports = { runsText, changeText, intervalText, fmt, optionDifferenceText }
+const PROTOCOL_NAMES = { http: 'HTTP', pg: 'PostgreSQL protocol' }
+
+/** "base over HTTP, new over the PostgreSQL protocol": what carried each side's load. */
+function protocolsText (protocols) {
+  const side = (list) => list.map((p) => PROTOCOL_NAMES[p] ?? p).join(' and ')
+  return `base over ${side(protocols.base)}, new over ${side(protocols.new)}`
+}
+
+module.exports = { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, PROTOCOL_NAMES }

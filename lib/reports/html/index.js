@@ -50,6 +50,8 @@ function renderHtmlReport (result, { terminalReport = '' } = {}) {
       `CrateDB ${env.cratedb_version ?? 'version unknown'}, ${env.cratedb_nodes ?? '?'} ` +
       `node(s): ${(result.options.hosts || []).join(', ')}`
     ],
+    ['protocol', result.options.protocol === 'pg'
+      ? `PostgreSQL wire protocol (port ${result.options.pg_port ?? 5432})` : 'HTTP (/_sql)'],
     ['run', `${result.options.run_id ?? ''}, ${result.seconds} s${result.partial ? ' — PARTIAL' : ''}`]
   ]
   return `${chartPageHead(title, `table.facts td { padding: 2px 12px 2px 0; vertical-align: top; }
