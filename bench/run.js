@@ -33,13 +33,18 @@ const QUERY_PATH_QUERIES = 150_000
 const TARGET_METRICS_COST = 1.03
 // --ui with one page open (its page, its event stream, the report it turns into): at most 3% more CPU per unit too.
 const TARGET_UI_COST = 1.03
+// --protocol pg: per row, at most 1.5x the HTTP path's client CPU (the same rows, batches, in-flight count).
+const TARGET_PG_OF_HTTP = 1.5
 
 function startStandIn () {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(__dirname, 'stand-in-server.js')], {
       stdio: ['ignore', 'pipe', 'inherit']
     })
-    child.stdout.once('data', (data) => resolve({ child, port: Number(String(data).trim()) }))
+    child.stdout.once('data', (data) => {
+      const [port, pgPort] = String(data).trim().split(' ').map(Number)
+      resolve({ child, port, pgPort })
+    })
     child.once('error', reject)
   })
 }
@@ -48,11 +53,12 @@ function startStandIn () {
 // it can trust there, so every ingest run is told to drop and create its table, as it would a table of its own.
 const OWN_TABLE = ['--drop_table']
 
-function runApp (script, args, port) {
+function runApp (script, args, port, pgPort = null) {
   const own = script === 'appClusterIngest.js' ? OWN_TABLE : []
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, script), ...args, ...own, '--json'], {
-      env: { PATH: process.env.PATH, CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) },
+      env: { PATH: process.env.PATH, CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port),
+        ...(pgPort ? { CRATE_PG_PORT: String(pgPort) } : {}) },
       stdio: ['ignore', 'pipe', 'pipe']
     })
     let out = ''
@@ -71,9 +77,9 @@ function runApp (script, args, port) {
 
 /** Each scenario gets a fresh stand-in, so one scenario's server-side garbage does not slow the next. */
 async function withStandIn (fn) {
-  const { child: server, port } = await startStandIn()
+  const { child: server, port, pgPort } = await startStandIn()
   try {
-    return await fn(port)
+    return await fn(port, pgPort)
   } finally {
     server.kill()
   }
@@ -323,6 +329,39 @@ async function withOpenPage (fn) {
   }
 }
 
+/**
+ * The same ingest and query runs over HTTP and over the PostgreSQL protocol, alternately, on one stand-in that
+ * speaks both: the client's CPU per row and per query (the load's, master and workers) of each path.
+ */
+async function measurePgPath () {
+  const ingestArgs = ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0',
+    '--batch_size', '10000', '--max_rows', '1000000']
+  const queryArgs = ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0',
+    '--queries_config', path.join(ROOT, 'queries', 'select1.yml'), '--max_queries', '50000']
+  const runs = { ingest: { http: [], pg: [] }, query: { http: [], pg: [] } }
+  for (let i = 0; i < RUNS; i++) {
+    for (const protocol of ['http', 'pg']) {
+      const flag = ['--protocol', protocol]
+      const ingest = await withStandIn((port, pgPort) => runApp('appClusterIngest.js', [...ingestArgs, ...flag], port,
+        pgPort))
+      runs.ingest[protocol].push(ingest.client.cpu_us_per_row)
+      const query = await withStandIn((port, pgPort) => runApp('appClusterAnalytical.js', [...queryArgs, ...flag],
+        port, pgPort))
+      runs.query[protocol].push(query.client.cpu_us_per_query)
+    }
+  }
+  const m = {
+    http_cpu_us_per_row: median(runs.ingest.http),
+    pg_cpu_us_per_row: median(runs.ingest.pg),
+    http_cpu_us_per_query: median(runs.query.http),
+    pg_cpu_us_per_query: median(runs.query.pg)
+  }
+  m.pg_of_http_per_row = Math.round((m.pg_cpu_us_per_row / m.http_cpu_us_per_row) * 100) / 100
+  m.pg_of_http_per_query = Math.round((m.pg_cpu_us_per_query / m.http_cpu_us_per_query) * 100) / 100
+  m.met = m.pg_of_http_per_row <= TARGET_PG_OF_HTTP
+  return m
+}
+
 /** The tool's tree for TREE_ROWS rows: CPU per row, and its start-up and end as the tool reports them. */
 async function toolTree (processes, port, extraArgs = []) {
   const args = ['--processes', processes, '--max_rows', TREE_ROWS / processes, '--batch_size', TREE_BATCH,
@@ -480,6 +519,15 @@ async function main () {
   for (const scenario of TREE_SCENARIOS) trees.push(await measureTree(scenario))
   const rates = []
   for (const scenario of RATE_SCENARIOS) rates.push(await measureRate(scenario))
+  const pgPath = await measurePgPath()
+  const pgTable = table(['the same load over HTTP and over the PostgreSQL protocol (--protocol pg)', 'HTTP', 'pg',
+    'pg / HTTP', 'target', 'met'])
+  pgTable.push(
+    ['ingest, batch 10000, 20 in flight, 1M rows: client CPU µs/row', pgPath.http_cpu_us_per_row,
+      pgPath.pg_cpu_us_per_row, `${pgPath.pg_of_http_per_row}x`, `<= ${TARGET_PG_OF_HTTP}x`, pgPath.met ? 'yes' : 'NO'],
+    ['SELECT 1, 20 in flight: client CPU µs/query', pgPath.http_cpu_us_per_query, pgPath.pg_cpu_us_per_query,
+      `${pgPath.pg_of_http_per_query}x`, '-', '-']
+  )
   const queryTable = table([
     'SELECT 1, 20 in flight, 1 process',
     'queries/s (median)',
@@ -578,7 +626,8 @@ async function main () {
     process.stderr.write('# nodeIngestBench skipped: set NIB_DIR to a checkout with its dependencies\n')
   }
   process.stderr.write(
-    `${scenarioTable.toString()}\n${queryTable.toString()}\n${treeTable.toString()}\n${rateTable.toString()}\n`
+    `${scenarioTable.toString()}\n${queryTable.toString()}\n${treeTable.toString()}\n${rateTable.toString()}\n` +
+    `${pgTable.toString()}\n`
   )
   process.stdout.write(
     `${JSON.stringify({
@@ -587,10 +636,11 @@ async function main () {
       results: rows,
       query_path: queryPath,
       process_tree: trees,
-      rates
+      rates,
+      pg_path: pgPath
     })}\n`
   )
-  if (!queryPath.met || trees.some((t) => t.met === false)) process.exitCode = 1
+  if (!queryPath.met || trees.some((t) => t.met === false) || !pgPath.met) process.exitCode = 1
 }
 
 main().catch((error) => {

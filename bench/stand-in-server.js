@@ -1,6 +1,7 @@
 'use strict'
 
-// A stand-in for CrateDB that answers at once, for measuring the client's own cost. It answers
+// A stand-in for CrateDB that answers at once, for measuring the client's own cost, over HTTP and over the
+// PostgreSQL wire protocol (the second port it prints). It answers
 // bulk INSERTs with one {"rowcount":1} per row (counted with a bracket scan, not a JSON parse,
 // so the server stays cheap next to the client), SELECTs with one row, everything else with
 // rowcount 1. Usage: node bench/stand-in-server.js [port]; prints the port on stdout.
@@ -71,9 +72,103 @@ const server = http.createServer((req, res) => {
   })
 })
 
+/**
+ * The same stand-in over the PostgreSQL wire protocol (--protocol pg): a session for anyone, and every cycle answered
+ * at its Sync as CrateDB answers an all-ok batch: ParseComplete when it parsed, BindComplete and INSERT 0 1 per
+ * Execute (SELECT 1 for a query). Answers are cut from one buffer, not built per row.
+ */
+const PG_READY = pgMessage('Z', Buffer.from('I'))
+const PG_WELCOME = Buffer.concat([pgMessage('R', Buffer.alloc(4)), PG_READY])
+const PG_PARSED = pgMessage('1', Buffer.alloc(0))
+const PG_ROW_OK = Buffer.concat([pgMessage('2', Buffer.alloc(0)), pgMessage('C', Buffer.from('INSERT 0 1\0'))])
+const PG_SELECT = Buffer.concat([pgMessage('2', Buffer.alloc(0)), pgMessage('n', Buffer.alloc(0)),
+  pgMessage('C', Buffer.from('SELECT 1\0'))])
+const pgRowsCache = new Map()
+
+function pgMessage (type, body) {
+  const head = Buffer.alloc(5)
+  head.write(type, 0, 'latin1')
+  head.writeInt32BE(body.length + 4, 1)
+  return Buffer.concat([head, body])
+}
+
+function pgRowsOk (n) {
+  let answer = pgRowsCache.get(n)
+  if (!answer) {
+    answer = Buffer.concat(new Array(n).fill(PG_ROW_OK))
+    pgRowsCache.set(n, answer)
+  }
+  return answer
+}
+
+const pgServer = require('node:net').createServer((socket) => {
+  socket.setNoDelay(true)
+  let pending = Buffer.alloc(0)
+  let started = false
+  let parsed = false
+  let executes = 0
+  let inserting = false
+  const insertNames = new Set()
+  socket.on('error', () => {})
+  socket.on('data', (chunk) => {
+    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk
+    let pos = 0
+    for (;;) {
+      if (!started) {
+        if (pending.length - pos < 8) break
+        const length = pending.readInt32BE(pos)
+        if (pending.length - pos < length) break
+        const code = pending.readInt32BE(pos + 4)
+        pos += length
+        if (code === 80877103) socket.write('N')
+        else {
+          started = true
+          socket.write(PG_WELCOME)
+        }
+        continue
+      }
+      if (pending.length - pos < 5) break
+      const type = pending[pos]
+      const length = pending.readInt32BE(pos + 1)
+      if (pending.length - pos < length + 1) break
+      if (type === 0x50) { // Parse: name, text
+        parsed = true
+        const nameEnd = pending.indexOf(0, pos + 5)
+        const name = pending.toString('latin1', pos + 5, nameEnd)
+        if (/^INSERT/i.test(pending.toString('latin1', nameEnd + 1, nameEnd + 8))) insertNames.add(name)
+      } else if (type === 0x42) { // Bind: portal, statement
+        const portalEnd = pending.indexOf(0, pos + 5)
+        const name = pending.toString('latin1', portalEnd + 1, pending.indexOf(0, portalEnd + 1))
+        inserting = insertNames.has(name)
+      } else if (type === 0x45) {
+        executes++
+      } else if (type === 0x53) { // Sync
+        const parts = parsed ? [PG_PARSED] : []
+        if (inserting) {
+          rowsReceived += executes
+          parts.push(pgRowsOk(executes))
+        } else {
+          parts.push(PG_SELECT)
+        }
+        parts.push(PG_READY)
+        socket.write(parts.length === 1 ? parts[0] : Buffer.concat(parts))
+        parsed = false
+        executes = 0
+      } else if (type === 0x58) {
+        socket.end()
+      }
+      pos += length + 1
+    }
+    pending = pos < pending.length ? pending.subarray(pos) : Buffer.alloc(0)
+  })
+})
+
 server.keepAliveTimeout = 60_000
 server.listen(Number(process.argv[2] || 0), '127.0.0.1', () => {
-  process.stdout.write(`${server.address().port}\n`)
+  pgServer.listen(0, '127.0.0.1', () => {
+    // The HTTP port, then the PostgreSQL protocol's.
+    process.stdout.write(`${server.address().port} ${pgServer.address().port}\n`)
+  })
 })
 
 module.exports = { countBulkRows }

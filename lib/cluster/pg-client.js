@@ -3,9 +3,12 @@
 const { EventEmitter } = require('node:events')
 const { PgConnection, PgError, PgConnectionError } = require('./pg-connection')
 const { CrateHttpError, TransportError } = require('./http-errors')
+const { bulkOf, frameBulk } = require('./pg-bulk-frame')
 
 // What a row CrateDB could not write answers over the PostgreSQL protocol: INSERT 0 -3, and nothing else (05, 14).
 const NO_REASON = 'rejected by the server, no reason given over the PostgreSQL protocol'
+const ROW_OK = Object.freeze({ rowcount: 1 })
+const ROW_REJECTED = Object.freeze({ rowcount: -2, error: Object.freeze({ code: null, message: NO_REASON }) })
 // SQLSTATEs of the answers the run acts on, as CrateDB's HTTP codes: the engine stops a run whose table is gone
 // (4041) or whose password is wrong (401), whichever transport told it.
 const CRATE_CODE_OF = { '42P01': 4041, '3F000': 4045, 23505: 4091, '42P07': 4093, 42601: 4000, XX000: 5000 }
@@ -39,8 +42,11 @@ class PgClient extends EventEmitter {
 
   /** One request of a workload; `parse` is HTTP's (text to object) and not needed here. */
   async post (body, { timeoutMs = this.timeoutMs } = {}) {
-    const request = typeof body === 'string' || Buffer.isBuffer(body) ? JSON.parse(body) : body
-    return this.send(request, timeoutMs)
+    // A JDBC-style batch is framed from the body's bytes, never parsed (lib/cluster/pg-bulk-frame.js).
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body
+    const bulk = this.insertShape === 'batch' && Buffer.isBuffer(bytes) ? bulkOf(bytes) : null
+    if (bulk) return this.send({ stmt: bulk.stmt, framed: { body: bytes, rowsAt: bulk.rowsAt } }, timeoutMs)
+    return this.send(Buffer.isBuffer(bytes) ? JSON.parse(bytes) : body, timeoutMs)
   }
 
   sql (stmt, args = [], { timeoutMs = this.timeoutMs } = {}) {
@@ -59,14 +65,20 @@ class PgClient extends EventEmitter {
     })
     try {
       const text = withDollars(request.stmt)
+      if (request.framed) {
+        const name = this.nameOf(text)
+        const { bytes, rows } = frameBulk(request.framed.body, request.framed.rowsAt, name)
+        const counts = await Promise.race([connection.framedBatch(name, text, bytes), timeout])
+        if (counts.length !== rows) counts.length = Math.min(counts.length, rows)
+        return { results: counts.map((c) => (c === 1 ? ROW_OK : ROW_REJECTED)) }
+      }
       if (Array.isArray(request.bulk_args)) {
         if (this.insertShape !== 'batch') {
           const stored = await Promise.race([this.insertWhole(connection, text, request.bulk_args), timeout])
           return { results: totalOnly(stored, request.bulk_args.length) }
         }
         const counts = await Promise.race([connection.batch(this.nameOf(text), text, request.bulk_args), timeout])
-        return { results: counts.map((c) => (c === 1 ? { rowcount: 1 } : { rowcount: -2, error: { code: null,
-          message: NO_REASON } })) }
+        return { results: counts.map((c) => (c === 1 ? ROW_OK : ROW_REJECTED)) }
       }
       // A workload's queries are prepared once per connection; the master's statements are not worth it.
       const name = request.prepared === false ? '' : this.nameOf(text)
