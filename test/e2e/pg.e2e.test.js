@@ -134,3 +134,22 @@ test('--pg_insert values and unnest: a total per statement, the rest of the rows
   assert.equal(http.code, 2)
   assert.match(http.stderr, /--pg_insert is the shape of an insert over the PostgreSQL protocol: give --protocol pg/)
 })
+
+test('the protocol goes wherever the benchmark options go: a fleet and a sweep over pg', async (t) => {
+  const { double, pg, env } = await withPgDouble(t, { trackKeys: true })
+  const fleet = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', '--protocol', 'pg',
+    '--max_rows', '2000', '--batch_size', '500', '--processes', '1', '--monitor_interval', '0', '--json'],
+  { env, timeoutMs: 90_000 })
+  assert.equal(fleet.code, 0, fleet.stderr)
+  assert.equal(fleet.json.rows_ok, 4000)
+  assert.equal(fleet.json.options.protocol, 'pg')
+  assert.equal(double.keys.size, 4000)
+  const batches = pg.cycles.filter((executes) => executes === 500).length
+  assert.equal(batches, 8, 'every batch of both generators went over pg')
+  const sweep = await runTool('bin/crate-bench.js', ['sweep', 'batch-size', '--values', '100 200', '--out',
+    require('../helpers/temp-files').tempDir(t), '--', '--protocol', 'pg', '--max_rows', '1000', '--processes', '1',
+    '--monitor_interval', '0'], { env, timeoutMs: 90_000 })
+  assert.equal(sweep.code, 0, sweep.stderr)
+  assert.equal(pg.cycles.filter((executes) => executes === 100).length, 10)
+  assert.equal(pg.cycles.filter((executes) => executes === 200).length, 5)
+})
