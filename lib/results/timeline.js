@@ -111,13 +111,20 @@ class Timeline {
   }
 
   /**
-   * The intervals still open that every worker has most likely reported (all but the newest), summarized as they
+   * The intervals still open that every worker has most likely reported (all but the newest), their counts as they
    * stand: a live view shows them a second or two before they close, and replaces them when they do.
    */
   provisional () {
+    const seconds = this.intervalMs / 1000
+    // Counts and rates only: an interval's percentiles wait for its close (taking them from the histograms every
+    // second would cost the live page more than everything else it does).
+    const of = (series) => ({ ok: series.ok, failed: series.failed, in_doubt: series.inDoubt,
+      per_sec: round(series.ok / seconds), p50_ms: null, p90_ms: null, p99_ms: null, max_ms: null })
     return [...this.open.keys()].filter((i) => i < this.newest).sort((a, b) => a - b).map((i) => {
-      const groups = this.summarize(this.open.get(i))
-      for (const name of Object.keys(groups)) groups[name] = { ...groups[name], latency_hist: undefined }
+      const groups = {}
+      for (const [name, g] of Object.entries(this.open.get(i).groups)) {
+        groups[name] = { ...of(g.all), labels: Object.fromEntries([...g.labels].map(([label, l]) => [label, of(l)])) }
+      }
       return { t_s: round((i * this.intervalMs) / 1000, 3), ...groups }
     })
   }
