@@ -8,7 +8,8 @@ const { bulkOf, frameBulk } = require('./pg-bulk-frame')
 // What a row CrateDB could not write answers over the PostgreSQL protocol: INSERT 0 -3, and nothing else (05, 14).
 const NO_REASON = 'rejected by the server, no reason given over the PostgreSQL protocol'
 const ROW_OK = Object.freeze({ rowcount: 1 })
-const ROW_REJECTED = Object.freeze({ rowcount: -2, error: Object.freeze({ code: null, message: NO_REASON }) })
+const ROW_REJECTED = Object.freeze({ rowcount: -2,
+  error: Object.freeze({ code: null, status: null, message: NO_REASON }) })
 // SQLSTATEs of the answers the run acts on, as CrateDB's HTTP codes: the engine stops a run whose table is gone
 // (4041) or whose password is wrong (401), whichever transport told it.
 const CRATE_CODE_OF = { '42P01': 4041, '3F000': 4045, 23505: 4091, '42P07': 4093, 42601: 4000, XX000: 5000 }
@@ -223,7 +224,7 @@ const NOT_STORED = 'not stored: a multi-row insert over the PostgreSQL protocol 
 function totalOnly (stored, sent) {
   const ok = Math.max(0, Math.min(stored ?? 0, sent))
   return [...new Array(ok).fill({ rowcount: 1 }),
-    ...new Array(sent - ok).fill({ rowcount: -2, error: { code: null, message: NOT_STORED } })]
+    ...new Array(sent - ok).fill({ rowcount: -2, error: { code: null, status: null, message: NOT_STORED } })]
 }
 
 /** The array type of a column for UNNEST, from the first row's value (the request holds values, not a schema). */

@@ -110,7 +110,9 @@ function accountBulkAnswer (rowsSent, answer) {
     } else if (result === null || typeof result !== 'object') {
       malformed++
     } else if (result.error && typeof result.error === 'object') {
-      failures.push({ code: result.error.code ?? null, status: 200, message: String(result.error.message), count: 1 })
+      // A row's own error came in an HTTP 200 answer; over the PostgreSQL protocol there was no HTTP status at all.
+      const status = 'status' in result.error ? result.error.status : 200
+      failures.push({ code: result.error.code ?? null, status, message: String(result.error.message), count: 1 })
     } else {
       bare++
     }

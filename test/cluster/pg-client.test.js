@@ -36,7 +36,7 @@ test('a transport as the engine knows it: the HTTP answer shapes, per row and pe
   double.execute('CREATE TABLE doc.t (tags OBJECT, ts TIMESTAMP, usage_user INTEGER)', [])
   const body = JSON.stringify({ stmt: INSERT, bulk_args: [[{ h: 'a' }, 1, 10], [{ h: 'b' }, 2, 20], [{ h: 'c' }, 3, 30]] })
   assert.deepEqual(await pg.post(body), { results: [{ rowcount: 1 }, { rowcount: -2, error: { code: null,
-    message: NO_REASON } }, { rowcount: 1 }] })
+    status: null, message: NO_REASON } }, { rowcount: 1 }] })
   assert.deepEqual(await pg.post(Buffer.from(JSON.stringify({ stmt: 'SELECT 2' }))), { cols: ['x'], rows: [['2']],
     rowcount: 1 })
   assert.deepEqual(await pg.sql('REFRESH TABLE doc.t'), { cols: [], rows: [[]], rowcount: 1 })

@@ -29,8 +29,8 @@ test('ingest over pg: JDBC-style batches, each row settled from its own answer, 
     assert.equal(r.rows_ok + r.rows_failed, 10_000)
     assert.equal(r.rows_failed, 200)
     assert.equal(r.rows_in_doubt, 0)
-    assert.deepEqual(r.errors.map((e) => [e.message, e.count]),
-      [['rejected by the server, no reason given over the PostgreSQL protocol', 200]])
+    assert.deepEqual(r.errors.map((e) => [e.message, e.count, e.status]),
+      [['rejected by the server, no reason given over the PostgreSQL protocol', 200, null]])
     assert.equal(double.keys.size, r.rows_ok, 'the table holds exactly the rows acknowledged')
     assert.equal(r.environment.protocol, 'pg')
     // One batch per request, one Sync each (the check's SELECT 1 aside); the INSERT parsed once per connection.
