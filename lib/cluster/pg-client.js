@@ -44,10 +44,10 @@ class PgClient extends EventEmitter {
   /** One request of a workload; `parse` is HTTP's (text to object) and not needed here. */
   async post (body, { timeoutMs = this.timeoutMs } = {}) {
     // A JDBC-style batch is framed from the body's bytes, never parsed (lib/cluster/pg-bulk-frame.js).
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body
-    const bulk = this.insertShape === 'batch' && Buffer.isBuffer(bytes) ? bulkOf(bytes) : null
+    const bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))
+    const bulk = this.insertShape === 'batch' ? bulkOf(bytes) : null
     if (bulk) return this.send({ stmt: bulk.stmt, framed: { body: bytes, rowsAt: bulk.rowsAt } }, timeoutMs)
-    return this.send(Buffer.isBuffer(bytes) ? JSON.parse(bytes) : body, timeoutMs)
+    return this.send(JSON.parse(bytes), timeoutMs)
   }
 
   sql (stmt, args = [], { timeoutMs = this.timeoutMs } = {}) {
@@ -73,13 +73,10 @@ class PgClient extends EventEmitter {
         if (counts.length !== rows) counts.length = Math.min(counts.length, rows)
         return { results: counts.map((c) => (c === 1 ? ROW_OK : ROW_REJECTED)) }
       }
+      // --pg_insert values|unnest (a batch is framed above).
       if (Array.isArray(request.bulk_args)) {
-        if (this.insertShape !== 'batch') {
-          const stored = await Promise.race([this.insertWhole(connection, text, request.bulk_args), timeout])
-          return { results: totalOnly(stored, request.bulk_args.length) }
-        }
-        const counts = await Promise.race([connection.batch(this.nameOf(text), text, request.bulk_args), timeout])
-        return { results: counts.map((c) => (c === 1 ? ROW_OK : ROW_REJECTED)) }
+        const stored = await Promise.race([this.insertWhole(connection, text, request.bulk_args), timeout])
+        return { results: totalOnly(stored, request.bulk_args.length) }
       }
       // A workload's queries are prepared once per connection; the master's statements are not worth it.
       const name = request.prepared === false ? '' : this.nameOf(text)

@@ -103,15 +103,10 @@ class PgConnection {
 
   /**
    * A batch as JDBC's executeBatch sends it: the statement parsed once per connection (named), then Bind and Execute
-   * per row, one Sync. CrateDB runs it as one bulk operation and answers one CommandComplete per row (captures 04,
-   * 05, 14). Resolves with each row's count (1 stored, -3 failed without a reason); rejects with the PgError when the
-   * cycle failed as a whole (no row of it is stored: capture 12).
+   * per row, one Sync, written already (lib/cluster/pg-bulk-frame.js). CrateDB runs it as one bulk operation and
+   * answers one CommandComplete per row (captures 04, 05, 14). Resolves with each row's count (1 stored, -3 failed
+   * without a reason); rejects with the PgError when the cycle failed as a whole (no row of it is stored: 12).
    */
-  async batch (name, text, rows) {
-    return this.framedBatch(name, text, bindExecuteRows(name, rows))
-  }
-
-  /** A batch whose Bind/Execute messages and Sync are written already (lib/cluster/pg-bulk-frame.js). */
   async framedBatch (name, text, body) {
     const parsing = !this.prepared.has(name)
     const answer = await this.run(parsing ? Buffer.concat([serialize.parse({ name, text }), body]) : body)
@@ -209,50 +204,6 @@ function connect (host, port, timeoutMs) {
       reject(new PgConnectionError(`${host}:${port}: ${error.message}`, error.code || 'ECONNREFUSED', false))
     })
   })
-}
-
-const EXECUTE = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0])
-const SYNC = Buffer.from([0x53, 0, 0, 0, 4])
-
-/**
- * Bind (the named statement, every value in text format) and Execute for each row, then Sync, written into one
- * buffer: pg-protocol's serializer makes a writer and a buffer per message, which per row of a 10,000-row batch
- * cost more than all the rest of the row's way.
- */
-function bindExecuteRows (name, rows) {
-  const statement = Buffer.from(`${name}\0`)
-  const texts = rows.map((values) => values.map((v) => {
-    const text = textValue(v)
-    return text === null ? null : Buffer.from(text)
-  }))
-  let size = SYNC.length
-  for (const row of texts) {
-    size += 1 + 4 + 1 + statement.length + 2 + 2 + 2 + EXECUTE.length
-    for (const cell of row) size += 4 + (cell === null ? 0 : cell.length)
-  }
-  const out = Buffer.allocUnsafe(size)
-  let pos = 0
-  for (const row of texts) {
-    const start = pos
-    out[pos++] = 0x42
-    pos += 4
-    out[pos++] = 0 // the unnamed portal
-    pos += statement.copy(out, pos)
-    pos = out.writeInt16BE(0, pos) // every parameter in text format
-    pos = out.writeInt16BE(row.length, pos)
-    for (const cell of row) {
-      if (cell === null) pos = out.writeInt32BE(-1, pos)
-      else {
-        pos = out.writeInt32BE(cell.length, pos)
-        pos += cell.copy(out, pos)
-      }
-    }
-    pos = out.writeInt16BE(0, pos) // results in text format
-    out.writeInt32BE(pos - start - 1, start + 1)
-    pos += EXECUTE.copy(out, pos)
-  }
-  SYNC.copy(out, pos)
-  return out
 }
 
 /** A value as the text format carries it: objects as JSON (OBJECT columns), everything else as its string. */
