@@ -512,4 +512,4 @@ function snakeCaseDeep (value) {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [toSnakeCase(key), snakeCaseDeep(v)]))
 }
 
-module.exports = { parseOptions, describeOptions, CONNECTION_OPTIONS, RUN_OPTIONS, DEFAULT_UI_PORT }
+module.exports = { parseOptions, describeOptions, parseUi, CONNECTION_OPTIONS, RUN_OPTIONS }

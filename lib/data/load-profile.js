@@ -49,6 +49,11 @@ function stageRate (text, where) {
   return rate
 }
 
+/** A stage as --stages writes it: 2m is 120s:50, a ramp 60s:0..500; `number` formats the rates. */
+function stageText ({ durationMs, from, to }, number = String) {
+  return `${durationMs / 1000}s:${from === to ? number(from) : `${number(from)}..${number(to)}`}`
+}
+
 /** A rate changed while a run goes (from the page or the API): the same bounds as --rate, with a reason. */
 function checkSteeredRate (value) {
   const rate = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
@@ -191,4 +196,4 @@ function secondsToReach (s, units) {
   return (2 * units) / (s.from + root)
 }
 
-module.exports = { parseStages, checkSteeredRate, LoadProfile, MAX_RATE }
+module.exports = { parseStages, stageText, checkSteeredRate, LoadProfile, MAX_RATE }

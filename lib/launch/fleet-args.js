@@ -5,7 +5,7 @@ const { UsageError } = require('../base/errors')
 const { commandParser, passedThrough } = require('../cli/command-args')
 const { requirePositiveInteger } = require('../base/values')
 const { parseRunId } = require('../results/run-identity')
-const { DEFAULT_UI_PORT } = require('../cli/options')
+const { parseUi } = require('../cli/options')
 
 const WORKLOADS = { ingest: 'ingest', query: 'query' }
 // What `crate-bench report` needs to reach the cluster, read from the generators' flags.
@@ -58,20 +58,13 @@ function parseFleetArgs (argv) {
     json: Boolean(own.json),
     report: own.report ?? null,
     // The fleet's own page (the generators each serve theirs on a loopback port it follows).
-    ui: own.ui === undefined ? null : parseFleetUi(own),
+    ui: parseUi({ ui: own.ui, ui_host: own.ui_host ?? '127.0.0.1' }),
     runId,
     shared,
     resultsTable: flagValue(rest, 'results_table') ?? 'doc.crate_bench_results',
     connection: Object.fromEntries(CONNECTION_FLAGS.map((f) => [f, flagValue(rest, f)])
       .filter(([, v]) => v !== undefined))
   }
-}
-
-function parseFleetUi (own) {
-  const text = String(own.ui).trim()
-  const port = text === '' ? DEFAULT_UI_PORT : /^\d+$/.test(text) ? Number(text) : NaN
-  if (!(port <= 65535)) throw new UsageError(`--ui must be a port number from 0 to 65535 (got '${text}')`)
-  return { port, host: own.ui_host ?? '127.0.0.1' }
 }
 
 /** The value of --name in a list of flags (the last one), true for a bare boolean flag. */

@@ -3,6 +3,7 @@
 const { newHistogram, decodeHistogram, latencySummary } = require('./stats')
 const { evaluateThresholds } = require('./thresholds')
 const { round } = require('../base/format')
+const { stageText } = require('../data/load-profile')
 
 // A stage whose achieved rate is below this share of its target did not keep up.
 const KEPT_UP_SHARE = 0.95
@@ -31,8 +32,7 @@ function stageResults ({ stages, profile, timeline, group, unit, nodes = [], thr
       stage: i + 1,
       start_s: startS,
       end_s: endS,
-      planned: stage.from === stage.to ? `${stage.durationMs / 1000}s:${stage.from * scale}`
-        : `${stage.durationMs / 1000}s:${stage.from * scale}..${stage.to * scale}`,
+      planned: stageText({ ...stage, from: stage.from * scale, to: stage.to * scale }),
       // This generator's share of the stage as planned (a fleet's merged report adds its generators' up).
       from: stage.from * scale,
       to: stage.to * scale,

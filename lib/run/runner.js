@@ -22,6 +22,7 @@ const { buildResult, exitCodeOf, exitCodeWithThresholds } = require('../results/
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
 const { stageResults } = require('../results/stages')
+const { stageText } = require('../data/load-profile')
 const { evaluateThresholds } = require('../results/thresholds')
 const { round, grouped } = require('../base/format')
 
@@ -222,8 +223,8 @@ function announce (ctx) {
   const stagesShare = options.fleetStages ? ` (this generator's share of the fleet's, over ${options.generator.count})`
     : ''
   const pace = options.stages
-    ? `--stages ${options.stages.map((st) => `${st.durationMs / 1000}s:${st.from === st.to ? n(st.from)
-      : `${n(st.from)}..${n(st.to)}`}`).join(',')} ${workload.unit}/s over all processes${stagesShare}`
+    ? `--stages ${options.stages.map((st) => stageText(st, n)).join(',')} ${workload.unit}/s over all processes` +
+      stagesShare
     : options.rate == null
       ? 'as fast as answers come'
       : `--rate ${n(options.rate)} ${workload.unit}/s over all processes${share}`

@@ -2,6 +2,7 @@
 
 const { nodeRows } = require('../results/timeline')
 const { round } = require('../base/format')
+const { stageText } = require('../data/load-profile')
 
 /**
  * What the live page shows, built from the same objects the report is built from: the timeline's closed intervals
@@ -120,7 +121,7 @@ function stagesOf (stages) {
       stage: i + 1,
       start_s: startS,
       end_s: startS + s.durationMs / 1000,
-      planned: `${s.durationMs / 1000}s:${s.from === s.to ? s.from : `${s.from}..${s.to}`}`
+      planned: stageText(s)
     }
     startS = entry.end_s
     return entry

@@ -198,6 +198,10 @@ test('--ui on a port in use: one line, exit 2, before any SQL', () => withCrateT
     const bad = await runTool('appClusterIngest.js', ['--ui', 'abc'], { env: double.env() })
     assert.equal(bad.code, 2)
     assert.match(bad.stderr, /--ui must be a port number from 0 to 65535 \(got 'abc'\)/)
+    const badFleet = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', '--ui', '70000'],
+      { env: double.env() })
+    assert.equal(badFleet.code, 2)
+    assert.match(badFleet.stderr, /^crate-bench fleet: error: --ui must be a port number from 0 to 65535 \(got '70000'\)\n$/)
   } finally {
     taken.close()
   }
