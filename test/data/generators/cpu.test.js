@@ -5,17 +5,9 @@ const assert = require('node:assert/strict')
 const { CpuRowGenerator, METRICS_PER_ROW } = require('../../../lib/data/generators/cpu')
 const { hostTags, REGIONS, TAG_NAMES } = require('../../../lib/data/generators/tsbs-hosts')
 
-const START = Date.UTC(2016, 0, 1)
-const make = (over = {}) =>
-  new CpuRowGenerator({
-    seed: 1,
-    scale: 10,
-    workerIndex: 0,
-    workerCount: 1,
-    startMs: START,
-    intervalMs: 10_000,
-    ...over
-  })
+const { START, generatorSettings } = require('../../helpers/generator-settings')
+
+const make = (over = {}) => new CpuRowGenerator(generatorSettings(over))
 
 test('rows have tags, ts and ten usage values in 0..100', () => {
   const rows = make().nextRows(500)

@@ -5,19 +5,11 @@ const assert = require('node:assert/strict')
 const { MEASUREMENTS, FIELD_VALUES_PER_INTERVAL, DevopsRowWriter, columnDefinitions, insertColumns } = require('../../../lib/data/generators/devops')
 const { TAG_NAMES } = require('../../../lib/data/generators/tsbs-hosts')
 
-const START = Date.UTC(2016, 0, 1)
+const { START, generatorSettings } = require('../../helpers/generator-settings')
+
 const measurement = (name) => MEASUREMENTS.find((m) => m.name === name)
 const rowsOf = (name, count, over = {}) => {
-  const writer = new DevopsRowWriter({
-    measurement: measurement(name),
-    seed: 1,
-    scale: 10,
-    workerIndex: 0,
-    workerCount: 1,
-    startMs: START,
-    intervalMs: 10_000,
-    ...over
-  })
+  const writer = new DevopsRowWriter(generatorSettings({ measurement: measurement(name), ...over }))
   const buffer = Buffer.alloc(count * writer.maxRowBytes)
   const end = writer.writeRows(buffer, 0, count)
   return JSON.parse(`[${buffer.toString('latin1', 0, end)}]`)
@@ -82,15 +74,7 @@ test('rows are unique on (host, ts) across workers, and the same seed gives the 
 
 test('writeRows stays within maxRowBytes per row', () => {
   for (const m of MEASUREMENTS) {
-    const writer = new DevopsRowWriter({
-      measurement: m,
-      seed: 3,
-      scale: 100,
-      workerIndex: 0,
-      workerCount: 1,
-      startMs: START,
-      intervalMs: 10_000
-    })
+    const writer = new DevopsRowWriter(generatorSettings({ measurement: m, seed: 3, scale: 100 }))
     const buffer = Buffer.alloc(200 * writer.maxRowBytes)
     const end = writer.writeRows(buffer, 0, 200)
     assert.ok(end <= 200 * writer.maxRowBytes, m.name)
