@@ -150,21 +150,18 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     if (ui) ui.finish(noReportPage(error.message))
     return error.exitCode ?? EXIT.CANNOT_RUN
   } finally {
-    if (ui) await ui.close({ lingerMs: FLEET_UI_LINGER_MS })
+    if (ui) await ui.close()
   }
 }
-
-const FLEET_UI_LINGER_MS = Number(process.env.CRATE_BENCH_UI_LINGER_MS ?? 10_000)
 
 /**
  * --ui on a fleet: this machine's generators on one page. Each generator serves its own live view on a loopback
  * port (--ui 0); the fleet's page follows them all and merges them (lib/ui/fleet-view.js).
  */
 async function startFleetUi (fleet, stderr) {
-  const { LiveServer } = require('../ui/live-server')
+  const { serveLivePage } = require('../ui/live-server')
   const { FleetView } = require('../ui/fleet-view')
   const { stagesOf } = require('../ui/live-view')
-  const { renderLivePage } = require('../ui/live-page')
   const { loadWorkload } = require('../workloads')
   const { parseStages } = require('../data/load-profile')
   const workload = loadWorkload(fleet.workload === 'query' ? 'analytical' : 'ingest')
@@ -176,18 +173,18 @@ async function startFleetUi (fleet, stderr) {
     members: fleet.generators,
     stages: typeof stagesText === 'string' ? stagesOf(parseStages(stagesText)) : null
   })
-  const page = renderLivePage({ workload, options })
-  const ui = await new LiveServer({
+  stderr.write('crate-bench fleet:\n')
+  return serveLivePage({
     host: fleet.ui.host,
     port: fleet.ui.port,
     view,
     steeringOf: () => (view.phase === 'running' ? view.steering() : null),
-    page: () => page
-  }).start()
-  ui.view = view
-  stderr.write(`crate-bench fleet:\n  live:     ${ui.url} (the fleet of this machine; docs/live-ui.md)\n`)
-  if (ui.token) stderr.write(`  ui token: ${ui.token} (to steer the fleet on ${fleet.ui.host}: the page asks)\n`)
-  return ui
+    workload,
+    options,
+    log: (line) => stderr.write(`${line}\n`),
+    about: 'the fleet of this machine; docs/live-ui.md',
+    steered: 'the fleet'
+  })
 }
 
 function noReportPage (message) {

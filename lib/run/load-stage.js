@@ -114,8 +114,8 @@ async function runLoad (ctx, loadGroups, coordination) {
       for (const group of workerGroups) group.go({ startAt, deadline })
       progress.start(startAt, main.totals)
       load.steering = steeringOf(loadGroups, workerGroups, { startAt, deadline })
-      const mainTarget = load.steering.profiles().main
-      if (mainTarget) progress.targetRate = () => load.steering.profiles().main.rateAt(now() - startAt)
+      // What the main group is asked now (--rate, a stage, a change by hand); none in the closed model.
+      progress.targetRate = () => load.steering.profiles().main?.rateAt(now() - startAt)
       load.steering.on('stop', () => {
         progress.stop()
         for (const group of workerGroups) group.stop(stopReason('user_stop'))

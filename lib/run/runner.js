@@ -82,7 +82,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   } finally {
     coordination.close()
     if (ctx.metrics) await ctx.metrics.stop({ lingerMs: METRICS_LINGER_MS })
-    if (ctx.ui) await ctx.ui.close({ lingerMs: UI_LINGER_MS })
+    if (ctx.ui) await ctx.ui.close()
     ctx.interrupts.uninstall()
     ctx.client.close()
   }
@@ -114,30 +114,24 @@ async function startMetrics (ctx, groups) {
   ctx.log(`  metrics:  http://${options.metrics.host}:${ctx.metrics.port}/metrics (Prometheus text format)`)
 }
 
-// A page open when the run ends turns into the report: the server waits this long at most for it to fetch it (a
-// fleet's generators, whose page is the fleet's, do not wait: crate-bench fleet sets CRATE_BENCH_UI_LINGER_MS=0).
-const UI_LINGER_MS = Number(process.env.CRATE_BENCH_UI_LINGER_MS ?? 10_000)
-
 /** --ui: the live page and its API, before anything else, so that a port in use costs no run. */
 async function startUi (ctx) {
-  const { LiveServer } = require('../ui/live-server')
+  const { serveLivePage } = require('../ui/live-server')
   const { LiveView } = require('../ui/live-view')
-  const { renderLivePage } = require('../ui/live-page')
   const { options, workload } = ctx
   const view = new LiveView({ workload, options })
-  // Rendered now, not when the browser first asks: ECharts is a megabyte to read and inline, start-up work that must
-  // not land in the load's CPU.
-  const page = renderLivePage({ workload, options })
-  ctx.ui = await new LiveServer({
+  ctx.ui = await serveLivePage({
     host: options.ui.host,
     port: options.ui.port,
     view,
     steeringOf: () => view.load && view.load.steering,
-    page: () => page
-  }).start()
+    workload,
+    options,
+    log: ctx.log,
+    about: 'the page, and its API: docs/live-ui.md',
+    steered: 'the run'
+  })
   ctx.events.on('load', (load) => view.attach(load))
-  ctx.log(`  live:     ${ctx.ui.url} (the page, and its API: docs/live-ui.md)`)
-  if (ctx.ui.token) ctx.log(`  ui token: ${ctx.ui.token} (to steer the run on ${options.ui.host}: the page asks)`)
 }
 
 /** The results as reported, for the final values of /metrics. */

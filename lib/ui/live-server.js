@@ -9,6 +9,9 @@ const TICK_MS = 1000
 // The steering API takes small JSON bodies only.
 const MAX_BODY_BYTES = 4096
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+// A page open when the run ends turns into the report: the server waits this long at most for it to fetch it (a
+// fleet's generators, whose page is the fleet's, do not wait: crate-bench fleet sets CRATE_BENCH_UI_LINGER_MS=0).
+const LINGER_MS = Number(process.env.CRATE_BENCH_UI_LINGER_MS ?? 10_000)
 
 /**
  * --ui: the live page of a run and its JSON API, served by the master. One server-sent-events stream per page
@@ -78,7 +81,7 @@ class LiveServer {
    * Closes the server. A page that is open when the run ends is given up to `lingerMs` to fetch the report it turns
    * into; with none open, or once it has, the process does not wait.
    */
-  async close ({ lingerMs = 10_000, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = {}) {
+  async close ({ lingerMs = LINGER_MS, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = {}) {
     if (this.timer) this.timers.clearInterval(this.timer)
     const waited = Date.now()
     while (this.pagesAtEnd > 0 && !this.reportFetched && Date.now() - waited < lingerMs) {
@@ -224,4 +227,17 @@ function readBody (req, done) {
   req.on('error', (error) => done(Object.assign(error, { status: 400 })))
 }
 
-module.exports = { LiveServer, TICK_MS }
+/**
+ * The live page of a run or a fleet, served: the page rendered now (ECharts is a megabyte to read and inline,
+ * start-up work that must not land in the load's CPU), the server listening, its address (and token) printed.
+ */
+async function serveLivePage ({ host, port, view, steeringOf, workload, options, log, about, steered }) {
+  const { renderLivePage } = require('./live-page')
+  const page = renderLivePage({ workload, options })
+  const server = await new LiveServer({ host, port, view, steeringOf, page: () => page }).start()
+  log(`  live:     ${server.url} (${about})`)
+  if (server.token) log(`  ui token: ${server.token} (to steer ${steered} on ${host}: the page asks)`)
+  return server
+}
+
+module.exports = { LiveServer, serveLivePage, TICK_MS }
