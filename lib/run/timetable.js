@@ -29,8 +29,6 @@ function createTimetable ({
       return current
     },
     scheduledAt: (unitsBefore) => startAt + current.timeOfUnits(unitsBefore + offsetUnits),
-    /** Units due by `at` that the worker's share of the timetable holds (whole ones). */
-    unitsDueBy: (at) => Math.max(0, Math.floor(current.unitsBy(at - startAt) - offsetUnits + 1e-9)),
     /** Requests of `unitsPerRequest` due from the one holding unit `unitsBefore` until `at` (k6's dropped). */
     requestsDueBefore: (at, unitsBefore, unitsPerRequest) => {
       const units = current.unitsBy(at - startAt) - offsetUnits - unitsBefore

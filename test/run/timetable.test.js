@@ -61,6 +61,6 @@ test('a steer moves what is due after it, keeps what was due before, and says it
   assert.equal(timetable.scheduledAt(5), 500)
   assert.equal(timetable.scheduledAt(10), 1000)
   assert.equal(timetable.scheduledAt(110), 2000)
-  assert.equal(timetable.unitsDueBy(2000), 110)
+  assert.equal(timetable.requestsDueBefore(2000, 0, 1), 110, '10 units at 10/s, then 100 at 100/s')
   assert.equal(timetable.scheduledAt(10 + 900 + 1), Infinity, 'nothing due after the end of the run')
 })
