@@ -37,13 +37,8 @@ function mergeTimelines (results, originMs, offsets = results.map(() => 0), { ke
   for (let index = 0; index <= last; index++) {
     const entry = { t_s: round(index * intervalS, 3) }
     const bucket = buckets.get(index)
-    if (bucket) {
-      for (const [name, acc] of bucket.groups) {
-        entry[name] = { labels: {}, ...summary(acc) }
-        // What the stages of a merged run are judged on: each interval's merged histogram.
-        if (keepHistograms && acc.hasHistogram) entry[name].latency_hist = encodeHistogram(acc.histogram)
-      }
-    }
+    // What the stages of a merged run are judged on: each interval's merged histogram.
+    if (bucket) Object.assign(entry, groupEntries(bucket.groups, keepHistograms))
     series.push(entry)
   }
   // Generators of one run share --warmup: its end on the merged clock is the latest of theirs.
@@ -61,12 +56,17 @@ function mergeIntervalEntries (entries, { keepHistograms = false } = {}) {
   for (const entry of entries) {
     for (const [name, g] of Object.entries(entry)) if (g && typeof g === 'object') addGroup(groups, name, g)
   }
-  const merged = {}
+  return groupEntries(groups, keepHistograms)
+}
+
+/** Each group's accumulated interval as a timeline entry, with its merged histogram when asked and there is one. */
+function groupEntries (groups, keepHistograms) {
+  const entries = {}
   for (const [name, acc] of groups) {
-    merged[name] = { labels: {}, ...summary(acc) }
-    if (keepHistograms && acc.hasHistogram) merged[name].latency_hist = encodeHistogram(acc.histogram)
+    entries[name] = { labels: {}, ...summary(acc) }
+    if (keepHistograms && acc.hasHistogram) entries[name].latency_hist = encodeHistogram(acc.histogram)
   }
-  return merged
+  return entries
 }
 
 function accumulator () {
