@@ -27,6 +27,7 @@ test('ingest over pg: JDBC-style batches, each row settled from its own answer, 
     assert.equal(run.code, 1, run.stderr)
     const r = run.json
     assert.equal(r.rows_ok + r.rows_failed, 10_000)
+    assert.equal(r.rows_sent, 10_000)
     assert.equal(r.rows_failed, 200)
     assert.equal(r.rows_in_doubt, 0)
     assert.deepEqual(r.errors.map((e) => [e.message, e.count, e.status]),
@@ -66,6 +67,7 @@ test('a connection lost with a batch in flight: its rows are in doubt and reconc
   const r = run.json
   assert.equal(r.rows_in_doubt, 200, run.stderr)
   assert.equal(r.rows_ok, 1800)
+  assert.equal(r.rows_ok + r.rows_failed + r.rows_in_doubt, r.rows_sent)
   assert.equal(double.keys.size, 2000, 'the lost batch was written')
   assert.match(run.stderr, /in doubt/)
   assert.equal(run.code, 1)
@@ -152,4 +154,26 @@ test('the protocol goes wherever the benchmark options go: a fleet and a sweep o
   assert.equal(sweep.code, 0, sweep.stderr)
   assert.equal(pg.cycles.filter((executes) => executes === 100).length, 10)
   assert.equal(pg.cycles.filter((executes) => executes === 200).length, 5)
+})
+
+test('a fleet over pg with a generator killed mid-run: the count lies within acknowledged + in doubt', async (t) => {
+  const { runFleet } = require('../helpers/fleet-run')
+  const { assertCountWithinAcknowledged } = require('../helpers/table-invariant')
+  const { double, env } = await withPgDouble(t, { trackKeys: true })
+  const { runs: [steward, second, third], report } = await runFleet({
+    env: { ...env, CRATE_BENCH_FLEET_HEARTBEAT_MS: '200' },
+    common: ['--protocol', 'pg', '--processes', '1', '--concurrent_requests', '2', '--batch_size', '100', '--timeout',
+      '1s', '--json'],
+    runId: 'pg-one-dies',
+    kills: { 2: { at: /the load starts at/, delayMs: 2000 } }
+  })
+  assert.equal(second.signal, 'SIGKILL')
+  assert.equal(steward.code, 4, steward.stderr)
+  assert.equal(third.code, 0, third.stderr)
+  assert.equal(report.code, 4)
+  const m = report.json
+  assert.equal(m.options.protocol, 'pg')
+  assert.equal(m.rows_ok + m.rows_failed + m.rows_in_doubt, m.rows_sent, 'every row sent is ok, failed or in doubt')
+  assert.ok(m.rows_in_doubt > 0, 'the dead generator\'s unreported rows are in doubt')
+  assertCountWithinAcknowledged(m, double)
 })
