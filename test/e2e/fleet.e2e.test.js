@@ -113,7 +113,8 @@ test('--metrics_port in a local fleet: generator K serves on the port + K - 1, e
   let scraping
   const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', ...SMALL, '--duration', '3s', '--metrics_port', String(port)], {
     env: double.env(),
-    waitFor: /\[2\/2\] +metrics: /,
+    // Both generators have said their port (under load, generator 1 may say it after generator 2).
+    waitFor: /\[1\/2\] +metrics: [\s\S]*\[2\/2\] +metrics: |\[2\/2\] +metrics: [\s\S]*\[1\/2\] +metrics: /,
     whileRunning: () => {
       scraping = Promise.all([port, port + 1].map(async (p) => {
         const text = await (await fetch(`http://127.0.0.1:${p}/metrics`)).text()
