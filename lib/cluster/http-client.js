@@ -67,6 +67,7 @@ class CrateClient extends EventEmitter {
     clock = systemClock
   }) {
     super()
+    this.bulkEncoding = 'json'
     this.timeoutMs = timeoutMs
     // Where the timeout came from, for the error that names it.
     this.timeoutName = timeoutName

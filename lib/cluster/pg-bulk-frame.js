@@ -36,13 +36,14 @@ function valueAfter (body, key) {
 }
 
 /**
- * Bind + Execute for every row of the body's bulk_args, for the prepared statement `name`, then Sync. Returns
- * { bytes, rows }.
+ * The Parse of `text` as the statement `name`, then Bind + Execute for every row of the body's bulk_args, then
+ * Sync: a batch as lib/data/pg-batch-rows.js writes one. Returns { bytes, rows, parseLength }.
  */
-function frameBulk (body, rowsAt, name) {
+function frameBulk (body, rowsAt, name, text) {
   const statement = Buffer.from(`${name}\0`)
-  let out = Buffer.allocUnsafe(Math.max(1024, body.length * 2))
-  let pos = 0
+  const parse = parseMessage(statement, text)
+  let out = Buffer.allocUnsafe(Math.max(1024, parse.length + body.length * 2))
+  let pos = parse.copy(out, 0)
   let rows = 0
   let at = skipSpace(body, rowsAt)
   while (at < body.length && body[at] !== CLOSE_ARRAY) {
@@ -81,7 +82,18 @@ function frameBulk (body, rowsAt, name) {
     if (body[at] === COMMA) at = skipSpace(body, at + 1)
   }
   pos += SYNC.copy(out, pos)
-  return { bytes: out.subarray(0, pos), rows }
+  return { bytes: out.subarray(0, pos), rows, parseLength: parse.length }
+}
+
+/** Parse: the statement's name and text, no parameter types (the server infers them). */
+function parseMessage (statement, text) {
+  const textBytes = Buffer.from(`${text}\0`)
+  const out = Buffer.alloc(1 + 4 + statement.length + textBytes.length + 2)
+  out[0] = 0x50
+  out.writeInt32BE(out.length - 1, 1)
+  statement.copy(out, 5)
+  textBytes.copy(out, 5 + statement.length)
+  return out
 }
 
 /** One value as a text-format parameter: its length, then its bytes (NULL: length -1). */

@@ -4,6 +4,7 @@ const { EventEmitter } = require('node:events')
 const { PgConnection, PgError, PgConnectionError } = require('./pg-connection')
 const { CrateHttpError, TransportError } = require('./http-errors')
 const { bulkOf, frameBulk } = require('./pg-bulk-frame')
+const { withDollars } = require('../base/placeholders')
 
 // What a row CrateDB could not write answers over the PostgreSQL protocol: INSERT 0 -3, and nothing else (05, 14).
 const NO_REASON = 'rejected by the server, no reason given over the PostgreSQL protocol'
@@ -27,6 +28,8 @@ class PgClient extends EventEmitter {
   constructor ({ hosts, pgPort = 5432, user, password, ssl = false, insecure = false, timeoutMs = 60_000,
     maxSockets = 4, pgInsert = 'batch' }) {
     super()
+    // A batch's rows written as the protocol's messages by the row generators that can (lib/data/bulk-body.js).
+    this.bulkEncoding = pgInsert === 'batch' ? 'pg-batch' : 'json'
     this.targets = hosts.map((h) => ({ hostname: h.hostname, port: pgPort }))
     this.hosts = this.targets.map((t) => ({ base: `postgres://${t.hostname}:${t.port}` }))
     this.settings = { user, password, ssl, insecure, timeoutMs }
@@ -43,10 +46,16 @@ class PgClient extends EventEmitter {
 
   /** One request of a workload; `parse` is HTTP's (text to object) and not needed here. */
   async post (body, { timeoutMs = this.timeoutMs } = {}) {
-    // A JDBC-style batch is framed from the body's bytes, never parsed (lib/cluster/pg-bulk-frame.js).
+    if (Buffer.isBuffer(body) && body[0] === PARSE) return this.send({ batch: batchOf(body) }, timeoutMs)
+    // A JDBC-style batch in the HTTP endpoint's JSON is framed from the body's bytes, never parsed
+    // (lib/cluster/pg-bulk-frame.js).
     const bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))
     const bulk = this.insertShape === 'batch' ? bulkOf(bytes) : null
-    if (bulk) return this.send({ stmt: bulk.stmt, framed: { body: bytes, rowsAt: bulk.rowsAt } }, timeoutMs)
+    if (bulk) {
+      const name = this.nameOf(withDollars(bulk.stmt))
+      const { bytes: framed, parseLength } = frameBulk(bytes, bulk.rowsAt, name, withDollars(bulk.stmt))
+      return this.send({ batch: { name, body: framed, parseLength } }, timeoutMs)
+    }
     return this.send(JSON.parse(bytes), timeoutMs)
   }
 
@@ -65,14 +74,15 @@ class PgClient extends EventEmitter {
       }, timeoutMs)
     })
     try {
-      const text = withDollars(request.stmt)
-      if (request.framed) {
-        const name = this.nameOf(text)
-        const { bytes, rows } = frameBulk(request.framed.body, request.framed.rowsAt, name)
-        const counts = await Promise.race([connection.framedBatch(name, text, bytes), timeout])
-        if (counts.length !== rows) counts.length = Math.min(counts.length, rows)
+      const batch = request.batch
+      if (batch) {
+        const { ok, counts } = await Promise.race([connection.batch(batch.name, batch.body, batch.parseLength),
+          timeout])
+        // Every row stored: the shorthand an all-ok HTTP answer is read into (lib/workloads/bulk-answer.js).
+        if (counts === null) return { allRowsOk: ok }
         return { results: counts.map((c) => (c === 1 ? ROW_OK : ROW_REJECTED)) }
       }
+      const text = withDollars(request.stmt)
       // --pg_insert values|unnest (a batch is framed above).
       if (Array.isArray(request.bulk_args)) {
         const stored = await Promise.race([this.insertWhole(connection, text, request.bulk_args), timeout])
@@ -212,6 +222,14 @@ class PgClient extends EventEmitter {
   }
 }
 
+const PARSE = 0x50
+
+/** A batch written as the protocol's messages (lib/data/pg-batch-rows.js): its statement's name from its Parse. */
+function batchOf (body) {
+  const parseLength = 1 + body.readInt32BE(1)
+  return { name: body.toString('utf8', 5, body.indexOf(0, 5)), body, parseLength }
+}
+
 // A Bind carries at most this many parameters (its count is a 16-bit integer).
 const MAX_PARAMETERS = 32_767
 const NOT_STORED = 'not stored: a multi-row insert over the PostgreSQL protocol answers only how many rows it stored ' +
@@ -258,23 +276,4 @@ function asTransportError (error, connection) {
   return error
 }
 
-/** ? placeholders (the HTTP endpoint's) as $1, $2 … outside quoted text and identifiers. */
-function withDollars (stmt) {
-  let n = 0
-  let quote = null
-  let out = ''
-  for (const c of stmt) {
-    if (quote) {
-      if (c === quote) quote = null
-    } else if (c === "'" || c === '"') {
-      quote = c
-    } else if (c === '?') {
-      out += `$${++n}`
-      continue
-    }
-    out += c
-  }
-  return out
-}
-
-module.exports = { PgClient, withDollars, arrayText, NO_REASON, NOT_STORED }
+module.exports = { PgClient, arrayText, NO_REASON, NOT_STORED }

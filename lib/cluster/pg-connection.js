@@ -5,6 +5,11 @@ const tls = require('node:tls')
 const { serialize } = require('pg-protocol')
 const { Parser } = require('pg-protocol/dist/parser')
 
+const PARSE_COMPLETE = 0x31
+const BIND_COMPLETE = 0x32
+const COMMAND_COMPLETE = 0x43
+// A row of a batch stored: CommandComplete "INSERT 0 1".
+const INSERT_OK = Buffer.from('INSERT 0 1\0')
 // The first byte of a backend message the startup can answer with: authentication, an error, a notice.
 const STARTUP_ANSWERS = new Set(['R', 'E', 'N'])
 
@@ -23,6 +28,9 @@ class PgConnection {
     this.prepared = new Set()
     this.closed = false
     this.parameters = {}
+    this.parser = null
+    // The start of a message the last chunk did not complete.
+    this.rest = null
   }
 
   /** Connects and starts the session; rejects with a PgError (the server said no) or PgConnectionError. */
@@ -31,7 +39,7 @@ class PgConnection {
     if (this.ssl) socket = await this.upgrade(socket)
     this.socket = socket
     socket.setNoDelay(true)
-    const parser = new Parser()
+    this.parser = new Parser()
     let first = true
     socket.on('data', (chunk) => {
       if (first) {
@@ -47,7 +55,7 @@ class PgConnection {
         }
       }
       try {
-        parser.parse(chunk, (message) => this.receive(message))
+        this.read(chunk)
       } catch (error) {
         this.fail(new PgConnectionError(`unreadable answer from ${this.host}:${this.port}: ${error.message}`,
           'EPROTOCOL', true))
@@ -102,27 +110,61 @@ class PgConnection {
   }
 
   /**
-   * A batch as JDBC's executeBatch sends it: the statement parsed once per connection (named), then Bind and Execute
-   * per row, one Sync, written already (lib/cluster/pg-bulk-frame.js). CrateDB runs it as one bulk operation and
-   * answers one CommandComplete per row (captures 04, 05, 14). Resolves with each row's count (1 stored, -3 failed
-   * without a reason); rejects with the PgError when the cycle failed as a whole (no row of it is stored: 12).
+   * A batch as JDBC's executeBatch sends it: `body` is its messages (lib/data/pg-batch-rows.js), a Parse of the
+   * statement `name` (its first `parseLength` bytes, left out once this connection has parsed it), then Bind and
+   * Execute per row and one Sync. CrateDB runs it as one bulk operation and answers one CommandComplete per row
+   * (captures 04, 05, 14). Resolves with { ok, counts }: the rows stored, and every row's count (1 stored, -3 failed
+   * without a reason) only when one was not stored; rejects with the PgError when the cycle failed as a whole (no
+   * row of it is stored: 12).
    */
-  async framedBatch (name, text, body) {
+  async batch (name, body, parseLength) {
     const parsing = !this.prepared.has(name)
-    const answer = await this.run(parsing ? Buffer.concat([serialize.parse({ name, text }), body]) : body)
+    const answer = await this.run(parsing ? body : body.subarray(parseLength), { batch: true })
     if (answer.error) throw answer.error
     if (parsing) this.prepared.add(name)
-    return answer.commands.map(commandCount)
+    return { ok: answer.ok, counts: answer.counts }
   }
 
-  run (bytes, { startup = false } = {}) {
+  /**
+   * The answer's messages, as they complete across chunks. A batch's CommandCompletes (one per row) and
+   * BindCompletes are read here, a row's INSERT 0 1 by its bytes: pg-protocol's message objects cost more per row
+   * than the whole HTTP path's answer. Every other message goes to pg-protocol's parser.
+   */
+  read (chunk) {
+    const data = this.rest === null ? chunk : Buffer.concat([this.rest, chunk])
+    let at = 0
+    while (data.length - at >= 5) {
+      const end = at + 1 + ((data[at + 1] << 24) | (data[at + 2] << 16) | (data[at + 3] << 8) | data[at + 4])
+      if (end > data.length) break
+      const type = data[at]
+      const cycle = this.cycle
+      if (type === BIND_COMPLETE || type === PARSE_COMPLETE) {
+        // Nothing to read: each answers its own message.
+      } else if (type === COMMAND_COMPLETE && cycle !== null && cycle.batch) {
+        if (isInsertOk(data, at, end)) {
+          cycle.ok++
+          if (cycle.counts !== null) cycle.counts.push(1)
+        } else {
+          if (cycle.counts === null) cycle.counts = new Array(cycle.ok).fill(1)
+          cycle.counts.push(commandCount(data.toString('utf8', at + 5, end - 1)))
+        }
+      } else {
+        this.parser.parse(data.subarray(at, end), (message) => this.receive(message))
+      }
+      at = end
+    }
+    this.rest = at < data.length ? data.subarray(at) : null
+  }
+
+  run (bytes, { startup = false, batch = false } = {}) {
     if (this.cycle) return Promise.reject(new Error('one cycle at a time on a PostgreSQL connection'))
     if (this.closed) {
       return Promise.reject(new PgConnectionError(`${this.host}:${this.port} closed the connection`, 'ECONNRESET',
         false))
     }
     return new Promise((resolve, reject) => {
-      this.cycle = { resolve, reject, startup, fields: [], rows: [], commands: [], error: null, sent: false }
+      this.cycle = { resolve, reject, startup, batch, fields: [], rows: [], commands: [], ok: 0, counts: null,
+        error: null, sent: false }
       this.socket.write(bytes, () => { if (this.cycle) this.cycle.sent = true })
     })
   }
@@ -211,6 +253,13 @@ function textValue (value) {
   if (value === null || value === undefined) return null
   if (typeof value === 'object') return JSON.stringify(value)
   return String(value)
+}
+
+/** Whether the CommandComplete from `at` to `end` says INSERT 0 1. */
+function isInsertOk (data, at, end) {
+  if (end - at !== 5 + INSERT_OK.length) return false
+  for (let i = 0; i < INSERT_OK.length; i++) if (data[at + 5 + i] !== INSERT_OK[i]) return false
+  return true
 }
 
 /** "INSERT 0 1" → 1, "INSERT 0 -3" → -3, "SELECT 5" → 5. */

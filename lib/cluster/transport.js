@@ -5,6 +5,9 @@
  * CrateClient), or its PostgreSQL wire protocol (lib/cluster/pg-client.js, PgClient). The engine, the workloads'
  * prepare and finish, the monitor and the fleet use only these members, so they do not know which one they have.
  * @property {{ base: string }[]} hosts every host of the cluster, by its base URL
+ * @property {'json'|'pg-batch'} bulkEncoding what a bulk body may be besides the HTTP endpoint's JSON, which every
+ *   transport takes: 'pg-batch' is the PostgreSQL protocol's messages of a JDBC batch (lib/data/pg-batch-rows.js),
+ *   sent as written; a bulk answer may then be { allRowsOk: n } for n rows each stored
  * @property {(body: string|Buffer, options?: { target?: object, parse?: Function, timeoutMs?: number }) =>
  *   Promise<object>} post one request of a workload (a prepared body) to the next host that answers, with its
  *   deadline (--timeout, headers and body together) and a cap on its answer's size; resolves with the parsed answer,
@@ -22,7 +25,8 @@
  */
 
 // The members a transport has: test/cluster/transport.test.js holds CrateClient to them.
-const TRANSPORT_MEMBERS = ['hosts', 'post', 'sql', 'requireOneHost', 'downHosts', 'abort', 'close', 'on']
+const TRANSPORT_MEMBERS = ['hosts', 'bulkEncoding', 'post', 'sql', 'requireOneHost', 'downHosts', 'abort', 'close',
+  'on']
 
 /**
  * The transport a connection's settings ask for: the HTTP endpoint (CrateClient), or with protocol 'pg' the

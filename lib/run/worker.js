@@ -43,8 +43,10 @@ function waitForGo () {
 async function start ({ workload: workloadName, options, prepared, workerIndex, workerCount }) {
   await startupFault(process.env)
   const workload = loadWorkload(workloadName)
-  const source = workload.createSource(options, { workerIndex, workerCount }, prepared)
   const client = createTransport(options.connection, { maxSockets: options.concurrentRequests })
+  // The bodies are written in the encoding the transport sends as it is (lib/data/bulk-body.js).
+  const source = workload.createSource(options, { workerIndex, workerCount, bulkEncoding: client.bulkEncoding },
+    prepared)
   await send({ type: 'ready' })
   const go = await waitForGo()
   if (!go) return leave(client)

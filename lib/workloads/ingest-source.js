@@ -21,7 +21,8 @@ class IngestSource {
       const stmt = insertSql(spec.table, spec.insertColumns) + (spec.insertSuffix || '')
       return {
         label: spec.label,
-        bodies: new BulkBodyPool({ stmt, rowWriter, initialBytesPerRow: rowWriter.typicalRowBytes })
+        bodies: new BulkBodyPool({ stmt, rowWriter, initialBytesPerRow: rowWriter.typicalRowBytes,
+          encoding: worker.bulkEncoding, columns: spec.insertColumns.length })
       }
     })
     this.turn = 0
@@ -62,7 +63,8 @@ function createSource (options, worker, prepared = {}) {
   const generator = options.generator || { index: 0, count: 1 }
   const global = {
     workerIndex: worker.workerIndex * generator.count + generator.index,
-    workerCount: worker.workerCount * generator.count
+    workerCount: worker.workerCount * generator.count,
+    bulkEncoding: worker.bulkEncoding
   }
   return new IngestSource({ ...options, startTime: prepared.startTime || options.startTime }, global)
 }

@@ -31,8 +31,9 @@
  *   restores what prepare changed and counts its tables; returns what it adds to the result (the reconciliation)
  *
  * What it sends (worker):
- * @property {(options: object, worker: { workerIndex: number, workerCount: number }, prepared: object) =>
- *   RequestSource} createSource the requests of one worker
+ * @property {(options: object, worker: { workerIndex: number, workerCount: number, bulkEncoding?: string },
+ *   prepared: object) => RequestSource} createSource the requests of one worker; bulkEncoding is the transport's
+ *   (lib/cluster/transport.js), for bulk bodies (lib/data/bulk-body.js)
  *
  * What it adds to the result and the report:
  * @property {(result: object, totals: object, options: object) => object} [extendResult] its own fields

@@ -17,17 +17,19 @@ function decoded (bytes) {
     const type = String.fromCharCode(bytes[pos])
     const length = bytes.readInt32BE(pos + 1)
     const body = bytes.subarray(pos + 5, pos + 1 + length)
-    messages.push(type === 'B' ? { bind: readBind(body) } : type)
+    if (type === 'P') messages.push({ parse: body.toString('utf8').split('\0').slice(0, 2) })
+    else messages.push(type === 'B' ? { bind: readBind(body) } : type)
     pos += length + 1
   }
   return messages
 }
 
-/** What a server must read for these rows: a Bind of their values in text form and an Execute each, one Sync. */
-const expected = (rows, statement) => [...rows.flatMap((row) => [{ bind: { statement, values: row.map((v) => {
-  const text = textValue(v)
-  return text === null ? null : text
-}) } }, 'E']), 'S']
+/**
+ * What a server must read for these rows: the statement's Parse, a Bind of their values in text form and an Execute
+ * each, one Sync.
+ */
+const expected = (rows, statement, text) => [{ parse: [statement, text] },
+  ...rows.flatMap((row) => [{ bind: { statement, values: row.map(textValue) } }, 'E']), 'S']
 
 test('rows of every kind of value frame to exactly what the serializer writes from the parsed values', () => {
   const rows = [
@@ -39,9 +41,10 @@ test('rows of every kind of value frame to exactly what the serializer writes fr
   const body = Buffer.from(JSON.stringify({ stmt: 'INSERT INTO "doc"."t" ("a") VALUES (?)', bulk_args: rows }))
   const bulk = bulkOf(body)
   assert.equal(bulk.stmt, 'INSERT INTO "doc"."t" ("a") VALUES (?)')
-  const framed = frameBulk(body, bulk.rowsAt, 'crate_bench_1')
+  const framed = frameBulk(body, bulk.rowsAt, 'crate_bench_1', 'INSERT INTO "doc"."t" ("a") VALUES ($1)')
   assert.equal(framed.rows, 4)
-  assert.deepEqual(decoded(framed.bytes), expected(rows, 'crate_bench_1'))
+  assert.deepEqual(decoded(framed.bytes), expected(rows, 'crate_bench_1', 'INSERT INTO "doc"."t" ("a") VALUES ($1)'))
+  assert.equal(framed.bytes[framed.parseLength], 0x42, 'the rows start past the Parse')
 })
 
 test('a large generated body with spaces between values frames the same as a compact one', () => {
@@ -52,12 +55,12 @@ test('a large generated body with spaces between values frames the same as a com
   // Spaces between keys, rows and values (a value's own JSON is its text, objects included).
   const spaced = Buffer.from(`{ "stmt" : "INSERT" , "bulk_args" : [ ${rows.map((row) =>
     `[ ${row.map((v) => JSON.stringify(v)).join(' , ')} ]`).join(' ,\n ')} ] }`)
-  const a = frameBulk(compact, bulkOf(compact).rowsAt, 's')
-  const b = frameBulk(spaced, bulkOf(spaced).rowsAt, 's')
+  const a = frameBulk(compact, bulkOf(compact).rowsAt, 's', 'INSERT')
+  const b = frameBulk(spaced, bulkOf(spaced).rowsAt, 's', 'INSERT')
   assert.equal(a.rows, 2000)
   assert.deepEqual(a.bytes, b.bytes)
-  assert.deepEqual(decoded(a.bytes), expected(rows, 's'))
+  assert.deepEqual(decoded(a.bytes), expected(rows, 's', 'INSERT'))
   assert.equal(bulkOf(Buffer.from('{"stmt":"SELECT 1","args":[]}')), null, 'not a bulk body')
   const notRows = Buffer.from('{"stmt":"x","bulk_args":[1]}')
-  assert.throws(() => frameBulk(notRows, bulkOf(notRows).rowsAt, 's'), /not an array/)
+  assert.throws(() => frameBulk(notRows, bulkOf(notRows).rowsAt, 's', 'x'), /not an array/)
 })

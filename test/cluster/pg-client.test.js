@@ -6,8 +6,9 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const net = require('node:net')
-const { PgClient, withDollars, NO_REASON } = require('../../lib/cluster/pg-client')
+const { PgClient, NO_REASON } = require('../../lib/cluster/pg-client')
 const { PgConnection, commandCount, textValue } = require('../../lib/cluster/pg-connection')
+const { BulkBodyPool } = require('../../lib/data/bulk-body')
 const { CrateHttpError, TransportError } = require('../../lib/cluster/http-errors')
 const { TRANSPORT_MEMBERS } = require('../../lib/cluster/transport')
 const { startCrateTestDouble } = require('../helpers/crate-test-double')
@@ -37,6 +38,8 @@ test('a transport as the engine knows it: the HTTP answer shapes, per row and pe
   const body = JSON.stringify({ stmt: INSERT, bulk_args: [[{ h: 'a' }, 1, 10], [{ h: 'b' }, 2, 20], [{ h: 'c' }, 3, 30]] })
   assert.deepEqual(await pg.post(body), { results: [{ rowcount: 1 }, { rowcount: -2, error: { code: null,
     status: null, message: NO_REASON } }, { rowcount: 1 }] })
+  const allOk = JSON.stringify({ stmt: INSERT, bulk_args: [[{ h: 'd' }, 4, 40], [{ h: 'e' }, 5, 50]] })
+  assert.deepEqual(await pg.post(allOk), { allRowsOk: 2 }, 'every row stored: the all-ok shorthand')
   assert.deepEqual(await pg.post(Buffer.from(JSON.stringify({ stmt: 'SELECT 2' }))), { cols: ['x'], rows: [['2']],
     rowcount: 1 })
   assert.deepEqual(await pg.sql('REFRESH TABLE doc.t'), { cols: [], rows: [[]], rowcount: 1 })
@@ -44,6 +47,60 @@ test('a transport as the engine knows it: the HTTP answer shapes, per row and pe
     (e) => e instanceof CrateHttpError && e.code === 4041 && /SQLSTATE 42P01/.test(e.message))
   assert.deepEqual(await pg.requireOneHost(), [])
   assert.deepEqual(pg.downHosts(), [])
+})
+
+test('a batch written as the protocol\'s messages goes as it is: parsed once per connection, settled per row',
+  async (t) => {
+    const { double, pg: front, client } = await setUp(t, { keepRows: true, rejectRow: (n) => n === 7 })
+    double.execute('CREATE TABLE doc.kv (k TEXT PRIMARY KEY, v TEXT)', [])
+    const pg = client({ maxSockets: 1 })
+    assert.equal(pg.bulkEncoding, 'pg-batch')
+    let key = 0
+    const rowWriter = {
+      maxRowBytes: 40,
+      writeRows: () => assert.fail('a JSON row'),
+      writeBatchRows (buffer, pos, count, frame) {
+        for (let n = 0; n < count; n++) {
+          const start = pos
+          pos = frame.openRow(buffer, pos)
+          for (const value of [`k${key++}`, 'v']) {
+            pos = buffer.writeInt32BE(value.length, pos)
+            pos += buffer.write(value, pos)
+          }
+          pos = frame.closeRow(buffer, start, pos)
+        }
+        return pos
+      }
+    }
+    const bodies = new BulkBodyPool({ stmt: 'INSERT INTO "doc"."kv" ("k", "v") VALUES (?, ?)', rowWriter,
+      encoding: 'pg-batch', columns: 2 })
+    assert.deepEqual(await pg.post(bodies.take(5).body), { allRowsOk: 5 })
+    const second = await pg.post(bodies.take(5).body)
+    assert.deepEqual(second.results.map((r) => r.rowcount), [1, 1, -2, 1, 1], 'the 8th row sent is rejected')
+    assert.equal(double.rows.length, 9)
+    assert.equal(front.parses.get('INSERT INTO "doc"."kv" ("k", "v") VALUES ($1, $2)'), 1, 'one Parse, one connection')
+  })
+
+test('a batch\'s answer read across chunks split anywhere: every row\'s count, the cycle settled once', () => {
+  const message = (type, text) => {
+    const body = Buffer.from(text)
+    const head = Buffer.alloc(5)
+    head.write(type, 0, 'latin1')
+    head.writeInt32BE(body.length + 4, 1)
+    return Buffer.concat([head, body])
+  }
+  const answer = Buffer.concat([message('1', ''), message('2', ''), message('C', 'INSERT 0 1\0'), message('2', ''),
+    message('C', 'INSERT 0 -3\0'), message('2', ''), message('C', 'INSERT 0 1\0'), message('Z', 'I')])
+  for (let split = 0; split <= answer.length; split++) {
+    const connection = new PgConnection({ host: 'h', port: 1, user: 'crate' })
+    connection.parser = new (require('pg-protocol/dist/parser').Parser)()
+    const settled = []
+    connection.cycle = { batch: true, ok: 0, counts: null, commands: [], error: null, resolve: (c) => settled.push(c) }
+    connection.read(answer.subarray(0, split))
+    connection.read(answer.subarray(split))
+    assert.equal(settled.length, 1, `split at ${split}`)
+    assert.deepEqual([settled[0].ok, settled[0].counts], [2, [1, -3, 1]], `split at ${split}`)
+  }
 })
 
 test('lost connections: refused is failed (never sent), closed mid-cycle or timed out is in doubt', async (t) => {
@@ -83,7 +140,6 @@ test('TLS asked of a server without it: one line saying so; nothing sent', async
 })
 
 test('placeholders, values and command tags', () => {
-  assert.equal(withDollars('SELECT ?, \'?\', "a?b", ? FROM t WHERE x = ?'), 'SELECT $1, \'?\', "a?b", $2 FROM t WHERE x = $3')
   assert.deepEqual([{ a: 1 }, 5, 'x', null, undefined, true].map(textValue), ['{"a":1}', '5', 'x', null, null, 'true'])
   assert.deepEqual(['INSERT 0 1', 'INSERT 0 -3', 'SELECT 12', 'CREATE', ''].map(commandCount), [1, -3, 12, null, null])
 })

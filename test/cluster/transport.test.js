@@ -12,7 +12,9 @@ test('CrateClient (HTTP) is a Transport: every member the interface names', () =
     const missing = TRANSPORT_MEMBERS.filter((m) => client[m] === undefined)
     assert.deepEqual(missing, [])
     assert.deepEqual(client.hosts.map((h) => h.base), ['http://127.0.0.1:1', 'http://127.0.0.1:2'])
-    for (const m of TRANSPORT_MEMBERS.filter((x) => x !== 'hosts')) assert.equal(typeof client[m], 'function', m)
+    assert.equal(client.bulkEncoding, 'json')
+    const data = new Set(['hosts', 'bulkEncoding'])
+    for (const m of TRANSPORT_MEMBERS.filter((x) => !data.has(x))) assert.equal(typeof client[m], 'function', m)
   } finally {
     client.close()
   }

@@ -2,6 +2,7 @@
 
 const { Random } = require('../../base/random')
 const { hostTags, maxHostTagsBytes, HostTable, TAG_NAMES } = require('./tsbs-hosts')
+const { withLength } = require('../pg-batch-rows')
 
 const USAGE_COLUMNS = [
   'usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait',
@@ -53,6 +54,10 @@ class CpuRowGenerator {
     this.typicalRowBytes = meanTags + 2 + 14 + METRICS_PER_ROW * 3 + 1
     this.cachedStep = -1
     this.cachedTs = null
+    // The same rows as values of a Bind (writeBatchRows): each value its length, then its text.
+    this.hostCells = null
+    this.cachedCellStep = -1
+    this.cachedTsCell = null
   }
 
   /**
@@ -87,6 +92,41 @@ class CpuRowGenerator {
     return pos
   }
 
+  /**
+   * The next `count` rows as Bind and Execute messages of `frame` (lib/data/pg-batch-rows.js): the same rows
+   * writeRows would write, each value in text format (the tags as their JSON).
+   */
+  writeBatchRows (buffer, offset, count, frame) {
+    const random = this.random
+    if (this.hostCells === null) {
+      const json = this.hosts
+      this.hostCells = new HostTable(this.scale, (h) => withLength(json.get(h)))
+    }
+    const hosts = this.hostCells
+    let pos = offset
+    for (let n = 0; n < count; n++) {
+      const i = this.index
+      this.index = i + this.stride
+      const step = Math.floor(i / this.scale)
+      if (step !== this.cachedCellStep) {
+        this.cachedCellStep = step
+        this.cachedTsCell = withLength(Buffer.from(String(this.startMs + step * this.intervalMs)))
+      }
+      const start = pos
+      pos = frame.openRow(buffer, pos)
+      pos += hosts.get(i % this.scale).copy(buffer, pos)
+      const ts = this.cachedTsCell
+      for (let k = 0; k < ts.length; k++) buffer[pos++] = ts[k]
+      for (let pair = 0; pair < METRICS_PER_ROW / 2; pair++) {
+        const bits = random.nextUint32()
+        pos = writeUsageCell(buffer, pos, ((bits & 0xffff) * 101) >>> 16)
+        pos = writeUsageCell(buffer, pos, ((bits >>> 16) * 101) >>> 16)
+      }
+      pos = frame.closeRow(buffer, start, pos)
+    }
+    return pos
+  }
+
   /** The next `count` rows as the JSON text of bulk_args entries. */
   nextRowsJson (count) {
     const buffer = Buffer.allocUnsafe(Math.max(1, count * this.maxRowBytes))
@@ -110,6 +150,27 @@ function writeUsage (buffer, pos, value) {
     buffer[pos++] = ZERO + ((value / 10) | 0)
     buffer[pos++] = ZERO + (value % 10)
   } else {
+    buffer[pos++] = ZERO + value
+  }
+  return pos
+}
+
+// 0..100 as a Bind value: its length (1 to 3), then its digits.
+function writeUsageCell (buffer, pos, value) {
+  buffer[pos++] = 0
+  buffer[pos++] = 0
+  buffer[pos++] = 0
+  if (value >= 100) {
+    buffer[pos++] = 3
+    buffer[pos++] = ZERO + 1
+    buffer[pos++] = ZERO
+    buffer[pos++] = ZERO
+  } else if (value >= 10) {
+    buffer[pos++] = 2
+    buffer[pos++] = ZERO + ((value / 10) | 0)
+    buffer[pos++] = ZERO + (value % 10)
+  } else {
+    buffer[pos++] = 1
     buffer[pos++] = ZERO + value
   }
   return pos

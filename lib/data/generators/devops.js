@@ -3,6 +3,7 @@
 const { Random } = require('../../base/random')
 const { hostTags, maxHostTagsBytes, HostTable, TAG_NAMES } = require('./tsbs-hosts')
 const { USAGE_COLUMNS } = require('./cpu')
+const { writeLatin1Cell } = require('../pg-batch-rows')
 
 // The TSBS devops data set: nine measurements per host and interval, 101 field values in all,
 // with TSBS's names, types and extra tags. Values are seeded draws in TSBS's ranges: counters
@@ -254,6 +255,29 @@ class DevopsRowWriter {
         : m.fields.map((f) => f.value(this.random, step, host, intervalSeconds))
       const row = `${n > 0 ? ',' : ''}[${host.tagsJson},${this.startMs + step * this.intervalMs},${values.join(',')}]`
       pos += buffer.write(row, pos, 'latin1')
+    }
+    return pos
+  }
+
+  /** The same rows as Bind and Execute messages of `frame` (lib/data/pg-batch-rows.js). */
+  writeBatchRows (buffer, offset, count, frame) {
+    const m = this.measurement
+    const intervalSeconds = this.intervalMs / 1000
+    let pos = offset
+    for (let n = 0; n < count; n++) {
+      const i = this.index
+      this.index = i + this.stride
+      const step = Math.floor(i / this.scale)
+      const host = this.hosts.get(i % this.scale)
+      const values = m.values
+        ? m.values(this.random, step, host)
+        : m.fields.map((f) => f.value(this.random, step, host, intervalSeconds))
+      const start = pos
+      pos = frame.openRow(buffer, pos)
+      pos = writeLatin1Cell(buffer, pos, host.tagsJson)
+      pos = writeLatin1Cell(buffer, pos, String(this.startMs + step * this.intervalMs))
+      for (const value of values) pos = writeLatin1Cell(buffer, pos, String(value))
+      pos = frame.closeRow(buffer, start, pos)
     }
     return pos
   }

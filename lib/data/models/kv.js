@@ -2,6 +2,7 @@
 
 const { Random } = require('../../base/random')
 const { StringPool, kvKey } = require('../generators/strings')
+const { writeLatin1Cell, writeCellOf } = require('../pg-batch-rows')
 
 // YCSB / YugabyteDB-style key-value: k TEXT PRIMARY KEY, v TEXT. Row k of worker w writes the key
 // of sequence number k * workers + w, so a run of N rows writes exactly the keys 0 .. N-1 and a
@@ -27,6 +28,22 @@ class KvRowWriter {
       pos = this.strings.write(buffer, pos, this.valueBytes)
       buffer[pos++] = 0x22
       buffer[pos++] = 0x5d
+    }
+    return pos
+  }
+
+  /** The same rows as Bind and Execute messages of `frame` (lib/data/pg-batch-rows.js). */
+  writeBatchRows (buffer, offset, count, frame) {
+    let pos = offset
+    const writeValue = (b, at) => this.strings.write(b, at, this.valueBytes)
+    for (let n = 0; n < count; n++) {
+      const key = kvKey(this.index, this.keyBytes)
+      this.index += this.stride
+      const start = pos
+      pos = frame.openRow(buffer, pos)
+      pos = writeLatin1Cell(buffer, pos, key)
+      pos = writeCellOf(buffer, pos, this.valueBytes, writeValue)
+      pos = frame.closeRow(buffer, start, pos)
     }
     return pos
   }

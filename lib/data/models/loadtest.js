@@ -2,6 +2,7 @@
 
 const { Random } = require('../../base/random')
 const { StringPool } = require('../generators/strings')
+const { writeCellOf } = require('../pg-batch-rows')
 
 // CrateDB's large-cluster ingest record: one TEXT column of random strings, refresh turned off
 // during the load (refresh_interval = 0) and reset afterwards.
@@ -22,6 +23,19 @@ class PayloadRowWriter {
       pos = this.strings.write(buffer, pos, this.payloadBytes)
       buffer[pos++] = 0x22
       buffer[pos++] = 0x5d // ]
+    }
+    return pos
+  }
+
+  /** The same rows as Bind and Execute messages of `frame` (lib/data/pg-batch-rows.js). */
+  writeBatchRows (buffer, offset, count, frame) {
+    let pos = offset
+    const writePayload = (b, at) => this.strings.write(b, at, this.payloadBytes)
+    for (let n = 0; n < count; n++) {
+      const start = pos
+      pos = frame.openRow(buffer, pos)
+      pos = writeCellOf(buffer, pos, this.payloadBytes, writePayload)
+      pos = frame.closeRow(buffer, start, pos)
     }
     return pos
   }
