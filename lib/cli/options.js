@@ -42,10 +42,10 @@ const CONNECTION_OPTIONS = {
   protocol: {
     type: 'string',
     choices: ['http', 'pg'],
-    default: 'http',
     group: 'Connection:',
     describe: "the load's protocol: CrateDB's HTTP endpoint, or its PostgreSQL wire protocol (pg: JDBC-style " +
-      'batches, prepared statements) on --pg_port of the same hosts; DDL and checks go over HTTP either way'
+      'batches, prepared statements) on --pg_port of the same hosts; DDL and checks go over HTTP either way ' +
+      '[env CRATE_PROTOCOL] (default: http)'
   },
   pg_port: {
     type: 'string',

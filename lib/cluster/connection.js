@@ -126,8 +126,10 @@ function connectionFromArgs (args, env) {
   if (/[\u0000-\u001f\u007f:]/.test(user)) {
     throw new UsageError('--user/CRATE_USER must not contain a control character or a colon')
   }
-  const protocol = args.protocol ?? 'http'
-  if (!PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be http or pg (got '${protocol}')`)
+  const protocol = args.protocol ?? (env.CRATE_PROTOCOL || 'http')
+  if (!PROTOCOLS.includes(protocol)) {
+    throw new UsageError(`--protocol/CRATE_PROTOCOL must be http or pg (got '${protocol}')`)
+  }
   if (args.pg_insert !== undefined && protocol !== 'pg') {
     throw new UsageError('--pg_insert is the shape of an insert over the PostgreSQL protocol: give --protocol pg too')
   }

@@ -41,7 +41,6 @@ class PgClient extends EventEmitter {
     this.waiting = []
     this.next = 0
     this.names = new Map()
-    this.aborted = false
   }
 
   /** One request of a workload; `parse` is HTTP's (text to object) and not needed here. */
@@ -94,6 +93,10 @@ class PgClient extends EventEmitter {
       // As the HTTP endpoint answers: a statement without columns (DDL, an INSERT) has one empty row.
       return { cols: answer.cols, rows: answer.cols.length ? answer.rows : [[]], rowcount: answer.rowcount }
     } catch (error) {
+      if (connection.abandoned) {
+        throw new TransportError({ code: 'ABORTED', message: `request to ${connection.base} abandoned before its ` +
+          'answer arrived', host: connection.base, sent: true })
+      }
       throw asTransportError(error, connection)
     } finally {
       clearTimeout(timer)
@@ -138,7 +141,6 @@ class PgClient extends EventEmitter {
   }
 
   async acquire () {
-    if (this.aborted) throw aborted()
     const ready = this.idle.pop()
     if (ready) return ready
     if (this.open.size >= this.maxSockets) return new Promise((resolve) => this.waiting.push(resolve))
@@ -171,7 +173,7 @@ class PgClient extends EventEmitter {
   }
 
   release (connection) {
-    if (connection.closed || this.aborted) {
+    if (connection.closed) {
       this.open.delete(connection)
       const waiter = this.waiting.shift()
       if (waiter) this.connect().then(waiter, () => waiter(this.acquire()))
@@ -210,9 +212,16 @@ class PgClient extends EventEmitter {
     return []
   }
 
+  /**
+   * Abandons every request in flight (Ctrl-C twice, --graceful_stop): each rejects with ABORTED, in doubt. Requests
+   * sent afterwards go out as usual, on new connections.
+   */
   abort () {
-    this.aborted = true
-    for (const connection of this.open) connection.destroy()
+    for (const connection of this.open) {
+      if (connection.cycle === null) continue
+      connection.abandoned = true
+      connection.destroy()
+    }
   }
 
   close () {
@@ -259,15 +268,12 @@ function arrayText (values) {
   }).join(',')}}`
 }
 
-function aborted () {
-  return new TransportError({ code: 'ABORTED', message: 'abandoned (interrupted)', host: null, sent: false })
-}
-
 /** The server's no as CrateHttpError (its SQLSTATE in the message), a lost connection as TransportError. */
 function asTransportError (error, connection) {
   if (error instanceof TransportError || error instanceof CrateHttpError) return error
   if (error instanceof PgError) {
-    return new CrateHttpError({ status: STATUS_OF[error.code] ?? 200, code: CRATE_CODE_OF[error.code] ?? error.code,
+    // No HTTP status over this protocol, but for what the engine acts on (a wrong password).
+    return new CrateHttpError({ status: STATUS_OF[error.code] ?? null, code: CRATE_CODE_OF[error.code] ?? error.code,
       message: `${error.message} (SQLSTATE ${error.code})` })
   }
   if (error instanceof PgConnectionError) {

@@ -27,6 +27,8 @@ class PgConnection {
     this.cycle = null
     this.prepared = new Set()
     this.closed = false
+    // Destroyed by the client with a cycle in flight (PgClient#abort).
+    this.abandoned = false
     this.parameters = {}
     this.parser = null
     // The start of a message the last chunk did not complete.
@@ -65,7 +67,8 @@ class PgConnection {
       error.code || 'ECONNRESET', true)))
     socket.on('close', () => {
       this.closed = true
-      this.fail(new PgConnectionError(`${this.host}:${this.port} closed the connection`, 'ECONNRESET', true))
+      // As the HTTP transport names a connection closed before its answer.
+      this.fail(new PgConnectionError(`${this.host}:${this.port} closed the connection`, 'ECLOSED', true))
     })
     await this.run(serialize.startup({ user: this.user, database: this.database, client_encoding: 'UTF8' }),
       { startup: true })

@@ -126,10 +126,15 @@ test('a server that never answers: the request times out in doubt; abort abandon
   const opening = connection.open()
   setTimeout(() => connection.destroy(), 100)
   await assert.rejects(opening)
-  const { client } = await setUp(t, { fault: () => 'hang' })
-  const pg = client({ timeoutMs: 300 })
+  const { client, double } = await setUp(t, { fault: () => 'hang' })
+  const pg = client({ timeoutMs: 20_000 })
+  const inFlight = pg.post('{"stmt":"SELECT 2"}')
+  // Abandoned once the server has it.
+  while (double.requestCount === 0) await new Promise((resolve) => setTimeout(resolve, 10))
   pg.abort()
-  await assert.rejects(pg.post('{"stmt":"SELECT 2"}'), (e) => e.code === 'ABORTED')
+  await assert.rejects(inFlight, (e) => e.code === 'ABORTED' && e.sent === true)
+  const timedOut = client({ timeoutMs: 300 })
+  await assert.rejects(timedOut.post('{"stmt":"SELECT 2"}'), (e) => e.code === 'ETIMEDOUT' && e.sent === true)
 })
 
 test('TLS asked of a server without it: one line saying so; nothing sent', async (t) => {

@@ -6,8 +6,10 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { startCrateTestDouble, withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool, childPids } = require('../helpers/run-tool')
+const { testOverProtocols } = require('../helpers/protocols')
 const { closedPort } = require('../helpers/ports')
 const { CrateClient } = require('../../lib/cluster/http-client')
+const { NO_REASON } = require('../../lib/cluster/pg-client')
 
 const ingest = (args, options) => runTool('appClusterIngest.js', args, options)
 const noStackTrace = (stderr) => !/\n\s+at .+:\d+:\d+/.test(stderr)
@@ -23,7 +25,7 @@ function onNthBulk (n, fault) {
 const inserts = (double) => double.statements.filter((s) => s.rows !== undefined)
 const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_in_doubt === json.rows_sent
 
-test('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created once', () => withDouble({ trackKeys: true }, async (double) => {
+testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created once', { trackKeys: true }, async (double) => {
   const run = await ingest(['--processes', '2', '--max_rows', '25000', '--batch_size', '10000', '--shards', '3', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const r = run.json
@@ -59,9 +61,9 @@ test('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created 
   assert.equal(intervals.reduce((sum, e) => sum + e.ingest.ok, 0), 50_000)
   assert.ok(intervals.every((e) => typeof e.ingest.p99_ms === 'number'))
   assert.deepEqual(r.reconciliation, { acknowledged: 50_000, in_doubt: 0, counted: 50_000, verdict: 'exact', excess: 0, missing: 0 })
-}))
+})
 
-test('rows rejected under HTTP 200 are counted as failed, grouped, and the run exits 1', () => withDouble({ rejectRow: (n) => n % 100 === 0 }, async (double) => {
+testOverProtocols('rows rejected under HTTP 200 are counted as failed, grouped, and the run exits 1', { rejectRow: (n) => n % 100 === 0 }, async (double) => {
   const run = await ingest(['--processes', '2', '--max_rows', '5000', '--batch_size', '1000', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   const r = run.json
@@ -71,14 +73,19 @@ test('rows rejected under HTTP 200 are counted as failed, grouped, and the run e
   assert.ok(accountingHolds(r))
   assert.equal(r.requests_failed, 0)
   assert.equal(r.errors.length, 1)
-  assert.equal(r.errors[0].code, 5000)
   assert.equal(r.errors[0].count, 100)
-  assert.match(r.errors[0].sample, /^EsRejectedExecutionException/)
+  if (double.protocol === 'pg') {
+    // INSERT 0 -3: over this protocol a rejected row has no reason (captures 05, 14).
+    assert.deepEqual([r.errors[0].code, r.errors[0].status, r.errors[0].message], [null, null, NO_REASON])
+  } else {
+    assert.equal(r.errors[0].code, 5000)
+    assert.match(r.errors[0].sample, /^EsRejectedExecutionException/)
+  }
   assert.equal(r.table_count, 9_900)
   assert.match(run.stderr, /Failures and answers lost, grouped by error code and message/)
-}))
+})
 
-test('an error status fails every row of that request', () => withDouble({
+testOverProtocols('an error status fails every row of that request', {
   fault: onNthBulk(2, { status: 500, code: 5000, message: 'SomethingBroke[simulated]' })
 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--concurrent_requests', '1', '--json'], { env: double.env() })
@@ -86,10 +93,12 @@ test('an error status fails every row of that request', () => withDouble({
   assert.equal(run.json.rows_ok, 2000)
   assert.equal(run.json.rows_failed, 1000)
   assert.equal(run.json.requests_failed, 1)
-  assert.deepEqual(run.json.errors.map((e) => [e.code, e.status, e.count]), [[5000, 500, 1000]])
-}))
+  // Over the PostgreSQL protocol the same error is an ErrorResponse, its SQLSTATE read as CrateDB's code; no status.
+  assert.deepEqual(run.json.errors.map((e) => [e.code, e.status, e.count]),
+    [[5000, double.protocol === 'pg' ? null : 500, 1000]])
+})
 
-test('a connection closed before the answer puts its rows in doubt; the run goes on, and the count settles them', () => withDouble({
+testOverProtocols('a connection closed before the answer puts its rows in doubt; the run goes on, and the count settles them', {
   fault: onNthBulk(1, 'drop')
 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '4000', '--batch_size', '1000', '--concurrent_requests', '2', '--json'], { env: double.env() })
@@ -103,9 +112,9 @@ test('a connection closed before the answer puts its rows in doubt; the run goes
   assert.deepEqual(run.json.reconciliation, { acknowledged: 3000, in_doubt: 1000, counted: 3000, verdict: 'exact', excess: 0, missing: 0 })
   assert.match(run.stderr, /3,000: exactly the rows acknowledged, none of the 1,000 in doubt/)
   assert.match(run.stderr, /│ 1,000 │ in doubt │ ECLOSED │/)
-}))
+})
 
-test('a request that gets no answer within --timeout puts its rows in doubt', () => withDouble({
+testOverProtocols('a request that gets no answer within --timeout puts its rows in doubt', {
   fault: onNthBulk(2, 'hang')
 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--timeout', '500ms', '--json'], { env: double.env() })
@@ -116,7 +125,7 @@ test('a request that gets no answer within --timeout puts its rows in doubt', ()
   assert.equal(run.json.errors[0].in_doubt, true)
   // At least the timeout; far less than the default timeout of 60 s, however loaded the machine.
   assert.ok(run.json.latency_ms.max >= 500 && run.json.latency_ms.max < 20_000, `max ${run.json.latency_ms.max} ms`)
-}))
+})
 
 test('batches over the server limit (413): one-line error, exit 3', () => withDouble({ maxContentLength: 50_000 }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '2000', '--batch_size', '1000', '--concurrent_requests', '1', '--json'], { env: double.env() })
@@ -128,21 +137,21 @@ test('batches over the server limit (413): one-line error, exit 3', () => withDo
   assert.ok(noStackTrace(run.stderr))
 }))
 
-test('wrong password: one-line error, exit 3, nothing created', () => withDouble({ auth: { user: 'bench', password: 'right' } }, async (double) => {
+testOverProtocols('wrong password: one-line error, exit 3, nothing created', { auth: { user: 'bench', password: 'right' } }, async (double) => {
   const run = await ingest(['--max_rows', '10'], { env: double.env({ CRATE_USER: 'bench', CRATE_PASSWORD: 'wrong-secret' }) })
   assert.equal(run.code, 3)
   const errors = run.stderr.split('\n').filter((l) => /error:/.test(l))
   assert.deepEqual(errors, [`appClusterIngest.js: error: http://127.0.0.1:${double.port} refused the connection check: authentication failed: password authentication failed for user "bench"`])
   assert.ok(!run.stderr.includes('wrong-secret') && !run.stdout.includes('wrong-secret'))
   assert.equal(double.statementsMatching(/^CREATE/).length, 0)
-}))
+})
 
-test('the password is accepted when right and never printed', () => withDouble({ auth: { user: 'bench', password: 'right-secret' } }, async (double) => {
+testOverProtocols('the password is accepted when right and never printed', { auth: { user: 'bench', password: 'right-secret' } }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '10', '--json'], { env: double.env({ CRATE_USER: 'bench', CRATE_PASSWORD: 'right-secret' }) })
   assert.equal(run.code, 0, run.stderr)
   assert.ok(!run.stderr.includes('right-secret') && !run.stdout.includes('right-secret'))
   assert.equal(run.json.options.password, '***')
-}))
+})
 
 test('a host that refuses connections: one-line error, exit 3', async () => {
   const port = await closedPort()
@@ -152,21 +161,21 @@ test('a host that refuses connections: one-line error, exit 3', async () => {
   assert.ok(noStackTrace(run.stderr))
 })
 
-test('a host that does not answer: one-line error within --timeout, exit 3', () => withDouble({ fault: () => 'hang' }, async (double) => {
+testOverProtocols('a host that does not answer: one-line error within --timeout, exit 3', { fault: () => 'hang' }, async (double) => {
   const started = Date.now()
   const run = await ingest(['--max_rows', '10', '--timeout', '300ms'], { env: double.env() })
   assert.equal(run.code, 3)
   assert.match(run.stderr, /error: cannot reach CrateDB: no answer from http:\/\/127\.0\.0\.1:\d+ within 300 ms \(--timeout\)/)
   assert.ok(Date.now() - started < 30_000, 'ended by --timeout, not by the default of 60 s')
-}))
+})
 
-test('TLS to a plain port: one-line error, exit 3', () => withDouble({}, async (double) => {
+testOverProtocols('TLS to a plain port: one-line error, exit 3', {}, async (double) => {
   const run = await ingest(['--max_rows', '10'], { env: double.env({ CRATE_SSL: 'true' }) })
   assert.equal(run.code, 3)
   assert.match(run.stderr, /error: cannot reach CrateDB: TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed: the port does not speak TLS/)
-}))
+})
 
-test('bad input: one line naming the problem, exit 2, no SQL sent', () => withDouble({}, async (double) => {
+testOverProtocols('bad input: one line naming the problem, exit 2, no SQL sent', {}, async (double) => {
   for (const [args, message] of [
     [['--batch_size', 'ten'], '--batch_size must be a whole number >= 1 (got not a number)'],
     [['--max_rows', '0'], "--max_rows must be a whole number >= 1 (got '0')"],
@@ -183,7 +192,7 @@ test('bad input: one line naming the problem, exit 2, no SQL sent', () => withDo
     assert.equal(run.stdout, '')
   }
   assert.equal(double.requestCount, 0)
-}))
+})
 
 test('--help prints usage with examples and exits 0', async () => {
   const run = await ingest(['--help'])
@@ -193,7 +202,7 @@ test('--help prints usage with examples and exits 0', async () => {
   assert.match(run.stdout, /CRATE_HOST/)
 })
 
-test('--duration stops the run; in-flight requests are still counted', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
+testOverProtocols('--duration stops the run; in-flight requests are still counted', { fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '4', '--duration', '1s', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.workers[0].stop_reason, 'duration')
@@ -201,17 +210,17 @@ test('--duration stops the run; in-flight requests are still counted', () => wit
   assert.ok(run.json.seconds >= 1 && run.json.seconds < 20, `seconds ${run.json.seconds}`)
   assert.equal(run.json.rows_ok, inserts(double).reduce((sum, s) => sum + s.rows, 0))
   assert.equal(run.json.table_count, run.json.rows_ok)
-}))
+})
 
-test('--duration alone runs its whole time: no default --max_rows cuts it short', () => withDouble({}, async (double) => {
+testOverProtocols('--duration alone runs its whole time: no default --max_rows cuts it short', {}, async (double) => {
   const run = await ingest(['--processes', '1', '--duration', '2s', '--batch_size', '10000', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.workers[0].stop_reason, 'duration')
   assert.ok(run.json.seconds >= 1.95, `${run.json.seconds} s`)
   assert.equal(run.json.options.max_rows, null)
-}))
+})
 
-test('--graceful_stop: answers missing that long after --duration are abandoned and in doubt; the run does not wait for them', () => withDouble({
+testOverProtocols('--graceful_stop: answers missing that long after --duration are abandoned and in doubt; the run does not wait for them', {
   fault: ({ bulk, number }) => (bulk && number > 8 ? 'hang' : bulk ? { delayMs: 100 } : undefined)
 }, async (double) => {
   const run = await ingest(['--processes', '1', '--duration', '1s', '--graceful_stop', '300ms', '--batch_size', '100', '--concurrent_requests', '2', '--json'], { env: double.env() })
@@ -221,9 +230,9 @@ test('--graceful_stop: answers missing that long after --duration are abandoned 
   assert.ok(run.json.errors.some((e) => e.code === 'ABORTED' && e.in_doubt))
   assert.ok(run.json.drain_seconds >= 0.3, `drain ${run.json.drain_seconds} s`)
   assert.match(run.stderr, /\(sending [\d.]+ s, then [\d.]+ s for the last answers\)/)
-}))
+})
 
-test('--warmup: its rows are in the table but in no figure; --duration counts after it', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined) }, async (double) => {
+testOverProtocols('--warmup: its rows are in the table but in no figure; --duration counts after it', { fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined) }, async (double) => {
   const run = await ingest(['--processes', '1', '--batch_size', '100', '--concurrent_requests', '2', '--warmup', '500ms', '--duration', '500ms', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const r = run.json
@@ -234,7 +243,7 @@ test('--warmup: its rows are in the table but in no figure; --duration counts af
   assert.equal(r.reconciliation.verdict, 'exact')
   assert.ok(r.seconds >= 0.5 && r.seconds < 10, `the measured window (${r.seconds} s) is the --duration after the warm-up`)
   assert.match(run.stderr, /warm-up \(first 0\.5 s, in no figure\) +│ [\d,]+ rows ok, 0 failed, 0 in doubt/)
-}))
+})
 
 test('the same --seed sends the same rows', async () => {
   const rowsOf = () => withDouble({ keepRows: true }, async (double) => {
@@ -247,7 +256,7 @@ test('the same --seed sends the same rows', async () => {
   assert.deepEqual(await rowsOf(), first)
 })
 
-test('--no-drop_table keeps an existing table and does not claim a count', () => withDouble({}, async (double) => {
+testOverProtocols('--no-drop_table keeps an existing table and does not claim a count', {}, async (double) => {
   const first = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
   assert.equal(first.code, 0, first.stderr)
   const second = await ingest(['--processes', '1', '--max_rows', '100', '--no-drop_table', '--json'], { env: double.env() })
@@ -255,9 +264,9 @@ test('--no-drop_table keeps an existing table and does not claim a count', () =>
   assert.equal(second.json.table_count, null)
   assert.match(second.stderr, /table doc\.cpu exists \(12 shards, 0 replicas\)/)
   assert.equal(double.statementsMatching(/^DROP/).length, 0)
-}))
+})
 
-test('by default a table is dropped only when this tool made it and nobody wrote to it since; each drop is said', () => withDouble({}, async (double) => {
+testOverProtocols('by default a table is dropped only when this tool made it and nobody wrote to it since; each drop is said', {}, async (double) => {
   const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }], user: 'crate', timeoutMs: 5000 })
   try {
     // A user's own doc.cpu, loaded by something else: the same columns, but not this tool's.
@@ -286,9 +295,9 @@ test('by default a table is dropped only when this tool made it and nobody wrote
   } finally {
     client.close()
   }
-}))
+})
 
-test('Ctrl-C: the master stops the workers and prints what was measured, marked partial', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 100 } : undefined) }, async (double) => {
+testOverProtocols('Ctrl-C: the master stops the workers and prints what was measured, marked partial', { fault: ({ bulk }) => (bulk ? { delayMs: 100 } : undefined) }, async (double) => {
   const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
     env: double.env(),
     waitFor: /rows ok [1-9]/,
@@ -302,9 +311,9 @@ test('Ctrl-C: the master stops the workers and prints what was measured, marked 
   assert.equal(run.json.rows_in_doubt, 0, 'in-flight requests were waited for')
   assert.equal(run.json.rows_ok, inserts(double).reduce((sum, s) => sum + s.rows, 0))
   assert.match(run.stderr, /PARTIAL RESULT: interrupted \(SIGINT\)/)
-}))
+})
 
-test('a worker that dies: the run ends, partial, with what was reported', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
+testOverProtocols('a worker that dies: the run ends, partial, with what was reported', { fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
   const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
     env: double.env(),
     waitFor: /rows ok [1-9]/,
@@ -316,7 +325,7 @@ test('a worker that dies: the run ends, partial, with what was reported', () => 
   assert.ok(run.json.rows_ok > 0)
   assert.ok(accountingHolds(run.json))
   assert.ok(run.json.rows_ok <= inserts(double).reduce((sum, s) => sum + s.rows, 0))
-}))
+})
 
 test('the server going away mid-run: partial result, exit 4', async () => {
   const double = await startCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) })
@@ -336,11 +345,11 @@ test('the server going away mid-run: partial result, exit 4', async () => {
   assert.match(run.stderr, /PARTIAL RESULT/)
 })
 
-test('a run that ends within --warmup measured nothing: partial, exit 4, and says why', () => withDouble({}, async (double) => {
+testOverProtocols('a run that ends within --warmup measured nothing: partial, exit 4, and says why', {}, async (double) => {
   const run = await ingest(['--processes', '1', '--batch_size', '100', '--max_rows', '500', '--warmup', '1h', '--json'], { env: double.env() })
   assert.equal(run.code, 4, run.stderr)
   assert.equal(run.json.partial, true)
   assert.match(run.json.partial_reasons.join('; '), /the run ended within --warmup: nothing was measured/)
   assert.equal(run.json.warmup.rows_ok, 500)
   assert.equal(run.json.rows_ok, 0)
-}))
+})

@@ -2,14 +2,12 @@
 
 // --ingest_rate: a constant-rate ingest next to the query mix, each reported on its own.
 
-const test = require('node:test')
 const assert = require('node:assert/strict')
-const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
+const { testOverProtocols } = require('../helpers/protocols')
 const { tempFile } = require('../helpers/temp-files')
 const { closedPort } = require('../helpers/ports')
 
-const withDouble = withCrateTestDouble
 
 const mixFile = (t) => tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
 
@@ -20,7 +18,7 @@ const mixScript = (extra = {}) => ({
   ...extra
 })
 
-test('queries and a 2000 rows/s ingest side by side: both sections, exact counts', (t) => withDouble(mixScript(), async (double) => {
+testOverProtocols('queries and a 2000 rows/s ingest side by side: both sections, exact counts', mixScript(), async (double, t) => {
   const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--max_queries', '150', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '50', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const r = run.json
@@ -39,18 +37,20 @@ test('queries and a 2000 rows/s ingest side by side: both sections, exact counts
   assert.equal(double.statementsMatching(/^DROP TABLE/).length, 0, 'the mix never drops the table it reads')
   assert.match(run.stderr, /ingest next to the run \(--ingest_rate 2,000 rows\/s, 1 process\):/)
   assert.match(run.stderr, /rows\/s achieved +│ [\d,.]+ \([\d.]+% of target/)
-}))
+})
 
-test('rows the cluster rejects during the mix: counted in the ingest section, exit 1', (t) => withDouble(mixScript({ rejectRow: (n) => n % 10 === 0 }), async (double) => {
+testOverProtocols('rows the cluster rejects during the mix: counted in the ingest section, exit 1', mixScript({ rejectRow: (n) => n % 10 === 0 }), async (double, t) => {
   const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--max_queries', '100', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '50', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.queries_failed, 0)
   assert.ok(run.json.ingest.rows_failed > 0)
   assert.equal(run.json.ingest.rows_failed, Math.ceil(run.json.ingest.rows_sent / 10))
-  assert.match(run.stderr, /EsRejectedExecutionException/)
-}))
+  // Over the PostgreSQL protocol such a row answers INSERT 0 -3 and nothing else (captures 05, 14).
+  assert.match(run.stderr, double.protocol === 'pg' ? /no reason given over the PostgreSQL protocol/
+    : /EsRejectedExecutionException/)
+})
 
-test('/metrics gives each workload its target rate: the queries\' --rate and the ingest\'s --ingest_rate', (t) => withDouble(mixScript(), async (double) => {
+testOverProtocols('/metrics gives each workload its target rate: the queries\' --rate and the ingest\'s --ingest_rate', mixScript(), async (double, t) => {
   const port = await closedPort()
   let scraping
   const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--duration', '3s', '--rate', '20', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '50', '--metrics_port', String(port)], {
@@ -65,9 +65,9 @@ test('/metrics gives each workload its target rate: the queries\' --rate and the
   assert.match(scraped, /^cratebench_target_rate\{[^}]*workload="analytical"\} 20$/m)
   assert.match(scraped, /^cratebench_target_rate\{[^}]*workload="ingest"\} 2000$/m)
   assert.match(scraped, /^cratebench_dropped_requests_total\{[^}]*workload="ingest"\} 0$/m)
-}))
+})
 
-test('--threshold can judge the ingest beside the queries: "ingest:…" or its table\'s name', (t) => withDouble(mixScript({ rejectRow: (n) => n % 10 === 0 }), async (double) => {
+testOverProtocols('--threshold can judge the ingest beside the queries: "ingest:…" or its table\'s name', mixScript({ rejectRow: (n) => n % 10 === 0 }), async (double, t) => {
   const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--max_queries', '100', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '50', '--threshold', 'ingest:failed=0', '--threshold', 'doc.cpu:rows_per_sec>0', '--threshold', 'hosts:failed=0', '--json'], { env: double.env() })
   assert.equal(run.code, 5, run.stderr)
   assert.deepEqual(run.json.thresholds.map((x) => [x.threshold, x.passed, x.actual]), [
@@ -78,10 +78,10 @@ test('--threshold can judge the ingest beside the queries: "ingest:…" or its t
   const unknown = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--threshold', 'ingest:failed=0'], { env: double.env() })
   assert.equal(unknown.code, 2, 'no ingest without --ingest_rate')
   assert.match(unknown.stderr, /no query or table named 'ingest' \(there are: hosts\)/)
-}))
+})
 
-test('--ingest_rate must be a positive rate', (t) => withDouble(mixScript(), async (double) => {
+testOverProtocols('--ingest_rate must be a positive rate', mixScript(), async (double, t) => {
   const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--ingest_rate', 'lots'], { env: double.env() })
   assert.equal(run.code, 2)
   assert.match(run.stderr, /--ingest_rate must be a positive number of rows per second \(got 'lots'\)/)
-}))
+})

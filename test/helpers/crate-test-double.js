@@ -605,11 +605,24 @@ async function startCrateTestCluster (script, { nodes = 3 } = {}) {
 }
 
 /** Runs fn with a started double and stops the double afterwards, whatever happens. */
-async function withCrateTestDouble (script, fn) {
+/**
+ * Runs fn(double) against a fresh double. With protocol 'pg' the double also speaks the PostgreSQL wire protocol
+ * (test/helpers/pg-test-double.js) and env() points the tool's load at it (CRATE_PROTOCOL=pg): the same test, the
+ * same table state, over the other protocol.
+ */
+async function withCrateTestDouble (script, fn, { protocol = 'http' } = {}) {
   const double = await startCrateTestDouble(script)
+  double.protocol = protocol
+  if (protocol === 'pg') {
+    const { startPgFront } = require('./pg-test-double')
+    double.pg = await startPgFront(double, { auth: script.auth })
+    const env = double.env.bind(double)
+    double.env = (extra = {}) => env({ CRATE_PROTOCOL: 'pg', CRATE_PG_PORT: String(double.pg.port), ...extra })
+  }
   try {
     return await fn(double)
   } finally {
+    if (double.pg) await double.pg.close()
     await double.stop()
   }
 }

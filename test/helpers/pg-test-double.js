@@ -8,6 +8,7 @@
 //   - the extended protocol runs at Sync: a cycle's answers are held until then (12), Executes of one INSERT in a
 //     row are one bulk operation, each row answered INSERT 0 1 or, rejected, INSERT 0 -3 with no reason (05, 14)
 //   - errors are ErrorResponse with the SQLSTATE CrateDB sends (10), the connection stays usable
+// The double's own fault script applies here too (answerCycle), so a test runs the same over both protocols.
 // Not emulated: a pipeline mixing a batch with a statement that fails to parse (12) stores nothing on CrateDB; the
 // double stores the batch's rows (the tool never sends such a pipeline).
 
@@ -25,7 +26,7 @@ const PARAMETERS = [['crate_version', '6.4.3'], ['server_version', '14.0'], ['se
 function startPgFront (double, { auth = null, fault = null } = {}) {
   const sockets = new Set()
   // cycles: the Executes of each cycle; parses: the statements parsed, by text.
-  const front = { port: null, connections: 0, cycles: [], parses: new Map() }
+  const front = { port: null, connections: 0, cycles: [], parses: new Map(), hanging: new Set() }
   const server = net.createServer((socket) => {
     sockets.add(socket)
     front.connections++
@@ -114,7 +115,8 @@ function serve (socket, double, { auth, front, fault }) {
           front.cycles.push(cycle.filter((m) => m.kind === 'execute').length)
           const what = fault ? fault({ cycle: front.cycles.length }) : undefined
           if (what === 'drop') return socket.destroy()
-          runCycle(cycle, statements, double).then((answers) => {
+          answerCycle(socket, cycle, statements, double, front).then((answers) => {
+            if (answers === null) return
             if (what === 'lost') return socket.destroy()
             socket.write(Buffer.concat([...answers, message('Z', Buffer.from('I'))]))
           })
@@ -137,6 +139,40 @@ function serve (socket, double, { auth, front, fault }) {
       }
     }
   })
+}
+
+/**
+ * The HTTP double's own fault script (script.fault), asked once per cycle as once per request: 'drop' closes the
+ * connection before the cycle runs, 'hang' never answers, {delayMs} delays it, {answerDelayMs} delays the answer of
+ * what was stored, {status, code, message} answers that error (as ErrorResponse). Resolves with the answers, or null
+ * when none is to be written.
+ */
+async function answerCycle (socket, cycle, statements, double, front) {
+  const script = double.script
+  let fault
+  if (script.fault) {
+    const bound = cycle.find((m) => m.kind === 'bind')
+    const stmt = bound ? toQuestionMarks(statements.get(bound.statement) ?? '') : ''
+    const bulk = /^\s*INSERT\b/i.test(stmt)
+    fault = await script.fault({ number: ++double.requestCount, stmt, bulk, node: 0 })
+  }
+  if (fault === 'drop') {
+    socket.destroy()
+    return null
+  }
+  if (fault === 'hang') {
+    front.hanging.add(socket)
+    return null
+  }
+  if (fault && fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
+  if (fault && fault.status) return [errorOf({ code: fault.code, message: fault.message })]
+  const answers = await runCycle(cycle, statements, double)
+  if (fault && fault.answerDelayMs) await new Promise((resolve) => setTimeout(resolve, fault.answerDelayMs))
+  if (socket.destroyed) {
+    double.answersLost++
+    return null
+  }
+  return answers
 }
 
 /**
@@ -260,7 +296,8 @@ function toQuestionMarks (text) {
 /** A text-format value back to what the HTTP endpoint would have received in JSON. */
 function fromText (text) {
   if (text === null) return null
-  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text)
+  // A number when it reads back as itself: a key of 40 digits in a TEXT column stays text.
+  if (/^-?\d+(\.\d+)?$/.test(text) && String(Number(text)) === text) return Number(text)
   if (/^[[{]/.test(text)) {
     try {
       return JSON.parse(text)

@@ -1,0 +1,19 @@
+'use strict'
+
+const test = require('node:test')
+const { withCrateTestDouble } = require('./crate-test-double')
+
+// The protocols a load can go over (--protocol): every e2e test of a load that does not depend on one runs over both.
+const PROTOCOLS = ['http', 'pg']
+
+/**
+ * `name` as one test per protocol, each against a fresh double (withCrateTestDouble) whose env() points the tool at
+ * that protocol: fn(double, t), with double.protocol saying which.
+ */
+function testOverProtocols (name, script, fn, { protocols = PROTOCOLS } = {}) {
+  for (const protocol of protocols) {
+    test(`${name} [${protocol}]`, (t) => withCrateTestDouble(script, (double) => fn(double, t), { protocol }))
+  }
+}
+
+module.exports = { PROTOCOLS, testOverProtocols }
