@@ -242,44 +242,40 @@ class DevopsRowWriter {
   }
 
   writeRows (buffer, offset, count) {
-    const m = this.measurement
-    const intervalSeconds = this.intervalMs / 1000
     let pos = offset
     for (let n = 0; n < count; n++) {
-      const i = this.index
-      this.index = i + this.stride
-      const step = Math.floor(i / this.scale)
-      const host = this.hosts.get(i % this.scale)
-      const values = m.values
-        ? m.values(this.random, step, host)
-        : m.fields.map((f) => f.value(this.random, step, host, intervalSeconds))
-      const row = `${n > 0 ? ',' : ''}[${host.tagsJson},${this.startMs + step * this.intervalMs},${values.join(',')}]`
-      pos += buffer.write(row, pos, 'latin1')
+      const { host, ts, values } = this.nextRow()
+      pos += buffer.write(`${n > 0 ? ',' : ''}[${host.tagsJson},${ts},${values.join(',')}]`, pos, 'latin1')
     }
     return pos
   }
 
   /** The same rows as Bind and Execute messages of `frame` (lib/data/pg-batch-rows.js). */
   writeBatchRows (buffer, offset, count, frame) {
-    const m = this.measurement
-    const intervalSeconds = this.intervalMs / 1000
     let pos = offset
     for (let n = 0; n < count; n++) {
-      const i = this.index
-      this.index = i + this.stride
-      const step = Math.floor(i / this.scale)
-      const host = this.hosts.get(i % this.scale)
-      const values = m.values
-        ? m.values(this.random, step, host)
-        : m.fields.map((f) => f.value(this.random, step, host, intervalSeconds))
+      const { host, ts, values } = this.nextRow()
       const start = pos
       pos = frame.openRow(buffer, pos)
       pos = writeLatin1Cell(buffer, pos, host.tagsJson)
-      pos = writeLatin1Cell(buffer, pos, String(this.startMs + step * this.intervalMs))
+      pos = writeLatin1Cell(buffer, pos, String(ts))
       for (const value of values) pos = writeLatin1Cell(buffer, pos, String(value))
       pos = frame.closeRow(buffer, start, pos)
     }
     return pos
+  }
+
+  /** The next row's host, timestamp and field values. */
+  nextRow () {
+    const m = this.measurement
+    const i = this.index
+    this.index = i + this.stride
+    const step = Math.floor(i / this.scale)
+    const host = this.hosts.get(i % this.scale)
+    const values = m.values
+      ? m.values(this.random, step, host)
+      : m.fields.map((f) => f.value(this.random, step, host, this.intervalMs / 1000))
+    return { host, ts: this.startMs + step * this.intervalMs, values }
   }
 }
 
