@@ -85,9 +85,9 @@ testOverProtocols('rows rejected under HTTP 200 are counted as failed, grouped, 
   assert.match(run.stderr, /Failures and answers lost, grouped by error code and message/)
 })
 
-testOverProtocols('an error status fails every row of that request', {
+testOverProtocols('an error status fails every row of that request', () => ({
   fault: onNthBulk(2, { status: 500, code: 5000, message: 'SomethingBroke[simulated]' })
-}, async (double) => {
+}), async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--concurrent_requests', '1', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.rows_ok, 2000)
@@ -98,9 +98,9 @@ testOverProtocols('an error status fails every row of that request', {
     [[5000, double.protocol === 'pg' ? null : 500, 1000]])
 })
 
-testOverProtocols('a connection closed before the answer puts its rows in doubt; the run goes on, and the count settles them', {
+testOverProtocols('a connection closed before the answer puts its rows in doubt; the run goes on, and the count settles them', () => ({
   fault: onNthBulk(1, 'drop')
-}, async (double) => {
+}), async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '4000', '--batch_size', '1000', '--concurrent_requests', '2', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.partial, false)
@@ -114,9 +114,9 @@ testOverProtocols('a connection closed before the answer puts its rows in doubt;
   assert.match(run.stderr, /│ 1,000 │ in doubt │ ECLOSED │/)
 })
 
-testOverProtocols('a request that gets no answer within --timeout puts its rows in doubt', {
+testOverProtocols('a request that gets no answer within --timeout puts its rows in doubt', () => ({
   fault: onNthBulk(2, 'hang')
-}, async (double) => {
+}), async (double) => {
   const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--timeout', '500ms', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.rows_failed, 0)

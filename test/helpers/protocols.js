@@ -8,11 +8,13 @@ const PROTOCOLS = ['http', 'pg']
 
 /**
  * `name` as one test per protocol, each against a fresh double (withCrateTestDouble) whose env() points the tool at
- * that protocol: fn(double, t), with double.protocol saying which.
+ * that protocol: fn(double, t), with double.protocol saying which. A script that keeps state of its own (a count of
+ * the bulks it saw) is given as a function that makes it, so that each protocol's run starts from a fresh one.
  */
 function testOverProtocols (name, script, fn, { protocols = PROTOCOLS } = {}) {
   for (const protocol of protocols) {
-    test(`${name} [${protocol}]`, (t) => withCrateTestDouble(script, (double) => fn(double, t), { protocol }))
+    test(`${name} [${protocol}]`, (t) => withCrateTestDouble(typeof script === 'function' ? script() : script,
+      (double) => fn(double, t), { protocol }))
   }
 }
 
