@@ -34,13 +34,15 @@ const GO_LEAD_MS = 100
  * when the workers are told to go, and 'load' with what a live view watches (the timeline, the groups' totals, the
  * monitor, host events, the steering). Returns the Load.
  */
-async function runLoad (ctx, loadGroups, coordination) {
+async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false } = {}) {
   const { workload, options } = ctx
   const workerGroups = loadGroups.map((g) => new WorkerGroup({
     name: g.workload.name,
     workload: g.workload,
     options: g.options,
-    prepared: g.prepared
+    prepared: g.prepared,
+    // Loaded only then: a master of several processes does not need the worker's modules.
+    ...(workersInMaster ? { spawnWorker: require('./in-process-worker').inProcessWorker } : {})
   }))
   const [main, side = null] = workerGroups
   const monitor = createMonitor(options)
@@ -136,8 +138,9 @@ async function runLoad (ctx, loadGroups, coordination) {
     const mainOutcome = await main.whenDone()
     if (side) side.stop(stopReason('main_finished'))
     const sideOutcome = side ? await side.whenDone() : null
-    // The master's own CPU over the load is the main workload's: the companion's figures are its workers'.
-    if (masterCpuAtGo) mainOutcome.resources.push(masterResources(masterCpuAtGo))
+    // The master's own CPU over the load is the main workload's: the companion's figures are its workers'. A worker
+    // in the master's process has counted the process's CPU already.
+    if (masterCpuAtGo && !workersInMaster) mainOutcome.resources.push(masterResources(masterCpuAtGo))
     load.outcomes = { main: mainOutcome, ...(side ? { companion: sideOutcome } : {}) }
     load.loadStarted = main.loadStarted
   } finally {

@@ -24,6 +24,7 @@ const { timelineResult } = require('../results/timeline')
 const { stageResults } = require('../results/stages')
 const { stageText } = require('../data/load-profile')
 const { evaluateThresholds } = require('../results/thresholds')
+const { workersInMasterProcess, applyWorkerFlags } = require('./worker-placement')
 const { round, grouped } = require('../base/format')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
@@ -39,6 +40,9 @@ const ABANDONED_STATEMENT_TIMEOUT_MS = 5000
 async function run (workload, { argv, env, stdout, stderr, signalTarget = process, name = workload.script }) {
   const options = parseOptions(workload, argv, env, { name })
   const groups = loadGroups(workload, options)
+  // A run of one process runs its worker here; its V8 flags are set before the first request.
+  const workersInMaster = workersInMasterProcess(groups, env)
+  if (workersInMaster) applyWorkerFlags(workload)
   // Only a fleet's generators load its coordination (and the merged report it prints): no start-up cost otherwise.
   const coordination = options.fleet ? new (require('./fleet-coordination').FleetCoordination)() : soloCoordination
   const ctx = createContext(workload, options, { stdout, stderr, signalTarget, coordination })
@@ -52,7 +56,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
     await stage(ctx, 'prepare', (c) => coordination.prepare(c, groups, () => prepare(c, groups)))
     let load = null
     try {
-      load = await stage(ctx, 'load', (c) => runLoad(c, groups, coordination))
+      load = await stage(ctx, 'load', (c) => runLoad(c, groups, coordination, { workersInMaster }))
     } finally {
       settle(groups, load)
       // The finish restores what prepare changed, even when the load failed; a fleet's finisher does it for the

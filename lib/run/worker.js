@@ -1,8 +1,9 @@
 'use strict'
 
-// A worker process: builds its workload's request source, waits for the master's `go`, runs the
-// engine from the start time that `go` names, and reports a delta of its counts and histograms
-// to the master every second and once more at the end.
+// A worker: builds its workload's request source, waits for the master's `go`, runs the engine from the start time
+// that `go` names, and reports a delta of its counts and histograms to the master every second and once more at the
+// end. It runs in a process of its own, forked by the worker group (this file is that process's entry), or in the
+// master's process for a run of one process (lib/run/in-process-worker.js): the same code over another channel.
 
 const { createTransport } = require('../cluster/transport')
 const { Recorder } = require('../results/stats')
@@ -17,30 +18,79 @@ const { monitorEventLoopDelay } = require('node:perf_hooks')
 
 const REPORT_INTERVAL_MS = 1000
 
-// Everything the master says goes through one place; `go` and `stop` may arrive in any order
-// relative to the worker's own start-up.
-const master = {
-  control: null,
-  stoppedBeforeGo: null,
-  goMessage: null,
-  waiter: null,
-  workerCount: 1
+/**
+ * @typedef {object} MasterChannel how a worker talks with its master
+ * @property {(message: object) => Promise<void>} send a message to the master, resolved once handed over
+ * @property {(listener: (message: object) => void) => void} onMessage the master's messages
+ * @property {(listener: () => void) => void} onMasterGone the master is gone: there is nobody to report to
+ * @property {() => void} leave the worker is done: the channel closes
+ * @property {(code: number) => void} fail the worker cannot go on
+ */
+
+/** The channel of a forked worker: its process's IPC. */
+function processChannel () {
+  return {
+    send: (message) => new Promise((resolve) => {
+      if (!process.connected) return resolve()
+      process.send(message, () => resolve())
+    }),
+    onMessage: (listener) => process.on('message', listener),
+    onMasterGone: (listener) => process.on('disconnect', listener),
+    leave: () => process.disconnect(),
+    fail: (code) => process.exit(code)
+  }
 }
 
-function send (message) {
-  return new Promise((resolve) => {
-    if (!process.connected) return resolve()
-    process.send(message, () => resolve())
+/** A worker on `channel`: it starts on the master's `start` message. */
+function attachWorker (channel) {
+  // Everything the master says goes through one place; `go` and `stop` may arrive in any order relative to the
+  // worker's own start-up.
+  const master = { control: null, stoppedBeforeGo: null, goMessage: null, waiter: null, workerCount: 1 }
+
+  channel.onMessage((message) => {
+    switch (message.type) {
+      case 'start':
+        runWorker(message, master, channel).catch(async (error) => {
+          await channel.send({ type: 'fatal', message: error.message })
+          channel.fail(1)
+        })
+        break
+      case 'go':
+        master.goMessage = message
+        if (master.waiter) master.waiter(message)
+        break
+      case 'stop':
+        if (master.control) master.control.stop(message.reason)
+        else {
+          master.stoppedBeforeGo = message.reason
+          if (master.waiter) master.waiter(null)
+        }
+        break
+      case 'steer':
+        // The group's new rate from `at` on: this worker's share of it.
+        if (master.control) master.control.steer(message.at, message.rate / master.workerCount)
+        break
+      case 'abort':
+        if (master.control) master.control.abort(message.reason)
+        break
+    }
+  })
+
+  // Without a master there is nobody to report to.
+  channel.onMasterGone(() => {
+    if (master.control && !master.control.stopped) master.control.abort(stopReason('master_gone'))
+    else if (!master.control) channel.fail(0)
   })
 }
 
 /** Resolves with `go`, or with null when the master stops the group before the load. */
-function waitForGo () {
+function waitForGo (master) {
   if (master.goMessage || master.stoppedBeforeGo) return Promise.resolve(master.goMessage)
   return new Promise((resolve) => { master.waiter = resolve })
 }
 
-async function start ({ workload: workloadName, options, prepared, workerIndex, workerCount }) {
+async function runWorker ({ workload: workloadName, options, prepared, workerIndex, workerCount }, master, channel) {
+  const send = channel.send
   await startupFault(process.env)
   const workload = loadWorkload(workloadName)
   const client = createTransport(options.connection, { maxSockets: options.concurrentRequests })
@@ -48,8 +98,12 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
   const source = workload.createSource(options, { workerIndex, workerCount, bulkEncoding: client.bulkEncoding },
     prepared)
   await send({ type: 'ready' })
-  const go = await waitForGo()
-  if (!go) return leave(client)
+  const go = await waitForGo(master)
+  if (!go) {
+    // Stopped before the load: nothing was sent, so there is nothing to report.
+    client.close()
+    return channel.leave()
+  }
   master.control = createControl()
   master.workerCount = workerCount
   const recorder = new Recorder({ warmupUntil: options.warmupMs ? go.startAt + options.warmupMs : null })
@@ -99,7 +153,7 @@ async function start ({ workload: workloadName, options, prepared, workerIndex, 
       eventLoopDelayP99Ms: loopDelay.count ? loopDelay.percentile(99) / 1e6 : null
     }
   })
-  process.disconnect()
+  channel.leave()
 }
 
 /**
@@ -120,47 +174,12 @@ function reportEveryInterval (startAt, report) {
   return { stop: () => clearTimeout(timer) }
 }
 
-/** Stopped before the load: nothing was sent, so there is nothing to report. */
-function leave (client) {
-  client.close()
-  process.disconnect()
+if (require.main === module) {
+  // Ctrl-C (and a closed terminal's SIGHUP) reach the whole process group, and `timeout`, systemd and Kubernetes
+  // send SIGTERM to all of it: the master decides how to stop, so a worker only stops on its word and always gets
+  // to send its last report.
+  for (const signal of SIGNALS) process.on(signal, () => {})
+  attachWorker(processChannel())
 }
 
-process.on('message', (message) => {
-  switch (message.type) {
-    case 'start':
-      start(message).catch(async (error) => {
-        await send({ type: 'fatal', message: error.message })
-        process.exit(1)
-      })
-      break
-    case 'go':
-      master.goMessage = message
-      if (master.waiter) master.waiter(message)
-      break
-    case 'stop':
-      if (master.control) master.control.stop(message.reason)
-      else {
-        master.stoppedBeforeGo = message.reason
-        if (master.waiter) master.waiter(null)
-      }
-      break
-    case 'steer':
-      // The group's new rate from `at` on: this worker's share of it.
-      if (master.control) master.control.steer(message.at, message.rate / master.workerCount)
-      break
-    case 'abort':
-      if (master.control) master.control.abort(message.reason)
-      break
-  }
-})
-
-// Ctrl-C (and a closed terminal's SIGHUP) reach the whole process group, and `timeout`, systemd and Kubernetes
-// send SIGTERM to all of it: the master decides how to stop, so a worker only stops on its word and always gets
-// to send its last report.
-for (const signal of SIGNALS) process.on(signal, () => {})
-// Without a master there is nobody to report to.
-process.on('disconnect', () => {
-  if (master.control && !master.control.stopped) master.control.abort(stopReason('master_gone'))
-  else if (!master.control) process.exit(0)
-})
+module.exports = { attachWorker }

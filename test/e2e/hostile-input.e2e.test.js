@@ -128,7 +128,7 @@ test('workers are forked without the password in their environment', () => withC
     }
     return bulk ? { delayMs: 50 } : undefined
   }
-  const run = await runTool('appClusterIngest.js', ['--processes', '1', '--max_rows', '500', '--batch_size', '100', '--concurrent_requests', '1'], {
+  const run = await runTool('appClusterIngest.js', ['--processes', '2', '--max_rows', '500', '--batch_size', '100', '--concurrent_requests', '1'], {
     env: double.env({ CRATE_PASSWORD: SECRET, CRATE_USER: 'crate' }),
     onSpawn: (child) => { tool.child = child }
   })
