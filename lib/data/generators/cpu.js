@@ -94,7 +94,8 @@ class CpuRowGenerator {
 
   /**
    * The next `count` rows as Bind and Execute messages of `frame` (lib/data/pg-batch-rows.js): the same rows
-   * writeRows would write, each value in text format (the tags as their JSON).
+   * writeRows would write, each value in text format (the tags as their JSON). A loop of its own rather than a
+   * writer passed to one loop: this is the per-row path whose cost the bench holds to a ratio of HTTP's.
    */
   writeBatchRows (buffer, offset, count, frame) {
     const random = this.random
