@@ -18,10 +18,21 @@ function inProcessWorker () {
   child.pid = process.pid
   child.connected = true
   child.inProcess = true
+  // A forked worker that throws dies alone and the master reports what it measured; here the throw would take the
+  // master with it, so while the worker runs, an exception nobody caught ends the worker as a failed one instead.
+  const crashed = (error) => {
+    if (ended) return
+    child.emit('message', { type: 'fatal', message: error && error.message ? error.message : String(error) })
+    end(1, null)
+    // Its requests in flight are abandoned.
+    masterGone.emit('gone')
+  }
+  process.on('uncaughtException', crashed)
   const end = (code, signal) => {
     if (ended) return
     ended = true
     child.connected = false
+    process.off('uncaughtException', crashed)
     setImmediate(() => child.emit('exit', code, signal))
   }
   child.send = (message, callback) => {
@@ -36,8 +47,8 @@ function inProcessWorker () {
   // are abandoned) and counts as ended by the signal.
   child.kill = (signal = 'SIGTERM') => {
     if (ended) return false
-    masterGone.emit('gone')
     end(null, signal)
+    masterGone.emit('gone')
     return true
   }
   attachWorker({

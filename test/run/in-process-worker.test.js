@@ -5,6 +5,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
 const { WorkerGroup } = require('../../lib/run/worker-group')
 const { inProcessWorker } = require('../../lib/run/in-process-worker')
 const { workersInMasterProcess, applyWorkerFlags } = require('../../lib/run/worker-placement')
@@ -54,6 +55,17 @@ test('killed, it abandons its requests and counts as died by the signal: the run
     assert.ok(outcome.incidents.some((i) => i.kind === 'worker_died'), JSON.stringify(outcome.incidents))
   }))
 
+test('killed before the load, it ends by the signal and reports nothing', () => withCrateTestDouble({},
+  async (double) => {
+    const group = groupOf(double, ['--max_rows', '1000'])
+    group.start()
+    await group.whenReady()
+    group.workers[0].child.kill('SIGKILL')
+    const outcome = await group.whenDone()
+    assert.deepEqual(outcome.workers.map((w) => [w.reported, w.exit.code, w.exit.signal]), [[false, null, 'SIGKILL']])
+    assert.equal(outcome.loadStarted, false)
+  }))
+
 test('one group of one process runs in the master unless told to fork; its runtime V8 flags only', () => {
   const group = (processes, count = 1) => Array.from({ length: count }, () => ({ options: { processes } }))
   assert.equal(workersInMasterProcess(group(1), {}), true)
@@ -63,4 +75,24 @@ test('one group of one process runs in the master unless told to fork; its runti
   assert.deepEqual(applyWorkerFlags({ workerNodeFlags: ['--max-semi-space-size=2', '--single-threaded-gc'] }),
     ['--no-parallel-scavenge'])
   assert.deepEqual(applyWorkerFlags({}), [])
+})
+
+test('an exception nobody caught while it runs ends the worker as failed, not the master', () => {
+  // In a process of its own: the test runner takes every uncaught exception of its own process as a failure.
+  const script = `
+    const { inProcessWorker } = require(${JSON.stringify(require.resolve('../../lib/run/in-process-worker'))})
+    const child = inProcessWorker()
+    const seen = []
+    child.on('message', (m) => seen.push(m))
+    child.on('exit', (code, signal) => {
+      seen.push({ exit: code, signal })
+      setImmediate(() => { throw new Error('after the worker: the process\\'s own') })
+    })
+    process.on('exit', () => console.log(JSON.stringify(seen)))
+    setImmediate(() => { throw new Error('boom') })`
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  assert.deepEqual(JSON.parse(run.stdout.trim().split('\n').at(-1)), [{ type: 'fatal', message: 'boom' },
+    { exit: 1, signal: null }])
+  assert.notEqual(run.status, 0, 'once the worker has ended, an uncaught exception is the process\'s again')
+  assert.match(run.stderr, /after the worker/)
 })
