@@ -6,6 +6,8 @@
 // quotes; null is NULL), followed by an Execute, and the Sync at the end. Parsing 10,000 rows into objects and
 // writing them back out cost ~6 µs a row, 16 times the whole HTTP path; this is a copy.
 
+const { serialize } = require('pg-protocol')
+
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const COMMA = 0x2c
@@ -41,7 +43,7 @@ function valueAfter (body, key) {
  */
 function frameBulk (body, rowsAt, name, text) {
   const statement = Buffer.from(`${name}\0`)
-  const parse = parseMessage(statement, text)
+  const parse = serialize.parse({ name, text })
   let out = Buffer.allocUnsafe(Math.max(1024, parse.length + body.length * 2))
   let pos = parse.copy(out, 0)
   let rows = 0
@@ -85,16 +87,6 @@ function frameBulk (body, rowsAt, name, text) {
   return { bytes: out.subarray(0, pos), rows, parseLength: parse.length }
 }
 
-/** Parse: the statement's name and text, no parameter types (the server infers them). */
-function parseMessage (statement, text) {
-  const textBytes = Buffer.from(`${text}\0`)
-  const out = Buffer.alloc(1 + 4 + statement.length + textBytes.length + 2)
-  out[0] = 0x50
-  out.writeInt32BE(out.length - 1, 1)
-  statement.copy(out, 5)
-  textBytes.copy(out, 5 + statement.length)
-  return out
-}
 
 /** One value as a text-format parameter: its length, then its bytes (NULL: length -1). */
 function writeCell (body, start, end, out, pos) {

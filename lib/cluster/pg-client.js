@@ -51,8 +51,9 @@ class PgClient extends EventEmitter {
     const bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))
     const bulk = this.insertShape === 'batch' ? bulkOf(bytes) : null
     if (bulk) {
-      const name = this.nameOf(withDollars(bulk.stmt))
-      const { bytes: framed, parseLength } = frameBulk(bytes, bulk.rowsAt, name, withDollars(bulk.stmt))
+      const text = withDollars(bulk.stmt)
+      const name = this.nameOf(text)
+      const { bytes: framed, parseLength } = frameBulk(bytes, bulk.rowsAt, name, text)
       return this.send({ batch: { name, body: framed, parseLength } }, timeoutMs)
     }
     return this.send(JSON.parse(bytes), timeoutMs)

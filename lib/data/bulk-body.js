@@ -28,10 +28,14 @@ class BulkBodyPool {
       this.suffix = JSON_SUFFIX
       this.maxRowBytes = rowWriter.maxRowBytes
     }
-    this.encoding = this.frame ? 'pg-batch' : 'json'
     this.bytesPerRow = Math.min(initialBytesPerRow || rowWriter.maxRowBytes, rowWriter.maxRowBytes) +
       (this.maxRowBytes - rowWriter.maxRowBytes)
     this.free = []
+  }
+
+  /** The encoding its bodies are in: pg-batch only when the row writer writes those. */
+  get encoding () {
+    return this.frame ? 'pg-batch' : 'json'
   }
 
   /** A body of `rows` fresh rows; hand it back with release() once its answer arrived. */

@@ -23,7 +23,6 @@ class PgBatchFrame {
     this.parse = message(0x50, Buffer.concat([cstring(this.name), cstring(withDollars(stmt)), int16(0)]))
     // 'B', its length (written per row), the unnamed portal, the statement, no format codes (all text), the count.
     this.head = Buffer.concat([Buffer.from([0x42, 0, 0, 0, 0, 0]), cstring(this.name), int16(0), int16(columns)])
-    this.columns = columns
     // The most a row adds to its values: its messages, and each value's length.
     this.rowOverhead = this.head.length + 4 * columns + ROW_TAIL_BYTES
   }

@@ -17,7 +17,6 @@ function inProcessWorker () {
   let ended = false
   child.pid = process.pid
   child.connected = true
-  child.inProcess = true
   // A forked worker that throws dies alone and the master reports what it measured; here the throw would take the
   // master with it, so while the worker runs, an exception nobody caught ends the worker as a failed one instead.
   const crashed = (error) => {

@@ -28,4 +28,4 @@ function applyWorkerFlags (workload) {
   return applied
 }
 
-module.exports = { workersInMasterProcess, applyWorkerFlags, RUNTIME_FLAGS }
+module.exports = { workersInMasterProcess, applyWorkerFlags }
