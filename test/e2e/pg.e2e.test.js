@@ -78,6 +78,7 @@ test('bad input over pg: one line naming the problem, the documented exit code, 
     const { double, env } = await withPgDouble(t, {}, { auth: { user: 'bench', password: 's3cret-pw' } })
     const cases = [
       [['--protocol', 'grpc'], {}, 2, /--protocol must be one of http, pg \(got 'grpc'\)/],
+      [[], { CRATE_PROTOCOL: 'grpc' }, 2, /--protocol\/CRATE_PROTOCOL must be http or pg \(got 'grpc'\)/],
       [['--protocol', 'pg', '--pg_port', String(double.port)], {}, 3, /answers HTTP, not the PostgreSQL protocol/],
       [['--protocol', 'pg', '--pg_port', '1'], {}, 3, /cannot use the PostgreSQL protocol \(--protocol pg, port 1\)/],
       [['--protocol', 'pg', '--pg_port', '99999'], {}, 2, /--pg_port\/CRATE_PG_PORT must be a port number/],
