@@ -25,14 +25,15 @@ const STATUS_OF = { 28000: 401, '28P01': 401 }
  * of at most `maxSockets` connections over the hosts in turn; one cycle at a time on each.
  */
 class PgClient extends EventEmitter {
-  constructor ({ hosts, pgPort = 5432, user, password, ssl = false, insecure = false, timeoutMs = 60_000,
-    maxSockets = 4, pgInsert = 'batch' }) {
+  constructor ({ hosts, pgPort = 5432, user, password, insecure = false, timeoutMs = 60_000,
+    maxAnswerBytes, maxSockets = 4, pgInsert = 'batch' }) {
     super()
     // A batch's rows written as the protocol's messages by the row generators that can (lib/data/bulk-body.js).
     this.bulkEncoding = pgInsert === 'batch' ? 'pg-batch' : 'json'
-    this.targets = hosts.map((h) => ({ hostname: h.hostname, port: pgPort }))
+    // TLS where the host's HTTP endpoint has it (--ssl, https://): the same promise on both ports.
+    this.targets = hosts.map((h) => ({ hostname: h.hostname, port: pgPort, ssl: h.protocol === 'https' }))
     this.hosts = this.targets.map((t) => ({ base: `postgres://${t.hostname}:${t.port}` }))
-    this.settings = { user, password, ssl, insecure, timeoutMs }
+    this.settings = { user, password, insecure, maxAnswerBytes }
     this.insertShape = pgInsert
     this.timeoutMs = timeoutMs
     this.maxSockets = maxSockets
@@ -63,34 +64,27 @@ class PgClient extends EventEmitter {
     return this.send({ stmt, args, prepared: false }, timeoutMs)
   }
 
+  /** A request, from waiting for a session to its answer, within `timeoutMs` (--timeout): no wait is longer. */
   async send (request, timeoutMs) {
-    const connection = await this.acquire()
-    let timer = null
-    const timeout = new Promise((resolve, reject) => {
-      timer = setTimeout(() => {
-        connection.destroy()
-        reject(new TransportError({ code: 'ETIMEDOUT', message: `no answer within ${timeoutMs} ms (--timeout)`,
-          host: connection.base, sent: true }))
-      }, timeoutMs)
-    })
+    const deadline = Date.now() + timeoutMs
+    const connection = await this.acquire(deadline, timeoutMs)
     try {
       const batch = request.batch
       if (batch) {
-        const { ok, counts } = await Promise.race([connection.batch(batch.name, batch.body, batch.parseLength),
-          timeout])
+        const { ok, counts } = await connection.batch(batch.name, batch.body, batch.parseLength, deadline)
         // Every row stored: the shorthand an all-ok HTTP answer is read into (lib/workloads/bulk-answer.js).
         if (counts === null) return { allRowsOk: ok }
-        return { results: counts.map((c) => (c === 1 ? ROW_OK : ROW_REJECTED)) }
+        return { results: counts.map(rowResult) }
       }
       const text = withDollars(request.stmt)
       // --pg_insert values|unnest (a batch is framed above).
       if (Array.isArray(request.bulk_args)) {
-        const stored = await Promise.race([this.insertWhole(connection, text, request.bulk_args), timeout])
+        const stored = await this.insertWhole(connection, text, request.bulk_args, deadline)
         return { results: totalOnly(stored, request.bulk_args.length) }
       }
       // A workload's queries are prepared once per connection; the master's statements are not worth it.
       const name = request.prepared === false ? '' : this.nameOf(text)
-      const answer = await Promise.race([connection.query(text, request.args || [], name), timeout])
+      const answer = await connection.query(text, request.args || [], name, deadline)
       // As the HTTP endpoint answers: a statement without columns (DDL, an INSERT) has one empty row.
       return { cols: answer.cols, rows: answer.cols.length ? answer.rows : [[]], rowcount: answer.rowcount }
     } catch (error) {
@@ -100,7 +94,6 @@ class PgClient extends EventEmitter {
       }
       throw asTransportError(error, connection)
     } finally {
-      clearTimeout(timer)
       this.release(connection)
     }
   }
@@ -109,7 +102,7 @@ class PgClient extends EventEmitter {
    * --pg_insert values|unnest: the rows as one statement (values: as many VALUES groups as 32,767 parameters allow,
    * several statements if need be; unnest: one array per column), each answering only how many rows it stored.
    */
-  async insertWhole (connection, text, rows) {
+  async insertWhole (connection, text, rows, deadline) {
     const shape = /^(INSERT INTO .+\)) VALUES \((.*)\)$/s.exec(text)
     if (!shape) throw new Error(`--pg_insert ${this.insertShape} takes an INSERT … VALUES statement (got ${text})`)
     const [, head] = shape
@@ -118,7 +111,7 @@ class PgClient extends EventEmitter {
       const types = (rows[0] || []).map(arrayTypeOf)
       const unnest = `${head} (SELECT * FROM UNNEST(${types.map((t, i) => `$${i + 1}::array(${t})`).join(', ')}))`
       const columns = types.map((t, i) => arrayText(rows.map((row) => row[i])))
-      return (await connection.query(unnest, columns, this.nameOf(unnest))).rowcount
+      return (await connection.query(unnest, columns, this.nameOf(unnest), deadline)).rowcount
     }
     let stored = 0
     const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, width)))
@@ -126,7 +119,7 @@ class PgClient extends EventEmitter {
       const chunk = rows.slice(from, from + perStatement)
       const groups = chunk.map((row, r) => `(${row.map((_, c) => `$${r * width + c + 1}`).join(', ')})`)
       const values = `${head} VALUES ${groups.join(', ')}`
-      stored += (await connection.query(values, chunk.flat(), this.nameOf(values))).rowcount
+      stored += (await connection.query(values, chunk.flat(), this.nameOf(values), deadline)).rowcount
     }
     return stored
   }
@@ -141,65 +134,98 @@ class PgClient extends EventEmitter {
     return name
   }
 
-  async acquire () {
-    const ready = this.idle.pop()
-    if (ready) return ready
-    if (this.open.size >= this.maxSockets) return new Promise((resolve) => this.waiting.push(resolve))
-    return this.connect()
+  /**
+   * A session for a request: an idle one, a new one while fewer than maxSockets are open, else the next one released.
+   * Not ready by `deadline`: the request fails, nothing of it sent.
+   */
+  acquire (deadline, timeoutMs) {
+    while (this.idle.length > 0) {
+      const ready = this.idle.pop()
+      if (!ready.closed) return Promise.resolve(ready)
+      this.open.delete(ready)
+    }
+    if (this.open.size < this.maxSockets) return this.connect(deadline)
+    return new Promise((resolve, reject) => {
+      const waiter = { resolve, reject, deadline }
+      waiter.timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1)
+        reject(new TransportError({ code: 'ETIMEDOUT', message: `no PostgreSQL session free within ${timeoutMs} ms ` +
+          `(--timeout; ${this.open.size} open, each busy): request not sent`, host: null, sent: false }))
+      }, Math.max(0, deadline - Date.now()))
+      this.waiting.push(waiter)
+    })
   }
 
-  /** A new connection to the next host that takes one; a host that refuses is passed over (nothing was sent). */
-  async connect () {
+  /**
+   * A new session on the next host that takes one, by `deadline`; a host that refuses or stays silent is passed
+   * over (nothing was sent). A session that fails, whatever the reason, sent nothing of the request.
+   */
+  async connect (deadline) {
     const failures = []
     for (let tried = 0; tried < this.targets.length; tried++) {
-      const target = this.targets[this.next++ % this.targets.length]
-      const connection = new PgConnection({ host: target.hostname, port: target.port, ...this.settings })
-      connection.base = `postgres://${target.hostname}:${target.port}`
+      const connection = this.session(this.targets[this.next++ % this.targets.length], deadline)
       this.open.add(connection)
       try {
         return await connection.open()
       } catch (error) {
         this.open.delete(connection)
-        connection.destroy()
-        // The server said no (a password, TLS on one side only): another host would say the same.
-        if (!(error instanceof PgConnectionError) || error.code === 'EPROTOCOL' || error.code === 'ENOTLS') {
-          throw asTransportError(error, connection)
+        if (connection.abandoned) {
+          throw new TransportError({ code: 'ABORTED', message: `the session with ${connection.base} was abandoned`,
+            host: connection.base, sent: false })
         }
+        // The server said no (a password, TLS on one side only): another host would say the same.
+        if (settingIsWrong(error)) throw asTransportError(error, connection, false)
         failures.push(error)
         this.emit('host-down', { host: connection.base, detail: error.message, at: Date.now() })
+        if (Date.now() >= deadline) break
       }
     }
     throw new TransportError({ code: 'ENOHOST', message: `no host takes a connection: ${failures.map((f) =>
       f.message).join('; ')}`, host: null, sent: false })
   }
 
-  release (connection) {
-    if (connection.closed) {
-      this.open.delete(connection)
-      const waiter = this.waiting.shift()
-      if (waiter) this.connect().then(waiter, () => waiter(this.acquire()))
-      return
-    }
-    const waiter = this.waiting.shift()
-    if (waiter) waiter(connection)
-    else this.idle.push(connection)
+  /** A session to `target`, opened within the time left to `deadline`. */
+  session (target, deadline = Date.now() + this.timeoutMs) {
+    const connection = new PgConnection({ host: target.hostname, port: target.port, ssl: target.ssl,
+      ...this.settings, timeoutMs: Math.max(1, deadline - Date.now()) })
+    connection.base = `postgres://${target.hostname}:${target.port}`
+    return connection
   }
 
-  /** Every host takes a connection and a session (the password, TLS, the port's protocol are right). */
+  release (connection) {
+    if (connection.closed) this.open.delete(connection)
+    const waiter = this.waiting.shift()
+    if (!waiter) {
+      if (!connection.closed) this.idle.push(connection)
+      return
+    }
+    clearTimeout(waiter.timer)
+    if (!connection.closed) waiter.resolve(connection)
+    else this.connect(waiter.deadline).then(waiter.resolve, waiter.reject)
+  }
+
+  /**
+   * Every host takes a connection and a session (the password, TLS, the port's protocol are right), each within
+   * --timeout, its answer within --max_answer_mb; abort() ends the check at once.
+   */
   async requireOneHost () {
     const failures = []
     for (const target of this.targets) {
-      const connection = new PgConnection({ host: target.hostname, port: target.port, ...this.settings })
+      const deadline = Date.now() + this.timeoutMs
+      const connection = this.session(target, deadline)
+      this.open.add(connection)
       try {
         await connection.open()
-        await connection.query('SELECT 1')
+        await connection.query('SELECT 1', [], '', deadline)
         connection.close()
       } catch (error) {
         connection.destroy()
-        if (!(error instanceof PgConnectionError) || error.code === 'EPROTOCOL' || error.code === 'ENOTLS') {
-          throw asTransportError(error, connection)
-        }
+        if (connection.abandoned) throw new TransportError({ code: 'ABORTED', message: 'the check was abandoned',
+          host: connection.base, sent: false })
+        if (settingIsWrong(error)) throw asTransportError(error, connection, false)
         failures.push(error)
+      } finally {
+        this.open.delete(connection)
       }
     }
     if (failures.length === this.targets.length) {
@@ -219,7 +245,7 @@ class PgClient extends EventEmitter {
    */
   abort () {
     for (const connection of this.open) {
-      if (connection.cycle === null) continue
+      if (connection.cycle === null && connection.phase === null) continue
       connection.abandoned = true
       connection.destroy()
     }
@@ -269,8 +295,23 @@ function arrayText (values) {
   }).join(',')}}`
 }
 
-/** The server's no as CrateHttpError (its SQLSTATE in the message), a lost connection as TransportError. */
-function asTransportError (error, connection) {
+/** A stored row, or one rejected without a reason (its count -3), as the HTTP endpoint's per-row result. */
+function rowResult (count) {
+  return count === 1 ? ROW_OK : ROW_REJECTED
+}
+
+/** A failed session that another host would fail alike: the server said no, or TLS, or not its protocol. */
+function settingIsWrong (error) {
+  return !(error instanceof PgConnectionError) || SETTING_CODES.has(error.code)
+}
+
+const SETTING_CODES = new Set(['EPROTOCOL', 'ENOTLS', 'ECERT', 'ETLS', 'EAUTH'])
+
+/**
+ * The server's no as CrateHttpError (its SQLSTATE in the message), a lost connection as TransportError; a batch's
+ * rows answered before the loss go with it (`answered`: { ok, failed, failures }), the rest are in doubt.
+ */
+function asTransportError (error, connection, sent = error.sent) {
   if (error instanceof TransportError || error instanceof CrateHttpError) return error
   if (error instanceof PgError) {
     // No HTTP status over this protocol, but for what the engine acts on (a wrong password).
@@ -278,7 +319,14 @@ function asTransportError (error, connection) {
       message: `${error.message} (SQLSTATE ${error.code})` })
   }
   if (error instanceof PgConnectionError) {
-    return new TransportError({ code: error.code, message: error.message, host: connection.base, sent: error.sent })
+    const lost = new TransportError({ code: error.code, message: error.message, host: connection.base, sent })
+    if (error.answered) {
+      const { ok, counts } = error.answered
+      const rejected = counts.length - ok
+      lost.answered = { ok, failed: rejected,
+        failures: rejected > 0 ? [{ code: null, status: null, message: NO_REASON, count: rejected }] : [] }
+    }
+    return lost
   }
   return error
 }

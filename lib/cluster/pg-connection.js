@@ -8,6 +8,8 @@ const { Parser } = require('pg-protocol/dist/parser')
 const PARSE_COMPLETE = 0x31
 const BIND_COMPLETE = 0x32
 const COMMAND_COMPLETE = 0x43
+const ERROR_RESPONSE = 0x45
+const NOTICE_RESPONSE = 0x4e
 // A row of a batch stored: CommandComplete "INSERT 0 1".
 const INSERT_OK = Buffer.from('INSERT 0 1\0')
 // The first byte of a backend message the startup can answer with: authentication, an error, a notice.
@@ -19,10 +21,15 @@ const STARTUP_ANSWERS = new Set(['R', 'E', 'N'])
  * cycles of the extended protocol, each ended by Sync and answered up to ReadyForQuery. One cycle at a time; the
  * messages of a cycle go out in one write (a batch's Bind/Execute pairs are pipelined). pg-protocol (node-postgres's
  * own) writes and reads the messages; this file only sequences them.
+ *
+ * Every wait is bounded, as a hostile or broken server would otherwise hold the run: the whole opening (connect,
+ * SSLRequest, startup) by `timeoutMs`, each cycle by the deadline its caller gives; every message by its length (4 to
+ * `maxAnswerBytes`) and every cycle's answer by `maxAnswerBytes` (--max_answer_mb).
  */
 class PgConnection {
-  constructor ({ host, port, user, password = '', ssl = false, insecure = false, database = 'doc', timeoutMs }) {
-    Object.assign(this, { host, port, user, password, ssl, insecure, database, timeoutMs })
+  constructor ({ host, port, user, password = '', ssl = false, insecure = false, database = 'doc', timeoutMs = 60_000,
+    maxAnswerBytes = DEFAULT_MAX_ANSWER_BYTES }) {
+    Object.assign(this, { host, port, user, password, ssl, insecure, database, timeoutMs, maxAnswerBytes })
     this.socket = null
     this.cycle = null
     this.prepared = new Set()
@@ -31,14 +38,59 @@ class PgConnection {
     this.abandoned = false
     this.parameters = {}
     this.parser = null
-    // The start of a message the last chunk did not complete.
-    this.rest = null
+    // The chunks of a message not complete yet, their bytes, and the bytes that complete it: held, not concatenated
+    // again for each chunk (a large message in small chunks would cost the square of its length).
+    this.held = null
+    this.heldBytes = 0
+    this.needed = 0
+    // While opening: how far it got, and how to end it early (timeout, abort).
+    this.phase = null
+    this.endOpening = null
   }
 
-  /** Connects and starts the session; rejects with a PgError (the server said no) or PgConnectionError. */
-  async open () {
-    let socket = await connect(this.host, this.port, this.timeoutMs)
-    if (this.ssl) socket = await this.upgrade(socket)
+  get address () {
+    return `${this.host}:${this.port}`
+  }
+
+  /**
+   * Connects and starts the session within `timeoutMs`; rejects with a PgError (the server said no) or a
+   * PgConnectionError (no session: `sent` is false, no request of the caller's went out on it).
+   */
+  open () {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const seconds = `${this.timeoutMs / 1000} s (--timeout)`
+        const error = this.phase === 'connect'
+          ? new PgConnectionError(`${this.address} did not accept a connection within ${seconds}`, 'ECONNECTTIMEOUT')
+          : this.phase === 'tls'
+            ? new PgConnectionError(`${this.address} did not answer the SSLRequest within ${seconds}`, 'ETIMEDOUT')
+            : new PgConnectionError(`${this.address} did not answer the startup within ${seconds}`, 'ETIMEDOUT')
+        this.endOpening(error)
+      }, this.timeoutMs)
+      this.endOpening = (error) => {
+        clearTimeout(timer)
+        this.endOpening = null
+        if (error) {
+          this.drop()
+          reject(error)
+        } else {
+          resolve(this)
+        }
+      }
+      this.start().then(() => this.endOpening && this.endOpening(null),
+        (error) => this.endOpening && this.endOpening(error))
+    })
+  }
+
+  async start () {
+    this.phase = 'connect'
+    let socket = await connect(this)
+    if (this.ssl) {
+      this.phase = 'tls'
+      socket = await this.upgrade(socket)
+    }
+    if (this.closed) throw abandonedOpening(this)
+    this.phase = 'startup'
     this.socket = socket
     socket.setNoDelay(true)
     this.parser = new Parser()
@@ -50,62 +102,67 @@ class PgConnection {
         if (!STARTUP_ANSWERS.has(code)) {
           const http = chunk.subarray(0, 5).toString('latin1') === 'HTTP/'
           return this.fail(new PgConnectionError(http
-            ? `${this.host}:${this.port} answers HTTP, not the PostgreSQL protocol (CrateDB's PostgreSQL port is ` +
+            ? `${this.address} answers HTTP, not the PostgreSQL protocol (CrateDB's PostgreSQL port is ` +
               '5432 unless psql.port says otherwise; --pg_port)'
-            : `${this.host}:${this.port} does not speak the PostgreSQL protocol (it answered ${JSON.stringify(code)})`,
-          'EPROTOCOL', false))
+            : `${this.address} does not speak the PostgreSQL protocol (it answered ${JSON.stringify(code)})`,
+          'EPROTOCOL'))
         }
       }
       try {
         this.read(chunk)
       } catch (error) {
-        this.fail(new PgConnectionError(`unreadable answer from ${this.host}:${this.port}: ${error.message}`,
-          'EPROTOCOL', true))
+        this.fail(error instanceof PgConnectionError ? error
+          : new PgConnectionError(`unreadable answer from ${this.address}: ${error.message}`, 'EPROTOCOL', true))
       }
     })
-    socket.on('error', (error) => this.fail(new PgConnectionError(`${this.host}:${this.port}: ${error.message}`,
+    socket.on('error', (error) => this.fail(new PgConnectionError(`${this.address}: ${error.message}`,
       error.code || 'ECONNRESET', true)))
     socket.on('close', () => {
       this.closed = true
       // As the HTTP transport names a connection closed before its answer.
-      this.fail(new PgConnectionError(`${this.host}:${this.port} closed the connection`, 'ECLOSED', true))
+      this.fail(new PgConnectionError(`${this.address} closed the connection`, 'ECLOSED', true))
     })
     await this.run(serialize.startup({ user: this.user, database: this.database, client_encoding: 'UTF8' }),
       { startup: true })
-    return this
+    this.phase = null
   }
 
-  /** SSLRequest: S upgrades the socket to TLS (certificates verified unless --insecure), N means no TLS there. */
+  /**
+   * SSLRequest: S upgrades the socket to TLS (certificates verified unless --insecure), N means no TLS there. Nothing
+   * else is written before the upgrade: the password and the rows travel only inside TLS.
+   */
   upgrade (socket) {
     return new Promise((resolve, reject) => {
       socket.once('data', (answer) => {
-        if (answer[0] === 0x53) {
-          const secure = tls.connect({ socket, servername: net.isIP(this.host) ? undefined : this.host,
-            rejectUnauthorized: !this.insecure })
-          secure.once('secureConnect', () => resolve(secure))
-          secure.once('error', (error) => reject(new PgConnectionError(`TLS to ${this.host}:${this.port}: ` +
-            `${error.message}`, error.code || 'ETLS', false)))
-        } else {
+        if (answer[0] !== 0x53) {
           socket.destroy()
-          reject(new PgConnectionError(`${this.host}:${this.port} does not offer TLS over the PostgreSQL protocol ` +
-            '(it answered N to the SSLRequest): configure ssl.psql.enabled on CrateDB, or run without --ssl',
-          'ENOTLS', false))
+          return reject(new PgConnectionError(`${this.address} does not offer TLS over the PostgreSQL protocol ` +
+            `(it answered ${JSON.stringify(String.fromCharCode(answer[0]))} to the SSLRequest): configure ` +
+            'ssl.psql.enabled on CrateDB, or run without --ssl', 'ENOTLS'))
         }
+        const secure = tls.connect({ socket, host: this.host, servername: net.isIP(this.host) ? undefined : this.host,
+          rejectUnauthorized: !this.insecure })
+        this.socket = secure
+        secure.once('secureConnect', () => resolve(secure))
+        secure.once('error', (error) => reject(tlsFailure(this, error)))
       })
+      socket.once('close', () => reject(new PgConnectionError(`${this.address} closed the connection in answer to ` +
+        'the SSLRequest', 'ECLOSED')))
       socket.write(serialize.requestSsl())
     })
   }
 
   /**
    * One statement with its values: Parse (once per connection for a named statement), Bind, Describe, Execute, Sync.
-   * Resolves with { cols, rows, rowcount, command }, rejects with the PgError of the ErrorResponse.
+   * Resolves with { cols, rows, rowcount, command } by `deadline` (ms since the epoch), rejects with the PgError of
+   * the ErrorResponse.
    */
-  async query (text, values = [], name = '') {
+  async query (text, values = [], name = '', deadline = Date.now() + this.timeoutMs) {
     const parsing = name === '' || !this.prepared.has(name)
     const out = parsing ? [serialize.parse({ name, text })] : []
     out.push(serialize.bind({ statement: name, values: values.map(textValue) }), serialize.describe({ type: 'P' }),
       serialize.execute(), serialize.sync())
-    const answer = await this.run(Buffer.concat(out))
+    const answer = await this.run(Buffer.concat(out), { deadline })
     if (answer.error) throw answer.error
     if (parsing && name !== '') this.prepared.add(name)
     const command = answer.commands[0] || ''
@@ -118,11 +175,12 @@ class PgConnection {
    * Execute per row and one Sync. CrateDB runs it as one bulk operation and answers one CommandComplete per row
    * (captures 04, 05, 14). Resolves with { ok, counts }: the rows stored, and every row's count (1 stored, -3 failed
    * without a reason) only when one was not stored; rejects with the PgError when the cycle failed as a whole (no
-   * row of it is stored: 12).
+   * row of it is stored: 12). A connection lost in the middle of the answer (a FATAL, a close, a timeout, a message
+   * that cannot be read) rejects with a PgConnectionError whose `answered` holds the rows already answered.
    */
-  async batch (name, body, parseLength) {
+  async batch (name, body, parseLength, deadline = Date.now() + this.timeoutMs) {
     const parsing = !this.prepared.has(name)
-    const answer = await this.run(parsing ? body : body.subarray(parseLength), { batch: true })
+    const answer = await this.run(parsing ? body : body.subarray(parseLength), { batch: true, deadline })
     if (answer.error) throw answer.error
     if (parsing) this.prepared.add(name)
     return { ok: answer.ok, counts: answer.counts }
@@ -131,44 +189,85 @@ class PgConnection {
   /**
    * The answer's messages, as they complete across chunks. A batch's CommandCompletes (one per row) and
    * BindCompletes are read here, a row's INSERT 0 1 by its bytes: pg-protocol's message objects cost more per row
-   * than the whole HTTP path's answer. Every other message goes to pg-protocol's parser.
+   * than the whole HTTP path's answer. Every other message goes to pg-protocol's parser. A length outside 4 to the
+   * cap, or a cycle's answer beyond the cap, is a protocol error: the connection is given up.
    */
   read (chunk) {
-    const data = this.rest === null ? chunk : Buffer.concat([this.rest, chunk])
+    const cycle = this.cycle
+    if (cycle !== null) {
+      cycle.bytes += chunk.length
+      if (cycle.bytes > this.maxAnswerBytes) throw tooLarge(this)
+    }
+    let data = chunk
+    if (this.held !== null) {
+      this.held.push(chunk)
+      this.heldBytes += chunk.length
+      if (this.heldBytes < this.needed) return
+      data = Buffer.concat(this.held, this.heldBytes)
+      this.held = null
+    }
     let at = 0
+    let needed = 5
     while (data.length - at >= 5) {
-      const end = at + 1 + ((data[at + 1] << 24) | (data[at + 2] << 16) | (data[at + 3] << 8) | data[at + 4])
-      if (end > data.length) break
+      const length = (data[at + 1] << 24) | (data[at + 2] << 16) | (data[at + 3] << 8) | data[at + 4]
+      if (length < 4 || length > this.maxAnswerBytes) {
+        throw new PgConnectionError(`${this.address} sent a message of ${length} bytes (type ` +
+          `${JSON.stringify(String.fromCharCode(data[at]))}; a message has 4 to ${this.maxAnswerBytes} bytes, ` +
+          '--max_answer_mb): not the PostgreSQL protocol as CrateDB speaks it', 'EPROTOCOL', true)
+      }
+      const end = at + 1 + length
+      if (end > data.length) {
+        needed = 1 + length
+        break
+      }
       const type = data[at]
-      const cycle = this.cycle
+      const current = this.cycle
       if (type === BIND_COMPLETE || type === PARSE_COMPLETE) {
         // Nothing to read: each answers its own message.
-      } else if (type === COMMAND_COMPLETE && cycle !== null && cycle.batch) {
+      } else if (type === COMMAND_COMPLETE && current !== null && current.batch) {
         if (isInsertOk(data, at, end)) {
-          cycle.ok++
-          if (cycle.counts !== null) cycle.counts.push(1)
+          current.ok++
+          if (current.counts !== null) current.counts.push(1)
         } else {
-          if (cycle.counts === null) cycle.counts = new Array(cycle.ok).fill(1)
-          cycle.counts.push(commandCount(data.toString('utf8', at + 5, end - 1)))
+          if (current.counts === null) current.counts = new Array(current.ok).fill(1)
+          current.counts.push(commandCount(data.toString('utf8', at + 5, end - 1)))
         }
       } else {
+        // pg-protocol reads an error's fields up to a NUL that ends them: without it, it would read for ever.
+        if ((type === ERROR_RESPONSE || type === NOTICE_RESPONSE) && (end - at < 6 || data[end - 1] !== 0)) {
+          throw new PgConnectionError(`${this.address} sent an error or notice without its terminating NUL: not ` +
+            'the PostgreSQL protocol as CrateDB speaks it', 'EPROTOCOL', true)
+        }
         this.parser.parse(data.subarray(at, end), (message) => this.receive(message))
       }
       at = end
     }
-    this.rest = at < data.length ? data.subarray(at) : null
+    if (at < data.length) {
+      this.held = [data.subarray(at)]
+      this.heldBytes = data.length - at
+      this.needed = needed
+    }
   }
 
-  run (bytes, { startup = false, batch = false } = {}) {
+  run (bytes, { startup = false, batch = false, deadline = null } = {}) {
     if (this.cycle) return Promise.reject(new Error('one cycle at a time on a PostgreSQL connection'))
-    if (this.closed) {
-      return Promise.reject(new PgConnectionError(`${this.host}:${this.port} closed the connection`, 'ECONNRESET',
-        false))
-    }
+    if (this.closed) return Promise.reject(new PgConnectionError(`${this.address} closed the connection`, 'ECLOSED'))
     return new Promise((resolve, reject) => {
-      this.cycle = { resolve, reject, startup, batch, fields: [], rows: [], commands: [], ok: 0, counts: null,
-        error: null, sent: false }
-      this.socket.write(bytes, () => { if (this.cycle) this.cycle.sent = true })
+      const cycle = { resolve, reject, startup, batch, fields: [], rows: [], commands: [], ok: 0, counts: null,
+        error: null, sent: false, bytes: 0, timer: null }
+      this.cycle = cycle
+      if (deadline !== null) {
+        const ms = Math.max(0, deadline - Date.now())
+        cycle.timer = setTimeout(() => {
+          if (this.cycle !== cycle) return
+          // Written (or being written): what it carried may be stored.
+          const error = new PgConnectionError(`no answer from postgres://${this.address} within ${ms} ms ` +
+            '(--timeout)', 'ETIMEDOUT', true)
+          cycle.sent = true
+          this.fail(error)
+        }, ms)
+      }
+      this.socket.write(bytes, () => { if (this.cycle === cycle) cycle.sent = true })
     })
   }
 
@@ -181,8 +280,8 @@ class PgConnection {
       case 'authenticationMD5Password':
         return this.socket.write(serialize.password(md5Password(this.user, this.password, message.salt)))
       case 'authenticationSASL':
-        return this.fail(new PgConnectionError(`${this.host}:${this.port} asks for SASL authentication, which this ` +
-          'tool does not speak', 'EAUTH', false))
+        return this.fail(new PgConnectionError(`${this.address} asks for SASL authentication, which this ` +
+          'tool does not speak', 'EAUTH'))
       case 'parameterStatus':
         this.parameters[message.parameterName] = message.parameterValue
         return
@@ -196,6 +295,11 @@ class PgConnection {
         cycle.commands.push(message.text)
         return
       case 'error':
+        if (message.severity === 'FATAL' && cycle.batch && !cycle.startup) {
+          // The session ends in the middle of a batch's answer: the rows answered stand, the rest are in doubt.
+          return this.fail(new PgConnectionError(`${this.address} ended the session: ${message.message} ` +
+            `(SQLSTATE ${message.code})`, 'ECLOSED', true))
+        }
         if (!cycle.error) cycle.error = new PgError(message)
         // A FATAL error ends the session: the server closes the connection, no ReadyForQuery follows.
         if (message.severity === 'FATAL') this.settle((c) => c.reject(cycle.error))
@@ -208,20 +312,32 @@ class PgConnection {
   settle (how) {
     const cycle = this.cycle
     this.cycle = null
-    if (cycle) how(cycle)
+    if (!cycle) return
+    clearTimeout(cycle.timer)
+    how(cycle)
   }
 
   fail (error) {
     const cycle = this.cycle
     if (!cycle) return
     this.cycle = null
+    clearTimeout(cycle.timer)
     // Sent and unanswered: what it carried may have been written.
     error.sent = error.sent && cycle.sent
+    if (cycle.batch && (cycle.ok > 0 || cycle.counts !== null)) {
+      error.answered = { ok: cycle.ok, counts: cycle.counts ?? new Array(cycle.ok).fill(1) }
+    }
     cycle.reject(error)
-    this.destroy()
+    this.drop()
   }
 
+  /** Gives the connection up from outside (a timeout, an abort): a cycle in flight fails, an opening ends at once. */
   destroy () {
+    this.drop()
+    if (this.endOpening) this.endOpening(abandonedOpening(this))
+  }
+
+  drop () {
     this.closed = true
     if (this.socket) this.socket.destroy()
   }
@@ -232,22 +348,38 @@ class PgConnection {
   }
 }
 
-function connect (host, port, timeoutMs) {
+const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024
+
+function abandonedOpening (connection) {
+  return new PgConnectionError(`the session with ${connection.address} was abandoned before it started`, 'ABORTED')
+}
+
+function tooLarge (connection) {
+  return new PgConnectionError(`the answer of postgres://${connection.address} had more than ` +
+    `${connection.maxAnswerBytes} bytes (--max_answer_mb): cut off, outcome in doubt`, 'ETOOLARGE', true)
+}
+
+/** A TLS handshake that failed: a certificate not trusted (with the way out), or no TLS spoken at all. */
+function tlsFailure (connection, error) {
+  const detail = `${error.code || ''} ${error.message}`
+  if (/certificate|self.signed|UNABLE_TO_VERIFY|CERT_|altnames/i.test(detail)) {
+    return new PgConnectionError(`TLS certificate of ${connection.address} (PostgreSQL port) is not trusted ` +
+      `(${error.message}); --insecure skips verification`, 'ECERT')
+  }
+  return new PgConnectionError(`TLS handshake with ${connection.address} (PostgreSQL port) failed: ${error.message}`,
+    'ETLS')
+}
+
+/** The TCP connection; the opening's own deadline bounds it. */
+function connect (connection) {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port })
-    const timer = setTimeout(() => {
-      socket.destroy()
-      reject(new PgConnectionError(`${host}:${port} did not accept a connection within ${timeoutMs} ms`,
-        'ETIMEDOUT', false))
-    }, timeoutMs)
-    socket.once('connect', () => {
-      clearTimeout(timer)
-      resolve(socket)
-    })
-    socket.once('error', (error) => {
-      clearTimeout(timer)
-      reject(new PgConnectionError(`${host}:${port}: ${error.message}`, error.code || 'ECONNREFUSED', false))
-    })
+    const socket = net.connect({ host: connection.host, port: connection.port })
+    connection.socket = socket
+    // Errors after the first are answered by the close that follows them.
+    socket.on('error', () => {})
+    socket.once('connect', () => resolve(socket))
+    socket.once('error', (error) => reject(new PgConnectionError(`${connection.address}: ${error.message}`,
+      error.code || 'ECONNREFUSED')))
   })
 }
 
@@ -289,7 +421,7 @@ class PgError extends Error {
 
 /** No answer: the connection could not be made, or was lost (`sent`: the cycle may have reached the server). */
 class PgConnectionError extends Error {
-  constructor (message, code, sent) {
+  constructor (message, code, sent = false) {
     super(message)
     this.name = 'PgConnectionError'
     this.code = code

@@ -220,10 +220,6 @@ function droppedRequests ({ timetable, unitsScheduled, unitsPerRequest, deadline
 }
 
 /**
- * A request that got no usable answer: its units failed when the server said no or nothing was
- * sent; they are in doubt when the request was sent and its answer lost (they may be written).
- */
-/**
  * A 2xx answer whose shape the workload cannot read ({"results":[null]}, a body of null) fails the request's units:
  * the server answered, but said nothing this run can count as written.
  */
@@ -242,16 +238,24 @@ function accountOrMalformed (source, request, answer) {
   }
 }
 
+/**
+ * A request that got no usable answer: its units failed when the server said no or nothing was
+ * sent; they are in doubt when the request was sent and its answer lost (they may be written).
+ */
 function failedOutcome (request, error) {
   if (!(error instanceof CrateHttpError) && !(error instanceof TransportError)) throw error
   const inDoubt = error instanceof TransportError && error.sent
+  // Rows the server answered before the connection was lost stand as answered (a batch over the PostgreSQL protocol).
+  const answered = inDoubt && error.answered ? error.answered : { ok: 0, failed: 0, failures: [] }
+  const unsettled = request.units - answered.ok - answered.failed
   return {
-    ok: 0,
-    failed: inDoubt ? 0 : request.units,
-    inDoubt: inDoubt ? request.units : 0,
+    ok: answered.ok,
+    failed: inDoubt ? answered.failed : request.units,
+    inDoubt: inDoubt ? unsettled : 0,
     requestFailed: true,
     failures: [
-      { code: error.code, status: error.status ?? null, message: error.message, count: request.units, inDoubt }
+      ...answered.failures,
+      { code: error.code, status: error.status ?? null, message: error.message, count: unsettled, inDoubt }
     ]
   }
 }

@@ -59,6 +59,7 @@ class CrateTestDouble {
    * @param {{windowMs: number, duplicateEvery: number, bareEvery: number}} [script.failover] for
    *        windowMs after a kill, every duplicateEvery-th bulk row on a survivor answers -2 with 4091
    *        but is stored, every bareEvery-th answers a bare -2 and is not (63)
+   * @param {{key: Buffer, cert: Buffer}} [script.tls] answer over HTTPS with this key and certificate
    * @param {{nodes: number}} [topology] endpoints over the one table state
    */
   constructor (script = {}, { nodes = 1 } = {}) {
@@ -79,7 +80,8 @@ class CrateTestDouble {
     this.answersLost = 0
     this.failoverUntil = 0
     this.nodes = Array.from({ length: nodes }, (_, index) => {
-      const server = http.createServer((req, res) => this.handle(req, res, this.nodes[index]))
+      const handler = (req, res) => this.handle(req, res, this.nodes[index])
+      const server = script.tls ? require('node:https').createServer(script.tls, handler) : http.createServer(handler)
       server.keepAliveTimeout = 30_000
       return { index, name: `node-${index}`, server, port: null, killed: false, requests: 0 }
     })
@@ -92,7 +94,7 @@ class CrateTestDouble {
       node.port = node.server.address().port
     }
     this.port = this.nodes[0].port
-    this.url = `http://127.0.0.1:${this.port}`
+    this.url = `${this.script.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`
     return this
   }
 
@@ -130,7 +132,7 @@ class CrateTestDouble {
 
   /** Env for a child process of the tool pointed at this double: every node, round-robin. */
   env (extra = {}) {
-    return { CRATE_HOST: this.nodes.map((n) => `127.0.0.1:${n.port}`).join(','), CRATE_PORT: String(this.port), CRATE_SSL: 'false', ...extra }
+    return { CRATE_HOST: this.nodes.map((n) => `127.0.0.1:${n.port}`).join(','), CRATE_PORT: String(this.port), CRATE_SSL: String(Boolean(this.script.tls)), ...extra }
   }
 
   /** A hostile answer: headers at once, then a byte at a time, never complete. */

@@ -9,10 +9,17 @@
 //     row are one bulk operation, each row answered INSERT 0 1 or, rejected, INSERT 0 -3 with no reason (05, 14)
 //   - errors are ErrorResponse with the SQLSTATE CrateDB sends (10), the connection stays usable
 // The double's own fault script applies here too (answerCycle), so a test runs the same over both protocols.
+// Hostile modes, for the tool's bounds (none of them is CrateDB's behaviour): `tls` answers the SSLRequest S and
+// speaks TLS with that key and certificate, `sslAnswer: 'silent'` never answers it; `startup({ connection })` may
+// return 'silent' (the startup never answered) or bytes written instead of the welcome; a cycle's fault may also be
+// { raw } (those bytes instead of the answer), { fatalAfterRows } (the rows stored, the first k answered, then a
+// FATAL and the connection closed) or 'endless' (DataRows without end). Passwords that arrive outside TLS are kept in
+// front.cleartextPasswords.
 // Not emulated: a pipeline mixing a batch with a statement that fails to parse (12) stores nothing on CrateDB; the
 // double stores the batch's rows (the tool never sends such a pipeline).
 
 const net = require('node:net')
+const tls = require('node:tls')
 
 const SSL_REQUEST = 80877103
 const PROTOCOL_3 = 196608
@@ -23,16 +30,18 @@ const PARAMETERS = [['crate_version', '6.4.3'], ['server_version', '14.0'], ['se
   ['standard_conforming_strings', 'on']]
 
 /** Starts the pgwire listener of `double`; resolves with { port, connections, close }. */
-function startPgFront (double, { auth = null, fault = null } = {}) {
+function startPgFront (double, { auth = null, fault = null, tls: secure = null, sslAnswer = null,
+  startup = null } = {}) {
   const sockets = new Set()
   // cycles: the Executes of each cycle; parses: the statements parsed, by text.
-  const front = { port: null, connections: 0, cycles: [], parses: new Map(), hanging: new Set() }
+  const front = { port: null, connections: 0, cycles: [], parses: new Map(), hanging: new Set(),
+    cleartextPasswords: [], sslRequests: 0 }
   const server = net.createServer((socket) => {
     sockets.add(socket)
     front.connections++
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => {})
-    serve(socket, double, { auth, front, fault })
+    serve(socket, double, { auth, front, fault, secure, sslAnswer, startup, connection: front.connections })
   })
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
     front.port = server.address().port
@@ -49,7 +58,8 @@ function startPgFront (double, { auth = null, fault = null } = {}) {
  * cycle runs (nothing stored, the answer lost); 'lost' runs it (its rows stored) and closes the connection instead
  * of answering.
  */
-function serve (socket, double, { auth, front, fault }) {
+function serve (socket, double, options) {
+  const { auth, front, fault, secure, sslAnswer, startup, connection, encrypted = false } = options
   let buffer = Buffer.alloc(0)
   let started = false
   let user = null
@@ -67,12 +77,27 @@ function serve (socket, double, { auth, front, fault }) {
         const body = buffer.subarray(8, length)
         buffer = buffer.subarray(length)
         if (code === SSL_REQUEST) {
-          socket.write('N')
-          continue
+          front.sslRequests++
+          if (sslAnswer === 'silent') return
+          if (!secure) {
+            socket.write('N')
+            continue
+          }
+          socket.removeAllListeners('data')
+          socket.write('S')
+          const upgraded = new tls.TLSSocket(socket, { isServer: true, key: secure.key, cert: secure.cert })
+          upgraded.on('error', () => {})
+          return serve(upgraded, double, { ...options, encrypted: true })
         }
         if (code !== PROTOCOL_3) return socket.destroy()
         started = true
         user = startupParams(body).user
+        const instead = startup ? startup({ connection }) : undefined
+        if (instead === 'silent') return
+        if (instead) {
+          socket.write(instead)
+          return
+        }
         if (auth || user !== 'crate') {
           awaitingPassword = true
           socket.write(message('R', int32(3)))
@@ -91,6 +116,7 @@ function serve (socket, double, { auth, front, fault }) {
         if (type !== 'p') return socket.destroy()
         awaitingPassword = false
         const password = cstrings(body)[0]
+        if (!encrypted) front.cleartextPasswords.push(password)
         if (!auth || user !== auth.user || password !== auth.password) {
           socket.end(error('FATAL', '28000', `password authentication failed for user "${user}"`))
           return
@@ -115,9 +141,25 @@ function serve (socket, double, { auth, front, fault }) {
           front.cycles.push(cycle.filter((m) => m.kind === 'execute').length)
           const what = fault ? fault({ cycle: front.cycles.length }) : undefined
           if (what === 'drop') return socket.destroy()
+          if (what && what.raw) {
+            socket.write(what.raw)
+            break
+          }
+          if (what === 'endless') {
+            endlessRows(socket)
+            break
+          }
           answerCycle(socket, cycle, statements, double, front).then((answers) => {
             if (answers === null) return
             if (what === 'lost') return socket.destroy()
+            if (what && what.fatalAfterRows !== undefined) {
+              // Each row's answer is a BindComplete and a CommandComplete (after the Parse's ParseComplete).
+              const rowAnswers = answers.filter((a) => a[0] === 0x43).slice(0, what.fatalAfterRows)
+              const kept = rowAnswers.flatMap((a) => [message('2'), a])
+              socket.end(Buffer.concat([...kept, error('FATAL', '57P01', 'terminating connection due to ' +
+                'administrator command')]))
+              return
+            }
             socket.write(Buffer.concat([...answers, message('Z', Buffer.from('I'))]))
           })
           break
@@ -139,6 +181,17 @@ function serve (socket, double, { auth, front, fault }) {
       }
     }
   })
+}
+
+/** A RowDescription, then DataRows as fast as the client reads, until it goes. */
+function endlessRows (socket) {
+  socket.write(rowDescription(['x'], [1]))
+  const rows = Buffer.concat(new Array(4096).fill(dataRow([1])))
+  const pump = () => {
+    while (!socket.destroyed && socket.write(rows)) { /* until the client's window is full */ }
+    if (!socket.destroyed) socket.once('drain', pump)
+  }
+  pump()
 }
 
 /**
@@ -388,4 +441,4 @@ const cstrings = (body) => body.toString('utf8').split('\0').slice(0, -1)
 const int32 = (n) => { const b = Buffer.alloc(4); b.writeInt32BE(n); return b }
 const int16 = (n) => { const b = Buffer.alloc(2); b.writeInt16BE(n); return b }
 
-module.exports = { startPgFront, readBind, SQLSTATE }
+module.exports = { startPgFront, readBind, SQLSTATE, message }
