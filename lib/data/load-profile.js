@@ -114,6 +114,17 @@ class LoadProfile {
     return this.segments.find((s) => tMs >= s.startMs && tMs < s.startMs + s.durationMs) ?? null
   }
 
+  /**
+   * Where the segment holding t began (a stage's start, or the instant a rate was changed): units due before it and
+   * not sent by t are past their stage, and no longer its load. 0 before the first segment's end.
+   */
+  segmentStartAt (tMs) {
+    for (let i = this.segments.length - 1; i >= 0; i--) {
+      if (tMs >= this.segments[i].startMs) return this.segments[i].startMs
+    }
+    return 0
+  }
+
   /** Units due from the start to t (the integral of the rate). */
   unitsBy (tMs) {
     if (tMs <= 0) return 0

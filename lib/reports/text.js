@@ -37,7 +37,7 @@ function renderReport (workload, result) {
       [`${unit}/s, target (${targetSource(result)})`, fmt(result.rate.target_per_sec)],
       [`${unit}/s, achieved`, `${fmt(result.rate.achieved_per_sec)} (${fmt(result.rate.achieved_pct)}% of target)`],
       ['late requests (no free slot at their time)', fmt(result.rate.late_requests)],
-      ['dropped requests (due before the end, never sent)',
+      ['dropped requests (due, never sent before the end or their stage)',
         `${fmt(result.rate.dropped_requests ?? 0)} (${fmt(result.rate.dropped_units ?? 0)} ${unit})`]
     )
   }

@@ -176,6 +176,14 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
       await new Promise((resolve) => { slotFreed = resolve })
     }
     if (control.stopped) break
+    if (timetable.version !== version) continue
+    // A stage that ended (or a rate changed) while its units waited for a slot: they are not its load any more.
+    const backlog = timetable.backlogDueBefore(clock.now(), unitsScheduled, unitsPerRequest)
+    if (backlog.requests > 0 && scheduledAt < backlog.before) {
+      unitsScheduled += backlog.requests * unitsPerRequest
+      recorder.dropped(backlog.requests, backlog.requests * unitsPerRequest)
+      continue
+    }
     // A request that waited for a slot past the deadline is not sent: the run is over.
     if (late && deadline !== null && clock.now() >= deadline) {
       control.stop(stopReason('duration'))

@@ -8,8 +8,9 @@ const { LoadProfile } = require('../data/load-profile')
  * Absolute times from one start that every worker shares, so a request that goes out late does not push the ones
  * after it back, and N workers cover one window instead of N skewed ones. At a constant rate this is
  * startAt + offsetMs + k * 1000 / unitsPerSecond. A rate changed while the run goes (steer) cuts the profile at that
- * instant: what was due before stays due, the rest follows the new rate. A pure function of its inputs: tested
- * without a clock, in the way Rally tests its schedulers.
+ * instant: what was due before stays due, the rest follows the new rate. What was due before a stage began (or before
+ * a rate was changed) and is still unsent once it began is no longer sent: the new stage's rate holds from its start
+ * (backlogDueBefore). A pure function of its inputs: tested without a clock, in the way Rally tests its schedulers.
  */
 function createTimetable ({
   startAt, profile = null, unitsPerSecond = null, offsetMs = 0, offsetUnits = 0, unitsPerRequest = 1, endMs = Infinity
@@ -33,6 +34,15 @@ function createTimetable ({
     requestsDueBefore: (at, unitsBefore, unitsPerRequest) => {
       const units = current.unitsBy(at - startAt) - offsetUnits - unitsBefore
       return units > 0 ? Math.ceil(units / unitsPerRequest - 1e-9) : 0
+    },
+    /**
+     * The requests still to send at `now` that were due before the stage (or rate) in force at `now` began: dropped,
+     * as the load of a stage that is over. { requests, before } (before: the stage's start).
+     */
+    backlogDueBefore: (now, unitsBefore, unitsPerRequest) => {
+      const before = startAt + current.segmentStartAt(now - startAt)
+      const units = current.unitsBy(before - startAt) - offsetUnits - unitsBefore
+      return { requests: units > 0 ? Math.ceil(units / unitsPerRequest - 1e-9) : 0, before }
     },
     steer (at, unitsPerSecond) {
       current = current.steered(Math.max(0, at - startAt), unitsPerSecond, endMs - startAt)

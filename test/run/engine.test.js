@@ -457,3 +457,51 @@ test('steer: the rate changes at the instant given, what was due before keeps it
   // Unit 10 was due at 1000 (sent). At 1250, 12.5 units were due; at 100/s unit 20 is due 75 ms later, not at 2000.
   assert.deepEqual(at, [0, 1000, 1325, 1425, 1525, 1625, 1725, 1825, 1925])
 })
+
+test('steer down after a burst the server could not take: the backlog is dropped, the new rate holds from then on',
+  async () => {
+    const clock = new FakeClock()
+    // One slot, answers take 50 ms; 10-unit requests at 10,000 units/s (one due every ms) for 200 ms, then 100/s.
+    const client = fakeClient(clock, () => 50)
+    const startAt = clock.now()
+    const control = createControl()
+    const { recorder, done } = engine(clock, {
+      client,
+      control,
+      source: fakeSource(100_000),
+      concurrency: 1,
+      startAt,
+      deadline: startAt + 1200,
+      pace: workerPace({ rate: 10_000, workerIndex: 0, workerCount: 1, unitsPerRequest: UNITS })
+    })
+    clock.sleep(200).then(() => control.steer(startAt + 200, 100))
+    assert.deepEqual(await done, stopReason('duration'))
+    const at = client.sends.map((s) => Math.round(s.at - startAt))
+    // 0, 50, 100, 150 at the burst's pace (one slot); from 200 on, one request every 100 ms: the 196 requests due in
+    // the burst and never sent are dropped, not sent back to back.
+    assert.deepEqual(at, [0, 50, 100, 150, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100])
+    const totals = totalsOf(recorder)
+    assert.equal(totals.droppedRequests, 196)
+    assert.equal(totals.droppedUnits, 1960)
+  })
+
+test('stages: a stage the sender could not serve leaves no backlog to the next, a pause sends nothing', async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 50)
+  const startAt = clock.now()
+  // 1,000 units/s for 1 s with one slot of 50 ms (20 requests of the 100 due), then a 1-s pause, then 100/s.
+  const stages = parseStages('1s:1000,1s:0,1s:100')
+  const { recorder, done } = engine(clock, {
+    client,
+    source: fakeSource(100_000),
+    concurrency: 1,
+    startAt,
+    deadline: startAt + 3000,
+    pace: workerPace({ stages, workerIndex: 0, workerCount: 1, unitsPerRequest: UNITS })
+  })
+  assert.deepEqual(await done, stopReason('duration'))
+  const at = client.sends.map((s) => Math.round(s.at - startAt))
+  assert.equal(at.filter((t) => t >= 1000 && t < 2000).length, 0, `the pause sent nothing: ${at}`)
+  assert.deepEqual(at.filter((t) => t >= 2000), [2000, 2100, 2200, 2300, 2400, 2500, 2600, 2700, 2800, 2900])
+  assert.equal(totalsOf(recorder).droppedRequests, 80, 'the first stage\'s 80 unsent requests')
+})
