@@ -155,6 +155,11 @@ function stagesTable (result, unit) {
   const t = table(['stage', 'from s', 'target /s', 'achieved /s', 'p50 ms', 'p90 ms', 'p99 ms', 'failed',
     'in doubt', 'node CPU %', 'rejected', 'kept up'])
   for (const s of result.stages) {
+    if (s.status === 'not run') {
+      t.push([`${s.stage} (${s.planned})`, fmt(s.start_s), { colSpan: 10, content: 'not run: the run was stopped ' +
+        'before it' }])
+      continue
+    }
     const cpu = s.nodes.map((n) => n.cpu_pct).filter((v) => v !== null)
     const rejected = s.nodes.reduce((sum, n) => sum + n.write_rejected + n.search_rejected, 0)
     t.push([
@@ -169,14 +174,19 @@ function stagesTable (result, unit) {
       fmt(s[`${unit}_in_doubt`]),
       cpu.length ? fmt(Math.max(...cpu)) : '-',
       s.nodes.length ? fmt(rejected) : '-',
-      s.kept_up.kept ? 'yes' : 'NO'
+      s.kept_up.kept === null ? 'not judged' : `${s.kept_up.kept ? 'yes' : 'NO'}${s.status === 'stopped'
+        ? ` (first ${fmt(s.ran_s)} s)` : ''}`
     ])
   }
   const knee = result.first_stage_not_kept_up
+  const judged = result.stages.filter((s) => s.kept_up.kept !== null)
+  const stopped = result.stopped_at_s != null
+    ? ` (stopped at ${fmt(result.stopped_at_s)} s: ${judged.length} of ${result.stages.length} stages judged)` : ''
   const verdict = knee
     ? `first stage where the cluster stopped keeping up: ${knee.stage} (${result.stages[knee.stage - 1].planned}): ` +
-      knee.reason
-    : 'the cluster kept up with every stage'
+      knee.reason + stopped
+    : judged.length === result.stages.length ? 'the cluster kept up with every stage'
+      : `the cluster kept up with every stage that ran${stopped}`
   return `Stages (--stages; node CPU is the busiest node's mean, rejections the write and search pools'):\n` +
     `${t.toString()}\n${verdict}`
 }

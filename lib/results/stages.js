@@ -16,43 +16,55 @@ const STAGE_METRICS = new Set(['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean'
  * changes by hand included) and the achieved rate, p50/p90/p99 from the intervals' merged histograms, failed and in
  * doubt, and the nodes' CPU and thread-pool rejections from the monitor's samples within it. Names the first stage
  * where the cluster stopped keeping up: achieved below 95% of the target, a --threshold of the run missed within
- * the stage, or rejections. The stages' units add up to the run's.
+ * the stage, or rejections. The stages' units add up to the run's. A run stopped early (the page, the API, Ctrl-C)
+ * at `stoppedAtS`: the stage it cut is judged on the part that ran (status 'stopped'), those after it are 'not run'
+ * (kept_up.kept null) and never the knee.
  */
-function stageResults ({ stages, profile, timeline, group, unit, nodes = [], thresholds = [], scale = 1 }) {
+function stageResults ({ stages, profile, timeline, group, unit, nodes = [], thresholds = [], scale = 1,
+  stoppedAtS = null }) {
   if (!stages || stages.length === 0) return null
   const series = timeline.series || []
   let startS = 0
   const results = stages.map((stage, i) => {
-    const endS = startS + stage.durationMs / 1000
-    const last = i === stages.length - 1
-    const inside = series.filter((e) => e.t_s >= startS - 1e-9 && (last || e.t_s < endS - 1e-9))
+    const plannedEndS = startS + stage.durationMs / 1000
+    // A run stopped before the stage's end: judged on the part that ran; a stage it never reached is not judged.
+    const status = stoppedAtS === null || stoppedAtS >= plannedEndS - 1e-9 ? 'ran'
+      : stoppedAtS > startS + 1e-9 ? 'stopped' : 'not run'
+    const endS = status === 'stopped' ? stoppedAtS : plannedEndS
+    // The drain after the last stage that ran belongs to it.
+    const last = i === stages.length - 1 || status === 'stopped'
+    const inside = status === 'not run' ? []
+      : series.filter((e) => e.t_s >= startS - 1e-9 && (last || e.t_s < endS - 1e-9))
     const figures = stageFigures({ inside, group, seconds: endS - startS })
     const target = profile ? profile.meanRate(startS * 1000, endS * 1000) * scale : (stage.from + stage.to) / 2
     const entry = {
       stage: i + 1,
       start_s: startS,
-      end_s: endS,
+      end_s: plannedEndS,
+      status,
+      ran_s: status === 'not run' ? 0 : round(endS - startS, 3),
       planned: stageText({ ...stage, from: stage.from * scale, to: stage.to * scale }),
       // This generator's share of the stage as planned (a fleet's merged report adds its generators' up).
       from: stage.from * scale,
       to: stage.to * scale,
-      target_per_sec: round(target),
-      achieved_per_sec: figures.achieved,
-      achieved_pct: target > 0 ? round((figures.achieved / target) * 100, 1) : null,
+      target_per_sec: status === 'not run' ? null : round(target),
+      achieved_per_sec: status === 'not run' ? null : figures.achieved,
+      achieved_pct: status !== 'not run' && target > 0 ? round((figures.achieved / target) * 100, 1) : null,
       [`${unit}_ok`]: figures.ok,
       [`${unit}_failed`]: figures.failed,
       [`${unit}_in_doubt`]: figures.inDoubt,
       latency_ms: figures.latency,
-      nodes: nodesWithin(nodes, startS, last ? Infinity : endS)
+      nodes: status === 'not run' ? [] : nodesWithin(nodes, startS, last ? Infinity : endS)
     }
-    entry.thresholds = evaluateThresholds(thresholds.filter((t) => t.label === null && STAGE_METRICS.has(t.metric)),
-      { latency_ms: entry.latency_ms, [`${unit}_failed`]: figures.failed, [`${unit}_in_doubt`]: figures.inDoubt },
-      unit)
+    entry.thresholds = status === 'not run' ? []
+      : evaluateThresholds(thresholds.filter((t) => t.label === null && STAGE_METRICS.has(t.metric)),
+        { latency_ms: entry.latency_ms, [`${unit}_failed`]: figures.failed, [`${unit}_in_doubt`]: figures.inDoubt },
+        unit)
     entry.kept_up = keptUp(entry)
-    startS = endS
+    startS = plannedEndS
     return entry
   })
-  const knee = results.find((s) => !s.kept_up.kept)
+  const knee = results.find((s) => s.kept_up.kept === false)
   return {
     stages: results,
     first_not_kept_up: knee ? { stage: knee.stage, reason: knee.kept_up.reason } : null
@@ -106,7 +118,14 @@ function nodesWithin (nodes, startS, endS) {
   })
 }
 
+// A stage cut by a stop after less than this ran is not judged: too little of it to say.
+const MIN_JUDGED_S = 1
+
 function keptUp (entry) {
+  if (entry.status === 'not run') return { kept: null, reason: 'not run: the run was stopped before it' }
+  if (entry.status === 'stopped' && entry.ran_s < MIN_JUDGED_S) {
+    return { kept: null, reason: `stopped ${entry.ran_s} s into it: too little ran to judge` }
+  }
   if (entry.target_per_sec > 0 && entry.achieved_per_sec < entry.target_per_sec * KEPT_UP_SHARE) {
     return { kept: false, reason: `achieved ${entry.achieved_per_sec}/s, below 95% of the target ` +
       `${entry.target_per_sec}/s` }
@@ -133,8 +152,11 @@ function mergedStageResults (results, merged, unit) {
   }))
   const thresholds = (staged[0].thresholds || []).map((t) => ({ text: t.threshold, label: t.label, metric: t.metric,
     op: t.op, limit: t.limit }))
+  // The fleet stopped when its last generator did: a stage any of them ran is judged on what ran.
+  const stops = results.map((r) => r.stopped_at_s)
+  const stoppedAtS = stops.every((t) => typeof t === 'number') ? Math.max(...stops) : null
   return stageResults({ stages, profile: null, timeline: merged.timeline, group: merged.workload, unit,
-    nodes: merged.timeline.nodes, thresholds })
+    nodes: merged.timeline.nodes, thresholds, stoppedAtS })
 }
 
 module.exports = { stageResults, mergedStageResults, KEPT_UP_SHARE }

@@ -413,8 +413,11 @@ function report (ctx, groups, load) {
     events: runEvents(ctx, load, result.events)
   })
   result.environment = ctx.environment || null
+  const stoppedAt = stoppedEarlyAt(ctx, load)
+  if (stoppedAt !== null) result.stopped_at_s = round((stoppedAt - load.startAt) / 1000, 3)
   if (options.stages) {
     const staged = stageResults({
+      stoppedAtS: result.stopped_at_s ?? null,
       stages: options.stages,
       profile: load && load.steering ? load.steering.profiles().main : null,
       timeline: result.timeline,
@@ -486,22 +489,37 @@ function resultOf (ctx, g, load, describedOptions, companionResult = null) {
     extra,
     cluster: isMain && load ? load.cluster : null,
     events: isMain ? [...ctx.hostEvents.toJSON(loadOrigin(ctx, load)), ...steeringEvents(load)] : [],
-    targetPerSec: targetOf(g, load, outcome)
+    targetPerSec: targetOf(g, load, outcome, stoppedEarlyAt(ctx, load))
   })
+}
+
+/**
+ * The instant the load was stopped before its planned end (the page or the API, Ctrl-C), or null: what the run
+ * asked for is judged up to there, never to the end it did not reach.
+ */
+function stoppedEarlyAt (ctx, load) {
+  if (!load || load.startAt === null) return null
+  const candidates = []
+  if (load.steering && load.steering.stopped) candidates.push(load.steering.stopped.at)
+  if (ctx.interruptedDuring === 'load' && ctx.interruptedAt) candidates.push(ctx.interruptedAt)
+  const at = Math.min(...candidates.filter((t) => t >= load.startAt))
+  const deadline = load.steering ? load.steering.deadline : null
+  return Number.isFinite(at) && (deadline === null || at < deadline) ? at : null
 }
 
 const steeringEvents = (load) => (load && load.steering ? load.steering.events : [])
 
 /**
  * An open-model group's target over its load as it really was: --rate, the stages' mean, or with the rate changed
- * by hand the mean of what was asked, from the start to the planned end (or the last answer, without one).
+ * by hand the mean of what was asked, from the start to the planned end, or to the stop when the run was stopped
+ * before it (or the last answer, without either).
  */
-function targetOf (g, load, outcome) {
+function targetOf (g, load, outcome, stoppedAt) {
   if (!load || !load.steering || load.startAt === null) return undefined
   const profile = load.steering.profiles()[g.role]
   const changed = load.steering.changed(g.role)
   if (!profile || (!g.options.stages && !changed)) return undefined
-  const end = load.steering.deadline ?? outcome.totals.lastAnsweredAt
+  const end = stoppedAt ?? load.steering.deadline ?? outcome.totals.lastAnsweredAt
   return end > load.startAt ? profile.meanRate(0, end - load.startAt) : undefined
 }
 

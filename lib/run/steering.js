@@ -84,7 +84,7 @@ class Steering extends EventEmitter {
   stop (by = 'api') {
     if (this.stopped) return { ok: true, already: true }
     const t = Math.max(0, this.now() - this.startAt)
-    this.stopped = { by }
+    this.stopped = { by, at: this.now() }
     this.record(t, { kind: 'user_stop', what: 'run', by, detail: `stopped by the user (${by})` })
     this.emit('stop', { by })
     return { ok: true }

@@ -1,6 +1,7 @@
 'use strict'
 
 const http = require('node:http')
+const os = require('node:os')
 const crypto = require('node:crypto')
 const { UsageError } = require('../base/errors')
 
@@ -95,6 +96,12 @@ class LiveServer {
   }
 
   handle (req, res) {
+    // A name that resolves to this address (DNS rebinding) must not read or steer the run: only the page's own
+    // addresses are answered, whatever the Origin says.
+    if (!this.allowedHosts().has(String(req.headers.host || '').toLowerCase())) {
+      return this.json(res, 403, { error: `Host ${JSON.stringify(String(req.headers.host || ''))} is not an address ` +
+        `of this page (http://127.0.0.1:${this.port}/ or the --ui_host address)` })
+    }
     const url = new URL(req.url, 'http://localhost')
     const route = `${req.method} ${url.pathname}`
     try {
@@ -118,6 +125,22 @@ class LiveServer {
     } catch (error) {
       return this.json(res, 500, { error: error.message })
     }
+  }
+
+  /** Host headers this page answers: the loopback names and the listening address, with the port. */
+  allowedHosts () {
+    if (this.hosts && this.hosts.port === this.port) return this.hosts
+    const names = new Set(['127.0.0.1', 'localhost', '[::1]', this.host.includes(':') ? `[${this.host}]` : this.host])
+    // Listening on every address: each of this machine's, and its name.
+    if (this.host === '0.0.0.0' || this.host === '::') {
+      names.add(os.hostname())
+      for (const list of Object.values(os.networkInterfaces())) {
+        for (const a of list || []) names.add(a.family === 'IPv6' ? `[${a.address}]` : a.address)
+      }
+    }
+    this.hosts = new Set([...names].map((name) => `${name.toLowerCase()}:${this.port}`))
+    this.hosts.port = this.port
+    return this.hosts
   }
 
   openStream (req, res) {

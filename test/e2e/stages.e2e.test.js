@@ -120,3 +120,63 @@ test('a fleet in stages: each generator its share on the fleet\'s one clock, the
     assert.deepEqual(m.stages.map((s) => s.kept_up.kept), [true, true])
     assert.match(run.stderr, /this generator's share of the fleet's, over 2/)
   }))
+
+/** Runs the ingest with --ui 0 and `steer(url, post)` once its load runs; resolves with the run. */
+async function steered (double, args, steer) {
+  const post = (url, path, body) => fetch(new URL(path, url), { method: 'POST',
+    headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((res) => res.json())
+  const state = async (url) => (await fetch(new URL('/api/state', url))).json()
+  let steering = null
+  const run = await runTool('appClusterIngest.js', [...args, '--batch_size', '10', '--processes', '1',
+    '--monitor_interval', '0', '--ui', '0', '--json'], {
+    env: double.env(),
+    waitFor: /live: +http/,
+    whileRunning: (child, stderr) => {
+      steering = (async () => {
+        const url = /live: +(http:\/\/\S+)/.exec(stderr)[1]
+        while ((await state(url)).phase !== 'running') await new Promise((resolve) => setTimeout(resolve, 50))
+        await steer((path, body) => post(url, path, body))
+      })().catch((error) => error)
+    },
+    timeoutMs: 60_000
+  })
+  const steeringError = await steering
+  if (steeringError instanceof Error) throw steeringError
+  return run
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+test('stopped through the API in stage 2: stage 2 judged on what ran, 3 and 4 not run, no knee', () =>
+  withCrateTestDouble({}, async (double) => {
+    const run = await steered(double, ['--stages', '3s:200,3s:400,10s:2000,10s:3000'], async (post) => {
+      await sleep(4500)
+      await post('/api/stop', {})
+    })
+    assert.equal(run.code, 0, run.stderr)
+    const r = run.json
+    assert.equal(r.stopped_by, 'api')
+    assert.ok(r.stopped_at_s > 4 && r.stopped_at_s < 6, `stopped at ${r.stopped_at_s} s`)
+    assert.deepEqual(r.stages.map((s) => s.status), ['ran', 'stopped', 'not run', 'not run'])
+    assert.deepEqual(r.stages.slice(2).map((s) => s.kept_up.kept), [null, null])
+    assert.equal(r.first_stage_not_kept_up, null, JSON.stringify(r.stages.map((s) => s.kept_up)))
+    assert.ok(r.rate.achieved_pct > 90, `the target over the time that ran: ${JSON.stringify(r.rate)}`)
+    assert.match(run.stderr, /not run: the run was stopped before it/)
+    assert.match(run.stderr, /kept up with every stage that ran \(stopped at [\d.]+ s: 2 of 4 stages judged\)/)
+  }))
+
+test('a rate raised far beyond what is sent, then lowered: the backlog is dropped, the lowered rate holds', () =>
+  withCrateTestDouble({}, async (double) => {
+    const run = await steered(double, ['--rate', '400', '--duration', '6s'], async (post) => {
+      await sleep(1000)
+      await post('/api/rate', { rate: 1e9 })
+      await sleep(200)
+      await post('/api/rate', { rate: 400 })
+    })
+    assert.equal(run.code, 0, run.stderr)
+    const r = run.json
+    assert.ok(r.rate.dropped_requests > 0, 'the burst\'s backlog was dropped')
+    // From 2 s on, 400 rows/s again: never the backlog of a billion rows a second.
+    const after = r.timeline.series.filter((e) => e.t_s >= 2 && e.t_s < 6)
+    assert.ok(after.every((e) => e.ingest.ok <= 800), JSON.stringify(after.map((e) => e.ingest.ok)))
+  }))

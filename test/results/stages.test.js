@@ -69,3 +69,23 @@ test('a stage at rate 0 has no target to miss; a run without stages has no stage
     [100, 100, true]])
   assert.equal(stageResults({ stages: null, timeline: { series: [] } }), null)
 })
+
+test('a run stopped in stage 2: stage 2 judged on what ran, stages after it not run, never a knee', () => {
+  const four = parseStages('5s:500,5s:1000,10s:2000,10s:3000')
+  // Every request answered in 2-11 ms; the run stopped at 7.5 s, the drain answered by 7.6 s.
+  const series = [0, 1, 2, 3, 4].map((t) => interval(t, 500, 2))
+    .concat([interval(5, 1000, 3), interval(6, 1000, 11), interval(7, 500, 4)])
+  const r = stageResults({ stages: four, profile: LoadProfile.ofStages(four), timeline: { series }, group: 'ingest',
+    unit: 'rows', stoppedAtS: 7.5 })
+  assert.deepEqual(r.stages.map((s) => [s.status, s.ran_s, s.kept_up.kept]),
+    [['ran', 5, true], ['stopped', 2.5, true], ['not run', 0, null], ['not run', 0, null]])
+  assert.equal(r.stages[1].target_per_sec, 1000, 'the target over the 2.5 s that ran')
+  assert.equal(r.stages[1].achieved_per_sec, 1000)
+  assert.deepEqual([r.stages[2].target_per_sec, r.stages[2].achieved_per_sec], [null, null])
+  assert.equal(r.first_not_kept_up, null)
+  // Stopped 0.4 s into a stage: too little ran to judge it either way.
+  const early = stageResults({ stages: four, profile: LoadProfile.ofStages(four),
+    timeline: { series: series.slice(0, 6) }, group: 'ingest', unit: 'rows', stoppedAtS: 5.4 })
+  assert.equal(early.stages[1].kept_up.kept, null)
+  assert.match(early.stages[1].kept_up.reason, /stopped 0\.4 s into it/)
+})

@@ -72,7 +72,7 @@ test('stop is asked once, as an event, and then no rate changes', () => {
   assert.deepEqual(steering.stop('page'), { ok: true })
   assert.deepEqual(steering.stop('api'), { ok: true, already: true })
   assert.deepEqual(stops, [{ by: 'page' }])
-  assert.deepEqual(steering.stopped, { by: 'page' })
+  assert.deepEqual(steering.stopped, { by: 'page', at: 3000 }, 'when: the verdicts judge the time that ran')
   refused(steering.setRate('main', 20), 409, /stopping/)
   assert.deepEqual(steering.events.map((e) => [e.at_s, e.kind, e.by]), [[3, 'user_stop', 'page']])
 })

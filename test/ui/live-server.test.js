@@ -197,3 +197,42 @@ test('the server waits for an open page to fetch the report, and not for one tha
   await closing
   assert.ok(slept >= 3 && slept < 10, `${slept} waits, until the report was fetched`)
 })
+
+/** A request with a Host header of our choosing, as a page of a rebound name sends it (fetch may not set Host). */
+function requestAs (url, path, { method = 'GET', host, origin, body = null }) {
+  const target = new URL(path, url)
+  return new Promise((resolve, reject) => {
+    const headers = { host }
+    if (origin) headers.origin = origin
+    if (body !== null) headers['content-type'] = 'application/json'
+    const req = require('node:http').request({ hostname: target.hostname, port: target.port, path: target.pathname,
+      method, headers }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode))
+    })
+    req.on('error', reject)
+    req.end(body === null ? undefined : JSON.stringify(body))
+  })
+}
+
+test('DNS rebinding: a name that resolves to loopback neither reads nor steers the run; the page\'s own names do',
+  async (t) => {
+    const { url, server, view, load, told } = await serve(t)
+    view.attach(load)
+    const rebound = { host: `evil.example:${server.port}`, origin: `http://evil.example:${server.port}` }
+    assert.deepEqual([
+      await requestAs(url, '/', rebound),
+      await requestAs(url, '/api/state', rebound),
+      await requestAs(url, '/events', rebound),
+      await requestAs(url, '/api/rate', { ...rebound, method: 'POST', body: { rate: 5 } }),
+      await requestAs(url, '/api/stop', { ...rebound, method: 'POST', body: {} }),
+      await requestAs(url, '/api/state', { host: `127.0.0.1:${server.port + 1}` })
+    ], [403, 403, 403, 403, 403, 403])
+    assert.deepEqual(told, [], 'no rate reached the workers')
+    assert.equal(view.load.steering.stopped, null)
+    for (const host of [`localhost:${server.port}`, `127.0.0.1:${server.port}`, `LOCALHOST:${server.port}`]) {
+      assert.equal(await requestAs(url, '/api/state', { host }), 200, host)
+    }
+    assert.equal(await requestAs(url, '/api/rate', { host: `localhost:${server.port}`,
+      origin: `http://localhost:${server.port}`, method: 'POST', body: { rate: 5 } }), 200)
+  })
