@@ -77,14 +77,6 @@ function parseBooleanText (value, name) {
 }
 
 /** A positive rate per second, e.g. --rate (rows or queries) or --ingest_rate (rows). */
-function parseRate (text, flag = 'rate', units = '') {
-  const rate = Number(text)
-  if (String(text).trim() === '' || !Number.isFinite(rate) || rate <= 0) {
-    throw new UsageError(`--${flag} must be a positive number${units ? ` of ${units}` : ''} per second (got '${text}')`)
-  }
-  return rate
-}
-
 /** The soft limit of open files of this process (Linux), or null where it cannot be read. */
 function openFileLimit () {
   try {
@@ -117,6 +109,5 @@ module.exports = {
   requirePositiveInteger,
   countLimit,
   parseBooleanText,
-  parseRate,
   requireConcurrency
 }

@@ -3,10 +3,10 @@
 const os = require('node:os')
 const path = require('node:path')
 const { UsageError } = require('../base/errors')
-const { formatMs, parseDuration, requirePositiveInteger, parseRate, requireConcurrency } = require('../base/values')
+const { formatMs, parseDuration, requirePositiveInteger, requireConcurrency } = require('../base/values')
 const { writableFile } = require('../base/files')
 const { parseTableName } = require('../data/schema')
-const { parseStages } = require('../data/load-profile')
+const { parseStages, parseRateText } = require('../data/load-profile')
 const { connectionFromArgs } = require('../cluster/connection')
 const { parseThreshold, requireKnownLabels, requireRateForAchieved } = require('../results/thresholds')
 const { parseRunId, parseGenerator } = require('../results/run-identity')
@@ -267,7 +267,7 @@ function commonRunOptions (args, { defaultProcesses }) {
     stages,
     gracefulStopMs: parseDuration(args.graceful_stop, 'graceful_stop'),
     warmupMs: args.warmup === undefined ? 0 : parseDuration(args.warmup, 'warmup'),
-    rate: args.rate === undefined ? null : parseRate(args.rate),
+    rate: args.rate === undefined ? null : parseRateText(args.rate, 'rate'),
     resultsTable: args.results_table === undefined ? null : parseTableName(args.results_table, 'results_table'),
     runId: parseRunId(args.run_id),
     startAt: args.start_at === undefined ? null : parseStartAt(args.start_at),

@@ -16,12 +16,13 @@ const STAGE_METRICS = new Set(['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean'
  * changes by hand included) and the achieved rate, p50/p90/p99 from the intervals' merged histograms, failed and in
  * doubt, and the nodes' CPU and thread-pool rejections from the monitor's samples within it. Names the first stage
  * where the cluster stopped keeping up: achieved below 95% of the target, a --threshold of the run missed within
- * the stage, or rejections. The stages' units add up to the run's. A run stopped early (the page, the API, Ctrl-C)
+ * the stage, or rejections; a shortfall of at most `granularity` units (a request per process) is none. The stages'
+ * units add up to the run's. A run stopped early (the page, the API, Ctrl-C)
  * at `stoppedAtS`: the stage it cut is judged on the part that ran (status 'stopped'), those after it are 'not run'
  * (kept_up.kept null) and never the knee.
  */
 function stageResults ({ stages, profile, timeline, group, unit, nodes = [], thresholds = [], scale = 1,
-  stoppedAtS = null }) {
+  stoppedAtS = null, granularity = 0 }) {
   if (!stages || stages.length === 0) return null
   const series = timeline.series || []
   let startS = 0
@@ -60,7 +61,7 @@ function stageResults ({ stages, profile, timeline, group, unit, nodes = [], thr
       : evaluateThresholds(thresholds.filter((t) => t.label === null && STAGE_METRICS.has(t.metric)),
         { latency_ms: entry.latency_ms, [`${unit}_failed`]: figures.failed, [`${unit}_in_doubt`]: figures.inDoubt },
         unit)
-    entry.kept_up = keptUp(entry)
+    entry.kept_up = keptUp(entry, granularity / (endS - startS))
     startS = plannedEndS
     return entry
   })
@@ -121,12 +122,14 @@ function nodesWithin (nodes, startS, endS) {
 // A stage cut by a stop after less than this ran is not judged: too little of it to say.
 const MIN_JUDGED_S = 1
 
-function keptUp (entry) {
+/** `slackPerSec`: one request per process over the stage, as a rate: a shortfall within it is not a knee. */
+function keptUp (entry, slackPerSec = 0) {
   if (entry.status === 'not run') return { kept: null, reason: 'not run: the run was stopped before it' }
   if (entry.status === 'stopped' && entry.ran_s < MIN_JUDGED_S) {
     return { kept: null, reason: `stopped ${entry.ran_s} s into it: too little ran to judge` }
   }
-  if (entry.target_per_sec > 0 && entry.achieved_per_sec < entry.target_per_sec * KEPT_UP_SHARE) {
+  if (entry.target_per_sec > 0 && entry.achieved_per_sec < entry.target_per_sec * KEPT_UP_SHARE &&
+    entry.target_per_sec - entry.achieved_per_sec > slackPerSec) {
     return { kept: false, reason: `achieved ${entry.achieved_per_sec}/s, below 95% of the target ` +
       `${entry.target_per_sec}/s` }
   }

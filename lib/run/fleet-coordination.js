@@ -5,6 +5,7 @@ const { FleetCoordinator } = require('../fleet/coordinator')
 const { readMergedRun } = require('../results/stored-runs')
 const { terminalReport } = require('../reports/text')
 const { comparedOptions } = require('../fleet/compared-options')
+const { unitsPerRequestOf } = require('../workloads/workload')
 const { describeReconciliation } = require('../results/reconcile')
 const { fmt } = require('../base/format')
 const { EXIT } = require('../base/errors')
@@ -245,7 +246,7 @@ function unreportedOf (ctx, g, generators, fleetStart) {
   const pace = Math.max(...generators.map(paceOf)) * PACE_MARGIN
   const silentS = (g.silent_ms || 0) / 1000
   const staleS = Math.min(runningS(g), COUNTS_LAG_S)
-  const unitsPerRequest = ctx.workload.unit === 'rows' ? options.batchSize || 1 : 1
+  const unitsPerRequest = unitsPerRequestOf(ctx.workload, options)
   const window = options.concurrentRequests * options.processes * unitsPerRequest
   let bound = Math.ceil(pace * (staleS + silentS)) + window
   const limit = ctx.workload.countLimit ? ctx.workload.countLimit(options) : Number.MAX_SAFE_INTEGER

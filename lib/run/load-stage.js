@@ -7,6 +7,7 @@ const { ClusterMonitor } = require('../cluster/monitor')
 const { CrateClient } = require('../cluster/http-client')
 const { stopReason } = require('./stop-reason')
 const { Steering } = require('./steering')
+const { unitsPerRequestOf } = require('../workloads/workload')
 const { now, sleep } = require('../base/clock')
 const { grouped } = require('../base/format')
 
@@ -208,7 +209,7 @@ function createMonitor (options) {
 function watchLoad (ctx, { loadGroups, workerGroups, startAt, deadline }) {
   const groups = loadGroups.map((g, i) => [g.workload, workerGroups[i]])
   const main = workerGroups[0]
-  const unitsPerRequest = ctx.workload.unit === 'rows' ? ctx.options.batchSize || 1 : 1
+  const unitsPerRequest = unitsPerRequestOf(ctx.workload, ctx.options)
   const answered = (t) => t.all.ok + t.all.failed + t.all.inDoubt + t.warmup.ok + t.warmup.failed + t.warmup.inDoubt
   ctx.metrics.watch({
     groups: () => groups.map(([workload, group]) => ({ workload: workload.name, totals: group.totals })),

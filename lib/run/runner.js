@@ -22,7 +22,8 @@ const { buildResult, exitCodeOf, exitCodeWithThresholds } = require('../results/
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
 const { stageResults } = require('../results/stages')
-const { stageText } = require('../data/load-profile')
+const { stageText, granularityWarnings } = require('../data/load-profile')
+const { unitsPerRequestOf } = require('../workloads/workload')
 const { evaluateThresholds } = require('../results/thresholds')
 const { workersInMasterProcess, applyWorkerFlags } = require('./worker-placement')
 const { round, grouped } = require('../base/format')
@@ -246,6 +247,10 @@ function announce (ctx) {
     `  load:     ${options.processes} process${options.processes === 1 ? '' : 'es'} x ${options.concurrentRequests} ` +
     `in flight, ${pace}, until ${limits}`
   )
+  if (options.stages) {
+    for (const warning of granularityWarnings(options.stages, { unitsPerRequest: unitsPerRequestOf(workload, options),
+      processes: options.processes, unit: workload.unit })) ctx.log(warning)
+  }
 }
 
 /**
@@ -424,7 +429,8 @@ function report (ctx, groups, load) {
       group: main.workload.name,
       unit: main.workload.unit,
       nodes: result.timeline.nodes,
-      thresholds: options.thresholds || []
+      thresholds: options.thresholds || [],
+      granularity: unitsPerRequestOf(main.workload, main.options) * options.processes
     })
     result.stages = staged.stages
     result.first_stage_not_kept_up = staged.first_not_kept_up

@@ -4,6 +4,13 @@ const { EventEmitter } = require('node:events')
 const { LoadProfile, checkSteeredRate } = require('../data/load-profile')
 const { round } = require('../base/format')
 
+// Changes of one rate closer together than this are one event (a script that steers many times a second), and a run
+// keeps at most MAX_EVENTS of them: past it, every change joins the last event (the stop and the leaving of --stages
+// are one each). The report, the --json and the
+// page stay their size however long the run and however busy its steering.
+const COALESCE_MS = 1000
+const MAX_EVENTS = 1000
+
 /**
  * What a person (the live page) or a script (its JSON API) may change while the load runs: the target rate of an
  * open-model group (--rate or --stages of the benchmark, --ingest_rate of the ingest beside a query mix), and the
@@ -75,9 +82,23 @@ class Steering extends EventEmitter {
       this.record(t, { kind: 'off_profile', what: 'stages', by,
         detail: `--stages no longer sets the rate: changed by hand (${by})` })
     }
-    const event = this.record(t, { kind: 'rate_change', what: g.flag, from: round(from), to: checked.rate, by,
-      detail: `${g.flag === 'stages' ? 'rate' : g.flag} ${round(from)} -> ${checked.rate} ${g.unit}/s (${by})` })
+    const change = { kind: 'rate_change', what: g.flag, from: round(from), to: checked.rate, by }
+    const event = this.coalesce(t, change, g) ?? this.record(t, { ...change, detail: changeText(g, change, 1) })
     return { ok: true, event }
+  }
+
+  /** The last event, when this change of the same rate joins it (close after it, or the events are at their cap). */
+  coalesce (t, change, g) {
+    const last = this.events[this.events.length - 1]
+    if (!last || last.kind !== 'rate_change' || last.what !== change.what) return null
+    const close = t - (last.last_at_s ?? last.at_s) * 1000 < COALESCE_MS
+    if (!close && this.events.length < MAX_EVENTS) return null
+    last.changes = (last.changes ?? 1) + 1
+    last.to = change.to
+    last.last_at_s = round(t / 1000, 3)
+    if (last.by !== change.by) last.by = 'api and page'
+    last.detail = changeText(g, last, last.changes)
+    return last
   }
 
   /** Stops the run gracefully: no new requests, those in flight answered, the report kept (not partial). */
@@ -108,6 +129,12 @@ class Steering extends EventEmitter {
   profiles () {
     return Object.fromEntries([...this.groups.values()].map((g) => [g.role, g.profile]))
   }
+}
+
+/** "rate 100 -> 250 rows/s (api)", with how many changes it took when more than one. */
+function changeText (g, { from, to, by }, changes) {
+  return `${g.flag === 'stages' ? 'rate' : g.flag} ${from} -> ${to} ${g.unit}/s (${by}` +
+    `${changes > 1 ? `, ${changes} changes until ${to}` : ''})`
 }
 
 /** The open model's target of a group: --stages or --rate (--ingest_rate is the companion's --rate); null: closed. */

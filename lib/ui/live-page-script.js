@@ -92,7 +92,9 @@
       button.id = 'apply-' + g.role
       button.textContent = 'Set'
       button.addEventListener('click', function () {
-        post('/api/rate', { group: g.role, rate: Number(input.value), by: 'page' }, function (answer) {
+        var typed = input.value.trim()
+        if (!/^\d+(\.\d+)?$/.test(typed)) return say('the rate must be a decimal number such as 250 or 12.5', true)
+        post('/api/rate', { group: g.role, rate: Number(typed), by: 'page' }, function (answer) {
           say(answer.event.detail)
         })
       })

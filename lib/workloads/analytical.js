@@ -2,7 +2,8 @@
 
 const path = require('node:path')
 const { parseTableName } = require('../data/schema')
-const { requirePositiveInteger, requireConcurrency, parseDuration, parseRate, countLimit } = require('../base/values')
+const { requirePositiveInteger, requireConcurrency, parseDuration, countLimit } = require('../base/values')
+const { parseRateText } = require('../data/load-profile')
 const { parseReplicas } = require('../data/schema')
 const { UsageError, FatalError } = require('../base/errors')
 const { loadQueryConfig, bindTable, foreignTableWarnings } = require('../data/query-config')
@@ -99,7 +100,7 @@ function validateOptions (args) {
   let ingest = null
   if (args.ingest_rate !== undefined) {
     ingest = {
-      rate: parseRate(args.ingest_rate, 'ingest_rate', 'rows'),
+      rate: parseRateText(args.ingest_rate, 'ingest_rate', 'rows'),
       processes: requirePositiveInteger(args.ingest_processes, 'ingest_processes'),
       concurrentRequests: requireConcurrency(args.ingest_concurrent_requests, 'ingest_concurrent_requests'),
       batchSize: requirePositiveInteger(args.ingest_batch_size, 'ingest_batch_size'),

@@ -72,4 +72,9 @@ function workloadProblems (workload, { required = REQUIRED, optional = OPTIONAL 
   return [...missing, ...extra]
 }
 
-module.exports = { REQUIRED, OPTIONAL, SOURCE_REQUIRED, SOURCE_OPTIONAL, workloadProblems }
+/** The units one request of a workload carries: a batch of --batch_size rows, or one query. */
+function unitsPerRequestOf (workload, options) {
+  return workload.unit === 'rows' ? options.batchSize || 1 : 1
+}
+
+module.exports = { REQUIRED, OPTIONAL, SOURCE_REQUIRED, SOURCE_OPTIONAL, workloadProblems, unitsPerRequestOf }

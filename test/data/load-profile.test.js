@@ -25,9 +25,14 @@ test('a malformed stage is one line naming the stage and what is wrong', () => {
     ['2m:1..2..3', /write DURATION:RATE/],
     ['10x:50', /stage 1 '10x:50': its duration must be a positive duration/],
     ['1500ms:50', /its duration must be whole seconds/],
-    ['1m:-5', /a rate must be a number >= 0/],
-    ['1m:abc', /a rate must be a number >= 0/],
-    ['1m:1e12', /is no load/],
+    ['1m:-5', /a rate must be a decimal number >= 0/],
+    ['1m:abc', /a rate must be a decimal number >= 0/],
+    ['1m:0x10', /a rate must be a decimal number >= 0 of units per second \(got '0x10'\)/],
+    ['1m:1e3', /a rate must be a decimal number/],
+    ['1m: 12', /a rate must be a decimal number/],
+    ['1s:1e-320', /a rate must be a decimal number/],
+    ['1s:0.0000001', /a rate is 0 \(a pause\) or at least 0\.001 units\/s/],
+    ['1m:1000000000000', /is no load/],
     ['1m:0,30s:0..0', /every stage has rate 0/]
   ]) {
     assert.throws(() => parseStages(text), (e) => e instanceof UsageError && message.test(e.message) &&
@@ -86,10 +91,20 @@ test('scaled gives each worker its share of every stage', () => {
 
 test('a steered rate is a positive number within bounds, with the reason when not', () => {
   assert.deepEqual(checkSteeredRate(120), { rate: 120 })
-  assert.deepEqual(checkSteeredRate('75.5'), { rate: 75.5 })
+  assert.deepEqual(checkSteeredRate(75.5), { rate: 75.5 })
+  assert.deepEqual(checkSteeredRate(0.001), { rate: 0.001 })
   assert.match(checkSteeredRate(0).error, /above 0/)
   assert.match(checkSteeredRate(-3).error, /above 0/)
-  assert.match(checkSteeredRate('x').error, /must be a number/)
-  assert.match(checkSteeredRate(null).error, /must be a number/)
+  assert.match(checkSteeredRate(5e-324).error, /at least 0\.001/)
+  for (const text of ['75.5', '0x10', ' 12 ', '25', 'x', null, true]) {
+    assert.match(checkSteeredRate(text).error, /must be a JSON number such as 250 or 12\.5/, JSON.stringify(text))
+  }
   assert.match(checkSteeredRate(1e15).error, /at most/)
+})
+
+test('more than 1,000 stages: one line naming the cap', () => {
+  const many = Array.from({ length: 1001 }, () => '1s:10').join(',')
+  assert.throws(() => parseStages(many), (e) => e instanceof UsageError &&
+    /--stages has 1001 stages; at most 1000 \(write a long ramp as one stage/.test(e.message))
+  assert.equal(parseStages(many.slice(0, -6)).length, 1000)
 })

@@ -83,5 +83,5 @@ testOverProtocols('--threshold can judge the ingest beside the queries: "ingest:
 testOverProtocols('--ingest_rate must be a positive rate', mixScript(), async (double, t) => {
   const run = await runTool('appClusterAnalytical.js', ['--queries_config', mixFile(t), '--ingest_rate', 'lots'], { env: double.env() })
   assert.equal(run.code, 2)
-  assert.match(run.stderr, /--ingest_rate must be a positive number of rows per second \(got 'lots'\)/)
+  assert.match(run.stderr, /--ingest_rate must be a decimal number from 0\.001 to 1e\+9 of rows per second \(got 'lots'\)/)
 })

@@ -103,11 +103,11 @@ test('a saturated --rate run counts the requests it never sent (dropped), and it
 }))
 
 test('bad --rate: one line naming it, exit 2, no SQL sent', () => withDouble({}, async (double) => {
-  for (const value of ['0', '-5', 'fast', '']) {
+  for (const value of ['0', '-5', 'fast', '', '0x10', '1e3', '0.0001']) {
     const run = await runTool('appClusterIngest.js', ['--rate', value], { env: double.env() })
     assert.equal(run.code, 2, `--rate '${value}': ${run.stderr}`)
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
-    assert.match(run.stderr, new RegExp(`^appClusterIngest\\.js: error: --rate must be a positive number per second \\(got '${value}'\\)\\n$`))
+    assert.match(run.stderr, new RegExp(`^appClusterIngest\\.js: error: --rate must be a decimal number from 0\\.001 to 1e\\+9 per second \\(got '${value}'\\)\\n$`))
   }
   assert.equal(double.statements.length, 0)
 }))

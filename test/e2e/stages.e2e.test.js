@@ -91,7 +91,7 @@ test('bad stages: one line naming the problem, exit 2, nothing sent', () => with
   for (const [args, message] of [
     [['--stages', '2m'], /--stages stage 1 '2m': write DURATION:RATE or DURATION:FROM\.\.TO/],
     [['--stages', '1s:10,0.5s:10'], /stage 2 '0\.5s:10': its duration must be whole seconds/],
-    [['--stages', '10s:-5'], /a rate must be a number >= 0/],
+    [['--stages', '10s:-5'], /a rate must be a decimal number >= 0/],
     [['--stages', '10s:10', '--rate', '5'], /--stages and --rate do not go together: the stages are the rate/],
     [['--stages', '10s:10', '--duration', '5s'], /--stages and --duration do not go together/],
     [['--stages', '10s:0'], /every stage has rate 0/]

@@ -3,7 +3,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { stageResults } = require('../../lib/results/stages')
-const { parseStages, LoadProfile } = require('../../lib/data/load-profile')
+const { parseStages, LoadProfile, granularityWarnings } = require('../../lib/data/load-profile')
 const { newHistogram, recordMicros, encodeHistogram } = require('../../lib/results/stats')
 const { parseThreshold } = require('../../lib/results/thresholds')
 
@@ -88,4 +88,23 @@ test('a run stopped in stage 2: stage 2 judged on what ran, stages after it not 
     timeline: { series: series.slice(0, 6) }, group: 'ingest', unit: 'rows', stoppedAtS: 5.4 })
   assert.equal(early.stages[1].kept_up.kept, null)
   assert.match(early.stages[1].kept_up.reason, /stopped 0\.4 s into it/)
+})
+
+test('a stage of a few batches: a shortfall of one request per process is no knee; one of more still is', () => {
+  const few = parseStages('5s:5,5s:50')
+  // Batches of 100 rows: stage 2 asks 250 rows, 2.5 batches; 2 answered (40/s) is within one batch of it.
+  const series = [interval(0, 0, 2), interval(2, 100, 2), interval(5, 100, 2), interval(7, 100, 2)]
+  const r = stageResults({ stages: few, profile: LoadProfile.ofStages(few), timeline: { series }, group: 'ingest',
+    unit: 'rows', granularity: 100 })
+  assert.equal(r.stages[1].achieved_per_sec, 40)
+  assert.equal(r.stages[1].kept_up.kept, true)
+  assert.equal(r.first_not_kept_up, null)
+  const short = stageResults({ stages: few, profile: LoadProfile.ofStages(few),
+    timeline: { series: series.slice(0, 3) }, group: 'ingest', unit: 'rows', granularity: 100 })
+  assert.equal(short.first_not_kept_up.stage, 2, 'two batches short is a knee')
+  const warnings = granularityWarnings(few, { unitsPerRequest: 100, processes: 1, unit: 'rows' })
+  assert.equal(warnings.length, 2)
+  assert.match(warnings[1], /^warning: stage 2 \(5s:50\) asks 250 rows: 2\.5 requests of 100, over 1 process;/)
+  assert.equal(granularityWarnings(few, { unitsPerRequest: 1, processes: 1, unit: 'queries' }).length, 0)
+  assert.equal(granularityWarnings(parseStages('5s:2'), { unitsPerRequest: 1, processes: 1, unit: 'queries' }).length, 1)
 })

@@ -30,7 +30,8 @@ test('a rate changed by hand reaches the workers and is an event with what it wa
     'page']])
   assert.match(seen[0].detail, /rate 50 -> 100 queries\/s \(page\)/)
   clock.t = 6000
-  steering.setRate('companion', '2500')
+  assert.equal(steering.setRate('companion', '2500').status, 400, 'a string is no JSON number')
+  steering.setRate('companion', 2500)
   assert.deepEqual(steering.events.map((e) => e.what), ['rate', 'ingest_rate'])
   assert.equal(steering.changed('main'), true)
   // What the groups were asked, as it really was: 50 for 4 s then 100 for 16 s.
@@ -57,7 +58,7 @@ test('what cannot be changed is refused with the API\'s status and why', () => {
   refused(closed.steering.setRate('companion', 10), 404, /no load group 'companion'/)
   const open = steeringOf({ main: { rate: 10 } })
   refused(open.steering.setRate('main', 0), 400, /above 0/)
-  refused(open.steering.setRate('main', 'fast'), 400, /must be a number/)
+  refused(open.steering.setRate('main', 'fast'), 400, /must be a JSON number/)
   open.clock.t = 25_000
   refused(open.steering.setRate('main', 20), 409, /the load has ended/)
   assert.equal(open.told.length, 0, 'nothing reached the workers')
@@ -82,3 +83,29 @@ function refused (answer, status, pattern) {
   assert.equal(answer.status, status)
   assert.match(answer.error, pattern)
 }
+
+test('20,000 changes: those within a second of each other are one event with their count; the events stay bounded',
+  () => {
+    const { steering, clock } = steeringOf({ main: { rate: 10 } })
+    clock.t = 0
+    const duration = 10_000_000
+    steering.deadline = duration
+    for (let i = 0; i < 20_000; i++) {
+      // 10 changes 1 ms apart, then a 2-s pause: a burst a script makes.
+      clock.t = Math.floor(i / 10) * 2000 + (i % 10)
+      const answer = steering.setRate('main', 100 + (i % 7))
+      assert.equal(answer.ok, true)
+    }
+    assert.equal(steering.events.length, 1000, 'at most 1,000 events kept')
+    const first = steering.events[0]
+    assert.equal(first.changes, 10)
+    assert.equal(first.to, 100 + (9 % 7))
+    assert.match(first.detail, /^rate 10 -> 102 queries\/s \(api, 10 changes until 102\)$/)
+    const last = steering.events.at(-1)
+    assert.equal(last.changes, 10 * 1001, 'past the cap, every change joins the last event')
+    assert.equal(last.to, 100 + (19_999 % 7))
+    // The target the report judges is still every change exactly.
+    assert.equal(steering.profiles().main.rateAt(clock.t), 100 + (19_999 % 7))
+    steering.stop('api')
+    assert.equal(steering.events.at(-1).kind, 'user_stop', 'the stop is kept past the cap')
+  })
