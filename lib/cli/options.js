@@ -209,9 +209,8 @@ const RUN_OPTIONS = {
   },
   ui_host: {
     type: 'string',
-    default: '127.0.0.1',
     group: 'Output:',
-    describe: 'the address --ui listens on; any other than 127.0.0.1 needs the token printed at start to steer'
+    describe: 'the address --ui listens on (default 127.0.0.1); any other needs the token printed at start to steer'
   }
 }
 
@@ -226,12 +225,15 @@ function parsePort (value, flag = 'metrics_port') {
 
 /** --ui alone: the default port; --ui PORT: that one. */
 function parseUi (args) {
-  if (args.ui === undefined) return null
+  if (args.ui === undefined) {
+    if (args.ui_host !== undefined) throw new UsageError('--ui_host is the address --ui listens on: give --ui too')
+    return null
+  }
   const text = String(args.ui).trim()
   if (text !== '' && !/^\d+$/.test(text)) {
     throw new UsageError(`--ui must be a port number from 0 to 65535 (got '${text}')`)
   }
-  return { port: parsePort(text === '' ? DEFAULT_UI_PORT : Number(text), 'ui'), host: args.ui_host }
+  return { port: parsePort(text === '' ? DEFAULT_UI_PORT : Number(text), 'ui'), host: args.ui_host ?? '127.0.0.1' }
 }
 
 /** --stages: the profile, the run's length (their sum), and what it cannot go with. */

@@ -133,6 +133,10 @@ function connectionFromArgs (args, env) {
   if (args.pg_insert !== undefined && protocol !== 'pg') {
     throw new UsageError('--pg_insert is the shape of an insert over the PostgreSQL protocol: give --protocol pg too')
   }
+  // CRATE_PG_PORT in an .env serves runs over either protocol; the flag given on its own does nothing.
+  if (args.pg_port !== undefined && protocol !== 'pg') {
+    throw new UsageError('--pg_port is the port of --protocol pg: give --protocol pg too (or leave --pg_port out)')
+  }
   return {
     hosts,
     // The load's protocol: the HTTP endpoint, or the PostgreSQL wire protocol on pgPort of the same hosts (the

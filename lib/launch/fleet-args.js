@@ -58,7 +58,7 @@ function parseFleetArgs (argv) {
     json: Boolean(own.json),
     report: own.report ?? null,
     // The fleet's own page (the generators each serve theirs on a loopback port it follows).
-    ui: parseUi({ ui: own.ui, ui_host: own.ui_host ?? '127.0.0.1' }),
+    ui: parseUi({ ui: own.ui, ui_host: own.ui_host }),
     runId,
     shared,
     resultsTable: flagValue(rest, 'results_table') ?? 'doc.crate_bench_results',

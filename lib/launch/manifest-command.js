@@ -28,6 +28,10 @@ function main (argv, { stdout, env = process.env }) {
   parseOptions(loadWorkload(fleet.workload === 'query' ? 'analytical' : 'ingest'),
     [...fleet.shared, '--generators', String(fleet.generators), '--generator', `1/${fleet.generators}`], env,
     { name: 'crate-bench fleet manifest' })
+  if (fleet.ui) {
+    throw new UsageError('--ui is a page on this machine; a fleet in Kubernetes is watched through --metrics_port ' +
+      '(the PodMonitor scrapes it) and its merged report')
+  }
   if (fleet.json || fleet.report) {
     throw new UsageError('--json and --report are for a fleet on this machine; in Kubernetes the merged report is in ' +
       "the log of the generator that prepared, and crate-bench report makes it from anywhere")

@@ -87,7 +87,10 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   } finally {
     coordination.close()
     if (ctx.metrics) await ctx.metrics.stop({ lingerMs: METRICS_LINGER_MS })
-    if (ctx.ui) await ctx.ui.close()
+    if (ctx.ui) {
+      ctx.stage = 'linger'
+      await ctx.ui.close()
+    }
     ctx.interrupts.uninstall()
     ctx.client.close()
   }
@@ -173,6 +176,8 @@ function createContext (workload, options, { stdout, stderr, signalTarget, coord
 }
 
 function onInterrupt (ctx, signal, count) {
+  // The report is out and the live page lingers for an open page to fetch it: any Ctrl-C ends the wait.
+  if (ctx.ui && (count > 1 || ctx.stage === 'linger')) ctx.ui.endLinger()
   if (count === 1) {
     ctx.interruptedDuring = ctx.stage
     ctx.interruptedAt = now()

@@ -78,6 +78,11 @@ class LiveServer {
     this.clients.clear()
   }
 
+  /** No more waiting for a page to fetch its report (Ctrl-C during the linger). */
+  endLinger () {
+    this.lingerEnded = true
+  }
+
   /**
    * Closes the server. A page that is open when the run ends is given up to `lingerMs` to fetch the report it turns
    * into; with none open, or once it has, the process does not wait.
@@ -85,7 +90,7 @@ class LiveServer {
   async close ({ lingerMs = LINGER_MS, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = {}) {
     if (this.timer) this.timers.clearInterval(this.timer)
     const waited = Date.now()
-    while (this.pagesAtEnd > 0 && !this.reportFetched && Date.now() - waited < lingerMs) {
+    while (this.pagesAtEnd > 0 && !this.reportFetched && !this.lingerEnded && Date.now() - waited < lingerMs) {
       await sleep(50)
     }
     for (const res of this.clients) res.end()

@@ -76,6 +76,8 @@ test('bad sizes are usage errors naming the flag', () => {
     [['--bogus', '1'], /unknown option --bogus/],
     [['--upsert', 'maybe'], /unexpected argument 'maybe' \(options start with --; see --help\)/],
     [['--timeout', 'x'], /--timeout/],
+    [['--ui_host', '0.0.0.0'], /--ui_host is the address --ui listens on: give --ui too/],
+    [['--pg_port', '5433'], /--pg_port is the port of --protocol pg: give --protocol pg too/],
     [['--start_time', 'yesterday'], /--start_time/],
     [['stray'], /stray/]
   ]) {
@@ -108,7 +110,7 @@ test('every duration has a range; a negative one says so', () => {
   assert.throws(() => parse(['--monitor_interval', '999h']), /--monitor_interval must be between 100ms and 1h/)
   assert.throws(() => parse(['--duration', '0.001ms']), /--duration must be between 1ms and 720h/)
   assert.throws(() => parse(['--timeout', '-1s']), /--timeout must be a positive duration such as 500ms, 30s, 5m or 1h \(got '-1s'\)/)
-  assert.throws(() => parse(['--processes', '1', '--rate', '0.0001', '--duration', '3s']), /--rate 0\.0001 over 1 process sends a request of 10000 every 27777.78h per process: --duration 3s cannot hold two of them/)
+  assert.throws(() => parse(['--processes', '1', '--rate', '0.001', '--duration', '3s']), /--rate 0\.001 over 1 process sends a request of 10000 every 2777.78h per process: --duration 3s cannot hold two of them/)
   assert.equal(parse(['--processes', '2', '--rate', '4000', '--batch_size', '100', '--duration', '50ms']).durationMs, 50)
 })
 

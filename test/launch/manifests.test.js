@@ -102,6 +102,7 @@ test('fleet manifest: bad input is one line and exit 2', async () => {
   for (const [args, pattern] of [
     [['fleet', 'manifest', 'ingest'], /give --generators N/],
     [['fleet', 'manifest', '--generators', '3', 'ingest', '--json'], /--json and --report are for a fleet on this machine/],
+    [['fleet', 'manifest', '--generators', '3', '--ui', '5666', 'ingest'], /--ui is a page on this machine; a fleet in Kubernetes/],
     [['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'nope.yml'], /--queries_config 'nope\.yml' cannot be read: no such file/],
     [['fleet', 'manifest', '--generators', '3', 'ingest', '--namespace', 'Bad_NS'], /--namespace must be a Kubernetes namespace name/],
     // What each pod's generator would refuse at start is refused here, before anything is printed.

@@ -198,6 +198,18 @@ test('the server waits for an open page to fetch the report, and not for one tha
   assert.ok(slept >= 3 && slept < 10, `${slept} waits, until the report was fetched`)
 })
 
+test('Ctrl-C during the linger ends it: the page that never fetches its report is not waited for', async (t) => {
+  const { url, server, view, load } = await serve(t)
+  view.attach(load)
+  const reading = readEvents(url, (events) => events.some((e) => e.event === 'done'))
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  server.finish('<h1>r</h1>')
+  await reading
+  let slept = 0
+  await server.close({ lingerMs: 60_000, sleep: async () => { if (++slept === 3) server.endLinger() } })
+  assert.equal(slept, 3, 'the wait ended at the interrupt')
+})
+
 /** A request with a Host header of our choosing, as a page of a rebound name sends it (fetch may not set Host). */
 function requestAs (url, path, { method = 'GET', host, origin, body = null }) {
   const target = new URL(path, url)
