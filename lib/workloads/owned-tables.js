@@ -27,17 +27,25 @@ const EXISTS_SQL = 'SELECT number_of_shards, number_of_replicas FROM information
 async function dropDecision ({ table, dropTable, sqlOrFail }) {
   if (dropTable === true) return { drop: true, reason: '--drop_table' }
   if (dropTable === false) return { drop: false, reason: '--no-drop_table' }
+  const ways = 'give --drop_table to drop it, --no-drop_table to add rows to it, or another --table'
+  // An answer of another shape than CrateDB's says nothing about the table: unknown, and kept.
+  const unknown = (what, answer) => new FatalError(`whether this tool made table ${table.display} is unknown: the ` +
+    `answer to ${what} has an unexpected shape (${JSON.stringify(answer).slice(0, 120)}); it is kept; ${ways}`)
   const exists = await sqlOrFail(EXISTS_SQL, [table.schema, table.table], `cannot look up table ${table.display}`)
+  if (!exists || !Array.isArray(exists.rows)) throw unknown('information_schema.tables', exists)
   if (exists.rows.length === 0) return { drop: false, reason: 'absent' }
   await sqlOrFail(CREATE_SQL, undefined, `cannot create ${REGISTRY.display} (the tables this tool made)`)
-  const owned = (await sqlOrFail(READ_SQL, [table.display], `cannot read ${REGISTRY.display}`)).rows[0]
-  const ways = 'give --drop_table to drop it, --no-drop_table to add rows to it, or another --table'
-  if (!owned) {
+  const read = await sqlOrFail(READ_SQL, [table.display], `cannot read ${REGISTRY.display}`)
+  const owned = read && Array.isArray(read.rows) ? read.rows[0] : undefined
+  if (read && Array.isArray(read.rows) && !owned) {
     throw new FatalError(`table ${table.display} exists and this tool did not make it: it is kept; ${ways}`)
   }
+  if (!isRegistryRow(owned, table)) throw unknown(REGISTRY.display, read)
   await sqlOrFail(`REFRESH TABLE ${table.sql}`, undefined, `cannot refresh ${table.display}`)
-  const counted = (await sqlOrFail(`SELECT count(*) FROM ${table.sql}`, undefined, `cannot count ${table.display}`))
-    .rows[0][0]
+  const countAnswer = await sqlOrFail(`SELECT count(*) FROM ${table.sql}`, undefined, `cannot count ${table.display}`)
+  const counted = countAnswer && Array.isArray(countAnswer.rows) && Array.isArray(countAnswer.rows[0])
+    ? countAnswer.rows[0][0] : undefined
+  if (!Number.isSafeInteger(counted) || counted < 0) throw unknown(`count(*) of ${table.display}`, countAnswer)
   const [, runId, rowCount] = owned
   if (counted !== rowCount) {
     throw new FatalError(
@@ -46,6 +54,12 @@ async function dropDecision ({ table, dropTable, sqlOrFail }) {
     )
   }
   return { drop: true, reason: `made by this tool in run ${runId}, ${count(rowCount)} since` }
+}
+
+/** A row of the registry as this tool writes it: the table's name, a run id, a count. */
+function isRegistryRow (row, table) {
+  return Array.isArray(row) && row.length === 3 && row[0] === table.display && typeof row[1] === 'string' &&
+    Number.isSafeInteger(row[2]) && row[2] >= 0
 }
 
 /** Records that this run made or wrote `table` and what it held when counted; a failure costs only a warning. */

@@ -75,3 +75,21 @@ test('malformed 200 answers fail their rows or queries as "malformed answer"; no
     }))
   }
 })
+
+test('answers of the wrong shape to the ownership check: "unknown", the table kept, never undefined or NaN', () =>
+  withCrateTestDouble({}, async (double) => {
+    const first = await runTool('appClusterIngest.js', ['--processes', '1', '--max_rows', '100'], { env: double.env() })
+    assert.equal(first.code, 0, first.stderr)
+    // Every SELECT of the check answered [[1]], as a server that is not CrateDB might.
+    double.script.fault = ({ stmt }) => (/^SELECT (?!1$)/.test(stmt)
+      ? { body: JSON.stringify({ cols: ['x'], rows: [[1]], rowcount: 1, duration: 1 }) } : undefined)
+    const second = await runTool('appClusterIngest.js', ['--processes', '1', '--max_rows', '100'], { env: double.env() })
+    assert.equal(second.code, 3, second.stderr)
+    assert.match(lastLine(second.stderr), /error: whether this tool made table doc\.cpu is unknown: the answer to doc\.crate_bench_tables has an unexpected shape \(.*\); it is kept; give --drop_table/)
+    assert.doesNotMatch(second.stderr, /undefined|NaN/)
+    assert.equal(double.statementsMatching(/^DROP/).length, 0)
+  }))
+
+function lastLine (stderr) {
+  return stderr.trimEnd().split('\n').at(-1)
+}
