@@ -150,41 +150,73 @@ class FleetView {
     }
   }
 
-  /** Steering for the page and the API: each generator gets its share, the answer is the fleet's. */
+  /**
+   * Steering for the page and the API: each generator gets its share, each answer bounded by STEER_TIMEOUT_MS; the
+   * answer is the fleet's, naming the generators that took the change and those that did not (502 when none did).
+   */
   steering () {
     return {
       setRate: async (role, value, by) => {
         const checked = checkSteeredRate(value)
         if (checked.error) return { ok: false, status: 400, error: checked.error }
         const from = (this.groups().find((g) => g.role === role) || {}).target_per_sec ?? null
-        const answers = await this.toEach('/api/rate', { group: role, rate: checked.rate / this.members.length, by })
-        const refused = answers.find((a) => !a.ok)
-        if (refused) return { ok: false, status: refused.status, error: refused.error }
-        const event = { ...answers[0].event, from, to: checked.rate,
-          detail: `${answers[0].event.what} ${from} -> ${checked.rate} over ${this.members.length} generators (${by})` }
-        return { ok: true, event }
+        const share = checked.rate / this.members.length
+        const { took, missed, refused } = await this.toEach('/api/rate', { group: role, rate: share, by })
+        if (took.length === 0) return refused
+        const first = took[0].answer.event
+        const detail = `${first.what} ${from} -> ${checked.rate} over ${this.members.length} generators (${by})` +
+          missedText(missed, `the fleet runs ${round(share * took.length)} of it`)
+        return { ok: true, event: { ...first, from, to: checked.rate, detail }, ...who(took, missed) }
       },
       stop: async (by) => {
-        const answers = await this.toEach('/api/stop', { by })
-        return answers.find((a) => !a.ok) || { ok: true }
+        const { took, missed, refused } = await this.toEach('/api/stop', { by })
+        if (took.length === 0) return refused
+        return { ok: true, ...who(took, missed), detail: `stopping${missedText(missed, 'the others run on')}` }
       }
     }
   }
 
+  /** The request to every generator at once, each within STEER_TIMEOUT_MS: { took, missed, refused }. */
   async toEach (path, body) {
-    return Promise.all(this.members.map(async (m) => {
-      if (!m.url) return { ok: false, status: 409, error: `generator ${m.index + 1} has not started its load yet` }
+    const answers = await Promise.all(this.members.map(async (m) => {
+      const generator = m.index + 1
+      if (!m.url) {
+        return { generator, ok: false, status: 409, error: `generator ${generator} has not started its load yet` }
+      }
+      const abandon = new AbortController()
+      const timer = setTimeout(() => abandon.abort(new Error(`no answer within ${STEER_TIMEOUT_MS / 1000} s`)),
+        STEER_TIMEOUT_MS)
       try {
         const res = await this.fetch(new URL(path, m.url), {
-          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body)
+          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+          signal: abandon.signal
         })
         const answer = await res.json()
-        return res.ok ? { ok: true, ...answer } : { ok: false, status: res.status, error: answer.error }
+        if (res.ok) return { generator, ok: true, answer }
+        return { generator, ok: false, status: res.status, error: answer.error }
       } catch (error) {
-        return { ok: false, status: 502, error: `generator ${m.index + 1}: ${error.message}` }
+        return { generator, ok: false, status: 502, error: `generator ${generator}: ${error.message}` }
+      } finally {
+        clearTimeout(timer)
       }
     }))
+    const took = answers.filter((a) => a.ok)
+    const missed = answers.filter((a) => !a.ok)
+    const refused = missed.length === 0 ? null : { ok: false, status: missed[0].status,
+      error: [...new Set(missed.map((a) => a.error))].join('; '), ...who(took, missed) }
+    return { took, missed, refused }
   }
+}
+
+// A generator that does not answer a change within this (stopped, swapping) is named, not waited for.
+const STEER_TIMEOUT_MS = 2000
+
+const who = (took, missed) => ({ took: took.map((a) => a.generator),
+  missed: missed.map((a) => ({ generator: a.generator, error: a.error })) })
+
+function missedText (missed, consequence) {
+  if (missed.length === 0) return ''
+  return `; not taken by ${missed.map((a) => a.error).join('; ')}: ${consequence}`
 }
 
 const lastT = (series) => (series.length ? series[series.length - 1].t_s : -1)

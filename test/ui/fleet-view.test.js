@@ -72,5 +72,30 @@ test('the rate goes to every generator as its share; a refusal is the fleet\'s a
     error: 'the rate must be above 0 (got 0): stop the run to stop its load' })
   const refused = await steering.setRate('main', 2, 'api')
   assert.deepEqual([refused.ok, refused.status, refused.error], [false, 400, 'too low'])
-  assert.deepEqual(await steering.stop('api'), { ok: true })
+  const stopped = await steering.stop('api')
+  assert.deepEqual([stopped.ok, stopped.took, stopped.missed], [true, [1, 2], []])
+})
+
+test('a generator that hangs or is gone: each answer bounded, the fleet\'s answer names who took the change', async () => {
+  const { view } = fleetOf((url, init) => {
+    const port = new URL(url).port
+    if (port === '1') {
+      // SIGSTOPped: the connection is taken, no answer ever comes, until the signal gives up.
+      return new Promise((resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)))
+    }
+    const body = JSON.parse(init.body)
+    return Promise.resolve({ ok: true, status: 200, json: async () => ({ ok: true, event: { what: 'rate', from: 200,
+      to: body.rate } }) })
+  })
+  const startedAt = Date.now()
+  const changed = await view.steering().setRate('main', 800, 'page')
+  assert.ok(Date.now() - startedAt < 10_000, 'not waited for')
+  assert.equal(changed.ok, true)
+  assert.deepEqual(changed.took, [2])
+  assert.deepEqual(changed.missed, [{ generator: 1, error: 'generator 1: no answer within 2 s' }])
+  assert.match(changed.event.detail, /over 2 generators \(page\); not taken by generator 1: no answer within 2 s: the fleet runs 400 of it$/)
+  const gone = fleetOf(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'))).view
+  const none = await gone.steering().stop('api')
+  assert.deepEqual([none.ok, none.status, none.took], [false, 502, []])
+  assert.match(none.error, /generator 1: connect ECONNREFUSED/)
 })
