@@ -385,6 +385,9 @@ function shareRatesInFleet (options) {
 
 // Where a fleet stores its generators' results when --results_table is not given: the merge needs them.
 const DEFAULT_FLEET_RESULTS_TABLE = 'doc.crate_bench_results'
+// Where a fleet coordinates (--fleet_table), and where the tool records the tables it made (owned-tables.js).
+const DEFAULT_FLEET_TABLE = 'doc.crate_bench_fleet'
+const REGISTRY_TABLE = 'doc.crate_bench_tables'
 
 /**
  * A fleet: N > 1 generators of one run, from --generator K/N, or --generators N with K from a Kubernetes Indexed
@@ -455,14 +458,29 @@ function requireRoomForRate ({ rate, durationMs, processes, batchSize }) {
   }
 }
 
-/** The results table must not be a table the run drops, creates and fills (--drop_table would drop earlier runs). */
+/**
+ * The tables this tool keeps for itself (the results table, a fleet's coordination table, the registry of the tables it
+ * made) must not be a table the run drops, creates and fills: --drop_table would drop earlier runs, or the
+ * coordination of every fleet sharing it.
+ */
 function requireOwnResultsTable (options, workload) {
-  if (!options.resultsTable || !workload.writtenTables) return
-  const clash = workload.writtenTables(options).find((t) => t.display === options.resultsTable.display)
-  if (clash) {
-    throw new UsageError(
-      `--results_table ${clash.display} is a table this run writes its rows into: give the results a table of their own`
-    )
+  if (!workload.writtenTables) return
+  const kept = [
+    [options.resultsTable || parseTableName(DEFAULT_FLEET_RESULTS_TABLE, 'results_table'),
+      'where runs store their results (--results_table)'],
+    [options.fleet ? options.fleet.table : parseTableName(DEFAULT_FLEET_TABLE, 'fleet_table'),
+      'where the generators of fleets coordinate (--fleet_table)'],
+    [parseTableName(REGISTRY_TABLE, 'table'), 'where this tool records the tables it made']
+  ]
+  for (const written of workload.writtenTables(options)) {
+    const clash = kept.find(([table]) => table.display === written.display)
+    if (!clash) continue
+    if (clash[0] === options.resultsTable) {
+      throw new UsageError(`--results_table ${written.display} is a table this run writes its rows into: give the ` +
+        'results a table of their own')
+    }
+    throw new UsageError(`--table ${written.display} is ${clash[1]}: the run would drop and fill it; give the rows ` +
+      'a table of their own')
   }
 }
 

@@ -77,6 +77,10 @@ test('bad sizes are usage errors naming the flag', () => {
     [['--upsert', 'maybe'], /unexpected argument 'maybe' \(options start with --; see --help\)/],
     [['--timeout', 'x'], /--timeout/],
     [['--ui_host', '0.0.0.0'], /--ui_host is the address --ui listens on: give --ui too/],
+    [['--table', 'doc.crate_bench_fleet', '--drop_table'], /--table doc\.crate_bench_fleet is where the generators of fleets coordinate \(--fleet_table\): the run would drop and fill it/],
+    [['--table', 'runs.f', '--generator', '1/2', '--run_id', 'r', '--fleet_table', 'runs.f'], /--table runs\.f is where the generators of fleets coordinate/],
+    [['--table', 'doc.crate_bench_tables'], /--table doc\.crate_bench_tables is where this tool records the tables it made/],
+    [['--table', 'doc.crate_bench_results'], /--table doc\.crate_bench_results is where runs store their results/],
     [['--pg_port', '5433'], /--pg_port is the port of --protocol pg: give --protocol pg too/],
     [['--start_time', 'yesterday'], /--start_time/],
     [['stray'], /stray/]
