@@ -1,5 +1,6 @@
 'use strict'
 
+const crypto = require('node:crypto')
 const path = require('node:path')
 
 // The Kubernetes objects of a fleet, as plain objects (printed as YAML by manifest-command.js; validated against the
@@ -10,10 +11,22 @@ const METRICS_PORT = 9464
 const CONFIG_DIR = '/etc/crate-bench'
 const PASSWORD_PLACEHOLDER = 'REPLACE-WITH-THE-PASSWORD'
 
-/** A name Kubernetes takes (DNS-1123 label): lower case, digits and '-', at most 52 characters (Job + suffix). */
+/**
+ * A name Kubernetes takes (DNS-1123 label): lower case, digits and '-', at most 52 characters (Job + suffix). Where
+ * the text had to change, a short hash of it follows, so that two run ids never share their objects' names
+ * (Rack_1:A and rack-1-a).
+ */
 function dnsName (text) {
-  const name = String(text).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 52)
-  return name.replace(/-+$/, '') || 'crate-bench'
+  const name = String(text).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '')
+  if (name === text && name.length <= 52) return name
+  const hash = crypto.createHash('sha256').update(String(text)).digest('hex').slice(0, 8)
+  return `${(name.slice(0, 43).replace(/-+$/, '') || 'crate-bench')}-${hash}`
+}
+
+/** A ConfigMap key Kubernetes takes ([-._a-zA-Z0-9]+, at most 253): the queries file's name, made one. */
+function configKey (fileName) {
+  const key = String(fileName).replace(/[^-._a-zA-Z0-9]+/g, '_').replace(/^\.+$/, '_').slice(-200)
+  return key || 'queries.yml'
 }
 
 /**
@@ -42,7 +55,7 @@ function fleetManifests (fleet) {
       CRATE_HOST: fleet.crate.host,
       CRATE_PORT: String(fleet.crate.port),
       CRATE_SSL: String(fleet.crate.ssl),
-      ...(fleet.queriesFile ? { [fleet.queriesFile.name]: fleet.queriesFile.text } : {})
+      ...(fleet.queriesFile ? { [configKey(fleet.queriesFile.name)]: fleet.queriesFile.text } : {})
     }
   }
   const fromConfig = (key) => ({ name: key, valueFrom: { configMapKeyRef: { name: configMap.metadata.name, key } } })
@@ -66,7 +79,7 @@ function fleetManifests (fleet) {
   if (fleet.queriesFile) {
     container.volumeMounts = [{ name: 'config', mountPath: CONFIG_DIR, readOnly: true }]
     podSpec.volumes = [{ name: 'config', configMap: { name: configMap.metadata.name,
-      items: [{ key: fleet.queriesFile.name, path: fleet.queriesFile.name }] } }]
+      items: [{ key: configKey(fleet.queriesFile.name), path: configKey(fleet.queriesFile.name) }] } }]
   }
   const job = {
     apiVersion: 'batch/v1',
@@ -110,7 +123,7 @@ function fleetManifests (fleet) {
 
 /** A --queries_config file travels in the ConfigMap; the generators read it from the mounted directory. */
 function mountedQueriesPath (file) {
-  return path.posix.join(CONFIG_DIR, path.basename(file))
+  return path.posix.join(CONFIG_DIR, configKey(path.basename(file)))
 }
 
-module.exports = { fleetManifests, mountedQueriesPath, dnsName, METRICS_PORT, PASSWORD_PLACEHOLDER }
+module.exports = { fleetManifests, mountedQueriesPath, dnsName, configKey, METRICS_PORT, PASSWORD_PLACEHOLDER }

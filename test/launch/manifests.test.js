@@ -47,7 +47,7 @@ test('fleet manifest: an Indexed Job of N pods, one core per worker process, exi
   assert.equal(made.code, 0, made.stderr)
   assert.doesNotMatch(made.stdout, /hunter2-secret/, 'the password is never printed')
   const { Job, Secret, ConfigMap, PodMonitor } = await validateAll(made.stdout)
-  assert.equal(Job.metadata.name, 'crate-bench-q-1-generators')
+  assert.match(Job.metadata.name, /^crate-bench-q-1-[0-9a-f]{8}-generators$/, 'Q_1 is not a name: made one, hashed')
   assert.deepEqual([Job.spec.completionMode, Job.spec.completions, Job.spec.parallelism], ['Indexed', 3, 3])
   const pod = Job.spec.template.spec
   assert.equal(pod.restartPolicy, 'Never')
@@ -67,6 +67,27 @@ test('fleet manifest: an Indexed Job of N pods, one core per worker process, exi
   assert.equal(PodMonitor.spec.podMetricsEndpoints[0].port, 'metrics')
   assert.ok(/^\d+$/.test(at('--seed')), 'one seed for every pod')
 })
+
+test('fleet manifest: a queries file of any name is a ConfigMap key Kubernetes takes; run ids never share names',
+  async (t) => {
+    const dir = tempDir(t)
+    const odd = path.join(dir, 'my q(1)ä.yml')
+    fs.copyFileSync(path.join(ROOT, 'queries', 'select1.yml'), odd)
+    const made = (runId) => runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '2', 'query',
+      '--queries_config', odd, '--duration', '1m', '--run_id', runId], { env: { CRATE_HOST: 'crate.example' } })
+    const first = await made('Rack_1:A')
+    assert.equal(first.code, 0, first.stderr)
+    const { ConfigMap, Job } = await validateAll(first.stdout)
+    const keys = Object.keys(ConfigMap.data).filter((k) => !k.startsWith('CRATE_'))
+    assert.deepEqual(keys, ['my_q_1_.yml'])
+    for (const key of Object.keys(ConfigMap.data)) assert.match(key, /^[-._a-zA-Z0-9]+$/)
+    const [container] = Job.spec.template.spec.containers
+    assert.equal(container.args[container.args.indexOf('--queries_config') + 1], '/etc/crate-bench/my_q_1_.yml')
+    assert.deepEqual(Job.spec.template.spec.volumes[0].configMap.items, [{ key: 'my_q_1_.yml', path: 'my_q_1_.yml' }])
+    const second = await validateAll((await made('rack-1-a')).stdout)
+    assert.notEqual(second.Job.metadata.name, Job.metadata.name, 'Rack_1:A and rack-1-a: two runs, two names')
+    assert.equal(second.Job.metadata.name, 'crate-bench-rack-1-a-generators', 'a run id that is a name stays itself')
+  })
 
 test('the validator refuses what Kubernetes would refuse', async () => {
   const { Job } = await validators()
