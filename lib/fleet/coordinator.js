@@ -109,7 +109,10 @@ class FleetCoordinator extends EventEmitter {
       clock_offset_ms: clock.offsetMs,
       clock_rtt_ms: clock.rttMs
     }
-    if (await this.claim(this.index, 'registered', this.detail)) return clock
+    if (await this.claim(this.index, 'registered', this.detail)) {
+      this.joined = true
+      return clock
+    }
     // The index is taken: a pod started again before its run began takes its place (also one evicted while it waited
     // at the barrier, as long as the fleet has not started); after that the run is over.
     const existing = await this.readRow(this.index)
@@ -117,6 +120,7 @@ class FleetCoordinator extends EventEmitter {
       (existing.state === 'ready' && this.silentFor(existing) > deadAfterMs && !(await this.readRow(S.START_ROW))))
     if (rejoin) {
       await this.writeOwnRow('registered', this.detail)
+      this.joined = true
       return clock
     }
     throw new FatalError(
@@ -310,7 +314,9 @@ class FleetCoordinator extends EventEmitter {
     await this.writeOwnRow('done', this.detail)
   }
 
+  /** This generator failed. One refused at join (the index is another's) has no row of its own to write. */
   async failed (message) {
+    if (!this.joined) return
     await this.writeOwnRow('failed', { ...this.detail, error: message })
   }
 
@@ -389,10 +395,31 @@ class FleetCoordinator extends EventEmitter {
     return this.index
   }
 
+  /**
+   * Before a finisher finishes: whether another generator took its finish over while it was silent (paused past the
+   * death rule). Its heartbeat is written first, so that nobody takes a finisher that is back for dead. Returns the
+   * generator that took it over, or null when the finish is this one's.
+   */
+  async finishTakenBy () {
+    this.lastBeatAt = null
+    await this.keepAlive('done')
+    const takeover = await this.readRow(S.takeoverRow(this.index))
+    return takeover && takeover.detail.by !== this.index ? takeover.detail.by : null
+  }
+
+  /** The generator whose reconciliation the fleet has, or null before one is stored. */
+  async reconciledBy () {
+    const stored = await this.readRow(S.RECONCILED_ROW)
+    return stored ? stored.detail.finished_by ?? null : null
+  }
+
+  /**
+   * The fleet's one verdict: the first reconciliation stored stays (a claim with one winner), never overwritten by a
+   * finisher that came back late. Returns true when this one is the fleet's, else the generator whose is.
+   */
   async storeReconciliation (detail) {
-    if (!(await this.claim(S.RECONCILED_ROW, 'reconciled', detail))) {
-      await this.writeRow(S.RECONCILED_ROW, 'reconciled', detail)
-    }
+    if (await this.claim(S.RECONCILED_ROW, 'reconciled', detail)) return true
+    return this.reconciledBy()
   }
 }
 

@@ -33,10 +33,27 @@ async function readMergedRun (client, table, runId, { fleetTable = null } = {}) 
     throw new FatalError(message)
   }
   const fleet = await fleetOf(client, results[0], runId)
-  const merged = mergeResults(results, { fleet })
+  // A generator the finisher judged dead that stored its result after all (it was paused past the death rule): the
+  // fleet's verdict counted it from its heartbeats; its result is shown apart, never merged in silently.
+  const judgedDead = new Set((fleet && fleet.reconciled && fleet.reconciled.detail.dead) || [])
+  const late = results.filter((r) => judgedDead.has(generatorOf(r)))
+  const onTime = results.filter((r) => !judgedDead.has(generatorOf(r)))
+  const merged = mergeResults(onTime.length > 0 ? onTime : results, { fleet })
+  if (late.length > 0 && onTime.length > 0) {
+    const unit = unitOfWorkload(merged.workload)
+    merged.late_results = late.map((r) => ({ generator: generatorOf(r) + 1, [`${unit}_ok`]: r[`${unit}_ok`],
+      [`${unit}_failed`]: r[`${unit}_failed`], [`${unit}_in_doubt`]: r[`${unit}_in_doubt`] }))
+    merged.partial = true
+    for (const r of late) {
+      merged.partial_reasons.push(`generator ${generatorOf(r) + 1} stored its result after the fleet was finished ` +
+        `without it (judged dead): kept apart as late (${r[`${unit}_ok`]} ${unit} ok by its own count), not merged`)
+    }
+  }
   merged.thresholds = rejudgedThresholds(results[0], merged)
   return { runId, loadGenerators: fleet ? fleet.generators.length : rows.length, result: merged }
 }
+
+const generatorOf = (result) => (result.options && result.options.generator ? result.options.generator.index : 0)
 
 /** The column of a results table that holds the results: `result_json`, or `result` in tables of earlier versions. */
 async function resultColumn (client, table) {

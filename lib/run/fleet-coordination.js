@@ -138,7 +138,16 @@ class FleetCoordination {
 
   /** The finisher's part: every generator done or dead, the tables restored and counted once, the fleet reconciled. */
   async finishFleet (ctx, finishTables) {
+    const taker = await this.fleet.finishTakenBy()
+    if (taker !== null) {
+      ctx.log(`${this.fleet.name} was silent past the death rule, and generator ${taker + 1} took the fleet's finish ` +
+        'over: the fleet\'s verdict is its; this generator\'s result is kept apart as late')
+      return { dead: [], finishedBy: taker + 1 }
+    }
     const generators = await this.fleet.awaitOthers({ deadAfterMs: this.deadAfterMs(ctx) })
+    // Finished meanwhile by another (this one came back late): the tables are not restored a second time.
+    const already = await this.fleet.reconciledBy()
+    if (already !== null) return this.superseded(ctx, already)
     const dead = generators.filter((g) => g.dead)
     const sum = (key) => generators.reduce((total, g) => total + ((g.detail.counts && g.detail.counts[key]) || 0), 0)
     const unreported = dead.map((g) => ({ generator: g.generator, ...unreportedOf(ctx, g, generators, this.start) }))
@@ -166,7 +175,8 @@ class FleetCoordination {
       dead: dead.map((g) => g.generator),
       ...finished
     }
-    await this.fleet.storeReconciliation(detail)
+    const stored = await this.fleet.storeReconciliation(detail)
+    if (stored !== true) return this.superseded(ctx, stored)
     logFleetFinish(ctx, generators, dead, unreported, finished)
     // In a pod, the finisher's log is where a person looks first: the fleet's merged report (crate-bench fleet on
     // one machine prints its own).
@@ -174,6 +184,14 @@ class FleetCoordination {
     ctx.log(`the fleet's report: crate-bench report --results_table ${ctx.options.resultsTable.display} --run_id ` +
       `${ctx.options.runId}`)
     return { dead, finishedBy: finishedBy + 1 }
+  }
+
+  /** Another generator finished the fleet: its verdict stands, this finish is not stored. */
+  superseded (ctx, finisher) {
+    const by = finisher === null || finisher === undefined ? null : finisher + 1
+    ctx.log(`${this.fleet.name}: the fleet was already finished by generator ${by ?? '?'}; its verdict stands, this ` +
+      'finish is not stored')
+    return { dead: [], finishedBy: by }
   }
 
   stop () {

@@ -148,3 +148,59 @@ test('every generator dead: crate-bench report says the fleet was not reconciled
   assert.match(report.stderr, /run all-die was not reconciled and has no result: every generator of its fleet died before storing one \(doc\.crate_bench_fleet: generator 1 on [^ ]+ running, \d+ acknowledged by its last heartbeat; generator 2 /)
   assert.equal(report.stdout, '')
 }))
+
+test('a generator paused past the death rule resumes: its result is kept apart as late, the verdict stays partial', () => withCrateTestDouble(slowBulks, async (double) => {
+  const { runs: [steward, second, third], report } = await fleet(double, {
+    runId: 'one-paused',
+    kills: { 2: { at: /the load starts at/, delayMs: 1500, signal: 'SIGSTOP', resumeAfterMs: 6000 } }
+  })
+  assert.equal(steward.code, 4, steward.stderr)
+  assert.deepEqual(steward.json.fleet_finish, { finished_by: 1, dead: [2] })
+  assert.equal(third.code, 0, third.stderr)
+  assert.notEqual(second.signal, 'SIGKILL')
+  assert.equal(report.code, 4, report.stderr)
+  const m = report.json
+  assert.equal(m.partial, true)
+  assert.deepEqual(m.late_results.map((r) => r.generator), [2], JSON.stringify(m.late_results))
+  assert.ok(m.partial_reasons.some((r) => /generator 2 stored its result after the fleet was finished without it/.test(r)))
+  assertCountWithinAcknowledged(m, double)
+}))
+
+test('the finisher paused past the rule: the takeover finishes once; the steward, back, does not finish again', () => withCrateTestDouble(slowBulks, async (double) => {
+  const { runs: [steward, second, third], report } = await fleet(double, {
+    runId: 'steward-paused',
+    // Held from the moment its own result is stored, before its finish, for longer than the death rule.
+    kills: { 1: { at: /result stored in/, signal: 'SIGSTOP', resumeAfterMs: 6000 } }
+  })
+  const finish = second.json.fleet_finish
+  assert.equal(finish.finished_by, 2, `${steward.stderr}\n---\n${second.stderr}`)
+  // Back, it learns the finish was taken (or its own write, timed out across the pause, ends it): no second finish.
+  assert.match(steward.stderr, /generator 1\/3( was silent past the death rule, and generator 2 took the fleet's finish over|: the fleet was already finished by generator 2)|error: fleet table .*: no answer from .* within /)
+  assert.doesNotMatch(steward.stderr, /fleet of run steward-paused: \d of 3 generators done/, 'no second finish')
+  const reconciliations = double.statementsMatching(/ ON CONFLICT DO NOTHING$/).filter((s) => s.args[1] === -3)
+  assert.equal(reconciliations.length, 1, 'one verdict stored')
+  assert.equal(third.code, 0, third.stderr)
+  assert.equal(report.json.fleet.finished_by, 2)
+  // Paused before its 'done' reached the table, the steward was judged dead: its result, stored before, is late.
+  if (finish.dead.includes(1)) {
+    assert.equal(second.code, 4)
+    assert.deepEqual(report.json.late_results.map((r) => r.generator), [1])
+  }
+  assertCountWithinAcknowledged(report.json, double)
+}))
+
+test('the same generator started twice: the twin is refused alone (exit 3), the fleet runs', () => withCrateTestDouble(slowBulks, async (double) => {
+  const running = fleet(double, { runId: 'twin', count: 2, args: ['--duration', '4s'] })
+  // Once generator 2 runs (its heartbeat says so), a second generator 2 of the same run starts.
+  const isRunning = (s) => Array.isArray(s.args) && s.args[0] === 'running' && s.args[3] === 'twin' && s.args[4] === 1
+  while (!double.statements.some(isRunning)) await new Promise((resolve) => setTimeout(resolve, 50))
+  const twin = await runTool('appClusterIngest.js', [...COMMON, '--duration', '4s', '--run_id', 'twin', '--generator',
+    '2/2'], { env: double.env(HEARTBEAT_ENV) })
+  assert.equal(twin.code, 3, twin.stderr)
+  assert.match(twin.stderr, /generator 2\/2 of run twin has already run \(running, on /)
+  const { runs: [steward, second], report } = await running
+  assert.equal(steward.code, 0, steward.stderr)
+  assert.equal(second.code, 0, second.stderr)
+  assert.equal(report.code, 0, report.stderr)
+  assertCountWithinAcknowledged(report.json, double)
+}))

@@ -303,3 +303,42 @@ test('twelve generators arriving one after another: only the steward refreshes t
     closeAll(gens)
   }
 }))
+
+test('a finisher paused past the death rule comes back: the takeover stands, it does not finish a second time', () => withCrateTestDouble({}, async (double) => {
+  let now = 10_000_000
+  const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
+  const gens = generators(double, 2, { clock: () => now, sleep, pollMs: 1000 })
+  try {
+    for (const g of gens) await g.join({ compared: {} })
+    for (const g of gens) await g.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await gens[0].beat({ sent: 10, ok: 10, failed: 0 })
+    // The steward is paused (SIGSTOP) past the rule; generator 2 takes its finish over and stores the verdict.
+    now += 30_001
+    await gens[1].done({ counts: { sent: 10, ok: 10, failed: 0 } })
+    assert.equal((await gens[1].awaitFinish({ deadAfterMs: 30_000 })).takeOver, true)
+    assert.equal(await gens[1].storeReconciliation({ finished_by: 1, dead: [0] }), true)
+    // The steward resumes: before finishing it learns that generator 2 took its finish.
+    assert.equal(await gens[0].finishTakenBy(), 1)
+    assert.equal(await gens[1].finishTakenBy(), null, 'generator 2 finishes its own')
+    // A finisher that reaches the store anyway (the narrow race): the first verdict stays.
+    assert.equal(await gens[0].storeReconciliation({ finished_by: 0, dead: [] }), 1)
+    assert.deepEqual((await gens[0].readRow(-3)).detail, { finished_by: 1, dead: [0] })
+  } finally {
+    closeAll(gens)
+  }
+}))
+
+test('the same generator started twice: the twin is refused alone, its failure never written over the original row', () => withCrateTestDouble({}, async (double) => {
+  const [steward, first] = generators(double, 2)
+  const [, twin] = generators(double, 2)
+  try {
+    await steward.join({ compared: {} })
+    await first.join({ compared: {} })
+    await first.writeOwnRow('ready', { ...first.detail, reported_at_server_ms: Date.now() })
+    await assert.rejects(twin.join({ compared: {}, deadAfterMs: 60_000 }), /has already run/)
+    await twin.failed('refused')
+    assert.equal((await first.readRow(1)).state, 'ready', 'the original is untouched')
+  } finally {
+    closeAll([steward, first, twin])
+  }
+}))
