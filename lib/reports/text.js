@@ -129,6 +129,14 @@ function renderReport (workload, result) {
     `client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs ` +
     `per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`
   )
+  const held = c.master_memory
+  if (held) {
+    const change = `RSS ${fmt(held.rss_mb_start)} MB at the start, ${fmt(held.rss_mb_end)} MB at the end ` +
+      `(${held.rss_growth_mb_per_hour >= 0 ? '+' : ''}${fmt(held.rss_growth_mb_per_hour)} MB/h over ` +
+      `${fmt(held.minutes)} min)`
+    out.push(held.flat ? `client memory: the master stayed flat: ${change}`
+      : `warning: the master's memory grew over the run: ${change}; a longer run may run out of memory`)
+  }
   if (c.saturated) {
     const busiest = c.workers.reduce((a, b) => (b.cpu_pct > a.cpu_pct ? b : a))
     out.push(

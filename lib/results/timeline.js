@@ -35,15 +35,19 @@ class Timeline {
   add (group, delta) {
     if (delta.at === undefined || !delta.series) return
     const index = this.indexOf(delta)
-    const interval = this.closed.get(index) || this.intervalAt(index)
-    const groupEntry = interval.groups[group] || (interval.groups[group] = { all: new Series(), labels: new Map() })
     const answered = [...Object.entries(delta.series), ...Object.entries(delta.warmupSeries || {})]
-    for (const [label, d] of answered) {
-      // A report for an interval already closed still counts; only its latencies are too late.
-      const counts = interval.histograms ? d : { ...d, latency: null, server: null, latencyMax: 0, serverMax: 0 }
-      groupEntry.all.addDelta(counts)
-      if (!groupEntry.labels.has(label)) groupEntry.labels.set(label, new Series())
-      groupEntry.labels.get(label).addDelta(counts)
+    const late = this.closed.get(index)
+    if (late) {
+      // A report for an interval already closed still counts, into its summary; only its latencies are too late.
+      lateCounts(late.summary, group, answered, this.intervalMs / 1000)
+    } else {
+      const interval = this.intervalAt(index)
+      const groupEntry = interval.groups[group] || (interval.groups[group] = { all: new Series(), labels: new Map() })
+      for (const [label, d] of answered) {
+        groupEntry.all.addDelta(d)
+        if (!groupEntry.labels.has(label)) groupEntry.labels.set(label, new Series())
+        groupEntry.labels.get(label).addDelta(d)
+      }
     }
     if (index > this.newest) {
       this.newest = index
@@ -63,9 +67,8 @@ class Timeline {
   close (index, interval) {
     this.open.delete(index)
     interval.histograms = false
-    interval.summary = this.summarize(interval)
-    // Later reports for this interval land in the same groups, counts only.
-    this.closed.set(index, interval)
+    // Its percentiles are taken: the summary is all a closed interval keeps (its Series and their histograms go).
+    this.closed.set(index, { summary: this.summarize(interval) })
   }
 
   summarize (interval) {
@@ -144,7 +147,7 @@ class Timeline {
       const interval = this.closed.get(i)
       const entry = { t_s: round((i * this.intervalMs) / 1000, 3) }
       if (interval) {
-        const summary = interval.summary
+        const summary = { ...interval.summary }
         // The last interval ends with the run, usually before a whole interval has passed.
         const startMs = this.originMs + i * this.intervalMs
         const seconds =
@@ -153,20 +156,14 @@ class Timeline {
         // a spike the run never had. Its counts stay; its rate is left out, and the entry says how long it was.
         const tail = seconds * 1000 < this.intervalMs * SHORTEST_RATE_SHARE
         if (tail) entry.partial_s = round(seconds, 3)
-        for (const [name, g] of Object.entries(interval.groups)) {
-          // Counts that arrived after the close are added to the closed summary's counts.
+        for (const [name, g] of Object.entries(summary)) {
+          // The summary's counts include the reports that came after the close.
           summary[name] = {
-            ...summary[name],
-            ok: g.all.ok,
-            failed: g.all.failed,
-            in_doubt: g.all.inDoubt,
-            per_sec: tail ? null : round(g.all.ok / seconds),
-            labels: Object.fromEntries([...g.labels].map(([label, s]) => [label, {
-              ...summary[name]?.labels?.[label],
-              ok: s.ok,
-              failed: s.failed,
-              in_doubt: s.inDoubt,
-              per_sec: tail ? null : round(s.ok / seconds)
+            ...g,
+            per_sec: tail ? null : round(g.ok / seconds),
+            labels: Object.fromEntries(Object.entries(g.labels).map(([label, l]) => [label, {
+              ...l,
+              per_sec: tail ? null : round(l.ok / seconds)
             }]))
           }
         }
@@ -175,6 +172,22 @@ class Timeline {
       series.push(entry)
     }
     return series
+  }
+}
+
+/** Counts of a report that came after its interval closed, added to the closed summary (a new label included). */
+function lateCounts (summary, group, answered, seconds) {
+  const empty = () => ({ ok: 0, failed: 0, in_doubt: 0, per_sec: 0, p50_ms: null, p90_ms: null, p99_ms: null,
+    max_ms: null })
+  const g = summary[group] || (summary[group] = { ...empty(), labels: {} })
+  for (const [label, d] of answered) {
+    const l = g.labels[label] || (g.labels[label] = empty())
+    for (const entry of [g, l]) {
+      entry.ok += d.ok
+      entry.failed += d.failed
+      entry.in_doubt += d.inDoubt || 0
+      entry.per_sec = round(entry.ok / seconds)
+    }
   }
 }
 

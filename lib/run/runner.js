@@ -24,6 +24,7 @@ const { timelineResult } = require('../results/timeline')
 const { stageResults } = require('../results/stages')
 const { stageText, granularityWarnings } = require('../data/load-profile')
 const { unitsPerRequestOf } = require('../workloads/workload')
+const { SelfMonitor } = require('./self-monitor')
 const { evaluateThresholds } = require('../results/thresholds')
 const { workersInMasterProcess, applyWorkerFlags } = require('./worker-placement')
 const { round, grouped } = require('../base/format')
@@ -48,6 +49,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   const coordination = options.fleet ? new (require('./fleet-coordination').FleetCoordination)() : soloCoordination
   const ctx = createContext(workload, options, { stdout, stderr, signalTarget, coordination })
   ctx.name = name
+  ctx.selfMonitor = new SelfMonitor().start()
   try {
     announce(ctx)
     if (options.metrics) await startMetrics(ctx, groups)
@@ -85,6 +87,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
     await coordination.failed(errorLine(error.message))
     throw error
   } finally {
+    ctx.selfMonitor.stop()
     coordination.close()
     if (ctx.metrics) await ctx.metrics.stop({ lingerMs: METRICS_LINGER_MS })
     if (ctx.ui) {
@@ -441,6 +444,8 @@ function report (ctx, groups, load) {
     result.first_stage_not_kept_up = staged.first_not_kept_up
   }
   if (load && load.steering && load.steering.stopped) result.stopped_by = load.steering.stopped.by
+  // What the master held over the run: a long run's report says whether the tool stayed flat.
+  result.client.master_memory = ctx.selfMonitor.summary()
   result.thresholds = evaluateThresholds(options.thresholds || [], result, main.workload.unit)
   const text = renderReport(main.workload, result) + (companion ? renderCompanion(side.workload, companion) : '')
   ctx.stderr.write(text)

@@ -1,0 +1,33 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { SelfMonitor } = require('../../lib/run/self-monitor')
+
+const MB = 1024 * 1024
+
+/** A monitor on a simulated clock whose process holds `rssAt(t)` (ms since start), GC peaks between. */
+function simulate (hours, rssAt) {
+  let t = 0
+  const monitor = new SelfMonitor({ now: () => t, memory: () => ({ rss: rssAt(t) + ((t / 5000) % 3) * 20 * MB,
+    heapUsed: rssAt(t) / 2, arrayBuffers: 0 }), timers: { setInterval: () => null, clearInterval: () => {} } }).start()
+  for (t = 0; t <= hours * 3_600_000; t += 5000) monitor.sample()
+  t = hours * 3_600_000
+  return monitor
+}
+
+test('a day of samples: the master flat is said flat, its GC peaks ignored; the minutes kept are bounded', () => {
+  const flat = simulate(24, () => 90 * MB)
+  const s = flat.summary()
+  assert.equal(s.flat, true)
+  assert.equal(s.rss_mb_start, 90)
+  assert.equal(s.rss_mb_end, 90)
+  assert.equal(flat.minutes.length, 24 * 60 + 1, 'one entry a minute')
+})
+
+test('a master that grows 0.35 MB a second is not flat, with its growth per hour', () => {
+  const leaking = simulate(2, (t) => 80 * MB + (t / 1000) * 0.35 * MB).summary()
+  assert.equal(leaking.flat, false)
+  assert.ok(Math.abs(leaking.rss_growth_mb_per_hour - 0.35 * 3600) < 60, JSON.stringify(leaking))
+  assert.equal(simulate(0.01, () => 90 * MB).summary(), null, 'under two minutes: nothing to judge')
+})
