@@ -134,8 +134,9 @@ function renderReport (workload, result) {
     const change = `RSS ${fmt(held.rss_mb_start)} MB at the start, ${fmt(held.rss_mb_end)} MB at the end ` +
       `(${held.rss_growth_mb_per_hour >= 0 ? '+' : ''}${fmt(held.rss_growth_mb_per_hour)} MB/h over ` +
       `${fmt(held.minutes)} min)`
-    out.push(held.flat ? `client memory: the master stayed flat: ${change}`
-      : `warning: the master's memory grew over the run: ${change}; a longer run may run out of memory`)
+    out.push(held.flat === false
+      ? `warning: the master's memory grew over the run: ${change}; a longer run may run out of memory`
+      : `client memory: the master ${held.flat ? 'stayed flat' : 'held (under 30 min: not judged)'}: ${change}`)
   }
   if (c.saturated) {
     const busiest = c.workers.reduce((a, b) => (b.cpu_pct > a.cpu_pct ? b : a))

@@ -8,8 +8,11 @@ const SAMPLE_MS = 5000
 const MINUTE_MS = 60_000
 // A master that holds less than this more per hour over the run stayed flat; more, and a day-long run would not.
 const FLAT_MB_PER_HOUR = 10
-// The start and the end are the first and the last tenth of the minutes, at least one minute each.
+// The start and the end are a tenth of the minutes each, at least one minute; the start comes after a first tenth in
+// which V8 sizes its heap (RSS rises then without anything being kept: a forced GC shows the heap flat).
 const WINDOW_SHARE = 0.1
+// A shorter run is reported, not judged: its RSS is still mostly the heap V8 has not collected yet.
+const MIN_JUDGED_MINUTES = 30
 
 /**
  * What the load generator's master holds over the run, so that a long run's report says whether the tool stayed
@@ -51,14 +54,16 @@ class SelfMonitor {
   }
 
   /**
-   * The master's memory over the run: the smallest RSS and heap (with array buffers) of the first and last tenth of
-   * its minutes, the growth per hour between them, and whether that is flat. Null before two minutes were sampled.
+   * The master's memory over the run: the smallest RSS and heap (with array buffers) of a start window and of the
+   * last tenth of its minutes, the growth per hour between them, and whether that is flat (null under half an hour:
+   * too short to say). Null before two minutes were sampled.
    */
   summary () {
     this.sample()
     if (this.minutes.length < 2) return null
     const width = Math.max(1, Math.floor(this.minutes.length * WINDOW_SHARE))
-    const first = this.minutes.slice(0, width)
+    const judged = this.minutes.length >= MIN_JUDGED_MINUTES
+    const first = judged ? this.minutes.slice(width, 2 * width) : this.minutes.slice(0, width)
     const last = this.minutes.slice(-width)
     const least = (list, key) => list.reduce((low, m) => (m[key] < low[key] ? m : low))[key]
     const lowest = (list) => list.reduce((low, m) => (m.rss < low.rss ? m : low))
@@ -73,9 +78,10 @@ class SelfMonitor {
       heap_mb_start: round(mb(least(first, 'heap')), 1),
       heap_mb_end: round(mb(least(last, 'heap')), 1),
       rss_growth_mb_per_hour: round(growth, 1),
-      flat: growth < FLAT_MB_PER_HOUR
+      // null: too short to say (under MIN_JUDGED_MINUTES).
+      flat: judged ? growth < FLAT_MB_PER_HOUR : null
     }
   }
 }
 
-module.exports = { SelfMonitor, FLAT_MB_PER_HOUR }
+module.exports = { SelfMonitor, FLAT_MB_PER_HOUR, MIN_JUDGED_MINUTES }

@@ -29,5 +29,10 @@ test('a master that grows 0.35 MB a second is not flat, with its growth per hour
   const leaking = simulate(2, (t) => 80 * MB + (t / 1000) * 0.35 * MB).summary()
   assert.equal(leaking.flat, false)
   assert.ok(Math.abs(leaking.rss_growth_mb_per_hour - 0.35 * 3600) < 60, JSON.stringify(leaking))
-  assert.equal(simulate(0.01, () => 90 * MB).summary(), null, 'under two minutes: nothing to judge')
+  assert.equal(simulate(0.01, () => 90 * MB).summary(), null, 'under two minutes: nothing to say')
+  const short = simulate(0.25, (t) => 60 * MB + Math.min(t, 120_000) / 1000 * 0.3 * MB).summary()
+  assert.equal(short.flat, null, 'a quarter of an hour is reported, not judged')
+  // V8 sizes its heap in the first minutes: the start window comes after them.
+  const sized = simulate(3, (t) => 60 * MB + Math.min(t, 600_000) / 1000 * 0.05 * MB).summary()
+  assert.equal(sized.flat, true, JSON.stringify(sized))
 })
