@@ -34,7 +34,8 @@ ${Object.entries(def.steps)
   .join('\n')}
 `
     : ''
-  return `Usage: ${def.script} [options] [-- benchmark options]
+  return `Usage: crate-bench sweep ${def.name} [options] [-- benchmark options]
+   (or: scripts/${def.script} [options] [-- benchmark options])
 
 ${def.summary}
 

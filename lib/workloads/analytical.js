@@ -13,7 +13,8 @@ const { Random } = require('../base/random')
 const { perSecond, grouped } = require('../base/format')
 
 const options = {
-  queries_config: { type: 'string', group: 'Queries:', describe: 'YAML list of {name, query, ratio, args} (required)' },
+  queries_config: { type: 'string', group: 'Queries:',
+    describe: 'YAML list of {name, query, weight, args} (required)' },
   max_queries: {
     type: 'number',
     group: 'Load:',
@@ -335,8 +336,8 @@ module.exports = {
   workerNodeFlags: ['--max-semi-space-size=16', '--single-threaded-gc'],
   defaultProcesses: 1,
   usage:
-    'Analytical benchmark: a weighted mix of SQL queries from a YAML file against CrateDB over HTTP, from several ' +
-    'processes.',
+    'Analytical benchmark: a weighted mix of SQL queries from a YAML file against CrateDB, over its HTTP endpoint or ' +
+    'its PostgreSQL wire protocol (--protocol pg), from several processes.',
   examples: [
     ['$0 --queries_config queries/cpu-dashboard.yml', 'the dashboard mix, 1000 queries, 4 in flight'],
     [

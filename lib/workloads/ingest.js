@@ -359,8 +359,8 @@ module.exports = {
   // background threads, so it stays on the baseline compiler (about 15% of the tree's CPU).
   workerNodeFlags: ['--max-semi-space-size=2', '--single-threaded-gc', '--liftoff-only'],
   usage:
-    'Ingest benchmark: bulk INSERTs of generated rows (TSBS cpu or devops, random strings, key-value) into CrateDB ' +
-    'over HTTP, from several processes.',
+    'Ingest benchmark: bulk INSERTs of generated rows (TSBS cpu or devops, random strings, key-value) into CrateDB, ' +
+    'over its HTTP endpoint or its PostgreSQL wire protocol (--protocol pg), from several processes.',
   examples: [
     ['$0', '1,000,000 rows per CPU into doc.cpu on localhost:4200'],
     ['$0 --processes 4 --batch_size 5000 --duration 2m', 'four processes, 5000-row batches, at most two minutes'],
