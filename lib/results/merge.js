@@ -210,18 +210,31 @@ function addFleet (merged, results, fleet, unit, started) {
   const judged = new Map(((reconciled && reconciled.generators) || []).map((g) => [g.generator, g]))
   for (const g of dead) {
     const c = g.detail.counts || { sent: 0, ok: 0, failed: 0 }
+    const verdict = judged.get(g.generator) || {}
+    const noticed = verdict.noticed_after_s
+    const who = `generator ${g.generator + 1}${g.host ? ` (${g.host})` : ''} died (${g.state}, no result` +
+      `${noticed != null ? `, judged dead after ${noticed} s of silence` : ''})`
+    merged.partial = true
+    if (verdict.stored_in_table !== undefined) {
+      // Its rows counted in the table by their keys: stored or not, none in doubt.
+      const found = verdict.found_in_table || 0
+      merged[`${unit}_sent`] += c.ok + c.failed + found
+      merged[`${unit}_ok`] += c.ok + found
+      merged[`${unit}_failed`] += c.failed
+      merged[`${unit}_found_in_table`] = (merged[`${unit}_found_in_table`] || 0) + found
+      merged.partial_reasons.push(`${who}: its ${unit} counted in the table by their keys, ` +
+        `${verdict.stored_in_table} stored (${c.ok} acknowledged by its last report, ${found} found in the table ` +
+        'since), none in doubt')
+      continue
+    }
     // What it may have sent after its last heartbeat, as the finisher bounded it, is in doubt too.
-    const unreported = (judged.get(g.generator) && judged.get(g.generator).unreported_bound) || 0
+    const unreported = verdict.unreported_bound || 0
     merged[`${unit}_sent`] += c.sent + unreported
     merged[`${unit}_ok`] += c.ok
     merged[`${unit}_failed`] += c.failed
     merged[`${unit}_in_doubt`] += Math.max(0, c.sent - c.ok - c.failed) + unreported
-    merged.partial = true
-    const noticed = judged.get(g.generator) && judged.get(g.generator).noticed_after_s
-    merged.partial_reasons.push(`generator ${g.generator + 1}${g.host ? ` (${g.host})` : ''} died (${g.state}, no ` +
-      `result${noticed != null ? `, judged dead after ${noticed} s of silence` : ''}): the ${c.ok} ${unit} ` +
-      `acknowledged by its last report are counted, the rest it sent${unreported ? ` (and up to ${unreported} more ` +
-      'after its last report)' : ''} are in doubt`)
+    merged.partial_reasons.push(`${who}: the ${c.ok} ${unit} acknowledged by its last report are counted, the rest ` +
+      `it sent${unreported ? ` (and up to ${unreported} more after its last report)` : ''} are in doubt`)
   }
   if (dead.length > 0) merged[`${unit}_per_sec`] = perSecond(merged[`${unit}_ok`], merged.seconds)
   if (reconciled && reconciled.reconciliation) {

@@ -112,12 +112,12 @@ class FleetCoordination {
    * every other generator waits until the fleet is reconciled, ready to take the finish over. Its exit code is 4
    * for the finisher when a generator died; the others keep their own.
    */
-  async leave (ctx, { result, code, finishTables }) {
+  async leave (ctx, { result, code, finishTables, countGeneratorRows = async () => null }) {
     const counts = finalCounts(result, ctx.workload.unit)
     await this.fleet.done({ exit_code: code, started_at: result.started_at, counts })
     let left
     if (this.steward) {
-      left = await this.finishFleet(ctx, finishTables)
+      left = await this.finishFleet(ctx, finishTables, countGeneratorRows)
     } else {
       ctx.log(`${this.fleet.name} done; generator ${this.stewardNumber ?? '?'} finishes the fleet`)
       const outcome = await this.fleet.awaitFinish({ deadAfterMs: this.deadAfterMs(ctx) })
@@ -125,7 +125,7 @@ class FleetCoordination {
         const before = outcome.deadFinishers.map((k) => k + 1)
         ctx.log(`${this.fleet.name} takes over the fleet's finish (generator${before.length === 1 ? '' : 's'} ` +
           `${before.join(', ')} stopped heartbeating)`)
-        left = await this.finishFleet(ctx, finishTables)
+        left = await this.finishFleet(ctx, finishTables, countGeneratorRows)
       } else {
         ctx.log(`${this.fleet.name}: the fleet was finished by generator ${outcome.finishedBy + 1}`)
         left = { dead: [], finishedBy: outcome.finishedBy + 1 }
@@ -137,7 +137,7 @@ class FleetCoordination {
   }
 
   /** The finisher's part: every generator done or dead, the tables restored and counted once, the fleet reconciled. */
-  async finishFleet (ctx, finishTables) {
+  async finishFleet (ctx, finishTables, countGeneratorRows) {
     const taker = await this.fleet.finishTakenBy()
     if (taker !== null) {
       ctx.log(`${this.fleet.name} was silent past the death rule, and generator ${taker + 1} took the fleet's finish ` +
@@ -150,13 +150,24 @@ class FleetCoordination {
     if (already !== null) return this.superseded(ctx, already)
     const dead = generators.filter((g) => g.dead)
     const sum = (key) => generators.reduce((total, g) => total + ((g.detail.counts && g.detail.counts[key]) || 0), 0)
-    const unreported = dead.map((g) => ({ generator: g.generator, ...unreportedOf(ctx, g, generators, this.start) }))
+    // A dead generator's rows counted in the table by their keys, where the model can tell: what it stored is then
+    // known exactly, and nothing of it is in doubt. Elsewhere, what it may have sent since its last heartbeat is.
+    const counted = new Map()
+    for (const g of dead) {
+      const stored = await countGeneratorRows({ index: g.generator, count: ctx.options.generator.count })
+      if (stored !== null) counted.set(g.generator, stored)
+    }
+    const unreported = dead.map((g) => ({ generator: g.generator, ...unreportedOf(ctx, g, generators, this.start),
+      ...(counted.has(g.generator) ? countedOf(g, counted.get(g.generator)) : {}) }))
     const unreportedTotal = unreported.reduce((total, u) => total + u.bound, 0)
-    const ok = sum('ok')
+    const found = unreported.reduce((total, u) => total + (u.found_in_table || 0), 0)
+    const ok = sum('ok') + found
     const failed = sum('failed')
     // What a dead generator may have sent after its last heartbeat is in doubt, like a request whose answer was
     // lost: the table's count then lies within [acknowledged, acknowledged + in doubt], and no failover is blamed.
-    const fleetTotals = { unitsSent: sum('sent') + unreportedTotal, all: { ok, failed }, warmup: { ok: 0, failed: 0 } }
+    // Rows found in the table are stored: sent and ok.
+    const fleetTotals = { unitsSent: sum('sent') + unreportedTotal + found - unsentOf(unreported, generators),
+      all: { ok, failed }, warmup: { ok: 0, failed: 0 } }
     const finished = await finishTables(fleetTotals)
     const finishedBy = ctx.options.generator.index
     const detail = {
@@ -169,7 +180,9 @@ class FleetCoordination {
           state: g.dead ? 'dead' : g.state,
           counts: g.detail.counts || null,
           exit_code: g.detail.exit_code ?? null,
-          ...(u ? { unreported_bound: u.bound, noticed_after_s: u.noticedAfterS } : {})
+          ...(u ? { unreported_bound: u.bound, noticed_after_s: u.noticedAfterS } : {}),
+          ...(u && u.stored_in_table !== undefined
+            ? { stored_in_table: u.stored_in_table, found_in_table: u.found_in_table } : {})
         }
       }),
       dead: dead.map((g) => g.generator),
@@ -207,6 +220,29 @@ class FleetCoordination {
   }
 }
 
+/**
+ * A dead generator whose rows were counted in the table: `stored` of them are there, its last heartbeat's `ok`
+ * among them; the rest it reported sent but not settled were not stored. Its bound is 0: nothing in doubt.
+ */
+function countedOf (g, stored) {
+  const c = g.detail.counts || { sent: 0, ok: 0, failed: 0 }
+  return { bound: 0, stored_in_table: stored, found_in_table: Math.max(0, stored - (c.ok || 0)) }
+}
+
+/**
+ * Of the counted dead generators, the rows their heartbeat reported sent but neither ok nor failed, and not found in
+ * the table: not stored, so not part of what was sent and stored or in doubt (sent = ok + failed + found for them).
+ */
+function unsentOf (unreported, generators) {
+  let unsent = 0
+  for (const u of unreported) {
+    if (u.stored_in_table === undefined) continue
+    const c = generators.find((g) => g.generator === u.generator).detail.counts || { sent: 0, ok: 0, failed: 0 }
+    unsent += Math.max(0, (c.sent || 0) - (c.ok || 0) - (c.failed || 0))
+  }
+  return unsent
+}
+
 function countsOf (totals) {
   return {
     sent: totals.unitsSent,
@@ -231,6 +267,13 @@ function logFleetFinish (ctx, generators, dead, unreported, finished) {
     `done${dead.length ? `; DEAD (no final report): ${dead.map((g) => g.generator + 1).join(', ')}` : ''}`)
   for (const u of unreported) {
     const g = generators.find((x) => x.generator === u.generator)
+    if (u.stored_in_table !== undefined) {
+      ctx.log(`fleet: generator ${u.generator + 1}${g.host ? ` (${g.host})` : ''} was judged dead after ` +
+        `${fmt(u.noticedAfterS)} s of silence: its rows counted in the table by their keys, ` +
+        `${fmt(u.stored_in_table)} ${ctx.workload.unit} stored (${fmt((g.detail.counts && g.detail.counts.ok) || 0)} ` +
+        `acknowledged by its last heartbeat, ${fmt(u.found_in_table)} found in the table since); none in doubt`)
+      continue
+    }
     ctx.log(`fleet: generator ${u.generator + 1}${g.host ? ` (${g.host})` : ''} was judged dead after ` +
       `${fmt(u.noticedAfterS)} s of silence: the ${fmt((g.detail.counts && g.detail.counts.ok) || 0)} ` +
       `${ctx.workload.unit} acknowledged by its last heartbeat are counted; up to ${fmt(u.bound)} it may have sent ` +

@@ -76,7 +76,8 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
       left = await stage(ctx, 'leave', (c) => coordination.leave(c, {
         result: results.main,
         code,
-        finishTables: (fleetTotals) => finishFleetTables(c, groups, fleetTotals)
+        finishTables: (fleetTotals) => finishFleetTables(c, groups, fleetTotals),
+        countGeneratorRows: (generator) => countGeneratorRows(c, groups, generator)
       }))
     } finally {
       if (left && left.fleetFinish) results.main.fleet_finish = left.fleetFinish
@@ -388,6 +389,23 @@ async function finishFleetTables (ctx, groups, fleetTotals) {
     shouldCount: () => g.role === 'main' && !ctx.interrupts.interrupted
   }))
   return mainGroup(groups).finished
+}
+
+/**
+ * What one generator of the fleet wrote into the main group's table, counted by the rows' keys after a REFRESH; null
+ * where the workload's rows cannot tell, or the count fails.
+ */
+async function countGeneratorRows (ctx, groups, generator) {
+  const main = mainGroup(groups)
+  if (!main.workload.countGeneratorRows || !main.prepared) return null
+  try {
+    for (const table of main.workload.writtenTables(main.options)) await ctx.client.sql(`REFRESH TABLE ${table.sql}`)
+    return await main.workload.countGeneratorRows({ client: ctx.client, options: main.options,
+      prepared: main.prepared, generator })
+  } catch (error) {
+    ctx.log(`warning: could not count generator ${generator.index + 1}'s rows in the table: ${error.message}`)
+    return null
+  }
 }
 
 /** Each prepared group's workload.finish, the companion's tables first as they were prepared; sets its `finished`. */

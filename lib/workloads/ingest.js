@@ -329,6 +329,22 @@ async function finish ({ client, options, prepared, totals, lostWorkers = [], lo
   return extra
 }
 
+/**
+ * How many rows of `table` load generator `generator` ({ index, count }) of a fleet wrote, from the rows' own keys
+ * (a model with one table whose row index fixes its generator: cpu); null where the rows cannot tell (several tables,
+ * random text). The table is refreshed by the caller.
+ */
+async function countGeneratorRows ({ client, options, prepared, generator }) {
+  const model = MODELS[options.model || 'cpu']
+  const tables = tablesOf(options)
+  if (!model.generatorRowsSql || tables.length !== 1) return null
+  const startMs = Date.parse((prepared && prepared.startTime) || options.startTime)
+  const { sql, args } = model.generatorRowsSql(tables[0].table, options, startMs, generator)
+  const answer = await client.sql(sql, args)
+  const counted = answer && Array.isArray(answer.rows) && Array.isArray(answer.rows[0]) ? answer.rows[0][0] : null
+  return Number.isSafeInteger(counted) && counted >= 0 ? counted : null
+}
+
 // Workers report a delta every second.
 const REPORT_INTERVAL_S = 1
 
@@ -383,6 +399,7 @@ module.exports = {
   writtenTables: (options) => tablesOf(options).map((spec) => spec.table),
   prepare,
   finish,
+  countGeneratorRows,
   extendResult,
   summaryLines,
   warningLines,

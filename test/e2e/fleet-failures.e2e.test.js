@@ -45,8 +45,27 @@ test('a generator killed mid-run: the rows it may have sent after its last heart
   assert.deepEqual(third.json.fleet_finish, { finished_by: 1, dead: [] })
   assert.equal(report.code, 4)
   const m = report.json
-  assert.ok(m.partial_reasons.some((r) => /^generator 2 .*judged dead after [\d.]+ s of silence.*up to \d+ more after its last report/.test(r)), m.partial_reasons.join('\n'))
+  // Its rows counted in the table by their keys (the cpu model's row index names its generator): none in doubt.
+  assert.ok(m.partial_reasons.some((r) => /^generator 2 .*judged dead after [\d.]+ s of silence\): its rows counted in the table by their keys, \d+ stored \(\d+ acknowledged by its last report, \d+ found in the table since\), none in doubt$/.test(r)), m.partial_reasons.join('\n'))
+  assert.equal(m.rows_in_doubt, 0, 'nothing the table can answer is left in doubt')
+  assert.equal(m.reconciliation.verdict, 'exact', JSON.stringify(m.reconciliation))
+  assert.equal(double.keys.size, m.rows_ok)
+  assert.match(steward.stderr, /fleet: generator 2 \([^)]+\) was judged dead after [\d.]+ s of silence: its rows counted in the table by their keys, [\d,]+ rows stored/)
   assertCountWithinAcknowledged(m, double)
+}))
+
+test('a generator of a model without row keys killed mid-run: what it may have sent since its last report is in doubt, bounded', () => withCrateTestDouble({ ...slowBulks, trackKeys: false }, async (double) => {
+  const { runs: [steward, second], report } = await fleet(double, { runId: 'one-dies-loadtest', count: 2,
+    args: ['--duration', '4s', '--model', 'loadtest', '--payload_bytes', '16'],
+    kills: { 2: { at: /the load starts at/, delayMs: 2500 } } })
+  assert.equal(second.signal, 'SIGKILL')
+  assert.equal(steward.code, 4, steward.stderr)
+  const m = report.json
+  assert.ok(m.partial_reasons.some((r) => /^generator 2 .*judged dead after [\d.]+ s of silence.*up to \d+ more after its last report/.test(r)), m.partial_reasons.join('\n'))
+  assert.ok(m.rows_in_doubt > 0)
+  assert.equal(m.rows_ok + m.rows_failed + m.rows_in_doubt, m.rows_sent)
+  assert.ok(m.reconciliation.counted >= m.rows_ok && m.reconciliation.counted <= m.rows_ok + m.rows_in_doubt,
+    JSON.stringify(m.reconciliation))
 }))
 
 test('the steward and generator 2 killed: generator 3 finishes the fleet alone', () => withCrateTestDouble(slowBulks, async (double) => {

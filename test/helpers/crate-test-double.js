@@ -41,6 +41,15 @@ const RUN_AGGREGATE = new RegExp('^' + [
   'FROM (\\S+) WHERE run_id = \\?$'
 ].join(''))
 
+// The count of one fleet generator's rows by the cpu rows' keys, in the statement the cpu model writes.
+const { MODELS } = require('../../lib/data/models')
+function generatorRowsTable (stmt) {
+  const m = /^SELECT count\(\*\) FROM (\S+) WHERE /.exec(stmt)
+  if (!m) return null
+  const table = { sql: m[1] }
+  return MODELS.cpu.generatorRowsSql(table, {}, 0, { index: 0, count: 1 }).sql === stmt ? m[1] : null
+}
+
 class CrateTestDouble {
   /**
    * @param {object} [script]
@@ -309,6 +318,21 @@ class CrateTestDouble {
       table.rows.push(record)
       table.written++
       return { rowcount: 1 }
+    }
+    const keyedTable = generatorRowsTable(stmt)
+    if (keyedTable) {
+      // A fleet generator's rows by their keys (lib/data/models/cpu.js), from the keys the double tracks.
+      if (!this.keys || !this.tables.has(tableName(keyedTable))) {
+        return error(400, 4000, 'SQLParseException[the CrateDB test double counts rows by key with trackKeys only]')
+      }
+      const [startMs, intervalMs, scale, count, index] = args
+      let rows = 0
+      for (const key of this.keys) {
+        const [hostname, ts] = key.split('|')
+        const i = Math.floor((Number(ts) - startMs) / intervalMs) * scale + Number(hostname.slice(5))
+        if (i % count === index) rows++
+      }
+      return { cols: ['count(*)'], rows: [[rows]], rowcount: 1 }
     }
     if ((m = RUN_AGGREGATE.exec(stmt))) {
       const table = this.tables.get(tableName(m[1]))

@@ -16,6 +16,17 @@ module.exports = {
       fieldsPerRow: METRICS_PER_ROW
     }
   ],
+  /**
+   * The count of the rows load generator `generator.index` of `generator.count` wrote into `table`: its rows are
+   * those whose index i = step · scale + host (step = (ts − start) / interval, host the number in host_N) is
+   * generator.index modulo the fleet's size (lib/workloads/ingest-source.js). A fleet's finisher asks it of a
+   * generator that died, so that what the table holds of it is counted, not bounded. One scan of the table.
+   */
+  generatorRowsSql: (table, options, startMs, generator) => ({
+    sql: `SELECT count(*) FROM ${table.sql} WHERE ((CAST((CAST(EXTRACT(EPOCH FROM "ts") * 1000 AS BIGINT) - ?) / ? ` +
+      'AS BIGINT) * ? + CAST(substr("tags"[\'hostname\'], 6) AS BIGINT)) % ?) = ?',
+    args: [startMs, options.intervalMs, options.scale, generator.count, generator.index]
+  }),
   rowWriter: (spec, options, worker, startMs) =>
     new CpuRowGenerator({
       seed: options.seed,
