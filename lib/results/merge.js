@@ -209,15 +209,16 @@ function addFleet (merged, results, fleet, unit, started) {
   const dead = fleet.generators.filter((g) => !reported.has(g.generator))
   const judged = new Map(((reconciled && reconciled.generators) || []).map((g) => [g.generator, g]))
   for (const g of dead) {
-    const c = g.detail.counts || { sent: 0, ok: 0, failed: 0 }
     const verdict = judged.get(g.generator) || {}
+    // The counts the finisher judged it by (its row may have been written since, by a generator that came back).
+    const c = verdict.counts || g.detail.counts || { sent: 0, ok: 0, failed: 0 }
     const noticed = verdict.noticed_after_s
     const who = `generator ${g.generator + 1}${g.host ? ` (${g.host})` : ''} died (${g.state}, no result` +
       `${noticed != null ? `, judged dead after ${noticed} s of silence` : ''})`
     merged.partial = true
     if (verdict.stored_in_table !== undefined) {
       // Its rows counted in the table by their keys: stored or not, none in doubt.
-      const found = verdict.found_in_table || 0
+      const found = Math.max(0, verdict.stored_in_table - c.ok)
       merged[`${unit}_sent`] += c.ok + c.failed + found
       merged[`${unit}_ok`] += c.ok + found
       merged[`${unit}_failed`] += c.failed

@@ -166,7 +166,8 @@ test('every sweep script has --help with its defaults and an example', async () 
   for (const script of fs.readdirSync(path.join(__dirname, '..', '..', 'scripts')).filter((f) => f.endsWith('.sh') && f !== 'find-capacity.sh')) {
     const run = await runTool(`scripts/${script}`, ['--help'])
     assert.equal(run.code, 0, script)
-    assert.match(run.stdout, new RegExp(`Usage: ${script.replace('.', '\\.')} \\[options\\] \\[-- benchmark options\\]`))
+    assert.match(run.stdout, /^Usage: crate-bench sweep \S+ \[options\] \[-- benchmark options\]$/m)
+    assert.match(run.stdout, new RegExp(`\\(or: scripts/${script.replace('.', '\\.')} \\[options\\] \\[-- benchmark options\\]\\)`))
     assert.match(run.stdout, /\(default: \d[\d ]*\)/)
     assert.match(run.stdout, /Example:\n {2}\S+\.sh /)
   }

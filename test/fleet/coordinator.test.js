@@ -33,6 +33,13 @@ function generators (double, count, extra = {}) {
 
 const closeAll = (gens) => gens.forEach((g) => g.client.close())
 
+/** Every generator registered, one after another, and past the preparation (the first one prepares). */
+async function joinAndPrepare (gens) {
+  for (const g of gens) await g.join({ compared: {} })
+  for (const g of gens) await g.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+}
+
+
 test('three generators: one prepares, the others take what it prepared; all get one start on the server clock', () => withCrateTestDouble({}, async (double) => {
   const gens = generators(double, 3)
   try {
@@ -179,8 +186,7 @@ test('the steward dead after the load: the lowest living generator takes the fin
   const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
   const gens = generators(double, 3, { clock, sleep, pollMs: 1000 }).map(countingRefreshes)
   try {
-    for (const g of gens) await g.join({ compared: {} })
-    for (const g of gens) await g.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await joinAndPrepare(gens)
     await gens[0].beat({ sent: 50, ok: 40, failed: 0 })
     now += 30_001
     await gens[1].done({ counts: { sent: 100, ok: 100, failed: 0 } })
@@ -210,8 +216,7 @@ test('two generators claiming the finish of a dead steward: one wins, the other 
   // Polls of 100 ms: the winner stays alive, on the injected clock, for the whole wait of the loser.
   const gens = generators(double, 3, { clock: () => now, sleep, pollMs: 100 })
   try {
-    for (const g of gens) await g.join({ compared: {} })
-    for (const g of gens) await g.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await joinAndPrepare(gens)
     now += 30_001
     // Generator 3 saw generator 2 silent a moment ago too: both take themselves for the lowest living.
     await gens[2].done({ counts: { sent: 1, ok: 1, failed: 0 } })
@@ -274,6 +279,9 @@ test('a generator still heartbeating at the barrier cannot be replaced by a seco
     await first.join({ compared: {} })
     await first.writeOwnRow('ready', { ...first.detail, reported_at_server_ms: Date.now() })
     await assert.rejects(twin.join({ compared: {}, deadAfterMs: 60_000 }), /generator 2\/2 of run r1 has already run \(ready, on gen-1\)/)
+    // Refused, the twin has no row of its own: its failure is never written over the original's.
+    await twin.failed('refused')
+    assert.equal((await first.readRow(1)).state, 'ready', 'the original is untouched')
   } finally {
     closeAll([steward, first, twin])
   }
@@ -309,8 +317,7 @@ test('a finisher paused past the death rule comes back: the takeover stands, it 
   const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
   const gens = generators(double, 2, { clock: () => now, sleep, pollMs: 1000 })
   try {
-    for (const g of gens) await g.join({ compared: {} })
-    for (const g of gens) await g.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
+    await joinAndPrepare(gens)
     await gens[0].beat({ sent: 10, ok: 10, failed: 0 })
     // The steward is paused (SIGSTOP) past the rule; generator 2 takes its finish over and stores the verdict.
     now += 30_001
@@ -325,20 +332,5 @@ test('a finisher paused past the death rule comes back: the takeover stands, it 
     assert.deepEqual((await gens[0].readRow(-3)).detail, { finished_by: 1, dead: [0] })
   } finally {
     closeAll(gens)
-  }
-}))
-
-test('the same generator started twice: the twin is refused alone, its failure never written over the original row', () => withCrateTestDouble({}, async (double) => {
-  const [steward, first] = generators(double, 2)
-  const [, twin] = generators(double, 2)
-  try {
-    await steward.join({ compared: {} })
-    await first.join({ compared: {} })
-    await first.writeOwnRow('ready', { ...first.detail, reported_at_server_ms: Date.now() })
-    await assert.rejects(twin.join({ compared: {}, deadAfterMs: 60_000 }), /has already run/)
-    await twin.failed('refused')
-    assert.equal((await first.readRow(1)).state, 'ready', 'the original is untouched')
-  } finally {
-    closeAll([steward, first, twin])
   }
 }))

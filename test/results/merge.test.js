@@ -99,6 +99,26 @@ test('a dead generator: its last heartbeat\'s acknowledged rows count, the rest 
   assert.equal(merged.reconciliation.verdict, 'within_in_doubt')
 })
 
+test('a dead generator counted in the table by its keys: stored rows ok, none in doubt, by the finisher\'s counts', () => {
+  const alive = generatorResult({ index: 1, count: 2, ms: [10, 20], serverMs: [1, 2] })
+  // The finisher judged it on its last heartbeat (100 ok of 200 sent) and found 130 of its rows in the table; the
+  // generator came back afterwards and wrote its row again with other counts: the verdict's counts stand.
+  const fleet = fleetRows({
+    generators: [[0, 'done', { sent: 300, ok: 300, failed: 0 }], [1, 'done', { sent: 20, ok: 20, failed: 0 }]],
+    reconciled: {
+      finished_by: 1,
+      generators: [{ generator: 0, counts: { sent: 200, ok: 100, failed: 5 }, stored_in_table: 130,
+        found_in_table: 30, unreported_bound: 0, noticed_after_s: 7.5 }],
+      table_count: 150,
+      reconciliation: { acknowledged: 150, in_doubt: 0, counted: 150, verdict: 'exact', excess: 0, missing: 0 }
+    }
+  })
+  const merged = mergeResults([alive], { fleet })
+  assert.deepEqual([merged.rows_ok, merged.rows_failed, merged.rows_in_doubt, merged.rows_sent], [150, 5, 0, 155])
+  assert.equal(merged.rows_found_in_table, 30)
+  assert.match(merged.partial_reasons[0], /its rows counted in the table by their keys, 130 stored \(100 acknowledged by its last report, 30 found in the table since\), none in doubt$/)
+})
+
 test('a fleet nobody reconciled is partial and says so', () => {
   const merged = mergeResults([generatorResult({ index: 0, ms: [1], serverMs: [1] })], {
     fleet: fleetRows({ generators: [[0, 'done', { sent: 10, ok: 10, failed: 0 }], [1, 'done', { sent: 10, ok: 10, failed: 0 }]] })

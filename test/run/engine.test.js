@@ -54,6 +54,20 @@ function engine (clock, settings) {
   return { recorder, control, done: clock.run(run) }
 }
 
+/** One worker running `stagesText` from now to the stages' end, on the fake clock. */
+function stagedRun (clock, client, stagesText, { concurrency, requests }) {
+  const stages = parseStages(stagesText)
+  const startAt = clock.now()
+  return engine(clock, {
+    client,
+    source: fakeSource(requests),
+    concurrency,
+    startAt,
+    deadline: startAt + stages.reduce((ms, stage) => ms + stage.durationMs, 0),
+    pace: workerPace({ stages, workerIndex: 0, workerCount: 1, unitsPerRequest: UNITS })
+  })
+}
+
 function totalsOf (recorder) {
   const totals = new Totals()
   totals.addDelta(recorder.takeDelta())
@@ -418,15 +432,7 @@ test('stages: each request goes out at its exact time through holds, a pause and
   const client = fakeClient(clock, () => 1)
   const startAt = clock.now()
   // 10-unit requests: 100 units/s is one request every 100 ms; then nothing for 500 ms; then a ramp 0..200 over 1 s.
-  const stages = parseStages('1s:100,1s:0,1s:0..200')
-  const { recorder, done } = engine(clock, {
-    client,
-    source: fakeSource(1000),
-    concurrency: 4,
-    startAt,
-    deadline: startAt + 3000,
-    pace: workerPace({ stages, workerIndex: 0, workerCount: 1, unitsPerRequest: UNITS })
-  })
+  const { recorder, done } = stagedRun(clock, client, '1s:100,1s:0,1s:0..200', { concurrency: 4, requests: 1000 })
   assert.deepEqual(await done, stopReason('duration'))
   const at = client.sends.map((s) => Math.round((s.at - startAt) * 1000) / 1000)
   const hold = Array.from({ length: 10 }, (_, i) => i * 100)
@@ -490,15 +496,7 @@ test('stages: a stage the sender could not serve leaves no backlog to the next, 
   const client = fakeClient(clock, () => 50)
   const startAt = clock.now()
   // 1,000 units/s for 1 s with one slot of 50 ms (20 requests of the 100 due), then a 1-s pause, then 100/s.
-  const stages = parseStages('1s:1000,1s:0,1s:100')
-  const { recorder, done } = engine(clock, {
-    client,
-    source: fakeSource(100_000),
-    concurrency: 1,
-    startAt,
-    deadline: startAt + 3000,
-    pace: workerPace({ stages, workerIndex: 0, workerCount: 1, unitsPerRequest: UNITS })
-  })
+  const { recorder, done } = stagedRun(clock, client, '1s:1000,1s:0,1s:100', { concurrency: 1, requests: 100_000 })
   assert.deepEqual(await done, stopReason('duration'))
   const at = client.sends.map((s) => Math.round(s.at - startAt))
   assert.equal(at.filter((t) => t >= 1000 && t < 2000).length, 0, `the pause sent nothing: ${at}`)

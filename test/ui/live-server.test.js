@@ -184,13 +184,19 @@ test('a port in use is a usage error naming it', async (t) => {
   await assert.rejects(second.start(), (e) => e.exitCode === 2 && /port \d+ on 127\.0\.0\.1 is in use/.test(e.message))
 })
 
-test('the server waits for an open page to fetch the report, and not for one that is gone', async (t) => {
-  const { url, server, view, load } = await serve(t)
-  view.attach(load)
-  const reading = readEvents(url, (events) => events.some((e) => e.event === 'done'))
+/** A run that ended with a page open on it: the page has read 'done', the server waits for it to fetch the report. */
+async function endedWithPageOpen (t) {
+  const served = await serve(t)
+  served.view.attach(served.load)
+  const reading = readEvents(served.url, (events) => events.some((e) => e.event === 'done'))
   await new Promise((resolve) => setTimeout(resolve, 50))
-  server.finish('<h1>r</h1>')
+  served.server.finish('<h1>r</h1>')
   await reading
+  return served
+}
+
+test('the server waits for an open page to fetch the report, and not for one that is gone', async (t) => {
+  const { url, server } = await endedWithPageOpen(t)
   assert.equal(server.pagesAtEnd, 1)
   let slept = 0
   const closing = server.close({ lingerMs: 60_000, sleep: async () => { slept++; if (slept === 3) await fetch(new URL('/report', url)) } })
@@ -199,12 +205,7 @@ test('the server waits for an open page to fetch the report, and not for one tha
 })
 
 test('Ctrl-C during the linger ends it: the page that never fetches its report is not waited for', async (t) => {
-  const { url, server, view, load } = await serve(t)
-  view.attach(load)
-  const reading = readEvents(url, (events) => events.some((e) => e.event === 'done'))
-  await new Promise((resolve) => setTimeout(resolve, 50))
-  server.finish('<h1>r</h1>')
-  await reading
+  const { server } = await endedWithPageOpen(t)
   let slept = 0
   await server.close({ lingerMs: 60_000, sleep: async () => { if (++slept === 3) server.endLinger() } })
   assert.equal(slept, 3, 'the wait ended at the interrupt')
