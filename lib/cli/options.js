@@ -13,6 +13,10 @@ const { parseRunId, parseGenerator } = require('../results/run-identity')
 
 // k6's web dashboard takes 5665 and Locust's 8089: the next one up from k6's, so both can run beside this tool.
 const DEFAULT_UI_PORT = 5666
+// Where a fleet coordinates (--fleet_table), and where the tool records the tables it made (owned-tables.js, which
+// lib/cli may not import): tables of the tool's own, never a run's --table.
+const DEFAULT_FLEET_TABLE = 'doc.crate_bench_fleet'
+const REGISTRY_TABLE = 'doc.crate_bench_tables'
 
 const CONNECTION_OPTIONS = {
   host: {
@@ -145,7 +149,7 @@ const RUN_OPTIONS = {
   },
   fleet_table: {
     type: 'string',
-    default: 'doc.crate_bench_fleet',
+    default: DEFAULT_FLEET_TABLE,
     group: 'Runs across machines:',
     describe: 'where the generators of a fleet register, agree on one preparation and one start, and report'
   },
@@ -385,9 +389,6 @@ function shareRatesInFleet (options) {
 
 // Where a fleet stores its generators' results when --results_table is not given: the merge needs them.
 const DEFAULT_FLEET_RESULTS_TABLE = 'doc.crate_bench_results'
-// Where a fleet coordinates (--fleet_table), and where the tool records the tables it made (owned-tables.js).
-const DEFAULT_FLEET_TABLE = 'doc.crate_bench_fleet'
-const REGISTRY_TABLE = 'doc.crate_bench_tables'
 
 /**
  * A fleet: N > 1 generators of one run, from --generator K/N, or --generators N with K from a Kubernetes Indexed

@@ -4,6 +4,7 @@ const { UsageError } = require('../base/errors')
 const { parseBooleanText, parseDuration } = require('../base/values')
 const { addSecret } = require('../base/secrets')
 const { visible } = require('../base/format')
+const { DEFAULT_MAX_ANSWER_BYTES } = require('./http-errors')
 
 /** One host entry: [scheme://][user[:password]@]host[:port]. The password may hold '/', ':' or '@'. */
 function splitHostEntry (entry) {
@@ -108,7 +109,7 @@ const MB = 1024 * 1024
 
 /** --max_answer_mb: an answer larger than this is cut off (the request is in doubt) instead of filling memory. */
 function parseAnswerCap (value) {
-  if (value === undefined) return 64 * MB
+  if (value === undefined) return DEFAULT_MAX_ANSWER_BYTES
   const mb = Number(value)
   if (String(value).trim() === '' || !Number.isFinite(mb) || mb <= 0 || mb > 1024) {
     throw new UsageError(`--max_answer_mb must be a number of megabytes from 0.001 to 1024 (got '${value}')`)

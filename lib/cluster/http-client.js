@@ -4,13 +4,10 @@ const { EventEmitter } = require('node:events')
 const { systemClock } = require('../base/clock')
 const {
   CrateHttpError, TransportError, NEVER_SENT_CODES, HOST_DOWN_CODES, normalizeCode, describeTransportFailure,
-  parseErrorBody, cutShort
+  parseErrorBody, cutShort, DEFAULT_MAX_ANSWER_BYTES
 } = require('./http-errors')
 const { createPool, dispatch } = require('./undici-dispatch')
 
-const MB = 1024 * 1024
-// Far more than any answer of this tool's statements; a bulk answer is about 16 bytes a row (more with errors).
-const DEFAULT_MAX_ANSWER_BYTES = 64 * MB
 // How often requests are checked against their deadline: the deadline holds to within this.
 const DEADLINE_CHECK_MAX_MS = 250
 

@@ -110,6 +110,10 @@ function parseErrorBody (status, contentType, text) {
   return { status, code: status, message: `HTTP ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''}` }
 }
 
+// --max_answer_mb by default: far more than any answer of this tool's statements (a bulk answer is about 16 bytes a
+// row over HTTP, 21 over the PostgreSQL protocol); larger, the answer is cut off and the request is in doubt.
+const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024
+
 /** A request cut short by the client: its answer took longer than --timeout, or grew beyond the cap. */
 function cutShort (code, message) {
   return Object.assign(new Error(message), { code })
@@ -123,5 +127,6 @@ module.exports = {
   normalizeCode,
   describeTransportFailure,
   parseErrorBody,
-  cutShort
+  cutShort,
+  DEFAULT_MAX_ANSWER_BYTES
 }

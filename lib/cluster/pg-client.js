@@ -169,12 +169,8 @@ class PgClient extends EventEmitter {
         return await connection.open()
       } catch (error) {
         this.open.delete(connection)
-        if (connection.abandoned) {
-          throw new TransportError({ code: 'ABORTED', message: `the session with ${connection.base} was abandoned`,
-            host: connection.base, sent: false })
-        }
-        // The server said no (a password, TLS on one side only): another host would say the same.
-        if (settingIsWrong(error)) throw asTransportError(error, connection, false)
+        const fatal = openingFailure(error, connection)
+        if (fatal) throw fatal
         failures.push(error)
         this.emit('host-down', { host: connection.base, detail: error.message, at: Date.now() })
         if (Date.now() >= deadline) break
@@ -220,9 +216,8 @@ class PgClient extends EventEmitter {
         connection.close()
       } catch (error) {
         connection.destroy()
-        if (connection.abandoned) throw new TransportError({ code: 'ABORTED', message: 'the check was abandoned',
-          host: connection.base, sent: false })
-        if (settingIsWrong(error)) throw asTransportError(error, connection, false)
+        const fatal = openingFailure(error, connection)
+        if (fatal) throw fatal
         failures.push(error)
       } finally {
         this.open.delete(connection)
@@ -300,9 +295,18 @@ function rowResult (count) {
   return count === 1 ? ROW_OK : ROW_REJECTED
 }
 
-/** A failed session that another host would fail alike: the server said no, or TLS, or not its protocol. */
-function settingIsWrong (error) {
-  return !(error instanceof PgConnectionError) || SETTING_CODES.has(error.code)
+/**
+ * What a failed session means beyond its host: the error to end the request (or the check) with — abandoned
+ * (Ctrl-C), or a setting another host would refuse alike (the server said no, TLS, not its protocol) — or null when
+ * only that host is down. Nothing of a request went out on a session that never started.
+ */
+function openingFailure (error, connection) {
+  if (connection.abandoned) {
+    return new TransportError({ code: 'ABORTED', message: `the session with ${connection.base} was abandoned`,
+      host: connection.base, sent: false })
+  }
+  const settingIsWrong = !(error instanceof PgConnectionError) || SETTING_CODES.has(error.code)
+  return settingIsWrong ? asTransportError(error, connection, false) : null
 }
 
 const SETTING_CODES = new Set(['EPROTOCOL', 'ENOTLS', 'ECERT', 'ETLS', 'EAUTH'])

@@ -4,6 +4,7 @@ const net = require('node:net')
 const tls = require('node:tls')
 const { serialize } = require('pg-protocol')
 const { Parser } = require('pg-protocol/dist/parser')
+const { DEFAULT_MAX_ANSWER_BYTES } = require('./http-errors')
 
 const PARSE_COMPLETE = 0x31
 const BIND_COMPLETE = 0x32
@@ -347,8 +348,6 @@ class PgConnection {
     this.closed = true
   }
 }
-
-const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024
 
 function abandonedOpening (connection) {
   return new PgConnectionError(`the session with ${connection.address} was abandoned before it started`, 'ABORTED')

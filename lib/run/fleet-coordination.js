@@ -159,15 +159,18 @@ class FleetCoordination {
     }
     const unreported = dead.map((g) => ({ generator: g.generator, ...unreportedOf(ctx, g, generators, this.start),
       ...(counted.has(g.generator) ? countedOf(g, counted.get(g.generator)) : {}) }))
-    const unreportedTotal = unreported.reduce((total, u) => total + u.bound, 0)
     const found = unreported.reduce((total, u) => total + (u.found_in_table || 0), 0)
-    const ok = sum('ok') + found
-    const failed = sum('failed')
     // What a dead generator may have sent after its last heartbeat is in doubt, like a request whose answer was
     // lost: the table's count then lies within [acknowledged, acknowledged + in doubt], and no failover is blamed.
-    // Rows found in the table are stored: sent and ok.
-    const fleetTotals = { unitsSent: sum('sent') + unreportedTotal + found - unsentOf(unreported, generators),
-      all: { ok, failed }, warmup: { ok: 0, failed: 0 } }
+    // One whose rows were counted sent what it settled and what was found of it in the table: stored, so ok.
+    const sentBy = (g) => {
+      const c = g.detail.counts || { sent: 0, ok: 0, failed: 0 }
+      const u = unreported.find((x) => x.generator === g.generator)
+      if (u && u.stored_in_table !== undefined) return (c.ok || 0) + (c.failed || 0) + u.found_in_table
+      return (c.sent || 0) + (u ? u.bound : 0)
+    }
+    const fleetTotals = { unitsSent: generators.reduce((total, g) => total + sentBy(g), 0),
+      all: { ok: sum('ok') + found, failed: sum('failed') }, warmup: { ok: 0, failed: 0 } }
     const finished = await finishTables(fleetTotals)
     const finishedBy = ctx.options.generator.index
     const detail = {
@@ -227,20 +230,6 @@ class FleetCoordination {
 function countedOf (g, stored) {
   const c = g.detail.counts || { sent: 0, ok: 0, failed: 0 }
   return { bound: 0, stored_in_table: stored, found_in_table: Math.max(0, stored - (c.ok || 0)) }
-}
-
-/**
- * Of the counted dead generators, the rows their heartbeat reported sent but neither ok nor failed, and not found in
- * the table: not stored, so not part of what was sent and stored or in doubt (sent = ok + failed + found for them).
- */
-function unsentOf (unreported, generators) {
-  let unsent = 0
-  for (const u of unreported) {
-    if (u.stored_in_table === undefined) continue
-    const c = generators.find((g) => g.generator === u.generator).detail.counts || { sent: 0, ok: 0, failed: 0 }
-    unsent += Math.max(0, (c.sent || 0) - (c.ok || 0) - (c.failed || 0))
-  }
-  return unsent
 }
 
 function countsOf (totals) {
