@@ -179,7 +179,7 @@ const RUN_OPTIONS = {
     group: 'Output:',
     describe:
       'a pass/fail check of the run, repeatable: "p99<250ms", "failed=0", "rows_per_sec>=40000", per query or table ' +
-      '"name:p99<50ms"; a miss exits 5'
+      '"name:p99<50ms", over the run "drift_throughput_pct>-10" (last tenth against the first); a miss exits 5'
   },
   report: {
     type: 'string',

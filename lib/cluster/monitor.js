@@ -116,7 +116,9 @@ class ClusterMonitor {
       this.latest.set(node.name, entry)
       this.trackPeaks(entry)
     }
-    this.samples.push(sample)
+    const previous = this.samples[this.samples.length - 1]
+    if (previous && sameCoarseMinute(previous.t_s, sample.t_s)) foldSample(previous, sample)
+    else this.samples.push(sample)
   }
 
   trackPeaks (entry) {
@@ -158,6 +160,37 @@ class ClusterMonitor {
       search_rejected: this.rejected('search'),
       failed_samples: this.failures,
       last_sample_error: this.lastError
+    }
+  }
+}
+
+// After the first hour a minute's samples are one (their highest figures, the latest counts): a day-long run's samples
+// stay a few thousand per node, as the timeline's intervals do.
+const FINE_FOR_S = 3600
+const COARSE_S = 60
+
+function sameCoarseMinute (a, b) {
+  return a >= FINE_FOR_S && b >= FINE_FOR_S && Math.floor(a / COARSE_S) === Math.floor(b / COARSE_S)
+}
+
+/** A later sample of the same minute into the minute's: highs kept, rejections (counted since the start) the latest. */
+function foldSample (minute, sample) {
+  minute.span_s = round(sample.t_s - minute.t_s, 1)
+  const higher = (a, b) => (typeof a === 'number' && typeof b === 'number' ? Math.max(a, b) : b ?? a)
+  for (const node of sample.nodes) {
+    const kept = minute.nodes.find((n) => n.name === node.name)
+    if (!kept) {
+      minute.nodes.push(node)
+      continue
+    }
+    for (const key of ['load_1m', 'heap_used_pct', 'process_cpu_pct', 'os_cpu_pct']) {
+      kept[key] = higher(kept[key], node[key])
+    }
+    for (const pool of POOLS) {
+      if (!node[pool]) continue
+      const before = kept[pool] || node[pool]
+      kept[pool] = { active: higher(before.active, node[pool].active), queue: higher(before.queue, node[pool].queue),
+        rejected_delta: node[pool].rejected_delta }
     }
   }
 }

@@ -4,6 +4,7 @@ const Table = require('cli-table3')
 const { fmt, visible } = require('../base/format')
 const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS } = require('../results/result')
 const { loadWorkload } = require('../workloads')
+const { driftLines } = require('../results/drift')
 
 /** A cli-table3 table in the tool's plain style (no colours), for every table it prints. */
 function table (head) {
@@ -82,6 +83,7 @@ function renderReport (workload, result) {
     ])
   }
   out.push(latency.toString())
+  out.push(...driftLines(result.drift, fmt))
 
   const detail = workload.detailTable ? workload.detailTable(result, table, fmt) : null
   if (detail) out.push(detail)
@@ -133,7 +135,8 @@ function renderReport (workload, result) {
   if (held) {
     const change = `RSS ${fmt(held.rss_mb_start)} MB at the start, ${fmt(held.rss_mb_end)} MB at the end ` +
       `(${held.rss_growth_mb_per_hour >= 0 ? '+' : ''}${fmt(held.rss_growth_mb_per_hour)} MB/h over ` +
-      `${fmt(held.minutes)} min)`
+      `${fmt(held.minutes)} min; CPU ${fmt(held.cpu_pct)}% of a core, event-loop delay p99 at most ` +
+      `${fmt(held.loop_delay_p99_ms_max)} ms)`
     out.push(held.flat === false
       ? `warning: the master's memory grew over the run: ${change}; a longer run may run out of memory`
       : `client memory: the master ${held.flat ? 'stayed flat' : 'held (under 30 min: not judged)'}: ${change}`)

@@ -2,24 +2,32 @@
 
 const { newHistogram, addEncoded, latencySummary, encodeHistogram } = require('./stats')
 const { round } = require('../base/format')
+const { Resolution } = require('./resolution')
 
 // The timelines of a fleet's generators as one: each generator's intervals moved onto the fleet's seconds (from the
 // earliest start, on one clock), counts and rates added, each interval's percentiles from the generators' interval
 // histograms merged (exact, never averaged). A rate any generator left out (a short last interval) stays out.
 
 function mergeTimelines (results, originMs, offsets = results.map(() => 0), { keepHistograms = false } = {}) {
-  const intervalS = (results.find((r) => r.timeline) || {}).timeline?.interval_s || 1
+  const first = (results.find((r) => r.timeline) || {}).timeline
+  const intervalS = first?.interval_s || 1
+  // The generators of one run share their intervals (a second, then a minute; the same stages): the first's grid.
+  const resolution = Resolution.fromJSON(first?.resolution, intervalS)
   const buckets = new Map()
   let nodes = []
   const events = []
   results.forEach((r, i) => {
     if (!r.timeline || !r.started_at) return
     const shiftS = (Date.parse(r.started_at) + offsets[i] - originMs) / 1000
-    const shift = Math.round(shiftS / intervalS)
     for (const entry of r.timeline.series || []) {
-      const index = Math.round(entry.t_s / intervalS) + shift
-      const bucket = buckets.get(index) || { groups: new Map(), partial: false }
+      // An interval goes where its middle falls on the fleet's clock.
+      const middleS = entry.t_s + shiftS + (entry.interval_s || intervalS) / 2
+      const index = resolution.indexOf(Math.round(middleS * 1000))
+      const bucket = buckets.get(index) || { groups: new Map(), from: new Set(), several: false }
       buckets.set(index, bucket)
+      // Two intervals of one generator in one of the fleet's (a second next to a minute): rates from the counts.
+      if (bucket.from.has(i)) bucket.several = true
+      bucket.from.add(i)
       for (const [name, g] of Object.entries(entry)) {
         if (!g || typeof g !== 'object') continue
         addGroup(bucket.groups, name, g)
@@ -35,15 +43,28 @@ function mergeTimelines (results, originMs, offsets = results.map(() => 0), { ke
   const last = Math.max(-1, ...buckets.keys())
   const series = []
   for (let index = 0; index <= last; index++) {
-    const entry = { t_s: round(index * intervalS, 3) }
+    const entry = { t_s: round(resolution.startMs(index) / 1000, 3) }
+    if (!resolution.isFine(index)) entry.interval_s = round(resolution.lengthMs(index) / 1000, 3)
     const bucket = buckets.get(index)
     // What the stages of a merged run are judged on: each interval's merged histogram.
-    if (bucket) Object.assign(entry, groupEntries(bucket.groups, keepHistograms))
+    if (bucket) {
+      const groups = groupEntries(bucket.groups, keepHistograms)
+      if (bucket.several) ratesFromCounts(groups, resolution.lengthMs(index) / 1000)
+      Object.assign(entry, groups)
+    }
     series.push(entry)
   }
   // Generators of one run share --warmup: its end on the merged clock is the latest of theirs.
   const warmupS = Math.max(0, ...results.map((r) => (r.timeline && r.timeline.warmup_s) || 0))
-  return { interval_s: intervalS, warmup_s: warmupS, series, nodes, events: events.sort((a, b) => a.at_s - b.at_s) }
+  return { interval_s: intervalS, resolution: resolution.toJSON(), warmup_s: warmupS, series, nodes,
+    events: events.sort((a, b) => a.at_s - b.at_s) }
+}
+
+function ratesFromCounts (groups, seconds) {
+  for (const g of Object.values(groups)) {
+    g.per_sec = round(g.ok / seconds)
+    for (const l of Object.values(g.labels || {})) l.per_sec = round(l.ok / seconds)
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
 const { newHistogram, addEncoded, encodeHistogram, latencySummary, ErrorGroups } = require('./stats')
 const { round, perSecond } = require('../base/format')
 const { mergeTimelines } = require('./merge-timelines')
+const { driftOf, latencyOfEntries } = require('./drift')
 const { mergedStageResults } = require('./stages')
 const { unitOfWorkload } = require('./result')
 
@@ -67,7 +68,7 @@ function mergeResults (unordered, { fleet = null } = {}) {
     cluster: (results.find((r) => r.cluster && r.cluster.nodes && r.cluster.nodes.length > 0) || {}).cluster ?? null,
     events: [],
     timeline: mergeTimelines(results, started.length ? Math.min(...started) : 0, results.map((r, i) => offsetOf[i]),
-      { keepHistograms: results.some((r) => Array.isArray(r.stages)) }),
+      { keepHistograms: true }),
     environment: mergedEnvironment(results),
     client: mergedClient(results, unit),
     histograms: { latency: latency.encoded, server: server.encoded, labels: Object.create(null) },
@@ -91,6 +92,11 @@ function mergeResults (unordered, { fleet = null } = {}) {
     merged.stages = staged.stages
     merged.first_stage_not_kept_up = staged.first_not_kept_up
   }
+  // The drift of the whole fleet, its windows' latency from the merged intervals' histograms; they stay in the
+  // result only where its stages were judged on them.
+  merged.drift = driftOf({ timeline: merged.timeline, group: workload, unit, loadEndS: sendingSeconds ?? 0,
+    latencyIn: latencyOfEntries(merged.timeline.series, workload) })
+  if (!staged) for (const entry of merged.timeline.series) if (entry[workload]) delete entry[workload].latency_hist
   return merged
 }
 

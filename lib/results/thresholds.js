@@ -9,6 +9,8 @@ const { UsageError } = require('../base/errors')
 const LATENCY = ['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean']
 const COUNTS = ['failed', 'in_doubt', 'dropped']
 const RATES = ['per_sec', 'rows_per_sec', 'queries_per_sec', 'achieved_pct']
+// What changed from the first to the last tenth of the load (result.drift), in percent: "drift_throughput_pct>-10".
+const DRIFT = { drift_throughput_pct: 'throughput_change_pct', drift_p99_pct: 'p99_change_pct' }
 const OPERATORS = {
   '<': (a, b) => a < b,
   '<=': (a, b) => a <= b,
@@ -17,7 +19,7 @@ const OPERATORS = {
   '=': (a, b) => a === b,
   '==': (a, b) => a === b
 }
-const THRESHOLD = /^(\w+)\s*(<=|>=|==|<|>|=)\s*([\d.]+)\s*(ms|s)?$/
+const THRESHOLD = /^(\w+)\s*(<=|>=|==|<|>|=)\s*(-?[\d.]+)\s*(ms|s)?$/
 
 function parseThreshold (text) {
   const raw = String(text)
@@ -30,14 +32,14 @@ function parseThreshold (text) {
     )
   if (!m) throw fail('not <metric><operator><value>')
   const [, metric, op, number, unit] = m
-  if (![...LATENCY, ...COUNTS, ...RATES].includes(metric)) {
-    throw fail(`unknown metric '${metric}'; known: ${[...LATENCY, ...COUNTS, ...RATES].join(', ')}`)
-  }
+  const known = [...LATENCY, ...COUNTS, ...RATES, ...Object.keys(DRIFT)]
+  if (!known.includes(metric)) throw fail(`unknown metric '${metric}'; known: ${known.join(', ')}`)
   if (unit && !LATENCY.includes(metric)) throw fail(`'${metric}' takes no unit`)
   const value = Number(number)
   if (!Number.isFinite(value)) throw fail(`'${number}' is not a number`)
   if (label === '') throw fail('an empty name before the colon')
-  if (label !== null && metric === 'achieved_pct') throw fail('achieved_pct is for the whole run')
+  if (label !== null && (metric === 'achieved_pct' || DRIFT[metric])) throw fail(`${metric} is for the whole run`)
+  if (number.startsWith('-') && !DRIFT[metric]) throw fail(`'${metric}' cannot be negative`)
   return { text: raw, label, metric, op, limit: unit === 's' ? value * 1000 : value }
 }
 
@@ -52,6 +54,7 @@ function actualOf ({ label, metric }, result, unit) {
     if (!scope && companion) scope = (companion.tables || []).find((t) => t.name === label)
     if (!scope) return undefined
   }
+  if (DRIFT[metric]) return result.drift ? result.drift[DRIFT[metric]] : null
   if (LATENCY.includes(metric)) return scope.latency_ms ? scope.latency_ms[metric] : null
   if (metric === 'achieved_pct') return result.rate ? result.rate.achieved_pct : null
   if (metric === 'failed') return label === null ? result[`${unit}_failed`] : scope.failed ?? scope.rows_failed

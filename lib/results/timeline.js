@@ -1,7 +1,8 @@
 'use strict'
 
-const { Series, encodeHistogram } = require('./stats')
+const { Series, encodeHistogram, newHistogram, addEncoded, latencySummary } = require('./stats')
 const { round } = require('../base/format')
+const { Resolution } = require('./resolution')
 
 // An interval stays open for the reports of this many later intervals (workers report every
 // interval, aligned to the load's start); then its percentiles are taken and its histograms
@@ -9,27 +10,30 @@ const { round } = require('../base/format')
 const OPEN_INTERVALS = 2
 
 /**
- * The run over time: for each interval (1 s) and each worker group, the units ok, failed and in
- * doubt, the rate, and latency percentiles of that interval from the merged histograms of every
- * worker's report; per query for a query mix. Fed with the same deltas the totals are.
+ * The run over time: for each interval (1 s for the first hour, then a minute: `resolution`) and each worker group,
+ * the units ok, failed and in doubt, the rate, and latency percentiles of that interval from the merged histograms of
+ * every worker's report; per query for a query mix. Fed with the same deltas the totals are. A coarse interval is
+ * summarised from the histograms of all its reports, exactly as a second is.
  */
 // The shortest share of an interval whose rate the timeline shows.
 const SHORTEST_RATE_SHARE = 0.5
 
 class Timeline {
-  constructor ({ originMs, intervalMs = 1000, keepHistograms = false }) {
+  constructor ({ originMs, intervalMs = 1000, keepHistograms = false, resolution = new Resolution({ intervalMs }) }) {
     this.originMs = originMs
     this.keepHistograms = keepHistograms
     this.intervalMs = intervalMs
+    this.resolution = resolution
     this.open = new Map()
     this.closed = new Map()
     this.newest = -1
+    this.newestClosed = -1
   }
 
   /** The interval a report belongs to: the one holding the middle of the period it covers. */
   indexOf (delta) {
     const middle = delta.at - delta.periodMs / 2
-    return Math.max(0, Math.floor((middle - this.originMs) / this.intervalMs))
+    return this.resolution.indexOf(middle - this.originMs)
   }
 
   add (group, delta) {
@@ -39,7 +43,7 @@ class Timeline {
     const late = this.closed.get(index)
     if (late) {
       // A report for an interval already closed still counts, into its summary; only its latencies are too late.
-      lateCounts(late.summary, group, answered, this.intervalMs / 1000)
+      lateCounts(late.summary, group, answered, this.resolution.lengthMs(index) / 1000)
     } else {
       const interval = this.intervalAt(index)
       const groupEntry = interval.groups[group] || (interval.groups[group] = { all: new Series(), labels: new Map() })
@@ -68,11 +72,26 @@ class Timeline {
     this.open.delete(index)
     interval.histograms = false
     // Its percentiles are taken: the summary is all a closed interval keeps (its Series and their histograms go).
-    this.closed.set(index, { summary: this.summarize(interval) })
+    const summary = this.summarize(interval)
+    // Each group's histogram of the interval, encoded (a few hundred bytes): the latency of any span of whole
+    // intervals (the first and last windows of a long run) is then exact.
+    const latency = {}
+    for (const [name, g] of Object.entries(interval.groups)) {
+      latency[name] = summary[name].latency_hist ?? encodeHistogram(g.all.latency)
+    }
+    this.closed.set(index, { summary, latency })
+    this.newestClosed = Math.max(this.newestClosed, index)
+  }
+
+  /** An entry's time and, for an interval other than a second, its length. */
+  entryHead (index) {
+    const head = { t_s: round(this.resolution.startMs(index) / 1000, 3) }
+    if (!this.resolution.isFine(index)) head.interval_s = round(this.resolution.lengthMs(index) / 1000, 3)
+    return head
   }
 
   summarize (interval) {
-    const seconds = this.intervalMs / 1000
+    const seconds = this.resolution.lengthMs(interval.index) / 1000
     const of = (series) => {
       const l = series.latencySummary()
       const entry = {
@@ -96,19 +115,35 @@ class Timeline {
     return groups
   }
 
+  /** The latency of `group` over the whole intervals within [fromS, toS), from their histograms; null if none. */
+  latencyIn (group, fromS, toS) {
+    const histogram = newHistogram()
+    let maxMs = 0
+    for (const [index, interval] of this.closed) {
+      const startS = this.resolution.startMs(index) / 1000
+      if (startS < fromS - 1e-9 || startS + this.resolution.lengthMs(index) / 1000 > toS + 1e-9) continue
+      if (!interval.latency[group]) continue
+      addEncoded(histogram, interval.latency[group])
+      maxMs = Math.max(maxMs, interval.summary[group].max_ms ?? 0)
+    }
+    return histogram.totalCount > 0 ? latencySummary(histogram, maxMs * 1000) : null
+  }
+
   /**
    * The intervals closed since `after` (an interval index), oldest first, as the entries of toJSON, without their
    * histograms unless asked (a fleet's live view merges them): what a live view adds each second. Returns
    * { entries, newest } (the index to ask after next time).
    */
   closedAfter (after, { withHistograms = false } = {}) {
-    const indexes = [...this.closed.keys()].filter((i) => i > after).sort((a, b) => a - b)
+    // Walked from `after` on, not over the whole run: a live view asks each second, and a run has hours of intervals.
+    const indexes = []
+    for (let i = Math.max(0, after + 1); i <= this.newestClosed; i++) if (this.closed.has(i)) indexes.push(i)
     const entries = indexes.map((i) => {
       const groups = {}
       for (const [name, g] of Object.entries(this.closed.get(i).summary)) {
         groups[name] = withHistograms ? g : { ...g, latency_hist: undefined }
       }
-      return { t_s: round((i * this.intervalMs) / 1000, 3), ...groups }
+      return { ...this.entryHead(i), ...groups }
     })
     return { entries, newest: indexes.length ? indexes[indexes.length - 1] : after }
   }
@@ -118,17 +153,18 @@ class Timeline {
    * stand: a live view shows them a second or two before they close, and replaces them when they do.
    */
   provisional () {
-    const seconds = this.intervalMs / 1000
     // Counts and rates only: an interval's percentiles wait for its close (taking them from the histograms every
     // second would cost the live page more than everything else it does).
-    const of = (series) => ({ ok: series.ok, failed: series.failed, in_doubt: series.inDoubt,
+    const of = (series, seconds) => ({ ok: series.ok, failed: series.failed, in_doubt: series.inDoubt,
       per_sec: round(series.ok / seconds), p50_ms: null, p90_ms: null, p99_ms: null, max_ms: null })
     return [...this.open.keys()].filter((i) => i < this.newest).sort((a, b) => a - b).map((i) => {
+      const seconds = this.resolution.lengthMs(i) / 1000
       const groups = {}
       for (const [name, g] of Object.entries(this.open.get(i).groups)) {
-        groups[name] = { ...of(g.all), labels: Object.fromEntries([...g.labels].map(([label, l]) => [label, of(l)])) }
+        groups[name] = { ...of(g.all, seconds),
+          labels: Object.fromEntries([...g.labels].map(([label, l]) => [label, of(l, seconds)])) }
       }
-      return { t_s: round((i * this.intervalMs) / 1000, 3), ...groups }
+      return { ...this.entryHead(i), ...groups }
     })
   }
 
@@ -145,17 +181,17 @@ class Timeline {
     const last = indexes.reduce((max, i) => Math.max(max, i), 0)
     for (let i = 0; i <= last; i++) {
       const interval = this.closed.get(i)
-      const entry = { t_s: round((i * this.intervalMs) / 1000, 3) }
+      const entry = this.entryHead(i)
       if (interval) {
         const summary = { ...interval.summary }
         // The last interval ends with the run, usually before a whole interval has passed.
-        const startMs = this.originMs + i * this.intervalMs
-        const seconds =
-          endMs !== null && endMs > startMs ? Math.min(this.intervalMs, endMs - startMs) / 1000 : this.intervalMs / 1000
+        const startMs = this.originMs + this.resolution.startMs(i)
+        const lengthMs = this.resolution.lengthMs(i)
+        const seconds = endMs !== null && endMs > startMs ? Math.min(lengthMs, endMs - startMs) / 1000 : lengthMs / 1000
         // A tail much shorter than an interval (3 answers in its last 5 ms) is no rate: extrapolated, it would draw
         // a spike the run never had. Its counts stay; its rate is left out, and the entry says how long it was.
         const tail = seconds * 1000 < this.intervalMs * SHORTEST_RATE_SHARE
-        if (tail) entry.partial_s = round(seconds, 3)
+        if (tail || (lengthMs !== this.intervalMs && seconds * 1000 < lengthMs)) entry.partial_s = round(seconds, 3)
         for (const [name, g] of Object.entries(summary)) {
           // The summary's counts include the reports that came after the close.
           summary[name] = {
@@ -221,6 +257,8 @@ function timelineResult ({ timeline, cluster, monitorStartedAt, loadStartAt, end
   }
   return {
     interval_s: timeline ? timeline.intervalMs / 1000 : 1,
+    // Where the intervals change length (a second, then a minute after the first hour; a stage's start breaks them).
+    resolution: timeline ? timeline.resolution.toJSON() : [{ from_s: 0, interval_s: 1 }],
     // The series starts with the warm-up (drawn, shaded, and kept out of every figure of the report).
     warmup_s: round((warmupMs || 0) / 1000, 3),
     series: timeline ? timeline.toJSON({ endMs }) : [],

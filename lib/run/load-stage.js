@@ -2,6 +2,7 @@
 
 const { WorkerGroup } = require('./worker-group')
 const { Timeline } = require('../results/timeline')
+const { Resolution } = require('../results/resolution')
 const { ProgressLine } = require('./progress')
 const { ClusterMonitor } = require('../cluster/monitor')
 const { CrateClient } = require('../cluster/http-client')
@@ -110,7 +111,8 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
       load.startAt = startAt
       // A fleet's generators keep each interval's histogram: the fleet's report merges them into exact percentiles;
       // so does a run in stages, whose stages each get their own.
-      load.timeline = new Timeline({ originMs: startAt, keepHistograms: Boolean(options.fleet || options.stages) })
+      load.timeline = new Timeline({ originMs: startAt, keepHistograms: Boolean(options.fleet || options.stages),
+        resolution: new Resolution({ breaksMs: timelineBreaks(options) }) })
       // --duration is the measured part: it starts when the warm-up ends.
       const deadline = options.durationMs ? startAt + (options.warmupMs || 0) + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
@@ -230,6 +232,17 @@ function masterResources (cpuAtGo) {
     startupCpuMicros: cpuAtGo.user + cpuAtGo.system,
     maxRssKb: process.resourceUsage().maxRSS
   }
+}
+
+/** Where the timeline's coarse intervals must not reach across: the end of the warm-up and each stage's start. */
+function timelineBreaks (options) {
+  const breaks = [options.warmupMs || 0]
+  let at = 0
+  for (const stage of options.stages || []) {
+    breaks.push(at)
+    at += stage.durationMs
+  }
+  return breaks
 }
 
 module.exports = { runLoad, GO_LEAD_MS }

@@ -21,6 +21,7 @@ const {
 const { buildResult, exitCodeOf, exitCodeWithThresholds } = require('../results/result')
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
+const { driftOf } = require('../results/drift')
 const { stageResults } = require('../results/stages')
 const { stageText, granularityWarnings } = require('../data/load-profile')
 const { unitsPerRequestOf } = require('../workloads/workload')
@@ -461,9 +462,12 @@ function report (ctx, groups, load) {
     result.stages = staged.stages
     result.first_stage_not_kept_up = staged.first_not_kept_up
   }
+  result.drift = load && load.timeline ? driftOfRun(result, load, main) : null
   if (load && load.steering && load.steering.stopped) result.stopped_by = load.steering.stopped.by
   // What the master held over the run: a long run's report says whether the tool stayed flat.
   result.client.master_memory = ctx.selfMonitor.summary()
+  // The master minute by minute, on the load's clock: a day-long run's report shows the tool stayed flat.
+  if (load && load.startAt) result.timeline.client = ctx.selfMonitor.timelineRows(load.startAt)
   result.thresholds = evaluateThresholds(options.thresholds || [], result, main.workload.unit)
   const text = renderReport(main.workload, result) + (companion ? renderCompanion(side.workload, companion) : '')
   ctx.stderr.write(text)
@@ -474,6 +478,21 @@ function report (ctx, groups, load) {
   if (ctx.ui) ctx.ui.finish(html)
   if (options.report) writeHtmlReport(ctx, html)
   return { main: result, companion }
+}
+
+/** What changed between the first and the last tenth of the load (until the last request was sent, or the stop). */
+function driftOfRun (result, load, main) {
+  const lastSentAt = main.outcome ? main.outcome.totals.lastSentAt : null
+  const sentUntilS = lastSentAt === null ? null : (lastSentAt - load.startAt) / 1000
+  const drift = driftOf({
+    timeline: result.timeline,
+    group: main.workload.name,
+    unit: main.workload.unit,
+    loadEndS: Math.min(result.stopped_at_s ?? Infinity, sentUntilS ?? Infinity),
+    latencyIn: (fromS, toS) => load.timeline.latencyIn(main.workload.name, fromS, toS)
+  })
+  if (drift && result.table_storage) drift.table = result.table_storage
+  return drift
 }
 
 function writeJson (ctx, result) {

@@ -3,6 +3,7 @@
 const { KV_KEY_MIN_BYTES } = require('../data/generators/strings')
 const { MODELS, MODEL_NAMES } = require('../data/models')
 const { dropDecision, recordOwned, isOwned } = require('./owned-tables')
+const { tableStorage } = require('./table-storage')
 const { parseTableName, parseReplicas, createTableSql } = require('../data/schema')
 const { parseDuration, requirePositiveInteger, parseBooleanText, countLimit } = require('../base/values')
 const { UsageError } = require('../base/errors')
@@ -270,7 +271,9 @@ async function prepare ({ client, options, log, sqlOrFail }) {
       }
     }
   }
-  return { created, kept, startTime }
+  // The table's size and segments as the load starts: a long ingest's drift sets them beside the end's.
+  const storageAtStart = await tableStorage(client, tablesOf(options).map((spec) => spec.table), log)
+  return { created, kept, startTime, storageAtStart }
 }
 
 /**
@@ -326,6 +329,10 @@ async function finish ({ client, options, prepared, totals, lostWorkers = [], lo
     extra.table_count_matches = extra.reconciliation.verdict === 'exact'
   }
   if (notRestored.length > 0) extra.tables_not_restored = notRestored
+  if (shouldCount()) {
+    extra.table_storage = { start: prepared.storageAtStart ?? null,
+      end: await tableStorage(client, tablesOf(options).map((spec) => spec.table), log) }
+  }
   return extra
 }
 

@@ -102,3 +102,27 @@ test('samples at every tick of its interval, skips a tick while a sample is in f
   assert.equal(calls, 7, 'the baseline, five ticks (the second tick of each pair found a sample in flight), the final one')
   assert.equal(monitor.toJSON().samples.length, 7)
 })
+
+test('after the first hour a minute\'s samples are one: its highest figures, the latest rejections', async () => {
+  let clock = 0
+  const monitor = new ClusterMonitor({
+    client: scriptedClient([BEFORE.response.body, BEFORE.response.body, AFTER.response.body, AFTER.response.body,
+      BEFORE.response.body]),
+    intervalMs: 5000,
+    now: () => clock
+  })
+  monitor.startedAt = 0
+  for (const t of [3590, 3600, 3630, 3655, 3660]) {
+    clock = t * 1000
+    await monitor.sample()
+  }
+  assert.deepEqual(monitor.samples.map((s) => [s.t_s, s.span_s]), [[3590, undefined], [3600, 55], [3660, undefined]])
+  const [node] = monitor.samples[1].nodes
+  assert.equal(node.process_cpu_pct, 81, 'the busiest moment of the minute')
+  assert.equal(node.write.rejected_delta, 1855, 'rejections counted since the start: the minute\'s latest')
+  // A day at one sample every 5 s: 720 for the first hour, then one a minute.
+  const day = new ClusterMonitor({ client: scriptedClient([BEFORE.response.body]), intervalMs: 5000, now: () => clock })
+  day.startedAt = 0
+  for (let t = 0; t < 86_400; t += 5) day.record(parseNodesAnswer(BEFORE.response.body), t * 1000)
+  assert.equal(day.samples.length, 720 + 1380)
+})

@@ -360,6 +360,8 @@ class CrateTestDouble {
     if ((m = /^REFRESH TABLE (\S+)$/i.exec(stmt))) {
       const table = this.tables.get(tableName(m[1]))
       if (!table) return unknownRelation(tableName(m[1]))
+      // Each refresh that makes new rows visible writes a segment in every shard.
+      if (table.written > table.visible) table.segments = (table.segments || 0) + (table.shards || 1)
       table.visible = table.written
       table.visibleMaxTs = table.maxTs ?? null
       table.keyedVisible = new Map([...table.keyed].map(([key, row]) => [key, { ...row }]))
@@ -391,6 +393,16 @@ class CrateTestDouble {
     if (/^SELECT number_of_shards, number_of_replicas FROM information_schema\.tables WHERE table_schema = \? AND table_name = \?$/i.test(stmt)) {
       const table = this.tables.get(`${args[0]}.${args[1]}`)
       return { cols: ['number_of_shards', 'number_of_replicas'], rows: table ? [[table.shards, table.replicas]] : [], rowcount: table ? 1 : 0 }
+    }
+    if (/^SELECT count\(\*\), sum\(size\), sum\(num_docs\) FROM sys\.shards WHERE schema_name = \? AND table_name = \? AND "primary" = true$/.test(stmt)) {
+      // The shape of sys.shards (22); a row's size on disk modelled as 100 bytes.
+      const table = this.tables.get(`${args[0]}.${args[1]}`)
+      const row = table ? [table.shards || 1, table.visible * 100, table.visible] : [0, null, null]
+      return { cols: ['count(*)', 'sum(size)', 'sum(num_docs)'], rows: [row], rowcount: 1 }
+    }
+    if (/^SELECT count\(\*\) FROM sys\.segments WHERE table_schema = \? AND table_name = \? AND "primary" = true$/.test(stmt)) {
+      const table = this.tables.get(`${args[0]}.${args[1]}`)
+      return { cols: ['count(*)'], rows: [[table ? table.segments || 0 : 0]], rowcount: 1 }
     }
     if (stmt === SYS_NODES_BEFORE.request.body.stmt) {
       const number = ++this.sysNodesSamples

@@ -1,8 +1,10 @@
 'use strict'
 
-// A long run's memory on the fake clock: hours of worker reports through the master's timeline (a query mix of many
-// labels and an ingest beside it, two workers each), the heap measured after a forced GC. What a closed second keeps
-// is its counts and percentiles (a few hundred bytes a label), never the histograms it was summarised from.
+// A long run's memory on the fake clock: twelve hours of worker reports through the master's code paths (the
+// timeline of a query mix of many labels and an ingest beside it, the live page's view ticking, the monitor's samples
+// of six nodes, the master's own samples), the heap measured after a forced GC. A closed second keeps its counts and
+// percentiles (a few KB with nine labels), never the histograms it was summarised from; after the first hour an
+// interval is a minute, so an hour costs what a minute of the first hour did.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -10,15 +12,20 @@ const v8 = require('node:v8')
 const vm = require('node:vm')
 const { Timeline } = require('../../lib/results/timeline')
 const { Recorder } = require('../../lib/results/stats')
+const { LiveView } = require('../../lib/ui/live-view')
+const { ClusterMonitor, parseNodesAnswer } = require('../../lib/cluster/monitor')
+const { SelfMonitor } = require('../../lib/run/self-monitor')
+const { fixture } = require('../helpers/crate-test-double')
 
 v8.setFlagsFromString('--expose-gc')
 const gc = vm.runInNewContext('gc')
 
 const ORIGIN = 5_000_000
 const LABELS = ['point', 'range', 'last', 'groupby', 'top', 'window', 'high-cpu', 'lastpoint']
+const HOUR_S = 3600
 
-/** One worker's report of a second: `labels` each answered 40 times. */
-function report (labels) {
+/** One worker's report of `periodS` seconds: `labels` each answered 40 times. */
+function report (labels, periodS) {
   let time = ORIGIN
   const recorder = new Recorder({ now: () => time })
   for (const label of labels) {
@@ -27,8 +34,16 @@ function report (labels) {
       recorder.answered({ label, units: 1, ok: 1, failed: 0, inDoubt: 0, latencyMicros: 1000 + i * 137, at: time })
     }
   }
-  time = ORIGIN + 1000
+  time = ORIGIN + periodS * 1000
   return recorder.takeDelta()
+}
+
+/** Six nodes of the captured sys.nodes answer, under their own names. */
+function sixNodes () {
+  const body = fixture('56-sys-nodes-before-load').response.body
+  const nameAt = body.cols.indexOf('name')
+  const rows = [1, 2, 3, 4, 5, 6].map((n) => body.rows[0].map((v, i) => (i === nameAt ? `node-${n}` : v)))
+  return parseNodesAnswer({ ...body, rows })
 }
 
 function heapAfterGc () {
@@ -37,30 +52,55 @@ function heapAfterGc () {
   return process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
 }
 
-test('half an hour of reports: the master\'s timeline holds a few numbers per second, not histograms', () => {
-  const queries = report(LABELS)
-  const rows = report(['doc.cpu'])
+test('twelve hours of reports: after the first hour the master holds a minute\'s numbers a minute, not more', () => {
+  let clock = ORIGIN
   const timeline = new Timeline({ originMs: ORIGIN })
-  const feed = (fromS, toS) => {
-    for (let s = fromS; s < toS; s++) {
-      for (let worker = 0; worker < 2; worker++) {
-        timeline.add('analytical', { ...queries, at: ORIGIN + (s + 1) * 1000 + worker })
-        timeline.add('ingest', { ...rows, at: ORIGIN + (s + 1) * 1000 + worker })
-      }
+  const nodes = sixNodes()
+  const monitor = new ClusterMonitor({ client: null, intervalMs: 5000, now: () => clock })
+  monitor.startedAt = ORIGIN
+  const self = new SelfMonitor({ now: () => clock, loopDelay: { count: 0, reset () {}, disable () {} },
+    timers: { setInterval: () => null, clearInterval: () => {} } }).start()
+  const live = new LiveView({ workload: { name: 'analytical', unit: 'queries' }, options: { runId: 'soak' },
+    now: () => clock })
+  const totals = { all: { ok: 0, failed: 0, inDoubt: 0 }, unitsSent: 0 }
+  live.attach({ timeline, monitor, startAt: ORIGIN, deadline: null, countLimit: null,
+    groups: [{ workerGroup: { totals } }], hostEvents: { toJSON: () => [] },
+    steering: { events: [], describe: () => [] } })
+  const feed = (fromS, toS, periodS) => {
+    const queries = report(LABELS, periodS)
+    const rows = report(['doc.cpu'], periodS)
+    for (let s = fromS; s < toS; s += periodS) {
+      clock = ORIGIN + (s + periodS) * 1000
+      timeline.add('analytical', { ...queries, at: clock })
+      timeline.add('ingest', { ...rows, at: clock })
+      if (s % 5 === 0) monitor.record(nodes, clock)
+      if (s % 10 === 0) live.tick()
+      self.sample()
     }
   }
-  feed(0, 600)
-  const early = heapAfterGc()
-  // Half an hour more.
-  feed(600, 600 + 1800)
-  const late = heapAfterGc()
-  const perSecond = (late - early) / 1800
-  // Each second: 9 labels and two groups of counts and percentiles. A second's histograms alone were ~3 MB.
-  assert.ok(perSecond < 8 * 1024, `${Math.round(perSecond)} bytes per simulated second`)
-  console.log(`# timeline: ${Math.round(perSecond)} bytes per simulated second`)
-  assert.equal(timeline.open.size <= 3, true, 'only the last intervals are open')
+  feed(0, 600, 1)
+  const start = heapAfterGc()
+  feed(600, 1800, 1)
+  const firstHourPerHour = (heapAfterGc() - start) * 3
+  // Workers report every second; a report every ten seconds here keeps the test short and the minutes' contents
+  // alike (the rest of the first hour then holds a second in ten).
+  feed(1800, 2 * HOUR_S, 10)
+  const twoHours = heapAfterGc()
+  feed(2 * HOUR_S, 12 * HOUR_S, 30)
+  const laterPerHour = (heapAfterGc() - twoHours) / 10
+  console.log(`# first hour: ${Math.round(firstHourPerHour / 1024)} KB per hour; ` +
+    `hours 2 to 12: ${Math.round(laterPerHour / 1024)} KB per hour`)
+  assert.ok(laterPerHour < firstHourPerHour / 20, 'an hour after the first costs what a minute of the first did')
+  assert.ok(laterPerHour < 1024 * 1024, `${Math.round(laterPerHour / 1024)} KB per simulated hour`)
+  assert.ok(timeline.open.size <= 3, 'only the last intervals are open')
   const series = timeline.toJSON()
-  assert.equal(series.length, 600 + 1800)
-  assert.equal(series[2000].analytical.ok, 2 * 40 * LABELS.length, 'the counts of a closed second are exact')
-  assert.ok(series[2000].analytical.p99_ms > 1, 'its percentiles were taken when it closed')
+  assert.equal(series.length, HOUR_S + 11 * 60)
+  const minute = series[HOUR_S + 100]
+  assert.equal(minute.interval_s, 60)
+  assert.equal(minute.analytical.ok, 2 * 40 * LABELS.length, 'the counts of a minute are exact')
+  assert.ok(minute.analytical.p99_ms > 1, 'its percentiles were taken when it closed')
+  assert.equal(monitor.samples.length, 360 + 180 + 11 * 60, 'every sample in the first hour, then one a minute')
+  const answered = series.filter((e) => e.analytical).length
+  assert.ok(answered - live.series.length <= 3, 'the live view holds the intervals closed so far, and no more')
+  assert.equal(self.minutes.length, 12 * 60 + 1)
 })

@@ -102,3 +102,22 @@ test('events are named by their generator and put in order on the fleet\'s clock
   const merged = mergeTimelines([a, b], ORIGIN)
   assert.deepEqual(merged.events.map((e) => [e.at_s, e.detail]), [[2, 'generator 2: SIGINT'], [5, 'generator 1: refused']])
 })
+
+test('after the first hour the fleet\'s intervals are minutes: a generator\'s minutes and last seconds merge into them', () => {
+  const resolution = [{ from_s: 0, interval_s: 1 }, { from_s: 3600, interval_s: 60 }]
+  const a = generator(0,
+    [[3599, { ingest: interval([5]) }], [3600, { ingest: interval([1, 2, 3], { per_sec: 0.05 }) }]], { resolution })
+  a.timeline.series[1].interval_s = 60
+  // Started 2 s later: its last second of the first hour falls in the fleet's first minute.
+  const b = generator(2000, [[3599, { ingest: interval([7]) }], [3600, { ingest: interval([9], { per_sec: 0.02 }) }]],
+    { resolution })
+  b.timeline.series[1].interval_s = 60
+  const merged = mergeTimelines([a, b], ORIGIN)
+  assert.deepEqual(merged.resolution, resolution)
+  const minute = merged.series.find((e) => e.t_s === 3600)
+  assert.equal(minute.interval_s, 60)
+  assert.equal(minute.ingest.ok, 3 + 1 + 1)
+  assert.equal(minute.ingest.per_sec, 0.08, 'a rate from the minute\'s counts when a generator brought two intervals')
+  assert.equal(minute.ingest.max_ms, 9)
+  assert.equal(merged.series.find((e) => e.t_s === 3599).ingest.ok, 1)
+})

@@ -127,3 +127,21 @@ test('a fleet nobody reconciled is partial and says so', () => {
   assert.ok(merged.partial_reasons.some((r) => /^the fleet was not reconciled: no generator finished the fleet/.test(r)), merged.partial_reasons.join('\n'))
   assert.equal(merged.fleet.finished_by, null)
 })
+
+test('a fleet\'s drift: its generators\' intervals added, the windows\' latency from their merged histograms', () => {
+  const withSeries = (index, msAt) => {
+    const r = generatorResult({ index, ms: [1], serverMs: [1] })
+    r.seconds = 100
+    r.sending_seconds = 100
+    r.timeline.warmup_s = 0
+    r.timeline.series = Array.from({ length: 100 }, (_, t) => ({ t_s: t,
+      ingest: { ok: t < 50 ? 100 : 50, failed: 0, in_doubt: 0, per_sec: t < 50 ? 100 : 50, max_ms: msAt(t),
+        latency_hist: encoded([msAt(t)]), labels: {} } }))
+    return r
+  }
+  const merged = mergeResults([withSeries(0, (t) => (t < 50 ? 2 : 8)), withSeries(1, (t) => (t < 50 ? 4 : 16))])
+  const { drift } = merged
+  assert.deepEqual([drift.first.per_sec, drift.last.per_sec, drift.throughput_change_pct], [200, 100, -50])
+  assert.ok(Math.abs(drift.first.p99_ms - 4) < 0.01 && Math.abs(drift.last.p99_ms - 16) < 0.02, JSON.stringify(drift))
+  assert.equal(merged.timeline.series[0].ingest.latency_hist, undefined, 'no stages: the histograms are not kept')
+})

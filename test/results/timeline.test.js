@@ -136,3 +136,24 @@ test('the warm-up\'s answers land in the timeline (drawn), never in the totals; 
   assert.deepEqual(Object.keys(warm.series), [], 'the warm-up is in no total')
   assert.equal(warm.warmup.ok, 10)
 })
+
+test('after the first hour an interval is a minute: counts exact, percentiles from all its reports\' histograms', () => {
+  const timeline = new Timeline({ originMs: ORIGIN })
+  // The last second of the first hour, then a minute of reports at 1 ms and one at 900 ms, then the next minute.
+  timeline.add('ingest', delta(ORIGIN + 3_600_000, [['t', 10, 0, 0, 5]]))
+  for (let s = 1; s <= 60; s++) timeline.add('ingest', delta(ORIGIN + 3_600_000 + s * 1000, [['t', 100, 1, 0, 1]]))
+  timeline.add('ingest', delta(ORIGIN + 3_600_000 + 30_000, [['t', 1, 0, 0, 900]]))
+  timeline.add('ingest', delta(ORIGIN + 3_600_000 + 61_000, [['t', 60, 0, 0, 2]]))
+  const series = timeline.toJSON({ endMs: ORIGIN + 3_600_000 + 90_000 })
+  assert.equal(series.length, 3602)
+  assert.equal(series[3599].interval_s, undefined, 'a second says nothing of its length')
+  const minute = series[3600]
+  assert.deepEqual([minute.t_s, minute.interval_s], [3600, 60])
+  assert.deepEqual([minute.ingest.ok, minute.ingest.failed, minute.ingest.per_sec], [6001, 60, 100.02])
+  assert.ok(Math.abs(minute.ingest.max_ms - 900) < 1, 'the slowest answer of the minute, not of a second')
+  assert.ok(Math.abs(minute.ingest.p50_ms - 1) < 0.01)
+  // The run ended 30 s into the next minute: its rate is over those 30 s, and the entry says so.
+  assert.deepEqual([series[3601].partial_s, series[3601].ingest.per_sec], [30, 2])
+  const result = timelineResult({ timeline, endMs: ORIGIN + 3_600_000 + 90_000, events: [] })
+  assert.deepEqual(result.resolution, [{ from_s: 0, interval_s: 1 }, { from_s: 3600, interval_s: 60 }])
+})

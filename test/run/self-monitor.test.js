@@ -36,3 +36,25 @@ test('a master that grows 0.35 MB a second is not flat, with its growth per hour
   const sized = simulate(3, (t) => 60 * MB + Math.min(t, 600_000) / 1000 * 0.05 * MB).summary()
   assert.equal(sized.flat, true, JSON.stringify(sized))
 })
+
+test('the master minute by minute on the load\'s clock: least memory, CPU share, worst event-loop delay', () => {
+  let t = 0
+  let cpu = 0
+  const delays = [4e6, 9e6, 2e6]
+  let sampleNumber = 0
+  const loopDelay = { count: 1, percentile: () => delays[sampleNumber++ % delays.length], reset () {}, disable () {} }
+  const monitor = new SelfMonitor({ now: () => t, cpuUsage: () => ({ user: cpu, system: 0 }), loopDelay,
+    memory: () => ({ rss: (100 + (t % 10_000 ? 10 : 0)) * MB, heapUsed: 20 * MB, arrayBuffers: MB, external: 3 * MB }),
+    timers: { setInterval: () => null, clearInterval: () => {} } }).start()
+  for (t = 5000; t <= 120_000; t += 5000) {
+    cpu += 1_000_000 // 1 s of CPU every 5 s: 20% of a core
+    monitor.sample()
+  }
+  t = 120_000
+  const rows = monitor.timelineRows(30_000)
+  assert.deepEqual(rows.map((r) => r.t_s), [-30, 30, 90])
+  assert.deepEqual(rows[1], { t_s: 30, rss_mb: 100, heap_mb: 21, external_mb: 3, cpu_pct: 20, loop_delay_p99_ms: 9 })
+  const summary = monitor.summary()
+  assert.equal(summary.cpu_pct, 20)
+  assert.equal(summary.loop_delay_p99_ms_max, 9)
+})

@@ -25,7 +25,8 @@
     // timeline, so that they line up; a node sample taken before the start is the baseline and is not drawn.
     var warmupS = timeline.warmup_s || 0
     var lastEntry = series.length ? series[series.length - 1] : null
-    var timelineEnd = lastEntry ? lastEntry.t_s + (lastEntry.partial_s || timeline.interval_s || 1) : 0
+    var timelineEnd = lastEntry
+      ? lastEntry.t_s + (lastEntry.partial_s || lastEntry.interval_s || timeline.interval_s || 1) : 0
     var xEnd = Math.max(1, Math.ceil(Math.max(timelineEnd, warmupS + (result.seconds || 0)) * 10) / 10)
     var xAxis = { type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 24, min: 0, max: xEnd }
 
@@ -65,7 +66,12 @@
         var shade = i % 2 ? 'rgba(84, 112, 198, 0.05)' : 'rgba(84, 112, 198, 0.12)'
         var name = stage.planned.replace(/^[^:]*:/, '') + '/s'
         return [{ name: name, xAxis: stage.start_s, itemStyle: { color: shade } }, { xAxis: stage.end_s }]
-      }))
+      })).concat(result.drift ? [['first', result.drift.first_window_s], ['last', result.drift.last_window_s]]
+        .map(function (w) {
+          // The windows the report's "over the run" line compares.
+          var shade = { color: 'rgba(145, 204, 117, 0.16)' }
+          return [{ name: w[0] + ' 10%', xAxis: w[1][0], itemStyle: shade }, { xAxis: w[1][1] }]
+        }) : [])
     }
 
     // Axis names run along their axis, away from the title above and the ticks at the corners.
@@ -127,6 +133,12 @@
           return s
         })
       }
+      // Zoom into any part of the run (wheel or drag on a chart, or the slider): every chart over time follows, and
+      // a chart drawn again (the live page, each second) keeps the part it showed.
+      var shown = echarts.getInstanceByDom(element)
+      var zoomed = shown && shown.getOption().dataZoom ? shown.getOption().dataZoom[0] : null
+      option.dataZoom = [{ type: 'inside', xAxisIndex: 0, filterMode: 'none',
+        start: zoomed ? zoomed.start : 0, end: zoomed ? zoomed.end : 100 }]
       if (lines.length === 0) option.title.subtext = 'no data for this run'
       if (twoAxes) option.yAxis = extra.yAxis.map(function (axis) { return yAxisNamed(axis.name) })
       draw(id, option)
@@ -138,6 +150,10 @@
       if (!chart) {
         chart = echarts.init(element, null, { renderer: 'svg' })
         document.body.dataset.charts = Number(document.body.dataset.charts) + 1
+        if (option.dataZoom) {
+          chart.group = 'over-time'
+          echarts.connect('over-time')
+        }
       }
       chart.setOption(option, true)
     }

@@ -13,7 +13,7 @@ const { chartsOf } = require('../../../lib/reports/html')
 const PAGE = fs.readFileSync(path.join(__dirname, '../../../lib/reports/html/page.js'), 'utf8')
 
 /** Runs page.js over a result; returns the options each chart was given, by chart id. */
-function drawPage (result, { redraws = 0 } = {}) {
+function drawPage (result, { redraws = 0, zoomTo = null } = {}) {
   const charts = chartsOf(result)
   // Like a DOM element, whose height follows its style once set.
   const element = (title) => ({
@@ -37,18 +37,23 @@ function drawPage (result, { redraws = 0 } = {}) {
         // Through JSON: the options leave the page's realm as plain values of this one.
         setOption: (option) => {
           drawn[[...elements].find(([, e]) => e === element)[0].slice(6)] = JSON.parse(JSON.stringify(option))
+          chart.option = JSON.parse(JSON.stringify(option))
         },
+        getOption: () => chart.option,
         resize: () => {}
       }
       instances.set(element, chart)
       return chart
-    }
+    },
+    connect: (group) => { connected.add(group) }
   }
+  const connected = new Set()
   const window = {}
   vm.runInNewContext(PAGE, { window, document, echarts, JSON, Math, Number, String, Object, Array })
+  if (zoomTo) for (const chart of instances.values()) if (chart.option.dataZoom) Object.assign(chart.option.dataZoom[0], zoomTo)
   if (redraws > 0) for (let i = 0; i < redraws; i++) window.drawRun(JSON.parse(runData.textContent))
   assert.equal(Number(body.dataset.charts), charts.length, 'every chart drawn')
-  return { drawn, elements }
+  return { drawn, elements, connected, instances }
 }
 
 const group = (ok, extra = {}) => ({
@@ -189,4 +194,21 @@ test('drawn again every second (the live page), a chart keeps its height and is 
   }
   const { elements } = drawPage(result, { redraws: 3 })
   assert.equal(elements.get('chart-query_latency').style.height, `${320 + 20}px`)
+})
+
+test('the drift\'s windows are shaded; every chart over time zooms together and keeps its zoom when drawn again', () => {
+  const result = {
+    workload: 'ingest',
+    seconds: 100,
+    drift: { first_window_s: [0, 10], last_window_s: [90, 100] },
+    timeline: { interval_s: 1, series: Array.from({ length: 100 }, (_, t) => ({ t_s: t, ingest: group(100) })),
+      nodes: [], events: [] }
+  }
+  const { drawn, connected } = drawPage(result, { redraws: 1, zoomTo: { start: 40, end: 60 } })
+  const throughput = drawn.throughput
+  assert.deepEqual(throughput.series[0].markArea.data.map(([from, to]) => [from.name, from.xAxis, to.xAxis]),
+    [['first 10%', 0, 10], ['last 10%', 90, 100]])
+  assert.deepEqual([throughput.dataZoom[0].type, throughput.dataZoom[0].start, throughput.dataZoom[0].end],
+    ['inside', 40, 60], 'the part the user zoomed into stays')
+  assert.deepEqual([...connected], ['over-time'])
 })

@@ -1,0 +1,93 @@
+'use strict'
+
+// The drift of a run from its timeline alone: windows, slopes and change points on series made by hand.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { driftOf, driftLines, theilSen } = require('../../lib/results/drift')
+const { parseThreshold, evaluateThresholds } = require('../../lib/results/thresholds')
+const { fmt } = require('../../lib/base/format')
+
+/** A 600 s ingest: 1,000 rows/s and p99 10 ms until `changeS`, then 800 rows/s and 40 ms; a node at 50%, then 90%. */
+function timelineOf ({ seconds = 600, changeS = 300, warmupS = 0 } = {}) {
+  const series = []
+  const nodes = []
+  for (let t = 0; t < seconds; t++) {
+    const late = t >= changeS
+    const ingest = { ok: late ? 800 : 1000, failed: 0, in_doubt: late ? 2 : 0, p99_ms: late ? 40 : 10 }
+    series.push({ t_s: t, ingest })
+    if (t % 5 === 0) {
+      nodes.push({ t_s: t, name: 'n1', process_cpu_pct: late ? 90 : 50, heap_used_pct: 40, write_rejected: late ? t : 0 })
+      nodes.push({ t_s: t, name: 'n2', process_cpu_pct: 20, heap_used_pct: 30, write_rejected: 0 })
+    }
+  }
+  return { warmup_s: warmupS, series, nodes }
+}
+
+const latencyIn = (fromS, toS) => ({ p50: toS <= 300 ? 5 : 20, p99: toS <= 300 ? 10 : 40 })
+
+test('the first and last tenth of the load side by side: throughput, latency, the busiest node, rejections', () => {
+  const drift = driftOf({ timeline: timelineOf(), group: 'ingest', unit: 'rows', loadEndS: 600, latencyIn })
+  assert.deepEqual([drift.first_window_s, drift.last_window_s], [[0, 60], [540, 600]])
+  assert.deepEqual([drift.first.per_sec, drift.last.per_sec, drift.throughput_change_pct], [1000, 800, -20])
+  assert.deepEqual([drift.first.p99_ms, drift.last.p99_ms, drift.p99_change_pct], [10, 40, 300])
+  assert.deepEqual(drift.last.busiest_node, { name: 'n1', cpu_pct: 90, heap_used_pct: 40 })
+  assert.equal(drift.first.rejected, 0)
+  assert.equal(drift.last.rejected, 595 - 535, 'counted since the start: the last sample against the one before')
+  assert.equal(drift.last.failed_or_in_doubt, 120)
+})
+
+test('the warm-up is no part of the first window; a drain after the load is no part of the last', () => {
+  const timeline = timelineOf({ seconds: 700, warmupS: 100, changeS: 400 })
+  const drift = driftOf({ timeline, group: 'ingest', unit: 'rows', loadEndS: 650, latencyIn })
+  // 550 s of load: windows of 55 s.
+  assert.deepEqual([drift.first_window_s, drift.last_window_s], [[100, 155], [595, 650]])
+  assert.equal(drift.last.seconds, 55)
+})
+
+test('a load shorter than a minute has no drift; a short one has windows of at least 10 s', () => {
+  assert.equal(driftOf({ timeline: timelineOf({ seconds: 59 }), group: 'ingest', unit: 'rows', loadEndS: 59 }), null)
+  const drift = driftOf({ timeline: timelineOf({ seconds: 80, changeS: 40 }), group: 'ingest', unit: 'rows',
+    loadEndS: 80 })
+  assert.deepEqual(drift.first_window_s, [0, 10])
+  assert.equal(drift.first.p99_ms, null, 'no histograms kept: no latency rather than a guess')
+})
+
+test('the change point is where the level moved, with what the cluster did before and after', () => {
+  const drift = driftOf({ timeline: timelineOf({ changeS: 420 }), group: 'ingest', unit: 'rows', loadEndS: 600,
+    latencyIn })
+  const throughput = drift.changes.find((c) => c.metric === 'throughput')
+  assert.ok(Math.abs(throughput.at_s - 420) <= 3, `at ${throughput.at_s} s`)
+  assert.deepEqual([Math.round(throughput.before), Math.round(throughput.after)], [1000, 800])
+  assert.equal(throughput.cluster_before.busiest_node.cpu_pct, 50)
+  assert.equal(throughput.cluster_after.busiest_node.cpu_pct, 90)
+  assert.ok(drift.changes.find((c) => c.metric === 'p99_ms'))
+  // A steady run names no change.
+  const steady = driftOf({ timeline: timelineOf({ changeS: 10_000 }), group: 'ingest', unit: 'rows', loadEndS: 600 })
+  assert.deepEqual(steady.changes, [])
+  assert.equal(steady.slope_per_hour.throughput.per_hour, 0)
+})
+
+test('Theil-Sen finds a line\'s slope per hour through outliers, with an interval around it', () => {
+  const bins = []
+  for (let i = 0; i < 100; i++) bins.push({ middle_s: i * 36, y: 1000 - i * 5 + (i % 10 === 0 ? 5000 : 0) })
+  // 5 lower every 36 s: 500 per hour, down; a spike every tenth point does not move it.
+  const slope = theilSen(bins, 'y')
+  assert.equal(slope.per_hour, -500)
+  assert.ok(slope.low <= -500 && slope.high >= -500)
+  assert.equal(theilSen(bins.slice(0, 9), 'y'), null, 'under 10 points: no slope')
+})
+
+test('the report line, and a threshold on the drift that a run can miss', () => {
+  const drift = driftOf({ timeline: timelineOf(), group: 'ingest', unit: 'rows', loadEndS: 600, latencyIn })
+  drift.table = { start: { size_bytes: 0, segments: 0 }, end: { size_bytes: 52_428_800, segments: 48 } }
+  const lines = driftLines(drift, fmt)
+  assert.equal(lines[0], 'over the run: throughput \u221220% (first 10%: 1,000 rows/s, last 10%: 800), p99 \u00d74, ' +
+    'rejections 0 \u2192 60')
+  assert.equal(lines[1], '  table: 0 MB, 0 segments at the start; 50 MB, 48 segments at the end')
+  assert.ok(lines.some((l) => /^ {2}changed at \d+ s: throughput \(rows\/s\) 1,000 \u2192 800; busiest node n1 CPU 50% before, n1 CPU 90% after$/.test(l)), lines.join('\n'))
+  const [checked] = evaluateThresholds([parseThreshold('drift_throughput_pct>-10')], { drift }, 'rows')
+  assert.deepEqual([checked.actual, checked.passed], [-20, false])
+  assert.throws(() => parseThreshold('ingest:drift_throughput_pct>-10'), /for the whole run/)
+  assert.throws(() => parseThreshold('p99<-5ms'), /cannot be negative/)
+})
