@@ -4,9 +4,15 @@
 // PostgreSQL wire protocol (the second port it prints). It answers
 // bulk INSERTs with one {"rowcount":1} per row (counted with a bracket scan, not a JSON parse,
 // so the server stays cheap next to the client), SELECTs with one row, everything else with
-// rowcount 1. Usage: node bench/stand-in-server.js [port]; prints the port on stdout.
+// rowcount 1. Usage: node bench/stand-in-server.js [port] [--pg-rows-flushed]; prints the ports on stdout. With
+// --pg-rows-flushed a batch's answer over the PostgreSQL protocol comes as CrateDB 6.4.3 sends it (capture pgwire/15):
+// each row's answer flushed on its own, at the capture's pace, instead of the whole answer in one write.
 
 const http = require('node:http')
+const { RowFlusher, usPerRow } = require('../test/helpers/pg-row-answers')
+
+const ROWS_FLUSHED = process.argv.includes('--pg-rows-flushed')
+const flusher = new RowFlusher()
 
 const resultsCache = new Map()
 let rowsReceived = 0
@@ -144,6 +150,17 @@ const pgServer = require('node:net').createServer((socket) => {
         executes++
       } else if (type === 0x53) { // Sync
         const parts = parsed ? [PG_PARSED] : []
+        if (inserting && ROWS_FLUSHED && executes > 0) {
+          rowsReceived += executes
+          const pieces = new Array(executes).fill(PG_ROW_OK)
+          pieces[0] = Buffer.concat([...parts, PG_ROW_OK])
+          pieces.push(PG_READY)
+          flusher.add(socket, pieces, usPerRow(executes))
+          parsed = false
+          executes = 0
+          pos += length + 1
+          continue
+        }
         if (inserting) {
           rowsReceived += executes
           parts.push(pgRowsOk(executes))
@@ -164,7 +181,7 @@ const pgServer = require('node:net').createServer((socket) => {
 })
 
 server.keepAliveTimeout = 60_000
-server.listen(Number(process.argv[2] || 0), '127.0.0.1', () => {
+server.listen(Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) || 0), '127.0.0.1', () => {
   pgServer.listen(0, '127.0.0.1', () => {
     // The HTTP port, then the PostgreSQL protocol's.
     process.stdout.write(`${server.address().port} ${pgServer.address().port}\n`)

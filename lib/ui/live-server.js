@@ -261,7 +261,8 @@ function readBody (req, done) {
  */
 async function serveLivePage ({ host, port, view, steeringOf, workload, options, log, about, steered }) {
   const { renderLivePage } = require('./live-page')
-  const page = renderLivePage({ workload, options })
+  // Encoded once: each page opened during the load is then a write of bytes, not a megabyte encoded again.
+  const page = Buffer.from(renderLivePage({ workload, options }))
   const server = await new LiveServer({ host, port, view, steeringOf, page: () => page }).start()
   log(`  live:     ${server.url} (${about})`)
   if (server.token) log(`  ui token: ${server.token} (to steer ${steered} on ${host}: the page asks)`)

@@ -148,3 +148,110 @@ test('placeholders, values and command tags', () => {
   assert.deepEqual([{ a: 1 }, 5, 'x', null, undefined, true].map(textValue), ['{"a":1}', '5', 'x', null, null, 'true'])
   assert.deepEqual(['INSERT 0 1', 'INSERT 0 -3', 'SELECT 12', 'CREATE', ''].map(commandCount), [1, -3, 12, null, null])
 })
+
+test('reads land in one buffer of the connection\'s own: what a read leaves held survives the next read', () => {
+  const message = (type, text) => {
+    const body = Buffer.from(text)
+    const head = Buffer.alloc(5)
+    head.write(type, 0, 'latin1')
+    head.writeInt32BE(body.length + 4, 1)
+    return Buffer.concat([head, body])
+  }
+  const answer = Buffer.concat([message('1', ''), ...new Array(4).fill(Buffer.concat([message('2', ''),
+    message('C', 'INSERT 0 1\0')])), message('2', ''), message('C', 'INSERT 0 -3\0'), message('Z', 'I')])
+  const shared = Buffer.alloc(64)
+  for (let size = 1; size <= 30; size++) {
+    const connection = new PgConnection({ host: 'h', port: 1, user: 'crate' })
+    connection.parser = new (require('pg-protocol/dist/parser').Parser)()
+    const settled = []
+    connection.cycle = { batch: true, ok: 0, counts: null, commands: [], error: null, resolve: (c) => settled.push(c) }
+    for (let at = 0; at < answer.length; at += size) {
+      const bytes = answer.copy(shared, 0, at, Math.min(answer.length, at + size))
+      connection.read(shared.subarray(0, bytes))
+      shared.fill(0xff)
+    }
+    assert.deepEqual([settled.length, settled[0].ok, settled[0].counts], [1, 4, [1, 1, 1, 1, -3]], `reads of ${size}`)
+  }
+})
+
+test('a batch still answering 20 ms after it was written is read in gulps: the socket paused until the next one', () => {
+  const { gulps, GATHER_AFTER_MS } = require('../../lib/cluster/pg-connection')
+  let now = 0
+  const calls = []
+  const socket = { pause: () => calls.push('pause'), resume: () => calls.push('resume'), destroy () {} }
+  const connection = new PgConnection({ host: 'h', port: 1, user: 'crate', now: () => now })
+  connection.socket = socket
+  connection.cycle = { batch: true, writtenAt: 0 }
+  now = GATHER_AFTER_MS - 1
+  connection.gatherIfStreaming()
+  assert.deepEqual(calls, [], 'a young answer is read as it comes')
+  now = GATHER_AFTER_MS
+  connection.gatherIfStreaming()
+  connection.gatherIfStreaming()
+  assert.deepEqual(calls, ['pause'], 'paused once until its gulp')
+  assert.ok(gulps.waiting.has(connection))
+  clearTimeout(gulps.timer)
+  gulps.readAll()
+  assert.deepEqual(calls, ['pause', 'resume'])
+  // A query's answer, a TLS socket (which cannot stop reading from JavaScript) and no cycle: never paused.
+  connection.cycle = { batch: false, writtenAt: 0 }
+  connection.gatherIfStreaming()
+  const secure = new PgConnection({ host: 'h', port: 1, user: 'crate', ssl: true, now: () => now })
+  secure.socket = socket
+  secure.cycle = { batch: true, writtenAt: 0 }
+  secure.gatherIfStreaming()
+  connection.cycle = null
+  connection.gatherIfStreaming()
+  assert.deepEqual(calls, ['pause', 'resume'])
+  // A connection dropped while it waits is not read again.
+  connection.cycle = { batch: true, writtenAt: 0 }
+  connection.gatherIfStreaming()
+  connection.drop()
+  assert.equal(gulps.waiting.has(connection), false)
+  clearTimeout(gulps.timer)
+  gulps.timer = null
+})
+
+test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every row counted, read in gulps',
+  async (t) => {
+    const { double, client } = await setUp(t, { rejectRow: (n) => n % 1000 === 999 }, { rowByRow: true })
+    double.execute('CREATE TABLE doc.kv (k TEXT PRIMARY KEY, v TEXT)', [])
+    const pg = client({ maxSockets: 1 })
+    let key = 0
+    const rowWriter = {
+      maxRowBytes: 40,
+      writeBatchRows (buffer, pos, count, frame) {
+        for (let n = 0; n < count; n++) {
+          const start = pos
+          pos = frame.openRow(buffer, pos)
+          for (const value of [`k${key++}`, 'v']) {
+            pos = buffer.writeInt32BE(value.length, pos)
+            pos += buffer.write(value, pos)
+          }
+          pos = frame.closeRow(buffer, start, pos)
+        }
+        return pos
+      }
+    }
+    const bodies = new BulkBodyPool({ stmt: 'INSERT INTO "doc"."kv" ("k", "v") VALUES (?, ?)', rowWriter,
+      encoding: 'pg-batch', columns: 2 })
+    const { PgConnection: Connection } = require('../../lib/cluster/pg-connection')
+    let pauses = 0
+    const pause = Connection.prototype.gatherIfStreaming
+    Connection.prototype.gatherIfStreaming = function () {
+      const before = this.gathering
+      pause.call(this)
+      if (!before && this.gathering) pauses++
+    }
+    t.after(() => { Connection.prototype.gatherIfStreaming = pause })
+    const started = performance.now()
+    const answer = await pg.post(bodies.take(5000).body)
+    const elapsed = performance.now() - started
+    assert.equal(answer.results.length, 5000)
+    assert.deepEqual(answer.results.map((r, i) => [i, r.rowcount]).filter(([, c]) => c !== 1).map(([i]) => i),
+      [999, 1999, 2999, 3999, 4999])
+    // The double flushes 5,000 rows over at least 67 ms (the capture's pace): the answer outlives 20 ms.
+    assert.ok(elapsed >= 60, `${elapsed} ms`)
+    assert.ok(pauses >= 1, 'read in gulps once the answer had run for 20 ms')
+    assert.ok(pauses <= elapsed + 1, `${pauses} gulps in ${Math.round(elapsed)} ms: at most one a millisecond`)
+  })

@@ -40,6 +40,10 @@ testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, t
   assert.ok(r.seconds > 0 && r.rows_per_sec === Math.round(50_000 / r.seconds * 100) / 100)
   assert.equal(r.metrics_per_sec, Math.round(r.rows_per_sec * 10 * 100) / 100)
   for (const key of ['p50', 'p90', 'p99', 'p999', 'max']) assert.equal(typeof r.latency_ms[key], 'number', key)
+  // What a request's latency covers, in the protocol's words.
+  assert.match(run.stderr, r.options.protocol === 'pg'
+    ? /client, first byte written -> ReadyForQuery read[\s\S]*over pg a batch's rows are answered one by one/
+    : /client, send -> answer/)
   assert.deepEqual(r.workers.map((w) => w.rows_ok), [25_000, 25_000])
   // Each worker's share of a core and event-loop delay over the load; the master is not a worker.
   assert.equal(r.client.workers.length, 2)

@@ -14,12 +14,16 @@
 // return 'silent' (the startup never answered) or bytes written instead of the welcome; a cycle's fault may also be
 // { raw } (those bytes instead of the answer), { fatalAfterRows } (the rows stored, the first k answered, then a
 // FATAL and the connection closed) or 'endless' (DataRows without end). Passwords that arrive outside TLS are kept in
-// front.cleartextPasswords.
+// front.cleartextPasswords. `rowByRow` answers a cycle as CrateDB flushes a batch's answer (15): each row's answer
+// written on its own, at the capture's pace (test/helpers/pg-row-answers.js).
 // Not emulated: a pipeline mixing a batch with a statement that fails to parse (12) stores nothing on CrateDB; the
 // double stores the batch's rows (the tool never sends such a pipeline).
 
 const net = require('node:net')
 const tls = require('node:tls')
+const { RowFlusher, rowPieces, usPerRow } = require('./pg-row-answers')
+
+const flusher = new RowFlusher()
 
 const SSL_REQUEST = 80877103
 const PROTOCOL_3 = 196608
@@ -31,17 +35,20 @@ const PARAMETERS = [['crate_version', '6.4.3'], ['server_version', '14.0'], ['se
 
 /** Starts the pgwire listener of `double`; resolves with { port, connections, close }. */
 function startPgFront (double, { auth = null, fault = null, tls: secure = null, sslAnswer = null,
-  startup = null } = {}) {
+  startup = null, rowByRow = false } = {}) {
   const sockets = new Set()
   // cycles: the Executes of each cycle; parses: the statements parsed, by text.
   const front = { port: null, connections: 0, cycles: [], parses: new Map(), hanging: new Set(),
     cleartextPasswords: [], sslRequests: 0 }
   const server = net.createServer((socket) => {
     sockets.add(socket)
+    // CrateDB's sockets send each flush at once (Netty's TCP_NODELAY): no Nagle delay that would merge them.
+    socket.setNoDelay(true)
     front.connections++
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => {})
-    serve(socket, double, { auth, front, fault, secure, sslAnswer, startup, connection: front.connections })
+    serve(socket, double, { auth, front, fault, secure, sslAnswer, startup, rowByRow,
+      connection: front.connections })
   })
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
     front.port = server.address().port
@@ -59,7 +66,7 @@ function startPgFront (double, { auth = null, fault = null, tls: secure = null, 
  * of answering.
  */
 function serve (socket, double, options) {
-  const { auth, front, fault, secure, sslAnswer, startup, connection, encrypted = false } = options
+  const { auth, front, fault, secure, sslAnswer, startup, connection, rowByRow, encrypted = false } = options
   let buffer = Buffer.alloc(0)
   let started = false
   let user = null
@@ -160,7 +167,11 @@ function serve (socket, double, options) {
                 'administrator command')]))
               return
             }
-            socket.write(Buffer.concat([...answers, message('Z', Buffer.from('I'))]))
+            const ready = message('Z', Buffer.from('I'))
+            if (!rowByRow) return socket.write(Buffer.concat([...answers, ready]))
+            // As CrateDB flushes a batch's answer (15): each row's on its own, at the capture's pace.
+            const rows = answers.filter((a) => a[0] === 0x43).length
+            flusher.add(socket, rowPieces(answers, ready), usPerRow(rows))
           })
           break
         }

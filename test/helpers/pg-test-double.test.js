@@ -102,3 +102,39 @@ test('a multi-row VALUES insert and an UNNEST insert answer only how many rows t
   }
   connection.socket.destroy()
 })
+
+/** Capture 04's batch (Parse, Bind/Execute of one row, Sync) with `rows` rows: its messages repeated. */
+function batchOf (rows) {
+  const bytes = Buffer.from(capture('04-batch-insert-ok').exchanges[0].client.bytes_base64, 'base64')
+  const messages = []
+  for (let at = 0; at < bytes.length; at += 1 + bytes.readInt32BE(at + 1)) {
+    messages.push(bytes.subarray(at, at + 1 + bytes.readInt32BE(at + 1)))
+  }
+  const first = (type) => messages.find((m) => m[0] === type.charCodeAt(0))
+  return Buffer.concat([first('P'), ...new Array(rows).fill(Buffer.concat([first('B'), first('E')])), first('S')])
+}
+
+test('row by row (15): each row\'s answer flushed on its own at the capture\'s pace; one write without it', async (t) => {
+  const double = await startCrateTestDouble()
+  t.after(() => double.stop())
+  double.execute('CREATE TABLE doc.pg_cpu (tags OBJECT, ts TIMESTAMP, usage_user INTEGER, usage_system INTEGER)', [])
+  const readsOf = async (front) => {
+    const connection = await rawConnection(front.port)
+    await connection.send(Buffer.from(capture('00-startup').exchanges[1].client.bytes_base64, 'base64'))
+    let reads = 0
+    connection.socket.on('data', () => { reads++ })
+    const answer = await connection.send(batchOf(1000))
+    connection.socket.destroy()
+    await front.close()
+    return { reads, answer }
+  }
+  const flushed = await readsOf(await startPgFront(double, { rowByRow: true }))
+  const whole = await readsOf(await startPgFront(double))
+  const expected = ['parseComplete', ...new Array(1000).fill(['bindComplete', 'commandComplete INSERT 0 1']).flat(),
+    'readyForQuery']
+  assert.deepEqual(essential(flushed.answer), expected)
+  assert.deepEqual(essential(whole.answer), expected)
+  // The capture: 214 reads for 1,000 rows, most of one row's 21 bytes.
+  assert.ok(flushed.reads >= 100, `${flushed.reads} reads row by row`)
+  assert.ok(whole.reads <= 3, `${whole.reads} reads in one write`)
+})

@@ -54,3 +54,38 @@ test('queries over a real CrateDB\'s PostgreSQL protocol: the shipped dashboard 
     client.close()
   }
 })
+
+// The comparison a user makes on their own cluster (issue 39's shape): the same 400,000 rows, batches of 5,000,
+// 8 in flight, one process, over each protocol in turn, twice. Printed for the reader; asserted only where a real
+// cluster must agree (exact rows), never on a speed a machine decides.
+test('HTTP and the PostgreSQL protocol side by side: rows/s and client CPU per row, alternated, printed',
+  { skip: SKIP_PG, timeout: 600_000 }, async () => {
+    const client = clusterClient()
+    const tables = []
+    const figures = { http: [], pg: [] }
+    try {
+      for (let round = 0; round < 2; round++) {
+        for (const protocol of ['http', 'pg']) {
+          const table = scratchTable(`bench_it_cmp_${protocol}`)
+          tables.push(table)
+          const run = await runTool('appClusterIngest.js', ['--protocol', protocol, '--table', table, '--processes',
+            '1', '--concurrent_requests', '8', '--batch_size', '5000', '--max_rows', '400000', '--seed', '1',
+            '--json'], { env: pgEnv(), timeoutMs: 280_000 })
+          assert.equal(run.code, 0, `${protocol}: ${run.stderr}`)
+          assert.equal(run.json.table_count_matches, true, protocol)
+          figures[protocol].push({ rows_per_sec: run.json.rows_per_sec, cpu_us_per_row: run.json.client.cpu_us_per_row,
+            p99_ms: run.json.latency_ms.p99 })
+        }
+      }
+      const median = (list, key) => list.map((f) => f[key]).sort((a, b) => a - b)[Math.floor(list.length / 2)]
+      for (const protocol of ['http', 'pg']) {
+        console.log(`# ${protocol}: ${figures[protocol].map((f) => `${f.rows_per_sec} rows/s, ` +
+          `${f.cpu_us_per_row} µs CPU/row, p99 ${f.p99_ms} ms`).join('; ')}`)
+      }
+      console.log(`# pg / HTTP client CPU per row: ${(median(figures.pg, 'cpu_us_per_row') /
+        median(figures.http, 'cpu_us_per_row')).toFixed(2)}x (target of issue 39: at most 1.3x)`)
+    } finally {
+      for (const table of tables) await client.sql(`DROP TABLE IF EXISTS ${table}`).catch(() => {})
+      client.close()
+    }
+  })

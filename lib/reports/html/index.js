@@ -30,6 +30,11 @@ function chartsOf (result) {
     ['distribution', 'Latency distribution (percentile curve)']
   ]
   if (Array.isArray(result.queries)) charts.splice(3, 0, ['query_latency', 'p99 latency per query over time (ms)'])
+  // The tool's own master, minute by minute: a long run's report shows whether the generator stayed flat.
+  const self = result.timeline && result.timeline.client
+  if (Array.isArray(self) && self.length > 0) {
+    charts.splice(charts.length - 1, 0, ['load_generator', 'The load generator\'s master per minute'])
+  }
   return charts
 }
 

@@ -280,6 +280,18 @@
     nodeChart('node_write_queue', 'write_queue', 'tasks')
     nodeChart('node_rejections', 'write_rejected', 'rejected')
 
+    if (data.charts.indexOf('load_generator') >= 0) {
+      var minutes = timeline.client.filter(function (m) { return m.t_s >= 0 })
+      var column = function (field) { return minutes.map(function (m) { return [m.t_s, m[field]] }) }
+      timeChart('load_generator', 'MB', [
+        { name: 'RSS (MB)', step: 'end', data: column('rss_mb') },
+        { name: 'heap (MB)', step: 'end', data: column('heap_mb') },
+        { name: 'outside the heap (MB)', step: 'end', data: column('external_mb') },
+        { name: 'CPU (% of a core)', step: 'end', dashed: true, axis: 1, data: column('cpu_pct') },
+        { name: 'event-loop delay p99 (ms)', step: 'end', dashed: true, axis: 1, data: column('loop_delay_p99_ms') }
+      ], { yAxis: [{ name: 'MB' }, { name: '% / ms' }] })
+    }
+
     if (data.charts.indexOf('distribution') >= 0) draw('distribution', {
       animation: false,
       title: {

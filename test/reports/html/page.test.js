@@ -212,3 +212,23 @@ test('the drift\'s windows are shaded; every chart over time zooms together and 
     ['inside', 40, 60], 'the part the user zoomed into stays')
   assert.deepEqual([...connected], ['over-time'])
 })
+
+test('the master\'s minutes get a chart of their own: memory on one axis, CPU and event-loop delay on the other', () => {
+  const result = {
+    workload: 'ingest',
+    seconds: 130,
+    timeline: { interval_s: 1, series: [{ t_s: 0, ingest: group(100) }], nodes: [], events: [],
+      client: [{ t_s: -0.2, rss_mb: 57, heap_mb: 6.7, external_mb: 2.3, cpu_pct: 3, loop_delay_p99_ms: 40 },
+        { t_s: 59.8, rss_mb: 71, heap_mb: 12, external_mb: 6.7, cpu_pct: 2.4, loop_delay_p99_ms: 24 }] }
+  }
+  const { drawn } = drawPage(result)
+  const chart = drawn.load_generator
+  assert.deepEqual(chart.series.map((s) => [s.name, s.yAxisIndex, s.data]), [
+    ['RSS (MB)', 0, [[59.8, 71]]],
+    ['heap (MB)', 0, [[59.8, 12]]],
+    ['outside the heap (MB)', 0, [[59.8, 6.7]]],
+    ['CPU (% of a core)', 1, [[59.8, 2.4]]],
+    ['event-loop delay p99 (ms)', 1, [[59.8, 24]]]
+  ], 'the minute before the load is the start-up: not drawn')
+  assert.equal(drawPage({ ...result, timeline: { ...result.timeline, client: [] } }).drawn.load_generator, undefined)
+})
