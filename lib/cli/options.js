@@ -114,7 +114,15 @@ const RUN_OPTIONS = {
     describe:
       'a load profile instead of one --rate: DURATION:RATE holds a rate, DURATION:FROM..TO ramps it, comma-separated ' +
       '(e.g. 2m:50,2m:100,2m:150 or 1m:0..500); the run lasts their sum, and the report gives each stage its figures ' +
-      'and names the first where the cluster stopped keeping up'
+      'and names the first where the cluster stopped keeping up (its rate, a ramp falling behind, queueing, ' +
+      'rejections); --threshold stages_kept_up=all fails the run (exit 5) then'
+  },
+  queueing_factor: {
+    type: 'number',
+    group: 'Load:',
+    describe: 'with --stages, a stage whose p50 or p99 is more than this many times the first kept stage\'s (and ' +
+      '20 ms more) met its rate by queueing: not kept up; 0 judges throughput alone',
+    default: 4
   },
   seed: {
     type: 'number',
@@ -262,6 +270,23 @@ function parseStartAt (text, nowMs = Date.now()) {
   return new Date(at).toISOString()
 }
 
+/** --threshold, each parsed; stages_kept_up=all needs stages to judge. */
+function thresholdsOf (args) {
+  const thresholds = (args.threshold || []).map(parseThreshold)
+  if (args.stages === undefined && thresholds.some((t) => t.metric === 'stages_kept_up')) {
+    throw new UsageError('--threshold stages_kept_up=all judges the stages of --stages: this run has none')
+  }
+  return thresholds
+}
+
+function requireFactor (value) {
+  const factor = Number(value ?? 4)
+  if (!Number.isFinite(factor) || (factor !== 0 && factor < 1) || factor > 1000) {
+    throw new UsageError(`--queueing_factor: '${value}' is not 0 (off) or a factor from 1 to 1000`)
+  }
+  return factor
+}
+
 function commonRunOptions (args, { defaultProcesses }) {
   const processes = args.processes ?? defaultProcesses
   const stages = parseStagesOption(args)
@@ -285,7 +310,8 @@ function commonRunOptions (args, { defaultProcesses }) {
         ? Math.floor(Math.random() * 0x7fffffff)
         : requirePositiveInteger(args.seed, 'seed', { allowZero: true }),
     json: Boolean(args.json),
-    thresholds: (args.threshold || []).map(parseThreshold),
+    thresholds: thresholdsOf(args),
+    queueingFactor: requireFactor(args.queueing_factor),
     report: args.report === undefined ? null : writableFile(args.report, 'report'),
     progress: args.progress ?? Boolean(process.stderr.isTTY),
     metrics: args.metrics_port === undefined ? null : { port: parsePort(args.metrics_port), host: args.metrics_host },

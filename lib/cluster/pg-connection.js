@@ -490,4 +490,5 @@ class PgConnectionError extends Error {
   }
 }
 
-module.exports = { gulps, GATHER_AFTER_MS, GATHER_MS, PgConnection, PgError, PgConnectionError, commandCount, textValue }
+module.exports = { gulps, GATHER_AFTER_MS, GATHER_MS, PgConnection, PgError, PgConnectionError, commandCount,
+  textValue }

@@ -2,11 +2,20 @@
 
 const { newHistogram, decodeHistogram, latencySummary } = require('./stats')
 const { evaluateThresholds } = require('./thresholds')
-const { round } = require('../base/format')
+const { round, grouped } = require('../base/format')
 const { stageText } = require('../data/load-profile')
 
 // A stage whose achieved rate is below this share of its target did not keep up.
 const KEPT_UP_SHARE = 0.95
+// A stage whose p50 or p99 is more than this many times the first kept stage's met its rate by queueing (and by at
+// least QUEUEING_FLOOR_MS: a few milliseconds more on a fast cluster, or one JVM pause in a short stage's p99, are
+// no queue). --queueing_factor sets it; 0 turns it off.
+const QUEUEING_FACTOR = 4
+const QUEUEING_FLOOR_MS = 20
+// A ramp is judged on windows of this share of it (at least MIN_WINDOW_S): where it first fell behind, not on its
+// mean, which the rates before that point (and the last stage's answers arriving in it) make up for.
+const RAMP_WINDOW_SHARE = 0.1
+const MIN_WINDOW_S = 3
 // Per-stage checks of the run's own thresholds: what one stage has (a latency, a count), not the whole run's drops.
 const STAGE_METRICS = new Set(['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean', 'failed', 'in_doubt'])
 
@@ -22,7 +31,7 @@ const STAGE_METRICS = new Set(['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean'
  * (kept_up.kept null) and never the knee.
  */
 function stageResults ({ stages, profile, timeline, group, unit, nodes = [], thresholds = [], scale = 1,
-  stoppedAtS = null, granularity = 0 }) {
+  stoppedAtS = null, granularity = 0, queueingFactor = QUEUEING_FACTOR }) {
   if (!stages || stages.length === 0) return null
   const series = timeline.series || []
   let startS = 0
@@ -62,9 +71,20 @@ function stageResults ({ stages, profile, timeline, group, unit, nodes = [], thr
         { latency_ms: entry.latency_ms, [`${unit}_failed`]: figures.failed, [`${unit}_in_doubt`]: figures.inDoubt },
         unit)
     entry.kept_up = keptUp(entry, granularity / (endS - startS))
+    if (entry.kept_up.kept && stage.from !== stage.to) {
+      const rateAt = (fromS, toS) => (profile ? profile.meanRate(fromS * 1000, toS * 1000) * scale
+        : ((stage.from + (stage.to - stage.from) * ((fromS + toS) / 2 - startS) / (endS - startS)) * scale))
+      entry.fell_behind = fellBehind(inside, group, rateAt, granularity)
+      if (entry.fell_behind) {
+        entry.kept_up = { kept: false, reason: `fell behind at ${grouped(entry.fell_behind.target_per_sec, 0)}/s, ` +
+          `${round(entry.fell_behind.at_s - startS, 1)} s into the ramp (achieved ` +
+          `${grouped(entry.fell_behind.achieved_per_sec, 0)}/s there)` }
+      }
+    }
     startS = plannedEndS
     return entry
   })
+  judgeQueueing(results, queueingFactor)
   const knee = results.find((s) => s.kept_up.kept === false)
   return {
     stages: results,
@@ -130,14 +150,70 @@ function keptUp (entry, slackPerSec = 0) {
   }
   if (entry.target_per_sec > 0 && entry.achieved_per_sec < entry.target_per_sec * KEPT_UP_SHARE &&
     entry.target_per_sec - entry.achieved_per_sec > slackPerSec) {
-    return { kept: false, reason: `achieved ${entry.achieved_per_sec}/s, below 95% of the target ` +
-      `${entry.target_per_sec}/s` }
+    return { kept: false, reason: `achieved ${grouped(entry.achieved_per_sec, 2)}/s, below 95% of the target ` +
+      `${grouped(entry.target_per_sec, 2)}/s` }
   }
   const missed = entry.thresholds.find((t) => !t.passed)
   if (missed) return { kept: false, reason: `--threshold ${missed.threshold} missed (${missed.actual ?? 'no value'})` }
   const rejected = entry.nodes.reduce((sum, n) => sum + n.write_rejected + n.search_rejected, 0)
   if (rejected > 0) return { kept: false, reason: `${rejected} thread-pool rejections on the nodes` }
   return { kept: true, reason: null }
+}
+
+/**
+ * A ramp's first window (RAMP_WINDOW_SHARE of it, at least MIN_WINDOW_S, sliding by an interval) whose achieved rate
+ * is below 95% of what the profile asked in it (beyond a request per process): where it fell behind, or null.
+ */
+function fellBehind (inside, group, rateAt, granularity) {
+  const points = inside.filter((e) => e.partial_s === undefined).map((e) => ({ t_s: e.t_s,
+    seconds: e.interval_s ?? 1, ok: e[group] ? e[group].ok : 0 }))
+  if (points.length === 0) return null
+  const spanS = points.reduce((sum, p) => sum + p.seconds, 0)
+  const widthS = Math.max(MIN_WINDOW_S, spanS * RAMP_WINDOW_SHARE)
+  for (let first = 0; first < points.length; first++) {
+    let seconds = 0
+    let ok = 0
+    let last = first
+    while (last < points.length && seconds < widthS - 1e-9) {
+      seconds += points[last].seconds
+      ok += points[last].ok
+      last++
+    }
+    if (seconds < widthS - 1e-9) break
+    const fromS = points[first].t_s
+    const toS = fromS + seconds
+    const target = rateAt(fromS, toS)
+    const achieved = ok / seconds
+    if (target > 0 && achieved < target * KEPT_UP_SHARE && (target - achieved) * seconds > granularity) {
+      return { at_s: round(toS, 3), window_s: round(seconds, 3), target_per_sec: round(target),
+        achieved_per_sec: round(achieved) }
+    }
+  }
+  return null
+}
+
+/**
+ * A stage that kept its rate with a p50 or p99 more than `factor` times the first kept stage's did it by queueing:
+ * not kept up. Each stage gets `latency_vs_first` (its p50 and p99 over the reference's).
+ */
+function judgeQueueing (results, factor) {
+  const reference = results.find((r) => r.kept_up.kept === true && typeof r.latency_ms.p50 === 'number')
+  if (!reference) return
+  for (const r of results) {
+    if (r === reference || r.status === 'not run' || typeof r.latency_ms.p50 !== 'number') continue
+    const times = (key) => (reference.latency_ms[key] > 0 ? round(r.latency_ms[key] / reference.latency_ms[key], 1)
+      : null)
+    r.latency_vs_first = { stage: reference.stage, p50_x: times('p50'), p99_x: times('p99') }
+    if (!factor || r.kept_up.kept !== true) continue
+    const queued = ['p50', 'p99'].find((key) => r.latency_vs_first[`${key}_x`] > factor &&
+      r.latency_ms[key] - reference.latency_ms[key] >= QUEUEING_FLOOR_MS)
+    if (queued) {
+      const ms = (v) => round(v, v >= 100 ? 0 : 1)
+      r.kept_up = { kept: false, queueing: true, reason: `queueing: ${queued} ${ms(r.latency_ms[queued])} ms, ` +
+        `${r.latency_vs_first[`${queued}_x`]}x stage ${reference.stage}'s ${ms(reference.latency_ms[queued])} ms ` +
+        '(the rate was met by waiting)' }
+    }
+  }
 }
 
 /**
@@ -162,4 +238,4 @@ function mergedStageResults (results, merged, unit) {
     nodes: merged.timeline.nodes, thresholds, stoppedAtS })
 }
 
-module.exports = { stageResults, mergedStageResults, KEPT_UP_SHARE }
+module.exports = { stageResults, mergedStageResults, KEPT_UP_SHARE, QUEUEING_FACTOR }

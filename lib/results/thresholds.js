@@ -2,6 +2,13 @@
 
 const { UsageError } = require('../base/errors')
 
+/** The stages judged and kept up (lib/results/stages.js writes kept_up; read here to spare a cycle of requires). */
+function stagesKeptUp (stages) {
+  if (!Array.isArray(stages)) return null
+  const judged = stages.filter((s) => s.kept_up && s.kept_up.kept !== null)
+  return { kept: judged.filter((s) => s.kept_up.kept).length, judged: judged.length }
+}
+
 // --threshold "p99<250ms", "failed=0", "rows_per_sec>=40000", per query or table with a prefix:
 // "latest CPU metrics of a host:p99<50ms". The run's report ends with a pass/fail table, and a
 // run that misses one exits with its own code.
@@ -21,8 +28,14 @@ const OPERATORS = {
 }
 const THRESHOLD = /^(\w+)\s*(<=|>=|==|<|>|=)\s*(-?[\d.]+)\s*(ms|s)?$/
 
+// "stages_kept_up=all": with --stages, every stage judged kept up (a knee misses it).
+const STAGES_KEPT_UP = /^stages_kept_up\s*=\s*all$/
+
 function parseThreshold (text) {
   const raw = String(text)
+  if (STAGES_KEPT_UP.test(raw.trim())) {
+    return { text: raw, label: null, metric: 'stages_kept_up', op: '=', limit: 'all' }
+  }
   const colon = raw.lastIndexOf(':')
   const label = colon >= 0 ? raw.slice(0, colon).trim() : null
   const m = THRESHOLD.exec(raw.slice(colon + 1).trim())
@@ -32,7 +45,7 @@ function parseThreshold (text) {
     )
   if (!m) throw fail('not <metric><operator><value>')
   const [, metric, op, number, unit] = m
-  const known = [...LATENCY, ...COUNTS, ...RATES, ...Object.keys(DRIFT)]
+  const known = [...LATENCY, ...COUNTS, ...RATES, ...Object.keys(DRIFT), 'stages_kept_up (=all)']
   if (!known.includes(metric)) throw fail(`unknown metric '${metric}'; known: ${known.join(', ')}`)
   if (unit && !LATENCY.includes(metric)) throw fail(`'${metric}' takes no unit`)
   const value = Number(number)
@@ -66,6 +79,12 @@ function actualOf ({ label, metric }, result, unit) {
 /** Each threshold with the value it met and whether it passed; a value missing is a miss. */
 function evaluateThresholds (thresholds, result, unit) {
   return thresholds.map((t) => {
+    if (t.metric === 'stages_kept_up') {
+      const stages = stagesKeptUp(result.stages)
+      return { threshold: t.text, label: null, metric: t.metric, op: t.op, limit: t.limit,
+        actual: stages ? `${stages.kept} of ${stages.judged} kept up` : null,
+        passed: stages !== null && stages.kept === stages.judged }
+    }
     const actual = actualOf(t, result, unit)
     const passed = typeof actual === 'number' && OPERATORS[t.op](actual, t.limit)
     return {

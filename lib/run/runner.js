@@ -457,7 +457,8 @@ function report (ctx, groups, load) {
       unit: main.workload.unit,
       nodes: result.timeline.nodes,
       thresholds: options.thresholds || [],
-      granularity: unitsPerRequestOf(main.workload, main.options) * options.processes
+      granularity: unitsPerRequestOf(main.workload, main.options) * options.processes,
+      queueingFactor: options.queueingFactor ?? undefined
     })
     result.stages = staged.stages
     result.first_stage_not_kept_up = staged.first_not_kept_up

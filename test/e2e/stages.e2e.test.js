@@ -64,7 +64,7 @@ test('the first stage the cluster cannot keep up with is named, with why', () =>
     assert.equal(r.stages[0].rows_failed + r.stages[1].rows_failed, 0)
     assert.ok(r.stages[2].rows_failed > 0)
     assert.deepEqual(r.first_stage_not_kept_up.stage, 3)
-    assert.match(r.first_stage_not_kept_up.reason, /below 95% of the target 6000\/s/)
+    assert.match(r.first_stage_not_kept_up.reason, /below 95% of the target 6,000\/s/)
     assert.equal(sum(r.stages, 'rows_ok'), r.rows_ok)
     assert.equal(sum(r.stages, 'rows_failed'), r.rows_failed)
     assert.match(run.stderr, /first stage where the cluster stopped keeping up: 3 \(2s:6000\): achieved/)
@@ -87,6 +87,25 @@ test('a --threshold of the run is judged within each stage too', () => {
     })
 })
 
+test('a stage that met its rate by queueing is not kept up; stages_kept_up=all then fails the run (exit 5)', () => {
+  // 100 rows/s in batches of 10: the first 20 batches answer at once, every later one after 300 ms. Ten in flight
+  // still serve the rate; stage 2 meets it by waiting.
+  let bulks = 0
+  return withCrateTestDouble({ fault: ({ bulk }) => (bulk && ++bulks > 20 ? { delayMs: 300 } : undefined) },
+    async (double) => {
+      const run = await runTool('appClusterIngest.js', ['--stages', '2s:100,2s:100', '--batch_size', '10',
+        '--processes', '1', '--concurrent_requests', '10', '--monitor_interval', '0', '--threshold',
+        'stages_kept_up=all', '--json'], { env: double.env() })
+      const r = run.json
+      assert.ok(r.stages[1].achieved_pct >= 95, 'the rate was met')
+      assert.deepEqual(r.stages.map((st) => st.kept_up.kept), [true, false])
+      assert.match(r.first_stage_not_kept_up.reason, /^queueing: p50 \d+ ms, [\d.]+x stage 1's/)
+      assert.deepEqual(r.thresholds.map((t) => [t.threshold, t.actual, t.passed]),
+        [['stages_kept_up=all', '1 of 2 kept up', false]])
+      assert.equal(run.code, 5)
+    })
+})
+
 test('bad stages: one line naming the problem, exit 2, nothing sent', () => withCrateTestDouble({}, async (double) => {
   for (const [args, message] of [
     [['--stages', '2m'], /--stages stage 1 '2m': write DURATION:RATE or DURATION:FROM\.\.TO/],
@@ -94,7 +113,9 @@ test('bad stages: one line naming the problem, exit 2, nothing sent', () => with
     [['--stages', '10s:-5'], /a rate must be a decimal number >= 0/],
     [['--stages', '10s:10', '--rate', '5'], /--stages and --rate do not go together: the stages are the rate/],
     [['--stages', '10s:10', '--duration', '5s'], /--stages and --duration do not go together/],
-    [['--stages', '10s:0'], /every stage has rate 0/]
+    [['--stages', '10s:0'], /every stage has rate 0/],
+    [['--threshold', 'stages_kept_up=all'], /stages_kept_up=all judges the stages of --stages: this run has none/],
+    [['--stages', '10s:10', '--queueing_factor', '0.5'], /--queueing_factor: '0\.5' is not 0 \(off\) or a factor/]
   ]) {
     const run = await runTool('appClusterIngest.js', args, { env: double.env() })
     assert.equal(run.code, 2, args.join(' '))

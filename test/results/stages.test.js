@@ -108,3 +108,53 @@ test('a stage of a few batches: a shortfall of one request per process is no kne
   assert.equal(granularityWarnings(few, { unitsPerRequest: 1, processes: 1, unit: 'queries' }).length, 0)
   assert.equal(granularityWarnings(parseStages('5s:2'), { unitsPerRequest: 1, processes: 1, unit: 'queries' }).length, 1)
 })
+
+test('a stage that kept its rate by queueing is not kept up: p50 or p99 over 4x the first kept stage\'s', () => {
+  const three = parseStages('2s:100,2s:200,2s:400')
+  // 29 ms, then 40 ms, then 483 ms: the rate of stage 3 met only by waiting.
+  const series = [interval(0, 100, 29), interval(1, 100, 29), interval(2, 200, 40), interval(3, 200, 40),
+    interval(4, 400, 483), interval(5, 400, 483)]
+  const r = stageResults({ stages: three, profile: LoadProfile.ofStages(three), timeline: { series },
+    group: 'ingest', unit: 'rows' })
+  assert.deepEqual(r.stages.map((s) => s.kept_up.kept), [true, true, false])
+  assert.match(r.stages[2].kept_up.reason, /^queueing: p50 483 ms, 16\.7x stage 1's 29 ms/)
+  assert.deepEqual(r.stages[2].latency_vs_first, { stage: 1, p50_x: 16.7, p99_x: 16.7 })
+  assert.equal(r.first_not_kept_up.stage, 3)
+  // Judging throughput alone, as a user may ask: kept.
+  const alone = stageResults({ stages: three, profile: LoadProfile.ofStages(three), timeline: { series },
+    group: 'ingest', unit: 'rows', queueingFactor: 0 })
+  assert.equal(alone.stages[2].kept_up.kept, true)
+  // A fast cluster's 2 ms that became 11 ms is no queue (under 20 ms more).
+  const fast = stageResults({ stages: three, profile: LoadProfile.ofStages(three), timeline: { series: [
+    interval(0, 100, 2), interval(1, 100, 2), interval(2, 200, 2), interval(3, 200, 2), interval(4, 400, 11),
+    interval(5, 400, 11)] }, group: 'ingest', unit: 'rows' })
+  assert.equal(fast.stages[2].kept_up.kept, true)
+})
+
+test('a ramp is judged where it fell behind, not on its mean (which a backlog answered in it can make up)', () => {
+  const ramp = parseStages('10s:1000..5000')
+  // The cluster does 3,000 rows/s; the first second also answers 5,000 rows left from before the ramp.
+  const series = [...Array(10).keys()].map((t) => interval(t, Math.min(3000, 1200 + 400 * t) + (t === 0 ? 5000 : 0), 5))
+  const r = stageResults({ stages: ramp, profile: LoadProfile.ofStages(ramp), timeline: { series }, group: 'ingest',
+    unit: 'rows', granularity: 100 })
+  const [stage] = r.stages
+  assert.equal(stage.achieved_pct, 100, 'its mean was met')
+  assert.equal(stage.kept_up.kept, false)
+  assert.deepEqual(stage.fell_behind, { at_s: 7, window_s: 3, target_per_sec: 3200, achieved_per_sec: 2933.33 })
+  assert.equal(stage.kept_up.reason, 'fell behind at 3,200/s, 7 s into the ramp (achieved 2,933/s there)')
+  // A ramp the cluster follows all the way is kept.
+  const followed = stageResults({ stages: ramp, profile: LoadProfile.ofStages(ramp), timeline: { series: [
+    ...Array(10).keys()].map((t) => interval(t, 1200 + 400 * t, 5)) }, group: 'ingest', unit: 'rows' })
+  assert.equal(followed.stages[0].kept_up.kept, true)
+})
+
+test('--threshold stages_kept_up=all: passes when every judged stage kept up, fails on a knee', () => {
+  const { evaluateThresholds } = require('../../lib/results/thresholds')
+  const threshold = parseThreshold('stages_kept_up=all')
+  const stagesOf = (...kept) => kept.map((k) => ({ kept_up: { kept: k } }))
+  const [pass] = evaluateThresholds([threshold], { stages: stagesOf(true, true, null) }, 'rows')
+  assert.deepEqual([pass.actual, pass.passed], ['2 of 2 kept up', true])
+  const [fail] = evaluateThresholds([threshold], { stages: stagesOf(true, false) }, 'rows')
+  assert.deepEqual([fail.actual, fail.passed], ['1 of 2 kept up', false])
+  assert.equal(evaluateThresholds([threshold], {}, 'rows')[0].passed, false)
+})
