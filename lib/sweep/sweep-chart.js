@@ -42,7 +42,8 @@ function renderSweepChart ({ parameter, unit, title, subtitle, points, analysis,
         repeated ? `${unit}/s (median run)` : `${unit}/s`,
         ...(repeated ? ['each run'] : []),
         'p99 latency (ms)',
-        'failures',
+        // Only the marks drawn: no failures, no such entry.
+        ...(failedPoints.length > 0 ? ['failures'] : []),
         ...(rejections ? ['cluster write rejections'] : [])
       ]
     },

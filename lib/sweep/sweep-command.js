@@ -55,6 +55,8 @@ Options:
                          table shows the range (default: 1; use 3 on a noisy setup)
   --max_p99_ms MS        a value with a p99 latency over MS is never the sweet spot; a ramp stops there
                          (default: no limit)
+  --latency_guard X      a larger value that gains under 25% while its p99 is more than X times the
+                         smaller one's does not move the sweet spot (default: 2; 0 judges throughput alone)
 ${ramp}${steps}  -h, --help             this text
 
 Writes DIR/${def.name}.csv (one row per value: value, seconds, count, throughput, % change from
@@ -77,7 +79,8 @@ function parseArgs (def, argv) {
   const dash = argv.indexOf('--')
   const own = dash >= 0 ? argv.slice(0, dash) : argv
   const fixed = dash >= 0 ? argv.slice(dash + 1) : []
-  const names = ['values', 'out', 'plateau_pct', 'threshold', 'repeat', 'step', 'max_p99_ms', ...RAMP_ONLY]
+  const names = ['values', 'out', 'plateau_pct', 'threshold', 'repeat', 'step', 'max_p99_ms', 'latency_guard',
+    ...RAMP_ONLY]
   const usageError = (message) => new UsageError(message)
   const parsed = commandParser(own, { passThrough: true })
     .options(Object.fromEntries(names.map((n) => [n, { type: 'string' }])))
@@ -135,6 +138,7 @@ function parseArgs (def, argv) {
     maxFailurePct: parsed.max_failure_pct === undefined ? 1 : number('max_failure_pct', parsed.max_failure_pct),
     maxShortfallPct: parsed.max_shortfall_pct === undefined ? 1 : number('max_shortfall_pct', parsed.max_shortfall_pct),
     maxP99Ms: parsed.max_p99_ms === undefined ? null : number('max_p99_ms', parsed.max_p99_ms),
+    latencyGuard: parsed.latency_guard === undefined ? undefined : number('latency_guard', parsed.latency_guard),
     values: (parsed.values === undefined ? values : parsed.values).split(/\s+/).filter(Boolean),
     out:
       parsed.out ??
@@ -179,6 +183,7 @@ function writeReport (def, config, jsonl, note, stderr) {
       threshold: config.threshold,
       subtitle,
       max_p99_ms: config.maxP99Ms ?? undefined,
+      latency_guard: config.latencyGuard,
       saturation: Boolean(def.reportsSaturation)
     }, { stderr })
     fs.writeFileSync(path.join(config.out, `${def.name}.summary.json`), `${JSON.stringify(summary)}\n`)

@@ -9,7 +9,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT, UsageError, errorText } = require('../base/errors')
-const { fmt } = require('../base/format')
+const { fmt, round } = require('../base/format')
 const {
   pointOf,
   combineRepeats,
@@ -19,7 +19,8 @@ const {
   saturationReason,
   toCsv,
   parseValue,
-  unitOf
+  unitOf,
+  LATENCY_GUARD
 } = require('./sweep')
 const { table: plainTable } = require('../reports/text')
 const { makeDirectories } = require('../base/files')
@@ -120,6 +121,10 @@ function summaryOf (args, points, analysis) {
     sweet_spot_limit: analysis.limit,
     ruled_out: analysis.ruledOut || [],
     gain_beyond_sweet_spot_pct: analysis.gainBeyondPct,
+    latency_guard: args.latency_guard ?? LATENCY_GUARD,
+    latency_jump: analysis.latencyJump ? { value: analysis.latencyJump.value, gain_pct: analysis.latencyJump.gainPct,
+      p99_ms_from: analysis.latencyJump.fromP99Ms, p99_ms_to: analysis.latencyJump.toP99Ms,
+      p99_times: analysis.latencyJump.times } : null,
     with_failures: points.filter((p) => p.failed > 0 || p.missing).map((p) => p.value),
     with_in_doubt: points.filter((p) => p.inDoubt > p.abandoned).map((p) => p.value),
     with_abandoned: points.filter((p) => p.abandoned > 0 && !(p.inDoubt > p.abandoned)).map((p) => p.value),
@@ -178,6 +183,23 @@ function ruledOutBeyond (summary) {
     .map((r) => `${r.value} (${r.reason})`).join(', ')
 }
 
+const msText = (ms) => (ms >= 1000 ? `${fmt(Math.round(ms / 100) / 10)} s` : `${fmt(Math.round(ms))} ms`)
+
+/** The last step of a curve still climbing: larger values to try, unless its p99 jumped more than it gained. */
+function lastStepText (summary) {
+  const measured = summary.points.filter((p) => p[`${summary.unit}_per_sec`] > 0 && p.p99_ms > 0)
+  const [before, last] = measured.slice(-2)
+  if (!before || !last) return 'so try larger values'
+  const gain = round(((last[`${summary.unit}_per_sec`] - before[`${summary.unit}_per_sec`]) /
+    before[`${summary.unit}_per_sec`]) * 100, 1)
+  const times = round(last.p99_ms / before.p99_ms, 1)
+  if (summary.latency_guard > 0 && times > summary.latency_guard) {
+    return `but ${before.value} -> ${last.value} gained ${gain}% for a p99 ${times}x (${msText(before.p99_ms)} -> ` +
+      `${msText(last.p99_ms)}): larger values cost latency faster than they add throughput`
+  }
+  return 'so try larger values'
+}
+
 const beyond = (gainPct) =>
   gainPct > 0 ? `larger values gain at most ${gainPct}%` : `larger values are no faster (best ${gainPct}%)`
 
@@ -188,29 +210,32 @@ function verdictLines (summary, parameter) {
     lines.push(`no sweet spot: no value ran complete and without failures (${whyNoValue(summary.points, unit)})`)
   } else {
     lines.push(bestLine(summary, parameter))
-    const spot = `sweet spot: ${parameter}=${summary.sweet_spot.value} ` +
+    const spot = summary.sweet_spot && `sweet spot: ${parameter}=${summary.sweet_spot.value} ` +
       `(${fmt(summary.sweet_spot.throughput)} ${unit}/s)`
-    const larger = ruledOutBeyond(summary)
-    if (summary.sweet_spot_limit === 'plateau') {
+    const larger = () => ruledOutBeyond(summary)
+    const jump = summary.latency_jump
+    if (summary.sweet_spot_limit === 'latency') {
+      lines.push(`${spot}; ${parameter}=${jump.value} is ${jump.gain_pct}% faster, but its p99 is ${jump.p99_times}x ` +
+        `(${msText(jump.p99_ms_from)} -> ${msText(jump.p99_ms_to)}): not worth it (--latency_guard ` +
+        `${summary.latency_guard}; 0 lifts it)`)
+    } else if (summary.sweet_spot_limit === 'plateau') {
       lines.push(`${spot}; ${beyond(summary.gain_beyond_sweet_spot_pct)} (threshold ${summary.threshold_pct}%)`)
     } else if (summary.sweet_spot_limit === 'saturation') {
       lines.push(`${spot}: the last value before the ramp saturated at ${summary.saturation.value} ` +
         `(${summary.saturation.reason})`)
     } else if (summary.sweet_spot_limit === 'max_p99') {
-      lines.push(`${spot}; every larger value is over --max_p99_ms ${summary.max_p99_ms}: ${larger}`)
+      lines.push(`${spot}; every larger value is over --max_p99_ms ${summary.max_p99_ms}: ${larger()}`)
     } else if (summary.sweet_spot_limit === 'failures') {
-      lines.push(`${spot}; every larger value had failures, the cluster saturates beyond it: ${larger}`)
+      lines.push(`${spot}; every larger value had failures, the cluster saturates beyond it: ${larger()}`)
     } else if (summary.sweet_spot_limit === 'in_doubt' || summary.sweet_spot_limit === 'abandoned') {
       const hint = summary.sweet_spot_limit === 'abandoned'
         ? ' (requests the client abandoned at --graceful_stop are in doubt, not failed by the cluster: give a longer ' +
           '--graceful_stop or --duration to judge them)'
         : ` (${unit} in doubt, not failed: see their runs to judge them)`
-      lines.push(`${spot}; the larger values are ruled out: ${larger}${hint}`)
+      lines.push(`${spot}; the larger values are ruled out: ${larger()}${hint}`)
     } else if (summary.points.length > 1) {
-      lines.push(
-        `sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the largest values ` +
-        `tried, so try larger values`
-      )
+      lines.push(`sweet spot: not reached; throughput still grows by ${summary.threshold_pct}% or more at the ` +
+        `largest values tried, ${lastStepText(summary)}`)
     } else lines.push('one value tried: nothing to compare it with')
   }
   if (summary.with_failures.length > 0) {
@@ -309,7 +334,8 @@ function writeSweepReport (args, { stderr }) {
   const analysis = analyse(points, {
     thresholdPct: args.threshold,
     maxP99Ms: args.max_p99_ms ?? null,
-    saturatedAt: saturation ? saturation.value : null
+    saturatedAt: saturation ? saturation.value : null,
+    latencyGuard: args.latency_guard ?? LATENCY_GUARD
   })
   const summary = summaryOf(args, points, analysis)
   if (saturation) summary.saturation = saturation
@@ -402,6 +428,8 @@ function parse (argv) {
           out: { type: 'string', demandOption: true, describe: 'path prefix of the CSV and the chart' },
           threshold: { type: 'number', default: 5, describe: 'percent gain under which the curve counts as flat' },
           max_p99_ms: { type: 'number', describe: 'values with a p99 latency over this (ms) are never the sweet spot' },
+          latency_guard: { type: 'number', default: LATENCY_GUARD, describe: 'a larger value gaining under 25% ' +
+            'with a p99 over this many times the smaller one\'s does not move the sweet spot (0: off)' },
           saturation: {
             type: 'boolean',
             default: false,

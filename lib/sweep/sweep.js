@@ -125,14 +125,23 @@ function whyNotBeyond (points) {
   return 'abandoned'
 }
 
+// A larger value that gains less than WORTH_A_LATENCY_JUMP_PCT while its p99 is more than LATENCY_GUARD times the
+// smaller one's does not move the sweet spot (--latency_guard; 0 lifts it): +10% rows/s for a p99 of 9 s instead of 3
+// is no better place to run.
+const LATENCY_GUARD = 2
+const WORTH_A_LATENCY_JUMP_PCT = 25
+
 /**
  * best: the candidate with the highest throughput.
  * sweetSpot: the smallest candidate value beyond which no candidate is more than thresholdPct
- * faster (limit 'plateau'). When no such value exists, the sweet spot is the best value and the
- * limit says why: 'failures' when the values beyond the last candidate all had failures (the
- * cluster saturates there), 'range' when the curve still climbs at the largest value tried.
+ * faster (limit 'plateau'), leaving out the larger values whose gain would cost a p99 jump (limit
+ * 'latency', latencyJump naming the fastest of them). When no such value exists, the sweet spot is
+ * the best value and the limit says why: 'failures' when the values beyond the last candidate all
+ * had failures (the cluster saturates there); 'range' when the curve still climbs at the largest
+ * value tried, and then there is no sweet spot (null).
  */
-function analyse (points, { thresholdPct = 5, maxP99Ms = null, saturatedAt = null } = {}) {
+function analyse (points, { thresholdPct = 5, maxP99Ms = null, saturatedAt = null, latencyGuard = LATENCY_GUARD }
+  = {}) {
   const saturatedIndex = saturatedAt === null ? -1 : points.findIndex((p) => p.value === saturatedAt)
   const reasons = points.map((p, i) => exclusionOf(p, i, { maxP99Ms, saturatedIndex }))
   const ruledOut = points.map((p, i) => ({ value: p.value, reason: reasons[i] })).filter((r) => r.reason !== null)
@@ -144,28 +153,39 @@ function analyse (points, { thresholdPct = 5, maxP99Ms = null, saturatedAt = nul
   for (let i = 0; i < candidates.length; i++) {
     const later = candidates.slice(i + 1)
     if (later.length === 0) break
-    const fastestLater = Math.max(...later.map((p) => p.throughput))
-    const gainPct = ((fastestLater - candidates[i].throughput) / candidates[i].throughput) * 100
+    const gainOf = (p) => ((p.throughput - candidates[i].throughput) / candidates[i].throughput) * 100
+    // A larger value whose small gain costs a p99 many times this one's is not worth it: the guard weighs latency.
+    const costly = (p) => latencyGuard > 0 && candidates[i].p99Ms > 0 && p.p99Ms > latencyGuard * candidates[i].p99Ms &&
+      gainOf(p) < WORTH_A_LATENCY_JUMP_PCT
+    const worth = later.filter((p) => !costly(p))
+    const gainPct = worth.length ? Math.max(...worth.map(gainOf)) : -Infinity
     if (gainPct < thresholdPct) {
+      const faster = later.filter((p) => costly(p) && gainOf(p) >= thresholdPct)
+      const jump = faster.length ? faster.reduce((a, b) => (b.throughput > a.throughput ? b : a)) : null
       return {
         best,
         sweetSpot: candidates[i],
         plateauReached: true,
-        limit: 'plateau',
-        gainBeyondPct: round(gainPct, 1),
+        limit: jump ? 'latency' : 'plateau',
+        gainBeyondPct: worth.length ? round(gainPct, 1) : null,
+        latencyJump: jump && { value: jump.value, gainPct: round(gainOf(jump), 1), fromP99Ms: candidates[i].p99Ms,
+          toP99Ms: jump.p99Ms, times: round(jump.p99Ms / candidates[i].p99Ms, 1) },
         ruledOut
       }
     }
   }
   const beyond = points.slice(points.indexOf(candidates[candidates.length - 1]) + 1)
+  const limit = beyond.length === 0 ? 'range' : saturatedIndex >= 0 && beyond.includes(points[saturatedIndex])
+    ? 'saturation'
+    : maxP99Ms !== null && beyond.every((p) => p.p99Ms > maxP99Ms) ? 'max_p99' : whyNotBeyond(beyond)
   return {
     best,
-    sweetSpot: best,
+    // Still climbing at the largest value tried: no sweet spot, in the text, the summary and the chart alike.
+    sweetSpot: limit === 'range' ? null : best,
     plateauReached: false,
-    limit: beyond.length === 0 ? 'range' : saturatedIndex >= 0 && beyond.includes(points[saturatedIndex])
-      ? 'saturation'
-      : maxP99Ms !== null && beyond.every((p) => p.p99Ms > maxP99Ms) ? 'max_p99' : whyNotBeyond(beyond),
+    limit,
     gainBeyondPct: null,
+    latencyJump: null,
     ruledOut
   }
 }
@@ -331,5 +351,6 @@ module.exports = {
   csvField,
   parseValue,
   isCandidate,
-  unitOf
+  unitOf,
+  LATENCY_GUARD
 }

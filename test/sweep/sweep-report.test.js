@@ -221,3 +221,25 @@ test('report --out where no directory can be made: one line, exit 2, at once', a
   assert.equal(run.code, 2)
   assert.equal(run.stderr, "sweep-report: error: --out '/proc/no-such-dir/batch': cannot create the directory /proc/no-such-dir\n")
 })
+
+test('one verdict everywhere: a curve still climbing has no sweet spot in the text, the summary or the chart', (t) => {
+  const dir = tempDir(t)
+  const withP99 = (ok, perSec, p99) => ({ ...result(ok, perSec), latency_ms: { p99 } })
+  // Still climbing at 20,000, but 9.9% more rows/s cost a p99 of 9.3 s instead of 2.9 s.
+  const file = recordAll(dir, [[5000, 0, withP99(1000, 1000, 1000)], [10000, 0, withP99(1000, 1400, 1500)],
+    [20000, 0, withP99(1000, 1538.6, 4800)]])
+  const out = path.join(dir, 'batch')
+  const lifted = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', out, '--json',
+    '--latency_guard', '0'])
+  const summary = JSON.parse(lifted.stdout)
+  assert.deepEqual([summary.sweet_spot, summary.plateau_reached, summary.best.value], [null, false, 20000])
+  const svg = fs.readFileSync(`${out}.svg`, 'utf8')
+  assert.doesNotMatch(svg, /#2ca02c/i, 'no marker (the green pin and line) for a sweet spot not reached')
+  assert.match(svg, /sweet spot: not reached/, 'the subtitle says the same as the terminal')
+  assert.doesNotMatch(svg, />failures</, 'the legend shows only the marks drawn')
+  assert.match(lifted.stderr, /sweet spot: not reached; throughput still grows by 5% or more at the largest values tried, so try larger values/)
+  // With the default guard the last step's p99 jump is named, and the sweet spot is the value before it.
+  const guarded = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', out, '--json'])
+  assert.equal(JSON.parse(guarded.stdout).sweet_spot.value, 10000)
+  assert.match(guarded.stderr, /sweet spot: batch_size=10000 \(1,400 rows\/s\); batch_size=20000 is 9\.9% faster, but its p99 is 3\.2x \(1\.5 s -> 4\.8 s\): not worth it \(--latency_guard 2; 0 lifts it\)/)
+})

@@ -89,10 +89,24 @@ test('slow steady growth is not a plateau: steps of +4% add up beyond the thresh
   assert.equal(a.gainBeyondPct, 4)
 })
 
-test('when the curve still climbs at the last value, no plateau is claimed', () => {
+test('when the curve still climbs at the last value, no plateau is claimed and there is no sweet spot', () => {
   const a = analyse(sweepOf([[1, 100], [2, 200], [4, 400]]), { thresholdPct: 5 })
   assert.equal(a.plateauReached, false)
-  assert.equal(a.sweetSpot.value, 4)
+  assert.equal(a.limit, 'range')
+  assert.equal(a.sweetSpot, null, 'one verdict: not reached, so nothing to mark')
+  assert.equal(a.best.value, 4)
+})
+
+test('a larger value whose small gain costs a p99 jump does not move the sweet spot; the guard can be lifted', () => {
+  // The issue's sweep: 10,000 -> 20,000 rows a batch gains 9.9% for a p99 of 9.3 s instead of 2.9 s.
+  const points = sweepOf([[5000, 100, { p99: 1000 }], [10000, 140, { p99: 2900 }], [20000, 153.86, { p99: 9300 }]])
+  const guarded = analyse(points, { thresholdPct: 5 })
+  assert.equal(guarded.sweetSpot.value, 10000, '5,000 -> 10,000 gains 40%: worth its p99 of 2.9x')
+  assert.equal(guarded.limit, 'latency')
+  assert.deepEqual(guarded.latencyJump, { value: 20000, gainPct: 9.9, fromP99Ms: 2900, toP99Ms: 9300, times: 3.2 })
+  assert.equal(guarded.best.value, 20000, 'the best throughput is still the best throughput')
+  const lifted = analyse(points, { thresholdPct: 5, latencyGuard: 0 })
+  assert.deepEqual([lifted.limit, lifted.sweetSpot], ['range', null])
 })
 
 test('when every value past the best one fails, the best is the sweet spot and the limit says why', () => {
