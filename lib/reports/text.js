@@ -6,6 +6,31 @@ const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS } = require('../results/resul
 const { loadWorkload } = require('../workloads')
 const { driftLines } = require('../results/drift')
 
+// Room above the flight a rate needed: latencies vary.
+const FLIGHT_HEADROOM = 1.1
+
+/**
+ * Why a --rate run fell short, from its numbers: requests due while every slot was busy mean the flight was too
+ * small for the latency (N in flight serve N / latency a second), so it names the --concurrent_requests that would
+ * have served the rate at the run's latency; requests that went out on time point at their answers.
+ */
+function rateShortfallLine (result, unit) {
+  const rate = result.rate
+  const head = `warning: achieved ${fmt(rate.achieved_pct)}% of the target rate`
+  const inFlight = result.options && result.options.concurrent_requests
+  if (rate.late_requests > 0 && inFlight > 0 && rate.achieved_per_sec > 0) {
+    const needed = Math.ceil(inFlight * (rate.target_per_sec / rate.achieved_per_sec) * FLIGHT_HEADROOM)
+    return `${head}: this client's ${fmt(inFlight)} requests in flight per process were all busy when requests ` +
+      `were due (${fmt(rate.late_requests)} late, ${fmt(rate.dropped_requests ?? 0)} never sent): at this latency ` +
+      `they serve about ${fmt(Math.round(rate.achieved_per_sec))} ${unit}/s. Raise --concurrent_requests to at least ` +
+      `${fmt(needed)} (if the cluster's latency then grows with it, the cluster is the limit)`
+  }
+  const failed = result[`${unit}_failed`] ?? 0
+  const inDoubt = result[`${unit}_in_doubt`] ?? 0
+  return `${head}: every request went out on time; the shortfall is in the answers (${fmt(failed)} ${unit} failed, ` +
+    `${fmt(inDoubt)} in doubt, ${fmt(rate.dropped_requests ?? 0)} requests never sent): the cluster could not keep up`
+}
+
 /** A cli-table3 table in the tool's plain style (no colours), for every table it prints. */
 function table (head) {
   return new Table({
@@ -49,13 +74,7 @@ function renderReport (workload, result) {
   )
   out.push(summary.toString())
   if (workload.warningLines) out.push(...workload.warningLines(result, fmt))
-  if (result.rate && result.rate.achieved_pct < 99) {
-    out.push(
-      `warning: achieved ${fmt(result.rate.achieved_pct)}% of the target rate: the server or this client could not ` +
-      `keep up (${fmt(result.rate.late_requests)} requests found no free slot at their time, ` +
-      `${fmt(result.rate.dropped_requests ?? 0)} were never sent; see the latency from scheduled start)`
-    )
-  }
+  if (result.rate && result.rate.achieved_pct < 99) out.push(rateShortfallLine(result, unit))
 
   if (result.stages) out.push(stagesTable(result, unit))
 
