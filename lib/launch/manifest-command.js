@@ -52,6 +52,9 @@ function main (argv, { stdout, env = process.env }) {
   const processes = Number(flagValue(shared, 'processes') ?? 1)
   if (flagValue(shared, 'processes') === undefined) shared.push('--processes', '1')
   const host = flagValue(shared, 'host') ?? env.CRATE_HOST ?? 'cratedb'
+  refuseLoopback(host, flagValue(shared, 'host') !== undefined ? '--host' : 'CRATE_HOST')
+  const protocol = flagValue(shared, 'protocol') ?? env.CRATE_PROTOCOL ?? 'http'
+  const pgPort = flagValue(shared, 'pg_port') ?? env.CRATE_PG_PORT ?? null
   const manifests = fleetManifests({
     workload: fleet.workload,
     generators: fleet.generators,
@@ -64,7 +67,10 @@ function main (argv, { stdout, env = process.env }) {
       host,
       port: flagValue(shared, 'port') ?? env.CRATE_PORT ?? '4200',
       ssl: flagValue(shared, 'ssl') === true || env.CRATE_SSL === 'true',
-      user: flagValue(shared, 'user') ?? env.CRATE_USER ?? 'crate'
+      user: flagValue(shared, 'user') ?? env.CRATE_USER ?? 'crate',
+      // Every connection setting the generators run with, as a local fleet would have run.
+      protocol,
+      pgPort: protocol === 'pg' ? pgPort : null
     },
     queriesFile
   })
@@ -83,7 +89,21 @@ function main (argv, { stdout, env = process.env }) {
   return EXIT.OK
 }
 
-const CONNECTION_VALUE_FLAGS = new Set(['--host', '--port', '--user'])
+const CONNECTION_VALUE_FLAGS = new Set(['--host', '--port', '--user', '--protocol', '--pg_port'])
+
+// In a pod, these name the pod itself: never the cluster a local fleet reached through them.
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?|0\.0\.0\.0)$/i
+
+/** A loopback host in a manifest would send every pod to itself: refused, naming where it came from. */
+function refuseLoopback (hosts, source) {
+  for (const entry of String(hosts).split(',').map((h) => h.trim()).filter(Boolean)) {
+    const name = entry.replace(/^[a-z]+:\/\//i, '').replace(/:\d+$/, '').replace(/\/.*$/, '')
+    if (LOOPBACK.test(name)) {
+      throw new UsageError(`${source} ${JSON.stringify(entry)} is this machine; in a pod it is the pod itself: give ` +
+        'the cluster\'s address as the pods reach it (--host cratedb.NAMESPACE.svc, or its load balancer)')
+    }
+  }
+}
 
 /** Connection flags become the ConfigMap and Secret, not arguments. */
 function isConnectionFlag (args, i) {

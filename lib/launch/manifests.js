@@ -55,6 +55,8 @@ function fleetManifests (fleet) {
       CRATE_HOST: fleet.crate.host,
       CRATE_PORT: String(fleet.crate.port),
       CRATE_SSL: String(fleet.crate.ssl),
+      CRATE_PROTOCOL: fleet.crate.protocol ?? 'http',
+      ...(fleet.crate.pgPort ? { CRATE_PG_PORT: String(fleet.crate.pgPort) } : {}),
       ...(fleet.queriesFile ? { [configKey(fleet.queriesFile.name)]: fleet.queriesFile.text } : {})
     }
   }
@@ -65,7 +67,8 @@ function fleetManifests (fleet) {
     image: fleet.image,
     args: [fleet.workload, ...fleet.shared, '--generators', String(fleet.generators), '--metrics_port',
       String(METRICS_PORT), '--metrics_host', '0.0.0.0'],
-    env: [fromConfig('CRATE_HOST'), fromConfig('CRATE_PORT'), fromConfig('CRATE_SSL'), fromSecret('CRATE_USER'),
+    env: [fromConfig('CRATE_HOST'), fromConfig('CRATE_PORT'), fromConfig('CRATE_SSL'), fromConfig('CRATE_PROTOCOL'),
+      ...(fleet.crate.pgPort ? [fromConfig('CRATE_PG_PORT')] : []), fromSecret('CRATE_USER'),
       fromSecret('CRATE_PASSWORD')],
     ports: [{ name: 'metrics', containerPort: METRICS_PORT }],
     // One core per worker process, and the master's share: the client must not be the bottleneck.

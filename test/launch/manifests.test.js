@@ -119,6 +119,31 @@ test('every manifest passes strict validation against Kubernetes 1.33, which ref
   assert.match(refused.stdout + refused.stderr, /onPodConditions\.0: 'status' is a required property/)
 })
 
+test('fleet manifest: every connection setting is carried (pg and its port); a loopback host is refused', async () => {
+  const made = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '2', 'ingest', '--run_id', 'pg'],
+    { env: { CRATE_HOST: 'crate.example', CRATE_PROTOCOL: 'pg', CRATE_PG_PORT: '5436' } })
+  assert.equal(made.code, 0, made.stderr)
+  const { Job, ConfigMap } = await validateAll(made.stdout)
+  assert.deepEqual([ConfigMap.data.CRATE_PROTOCOL, ConfigMap.data.CRATE_PG_PORT], ['pg', '5436'])
+  const env = Job.spec.template.spec.containers[0].env.map((e) => e.name)
+  assert.ok(env.includes('CRATE_PROTOCOL') && env.includes('CRATE_PG_PORT'), env.join(' '))
+  const flags = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '2', 'ingest', '--host',
+    'crate.example', '--protocol', 'pg', '--pg_port', '5499', '--run_id', 'pg'])
+  const fromFlags = (await validateAll(flags.stdout))
+  assert.deepEqual([fromFlags.ConfigMap.data.CRATE_PROTOCOL, fromFlags.ConfigMap.data.CRATE_PG_PORT], ['pg', '5499'])
+  assert.ok(!fromFlags.Job.spec.template.spec.containers[0].args.includes('--pg_port'), 'carried by the ConfigMap')
+  for (const [env, args, source] of [[{ CRATE_HOST: 'localhost' }, [], 'CRATE_HOST "localhost"'],
+    [{}, ['--host', 'http://127.0.0.1:4200'], '--host "http://127.0.0.1:4200"'],
+    [{ CRATE_HOST: 'crate.example,[::1]' }, [], 'CRATE_HOST "[::1]"']]) {
+    const run = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '2', 'ingest', ...args],
+      { env })
+    assert.equal(run.code, 2, run.stderr)
+    assert.equal(run.stderr.trimEnd().split('\n').length, 1)
+    assert.ok(run.stderr.includes(`${source} is this machine; in a pod it is the pod itself`), run.stderr)
+    assert.equal(run.stdout, '')
+  }
+})
+
 test('fleet manifest: bad input is one line and exit 2', async () => {
   for (const [args, pattern] of [
     [['fleet', 'manifest', 'ingest'], /give --generators N/],
