@@ -214,6 +214,11 @@ async function mergedReport (fleet, codes, { stdout, stderr, env, interrupted, u
   if (ui) ui.finish(require('../reports/html').renderHtmlReport(result, { terminalReport: text }))
   if (fleet.json) stdout.write(`${JSON.stringify(result)}\n`)
   if (fleet.report) writeHtml(result, fleet.report, stderr)
+  // Tables the fleet keeps in the cluster, said once at the end: they are how the report can be made again.
+  const fleetTable = flagValue(fleet.shared, 'fleet_table') ?? 'doc.crate_bench_fleet'
+  stderr.write(`crate-bench fleet: kept in the cluster: ${fleet.resultsTable} (each generator's result; crate-bench ` +
+    `report --results_table ${fleet.resultsTable} --run_id ${fleet.runId} makes this report again) and ` +
+    `${fleetTable} (the fleet's coordination); drop them when no run needs them\n`)
   const merged = exitCodeOf(result, unitOfWorkload(result.workload))
   const thresholdMissed = (result.thresholds || []).some((t) => !t.passed)
   let code = Math.max(merged, ...codes.filter((c) => c !== EXIT.THRESHOLDS))

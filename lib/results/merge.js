@@ -46,7 +46,7 @@ function mergeResults (unordered, { fleet = null } = {}) {
   )
   const merged = {
     workload,
-    options: { ...results[0].options, load_generators: results.length },
+    options: mergedOptions(results),
     started_at: started.length ? new Date(Math.min(...started)).toISOString() : null,
     seconds,
     sending_seconds: sendingSeconds,
@@ -66,7 +66,8 @@ function mergeResults (unordered, { fleet = null } = {}) {
     rate: mergedRate(results, ok, seconds),
     // Every generator watched the same cluster: the first one's view (the steward's, in a fleet) stands for all.
     cluster: (results.find((r) => r.cluster && r.cluster.nodes && r.cluster.nodes.length > 0) || {}).cluster ?? null,
-    events: [],
+    // What happened to each generator (a host lost, a rate changed on the fleet's page), named by its generator.
+    events: mergedEvents(results, started.length ? Math.min(...started) : null),
     timeline: mergeTimelines(results, started.length ? Math.min(...started) : 0, results.map((r, i) => offsetOf[i]),
       { keepHistograms: true }),
     environment: mergedEnvironment(results),
@@ -98,6 +99,29 @@ function mergeResults (unordered, { fleet = null } = {}) {
     latencyIn: latencyOfEntries(merged.timeline.series, workload) })
   if (!staged) for (const entry of merged.timeline.series) if (entry[workload]) delete entry[workload].latency_hist
   return merged
+}
+
+/**
+ * The fleet's options: the generators' shared flags, with the fleet's own rate (the sum of their shares, where each
+ * had one) and the fleet's size instead of one generator's index.
+ */
+function mergedOptions (results) {
+  const first = results[0].options
+  const options = { ...first, load_generators: results.length }
+  const generator = first.generator
+  if (generator && typeof generator === 'object') options.generator = { count: generator.count ?? results.length }
+  const rates = results.map((r) => r.options && r.options.rate)
+  if (rates.every((rate) => typeof rate === 'number')) options.rate = round(rates.reduce((a, b) => a + b, 0), 3)
+  return options
+}
+
+/** Every generator's events on the fleet's clock (from the earliest start), each with the generator it came from. */
+function mergedEvents (results, originMs) {
+  return results.flatMap((r, i) => {
+    const shiftS = r.started_at && originMs !== null ? (Date.parse(r.started_at) - originMs) / 1000 : 0
+    return (r.events || []).map((e) => ({ ...e, at_s: typeof e.at_s === 'number' ? round(e.at_s + shiftS, 3) : e.at_s,
+      generator: generatorName(r, i) }))
+  }).sort((a, b) => (a.at_s ?? 0) - (b.at_s ?? 0))
 }
 
 const generatorIndex = (r) => (r.options && r.options.generator ? r.options.generator.index : 0)

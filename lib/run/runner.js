@@ -28,7 +28,7 @@ const { unitsPerRequestOf } = require('../workloads/workload')
 const { SelfMonitor } = require('./self-monitor')
 const { evaluateThresholds } = require('../results/thresholds')
 const { workersInMasterProcess, applyWorkerFlags } = require('./worker-placement')
-const { round, grouped } = require('../base/format')
+const { round, grouped, fmt } = require('../base/format')
 
 // Once a run is abandoned (Ctrl-C twice), what the master still sends (the table's reset) may
 // not wait for a whole --timeout.
@@ -471,7 +471,8 @@ function report (ctx, groups, load) {
   if (load && load.startAt) result.timeline.client = ctx.selfMonitor.timelineRows(load.startAt)
   result.thresholds = evaluateThresholds(options.thresholds || [], result, main.workload.unit)
   const text = renderReport(main.workload, result) + (companion ? renderCompanion(side.workload, companion) : '')
-  ctx.stderr.write(text)
+  // A generator of a fleet on this machine: its figures in one line, the fleet's merged report follows them.
+  ctx.stderr.write(process.env.CRATE_BENCH_FLEET_LOCAL ? briefLine(main.workload.unit, result) : text)
   // A fleet generator's --json waits for the fleet's finish (run()), to say who finished it.
   if (!ctx.coordination.resultWaitsForFinish) writeJson(ctx, result)
   const html = options.report || ctx.ui ? require('../reports/html').renderHtmlReport(result, { terminalReport: text })
@@ -494,6 +495,15 @@ function driftOfRun (result, load, main) {
   })
   if (drift && result.table_storage) drift.table = result.table_storage
   return drift
+}
+
+function briefLine (unit, result) {
+  const g = result.options && result.options.generator
+  const l = result.latency_ms || {}
+  return `generator${g ? ` ${g.index + 1}/${g.count}` : ''}: ${fmt(result[`${unit}_ok`])} ${unit} ok, ` +
+    `${fmt(result[`${unit}_failed`])} failed, ${fmt(result[`${unit}_in_doubt`])} in doubt, ` +
+    `${fmt(result[`${unit}_per_sec`])} ${unit}/s, p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms` +
+    `${result.partial ? ', PARTIAL' : ''} (the fleet's merged report follows)\n`
 }
 
 function writeJson (ctx, result) {

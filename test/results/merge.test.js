@@ -145,3 +145,19 @@ test('a fleet\'s drift: its generators\' intervals added, the windows\' latency 
   assert.ok(Math.abs(drift.first.p99_ms - 4) < 0.01 && Math.abs(drift.last.p99_ms - 16) < 0.02, JSON.stringify(drift))
   assert.equal(merged.timeline.series[0].ingest.latency_hist, undefined, 'no stages: the histograms are not kept')
 })
+
+test('a fleet\'s merged options are the fleet\'s (its rate, its size), its events every generator\'s on one clock', () => {
+  const a = generatorResult({ index: 0, ms: [1], serverMs: [1] })
+  const b = generatorResult({ index: 1, ms: [1], serverMs: [1] })
+  a.options = { ...a.options, rate: 4000 }
+  b.options = { ...b.options, rate: 4000 }
+  // A rate changed on the fleet's page, 12,000 -> 9,000: each generator its share, 0.5 s after its own start.
+  a.events = [{ at_s: 0.5, kind: 'rate_change', what: 'main', from: 6000, to: 4500, by: 'page' }]
+  b.events = [{ at_s: 0.5, kind: 'rate_change', what: 'main', from: 6000, to: 4500, by: 'page' },
+    { at_s: 0.1, kind: 'host_down', host: 'n2', detail: 'ECONNREFUSED' }]
+  const merged = mergeResults([a, b])
+  assert.deepEqual([merged.options.rate, merged.options.generator, merged.options.load_generators],
+    [8000, { count: 2 }, 2])
+  assert.deepEqual(merged.events.map((e) => [e.kind, e.at_s, e.generator]), [
+    ['host_down', 0.11, '2/2 on vm'], ['rate_change', 0.5, '1/2 on vm'], ['rate_change', 0.51, '2/2 on vm']])
+})

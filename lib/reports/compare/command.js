@@ -7,7 +7,8 @@ const { sameFile } = require('../../base/files')
 const { commandParser } = require('../../cli/command-args')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
-const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText } = require('./wording')
+const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText } =
+  require('./wording')
 
 const USAGE = `Usage: crate-bench compare --base FILE... --new FILE...
          [--fail_on_regression PCT] [--json] [-o compare.html]
@@ -77,14 +78,16 @@ async function sidesOf (args, env) {
     const results = await readRuns(args.resultsTable, [...args.baseRunIds, ...args.newRunIds], args.connection, env)
     return [
       results.slice(0, args.baseRunIds.length).map((r) => r.result),
-      results.slice(args.baseRunIds.length).map((r) => r.result)
+      results.slice(args.baseRunIds.length).map((r) => r.result),
+      { baseNames: args.baseRunIds, newNames: args.newRunIds }
     ]
   }
   if (args.base.length === 0 || args.new.length === 0) {
     throw new UsageError('give at least one --base and one --new result file')
   }
   const { readResult } = require('../result-file')
-  return [args.base.map(readResult), args.new.map(readResult)]
+  return [args.base.map(readResult), args.new.map(readResult), { baseNames: args.base.map((f) => path.basename(f)),
+    newNames: args.new.map((f) => path.basename(f)) }]
 }
 
 function describeChange (f) {
@@ -102,12 +105,12 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     }
     const input = [...args.base, ...args.new].find((file) => args.out && sameFile(args.out, file))
     if (input) throw new UsageError(`-o ${args.out} is one of the result files compared: name another`)
-    const [base, next] = await sidesOf(args, env)
+    const [base, next, names] = await sidesOf(args, env)
     const workloads = new Set([...base, ...next].map((r) => r.workload))
     if (workloads.size > 1) {
       throw new UsageError(`the runs are of different workloads (${[...workloads].join(', ')}): nothing to compare`)
     }
-    const comparison = compareRuns(base, next)
+    const comparison = compareRuns(base, next, names)
     stderr.write(render(comparison))
     if (args.json) stdout.write(`${JSON.stringify(comparison)}\n`)
     if (args.out) {
@@ -147,7 +150,8 @@ function render (comparison) {
     ? comparison.method
     : `significance cannot be judged with fewer than 3 runs a side (${comparison.base_runs} ` +
       `base, ${comparison.new_runs} new): repeat each configuration`
-  return `${protocolsText(comparison.protocols)}\n${optionsText(comparison)}${t.toString()}\n${note}\n`
+  return `${sidesText(comparison.sides)}${protocolsText(comparison.protocols)}\n${optionsText(comparison)}` +
+    `${t.toString()}\n${note}\n`
 }
 
 /** The options that differ between the sides, one line, or that none does. */

@@ -1,7 +1,8 @@
 'use strict'
 
 const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('../html/parts')
-const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText } = require('./wording')
+const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText } =
+  require('./wording')
 
 /**
  * The comparison as one self-contained page: base and new side by side per figure, with the change
@@ -29,6 +30,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 </head><body data-charts="0" data-errors="0">
 ${ERROR_COUNTER}
 <h1>Base (${runsText(comparison.base_runs)}) against new (${runsText(comparison.new_runs)})</h1>
+<p>${escapeHtml(sidesText(comparison.sides)).replace('\n', '<br>')}</p>
 <p>${escapeHtml(protocolsText(comparison.protocols))}</p>
 <p>${escapeHtml(comparison.judged ? comparison.method : 'fewer than 3 runs a side: significance cannot be judged')}</p>
 <p>${escapeHtml((comparison.option_differences || []).length === 0

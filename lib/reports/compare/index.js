@@ -32,14 +32,18 @@ const protocolsOf = (results) => [...new Set(results.map((r) => (r.options && r.
  * side, Welch's t-test: a 95% confidence interval of the change and a verdict (better, worse, or
  * no significant difference at p < 0.05).
  */
-function compareRuns (baseResults, newResults) {
+function compareRuns (baseResults, newResults, { baseNames = [], newNames = [] } = {}) {
   const base = baseResults.map(figuresOf)
   const next = newResults.map(figuresOf)
   const names = Object.keys(base[0]).filter((name) => next.every((f) => name in f) && base.every((f) => name in f))
   const judged = baseResults.length >= MIN_RUNS && newResults.length >= MIN_RUNS
+  // What was compared: each run's file (or run id), its run id and when it started.
+  const sideOf = (results, names) => results.map((r, i) => ({ source: names[i] ?? null,
+    run_id: (r.options && r.options.run_id) ?? null, started_at: r.started_at ?? null }))
   return {
     base_runs: baseResults.length,
     new_runs: newResults.length,
+    sides: { base: sideOf(baseResults, baseNames), new: sideOf(newResults, newNames) },
     // What carried each side's load: HTTP or the PostgreSQL protocol (runs before --protocol were HTTP).
     protocols: { base: protocolsOf(baseResults), new: protocolsOf(newResults) },
     option_differences: optionDifferences(baseResults, newResults),
@@ -77,10 +81,15 @@ function optionDifferences (baseResults, newResults) {
   const next = valuesOf(newResults)
   const keys = [...new Set([...base.keys(), ...next.keys()])].sort()
   const shown = (set) => (set ? [...set].map((v) => JSON.parse(v)) : [])
-  return keys
+  const differing = keys
     .filter((key) => [...(base.get(key) || [])].sort().join('|') !== [...(next.get(key) || [])].sort().join('|'))
     .map((key) => ({ option: key, base: shown(base.get(key)), new: shown(next.get(key)) }))
+  // The PostgreSQL protocol's own options follow from --protocol: a change of protocol is the one difference.
+  if (!differing.some((d) => d.option === 'protocol')) return differing
+  return differing.filter((d) => !PROTOCOL_OWN.has(d.option) || (d.base.length > 0 && d.new.length > 0))
 }
+
+const PROTOCOL_OWN = new Set(['pg_insert', 'pg_port'])
 
 // Squares of larger values overflow the variance: such figures are not a measurement of this tool.
 const MAX_MAGNITUDE = 1e150
@@ -107,7 +116,9 @@ function compareFigure (name, baseValues, newValues, higherIsBetter, judged) {
     new_values: newValues
   }
   if (!usable) return { ...entry, verdict: 'no data' }
-  if (!judged) return { ...entry, verdict: `cannot be judged: fewer than ${MIN_RUNS} runs a side` }
+  // Which way the change goes, judged or not: -61% p50 is for the better, -20% rows/s for the worse.
+  entry.direction = n === b ? 'unchanged' : (n > b) === higherIsBetter ? 'better' : 'worse'
+  if (!judged) return { ...entry, verdict: `${entry.direction}, not judged` }
   const test = welch(baseValues, newValues)
   entry.p_value = round(test.pValue, 4)
   entry.ci_pct = b ? [pct(test.low), pct(test.high)] : null

@@ -36,4 +36,16 @@ function protocolsText (protocols) {
   return `base over ${side(protocols.base)}, new over ${side(protocols.new)}`
 }
 
-module.exports = { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, PROTOCOL_NAMES }
+/** "base: http-1.json (run r1, 2026-11-26 10:00), …\nnew: …": what each side is, one line each. */
+function sidesText (sides) {
+  if (!sides) return ''
+  const run = (r) => `${r.source ?? r.run_id ?? 'a run'}${r.source && r.run_id && r.source !== r.run_id
+    ? ` (run ${r.run_id}${r.started_at ? `, ${dateText(r.started_at)}` : ''})`
+    : r.started_at ? ` (${dateText(r.started_at)})` : ''}`
+  return `base: ${sides.base.map(run).join(', ')}\nnew: ${sides.new.map(run).join(', ')}\n`
+}
+
+const dateText = (iso) => String(iso).replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC')
+
+module.exports = { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText,
+  PROTOCOL_NAMES }
