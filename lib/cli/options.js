@@ -332,6 +332,12 @@ function requireOnce (args, specs) {
  * Parses argv for one workload. The workload contributes its own flags, examples and validation;
  * connection and run flags are the same for every workload.
  */
+function examplesText (examples, invocation) {
+  if (!examples || examples.length === 0) return ''
+  return ['Examples:', ...examples.map(([command, description]) =>
+    `  ${command.replace(/\$0/g, invocation)}\n      ${description}`)].join('\n')
+}
+
 function parseOptions (workload, argv, env = process.env, { name = null } = {}) {
   const script = name ?? path.basename(process.argv[1] || workload.script)
   const invocation = script.endsWith('.js') ? `node ${script}` : script
@@ -355,7 +361,8 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
     .help('help')
     .alias('help', 'h')
     .wrap(Math.min(120, process.stdout.columns || 100))
-    .epilogue(workload.epilogue || '')
+    // Examples one a line, each a command to copy as it stands, its purpose under it (yargs' two columns wrap them).
+    .epilogue([examplesText(workload.examples, invocation), workload.epilogue || ''].filter(Boolean).join('\n\n'))
     .fail((message, error) => {
       const unknown = /^Unknown arguments?: (.*)$/.exec(message || '')
       if (unknown) {
@@ -375,7 +382,6 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
       }
       throw new UsageError(message || (error && error.message) || 'invalid arguments')
     })
-  for (const [command, description] of workload.examples || []) parser.example(command, description)
   const args = parser.parseSync()
   if (args._.length > 0) throw new UsageError(`unexpected argument '${args._[0]}'`)
   requireOnce(args, { ...CONNECTION_OPTIONS, ...RUN_OPTIONS, ...workload.options })

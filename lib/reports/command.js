@@ -22,7 +22,12 @@ merged result, -o writes its HTML report. A run whose every generator of a fleet
 row: its --fleet_table (default doc.crate_bench_fleet) says so, and the report exits 4.
 Exit codes of the second form, as a single run's: 0 every unit acknowledged, 1 failures,
 4 partial (a generator died, the fleet not reconciled), 5 a --threshold missed, 3 no such run.
-The password comes from CRATE_PASSWORD, the rest as for the benchmarks (flags or CRATE_* in .env).`
+The password comes from CRATE_PASSWORD, the rest as for the benchmarks (flags or CRATE_* in .env).
+
+Examples:
+  node appClusterIngest.js --duration 1m --json > run.json
+  crate-bench report run.json -o run.html
+  crate-bench report --results_table doc.crate_bench_results --run_id fleet-1 -o fleet.html`
 
 function parseArgs (argv) {
   const text = { type: 'string', requiresArg: true }

@@ -140,7 +140,7 @@ function renderReport (workload, result) {
 
   const nearTimeout = timeoutWarning(result, unit)
   if (nearTimeout) out.push(nearTimeout)
-  if (result.cluster) out.push(...clusterSection(result.cluster))
+  if (result.cluster) out.push(...clusterSection(result.cluster, result[`${unit}_failed`]))
 
   if (result.events.length > 0) out.push(eventsTable(result.events))
 
@@ -320,14 +320,16 @@ function renderCompanion (workload, result) {
 }
 
 /** The per-node table of the sys.nodes samples, and the warnings a tuner must not miss. */
-function clusterSection (cluster) {
+function clusterSection (cluster, unitsFailed = null) {
   const out = []
   const na = (x) => (x === null || x === undefined ? 'n/a' : fmt(x))
   if (cluster.nodes.length > 0) {
+    // CrateDB 6.4 reports the OS's CPU as -1 (hidden): a column of n/a says nothing, so it is shown only with values.
+    const osCpu = cluster.nodes.some((n) => n.peak && typeof n.peak.os_cpu_pct === 'number')
     const nodes = table([
       'node',
       'peak process CPU %',
-      'peak OS CPU %',
+      ...(osCpu ? ['peak OS CPU %'] : []),
       'peak heap %',
       'peak load 1m',
       'peak write queue',
@@ -338,7 +340,7 @@ function clusterSection (cluster) {
       nodes.push([
         visible(n.name),
         na(n.peak.process_cpu_pct),
-        na(n.peak.os_cpu_pct),
+        ...(osCpu ? [na(n.peak.os_cpu_pct)] : []),
         na(n.peak.heap_used_pct),
         na(n.peak.load_1m),
         na(n.peak.write_queue),
@@ -353,7 +355,10 @@ function clusterSection (cluster) {
     out.push(nodes.toString())
   }
   if (cluster.write_rejected > 0) {
-    out.push(`warning: the cluster rejected ${fmt(cluster.write_rejected)} write operations: past its saturation point`)
+    // Rejected operations are not rejected rows: CrateDB retries a shard's bulk it rejected before it answers.
+    const retried = unitsFailed === 0 ? ' (CrateDB retried them: no row failed, but the write pool was full)' : ''
+    out.push(`warning: the cluster rejected ${fmt(cluster.write_rejected)} write operations: past its saturation ` +
+      `point${retried}`)
   }
   if (cluster.search_rejected > 0) {
     out.push(

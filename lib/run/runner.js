@@ -232,7 +232,8 @@ function announce (ctx) {
   const stagesShare = options.fleetStages ? ` (this generator's share of the fleet's, over ${options.generator.count})`
     : ''
   const pace = options.stages
-    ? `--stages ${options.stages.map((st) => stageText(st, n)).join(',')} ${workload.unit}/s over all processes` +
+    // As the flag is written: a thousands separator would read as the next stage.
+    ? `--stages ${options.stages.map((st) => stageText(st)).join(',')} ${workload.unit}/s over all processes` +
       stagesShare
     : options.rate == null
       ? 'as fast as answers come'

@@ -213,14 +213,18 @@ function extendResult (result, totals, runOptions) {
   return result
 }
 
-// The per-query table fits 120 columns; p90, p95, p99.9 and the server's figures are in --json.
+// The per-query table fits 120 columns (wider on a wider terminal); p90, p95, p99.9 and the server's figures are in
+// --json.
 const QUERY_NAME_WIDTH = 34
+// What the table's other columns take.
+const OTHER_COLUMNS_WIDTH = 86
 // A mix of thousands of queries shows its busiest; --json has every query.
 const QUERY_ROWS_SHOWN = 50
 
 function detailTable (result, table, fmt) {
   const t = table(['query', 'ratio', 'count', 'failed', 'queries/s', 'p50 ms', 'p99 ms', 'max ms', 'mean ms'])
-  const short = (name) => (name.length > QUERY_NAME_WIDTH ? `${name.slice(0, QUERY_NAME_WIDTH - 1)}…` : name)
+  const width = Math.max(QUERY_NAME_WIDTH, (process.stderr.columns || 0) - OTHER_COLUMNS_WIDTH)
+  const short = (name) => (name.length > width ? `${name.slice(0, width - 1)}…` : name)
   const row = (name, ratio, count, failed, perSec, latency) => {
     const l = latency || {}
     t.push([

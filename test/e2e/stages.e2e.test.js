@@ -51,7 +51,7 @@ test('each stage has its own figures, and they add up to the run\'s', () => with
   assert.ok(r.stages.every((s) => s.nodes.length === 1), 'the double\'s one node, sampled in every stage')
   assert.equal(r.first_stage_not_kept_up, null)
   assert.match(run.stderr, /the cluster kept up with every stage/)
-  assert.match(run.stderr, /--stages 2s:500,2s:0\.\.1,000,1s:0,2s:1,000 rows\/s over all processes/)
+  assert.match(run.stderr, /--stages 2s:500,2s:0\.\.1000,1s:0,2s:1000 rows\/s over all processes/)
 }))
 
 test('the first stage the cluster cannot keep up with is named, with why', () =>

@@ -21,7 +21,11 @@ new, change in %, and with 3 runs a side or more a 95% confidence interval and a
 Welch's t-test: better, worse, or no significant difference (p < 0.05). With --results_table, each
 run id is one run (its load generators merged), read from the cluster.
 --fail_on_regression PCT exits 1 when a figure got significantly worse by more than PCT percent.
-Exit codes: 0 no such regression, 1 regression, 2 bad input, 3 a file cannot be read.`
+Exit codes: 0 no such regression, 1 regression, 2 bad input, 3 a file cannot be read.
+
+Examples:
+  crate-bench compare --base http-1.json http-2.json http-3.json --new pg-1.json pg-2.json pg-3.json
+  crate-bench compare --base before-*.json --new after-*.json --fail_on_regression 5 -o compare.html`
 
 function parseArgs (argv) {
   const text = { type: 'string', requiresArg: true }

@@ -19,7 +19,7 @@ function renderCompareHtml (comparison) {
     .join('\n')
   const data = scriptJson({ figures })
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>crate-bench compare</title>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>crate-bench compare</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; } td, th { padding: 2px 10px; text-align: left; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }

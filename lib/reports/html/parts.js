@@ -41,6 +41,7 @@ function chartPageHead (title, style = '') {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <style>
 ${CHART_PAGE_STYLE}
