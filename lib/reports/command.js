@@ -2,7 +2,7 @@
 
 const { EXIT, UsageError, errorText } = require('../base/errors')
 const { commandParser } = require('../cli/command-args')
-const { terminalReport } = require('./text')
+const { terminalReport, resultHeader } = require('./text')
 const { readRuns } = require('./read-runs')
 const { readResult, writeHtml } = require('./result-file')
 const { sameFile } = require('../base/files')
@@ -67,7 +67,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
       throw new UsageError(`-o ${visible(out)} is the result file itself: name another`)
     }
     const result = readResult(files[0])
-    stderr.write(terminalReport(result))
+    stderr.write(resultHeader(result) + terminalReport(result))
     if (flags.json) stdout.write(`${JSON.stringify(result)}\n`)
     if (out) writeHtml(result, out, stderr)
     return EXIT.OK

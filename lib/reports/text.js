@@ -424,10 +424,33 @@ function wrap (text, width) {
 }
 
 /** The whole report of a result: its workload's, and the companion ingest's beside a query mix. */
+/**
+ * A saved run's header, from its result alone (what the run printed at its start, in short): which benchmark, run,
+ * start and seed; the cluster, its version and protocol; the load's shape. `crate-bench report` prints it first.
+ */
+function resultHeader (result) {
+  const o = result.options || {}
+  const env = result.environment || {}
+  const cluster = [env.cratedb_version ? `CrateDB ${env.cratedb_version}` : null,
+    env.cratedb_nodes ? `${fmt(env.cratedb_nodes)} node${env.cratedb_nodes === 1 ? '' : 's'}` : null]
+    .filter(Boolean).join(', ')
+  const pace = o.stages ? `--stages ${[].concat(o.stages).map((st) => (typeof st === 'string' ? st
+    : `${st.duration_ms / 1000}s:${st.from === st.to ? st.from : `${st.from}..${st.to}`}`)).join(',')}`
+    : typeof o.rate === 'number' ? `--rate ${fmt(o.rate)}/s` : 'as fast as answers come'
+  const started = result.started_at
+    ? `, started ${String(result.started_at).replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}` : ''
+  const seed = o.seed !== undefined ? `, seed ${o.seed}` : ''
+  const protocol = o.protocol === 'pg' ? `the PostgreSQL protocol (port ${o.pg_port})` : 'HTTP'
+  return [`${result.workload} benchmark, run ${o.run_id ?? '?'}${started}${seed}`,
+    `  cluster:  ${(o.hosts || []).join(', ') || '?'}${cluster ? ` (${cluster})` : ''}, over ${protocol}`,
+    `  load:     ${fmt(o.processes ?? '?')} process${o.processes === 1 ? '' : 'es'} x ` +
+      `${fmt(o.concurrent_requests ?? '?')} in flight, ${pace}`].join('\n') + '\n'
+}
+
 function terminalReport (result) {
   const companion =
     result.ingest && result.workload === 'analytical' ? renderCompanion(loadWorkload('ingest'), result.ingest) : ''
   return renderReport(loadWorkload(result.workload), result) + companion
 }
 
-module.exports = { renderReport, renderCompanion, table, terminalReport }
+module.exports = { renderReport, renderCompanion, table, terminalReport, resultHeader }

@@ -74,6 +74,8 @@ test('--report writes one self-contained file with every chart; crate-bench repo
   const text = await runTool('bin/crate-bench.js', ['report', saved])
   assert.equal(text.code, 0, text.stderr)
   assert.match(text.stderr, /queries ok/)
+  // Its header first, as the run printed one: benchmark, run, start, cluster, load.
+  assert.match(text.stderr, /^analytical benchmark, run \S+, started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, seed \d+\n {2}cluster: {2}http:\/\/127\.0\.0\.1:\d+ \(CrateDB 6\.4\.3, 1 node\), over HTTP\n {2}load: {5}\d+ process/)
   const onItself = await runTool('bin/crate-bench.js', ['report', saved, '-o', saved])
   assert.equal(onItself.code, 2)
   assert.match(onItself.stderr, /-o .*run\.json is the result file itself/)
