@@ -193,6 +193,15 @@ function runBareUndici (port) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
+/**
+ * Runs the measurements of round `round` each in its turn, starting one further each round: a run's place in the
+ * round (the machine warmer or cooler, a stand-in's first) must not favour one of them. Each ratio of a watched run to
+ * an unwatched one is 3% wide: no order may carry more than that.
+ */
+async function inTurn (round, measurements) {
+  for (let k = 0; k < measurements.length; k++) await measurements[(round + k) % measurements.length]()
+}
+
 /** SELECT 1 through the tool and through a bare undici loop, alternately, each on a fresh stand-in. */
 async function measureQueryPath () {
   const tool = []
@@ -205,28 +214,25 @@ async function measureQueryPath () {
     '--max_queries',
     String(QUERY_PATH_QUERIES)
   ]
+  const queries = (extra = []) => (port) => runApp('appClusterAnalytical.js',
+    ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...select1, ...extra],
+    port)
   for (let i = 0; i < RUNS; i++) {
     bare.push(await withStandIn((port) => runBareUndici(port)))
-    const result = await withStandIn((port) =>
-      runApp(
-        'appClusterAnalytical.js',
-        ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...select1],
-        port
-      )
-    )
-    tool.push({ queries_per_sec: result.queries_per_sec, cpu_us_per_query: result.client.cpu_us_per_query })
-    const withMetrics = await withStandIn((port) => withScraper((extra) =>
-      runApp('appClusterAnalytical.js',
-        ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...select1,
-          ...extra],
-        port)))
-    metered.push(withMetrics.client.cpu_us_per_query)
-    const withPage = await withStandIn((port) => withOpenPage((extra) =>
-      runApp('appClusterAnalytical.js',
-        ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...select1,
-          ...extra],
-        port)))
-    paged.push(withPage.client.cpu_us_per_query)
+    await inTurn(i, [
+      async () => {
+        const result = await withStandIn(queries())
+        tool.push({ queries_per_sec: result.queries_per_sec, cpu_us_per_query: result.client.cpu_us_per_query })
+      },
+      async () => {
+        const result = await withStandIn((port) => withScraper((extra) => queries(extra)(port)))
+        metered.push(result.client.cpu_us_per_query)
+      },
+      async () => {
+        const result = await withStandIn((port) => withOpenPage((extra) => queries(extra)(port)))
+        paged.push(result.client.cpu_us_per_query)
+      }
+    ])
   }
   const m = {
     tool_queries_per_sec: median(tool.map((r) => r.queries_per_sec)),
@@ -434,11 +440,15 @@ async function measureTree (scenario) {
   const paged = []
   for (let i = 0; i < RUNS; i++) {
     bare.push(await withStandIn((port) => bareTree(port)))
-    tool.push(await withStandIn((port) => toolTree(scenario.processes, port)))
-    if (scenario.target) {
-      metered.push(await withStandIn((port) => withScraper((extra) => toolTree(scenario.processes, port, extra))))
-      paged.push(await withStandIn((port) => withOpenPage((extra) => toolTree(scenario.processes, port, extra))))
-    }
+    await inTurn(i, [
+      async () => tool.push(await withStandIn((port) => toolTree(scenario.processes, port))),
+      ...(scenario.target ? [
+        async () => metered.push(await withStandIn((port) => withScraper((extra) => toolTree(scenario.processes, port,
+          extra)))),
+        async () => paged.push(await withStandIn((port) => withOpenPage((extra) => toolTree(scenario.processes, port,
+          extra))))
+      ] : [])
+    ])
     if (process.env.NIB_DIR) nib.push(await withStandIn((port) => nibTree(port, scenario.processes)))
   }
   const toolUs = median(tool.map((r) => usPerRow(r.seconds)))

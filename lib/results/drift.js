@@ -129,7 +129,9 @@ function clusterWithin (nodes, fromS, toS) {
     }
     const cpu = mean('process_cpu_pct')
     if (!busiest || (cpu ?? -1) > (busiest.cpu_pct ?? -1)) {
-      busiest = { name, cpu_pct: cpu, heap_used_pct: mean('heap_used_pct') }
+      const queues = inside.map((n) => n.write_queue).filter((v) => typeof v === 'number')
+      busiest = { name, cpu_pct: cpu, heap_used_pct: mean('heap_used_pct'),
+        write_queue_max: queues.length ? Math.max(...queues) : null }
     }
     const before = rows.filter((n) => n.t_s < fromS).pop()
     const end = inside[inside.length - 1]
@@ -260,7 +262,10 @@ function driftLines (drift, fmtNumber) {
     const names = { throughput: `throughput (${drift.unit}/s)`, p99_ms: 'p99 (ms)', errors_per_sec: 'errors/s' }
     const what = names[c.metric]
     const cpu = (side) => (side.busiest_node && side.busiest_node.cpu_pct !== null
-      ? `${side.busiest_node.name} CPU ${fmtNumber(side.busiest_node.cpu_pct)}%` : null)
+      ? `${side.busiest_node.name} CPU ${fmtNumber(side.busiest_node.cpu_pct)}%` +
+        (side.busiest_node.write_queue_max > 0 ? `, write queue up to ${fmtNumber(side.busiest_node.write_queue_max)}`
+          : '') + (side.rejected > 0 ? `, ${fmtNumber(side.rejected)} rejections` : '')
+      : null)
     const cluster = cpu(c.cluster_before) && cpu(c.cluster_after)
       ? `; busiest node ${cpu(c.cluster_before)} before, ${cpu(c.cluster_after)} after` : ''
     lines.push(`  changed at ${fmtNumber(c.at_s)} s: ${what} ${fmtNumber(round(c.before, 1))} \u2192 ` +

@@ -31,7 +31,7 @@ test('the first and last tenth of the load side by side: throughput, latency, th
   assert.deepEqual([drift.first_window_s, drift.last_window_s], [[0, 60], [540, 600]])
   assert.deepEqual([drift.first.per_sec, drift.last.per_sec, drift.throughput_change_pct], [1000, 800, -20])
   assert.deepEqual([drift.first.p99_ms, drift.last.p99_ms, drift.p99_change_pct], [10, 40, 300])
-  assert.deepEqual(drift.last.busiest_node, { name: 'n1', cpu_pct: 90, heap_used_pct: 40 })
+  assert.deepEqual(drift.last.busiest_node, { name: 'n1', cpu_pct: 90, heap_used_pct: 40, write_queue_max: null })
   assert.equal(drift.first.rejected, 0)
   assert.equal(drift.last.rejected, 595 - 535, 'counted since the start: the last sample against the one before')
   assert.equal(drift.last.failed_or_in_doubt, 120)
@@ -85,7 +85,7 @@ test('the report line, and a threshold on the drift that a run can miss', () => 
   assert.equal(lines[0], 'over the run: throughput \u221220% (first 10%: 1,000 rows/s, last 10%: 800), p99 \u00d74, ' +
     'rejections 0 \u2192 60')
   assert.equal(lines[1], '  table: 0 MB, 0 segments at the start; 50 MB, 48 segments at the end')
-  assert.ok(lines.some((l) => /^ {2}changed at \d+ s: throughput \(rows\/s\) 1,000 \u2192 800; busiest node n1 CPU 50% before, n1 CPU 90% after$/.test(l)), lines.join('\n'))
+  assert.ok(lines.some((l) => /^ {2}changed at \d+ s: throughput \(rows\/s\) 1,000 \u2192 800; busiest node n1 CPU 50% before, n1 CPU 90%, [\d,]+ rejections after$/.test(l)), lines.join('\n'))
   const [checked] = evaluateThresholds([parseThreshold('drift_throughput_pct>-10')], { drift }, 'rows')
   assert.deepEqual([checked.actual, checked.passed], [-20, false])
   assert.throws(() => parseThreshold('ingest:drift_throughput_pct>-10'), /for the whole run/)
