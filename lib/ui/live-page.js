@@ -14,7 +14,9 @@ const LIVE_STYLE = `.bar { display: flex; flex-wrap: wrap; gap: 8px 24px; align-
 .progress div { height: 6px; background: #5470c6; border-radius: 3px; width: 0; }
 .controls { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; padding: 8px 12px; background: #f6f6f6;
   border-radius: 4px; margin-bottom: 16px; }
-.controls input { width: 110px; }
+.controls input { width: 110px; margin-left: 4px; }
+/* A group's rate and its Set button stay together, apart from the next group's label. */
+#rate-controls button { margin: 0 16px 0 6px; }
 #message { color: #555; }
 #message.error { color: #b00; }
 [hidden] { display: none !important; }`

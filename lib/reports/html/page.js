@@ -28,7 +28,9 @@
     var timelineEnd = lastEntry
       ? lastEntry.t_s + (lastEntry.partial_s || lastEntry.interval_s || timeline.interval_s || 1) : 0
     var xEnd = Math.max(1, Math.ceil(Math.max(timelineEnd, warmupS + (result.seconds || 0)) * 10) / 10)
-    var xAxis = { type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 24, min: 0, max: xEnd }
+    // Labels that would overlap (the last interval's and the axis end's, 40 and 41) are left out, not drawn over.
+    var xAxis = { type: 'value', name: 'time (s)', nameLocation: 'middle', nameGap: 24, min: 0, max: xEnd,
+      axisLabel: { hideOverlap: true } }
 
     function point (entry, group, field) {
       return [entry.t_s, entry[group] ? entry[group][field] : null]
@@ -66,7 +68,11 @@
         var shade = i % 2 ? 'rgba(84, 112, 198, 0.05)' : 'rgba(84, 112, 198, 0.12)'
         var name = stage.planned.replace(/^[^:]*:/, '') + '/s'
         return [{ name: name, xAxis: stage.start_s, itemStyle: { color: shade } }, { xAxis: stage.end_s }]
-      })).concat(result.drift ? [['first', result.drift.first_window_s], ['last', result.drift.last_window_s]]
+      })).concat(result.drain_seconds > 0 && typeof result.sending_seconds === 'number' ? [[{
+        // After the last request went out, the answers still in flight: a rate drawn there is no load offered.
+        name: 'drain', xAxis: warmupS + result.sending_seconds, itemStyle: { color: 'rgba(128, 128, 128, 0.08)' }
+      }, { xAxis: warmupS + result.seconds }]] : []).concat(result.drift ? [['first', result.drift.first_window_s],
+        ['last', result.drift.last_window_s]]
         .map(function (w) {
           // The windows the report's "over the run" line compares.
           var shade = { color: 'rgba(145, 204, 117, 0.16)' }
@@ -75,8 +81,9 @@
     }
 
     // Axis names run along their axis, away from the title above and the ticks at the corners.
+    // Room above the highest value: a line at the axis maximum would lie on the chart's frame.
     function yAxisNamed (name) {
-      return { type: 'value', name: name, nameLocation: 'middle', nameRotate: 90, nameGap: 44 }
+      return { type: 'value', name: name, nameLocation: 'middle', nameRotate: 90, nameGap: 44, boundaryGap: [0, '8%'] }
     }
 
     // Every legend item stays visible (no pages that hide names): the legend wraps, and the chart grows by a line

@@ -232,3 +232,17 @@ test('the master\'s minutes get a chart of their own: memory on one axis, CPU an
   ], 'the minute before the load is the start-up: not drawn')
   assert.equal(drawPage({ ...result, timeline: { ...result.timeline, client: [] } }).drawn.load_generator, undefined)
 })
+
+test('the drain after the last request is shaded: the answers still in flight are no load offered', () => {
+  const result = {
+    workload: 'ingest',
+    seconds: 15.5,
+    sending_seconds: 15,
+    drain_seconds: 0.5,
+    timeline: { interval_s: 1, warmup_s: 2, series: Array.from({ length: 18 }, (_, t) => ({ t_s: t, ingest: group(100) })),
+      nodes: [], events: [] }
+  }
+  const { drawn } = drawPage(result)
+  const areas = drawn.throughput.series[0].markArea.data.map(([from, to]) => [from.name, from.xAxis, to.xAxis])
+  assert.deepEqual(areas, [['warm-up', 0, 2], ['drain', 17, 17.5]])
+})
