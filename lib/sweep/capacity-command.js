@@ -191,9 +191,14 @@ function render (config, found, unit) {
     'passed',
     'why not'
   ])
-  // The first reason, short: the table stays within 120 columns; every reason is in the summary JSON.
-  const short = (reason) =>
-    !reason ? '' : reason.split('; ')[0].length > 60 ? `${reason.split('; ')[0].slice(0, 59)}…` : reason.split('; ')[0]
+  // The first reason, short, and how many more: the table stays within 120 columns; every reason is in the summary
+  // JSON and under the table.
+  const short = (reason) => {
+    if (!reason) return ''
+    const [first, ...more] = reason.split('; ')
+    const text = first.length > 60 ? `${first.slice(0, 59)}…` : first
+    return more.length ? `${text} (+${more.length} more)` : text
+  }
   for (const s of found.steps) {
     t.push([
       fmt(s.rate),
@@ -207,6 +212,10 @@ function render (config, found, unit) {
     ])
   }
   const lines = [t.toString()]
+  // A step that missed for several reasons: each of them, under the table.
+  for (const s of found.steps.filter((step) => step.reason && step.reason.includes('; '))) {
+    lines.push(`  ${fmt(s.rate)} ${unit}/s missed for each of: ${s.reason}`)
+  }
   const slo = `p99 <= ${config.sloP99Ms} ms, at most ${config.maxFailed} failed, no rejections`
   if (found.capacity === null && found.stopped) {
     lines.push(`no capacity: the search stopped before a step passed (${slo})`)
@@ -302,4 +311,4 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, s
   return found.capacity === null ? EXIT.FAILURES : EXIT.OK
 }
 
-module.exports = { main, parseArgs }
+module.exports = { main, parseArgs, render }

@@ -77,3 +77,14 @@ test('a step whose warm-up saw no answer fails and says why: the load was not st
   assert.match(step.reason, /no answer arrived during the 3 s warm-up: the load was not steady when measuring began \(raise --warmup\)/)
   assert.equal(judgeStep({ ...result, warmup: { seconds: 3, requests: 40 } }, { sloP99Ms: 200 }).passed, true)
 })
+
+test('a step that missed for several reasons: its row says how many, the lines under the table say each', () => {
+  const { render } = require('../../lib/sweep/capacity-command')
+  const step = (rate, passed, reason = null) => ({ rate, achieved: rate, achieved_pct: passed ? 100 : 90, p99_ms: 10,
+    failed: 0, rejections: 0, client_saturated: false, passed, reason })
+  const found = { capacity: 2000, first_miss: 4000, limit: null, stopped: null, steps: [step(1000, true),
+    step(2000, true), step(4000, false, 'achieved 90% of the target rate (needs 99%); p99 900 ms over the SLO of 800 ms')] }
+  const text = render({ sloP99Ms: 800, maxFailed: 0, start: 1000, maxSteps: 10 }, found, 'rows')
+  assert.match(text, /achieved 90% of the target rate \(needs 99%\) \(\+1 more\)/)
+  assert.match(text, /^ {2}4,000 rows\/s missed for each of: achieved 90% of the target rate \(needs 99%\); p99 900 ms over the SLO of 800 ms$/m)
+})
