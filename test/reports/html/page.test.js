@@ -50,7 +50,9 @@ function drawPage (result, { redraws = 0, zoomTo = null } = {}) {
   const connected = new Set()
   const window = {}
   vm.runInNewContext(PAGE, { window, document, echarts, JSON, Math, Number, String, Object, Array })
-  if (zoomTo) for (const chart of instances.values()) if (chart.option.dataZoom) Object.assign(chart.option.dataZoom[0], zoomTo)
+  for (const chart of instances.values()) {
+    if (zoomTo && chart.option.dataZoom) Object.assign(chart.option.dataZoom[0], zoomTo)
+  }
   if (redraws > 0) for (let i = 0; i < redraws; i++) window.drawRun(JSON.parse(runData.textContent))
   assert.equal(Number(body.dataset.charts), charts.length, 'every chart drawn')
   return { drawn, elements, connected, instances }
@@ -239,8 +241,8 @@ test('the drain after the last request is shaded: the answers still in flight ar
     seconds: 15.5,
     sending_seconds: 15,
     drain_seconds: 0.5,
-    timeline: { interval_s: 1, warmup_s: 2, series: Array.from({ length: 18 }, (_, t) => ({ t_s: t, ingest: group(100) })),
-      nodes: [], events: [] }
+    timeline: { interval_s: 1, warmup_s: 2, nodes: [], events: [],
+      series: Array.from({ length: 18 }, (_, t) => ({ t_s: t, ingest: group(100) })) }
   }
   const { drawn } = drawPage(result)
   const areas = drawn.throughput.series[0].markArea.data.map(([from, to]) => [from.name, from.xAxis, to.xAxis])
