@@ -32,6 +32,7 @@ const AUTH_FAILURE_STATUS = fixture('32-auth-wrong-password').response.status
 // sys.nodes as captured from a node with a 1-slot write pool, before a load and after 1855 rejections.
 const SYS_NODES_BEFORE = fixture('56-sys-nodes-before-load')
 const SYS_NODES_AFTER = fixture('57-sys-nodes-after-rejections')
+const SYS_NODES_20 = fixture('20-sys-nodes')
 
 // The statement that adds up one multi-machine run from a --results_table (see docs/runs-across-machines.md).
 const RUN_AGGREGATE = new RegExp('^' + [
@@ -69,6 +70,8 @@ class CrateTestDouble {
    *        windowMs after a kill, every duplicateEvery-th bulk row on a survivor answers -2 with 4091
    *        but is stored, every bareEvery-th answers a bare -2 and is not (63)
    * @param {{key: Buffer, cert: Buffer}} [script.tls] answer over HTTPS with this key and certificate
+   * @param {{hostname?: string, cores?: number, heapMax?: number, memTotal?: number}[]} [script.nodeShapes] each
+   *        node's machine as the cluster-shape query reads it (default: capture 20's node, 4 processors)
    * @param {{nodes: number}} [topology] endpoints over the one table state
    */
   constructor (script = {}, { nodes = 1 } = {}) {
@@ -408,6 +411,22 @@ class CrateTestDouble {
       const number = ++this.sysNodesSamples
       const body = this.script.sysNodes ? this.script.sysNodes(number) : this.liveNodesSample()
       return { cols: body.cols, rows: body.rows, rowcount: body.rowcount }
+    }
+    if (stmt === "SELECT name, hostname, os_info['available_processors'] AS cores, heap, mem, version['number'] AS " +
+      'version FROM sys.nodes ORDER BY name') {
+      // Capture 20's node (hostname, heap, mem), once per node alive; os_info's processors as CrateDB documents it
+      // (not in the captures: the machine's count); script.nodeShapes gives each node its own machine.
+      const captured = SYS_NODES_20.response.body
+      const [row] = captured.rows
+      const at = (name) => captured.cols.indexOf(name)
+      const rows = this.nodes.filter((n) => !n.killed).map((n, i) => {
+        const shape = (this.script.nodeShapes || [])[i] || {}
+        const heap = { ...row[at('heap')], ...(shape.heapMax ? { max: shape.heapMax } : {}) }
+        const mem = shape.memTotal ? { ...row[at('mem')], used: Math.round(shape.memTotal / 4), free: shape.memTotal -
+          Math.round(shape.memTotal / 4) } : row[at('mem')]
+        return [n.name, shape.hostname ?? row[at('hostname')], shape.cores ?? 4, heap, mem, '6.4.3']
+      }).sort((a, b) => a[0].localeCompare(b[0]))
+      return { cols: ['name', 'hostname', 'cores', 'heap', 'mem', 'version'], rows, rowcount: rows.length }
     }
     if (stmt === "SELECT count(*) AS nodes, max(version['number']) AS version FROM sys.nodes") {
       // The version of the captures.

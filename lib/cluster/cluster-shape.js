@@ -1,0 +1,79 @@
+'use strict'
+
+// The cluster a result was measured on, from sys.nodes at the start: what lets results of different clusters be put
+// side by side (a sizing study), and says when a "cluster" of several nodes is one machine.
+const SHAPE_SQL = "SELECT name, hostname, os_info['available_processors'] AS cores, heap, mem, " +
+  "version['number'] AS version FROM sys.nodes ORDER BY name"
+
+/** Each node of the answer: name, hostname, cores, heap max and OS memory in bytes, CrateDB version. */
+function parseShape (answer) {
+  if (!answer || !Array.isArray(answer.cols) || !Array.isArray(answer.rows)) return null
+  const at = (name) => answer.cols.indexOf(name)
+  const number = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null)
+  return answer.rows.map((row) => {
+    const heap = row[at('heap')] || {}
+    const mem = row[at('mem')] || {}
+    const memTotal = number(mem.used) !== null && number(mem.free) !== null ? mem.used + mem.free : null
+    return {
+      name: String(row[at('name')]),
+      hostname: row[at('hostname')] === null || row[at('hostname')] === undefined ? null : String(row[at('hostname')]),
+      cores: number(row[at('cores')]),
+      heap_max_bytes: number(heap.max),
+      memory_bytes: memTotal,
+      version: row[at('version')] ?? null
+    }
+  })
+}
+
+/**
+ * The shape in a few figures: nodes, cores and heap per node (one number when every node has the same, else the
+ * list), the version(s), and whether several nodes share a machine (the same hostname): a scaling figure from such
+ * a cluster is no scaling figure.
+ */
+function summarizeShape (nodes) {
+  if (!nodes || nodes.length === 0) return null
+  const same = (key) => {
+    const values = [...new Set(nodes.map((n) => n[key]))]
+    return values.length === 1 ? values[0] : nodes.map((n) => n[key])
+  }
+  const byHost = new Map()
+  for (const n of nodes) if (n.hostname !== null) byHost.set(n.hostname, [...(byHost.get(n.hostname) || []), n.name])
+  const shared = [...byHost].filter(([, names]) => names.length > 1)
+    .map(([hostname, names]) => ({ hostname, nodes: names }))
+  return {
+    nodes: nodes.length,
+    cores_per_node: same('cores'),
+    heap_bytes_per_node: same('heap_max_bytes'),
+    memory_bytes_per_node: same('memory_bytes'),
+    version: same('version'),
+    shared_machine: shared.length > 0,
+    machines_shared: shared,
+    node_list: nodes
+  }
+}
+
+/** environment.cluster, or null (with the reason logged) when the cluster would not say. */
+async function clusterShape (client, log = () => {}) {
+  try {
+    return summarizeShape(parseShape(await client.sql(SHAPE_SQL)))
+  } catch (error) {
+    log(`warning: could not read the cluster's shape from sys.nodes: ${error.message}`)
+    return null
+  }
+}
+
+/** "3 nodes x 8 cores, 32 GB heap" (or the list where nodes differ), and a word when nodes share a machine. */
+function shapeText (shape) {
+  if (!shape) return null
+  const gb = (bytes) => `${Math.round((bytes / 2 ** 30) * 10) / 10} GB`
+  const list = (v, unit) => (Array.isArray(v) ? `${v.map((x) => (x === null ? '?' : unit(x))).join('/')}` : v === null
+    ? '?' : unit(v))
+  const text = `${shape.nodes} node${shape.nodes === 1 ? '' : 's'} x ${list(shape.cores_per_node, (c) => `${c}`)} ` +
+    `cores, ${list(shape.heap_bytes_per_node, gb)} heap`
+  return shape.shared_machine
+    ? `${text}; SHARED MACHINE: ${shape.machines_shared.map((m) => `${m.nodes.join(', ')} on ${m.hostname}`)
+      .join('; ')} (no scaling figure)`
+    : text
+}
+
+module.exports = { SHAPE_SQL, parseShape, summarizeShape, clusterShape, shapeText }
