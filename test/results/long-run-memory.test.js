@@ -104,3 +104,20 @@ test('twelve hours of reports: after the first hour the master holds a minute\'s
   assert.ok(answered - live.series.length <= 3, 'the live view holds the intervals closed so far, and no more')
   assert.equal(self.minutes.length, 12 * 60 + 1)
 })
+
+test('with each interval\'s histograms kept (a run in stages, a fleet generator): encoded, and a minute a minute', () => {
+  const timeline = new Timeline({ originMs: ORIGIN, keepHistograms: true })
+  const feed = (fromS, toS, periodS) => {
+    const rows = report(['doc.cpu', 'doc.mem', 'doc.disk'], periodS)
+    for (let s = fromS; s < toS; s += periodS) timeline.add('ingest', { ...rows, at: ORIGIN + (s + periodS) * 1000 })
+  }
+  feed(0, 2 * HOUR_S, 10)
+  const twoHours = heapAfterGc()
+  feed(2 * HOUR_S, 12 * HOUR_S, 30)
+  const laterPerHour = (heapAfterGc() - twoHours) / 10
+  // 4 encoded histograms (the group and 3 labels) of a few hundred bytes each, and the counts: per minute.
+  assert.ok(laterPerHour < 512 * 1024, `${Math.round(laterPerHour / 1024)} KB per simulated hour`)
+  const minute = timeline.toJSON()[HOUR_S + 5]
+  assert.equal(typeof minute.ingest.latency_hist, 'string', 'the minute\'s merged histogram, for a merge of generators')
+  console.log(`# with histograms kept: ${Math.round(laterPerHour / 1024)} KB per hour after the first`)
+})
