@@ -70,7 +70,9 @@
         return [{ name: name, xAxis: stage.start_s, itemStyle: { color: shade } }, { xAxis: stage.end_s }]
       })).concat(result.drain_seconds > 0 && typeof result.sending_seconds === 'number' ? [[{
         // After the last request went out, the answers still in flight: a rate drawn there is no load offered.
-        name: 'drain', xAxis: warmupS + result.sending_seconds, itemStyle: { color: 'rgba(128, 128, 128, 0.08)' }
+        // Its name at the bottom: a stop or an event at the same second names itself at the top.
+        name: 'drain', xAxis: warmupS + result.sending_seconds, itemStyle: { color: 'rgba(128, 128, 128, 0.08)' },
+        label: { position: 'insideBottom' }
       }, { xAxis: warmupS + result.seconds }]] : []).concat(result.drift ? [['first', result.drift.first_window_s],
         ['last', result.drift.last_window_s]]
         .map(function (w) {
