@@ -452,4 +452,4 @@ const cstrings = (body) => body.toString('utf8').split('\0').slice(0, -1)
 const int32 = (n) => { const b = Buffer.alloc(4); b.writeInt32BE(n); return b }
 const int16 = (n) => { const b = Buffer.alloc(2); b.writeInt16BE(n); return b }
 
-module.exports = { startPgFront, readBind, SQLSTATE, message }
+module.exports = { flusher, startPgFront, readBind, SQLSTATE, message }
