@@ -8,6 +8,7 @@ const { now } = require('../base/clock')
 const { stageText, granularityWarnings } = require('../data/load-profile')
 const { unitsPerRequestOf } = require('../workloads/workload')
 const { grouped } = require('../base/format')
+const { clusterShape, shapeText } = require('../cluster/cluster-shape')
 
 // The run's first stages: the header a person reads, then every host checked before any DDL.
 
@@ -80,7 +81,7 @@ async function checkHosts (ctx) {
   // Workers fork after this: they start with the same hosts down.
   options.connection.downHosts = client.downHosts()
   if (options.connection.protocol === 'pg') await checkPgHosts(ctx)
-  return { ...(await environmentOf(client)), protocol: options.connection.protocol }
+  return { ...(await environmentOf(client, ctx.log)), protocol: options.connection.protocol }
 }
 
 /** --protocol pg: every host's PostgreSQL port takes a session (the port, the password, TLS), before any DDL. */
@@ -105,10 +106,13 @@ async function checkPgHosts (ctx) {
 const ENVIRONMENT_SQL = "SELECT count(*) AS nodes, max(version['number']) AS version FROM sys.nodes"
 
 /** Where the numbers come from: this tool and machine, and the cluster's version and size. */
-async function environmentOf (client) {
+async function environmentOf (client, log) {
   const cluster = await client.sql(ENVIRONMENT_SQL).catch(() => null)
   const [nodes, version] = (cluster && cluster.rows && cluster.rows[0]) || []
   const cpus = os.cpus()
+  // Every node's machine: results measured on different clusters can then be put side by side.
+  const shape = await clusterShape(client, log)
+  if (shape) log(`  shape:    ${shapeText(shape)}`)
   return {
     tool_version: require('../../package.json').version,
     node_version: process.version,
@@ -116,7 +120,8 @@ async function environmentOf (client) {
     cpus: os.availableParallelism(),
     cpu_model: cpus.length ? cpus[0].model : null,
     cratedb_version: version ?? null,
-    cratedb_nodes: nodes ?? null
+    cratedb_nodes: nodes ?? null,
+    cluster: shape
   }
 }
 

@@ -40,6 +40,10 @@ testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, t
   assert.ok(r.seconds > 0 && r.rows_per_sec === Math.round(50_000 / r.seconds * 100) / 100)
   assert.equal(r.metrics_per_sec, Math.round(r.rows_per_sec * 10 * 100) / 100)
   for (const key of ['p50', 'p90', 'p99', 'p999', 'max']) assert.equal(typeof r.latency_ms[key], 'number', key)
+  // The cluster's shape, from sys.nodes (capture 20's node, the double's 4 processors), in the result and the header.
+  assert.deepEqual([r.environment.cluster.nodes, r.environment.cluster.cores_per_node,
+    r.environment.cluster.heap_bytes_per_node, r.environment.cluster.shared_machine], [1, 4, 4294967296, false])
+  assert.match(run.stderr, /^ {2}shape: {4}1 node x 4 cores, 4 GB heap$/m)
   // What a request's latency covers, in the protocol's words.
   assert.match(run.stderr, r.options.protocol === 'pg'
     ? /client, first byte written -> ReadyForQuery read[\s\S]*over pg a batch's rows are answered one by one/

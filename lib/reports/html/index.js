@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { decodeHistogram } = require('../../results/stats')
 const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER, chartPageHead } = require('./parts')
+const { shapeText } = require('../../cluster/cluster-shape')
 
 // One self-contained HTML file: ECharts, the run's data and the code that draws it are inlined,
 // so the file opens anywhere, offline, and can be mailed or archived with the run.
@@ -53,7 +54,7 @@ function renderHtmlReport (result, { terminalReport = '' } = {}) {
     [
       'cluster',
       `CrateDB ${env.cratedb_version ?? 'version unknown'}, ${env.cratedb_nodes ?? '?'} ` +
-      `node(s): ${(result.options.hosts || []).join(', ')}`
+      `node(s): ${(result.options.hosts || []).join(', ')}${env.cluster ? `; ${shapeText(env.cluster)}` : ''}`
     ],
     ['protocol', result.options.protocol === 'pg'
       ? `PostgreSQL wire protocol (port ${result.options.pg_port ?? 5432})` : 'HTTP (/_sql)'],
