@@ -40,6 +40,12 @@ const COMMANDS = {
     interrupts: 'exit',
     main: (argv) => require('../lib/reports/compare/command').main(argv)
   },
+  sizing: {
+    usage: 'sizing RESULT.json...',
+    describe: 'a sizing reference across cluster shapes: peak, per node, per core, scaling efficiency',
+    interrupts: 'exit',
+    main: (argv) => require('../lib/reports/sizing/command').main(argv)
+  },
   sweep: {
     usage: 'sweep <name> [options]',
     describe: `a sweep: ${Object.keys(SWEEPS).join(', ')}, capacity (scripts/find-*.sh)`,

@@ -1,0 +1,104 @@
+'use strict'
+
+const path = require('node:path')
+const { EXIT, UsageError, errorText } = require('../../base/errors')
+const { commandParser } = require('../../cli/command-args')
+const { fmt } = require('../../base/format')
+const { table } = require('../text')
+const { readResult } = require('../result-file')
+const { shapeText } = require('../../cluster/cluster-shape')
+const { pointOf, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
+
+const USAGE = `Usage: crate-bench sizing RESULT.json... [--headroom PCT] [--json]
+
+A sizing reference from runs measured on clusters of different shapes (each result's environment.cluster, read
+from sys.nodes when it ran): per shape its peak (the highest rows/s or queries/s of its runs without
+failures, partial runs or a saturated load generator) with the settings that reached it and its p99, per node and
+per core, the recommended ceiling (--headroom below the peak, default ${DEFAULT_HEADROOM_PCT}%), and the scaling
+efficiency of every larger shape against the smallest (throughput per node: 100% is linear). Compare each size at
+its own best (a sweep's best on each cluster), never at a load raised with the nodes. Results of different
+workloads or data models are never mixed in one table; a shape with one result is a point, not a peak; nodes
+that share a machine are flagged: no scaling figure.
+
+Examples:
+  crate-bench sizing small/*.json medium/*.json large/*.json
+  crate-bench sizing runs/*.json --headroom 30 --json > sizing.json
+
+Exit codes: 0 the reference printed, 2 bad input (a file that is not a result), 3 no result with a cluster shape.`
+
+function parseArgs (argv) {
+  const parsed = commandParser(argv)
+    .options({ headroom: { type: 'string', requiresArg: true }, json: { type: 'boolean', default: false } })
+    .parseSync()
+  const headroom = parsed.headroom === undefined ? DEFAULT_HEADROOM_PCT
+    : Number(String(parsed.headroom).replace(/%$/, ''))
+  if (!(headroom >= 0 && headroom < 100)) {
+    throw new UsageError(`--headroom must be a percentage from 0 to below 100 (got '${parsed.headroom}')`)
+  }
+  return { help: parsed.help, files: parsed._.map(String), headroom, json: parsed.json }
+}
+
+function render (sizing) {
+  const out = []
+  for (const g of sizing.groups) {
+    out.push(`${g.workload} (${g.model}): ${g.unit}/s at each cluster's own best`)
+    const t = table(['cluster', `peak ${g.unit}/s`, 'settings at the peak', 'p99 ms', 'per node', 'per core',
+      `recommended (-${sizing.headroom_pct}%)`, 'efficiency'])
+    for (const s of g.shapes) {
+      const shape = shapeText({ nodes: s.nodes, cores_per_node: s.cores_per_node,
+        heap_bytes_per_node: s.heap_bytes_per_node, shared_machine: false })
+      const settings = s.peak ? Object.entries(s.peak.settings).map(([k, v]) => `${k} ${fmt(v)}`).join(', ') : ''
+      t.push([
+        `${shape}${s.shared_machine ? ' (SHARED MACHINE)' : ''}`,
+        s.peak ? `${fmt(s.peak.per_sec)}${s.single_result ? ' (one run: a point)' : ''}` : 'no run within the rules',
+        settings,
+        s.peak ? fmt(s.peak.p99_ms) : '',
+        fmt(s.per_node),
+        fmt(s.per_core),
+        fmt(s.recommended_per_sec),
+        s.efficiency_pct === null ? '' : `${fmt(s.efficiency_pct)}%`
+      ])
+    }
+    out.push(t.toString())
+    if (g.shared_machine) {
+      out.push('warning: some of these clusters run several nodes on one machine: their scaling is no scaling figure')
+    }
+    const excluded = g.shapes.flatMap((s) => s.excluded)
+    if (excluded.length) out.push(`not peaks: ${excluded.map((e) => `${e.source} (${e.why})`).join('; ')}`)
+  }
+  if (sizing.without_shape.length) {
+    out.push(`left out (measured before results carried the cluster's shape): ${sizing.without_shape.join(', ')}`)
+  }
+  return `${out.join('\n')}\n`
+}
+
+/** crate-bench sizing … Returns the exit code. */
+async function main (argv, { stdout = process.stdout, stderr = process.stderr } = {}) {
+  try {
+    const args = parseArgs(argv)
+    if (args.help) {
+      stdout.write(`${USAGE}\n`)
+      return EXIT.OK
+    }
+    if (args.files.length === 0) throw new UsageError('give the result files of the runs to size (see --help)')
+    const points = args.files.map((file) => {
+      const point = pointOf(readResult(file), path.basename(file))
+      if (!point) throw new UsageError(`${file} is not a result of crate-bench`)
+      return point
+    })
+    const sizing = sizingOf(points, { headroomPct: args.headroom })
+    if (sizing.groups.length === 0) {
+      stderr.write(errorText('crate-bench sizing', 'none of the results says what cluster it ran on ' +
+        '(environment.cluster): run them again with this version'))
+      return EXIT.CANNOT_RUN
+    }
+    stderr.write(render(sizing))
+    if (args.json) stdout.write(`${JSON.stringify(sizing)}\n`)
+    return EXIT.OK
+  } catch (error) {
+    stderr.write(errorText('crate-bench sizing', error.message))
+    return error.exitCode ?? EXIT.CANNOT_RUN
+  }
+}
+
+module.exports = { main, USAGE, render }

@@ -1,0 +1,105 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { pointOf, sizingOf } = require('../../../lib/reports/sizing')
+const { startCrateTestCluster } = require('../../helpers/crate-test-double')
+const { runTool } = require('../../helpers/run-tool')
+const { tempDir } = require('../../helpers/temp-files')
+
+const GB = 2 ** 30
+
+/** A result as a run on `nodes` nodes of `cores` would store it. */
+function result ({ nodes, cores, perSec, p99 = 50, failed = 0, hostnames = null, replicas = 0, batch = 5000,
+  model = 'cpu' }) {
+  const list = Array.from({ length: nodes }, (_, i) => ({ name: `n${i}`, hostname: hostnames ? hostnames[i] : `m${i}`,
+    cores, heap_max_bytes: 8 * GB }))
+  return {
+    workload: 'ingest',
+    options: { model, batch_size: batch, concurrent_requests: 8, processes: 2, replicas },
+    rows_per_sec: perSec,
+    metrics_per_sec: perSec * 10,
+    rows_failed: failed,
+    rows_in_doubt: 0,
+    latency_ms: { p99 },
+    environment: { cluster: { nodes, cores_per_node: cores, heap_bytes_per_node: 8 * GB, node_list: list,
+      shared_machine: Boolean(hostnames && new Set(hostnames).size < nodes) } }
+  }
+}
+
+test('per shape its peak within the rules, per node and per core, the ceiling, the efficiency against the smallest', () => {
+  const points = [
+    result({ nodes: 1, cores: 4, perSec: 20_000, batch: 1000 }),
+    result({ nodes: 1, cores: 4, perSec: 25_000, batch: 5000 }),
+    result({ nodes: 3, cores: 4, perSec: 66_000 }),
+    result({ nodes: 3, cores: 4, perSec: 90_000, failed: 10 }),
+    result({ nodes: 6, cores: 4, perSec: 120_000, replicas: 1 })
+  ].map((r, i) => pointOf(r, `r${i}.json`))
+  const sizing = sizingOf(points, { headroomPct: 20 })
+  const [group] = sizing.groups
+  assert.deepEqual(group.shapes.map((s) => [s.nodes, s.peak.per_sec, s.per_node, s.per_core, s.recommended_per_sec,
+    s.efficiency_pct]), [
+    [1, 25_000, 25_000, 6250, 20_000, 100],
+    [3, 66_000, 22_000, 5500, 52_800, 88],
+    [6, 120_000, 20_000, 5000, 96_000, 80]
+  ])
+  assert.deepEqual(group.shapes[0].peak.settings,
+    { batch_size: 5000, concurrent_requests: 8, processes: 2, replicas: 0 })
+  assert.deepEqual(group.shapes[1].excluded, [{ source: 'r3.json', why: 'failures or in doubt' }],
+    'the faster run with failures is no peak')
+  assert.equal(group.shapes[2].replicated_writes_per_node, 40_000, 'rows written and their replicas, per node')
+  assert.equal(group.shapes[2].single_result, true)
+})
+
+test('workloads and models are never mixed; nodes on one machine are flagged; a result without a shape is named', () => {
+  const points = [
+    pointOf(result({ nodes: 1, cores: 4, perSec: 10_000 }), 'a.json'),
+    pointOf(result({ nodes: 3, cores: 4, perSec: 30_000, hostnames: ['vm', 'vm', 'vm'] }), 'b.json'),
+    pointOf(result({ nodes: 1, cores: 4, perSec: 5_000, model: 'devops' }), 'c.json'),
+    pointOf({ workload: 'ingest', options: {}, rows_per_sec: 1 }, 'old.json')
+  ]
+  const sizing = sizingOf(points)
+  assert.deepEqual(sizing.groups.map((g) => [g.model, g.shapes.length, g.shared_machine]),
+    [['cpu', 2, true], ['devops', 1, false]])
+  assert.deepEqual(sizing.without_shape, ['old.json'])
+})
+
+test('crate-bench sizing over runs on test clusters of 1, 3 and 6 nodes (one sharing a machine)', async (t) => {
+  const dir = tempDir(t)
+  const files = []
+  for (const [nodes, hostnames] of [[1, ['m0']], [3, ['m0', 'm1', 'm2']], [6, ['a', 'a', 'b', 'b', 'c', 'c']]]) {
+    const double = await startCrateTestCluster({ nodeShapes: hostnames.map((hostname) => ({ hostname, cores: 8,
+      heapMax: 16 * GB })) }, { nodes })
+    try {
+      const run = await runTool('appClusterIngest.js', ['--max_rows', '5000', '--batch_size', '500', '--processes',
+        '1', '--monitor_interval', '0', '--json'], { env: double.env() })
+      assert.equal(run.code, 0, run.stderr)
+      const file = path.join(dir, `${nodes}-nodes.json`)
+      fs.writeFileSync(file, run.stdout)
+      files.push(file)
+    } finally {
+      await double.stop()
+    }
+  }
+  const sized = await runTool('bin/crate-bench.js', ['sizing', ...files, '--json'])
+  assert.equal(sized.code, 0, sized.stderr)
+  const [group] = sized.json.groups
+  const results = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')))
+  assert.deepEqual(group.shapes.map((s) => [s.nodes, s.cores_per_node, s.heap_bytes_per_node]),
+    [[1, 8, 16 * GB], [3, 8, 16 * GB], [6, 8, 16 * GB]])
+  group.shapes.forEach((s, i) => {
+    assert.equal(s.per_node, Math.round((results[i].rows_per_sec / s.nodes) * 100) / 100)
+    assert.equal(s.per_core, Math.round((results[i].rows_per_sec / (s.nodes * 8)) * 100) / 100)
+  })
+  assert.equal(group.shapes[2].efficiency_pct,
+    Math.round((group.shapes[2].per_node / group.shapes[0].per_node) * 1000) / 10)
+  assert.equal(group.shapes[2].shared_machine, true)
+  assert.match(sized.stderr, /^ingest \(cpu\): rows\/s at each cluster's own best$/m)
+  assert.match(sized.stderr, /6 nodes x 8 cores, 16 GB heap \(SHARED MACHINE\)/)
+  assert.match(sized.stderr, /warning: some of these clusters run several nodes on one machine/)
+  const bad = await runTool('bin/crate-bench.js', ['sizing', files[0], '--headroom', '150'])
+  assert.equal(bad.code, 2)
+  assert.match(bad.stderr, /--headroom must be a percentage from 0 to below 100/)
+})
