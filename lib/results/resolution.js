@@ -34,14 +34,7 @@ class Resolution {
   }
 
   segmentOf (offsetMs) {
-    let low = 0
-    let high = this.segments.length - 1
-    while (low < high) {
-      const middle = (low + high + 1) >> 1
-      if (this.segments[middle].startMs <= offsetMs) low = middle
-      else high = middle - 1
-    }
-    return this.segments[low]
+    return lastAtOrBefore(this.segments, 'startMs', offsetMs)
   }
 
   indexOf (offsetMs) {
@@ -50,14 +43,7 @@ class Resolution {
   }
 
   segmentOfIndex (index) {
-    let low = 0
-    let high = this.segments.length - 1
-    while (low < high) {
-      const middle = (low + high + 1) >> 1
-      if (this.segments[middle].firstIndex <= index) low = middle
-      else high = middle - 1
-    }
-    return this.segments[low]
+    return lastAtOrBefore(this.segments, 'firstIndex', index)
   }
 
   startMs (index) {
@@ -80,6 +66,18 @@ class Resolution {
   toJSON () {
     return this.segments.map((s) => ({ from_s: round(s.startMs / 1000, 3), interval_s: round(s.stepMs / 1000, 3) }))
   }
+}
+
+/** The last of `segments` (ordered by `key`) whose `key` is at most `value`: a binary search. */
+function lastAtOrBefore (segments, key, value) {
+  let low = 0
+  let high = segments.length - 1
+  while (low < high) {
+    const middle = (low + high + 1) >> 1
+    if (segments[middle][key] <= value) low = middle
+    else high = middle - 1
+  }
+  return segments[low]
 }
 
 function withIndexes (starts) {

@@ -29,6 +29,36 @@ async function setUp (t, script = {}, front = {}) {
 
 const INSERT = 'INSERT INTO "doc"."t" ("tags", "ts", "usage_user") VALUES (?, ?, ?)'
 
+/** A backend message: its type, its length, its text. */
+function message (type, text) {
+  const body = Buffer.from(text)
+  const head = Buffer.alloc(5)
+  head.write(type, 0, 'latin1')
+  head.writeInt32BE(body.length + 4, 1)
+  return Buffer.concat([head, body])
+}
+
+/** Rows of doc.kv (k0, k1, … with 'v') written straight as the protocol's Bind values, as the models write theirs. */
+function kvRowWriter () {
+  let key = 0
+  return {
+    maxRowBytes: 40,
+    writeRows: () => assert.fail('a JSON row'),
+    writeBatchRows (buffer, pos, count, frame) {
+      for (let n = 0; n < count; n++) {
+        const start = pos
+        pos = frame.openRow(buffer, pos)
+        for (const value of [`k${key++}`, 'v']) {
+          pos = buffer.writeInt32BE(value.length, pos)
+          pos += buffer.write(value, pos)
+        }
+        pos = frame.closeRow(buffer, start, pos)
+      }
+      return pos
+    }
+  }
+}
+
 test('a transport as the engine knows it: the HTTP answer shapes, per row and per query', async (t) => {
   const { double, client } = await setUp(t, { rejectRow: (n) => n === 1, query: (stmt) => (stmt === 'SELECT 2'
     ? { cols: ['x'], rows: [[2]], rowcount: 1 } : null) })
@@ -55,23 +85,7 @@ test('a batch written as the protocol\'s messages goes as it is: parsed once per
     double.execute('CREATE TABLE doc.kv (k TEXT PRIMARY KEY, v TEXT)', [])
     const pg = client({ maxSockets: 1 })
     assert.equal(pg.bulkEncoding, 'pg-batch')
-    let key = 0
-    const rowWriter = {
-      maxRowBytes: 40,
-      writeRows: () => assert.fail('a JSON row'),
-      writeBatchRows (buffer, pos, count, frame) {
-        for (let n = 0; n < count; n++) {
-          const start = pos
-          pos = frame.openRow(buffer, pos)
-          for (const value of [`k${key++}`, 'v']) {
-            pos = buffer.writeInt32BE(value.length, pos)
-            pos += buffer.write(value, pos)
-          }
-          pos = frame.closeRow(buffer, start, pos)
-        }
-        return pos
-      }
-    }
+    const rowWriter = kvRowWriter()
     const bodies = new BulkBodyPool({ stmt: 'INSERT INTO "doc"."kv" ("k", "v") VALUES (?, ?)', rowWriter,
       encoding: 'pg-batch', columns: 2 })
     assert.deepEqual(await pg.post(bodies.take(5).body), { allRowsOk: 5 })
@@ -82,13 +96,6 @@ test('a batch written as the protocol\'s messages goes as it is: parsed once per
   })
 
 test('a batch\'s answer read across chunks split anywhere: every row\'s count, the cycle settled once', () => {
-  const message = (type, text) => {
-    const body = Buffer.from(text)
-    const head = Buffer.alloc(5)
-    head.write(type, 0, 'latin1')
-    head.writeInt32BE(body.length + 4, 1)
-    return Buffer.concat([head, body])
-  }
   const answer = Buffer.concat([message('1', ''), message('2', ''), message('C', 'INSERT 0 1\0'), message('2', ''),
     message('C', 'INSERT 0 -3\0'), message('2', ''), message('C', 'INSERT 0 1\0'), message('Z', 'I')])
   for (let split = 0; split <= answer.length; split++) {
@@ -150,13 +157,6 @@ test('placeholders, values and command tags', () => {
 })
 
 test('reads land in one buffer of the connection\'s own: what a read leaves held survives the next read', () => {
-  const message = (type, text) => {
-    const body = Buffer.from(text)
-    const head = Buffer.alloc(5)
-    head.write(type, 0, 'latin1')
-    head.writeInt32BE(body.length + 4, 1)
-    return Buffer.concat([head, body])
-  }
   const answer = Buffer.concat([message('1', ''), ...new Array(4).fill(Buffer.concat([message('2', ''),
     message('C', 'INSERT 0 1\0')])), message('2', ''), message('C', 'INSERT 0 -3\0'), message('Z', 'I')])
   const shared = Buffer.alloc(64)
@@ -217,22 +217,7 @@ test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every ro
     const { double, client } = await setUp(t, { rejectRow: (n) => n % 1000 === 999 }, { rowByRow: true })
     double.execute('CREATE TABLE doc.kv (k TEXT PRIMARY KEY, v TEXT)', [])
     const pg = client({ maxSockets: 1 })
-    let key = 0
-    const rowWriter = {
-      maxRowBytes: 40,
-      writeBatchRows (buffer, pos, count, frame) {
-        for (let n = 0; n < count; n++) {
-          const start = pos
-          pos = frame.openRow(buffer, pos)
-          for (const value of [`k${key++}`, 'v']) {
-            pos = buffer.writeInt32BE(value.length, pos)
-            pos += buffer.write(value, pos)
-          }
-          pos = frame.closeRow(buffer, start, pos)
-        }
-        return pos
-      }
-    }
+    const rowWriter = kvRowWriter()
     const bodies = new BulkBodyPool({ stmt: 'INSERT INTO "doc"."kv" ("k", "v") VALUES (?, ?)', rowWriter,
       encoding: 'pg-batch', columns: 2 })
     const { PgConnection: Connection } = require('../../lib/cluster/pg-connection')
