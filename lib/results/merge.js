@@ -190,6 +190,8 @@ function mergedEnvironment (results) {
     cpu_model: [...new Set(envs.map((e) => e.cpu_model).filter(Boolean))].join(', ') || null,
     cratedb_version: first('cratedb_version'),
     cratedb_nodes: first('cratedb_nodes'),
+    // Every generator measured the same cluster: the first that read its shape stands for all.
+    cluster: first('cluster'),
     generators: envs.map((e) => ({ name: e.load_generator, cpus: e.cpus, cpu_model: e.cpu_model }))
   }
 }

@@ -10,6 +10,7 @@ const { shapeText } = require('../../cluster/cluster-shape')
 const { pointOf, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
 
 const USAGE = `Usage: crate-bench sizing RESULT.json... [--headroom PCT] [--json]
+       crate-bench sizing --results_table TABLE --run_id ID... [the same options, connection flags]
 
 A sizing reference from runs measured on clusters of different shapes (each result's environment.cluster, read
 from sys.nodes when it ran): per shape its peak (the highest rows/s or queries/s of its runs without
@@ -18,24 +19,38 @@ per core, the recommended ceiling (--headroom below the peak, default ${DEFAULT_
 efficiency of every larger shape against the smallest (throughput per node: 100% is linear). Compare each size at
 its own best (a sweep's best on each cluster), never at a load raised with the nodes. Results of different
 workloads or data models are never mixed in one table; a shape with one result is a point, not a peak; nodes
-that share a machine are flagged: no scaling figure.
+that share a machine are flagged: no scaling figure. With --results_table, each run id is one run (its load
+generators merged), read from the cluster (connection flags or CRATE_* as for the benchmarks).
 
 Examples:
   crate-bench sizing small/*.json medium/*.json large/*.json
   crate-bench sizing runs/*.json --headroom 30 --json > sizing.json
+  crate-bench sizing --results_table doc.crate_bench_results --run_id small-1 --run_id large-1
 
 Exit codes: 0 the reference printed, 2 bad input (a file that is not a result), 3 no result with a cluster shape.`
 
 function parseArgs (argv) {
+  const text = { type: 'string', requiresArg: true }
   const parsed = commandParser(argv)
-    .options({ headroom: { type: 'string', requiresArg: true }, json: { type: 'boolean', default: false } })
+    .options({ headroom: text, json: { type: 'boolean', default: false }, results_table: text,
+      run_id: { type: 'string', array: true, requiresArg: true, default: [] }, host: text, port: text, user: text,
+      timeout: text, ssl: { type: 'boolean' }, insecure: { type: 'boolean' } })
     .parseSync()
+  if ((parsed.results_table === undefined) !== (parsed.run_id.length === 0)) {
+    throw new UsageError('--results_table and --run_id go together')
+  }
+  if (parsed.results_table !== undefined && parsed._.length > 0) {
+    throw new UsageError('give result files or --results_table with --run_id, not both')
+  }
   const headroom = parsed.headroom === undefined ? DEFAULT_HEADROOM_PCT
     : Number(String(parsed.headroom).replace(/%$/, ''))
   if (!(headroom >= 0 && headroom < 100)) {
     throw new UsageError(`--headroom must be a percentage from 0 to below 100 (got '${parsed.headroom}')`)
   }
-  return { help: parsed.help, files: parsed._.map(String), headroom, json: parsed.json }
+  const connection = Object.fromEntries(['host', 'port', 'user', 'timeout', 'ssl', 'insecure']
+    .filter((name) => parsed[name] !== undefined).map((name) => [name, parsed[name]]))
+  return { help: parsed.help, files: parsed._.map(String), headroom, json: parsed.json,
+    resultsTable: parsed.results_table, runIds: parsed.run_id.map(String), connection }
 }
 
 function render (sizing) {
@@ -73,19 +88,29 @@ function render (sizing) {
 }
 
 /** crate-bench sizing … Returns the exit code. */
-async function main (argv, { stdout = process.stdout, stderr = process.stderr } = {}) {
+/** Each input as sizing reads it: result files, or each run of a results table (its generators merged). */
+async function pointsOf (args, env) {
+  if (args.resultsTable !== undefined) {
+    const { readRuns } = require('../read-runs')
+    const runs = await readRuns(args.resultsTable, args.runIds, args.connection, env)
+    return runs.map((run) => pointOf(run.result, run.runId))
+  }
+  if (args.files.length === 0) throw new UsageError('give the result files of the runs to size (see --help)')
+  return args.files.map((file) => {
+    const point = pointOf(readResult(file), path.basename(file))
+    if (!point) throw new UsageError(`${file} is not a result of crate-bench`)
+    return point
+  })
+}
+
+async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
   try {
     const args = parseArgs(argv)
     if (args.help) {
       stdout.write(`${USAGE}\n`)
       return EXIT.OK
     }
-    if (args.files.length === 0) throw new UsageError('give the result files of the runs to size (see --help)')
-    const points = args.files.map((file) => {
-      const point = pointOf(readResult(file), path.basename(file))
-      if (!point) throw new UsageError(`${file} is not a result of crate-bench`)
-      return point
-    })
+    const points = await pointsOf(args, env)
     const sizing = sizingOf(points, { headroomPct: args.headroom })
     if (sizing.groups.length === 0) {
       stderr.write(errorText('crate-bench sizing', 'none of the results says what cluster it ran on ' +

@@ -103,3 +103,27 @@ test('crate-bench sizing over runs on test clusters of 1, 3 and 6 nodes (one sha
   assert.equal(bad.code, 2)
   assert.match(bad.stderr, /--headroom must be a percentage from 0 to below 100/)
 })
+
+test('crate-bench sizing --results_table --run_id: each run read from the cluster, its generators merged', async () => {
+  const { withCrateTestDouble } = require('../../helpers/crate-test-double')
+  await withCrateTestDouble({}, async (double) => {
+    const rates = []
+    for (const [runId, batch] of [['small-1', '200'], ['small-2', '1000']]) {
+      const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.bench_runs', '--run_id', runId,
+        '--max_rows', '4000', '--batch_size', batch, '--processes', '1', '--monitor_interval', '0', '--json'],
+      { env: double.env() })
+      assert.equal(run.code, 0, run.stderr)
+      rates.push(run.json.rows_per_sec)
+    }
+    const sized = await runTool('bin/crate-bench.js', ['sizing', '--results_table', 'doc.bench_runs', '--run_id',
+      'small-1', '--run_id', 'small-2', '--json'], { env: double.env() })
+    assert.equal(sized.code, 0, sized.stderr)
+    const [shape] = sized.json.groups[0].shapes
+    assert.equal(shape.results, 2)
+    assert.equal(shape.peak.per_sec, Math.max(...rates))
+    assert.equal(shape.peak.source, rates[0] > rates[1] ? 'small-1' : 'small-2')
+    const alone = await runTool('bin/crate-bench.js', ['sizing', '--run_id', 'small-1'], { env: double.env() })
+    assert.equal(alone.code, 2)
+    assert.match(alone.stderr, /--results_table and --run_id go together/)
+  })
+})
