@@ -47,4 +47,23 @@ function passedThrough (parsed) {
   return parsed['--'] ? [...rest, '--', ...parsed['--'].map(String)] : rest
 }
 
-module.exports = { commandParser, passedThrough }
+/**
+ * The connection flags of a command that reads a results table (report, compare, sizing), declared once; the
+ * password comes from CRATE_PASSWORD, never a flag.
+ */
+const CONNECTION_FLAGS = Object.freeze({
+  host: { type: 'string', requiresArg: true },
+  port: { type: 'string', requiresArg: true },
+  user: { type: 'string', requiresArg: true },
+  timeout: { type: 'string', requiresArg: true },
+  ssl: { type: 'boolean' },
+  insecure: { type: 'boolean' }
+})
+
+/** The connection flags given, by name: what lib/reports/read-runs.js takes. */
+function connectionFlagsOf (parsed) {
+  return Object.fromEntries(Object.keys(CONNECTION_FLAGS).filter((name) => parsed[name] !== undefined)
+    .map((name) => [name, parsed[name]]))
+}
+
+module.exports = { commandParser, passedThrough, CONNECTION_FLAGS, connectionFlagsOf }

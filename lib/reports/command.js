@@ -1,7 +1,7 @@
 'use strict'
 
 const { EXIT, UsageError, errorText } = require('../base/errors')
-const { commandParser } = require('../cli/command-args')
+const { commandParser, CONNECTION_FLAGS } = require('../cli/command-args')
 const { terminalReport, resultHeader } = require('./text')
 const { readRuns } = require('./read-runs')
 const { readResult, writeHtml } = require('./result-file')
@@ -37,13 +37,8 @@ function parseArgs (argv) {
       results_table: text,
       run_id: text,
       fleet_table: text,
-      host: text,
-      port: text,
-      user: text,
-      timeout: text,
       json: { type: 'boolean' },
-      ssl: { type: 'boolean' },
-      insecure: { type: 'boolean' }
+      ...CONNECTION_FLAGS
     })
     .parseSync()
   return { flags, files: flags._.map(String), out: flags.out }

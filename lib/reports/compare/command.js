@@ -4,7 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT, UsageError, errorText } = require('../../base/errors')
 const { sameFile } = require('../../base/files')
-const { commandParser } = require('../../cli/command-args')
+const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
 const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText } =
@@ -40,12 +40,7 @@ function parseArgs (argv) {
       out: { ...text, alias: 'o' },
       fail_on_regression: text,
       json: { type: 'boolean', default: false },
-      host: text,
-      port: text,
-      user: text,
-      timeout: text,
-      ssl: { type: 'boolean' },
-      insecure: { type: 'boolean' }
+      ...CONNECTION_FLAGS
     })
     .parseSync()
   if (parsed._.length > 0) throw new UsageError(`'${parsed._[0]}': say whether it is --base or --new`)
@@ -56,8 +51,7 @@ function parseArgs (argv) {
       throw new UsageError(`--fail_on_regression must be a percentage >= 0 (got '${parsed.fail_on_regression}')`)
     }
   }
-  const connection = Object.fromEntries(['host', 'port', 'user', 'timeout', 'ssl', 'insecure']
-    .filter((name) => parsed[name] !== undefined).map((name) => [name, parsed[name]]))
+  const connection = connectionFlagsOf(parsed)
   return {
     help: parsed.help,
     base: parsed.base,

@@ -2,7 +2,7 @@
 
 const path = require('node:path')
 const { EXIT, UsageError, errorText } = require('../../base/errors')
-const { commandParser } = require('../../cli/command-args')
+const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
 const { fmt } = require('../../base/format')
 const { table } = require('../text')
 const { readResult } = require('../result-file')
@@ -33,8 +33,7 @@ function parseArgs (argv) {
   const text = { type: 'string', requiresArg: true }
   const parsed = commandParser(argv)
     .options({ headroom: text, json: { type: 'boolean', default: false }, results_table: text,
-      run_id: { type: 'string', array: true, requiresArg: true, default: [] }, host: text, port: text, user: text,
-      timeout: text, ssl: { type: 'boolean' }, insecure: { type: 'boolean' } })
+      run_id: { type: 'string', array: true, requiresArg: true, default: [] }, ...CONNECTION_FLAGS })
     .parseSync()
   if ((parsed.results_table === undefined) !== (parsed.run_id.length === 0)) {
     throw new UsageError('--results_table and --run_id go together')
@@ -47,10 +46,8 @@ function parseArgs (argv) {
   if (!(headroom >= 0 && headroom < 100)) {
     throw new UsageError(`--headroom must be a percentage from 0 to below 100 (got '${parsed.headroom}')`)
   }
-  const connection = Object.fromEntries(['host', 'port', 'user', 'timeout', 'ssl', 'insecure']
-    .filter((name) => parsed[name] !== undefined).map((name) => [name, parsed[name]]))
   return { help: parsed.help, files: parsed._.map(String), headroom, json: parsed.json,
-    resultsTable: parsed.results_table, runIds: parsed.run_id.map(String), connection }
+    resultsTable: parsed.results_table, runIds: parsed.run_id.map(String), connection: connectionFlagsOf(parsed) }
 }
 
 function render (sizing) {
