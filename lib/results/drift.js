@@ -1,7 +1,7 @@
 'use strict'
 
 const { round } = require('../base/format')
-const { newHistogram, addEncoded, latencySummary } = require('./stats')
+const { mergedSummary } = require('./stats')
 
 // What changed over a run, from its timeline: the first and the last tenth of the load (at least 10 s each, the
 // warm-up left out) side by side, a robust slope per hour, and the moment each figure changed most.
@@ -64,16 +64,12 @@ function driftOf ({ timeline, group, unit, loadEndS, latencyIn = () => null }) {
  */
 function latencyOfEntries (series, group) {
   return (fromS, toS) => {
-    const histogram = newHistogram()
-    let maxMs = 0
-    for (const entry of series) {
-      const g = entry[group]
+    const inside = series.filter((entry) => {
       const lengthS = entry.partial_s ?? entry.interval_s ?? 1
-      if (!g || !g.latency_hist || entry.t_s < fromS - 1e-9 || entry.t_s + lengthS > toS + 1e-9) continue
-      addEncoded(histogram, g.latency_hist)
-      maxMs = Math.max(maxMs, g.max_ms ?? 0)
-    }
-    return histogram.totalCount > 0 ? latencySummary(histogram, maxMs * 1000) : null
+      return entry[group] && entry[group].latency_hist && entry.t_s >= fromS - 1e-9 && entry.t_s + lengthS <= toS + 1e-9
+    }).map((entry) => entry[group])
+    const { histogram, summary } = mergedSummary(inside.map((g) => g.latency_hist), inside.map((g) => g.max_ms))
+    return histogram.totalCount > 0 ? summary : null
   }
 }
 

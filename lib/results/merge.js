@@ -1,6 +1,6 @@
 'use strict'
 
-const { newHistogram, addEncoded, encodeHistogram, latencySummary, ErrorGroups } = require('./stats')
+const { encodeHistogram, ErrorGroups, mergedSummary } = require('./stats')
 const { round, perSecond } = require('../base/format')
 const { mergeTimelines } = require('./merge-timelines')
 const { driftOf, latencyOfEntries } = require('./drift')
@@ -299,13 +299,8 @@ function addFleet (merged, results, fleet, unit, started) {
  * exact maximum of any result.
  */
 function mergedLatency (encodedList, summaries) {
-  const histogram = newHistogram()
-  for (const encoded of encodedList) addEncoded(histogram, encoded)
-  const maxima = summaries.filter((s) => s && s.max !== null && s.max !== undefined).map((s) => s.max * 1000)
-  return {
-    summary: latencySummary(histogram, maxima.length > 0 ? Math.max(...maxima) : null),
-    encoded: encodeHistogram(histogram)
-  }
+  const { histogram, summary } = mergedSummary(encodedList, summaries.map((s) => s && s.max))
+  return { summary, encoded: encodeHistogram(histogram) }
 }
 
 function mergedQueries (results, seconds, histograms) {

@@ -42,6 +42,17 @@ function addEncoded (target, encoded) {
   if (encoded) target.add(decodeHistogram(encoded))
 }
 
+/**
+ * Histograms in HdrHistogram's encoding merged into one (exact, never an average of percentiles), and its summary
+ * with percentiles capped at the highest of the exact maxima given in ms (those that are numbers).
+ */
+function mergedSummary (encodedList, maxMsList = []) {
+  const histogram = newHistogram()
+  for (const encoded of encodedList) addEncoded(histogram, encoded)
+  const maxima = maxMsList.filter((v) => typeof v === 'number')
+  return { histogram, summary: latencySummary(histogram, maxima.length > 0 ? Math.max(...maxima) * 1000 : null) }
+}
+
 const round3 = (x) => Math.round(x * 1000) / 1000
 
 /**
@@ -411,6 +422,7 @@ class Totals {
 }
 
 module.exports = {
+  mergedSummary,
   decodeHistogram,
   MAX_ERROR_GROUPS,
   newHistogram,

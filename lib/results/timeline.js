@@ -1,6 +1,6 @@
 'use strict'
 
-const { Series, encodeHistogram, newHistogram, addEncoded, latencySummary } = require('./stats')
+const { Series, encodeHistogram, mergedSummary } = require('./stats')
 const { round } = require('../base/format')
 const { Resolution } = require('./resolution')
 
@@ -117,16 +117,14 @@ class Timeline {
 
   /** The latency of `group` over the whole intervals within [fromS, toS), from their histograms; null if none. */
   latencyIn (group, fromS, toS) {
-    const histogram = newHistogram()
-    let maxMs = 0
-    for (const [index, interval] of this.closed) {
+    const inside = [...this.closed].filter(([index, interval]) => {
       const startS = this.resolution.startMs(index) / 1000
-      if (startS < fromS - 1e-9 || startS + this.resolution.lengthMs(index) / 1000 > toS + 1e-9) continue
-      if (!interval.latency[group]) continue
-      addEncoded(histogram, interval.latency[group])
-      maxMs = Math.max(maxMs, interval.summary[group].max_ms ?? 0)
-    }
-    return histogram.totalCount > 0 ? latencySummary(histogram, maxMs * 1000) : null
+      return interval.latency[group] && startS >= fromS - 1e-9 &&
+        startS + this.resolution.lengthMs(index) / 1000 <= toS + 1e-9
+    }).map(([, interval]) => interval)
+    const { histogram, summary } = mergedSummary(inside.map((i) => i.latency[group]),
+      inside.map((i) => i.summary[group].max_ms))
+    return histogram.totalCount > 0 ? summary : null
   }
 
   /**
