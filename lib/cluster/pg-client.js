@@ -183,7 +183,7 @@ class PgClient extends EventEmitter {
   /** A session to `target`, opened within the time left to `deadline`. */
   session (target, deadline = Date.now() + this.timeoutMs) {
     const connection = new PgConnection({ host: target.hostname, port: target.port, ssl: target.ssl,
-      ...this.settings, timeoutMs: Math.max(1, deadline - Date.now()) })
+      ...this.settings, timeoutMs: Math.max(1, deadline - Date.now()), limitMs: this.timeoutMs })
     connection.base = `postgres://${target.hostname}:${target.port}`
     return connection
   }

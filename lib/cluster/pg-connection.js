@@ -36,12 +36,14 @@ const READ_BUFFER_BYTES = 64 * 1024
  *
  * Every wait is bounded, as a hostile or broken server would otherwise hold the run: the whole opening (connect,
  * SSLRequest, startup) by `timeoutMs`, each cycle by the deadline its caller gives; every message by its length (4 to
- * `maxAnswerBytes`) and every cycle's answer by `maxAnswerBytes` (--max_answer_mb).
+ * `maxAnswerBytes`) and every cycle's answer by `maxAnswerBytes` (--max_answer_mb). `timeoutMs` may be what is left
+ * of a request's time; an error names the user's --timeout (`limitMs`), not the remainder.
  */
 class PgConnection {
   constructor ({ host, port, user, password = '', ssl = false, insecure = false, database = 'doc', timeoutMs = 60_000,
-    maxAnswerBytes = DEFAULT_MAX_ANSWER_BYTES, now = () => performance.now() }) {
-    Object.assign(this, { host, port, user, password, ssl, insecure, database, timeoutMs, maxAnswerBytes, now })
+    limitMs = timeoutMs, maxAnswerBytes = DEFAULT_MAX_ANSWER_BYTES, now = () => performance.now() }) {
+    Object.assign(this, { host, port, user, password, ssl, insecure, database, timeoutMs, limitMs })
+    Object.assign(this, { maxAnswerBytes, now })
     this.socket = null
     this.cycle = null
     this.prepared = new Set()
@@ -75,7 +77,7 @@ class PgConnection {
   open () {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        const seconds = `${this.timeoutMs / 1000} s (--timeout)`
+        const seconds = `${this.limitMs / 1000} s (--timeout)`
         const error = this.phase === 'connect'
           ? new PgConnectionError(`${this.address} did not accept a connection within ${seconds}`, 'ECONNECTTIMEOUT')
           : this.phase === 'tls'
