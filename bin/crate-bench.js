@@ -48,7 +48,7 @@ const COMMANDS = {
   },
   sweep: {
     usage: 'sweep <name> [options]',
-    describe: `a sweep: ${Object.keys(SWEEPS).join(', ')}, capacity (scripts/find-*.sh)`,
+    describe: `a sweep: ${Object.keys(SWEEPS).join(', ')}, capacity, grid (scripts/find-*.sh)`,
     interrupts: 'forward',
     main: sweep
   },
@@ -70,6 +70,8 @@ Examples:
   crate-bench query --queries_config queries/cpu-dashboard.yml --json > run.json
   crate-bench report run.json -o run.html
   crate-bench sweep batch-size --values "1000 5000 10000" -- --duration 30s
+  crate-bench sweep grid --vary batch_size=500,2000,5000 --vary concurrent_requests=2,8,32 -- --duration 1m
+  crate-bench sizing small/grid large/grid
   crate-bench fleet --generators 3 ingest --processes 2 --duration 5m --report fleet.html
 
 Each command has --help. Exit codes: 0 ok, 1 failures, 2 bad input, 3 could not run, 4 partial run,
@@ -82,16 +84,19 @@ function sweep (argv, { signals }) {
     process.stdout.write([
       'Usage: crate-bench sweep <name> [options] [-- <benchmark options>]', '', 'Sweeps:', ...names,
       `  ${'capacity'.padEnd(18)} scripts/find-capacity.sh`,
+      `  ${'grid'.padEnd(18)} scripts/find-grid.sh (two or more settings, every combination)`,
       '',
       "crate-bench sweep <name> --help lists each one's options.",
       ''
     ].join('\n'))
     return 0
   }
-  if (name !== 'capacity' && !SWEEPS[name]) {
-    const error = new Error(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity (got '${name ?? ''}')`)
+  if (name !== 'capacity' && name !== 'grid' && !SWEEPS[name]) {
+    const error = new Error(`sweep needs one of ${Object.keys(SWEEPS).join(', ')}, capacity, grid ` +
+      `(got '${name ?? ''}')`)
     throw Object.assign(error, { exitCode: 2 })
   }
+  if (name === 'grid') return require('../lib/sweep/grid/command').main(rest, { signals })
   return name === 'capacity'
     ? require('../lib/sweep/capacity-command').main(rest, { signals })
     : require('../lib/sweep/sweep-command').main({ name, ...SWEEPS[name] }, rest, { signals })

@@ -15,6 +15,7 @@ const { csvField } = require('./sweep')
 const { runBenchmark } = require('./benchmark-run')
 const { makeDirectories } = require('../base/files')
 const { commandParser } = require('../cli/command-args')
+const { parseSlo } = require('./slo')
 
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
 const ADDED = ['--rate', '--duration', '--warmup', '--json', '--ingest_rate']
@@ -79,8 +80,7 @@ function parseArgs (argv) {
     return { help }
   }
   const args = parser.parseSync()
-  const slo = /^p99\s*=\s*(.+)$/.exec(String(args.slo).trim())
-  if (!slo) throw new UsageError(`--slo must be p99=<duration>, e.g. p99=200ms (got '${args.slo}')`)
+  const sloP99Ms = parseSlo(args.slo)
   const precision = /^(\d+(?:\.\d+)?)%?$/.exec(String(args.precision).trim())
   if (!precision || !(Number(precision[1]) > 0)) {
     throw new UsageError(`--precision must be a percentage such as 5% (got '${args.precision}')`)
@@ -110,7 +110,7 @@ function parseArgs (argv) {
     throw new UsageError(`--max_steps must be a whole number (got '${args.max_steps}')`)
   }
   return {
-    sloP99Ms: parseDuration(slo[1], 'slo'),
+    sloP99Ms,
     workload: args.workload,
     ingestRate: args.ingest_rate ?? null,
     maxFailed: args.max_failed,

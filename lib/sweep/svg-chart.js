@@ -6,9 +6,9 @@
 const WIDTH = 900
 const HEIGHT = 500
 
-function renderSvgChart (option) {
+function renderSvgChart (option, { width = WIDTH, height = HEIGHT } = {}) {
   const echarts = require('echarts')
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height: HEIGHT })
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height })
   try {
     chart.setOption(option)
     return chart.renderToSVGString()

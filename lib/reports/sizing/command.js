@@ -1,5 +1,6 @@
 'use strict'
 
+const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT, UsageError, errorText } = require('../../base/errors')
 const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
@@ -9,7 +10,7 @@ const { readResult } = require('../result-file')
 const { shapeText } = require('../../cluster/cluster-shape')
 const { pointOf, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
 
-const USAGE = `Usage: crate-bench sizing RESULT.json... [--headroom PCT] [--json]
+const USAGE = `Usage: crate-bench sizing RESULT.json|GRID_DIR... [--headroom PCT] [--json]
        crate-bench sizing --results_table TABLE --run_id ID... [the same options, connection flags]
 
 A sizing reference from runs measured on clusters of different shapes (each result's environment.cluster, read
@@ -17,13 +18,15 @@ from sys.nodes when it ran): per shape its peak (the highest rows/s or queries/s
 failures, partial runs or a saturated load generator) with the settings that reached it and its p99, per node and
 per core, the recommended ceiling (--headroom below the peak, default ${DEFAULT_HEADROOM_PCT}%), and the scaling
 efficiency of every larger shape against the smallest (throughput per node: 100% is linear). Compare each size at
-its own best (a sweep's best on each cluster), never at a load raised with the nodes. Results of different
+its own best (a grid folder of crate-bench sweep grid counts at its recommended cell, or its best without --slo;
+a sweep's best), never at a load raised with the nodes. Results of different
 workloads or data models are never mixed in one table; a shape with one result is a point, not a peak; nodes
 that share a machine are flagged: no scaling figure. With --results_table, each run id is one run (its load
 generators merged), read from the cluster (connection flags or CRATE_* as for the benchmarks).
 
 Examples:
   crate-bench sizing small/*.json medium/*.json large/*.json
+  crate-bench sizing grid-3x8 grid-6x8 grid-12x8
   crate-bench sizing runs/*.json --headroom 30 --json > sizing.json
   crate-bench sizing --results_table doc.crate_bench_results --run_id small-1 --run_id large-1
 
@@ -94,10 +97,45 @@ async function pointsOf (args, env) {
   }
   if (args.files.length === 0) throw new UsageError('give the result files of the runs to size (see --help)')
   return args.files.map((file) => {
+    if (isGrid(file)) return gridPoint(file)
     const point = pointOf(readResult(file), path.basename(file))
     if (!point) throw new UsageError(`${file} is not a result of crate-bench`)
     return point
   })
+}
+
+const gridFileOf = (input) => (input.endsWith('grid.json') ? input : path.join(input, 'grid.json'))
+
+function isGrid (input) {
+  try {
+    return fs.statSync(input).isDirectory() || path.basename(input) === 'grid.json'
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A grid (crate-bench sweep grid's folder or its grid.json) at its own best: its recommended cell, or without one its
+ * best, as the run that stands for the cell measured it (the median of its repeats).
+ */
+function gridPoint (input) {
+  const file = gridFileOf(input)
+  let grid
+  try {
+    grid = JSON.parse(fs.readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw new UsageError(`${input} is no grid folder (crate-bench sweep grid --out): ${error.code === 'ENOENT'
+      ? `no ${file}` : error.message}`)
+  }
+  const cell = grid.recommended || grid.best
+  if (!cell || !cell.median_result_file) {
+    throw new UsageError(`${file}: the grid has no cell without failures to size with`)
+  }
+  const which = grid.recommended ? 'recommended' : 'best'
+  const settings = Object.entries(cell.settings).map(([k, v]) => `${k} ${v}`).join(', ')
+  const point = pointOf(readResult(path.join(path.dirname(file), cell.median_result_file)),
+    `${input} (the grid's ${which} cell: ${settings})`)
+  return { ...point, runs: grid.runs_done ?? 1 }
 }
 
 async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {

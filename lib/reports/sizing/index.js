@@ -81,7 +81,8 @@ function shapeFigures ({ shape, points }, headroomPct) {
     cores_total: cores,
     shared_machine: Boolean(shape.shared_machine),
     results: points.length,
-    single_result: points.length === 1,
+    // A grid's cell stands for the many runs of its study; a single run is a point.
+    single_result: points.length === 1 && (points[0].runs ?? 1) === 1,
     excluded: points.filter((p) => !eligible.includes(p)).map((p) => ({ source: p.source, why: p.problems.join(', ') ||
       'no throughput' })),
     peak: null,

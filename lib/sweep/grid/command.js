@@ -1,0 +1,253 @@
+'use strict'
+
+// crate-bench sweep grid (scripts/find-grid.sh): every cell of two or more varied settings, each a run of the benchmark
+// as a child process with --json (as the sweeps take a step), repeats in rounds over the whole grid; grid.json written
+// after every run, so that the same command resumes where a stopped one left.
+
+const fs = require('node:fs')
+const path = require('node:path')
+const crypto = require('node:crypto')
+const { EXIT, UsageError, FatalError, errorText } = require('../../base/errors')
+const { redact } = require('../../base/secrets')
+const { visible, fmt } = require('../../base/format')
+const { makeDirectories } = require('../../base/files')
+const { commandParser } = require('../../cli/command-args')
+const { runBenchmark } = require('../benchmark-run')
+const { parseSlo } = require('../slo')
+const { parseVary, cellsOf, runsLeft, flagsOf, timeLeftS, DIMENSIONS } = require('./plan')
+const { runFigures, settingsText, DEFAULT_PLATEAU_PCT } = require('./analysis')
+const { gridOf } = require('./model')
+const { gridText, gridJson, unitUnnamed } = require('./report')
+const { heatmapSvg } = require('./heatmap')
+const { gridHtml } = require('./page')
+
+const NAME = 'crate-bench sweep grid'
+const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
+
+const USAGE = `Usage: crate-bench sweep grid --vary NAME=V1,V2,… --vary NAME=V1,V2,… [options] [-- benchmark options]
+   (or: scripts/find-grid.sh …)
+
+Every cell of a grid of settings (Lindorm's batch size × workers table): one run of the benchmark per cell and
+repeat, with its own warm-up, the benchmark options after '--' passed to every run. Repeats go in rounds over the
+whole grid, so that a cluster that drifts spreads its drift over every cell. An ingest run re-creates its table (the
+benchmark's default): every cell starts from the same state; grid.json keeps the table's size and segments at each
+cell's start.
+
+Options:
+  --vary NAME=V1,V2,…    a dimension, given two or more times: ${Object.keys(DIMENSIONS).join(', ')}
+  --workload W           ingest (default) or query (appClusterAnalytical.js: pass --queries_config after '--')
+  --repeat N             runs per cell, in rounds (default: 1; 3 gives each cell a 95% confidence interval)
+  --slo p99=DURATION     the latency target the recommended cell must meet (as find-capacity takes it)
+  --plateau_pct PCT      without repeats, the plateau is the cells within PCT percent of the best (default: ${
+  DEFAULT_PLATEAU_PCT}); with repeats, the cells whose interval overlaps the best's
+  --out DIR              where the grid goes (default: sweep-results/grid-<time>); the same command with the same
+                         DIR resumes: only the runs left are run
+  -h, --help             this text
+
+Writes DIR/grid.json after every run (the settings, every cell with its runs, median, spread, 95% interval, field
+values/s, p50/p99, failed and in doubt, the busiest node's CPU and write queue, rejections; best, plateau,
+recommended with the first neighbour that breaks; sentences), and at the end DIR/grid.svg (a heatmap) and
+DIR/grid.html (heatmap, ridge, a chart per dimension); DIR/runs/ keeps each run's result and report. The best cell
+is the fastest without failures, in-doubt rows or a saturated load generator; the recommended cell is the cheapest
+of the plateau (fewest requests in flight, then smallest batch) within --slo: what to run in production.
+
+Examples:
+  crate-bench sweep grid --vary batch_size=100,500,2000,5000 --vary concurrent_requests=1,4,16,64 -- --duration 1m
+  scripts/find-grid.sh --vary batch_size=1000,5000 --vary concurrent_requests=4,16 --repeat 3 --slo p99=500ms --out g
+  crate-bench sweep grid --workload query --vary concurrent_requests=1,4,16 --vary processes=1,2 -- \\
+    --queries_config queries/cpu-dashboard.yml --duration 30s
+
+Exit codes: 0 the grid finished (cells may have failures: that is data), 2 bad options or a --out holding another
+grid, 3 the benchmark could not run, 4 interrupted (grid.json keeps the runs done; run the same command to resume).`
+
+function parseArgs (argv) {
+  const dash = argv.indexOf('--')
+  const own = dash >= 0 ? argv.slice(0, dash) : argv
+  const fixed = dash >= 0 ? argv.slice(dash + 1) : []
+  const text = { type: 'string', requiresArg: true }
+  const parsed = commandParser(own)
+    .options({ vary: { type: 'string', array: true, requiresArg: true, default: [] }, workload: text, repeat: text,
+      slo: text, plateau_pct: text, out: text })
+    .parseSync()
+  if (parsed.help) return { help: true }
+  if (parsed._.length > 0) {
+    throw new UsageError(`unexpected argument '${parsed._[0]}' (benchmark options go after '--'; see --help)`)
+  }
+  const vary = parseVary(parsed.vary.map(String))
+  const workload = parsed.workload ?? 'ingest'
+  if (!APPS[workload]) throw new UsageError(`--workload must be ingest or query (got '${workload}')`)
+  if (parsed.repeat !== undefined && !/^[1-9][0-9]*$/.test(parsed.repeat)) {
+    throw new UsageError(`--repeat must be a whole number of at least 1, not '${parsed.repeat}'`)
+  }
+  const plateauPct = parsed.plateau_pct === undefined ? DEFAULT_PLATEAU_PCT : Number(parsed.plateau_pct)
+  if (!(plateauPct >= 0 && plateauPct < 100)) {
+    throw new UsageError(`--plateau_pct must be a percentage from 0 to below 100 (got '${parsed.plateau_pct}')`)
+  }
+  for (const arg of fixed) {
+    const flag = arg.split('=')[0]
+    if (flag === '--json') throw new UsageError('--json is added by the grid; leave it out')
+    const varied = vary.find((d) => flag === `--${d.name}`)
+    if (varied) throw new UsageError(`--${varied.name} is a dimension of the grid: give its values with --vary`)
+  }
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')
+  return {
+    vary,
+    workload,
+    repeat: parsed.repeat === undefined ? 1 : Number(parsed.repeat),
+    sloP99Ms: parsed.slo === undefined ? null : parseSlo(parsed.slo),
+    plateauPct,
+    out: parsed.out ?? path.join('sweep-results', `grid-${stamp}`),
+    fixed
+  }
+}
+
+/** What makes two grids the same study: a resume must not mix runs of other settings into one grid. */
+function headerOf (config) {
+  return {
+    kind: 'crate-bench grid',
+    workload: config.workload,
+    vary: config.vary,
+    repeat: config.repeat,
+    // The benchmark options as a digest: grid.json must not keep a password given after '--'.
+    fixed_sha256: crypto.createHash('sha256').update(JSON.stringify(config.fixed)).digest('hex'),
+    fixed_text: redact(visible(config.fixed.join(' '))),
+    slo_p99_ms: config.sloP99Ms,
+    plateau_pct: config.plateauPct
+  }
+}
+
+const SAME_STUDY = ['kind', 'workload', 'vary', 'repeat', 'fixed_sha256']
+
+/** The runs recorded in DIR/grid.json, by cell; refuses a grid of other settings. Empty for a new DIR. */
+function recordedRuns (file, header) {
+  const byCell = new Map()
+  if (!fs.existsSync(file)) return byCell
+  let saved
+  try {
+    saved = JSON.parse(fs.readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw new UsageError(`${file} is not a grid's JSON (${error.message}): give another --out`)
+  }
+  const differs = SAME_STUDY.find((key) => JSON.stringify(saved[key]) !== JSON.stringify(header[key]))
+  if (differs) {
+    throw new UsageError(`${file} holds a grid of other settings (its ${differs === 'fixed_sha256'
+      ? 'benchmark options' : differs} differ): give another --out, or the same settings to resume`)
+  }
+  for (const cell of saved.cells || []) byCell.set(cell.id, (cell.runs || []).map(unitUnnamed))
+  return byCell
+}
+
+function writeGrid (out, grid, { final = false } = {}) {
+  const file = path.join(out, 'grid.json')
+  fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(gridJson(grid), null, 1)}\n`)
+  // Renamed into place: a run stopped while writing leaves the last whole grid.json.
+  fs.renameSync(`${file}.tmp`, file)
+  if (final) {
+    fs.writeFileSync(path.join(out, 'grid.svg'), heatmapSvg(grid))
+    fs.writeFileSync(path.join(out, 'grid.html'), gridHtml(grid))
+  }
+}
+
+const minutes = (s) => (s >= 5400 ? `${fmt(Math.round(s / 360) / 10)} h` : s >= 90 ? `${Math.round(s / 60)} min`
+  : `${Math.round(s)} s`)
+
+/** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/cli/interrupts.js). */
+async function main (argv, options = {}) {
+  const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark, now = Date.now } = options
+  const fail = (error) => {
+    stderr.write(errorText(NAME, error.message))
+    return error.exitCode ?? EXIT.CANNOT_RUN
+  }
+  let config
+  try {
+    config = parseArgs(argv)
+    if (config.help) {
+      stdout.write(`${USAGE}\n`)
+      return EXIT.OK
+    }
+    try {
+      makeDirectories(path.join(config.out, 'runs'))
+    } catch {
+      throw new UsageError(`--out '${config.out}': cannot create that directory`)
+    }
+  } catch (error) {
+    return fail(error)
+  }
+  return study(config, { stderr, signals, run, now }).catch(fail)
+}
+
+async function study (config, { stderr, signals, run, now }) {
+  const header = headerOf(config)
+  const file = path.join(config.out, 'grid.json')
+  const byCell = recordedRuns(file, header)
+  const cells = cellsOf(config.vary)
+  const done = new Set([...byCell].flatMap(([id, runs]) => runs.map((r) => `${id}#${r.round}`)))
+  const left = runsLeft(cells, config.repeat, done)
+  const gridNow = () => gridOf(header, (id) => byCell.get(id) || [])
+  const shape = config.vary.map((d) => `${d.name} ${d.values.length}`).join(' × ')
+  stderr.write(`grid: ${cells.length} cells (${shape}), ${config.repeat} run${config.repeat > 1 ? 's' : ''} a cell` +
+    `${config.repeat > 1 ? ' in rounds' : ''}, ${config.workload}${header.fixed_text ? ` with ${header.fixed_text}`
+      : ''}; results in ${config.out}\n`)
+  if (done.size > 0) {
+    const cellsDone = cells.filter((c) => (byCell.get(c.id) || []).length >= config.repeat).length
+    stderr.write(`resuming: ${cellsDone} of ${cells.length} cells done (${done.size} of ` +
+      `${cells.length * config.repeat} runs); ${left.length} left\n`)
+  }
+  const walls = []
+  let total = done.size
+  for (const [i, step] of left.entries()) {
+    const estimate = timeLeftS(walls, left.length - i)
+    const index = cells.indexOf(step.cell) + 1
+    stderr.write(`[cell ${index} of ${cells.length}${config.repeat > 1 ? `, round ${step.round} of ${config.repeat}`
+      : ''}] ${settingsText(step.cell.settings)}${estimate === null ? '' : ` — about ${minutes(estimate)} left`}\n`)
+    const name = `${step.cell.id}-r${step.round}`
+    const resultFile = path.join(config.out, 'runs', `${name}.json`)
+    const logFile = path.join(config.out, 'runs', `${name}.log`)
+    const started = now()
+    const { code, signal } = await run({ app: APPS[config.workload],
+      args: [...config.fixed, ...flagsOf(step.cell.settings), '--json'], resultFile, logFile, signals })
+    if (signals.interrupted) {
+      // Ended as a run ends (its report is in the log), not as the grid would measure it: the resume runs it again.
+      stderr.write(`interrupted: ${settingsText(step.cell.settings)} ended early (its report: ${logFile}); not ` +
+        'counted, the same command resumes with it\n')
+      break
+    }
+    if (signal || (code !== EXIT.OK && code !== EXIT.FAILURES && code !== EXIT.PARTIAL &&
+      code !== EXIT.THRESHOLDS)) {
+      const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n') : []
+      const lastError = log.find((l) => l.includes('error:')) || log.at(-1) || 'no output'
+      stderr.write(errorText(NAME, `the benchmark could not run at ${settingsText(step.cell.settings)} (exit ` +
+        `${code ?? signal}): ${lastError}`))
+      if (total > 0) writeGrid(config.out, gridNow(), { final: true })
+      return code === EXIT.USAGE ? EXIT.USAGE : EXIT.CANNOT_RUN
+    }
+    const wallS = (now() - started) / 1000
+    walls.push(wallS)
+    let result = null
+    try {
+      const text = fs.readFileSync(resultFile, 'utf8')
+      result = text.trim() ? JSON.parse(text) : null
+    } catch (error) {
+      throw new FatalError(`the run at ${settingsText(step.cell.settings)} printed no JSON result: ${error.message}`)
+    }
+    const figures = runFigures({ result, exitCode: code, round: step.round,
+      resultFile: path.relative(config.out, resultFile), wallS })
+    if (!byCell.has(step.cell.id)) byCell.set(step.cell.id, [])
+    byCell.get(step.cell.id).push(figures)
+    total++
+    stderr.write(`  ${fmt(figures.per_sec)} ${figures.unit}/s, p99 ${fmt(figures.p99_ms)} ms, ${fmt(figures.failed)} ` +
+      `failed${figures.partial ? ', PARTIAL' : ''}\n`)
+    writeGrid(config.out, gridNow())
+  }
+  if (total === 0) {
+    stderr.write(`${NAME}: interrupted before any run finished; nothing to report\n`)
+    return EXIT.PARTIAL
+  }
+  const grid = gridNow()
+  writeGrid(config.out, grid, { final: true })
+  stderr.write(gridText(grid))
+  stderr.write(`wrote ${path.join(config.out, 'grid.json')}, grid.svg, grid.html\n`)
+  return signals.interrupted || !grid.complete ? EXIT.PARTIAL : EXIT.OK
+}
+
+module.exports = { main, parseArgs, USAGE }

@@ -1,0 +1,83 @@
+'use strict'
+
+const { renderSvgChart, wrapLines } = require('../svg-chart')
+const { fmt } = require('../../base/format')
+
+// The grid as a heatmap: the first dimension down, the second across, one panel per combination of any others; each
+// cell its throughput, the best and the recommended cell outlined, a cell ruled out crossed and grey.
+
+const PANEL_HEIGHT = 330
+const WIDTH = 900
+
+/** 12,345 as 12.3k, 1,234,567 as 1.23M: a cell's label must fit its box. */
+function short (x) {
+  if (typeof x !== 'number') return '-'
+  if (x >= 1e6) return `${+(x / 1e6).toPrecision(3)}M`
+  if (x >= 1e4) return `${+(x / 1e3).toPrecision(3)}k`
+  return fmt(Math.round(x))
+}
+
+/** Every combination of the dimensions after the first two: one panel each (one panel for two dimensions). */
+function panelsOf (dimensions) {
+  let panels = [{}]
+  for (const d of dimensions.slice(2)) panels = panels.flatMap((p) => d.values.map((v) => ({ ...p, [d.name]: v })))
+  return panels
+}
+
+/** The ECharts option of the heatmap (rendered to SVG here; the HTML page shows the same SVG). */
+function heatmapOption (grid) {
+  const [rows, columns] = grid.vary
+  const panels = panelsOf(grid.vary)
+  const unit = grid.unit || 'units'
+  const candidates = grid.cells.filter((c) => c.excluded === null && c.per_sec > 0).map((c) => c.per_sec)
+  const bestId = grid.best && grid.best.id
+  const recommendedId = grid.recommended && grid.recommended.id
+  const subtitle = wrapLines(grid.subtitle || '').join('\n')
+  const top = 70 + (subtitle ? subtitle.split('\n').length * 16 : 0)
+  const option = {
+    animation: false,
+    title: { text: `${unit}/s by ${rows.name} and ${columns.name}`, subtext: subtitle, left: 'center',
+      subtextStyle: { fontSize: 12, lineHeight: 16 } },
+    visualMap: { min: candidates.length ? Math.min(...candidates) : 0, max: candidates.length
+      ? Math.max(...candidates) : 1, calculable: false, orient: 'horizontal', left: 'center', bottom: 4,
+    text: ['more', 'fewer'], inRange: { color: ['#f7fbff', '#6baed6', '#08306b'] }, seriesIndex:
+      panels.map((_, i) => i) },
+    grid: [],
+    xAxis: [],
+    yAxis: [],
+    series: []
+  }
+  panels.forEach((fixed, i) => {
+    const named = Object.entries(fixed).map(([k, v]) => `${k} ${v}`).join(', ')
+    option.grid.push({ left: 150, right: 40, top: top + i * PANEL_HEIGHT, height: PANEL_HEIGHT - 90 })
+    option.xAxis.push({ type: 'category', gridIndex: i, data: columns.values.map(String), name: columns.name,
+      nameLocation: 'middle', nameGap: 28, splitArea: { show: true } })
+    option.yAxis.push({ type: 'category', gridIndex: i, data: rows.values.map(String),
+      name: named ? `${rows.name}\n(${named})` : rows.name, nameLocation: 'middle', nameGap: 80,
+      splitArea: { show: true } })
+    const data = []
+    for (const cell of grid.cells) {
+      if (!Object.entries(fixed).every(([k, v]) => cell.settings[k] === v)) continue
+      const x = columns.values.indexOf(cell.settings[columns.name])
+      const y = rows.values.indexOf(cell.settings[rows.name])
+      const ruledOut = cell.excluded !== null || !(cell.per_sec > 0)
+      const mark = cell.id === bestId ? ' best' : cell.id === recommendedId ? ' rec.' : ''
+      data.push({
+        value: [x, y, ruledOut ? '-' : cell.per_sec],
+        label: { formatter: ruledOut ? `✗ ${short(cell.per_sec)}` : `${short(cell.per_sec)}${mark}` },
+        itemStyle: ruledOut ? { color: '#ddd' } : cell.id === bestId ? { borderColor: '#b00', borderWidth: 3 }
+          : cell.id === recommendedId ? { borderColor: '#1a7f37', borderWidth: 3 } : {}
+      })
+    }
+    option.series.push({ type: 'heatmap', xAxisIndex: i, yAxisIndex: i, data,
+      label: { show: true, fontSize: 12 } })
+  })
+  return { option, height: top + panels.length * PANEL_HEIGHT + 20 }
+}
+
+function heatmapSvg (grid) {
+  const { option, height } = heatmapOption(grid)
+  return renderSvgChart(option, { width: WIDTH, height })
+}
+
+module.exports = { heatmapSvg, heatmapOption, panelsOf, short }

@@ -1,0 +1,85 @@
+'use strict'
+
+const { escapeHtml, chartPageHead } = require('../../reports/html/parts')
+const { fmt } = require('../../base/format')
+const { renderSvgChart } = require('../svg-chart')
+const { heatmapSvg } = require('./heatmap')
+const { ridgeAlong, settingsText } = require('./analysis')
+const { gridText } = require('./report')
+
+// grid.html: one self-contained page (its charts drawn here as SVG, no script): the heatmap, the ridge (the best cell
+// of each row), a line chart per dimension and every cell's figures.
+
+/** Throughput along one dimension: a line per value of the other (two dimensions), or its ridge (more). */
+function dimensionChart (grid, dimension) {
+  const others = grid.vary.filter((d) => d !== dimension)
+  const lines = others.length === 1
+    ? others[0].values.map((v) => ({ name: `${others[0].name} ${v}`, points: ridgeAlong(dimension, grid.cells,
+      { [others[0].name]: v }) }))
+    : [{ name: 'best over the other settings', points: ridgeAlong(dimension, grid.cells) }]
+  return renderSvgChart({
+    animation: false,
+    title: { text: `${grid.unit || 'units'}/s by ${dimension.name}`, left: 'center' },
+    legend: { bottom: 0, type: 'scroll' },
+    grid: { left: 90, right: 30, top: 50, bottom: 70 },
+    xAxis: { type: 'category', name: dimension.name, nameLocation: 'middle', nameGap: 28,
+      data: dimension.values.map(String) },
+    yAxis: { type: 'value', name: `${grid.unit || 'units'}/s` },
+    series: lines.map((l) => ({ type: 'line', name: l.name, connectNulls: false, symbolSize: 7,
+      data: l.points.map((p) => p.per_sec) }))
+  }, { width: 640, height: 360 })
+}
+
+const whole = (x) => fmt(typeof x === 'number' ? Math.round(x) : x)
+
+function cellRows (grid) {
+  return grid.cells.map((c) => `<tr${c.id === (grid.best && grid.best.id) ? ' class="best"' : ''}>` +
+    [settingsText(c.settings), c.runs_done, whole(c.per_sec), c.ci95 ? `${whole(c.ci95.low)}–${whole(c.ci95.high)}`
+      : '', whole(c.field_values_per_sec), fmt(c.p50_ms), fmt(c.p99_ms), fmt(c.failed), fmt(c.in_doubt),
+      fmt(c.busiest_cpu_pct), fmt(c.write_queue_max), fmt(c.rejections), c.excluded ?? '']
+      .map((x) => `<td>${escapeHtml(x)}</td>`).join('') + '</tr>').join('\n')
+}
+
+function ridgeRows (grid) {
+  const [rows] = grid.vary
+  return rows.values.map((value) => {
+    const row = grid.cells.filter((c) => c.settings[rows.name] === value && c.excluded === null && c.per_sec > 0)
+    const top = row.reduce((a, c) => (!a || c.per_sec > a.per_sec ? c : a), null)
+    const best = top ? settingsText(top.settings) : '-'
+    return `<tr><td>${escapeHtml(`${rows.name} ${value}`)}</td><td>${escapeHtml(best)}</td>` +
+      `<td>${escapeHtml(whole(top && top.per_sec))}</td><td>${escapeHtml(fmt(top && top.p99_ms))}</td></tr>`
+  }).join('\n')
+}
+
+/** The page, from the grid model (lib/sweep/grid/model.js). */
+function gridHtml (grid) {
+  const unit = grid.unit || 'units'
+  const words = gridText(grid).split('\n')
+    .filter((l) => /^(best|plateau|recommended|ruled out| {2}beyond|- )/.test(l) && !l.startsWith('best: highest'))
+  return `${chartPageHead('crate-bench grid', `table { border-collapse: collapse; margin: 8px 0; }
+td, th { border: 1px solid #ddd; padding: 2px 8px; text-align: right; } td:first-child { text-align: left; }
+tr.best td { font-weight: bold; } .dims { display: flex; flex-wrap: wrap; gap: 16px; }`)}
+<body>
+<h1>crate-bench grid: ${escapeHtml(grid.vary.map((d) => d.name).join(' × '))}</h1>
+<p>${escapeHtml(grid.subtitle)}${grid.complete ? '' : ' — <b>not complete</b>: the cells not run yet are empty'}</p>
+<ul>${words.map((l) => `<li>${escapeHtml(l.replace(/^- /, ''))}</li>`).join('')}</ul>
+<h2>The grid</h2>
+${heatmapSvg(grid)}
+<h2>The ridge: the best cell of each ${escapeHtml(grid.vary[0].name)}</h2>
+<table><tr><th>row</th><th>best cell</th><th>${escapeHtml(unit)}/s</th><th>p99 ms</th></tr>
+${ridgeRows(grid)}
+</table>
+<h2>Each dimension</h2>
+<div class="dims">${grid.vary.map((d) => dimensionChart(grid, d)).join('\n')}</div>
+<h2>Every cell</h2>
+<table><tr><th>settings</th><th>runs</th><th>${escapeHtml(unit)}/s</th><th>95% interval</th><th>field values/s</th>
+<th>p50 ms</th><th>p99 ms</th><th>failed</th><th>in doubt</th><th>busiest CPU %</th><th>write queue</th>
+<th>rejections</th><th>ruled out</th></tr>
+${cellRows(grid)}
+</table>
+</body>
+</html>
+`
+}
+
+module.exports = { gridHtml }

@@ -1,0 +1,80 @@
+'use strict'
+
+const { UsageError } = require('../../base/errors')
+
+// The grid's cells and the order they run in, without a clock or a process: every cell is one combination of the
+// varied settings; repeats go in rounds over the whole grid, so that a cluster that drifts through the study spreads
+// its drift over every cell instead of favouring the first.
+
+// What a grid may vary, and how each value is checked: the benchmark's own flags, as the sweeps step them.
+const WHOLE = { test: (v) => /^[1-9][0-9]*$/.test(v), text: 'whole numbers of at least 1' }
+const DIMENSIONS = {
+  batch_size: WHOLE,
+  concurrent_requests: WHOLE,
+  processes: WHOLE,
+  shards: WHOLE,
+  replicas: { test: (v) => /^[0-9]+(-([0-9]+|all))?$/.test(v), text: 'replica counts (0, 1, 0-1, …)' },
+  rate: { test: (v) => /^[0-9]+(\.[0-9]+)?$/.test(v) && Number(v) > 0, text: 'positive numbers' }
+}
+
+const numberOrText = (v) => (/^[0-9]+(\.[0-9]+)?$/.test(v) ? Number(v) : v)
+
+/** `--vary NAME=V1,V2,…` given two or more times: the dimensions, in the order given. */
+function parseVary (texts) {
+  if (texts.length < 2) {
+    throw new UsageError('a grid needs --vary NAME=V1,V2,… at least twice (one dimension is a sweep: crate-bench ' +
+      'sweep batch-size and the others)')
+  }
+  const dimensions = []
+  for (const text of texts) {
+    const m = /^([a-z_]+)=(.+)$/.exec(String(text).trim())
+    if (!m) throw new UsageError(`--vary must be NAME=V1,V2,… (got '${text}')`)
+    const [, name, list] = m
+    const kind = DIMENSIONS[name]
+    if (!kind) throw new UsageError(`--vary ${name}: a grid varies ${Object.keys(DIMENSIONS).join(', ')}`)
+    if (dimensions.some((d) => d.name === name)) throw new UsageError(`--vary ${name} is given twice`)
+    const values = list.split(',').map((v) => v.trim()).filter(Boolean)
+    const bad = values.find((v) => !kind.test(v))
+    if (bad !== undefined) throw new UsageError(`--vary ${name}: '${bad}' is not a value; give ${kind.text}`)
+    if (new Set(values).size !== values.length) throw new UsageError(`--vary ${name} names a value twice`)
+    if (values.length === 0) throw new UsageError(`--vary ${name} has no values`)
+    dimensions.push({ name, values: values.map(numberOrText) })
+  }
+  return dimensions
+}
+
+/** A cell's name in files and logs: batch_size-500_concurrent_requests-8. */
+const cellId = (settings) => Object.entries(settings).map(([k, v]) => `${k}-${v}`).join('_')
+
+/** Every combination, the first dimension the slowest to change (as the grid's table reads, row by row). */
+function cellsOf (dimensions) {
+  let combos = [{}]
+  for (const d of dimensions) combos = combos.flatMap((c) => d.values.map((v) => ({ ...c, [d.name]: v })))
+  return combos.map((settings) => ({ id: cellId(settings), settings }))
+}
+
+/** The runs in the order they go: round 1 over every cell, then round 2, … */
+function schedule (cells, repeat) {
+  const runs = []
+  for (let round = 1; round <= repeat; round++) for (const cell of cells) runs.push({ cell, round })
+  return runs
+}
+
+/** The runs of `schedule` not yet done; `done` holds `${cell id}#${round}` of every run recorded. */
+function runsLeft (cells, repeat, done) {
+  return schedule(cells, repeat).filter((r) => !done.has(`${r.cell.id}#${r.round}`))
+}
+
+/** The benchmark's flags for one cell: --name value for each setting. */
+const flagsOf = (settings) => Object.entries(settings).flatMap(([k, v]) => [`--${k}`, String(v)])
+
+/**
+ * The time left, from the mean wall time of the runs done so far (null before the first): an estimate the progress
+ * line shows, never a figure of the study.
+ */
+function timeLeftS (wallSeconds, left) {
+  if (wallSeconds.length === 0) return null
+  return (wallSeconds.reduce((a, b) => a + b, 0) / wallSeconds.length) * left
+}
+
+module.exports = { DIMENSIONS, parseVary, cellsOf, cellId, schedule, runsLeft, flagsOf, timeLeftS }

@@ -1,0 +1,109 @@
+'use strict'
+
+const { fmt } = require('../../base/format')
+const { table } = require('../../reports/text')
+const { panelsOf } = require('./heatmap')
+const { settingsText, durationText } = require('./analysis')
+
+// The grid in words and tables: one table per panel (the first dimension down, the second across), the best and the
+// recommended cell marked, then the verdicts and the sentences.
+
+/** per_sec, per_sec_min, per_sec_max as rows_per_sec, … (or queries_per_sec): grid.json names its unit. */
+function unitNamed (object, unit) {
+  return Object.fromEntries(Object.entries(object).map(([k, v]) => [k.startsWith('per_sec') && unit
+    ? `${unit}_${k}` : k, v]))
+}
+
+/** grid.json's runs as the analysis reads them (rows_per_sec back to per_sec). */
+function unitUnnamed (object) {
+  const key = (k) => k.replace(/^(rows|queries)_per_sec/, 'per_sec')
+  return Object.fromEntries(Object.entries(object).map(([k, v]) => [key(k), v]))
+}
+
+function cellText (cell, grid) {
+  if (cell.runs_done === 0) return '…'
+  if (cell.excluded !== null || !(cell.per_sec > 0)) return `✗ ${fmt(cell.per_sec)}`
+  const marks = [cell.id === (grid.best && grid.best.id) ? 'best' : null,
+    cell.id === (grid.recommended && grid.recommended.id) ? 'rec.' : null,
+    grid.plateau.includes(cell.id) && cell.id !== (grid.best && grid.best.id) ? '~' : null].filter(Boolean)
+  const p99 = typeof cell.p99_ms === 'number' ? ` p99 ${durationText(cell.p99_ms)}` : ''
+  return `${fmt(Math.round(cell.per_sec))}${marks.length ? ` (${marks.join(', ')})` : ''}\n${p99.trim()}`
+}
+
+/** The grid's tables, verdicts and sentences, for the terminal. */
+function gridText (grid) {
+  const [rows, columns] = grid.vary
+  const unit = grid.unit || 'units'
+  const out = []
+  for (const fixed of panelsOf(grid.vary)) {
+    const named = settingsText(fixed)
+    const where = named ? `; ${named}` : ''
+    out.push(`${unit}/s (median run) and its p99, ${rows.name} down, ${columns.name} across${where}`)
+    const t = table([`${rows.name} \\ ${columns.name}`, ...columns.values.map(String)])
+    for (const r of rows.values) {
+      t.push([String(r), ...columns.values.map((c) => {
+        const cell = grid.cells.find((x) => x.settings[rows.name] === r && x.settings[columns.name] === c &&
+          Object.entries(fixed).every(([k, v]) => x.settings[k] === v))
+        return cellText(cell, grid)
+      })])
+    }
+    out.push(t.toString())
+  }
+  out.push('best: highest throughput without failures; ~: on the plateau; rec.: recommended; ✗: ruled out')
+  out.push(...verdictLines(grid))
+  return `${out.join('\n')}\n`
+}
+
+function verdictLines (grid) {
+  const unit = grid.unit || 'units'
+  const lines = []
+  const ruledOut = grid.cells.filter((c) => c.runs_done > 0 && c.excluded !== null)
+  if (ruledOut.length) {
+    lines.push(`ruled out: ${ruledOut.map((c) => `${settingsText(c.settings)} (${c.excluded})`).join('; ')}`)
+  }
+  if (!grid.best) {
+    lines.push('no best cell: every cell run had failures, a saturated load generator or no result')
+    return lines
+  }
+  const b = grid.best
+  const interval = b.ci95 ? ` (95% interval ${fmt(Math.round(b.ci95.low))}–${fmt(Math.round(b.ci95.high))})` : ''
+  const fields = b.field_values_per_sec ? `, ${fmt(Math.round(b.field_values_per_sec))} field values/s` : ''
+  lines.push(`best: ${settingsText(b.settings)}: ${fmt(Math.round(b.per_sec))} ${unit}/s${interval}${fields}, p99 ` +
+    `${fmt(b.p99_ms)} ms`)
+  lines.push(`plateau (${grid.plateau_rule}): ${grid.plateau.length} cell${grid.plateau.length === 1 ? '' : 's'}`)
+  const target = grid.slo_p99_ms === null ? 'no --slo: judged on throughput and errors only'
+    : `p99 within ${durationText(grid.slo_p99_ms)}, no failures`
+  const r = grid.recommended
+  if (!r) {
+    lines.push(`recommended: none (${target})`)
+  } else {
+    lines.push(`recommended (${target}): ${settingsText(r.settings)}: ${fmt(Math.round(r.per_sec))} ${unit}/s, p99 ` +
+      `${fmt(r.p99_ms)} ms${r.note ? ` (${r.note})` : ''}`)
+    lines.push(r.first_break ? `  beyond it: ${r.first_break.reason}`
+      : '  beyond it: no neighbour with more load broke within the grid')
+  }
+  for (const sentence of grid.sentences) lines.push(`- ${sentence}`)
+  return lines
+}
+
+/** grid.json: the study's settings, every cell with its runs, and the verdicts, throughput named by its unit. */
+function gridJson (grid) {
+  const unit = grid.unit
+  const verdict = (v) => v && unitNamed(v, unit)
+  return {
+    ...grid.header,
+    unit,
+    complete: grid.complete,
+    runs_done: grid.cells.reduce((s, c) => s + c.runs_done, 0),
+    runs_total: grid.cells.length * grid.header.repeat,
+    cells: grid.cells.map(({ runList, ...c }) => unitNamed({ ...c, runs: runList.map((r) => unitNamed(r, unit)) },
+      unit)),
+    best: verdict(grid.best),
+    plateau: grid.plateau,
+    plateau_rule: grid.plateau_rule,
+    recommended: verdict(grid.recommended),
+    sentences: grid.sentences
+  }
+}
+
+module.exports = { gridText, gridJson, unitNamed, unitUnnamed }
