@@ -59,7 +59,7 @@ class CrateTestDouble {
    * @param {(rowNumber: number, row: any[], bulk: {size: number}) => object|null} [script.rejectRow]
    *        error for a bulk row (rowNumber counts every bulk row the double has received; size is
    *        the rows in this request), answered as rowcount -2
-   * @param {(req: {number: number, stmt: string, bulk: boolean}) => any} [script.fault]
+   * @param {(req: {number: number, stmt: string, bulk: boolean, rows: number, inFlight: number}) => any} [script.fault]
    *        'drop' closes the connection, 'hang' never answers, {delayMs} delays, {body} answers 200 with that
    *        text, {trickleMs} answers 200 and then one byte every trickleMs, never ending, {hugeBytes} answers
    *        200 with that many bytes, {status, code, message} answers with that error; undefined answers normally
@@ -197,6 +197,9 @@ class CrateTestDouble {
   }
 
   async answer (req, res, text) {
+    // Requests being answered now, this one included: a script's fault may slow a crowded cluster.
+    this.inFlight = (this.inFlight || 0) + 1
+    res.once('close', () => this.inFlight--)
     const started = process.hrtime.bigint()
     const number = ++this.requestCount
     if (this.script.auth && !this.authorized(req)) {
@@ -215,7 +218,8 @@ class CrateTestDouble {
     this.statements.push({ stmt: body.stmt, args: body.args, rows: bulk ? body.bulk_args.length : undefined })
 
     const fault = this.script.fault
-      ? await this.script.fault({ number, stmt: body.stmt, bulk, node: res.node.index })
+      ? await this.script.fault({ number, stmt: body.stmt, bulk, node: res.node.index,
+        rows: bulk ? body.bulk_args.length : 0, inFlight: this.inFlight })
       : undefined
     if (fault === 'drop') return req.socket.destroy()
     if (fault === 'hang') return this.hanging.add(res)

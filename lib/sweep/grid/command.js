@@ -66,14 +66,15 @@ function parseArgs (argv) {
   const fixed = dash >= 0 ? argv.slice(dash + 1) : []
   const text = { type: 'string', requiresArg: true }
   const parsed = commandParser(own)
-    .options({ vary: { type: 'string', array: true, requiresArg: true, default: [] }, workload: text, repeat: text,
+    .options({ vary: text, workload: text, repeat: text,
       slo: text, plateau_pct: text, out: text })
     .parseSync()
   if (parsed.help) return { help: true }
   if (parsed._.length > 0) {
     throw new UsageError(`unexpected argument '${parsed._[0]}' (benchmark options go after '--'; see --help)`)
   }
-  const vary = parseVary(parsed.vary.map(String))
+  // Given once or more: yargs gathers a repeated flag into a list (never greedy, as an array option would be).
+  const vary = parseVary([parsed.vary ?? []].flat().map(String))
   const workload = parsed.workload ?? 'ingest'
   if (!APPS[workload]) throw new UsageError(`--workload must be ingest or query (got '${workload}')`)
   if (parsed.repeat !== undefined && !/^[1-9][0-9]*$/.test(parsed.repeat)) {

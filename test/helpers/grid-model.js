@@ -1,0 +1,73 @@
+'use strict'
+
+// A cluster as a sizing study sees it, without a cluster: throughput rises with the batch and levels off, grows with
+// the requests in flight up to 16 and falls past them; latency grows with both. The grid's tests read its verdicts
+// from these numbers, so the expected best, plateau and recommended cells follow from the table below.
+
+const fs = require('node:fs')
+
+const BATCH = { 100: 20_000, 500: 60_000, 2000: 78_000, 5000: 80_000 }
+const FLIGHT = { 1: 1, 4: 3.5, 16: 4, 64: 2.5 }
+
+/** The --json result of one run of the ingest benchmark at `settings`, in `round` (a ±1% drift per round). */
+function scriptedResult ({ batch_size: batch, concurrent_requests: flight }, round = 1, { failsAt = () => false } = {}) {
+  const perSec = BATCH[batch] * FLIGHT[flight] * (1 + (round - 2) * 0.01)
+  const failed = failsAt(batch, flight) ? 400 : 0
+  const seconds = 10
+  return {
+    workload: 'ingest',
+    seconds,
+    rows_sent: Math.round(perSec * seconds) + failed,
+    rows_ok: Math.round(perSec * seconds),
+    rows_failed: failed,
+    rows_in_doubt: 0,
+    rows_per_sec: perSec,
+    metrics_per_sec: perSec * 10,
+    latency_ms: { p50: (5 + batch / 50) * (flight / 8), p99: (5 + batch / 50) * (flight / 4) },
+    partial: false,
+    options: { model: 'cpu', batch_size: batch, concurrent_requests: flight, processes: 1 },
+    cluster: { nodes: [{ name: 'n1', peak: { process_cpu_pct: Math.min(100, flight * 6), write_queue: flight } }],
+      write_rejected: 0, search_rejected: 0 },
+    environment: { cluster: { nodes: 3, cores_per_node: 8, heap_bytes_per_node: 8 * 2 ** 30, shared_machine: false } },
+    table_storage: { start: { shards: 6, size_bytes: 0, docs: 0, segments: 0 }, end: null }
+  }
+}
+
+/** The settings a grid passed to the benchmark: each --name value pair before --json that a dimension names. */
+function settingsOf (args) {
+  const settings = {}
+  for (const name of ['batch_size', 'concurrent_requests']) {
+    const at = args.lastIndexOf(`--${name}`)
+    if (at >= 0) settings[name] = Number(args[at + 1])
+  }
+  return settings
+}
+
+/**
+ * The grid's `run` without processes: writes the scripted result and log, records every call. `hangAt(n)`: the n-th
+ * call (1-based) never ends, as a grid killed during that run.
+ */
+function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => null } = {}) {
+  const calls = []
+  const rounds = new Map()
+  const run = ({ args, resultFile, logFile }) => {
+    calls.push(args)
+    if (hangAt(calls.length)) return new Promise(() => {})
+    const settings = settingsOf(args)
+    const key = JSON.stringify(settings)
+    rounds.set(key, (rounds.get(key) || 0) + 1)
+    const code = exitCodeOf(settings)
+    if (code !== null) {
+      fs.writeFileSync(logFile, 'appClusterIngest.js: error: cannot reach CrateDB: connection refused\n')
+      fs.writeFileSync(resultFile, '')
+      return Promise.resolve({ code, signal: null })
+    }
+    const result = scriptedResult(settings, rounds.get(key), { failsAt })
+    fs.writeFileSync(logFile, 'report\n')
+    fs.writeFileSync(resultFile, JSON.stringify(result))
+    return Promise.resolve({ code: result.rows_failed > 0 ? 1 : 0, signal: null })
+  }
+  return { calls, run, settingsOf }
+}
+
+module.exports = { scriptedResult, fakeGridBenchmark, settingsOf, BATCH, FLIGHT }

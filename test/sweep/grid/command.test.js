@@ -1,0 +1,150 @@
+'use strict'
+
+// The grid's loop with a scripted benchmark (test/helpers/grid-model.js): no child processes, no clock.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { EventEmitter } = require('node:events')
+const { XMLValidator } = require('fast-xml-parser')
+const { main } = require('../../../lib/sweep/grid/command')
+const { short } = require('../../../lib/sweep/grid/heatmap')
+const { fakeGridBenchmark } = require('../../helpers/grid-model')
+const { memoryStream: sink } = require('../../helpers/memory-stream')
+const { tempDir } = require('../../helpers/temp-files')
+
+const signals = () => Object.assign(new EventEmitter(), { interrupted: false })
+const VARY = ['--vary', 'batch_size=100,500,2000,5000', '--vary', 'concurrent_requests=1,4,16,64']
+const readGrid = (out) => JSON.parse(fs.readFileSync(path.join(out, 'grid.json'), 'utf8'))
+
+/** The grid command with the scripted benchmark and a clock that moves 10 s a run. */
+async function grid (argv, bench, events = signals()) {
+  const stderr = sink()
+  let clock = 0
+  const code = await main(argv, { stderr, stdout: sink(), signals: events, run: bench.run, now: () => (clock += 5000) })
+  return { code, stderr: stderr.text }
+}
+
+test('every cell in rounds; grid.json with its runs, verdicts and sentences; a heatmap with every cell; the HTML page', async (t) => {
+  const out = tempDir(t)
+  const bench = fakeGridBenchmark()
+  const run = await grid([...VARY, '--repeat', '2', '--slo', 'p99=200ms', '--out', out, '--', '--processes', '1', '--duration', '10s'], bench)
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(bench.calls.length, 32)
+  const order = bench.calls.map((args) => JSON.stringify(bench.settingsOf(args)))
+  assert.deepEqual(order.slice(16), order.slice(0, 16), 'round 2 runs the cells in the order of round 1, after all of it')
+  assert.deepEqual(bench.calls[0], ['--processes', '1', '--duration', '10s', '--batch_size', '100', '--concurrent_requests', '1', '--json'])
+  const saved = readGrid(out)
+  assert.equal(saved.unit, 'rows')
+  assert.equal(saved.complete, true)
+  assert.deepEqual([saved.runs_done, saved.runs_total, saved.cells.length], [32, 32, 16])
+  const cell = saved.cells.find((c) => c.id === 'batch_size-2000_concurrent_requests-16')
+  assert.deepEqual(cell.settings, { batch_size: 2000, concurrent_requests: 16 })
+  assert.deepEqual(cell.runs.map((r) => [r.round, r.rows_per_sec, r.p99_ms, r.result_file]), [
+    [1, 308_880, 180, 'runs/batch_size-2000_concurrent_requests-16-r1.json'],
+    [2, 312_000, 180, 'runs/batch_size-2000_concurrent_requests-16-r2.json']
+  ])
+  assert.equal(cell.rows_per_sec, 308_880, 'the lower median of two runs')
+  assert.ok(cell.ci95 && cell.ci95.low < 308_880 && cell.ci95.high > 312_000)
+  assert.deepEqual([cell.field_values_per_sec, cell.busiest_cpu_pct, cell.write_queue_max, cell.rejections, cell.failed, cell.in_doubt], [3_088_800, 96, 16, 0, 0, 0])
+  assert.deepEqual(cell.table_at_start, [{ size_bytes: 0, docs: 0, segments: 0 }, { size_bytes: 0, docs: 0, segments: 0 }])
+  assert.deepEqual(saved.best.settings, { batch_size: 5000, concurrent_requests: 16 })
+  assert.deepEqual(saved.recommended.settings, { batch_size: 2000, concurrent_requests: 16 })
+  assert.equal(saved.recommended.first_break.reason, 'batch_size 5000: p99 420 ms over the 200 ms target')
+  assert.ok(saved.sentences.length >= 2)
+  assert.match(run.stderr, /grid: 16 cells \(batch_size 4 × concurrent_requests 4\), 2 runs a cell in rounds, ingest with --processes 1 --duration 10s/)
+  assert.match(run.stderr, /\[cell 16 of 16, round 2 of 2\] batch_size 5000, concurrent_requests 64 — about 5 s left/)
+  assert.match(run.stderr, /recommended \(p99 within 200 ms, no failures\): batch_size 2000, concurrent_requests 16: 308,880 rows\/s/)
+  assert.match(run.stderr, /beyond it: batch_size 5000: p99 420 ms over the 200 ms target/)
+  const svg = fs.readFileSync(path.join(out, 'grid.svg'), 'utf8')
+  assert.equal(XMLValidator.validate(svg), true)
+  for (const c of saved.cells) assert.ok(svg.includes(`>${short(c.rows_per_sec)}`), `${c.id}: ${short(c.rows_per_sec)}`)
+  assert.match(svg, />317k best</)
+  assert.match(svg, />309k rec\.</)
+  const html = fs.readFileSync(path.join(out, 'grid.html'), 'utf8')
+  assert.match(html, /<h1>crate-bench grid: batch_size × concurrent_requests<\/h1>/)
+  assert.equal((html.match(/<svg/g) || []).length, 3, 'the heatmap and a chart per dimension')
+})
+
+test('a grid killed during a run resumes with the same command: only the runs left are run', async (t) => {
+  const out = tempDir(t)
+  const argv = [...VARY, '--out', out, '--', '--processes', '1']
+  // The fifth run never ends: the grid is killed there (its promise abandoned, as a process killed would leave it).
+  const first = fakeGridBenchmark({ hangAt: (n) => n === 5 })
+  grid(argv, first)
+  // Every step before the hanging run resolves at once: one turn of the event loop sees them all done.
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(readGrid(out).runs_done, 4)
+  const second = fakeGridBenchmark()
+  const run = await grid(argv, second)
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /resuming: 4 of 16 cells done \(4 of 16 runs\); 12 left/)
+  assert.equal(second.calls.length, 12)
+  assert.deepEqual(second.settingsOf(second.calls[0]), { batch_size: 500, concurrent_requests: 1 }, 'the killed run is run again')
+  assert.equal(readGrid(out).runs_done, 16)
+  assert.equal(readGrid(out).complete, true)
+})
+
+test('a --out holding a grid of other settings is refused in one line; a password in a host after -- is kept out of grid.json', async (t) => {
+  const out = tempDir(t)
+  const ok = await grid([...VARY, '--out', out, '--', '--host', 'crate:s3cret!@db1'], fakeGridBenchmark())
+  assert.equal(ok.code, 0, ok.stderr)
+  assert.doesNotMatch(fs.readFileSync(path.join(out, 'grid.json'), 'utf8'), /s3cret!/)
+  assert.doesNotMatch(ok.stderr, /s3cret!/)
+  assert.equal(readGrid(out).fixed_text, '--host crate:***@db1')
+  for (const [argv, message] of [
+    [['--vary', 'batch_size=100,500', '--vary', 'concurrent_requests=1,4', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its vary differ/],
+    [[...VARY, '--repeat', '2', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its repeat differ/],
+    [[...VARY, '--out', out, '--', '--host', 'crate:other@db1'], /its benchmark options differ/]
+  ]) {
+    const bench = fakeGridBenchmark()
+    const run = await grid(argv, bench)
+    assert.equal(run.code, 2)
+    assert.equal(bench.calls.length, 0)
+    assert.match(run.stderr, new RegExp(`^crate-bench sweep grid: error: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/grid\\.json holds a grid of other settings \\(${message.source}\\): give another --out, or the same settings to resume\\n$`))
+  }
+})
+
+test('bad options: one line each, exit 2', async (t) => {
+  const out = tempDir(t)
+  for (const [argv, message] of [
+    [['--vary', 'batch_size=1,2', '--out', out], /a grid needs --vary/],
+    [[...VARY, '--workload', 'mixed', '--out', out], /--workload must be ingest or query \(got 'mixed'\)/],
+    [[...VARY, '--repeat', '0', '--out', out], /--repeat must be a whole number of at least 1, not '0'/],
+    [[...VARY, '--slo', '200ms', '--out', out], /--slo must be p99=<duration>/],
+    [[...VARY, '--plateau_pct', 'x', '--out', out], /--plateau_pct must be a percentage/],
+    [[...VARY, '--out', out, '--', '--batch_size', '5'], /--batch_size is a dimension of the grid: give its values with --vary/],
+    [[...VARY, '--out', out, '--', '--json'], /--json is added by the grid; leave it out/],
+    [[...VARY, 'stray', '--out', out], /unexpected argument 'stray'/]
+  ]) {
+    const run = await grid(argv, fakeGridBenchmark())
+    assert.equal(run.code, 2, argv.join(' '))
+    assert.match(run.stderr, message)
+    assert.equal(run.stderr.trim().split('\n').length, 1)
+  }
+})
+
+test('a benchmark that cannot run stops the grid with exit 3 and keeps the cells done; Ctrl-C stops with exit 4', async (t) => {
+  const out = tempDir(t)
+  const bench = fakeGridBenchmark({ exitCodeOf: (s) => (s.batch_size === 500 ? 3 : null) })
+  const run = await grid([...VARY, '--out', out], bench)
+  assert.equal(run.code, 3)
+  assert.match(run.stderr, /error: the benchmark could not run at batch_size 500, concurrent_requests 1 \(exit 3\): appClusterIngest\.js: error: cannot reach CrateDB/)
+  assert.equal(readGrid(out).runs_done, 4)
+  assert.ok(fs.existsSync(path.join(out, 'grid.svg')))
+
+  const stopped = tempDir(t)
+  const events = signals()
+  const interrupting = fakeGridBenchmark()
+  const original = interrupting.run
+  interrupting.run = (options) => {
+    if (interrupting.calls.length === 2) events.interrupted = true
+    return original(options)
+  }
+  const partial = await grid([...VARY, '--out', stopped], interrupting, events)
+  assert.equal(partial.code, 4)
+  assert.match(partial.stderr, /interrupted: batch_size 100, concurrent_requests 16 ended early .*not counted, the same command resumes with it/)
+  assert.equal(readGrid(stopped).runs_done, 2)
+  assert.equal(readGrid(stopped).complete, false)
+})
