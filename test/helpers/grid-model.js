@@ -10,8 +10,12 @@ const BATCH = { 100: 20_000, 500: 60_000, 2000: 78_000, 5000: 80_000 }
 const FLIGHT = { 1: 1, 4: 3.5, 16: 4, 64: 2.5 }
 
 /** The --json result of one run of the ingest benchmark at `settings`, in `round` (a ±1% drift per round). */
-function scriptedResult ({ batch_size: batch, concurrent_requests: flight }, round = 1, { failsAt = () => false } = {}) {
-  const perSec = BATCH[batch] * FLIGHT[flight] * (1 + (round - 2) * 0.01)
+const THREE_NODES = { nodes: 3, cores_per_node: 8, heap_bytes_per_node: 8 * 2 ** 30, shared_machine: false }
+
+/** `cluster`: the shape the result names (environment.cluster); `scale`: its throughput against three nodes'. */
+function scriptedResult (settings, round = 1, { failsAt = () => false, cluster = THREE_NODES, scale = 1 } = {}) {
+  const { batch_size: batch, concurrent_requests: flight } = settings
+  const perSec = BATCH[batch] * FLIGHT[flight] * (1 + (round - 2) * 0.01) * scale
   const failed = failsAt(batch, flight) ? 400 : 0
   const seconds = 10
   return {
@@ -25,10 +29,14 @@ function scriptedResult ({ batch_size: batch, concurrent_requests: flight }, rou
     metrics_per_sec: perSec * 10,
     latency_ms: { p50: (5 + batch / 50) * (flight / 8), p99: (5 + batch / 50) * (flight / 4) },
     partial: false,
-    options: { model: 'cpu', batch_size: batch, concurrent_requests: flight, processes: 1 },
+    requests: Math.round((perSec * seconds) / batch),
+    errors: failed ? [{ code: 'EsRejectedExecutionException', count: failed }] : [],
+    workers: [],
+    client: { saturated: false },
+    options: { hosts: ['http://db1:4200'], model: 'cpu', batch_size: batch, concurrent_requests: flight, processes: 1 },
     cluster: { nodes: [{ name: 'n1', peak: { process_cpu_pct: Math.min(100, flight * 6), write_queue: flight } }],
       write_rejected: 0, search_rejected: 0 },
-    environment: { cluster: { nodes: 3, cores_per_node: 8, heap_bytes_per_node: 8 * 2 ** 30, shared_machine: false } },
+    environment: { cluster },
     table_storage: { start: { shards: 6, size_bytes: 0, docs: 0, segments: 0 }, end: null }
   }
 }
@@ -45,9 +53,9 @@ function settingsOf (args) {
 
 /**
  * The grid's `run` without processes: writes the scripted result and log, records every call. `hangAt(n)`: the n-th
- * call (1-based) never ends, as a grid killed during that run.
+ * call (1-based) never ends, as a grid killed during that run; `cluster`, `scale` as scriptedResult takes them.
  */
-function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => null } = {}) {
+function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => null, cluster, scale } = {}) {
   const calls = []
   const rounds = new Map()
   const run = ({ args, resultFile, logFile }) => {
@@ -62,7 +70,7 @@ function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => 
       fs.writeFileSync(resultFile, '')
       return Promise.resolve({ code, signal: null })
     }
-    const result = scriptedResult(settings, rounds.get(key), { failsAt })
+    const result = scriptedResult(settings, rounds.get(key), { failsAt, cluster, scale })
     fs.writeFileSync(logFile, 'report\n')
     fs.writeFileSync(resultFile, JSON.stringify(result))
     return Promise.resolve({ code: result.rows_failed > 0 ? 1 : 0, signal: null })

@@ -9,6 +9,8 @@ const { studentTQuantile, mean } = require('../../reports/compare/welch')
 // the first neighbour past it that breaks; sentences drawn from the numbers as the published sizing studies write them.
 
 const DEFAULT_PLATEAU_PCT = 5
+// Two runs give an interval twelve times their spread (t = 12.7): the plateau judges intervals from three runs on.
+const RUNS_FOR_INTERVALS = 3
 
 /** One run of a cell as grid.json keeps it: the figures of its --json result (null where it printed none). */
 function runFigures ({ result, exitCode, round: runRound, resultFile, wallS }) {
@@ -114,8 +116,8 @@ const settingsText = (settings) => Object.entries(settings).map(([k, v]) => `${k
 function analyseGrid (dimensions, cells, { sloP99Ms = null, plateauPct = DEFAULT_PLATEAU_PCT } = {}) {
   const candidates = cells.filter((c) => c.excluded === null && c.per_sec > 0)
   const best = candidates.reduce((a, c) => (!a || c.per_sec > a.per_sec ? c : a), null)
-  const repeated = best !== null && best.ci95 !== null
-  const onPlateau = (c) => (repeated && c.ci95
+  const repeated = best !== null && best.ci95 !== null && best.runs_done >= RUNS_FOR_INTERVALS
+  const onPlateau = (c) => (repeated && c.ci95 && c.runs_done >= RUNS_FOR_INTERVALS
     ? c.ci95.high >= best.ci95.low
     : c.per_sec >= best.per_sec * (1 - plateauPct / 100))
   const plateau = best ? candidates.filter(onPlateau) : []

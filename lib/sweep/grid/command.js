@@ -38,8 +38,8 @@ Options:
   --workload W           ingest (default) or query (appClusterAnalytical.js: pass --queries_config after '--')
   --repeat N             runs per cell, in rounds (default: 1; 3 gives each cell a 95% confidence interval)
   --slo p99=DURATION     the latency target the recommended cell must meet (as find-capacity takes it)
-  --plateau_pct PCT      without repeats, the plateau is the cells within PCT percent of the best (default: ${
-  DEFAULT_PLATEAU_PCT}); with repeats, the cells whose interval overlaps the best's
+  --plateau_pct PCT      the plateau is the cells within PCT percent of the best (default: ${DEFAULT_PLATEAU_PCT}); with
+                         --repeat 3 or more, the cells whose 95% interval overlaps the best's
   --out DIR              where the grid goes (default: sweep-results/grid-<time>); the same command with the same
                          DIR resumes: only the runs left are run
   -h, --help             this text

@@ -127,3 +127,32 @@ test('crate-bench sizing --results_table --run_id: each run read from the cluste
     assert.match(alone.stderr, /--results_table and --run_id go together/)
   })
 })
+
+test('crate-bench sizing over grid folders: each cluster at its grid\'s recommended cell, the study\'s runs not a point', async (t) => {
+  const { EventEmitter } = require('node:events')
+  const { main: grid } = require('../../../lib/sweep/grid/command')
+  const { fakeGridBenchmark } = require('../../helpers/grid-model')
+  const { memoryStream } = require('../../helpers/memory-stream')
+  const dir = tempDir(t)
+  const six = { nodes: 6, cores_per_node: 8, heap_bytes_per_node: 8 * GB, shared_machine: false }
+  for (const [name, options] of [['three', {}], ['six', { cluster: six, scale: 1.8 }]]) {
+    const stderr = memoryStream()
+    const code = await grid(['--vary', 'batch_size=500,2000,5000', '--vary', 'concurrent_requests=4,16,64', '--out',
+      path.join(dir, name)], { stderr, signals: Object.assign(new EventEmitter(), { interrupted: false }),
+      run: fakeGridBenchmark(options).run })
+    assert.equal(code, 0, stderr.text)
+  }
+  const sized = await runTool('bin/crate-bench.js', ['sizing', path.join(dir, 'three'), path.join(dir, 'six', 'grid.json'),
+    '--json'])
+  assert.equal(sized.code, 0, sized.stderr)
+  const [three, sixNodes] = sized.json.groups[0].shapes
+  assert.deepEqual(three.peak.settings, { batch_size: 2000, concurrent_requests: 16, processes: 1 })
+  assert.equal(three.peak.per_sec, 312_000 * 0.99)
+  assert.equal(three.single_result, false, 'a grid of nine runs')
+  assert.match(three.peak.source, /three \(the grid's recommended cell: batch_size 2000, concurrent_requests 16\)$/)
+  assert.equal(sixNodes.peak.per_sec, 312_000 * 0.99 * 1.8)
+  assert.equal(sixNodes.efficiency_pct, 90)
+  const none = await runTool('bin/crate-bench.js', ['sizing', dir])
+  assert.equal(none.code, 2)
+  assert.match(none.stderr, /^crate-bench sizing: error: .* is no grid folder \(crate-bench sweep grid --out\): no .*grid\.json\n$/)
+})

@@ -1,0 +1,78 @@
+'use strict'
+
+// crate-bench sweep grid end to end: the real benchmark against the CrateDB test double, whose answers are scripted
+// to take time as a cluster's do (longer for a larger batch, much longer when crowded past four requests), so that
+// the grid's verdicts come from measured runs. Then crate-bench sizing reads the grid's folder.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { XMLValidator } = require('fast-xml-parser')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+const { tempDir } = require('../helpers/temp-files')
+
+// An answer takes 2 ms + 1 ms per 20 rows; past four requests at once, (in flight / 4)² as long: four in flight is
+// the sweet spot, and a batch of 200 carries 2.5 times the rows a second of a batch of 20.
+const CROWDED = {
+  fault: ({ bulk, rows, inFlight }) => (bulk
+    ? { delayMs: (2 + rows / 20) * Math.max(1, inFlight / 4) ** 2 }
+    : undefined)
+}
+
+const GRID = ['--vary', 'batch_size=20,200', '--vary', 'concurrent_requests=1,4,16']
+const BENCH = ['--', '--processes', '1', '--max_rows', '4000']
+const readGrid = (out) => JSON.parse(fs.readFileSync(path.join(out, 'grid.json'), 'utf8'))
+
+test('a grid against a crowded cluster: every cell a run on a fresh table, the best cell where the cluster is fastest, a resume that runs nothing more, sizing from its folder', (t) => withCrateTestDouble(CROWDED, async (double) => {
+  const out = tempDir(t)
+  const run = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], { env: double.env(), timeoutMs: 120_000 })
+  assert.equal(run.code, 0, run.stderr)
+  const grid = readGrid(out)
+  assert.equal(grid.cells.length, 6)
+  const clean = (c) => c.runs.length === 1 && c.runs[0].exit_code === 0 && c.rows_per_sec > 0 && c.failed === 0
+  assert.ok(grid.cells.every(clean), JSON.stringify(grid.cells))
+  assert.equal(double.bulkRowsReceived, 6 * 4000, 'every cell its rows, exactly')
+  assert.equal(double.statementsMatching(/^CREATE TABLE IF NOT EXISTS "doc"\."cpu"/).length, 6, 'each cell on a table of its own making')
+  assert.ok(grid.cells.every((c) => c.table_at_start.length === 1 && c.table_at_start[0].docs === 0), 'each cell started from an empty table')
+  const perSec = Object.fromEntries(grid.cells.map((c) => [c.id, c.rows_per_sec]))
+  assert.deepEqual(grid.best.settings, { batch_size: 200, concurrent_requests: 4 }, JSON.stringify(perSec))
+  assert.ok(perSec['batch_size-200_concurrent_requests-4'] > 1.5 * perSec['batch_size-200_concurrent_requests-16'], JSON.stringify(perSec))
+  assert.ok(grid.cells.every((c) => c.runs[0].cluster && c.runs[0].cluster.nodes === 1), 'every run says what cluster it measured')
+  assert.equal(XMLValidator.validate(fs.readFileSync(path.join(out, 'grid.svg'), 'utf8')), true)
+  assert.match(fs.readFileSync(path.join(out, 'grid.html'), 'utf8'), /crate-bench grid: batch_size × concurrent_requests/)
+  assert.match(run.stderr, /best: batch_size 200, concurrent_requests 4: /)
+
+  const again = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], { env: double.env() })
+  assert.equal(again.code, 0, again.stderr)
+  assert.match(again.stderr, /resuming: 6 of 6 cells done \(6 of 6 runs\); 0 left/)
+  assert.equal(double.bulkRowsReceived, 6 * 4000, 'nothing run again')
+
+  const sizing = await runTool('bin/crate-bench.js', ['sizing', out, '--json'])
+  assert.equal(sizing.code, 0, sizing.stderr)
+  const shape = sizing.json.groups[0].shapes[0]
+  assert.deepEqual([shape.nodes, shape.cores_per_node, shape.single_result], [1, 4, false])
+  assert.deepEqual([shape.peak.settings.batch_size, shape.peak.settings.concurrent_requests], [200, 4])
+  assert.equal(shape.peak.per_sec, grid.recommended.rows_per_sec)
+}))
+
+test('Ctrl-C during a grid ends the cell in progress as a run ends, keeps the cells done, and the same command resumes with the rest', (t) => withCrateTestDouble(CROWDED, async (double) => {
+  const out = tempDir(t)
+  const stopped = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], {
+    env: double.env(),
+    detached: true,
+    waitFor: /\[cell 3 of 6\]/,
+    whileRunning: (child) => process.kill(-child.pid, 'SIGINT'),
+    timeoutMs: 120_000
+  })
+  assert.equal(stopped.code, 4, stopped.stderr)
+  assert.match(stopped.stderr, /interrupted: batch_size 20, concurrent_requests 16 ended early \(its report: .*\); not counted/)
+  assert.equal(readGrid(out).runs_done, 2)
+  const resumed = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], { env: double.env(), timeoutMs: 120_000 })
+  assert.equal(resumed.code, 0, resumed.stderr)
+  assert.match(resumed.stderr, /resuming: 2 of 6 cells done \(2 of 6 runs\); 4 left/)
+  assert.deepEqual(resumed.stderr.match(/\[cell \d of 6\]/g), ['[cell 3 of 6]', '[cell 4 of 6]', '[cell 5 of 6]', '[cell 6 of 6]'],
+    'the stopped cell runs again, then the cells never started')
+  assert.equal(readGrid(out).complete, true)
+}))
