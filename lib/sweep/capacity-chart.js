@@ -3,7 +3,7 @@
 // find-capacity's chart: achieved against target rate (left axis) and p99 (right axis) per step,
 // the SLO as a line, the capacity marked.
 
-const { renderSvgChart } = require('./svg-chart')
+const { renderSvgChart } = require('../reports/html/svg-chart')
 const { formatCount } = require('./sweep-chart')
 
 function niceCeiling (x) {

@@ -3,7 +3,7 @@
 // The sweep chart: throughput (left axis) and p99 latency (right axis) against the parameter,
 // with the sweet spot marked and values that had failures shown apart.
 
-const { renderSvgChart, titleBlock, logAxisRange } = require('./svg-chart')
+const { renderSvgChart, titleBlock, logAxisRange } = require('../reports/html/svg-chart')
 
 function formatCount (x) {
   if (x >= 1e6) return `${+(x / 1e6).toFixed(2)}M`

@@ -10,7 +10,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { renderCapacityChart, capacityChartOption } = require('../../lib/sweep/capacity-chart')
 const { renderSweepChart, formatCount } = require('../../lib/sweep/sweep-chart')
-const { wrapLines } = require('../../lib/sweep/svg-chart')
+const { wrapLines } = require('../../lib/reports/html/svg-chart')
 const { NO_CHROMIUM, textLayout } = require('../helpers/chromium')
 const { tempDir } = require('../helpers/temp-files')
 

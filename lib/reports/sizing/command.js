@@ -10,24 +10,29 @@ const { readResult } = require('../result-file')
 const { shapeText } = require('../../cluster/cluster-shape')
 const { pointOf, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
 
-const USAGE = `Usage: crate-bench sizing RESULT.json|GRID_DIR... [--headroom PCT] [--json]
+const USAGE = `Usage: crate-bench sizing RESULT.json|GRID_DIR... [--headroom PCT] [--report FILE.html] [--json]
        crate-bench sizing --results_table TABLE --run_id ID... [the same options, connection flags]
 
 A sizing reference from runs measured on clusters of different shapes (each result's environment.cluster, read
-from sys.nodes when it ran): per shape its peak (the highest rows/s or queries/s of its runs without
-failures, partial runs or a saturated load generator) with the settings that reached it and its p99, per node and
-per core, the recommended ceiling (--headroom below the peak, default ${DEFAULT_HEADROOM_PCT}%), and the scaling
-efficiency of every larger shape against the smallest (throughput per node: 100% is linear). Compare each size at
-its own best (a grid folder of crate-bench sweep grid counts at its recommended cell, or its best without --slo;
-a sweep's best), never at a load raised with the nodes. Results of different
-workloads or data models are never mixed in one table; a shape with one result is a point, not a peak; nodes
-that share a machine are flagged: no scaling figure. With --results_table, each run id is one run (its load
-generators merged), read from the cluster (connection flags or CRATE_* as for the benchmarks).
+from sys.nodes when it ran): per shape its peak (the highest rows/s or queries/s of its runs without failures,
+partial runs or a saturated load generator) with the settings that reached it and its p99, per node and per core,
+the recommended ceiling (--headroom below the peak, default ${DEFAULT_HEADROOM_PCT}%), and the scaling efficiency of
+every larger shape against the smallest (throughput per node: 100% is linear).
+
+Compare each size at its own best: a grid folder (crate-bench sweep grid --out) counts at its recommended cell (its
+best without --slo), a sweep at its best; never at a load raised with the nodes. Results of different workloads or
+data models are never mixed in one table; a shape with one result is a point, not a peak; nodes that share a machine
+are flagged: no scaling figure. With four sizes or more of the same machines, the Universal Scalability Law is
+fitted (an estimate: one node's throughput, contention σ, coherency κ, which term limits, where more nodes stop
+paying). --report writes an HTML page: throughput against cluster size with the linear line and the fit, and the p99
+at each peak. With --results_table, each run id is one run (its load generators merged), read from the cluster
+(connection flags or CRATE_* as for the benchmarks).
 
 Examples:
   crate-bench sizing small/*.json medium/*.json large/*.json
   crate-bench sizing grid-3x8 grid-6x8 grid-12x8
   crate-bench sizing runs/*.json --headroom 30 --json > sizing.json
+  crate-bench sizing grid-3 grid-6 grid-9 grid-12 --report sizing.html
   crate-bench sizing --results_table doc.crate_bench_results --run_id small-1 --run_id large-1
 
 Exit codes: 0 the reference printed, 2 bad input (a file that is not a result), 3 no result with a cluster shape.`
@@ -35,7 +40,7 @@ Exit codes: 0 the reference printed, 2 bad input (a file that is not a result), 
 function parseArgs (argv) {
   const text = { type: 'string', requiresArg: true }
   const parsed = commandParser(argv)
-    .options({ headroom: text, json: { type: 'boolean', default: false }, results_table: text,
+    .options({ headroom: text, json: { type: 'boolean', default: false }, results_table: text, report: text,
       run_id: { type: 'string', array: true, requiresArg: true, default: [] }, ...CONNECTION_FLAGS })
     .parseSync()
   if ((parsed.results_table === undefined) !== (parsed.run_id.length === 0)) {
@@ -49,7 +54,7 @@ function parseArgs (argv) {
   if (!(headroom >= 0 && headroom < 100)) {
     throw new UsageError(`--headroom must be a percentage from 0 to below 100 (got '${parsed.headroom}')`)
   }
-  return { help: parsed.help, files: parsed._.map(String), headroom, json: parsed.json,
+  return { help: parsed.help, files: parsed._.map(String), headroom, json: parsed.json, report: parsed.report,
     resultsTable: parsed.results_table, runIds: parsed.run_id.map(String), connection: connectionFlagsOf(parsed) }
 }
 
@@ -75,6 +80,14 @@ function render (sizing) {
       ])
     }
     out.push(t.toString())
+    for (const u of g.usl) {
+      out.push(`scaling (Universal Scalability Law over ${u.sizes.join(', ')} nodes${u.cores_per_node
+        ? ` of ${u.cores_per_node} cores` : ''}; an estimate, R² ${u.r2}): one node ~${fmt(u.lambda)} ${g.unit}/s, ` +
+        `contention σ ${u.sigma}, coherency κ ${u.kappa}: ${u.limited_by === 'nothing measured (linear)'
+          ? 'linear over the sizes measured' : `limited by ${u.limited_by}`}${u.peak_nodes
+          ? `; more nodes stop adding throughput near ${fmt(u.peak_nodes)}` : ''}`)
+    }
+    if (!g.usl.length && g.shapes.length > 1) out.push(g.usl_note)
     if (g.shared_machine) {
       out.push('warning: some of these clusters run several nodes on one machine: their scaling is no scaling figure')
     }
@@ -87,7 +100,16 @@ function render (sizing) {
   return `${out.join('\n')}\n`
 }
 
-/** crate-bench sizing … Returns the exit code. */
+function writeReport (file, sizing, text, stderr) {
+  const { renderSizingHtml } = require('./html')
+  try {
+    fs.writeFileSync(file, renderSizingHtml(sizing, text))
+  } catch (error) {
+    throw Object.assign(new Error(`cannot write ${file}: ${error.message}`), { exitCode: EXIT.CANNOT_RUN })
+  }
+  stderr.write(`sizing report written to ${path.resolve(file)}\n`)
+}
+
 /** Each input as sizing reads it: result files, or each run of a results table (its generators merged). */
 async function pointsOf (args, env) {
   if (args.resultsTable !== undefined) {
@@ -138,6 +160,7 @@ function gridPoint (input) {
   return { ...point, runs: grid.runs_done ?? 1 }
 }
 
+/** crate-bench sizing … Returns the exit code. */
 async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
   try {
     const args = parseArgs(argv)
@@ -152,7 +175,9 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
         '(environment.cluster): run them again with this version'))
       return EXIT.CANNOT_RUN
     }
-    stderr.write(render(sizing))
+    const text = render(sizing)
+    stderr.write(text)
+    if (args.report !== undefined) writeReport(args.report, sizing, text, stderr)
     if (args.json) stdout.write(`${JSON.stringify(sizing)}\n`)
     return EXIT.OK
   } catch (error) {

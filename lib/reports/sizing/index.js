@@ -1,6 +1,7 @@
 'use strict'
 
 const { round } = require('../../base/format')
+const { fitUsl, MIN_SIZES } = require('./usl')
 
 // A sizing reference from results measured on clusters of different shapes (a study's grid on each, or single
 // runs): per shape its peak within the rules, per node and per core, a recommended ceiling below it, and how well
@@ -65,9 +66,35 @@ function sizingOf (points, { headroomPct = DEFAULT_HEADROOM_PCT } = {}) {
           ? round((s.per_node / base.per_node) * 100, 1) : s === base ? 100 : null
       }
       return { workload: g.workload, model: g.model, unit: g.unit, shapes,
-        shared_machine: shapes.some((s) => s.shared_machine) }
+        shared_machine: shapes.some((s) => s.shared_machine), ...scalabilityOf(shapes) }
     })
   }
+}
+
+/**
+ * The Universal Scalability Law fitted per machine size (shapes of the same cores per node, none sharing a machine),
+ * from four sizes on; below that, a note of how many there are.
+ */
+function scalabilityOf (shapes) {
+  const families = new Map()
+  for (const s of shapes.filter((x) => x.peak && !x.shared_machine)) {
+    const key = String(s.cores_per_node)
+    if (!families.has(key)) families.set(key, [])
+    families.get(key).push({ nodes: s.nodes, per_sec: s.peak.per_sec })
+  }
+  const usl = []
+  for (const [cores, points] of families) {
+    const fit = fitUsl(points)
+    if (fit) {
+      const { predict, ...figures } = fit
+      usl.push({ cores_per_node: cores === 'null' ? null : Number(cores), ...figures,
+        curve: Array.from({ length: Math.ceil(Math.max(...fit.sizes) * 1.5) }, (_, i) => ({ nodes: i + 1,
+          per_sec: round(predict(i + 1)) })) })
+    }
+  }
+  const most = Math.max(0, ...[...families.values()].map((p) => new Set(p.map((x) => x.nodes)).size))
+  return { usl, usl_note: usl.length ? null : `the Universal Scalability Law needs ${MIN_SIZES} cluster sizes or ` +
+    `more of the same machines (${most} here): no fit` }
 }
 
 function shapeFigures ({ shape, points }, headroomPct) {

@@ -1,6 +1,6 @@
 'use strict'
 
-const { renderSvgChart, wrapLines } = require('../svg-chart')
+const { renderSvgChart, wrapLines } = require('../../reports/html/svg-chart')
 const { fmt } = require('../../base/format')
 
 // The grid as a heatmap: the first dimension down, the second across, one panel per combination of any others; each

@@ -2,7 +2,7 @@
 
 const { escapeHtml, chartPageHead } = require('../../reports/html/parts')
 const { fmt } = require('../../base/format')
-const { renderSvgChart } = require('../svg-chart')
+const { renderSvgChart } = require('../../reports/html/svg-chart')
 const { heatmapSvg } = require('./heatmap')
 const { ridgeAlong, settingsText } = require('./analysis')
 const { gridText } = require('./report')

@@ -134,16 +134,18 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   const { fakeGridBenchmark } = require('../../helpers/grid-model')
   const { memoryStream } = require('../../helpers/memory-stream')
   const dir = tempDir(t)
-  const six = { nodes: 6, cores_per_node: 8, heap_bytes_per_node: 8 * GB, shared_machine: false }
-  for (const [name, options] of [['three', {}], ['six', { cluster: six, scale: 1.8 }]]) {
+  const nodes = (n) => ({ nodes: n, cores_per_node: 8, heap_bytes_per_node: 8 * GB, shared_machine: false })
+  for (const [name, options] of [['three', {}], ['six', { cluster: nodes(6), scale: 1.8 }],
+    ['nine', { cluster: nodes(9), scale: 2.5 }], ['twelve', { cluster: nodes(12), scale: 3.1 }]]) {
     const stderr = memoryStream()
     const code = await grid(['--vary', 'batch_size=500,2000,5000', '--vary', 'concurrent_requests=4,16,64', '--out',
       path.join(dir, name)], { stderr, signals: Object.assign(new EventEmitter(), { interrupted: false }),
       run: fakeGridBenchmark(options).run })
     assert.equal(code, 0, stderr.text)
   }
+  const report = path.join(dir, 'sizing.html')
   const sized = await runTool('bin/crate-bench.js', ['sizing', path.join(dir, 'three'), path.join(dir, 'six', 'grid.json'),
-    '--json'])
+    path.join(dir, 'nine'), path.join(dir, 'twelve'), '--report', report, '--json'])
   assert.equal(sized.code, 0, sized.stderr)
   const [three, sixNodes] = sized.json.groups[0].shapes
   assert.deepEqual(three.peak.settings, { batch_size: 2000, concurrent_requests: 16, processes: 1 })
@@ -152,6 +154,10 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   assert.match(three.peak.source, /three \(the grid's recommended cell: batch_size 2000, concurrent_requests 16\)$/)
   assert.equal(sixNodes.peak.per_sec, 312_000 * 0.99 * 1.8)
   assert.equal(sixNodes.efficiency_pct, 90)
+  assert.match(sized.stderr, /^scaling \(Universal Scalability Law over 3, 6, 9, 12 nodes of 8 cores; an estimate, R² [0-9.]+\): one node ~[0-9,.]+ rows\/s, contention σ [0-9.]+, coherency κ [0-9.]+: limited by (contention|coherency)/m)
+  assert.equal(sized.json.groups[0].usl[0].sizes.length, 4)
+  assert.match(sized.stderr, /sizing report written to .*sizing\.html/)
+  assert.equal((fs.readFileSync(report, 'utf8').match(/<svg/g) || []).length, 2)
   const none = await runTool('bin/crate-bench.js', ['sizing', dir])
   assert.equal(none.code, 2)
   assert.match(none.stderr, /^crate-bench sizing: error: .* is no grid folder \(crate-bench sweep grid --out\): no .*grid\.json\n$/)

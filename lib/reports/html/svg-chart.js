@@ -1,6 +1,6 @@
 'use strict'
 
-// The sweeps' and find-capacity's charts: an ECharts option rendered on the server into an SVG
+// Charts drawn on the server (the sweeps, find-capacity, the grid, sizing): an ECharts option rendered into an SVG
 // document; no DOM or canvas needed.
 
 const WIDTH = 900
