@@ -12,7 +12,7 @@ const { visible } = require('../base/format')
 const { pointsOf, writeSweepReport, recordRun } = require('./sweep-report')
 const { saturationReason } = require('./sweep')
 const { runBenchmark } = require('./benchmark-run')
-const { makeDirectories } = require('../base/files')
+const { runsCommand, lastErrorOf } = require('./runs-command')
 const { commandParser } = require('../cli/command-args')
 
 const RAMP_ONLY = ['min_gain', 'max_failure_pct', 'max_shortfall_pct']
@@ -197,26 +197,9 @@ function writeReport (def, config, jsonl, note, stderr) {
 /** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/cli/interrupts.js). */
 async function main (def, argv, options = {}) {
   const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark } = options
-  const fail = (error) => {
-    stderr.write(errorText(def.script, error.message))
-    return error.exitCode ?? EXIT.CANNOT_RUN
-  }
-  let config
-  try {
-    config = parseArgs(def, argv)
-    if (config.help) {
-      stdout.write(usage(def, def.param, def.values))
-      return EXIT.OK
-    }
-    try {
-      makeDirectories(path.join(config.out, 'runs'))
-    } catch {
-      throw new UsageError(`--out '${config.out}': cannot create that directory`)
-    }
-  } catch (error) {
-    return fail(error)
-  }
-  return sweep(def, config, { stderr, signals, run }).catch(fail)
+  return runsCommand({ name: def.script, parse: () => parseArgs(def, argv),
+    usage: () => usage(def, def.param, def.values), stdout, stderr,
+    body: (config) => sweep(def, config, { stderr, signals, run }) })
 }
 
 async function sweep (def, config, { stderr, signals, run }) {
@@ -248,11 +231,9 @@ async function sweep (def, config, { stderr, signals, run }) {
       // Stopped at once, before it could take the signal: nothing of this run to record.
       if (signal && signals.interrupted) break
       if (code !== EXIT.OK && code !== EXIT.FAILURES && code !== EXIT.PARTIAL) {
-        const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n') : []
-        const lastError = log.find((l) => l.includes('error:')) || log.at(-1) || 'no output'
         stderr.write(
           `${def.script}: error: the benchmark could not run at --${config.param} ${v} (exit ` +
-          `code ${code}): ${lastError}\n`
+          `code ${code}): ${lastErrorOf(logFile)}\n`
         )
         if (recorded > 0) writeReport(def, config, jsonl, `stopped at ${v}: the benchmark could not run`, stderr)
         // Bad benchmark options stay exit 2; anything else (unreachable, killed) is 3.

@@ -4,7 +4,8 @@
 // drift from the tool: a flag that no longer exists, a default that changed, a file that is not there fail this
 // test. Each page's shell blocks run in order, as one bash script (`set -e`: every command must succeed), in a
 // scratch directory that looks like a checkout. Commands keep their flags; only their size is cut, so that the
-// test stays short (see SHRINK): durations become 1 s, row and query counts and processes small, sweeps two values.
+// test stays short (see SHRINK): durations become 1 s, row and query counts and processes small, sweeps and a grid's
+// dimensions two values.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -45,7 +46,9 @@ const SHRINK = [
   [/--stages (\S+)/g, (v) => `--stages ${v.split(',').map((stage) => `1s:${stage.split(':')[1]}`).join(',')}`],
   // Any free port: the default may be taken on a test machine.
   [/--ui(?: (\d+))?(?=\s|$)/g, () => '--ui 0'],
-  [/--values "([^"]*)"/g, (v) => `--values "${v.trim().split(/\s+/).slice(0, 2).join(' ')}"`]
+  [/--values "([^"]*)"/g, (v) => `--values "${v.trim().split(/\s+/).slice(0, 2).join(' ')}"`],
+  // A grid: two values a dimension.
+  [/--vary ([a-z_]+=\S+)/g, (v) => `--vary ${v.split('=')[0]}=${v.split('=')[1].split(',').slice(0, 2).join(',')}`]
 ]
 
 function shellBlocks (markdown) {

@@ -10,9 +10,9 @@ const crypto = require('node:crypto')
 const { EXIT, UsageError, FatalError, errorText } = require('../../base/errors')
 const { redact } = require('../../base/secrets')
 const { visible, fmt } = require('../../base/format')
-const { makeDirectories } = require('../../base/files')
 const { commandParser } = require('../../cli/command-args')
 const { runBenchmark } = require('../benchmark-run')
+const { runsCommand, lastErrorOf } = require('../runs-command')
 const { parseSlo } = require('../slo')
 const { parseVary, cellsOf, runsLeft, flagsOf, timeLeftS, DIMENSIONS } = require('./plan')
 const { runFigures, settingsText, DEFAULT_PLATEAU_PCT } = require('./analysis')
@@ -155,26 +155,8 @@ const minutes = (s) => (s >= 5400 ? `${fmt(Math.round(s / 360) / 10)} h` : s >= 
 /** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/cli/interrupts.js). */
 async function main (argv, options = {}) {
   const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark, now = Date.now } = options
-  const fail = (error) => {
-    stderr.write(errorText(NAME, error.message))
-    return error.exitCode ?? EXIT.CANNOT_RUN
-  }
-  let config
-  try {
-    config = parseArgs(argv)
-    if (config.help) {
-      stdout.write(`${USAGE}\n`)
-      return EXIT.OK
-    }
-    try {
-      makeDirectories(path.join(config.out, 'runs'))
-    } catch {
-      throw new UsageError(`--out '${config.out}': cannot create that directory`)
-    }
-  } catch (error) {
-    return fail(error)
-  }
-  return study(config, { stderr, signals, run, now }).catch(fail)
+  return runsCommand({ name: NAME, parse: () => parseArgs(argv), usage: () => `${USAGE}\n`, stdout, stderr,
+    body: (config) => study(config, { stderr, signals, run, now }) })
 }
 
 async function study (config, { stderr, signals, run, now }) {
@@ -215,10 +197,8 @@ async function study (config, { stderr, signals, run, now }) {
     }
     if (signal || (code !== EXIT.OK && code !== EXIT.FAILURES && code !== EXIT.PARTIAL &&
       code !== EXIT.THRESHOLDS)) {
-      const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n') : []
-      const lastError = log.find((l) => l.includes('error:')) || log.at(-1) || 'no output'
       stderr.write(errorText(NAME, `the benchmark could not run at ${settingsText(step.cell.settings)} (exit ` +
-        `${code ?? signal}): ${lastError}`))
+        `${code ?? signal}): ${lastErrorOf(logFile)}`))
       if (total > 0) writeGrid(config.out, gridNow(), { final: true })
       return code === EXIT.USAGE ? EXIT.USAGE : EXIT.CANNOT_RUN
     }
