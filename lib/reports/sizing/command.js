@@ -62,7 +62,11 @@ function render (sizing) {
   const out = []
   for (const g of sizing.groups) {
     out.push(`${g.workload} (${g.model}): ${g.unit}/s at each cluster's own best`)
-    const t = table(['cluster', `peak ${g.unit}/s`, 'settings at the peak', 'p99 ms', 'per node', 'per core',
+    // Field values/s (Lindorm's unit) for a model that has them; writes with their replicas where there are any.
+    const fields = g.shapes.some((s) => s.peak && s.peak.field_values_per_sec)
+    const replicated = g.shapes.some((s) => s.replicated_writes_per_node !== null)
+    const t = table(['cluster', `peak ${g.unit}/s`, ...(fields ? ['field values/s'] : []), 'settings at the peak',
+      'p99 ms', 'per node', ...(replicated ? ['with replicas per node'] : []), 'per core',
       `recommended (-${sizing.headroom_pct}%)`, 'efficiency'])
     for (const s of g.shapes) {
       const shape = shapeText({ nodes: s.nodes, cores_per_node: s.cores_per_node,
@@ -71,9 +75,11 @@ function render (sizing) {
       t.push([
         `${shape}${s.shared_machine ? ' (SHARED MACHINE)' : ''}`,
         s.peak ? `${fmt(s.peak.per_sec)}${s.single_result ? ' (one run: a point)' : ''}` : 'no run within the rules',
+        ...(fields ? [s.peak ? fmt(s.peak.field_values_per_sec) : ''] : []),
         settings,
         s.peak ? fmt(s.peak.p99_ms) : '',
         fmt(s.per_node),
+        ...(replicated ? [fmt(s.replicated_writes_per_node)] : []),
         fmt(s.per_core),
         fmt(s.recommended_per_sec),
         s.efficiency_pct === null ? '' : `${fmt(s.efficiency_pct)}%`

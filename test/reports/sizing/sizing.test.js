@@ -51,6 +51,9 @@ test('per shape its peak within the rules, per node and per core, the ceiling, t
     'the faster run with failures is no peak')
   assert.equal(group.shapes[2].replicated_writes_per_node, 40_000, 'rows written and their replicas, per node')
   assert.equal(group.shapes[2].single_result, true)
+  const text = require('../../../lib/reports/sizing/command').render(sizing)
+  assert.match(text, /│ cluster +│ peak rows\/s +│ field values\/s +│ settings at the peak +│ p99 ms +│ per node +│ with replicas per node +│ per core/)
+  assert.match(text, /│ 6 nodes x 4 cores, 8 GB heap +│ 120,000 \(one run: a point\) +│ 1,200,000 +│ .* +│ 50 +│ 20,000 +│ 40,000 +│ 5,000 /)
 })
 
 test('workloads and models are never mixed; nodes on one machine are flagged; a result without a shape is named', () => {

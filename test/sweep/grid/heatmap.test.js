@@ -1,0 +1,42 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { XMLValidator } = require('fast-xml-parser')
+const { heatmapOption, heatmapSvg, short } = require('../../../lib/sweep/grid/heatmap')
+const { gridOf } = require('../../../lib/sweep/grid/model')
+const { gridText } = require('../../../lib/sweep/grid/report')
+const { runFigures } = require('../../../lib/sweep/grid/analysis')
+const { scriptedResult } = require('../../helpers/grid-model')
+
+const VARY = [{ name: 'batch_size', values: [500, 2000] }, { name: 'concurrent_requests', values: [4, 16] },
+  { name: 'processes', values: [1, 2] }]
+
+/** A grid of three dimensions, the scripted cluster's throughput doubled with two processes. */
+function threeDimensions () {
+  const header = { workload: 'ingest', vary: VARY, repeat: 1, slo_p99_ms: null, plateau_pct: 5, fixed_text: '' }
+  return gridOf(header, (id) => {
+    const [, batch, flight, processes] = /batch_size-(\d+)_concurrent_requests-(\d+)_processes-(\d+)/.exec(id).map(Number)
+    const result = scriptedResult({ batch_size: batch, concurrent_requests: flight }, 2, { scale: processes })
+    return [runFigures({ result, exitCode: 0, round: 1, resultFile: `runs/${id}-r1.json` })]
+  })
+}
+
+test('three dimensions: a heatmap panel for each value of the third, every cell labelled once, the best marked', () => {
+  const grid = threeDimensions()
+  const { option } = heatmapOption(grid)
+  assert.equal(option.series.length, 2)
+  assert.match(option.yAxis[1].name, /processes 2/)
+  assert.deepEqual(option.series.map((s) => s.data.length), [4, 4])
+  const labels = option.series.flatMap((s) => s.data.map((d) => d.label.formatter))
+  assert.deepEqual(labels, ['210k', '240k', '273k', '312k', '420k', '480k', '546k', '624k best'])
+  assert.equal(XMLValidator.validate(heatmapSvg(grid)), true)
+  const text = gridText(grid)
+  assert.match(text, /rows\/s \(median run\) and its p99, batch_size down, concurrent_requests across; processes 1/)
+  assert.match(text, /rows\/s \(median run\) and its p99, batch_size down, concurrent_requests across; processes 2/)
+  assert.match(text, /best: batch_size 2000, concurrent_requests 16, processes 2: 624,000 rows\/s/)
+})
+
+test('labels fit a cell', () => {
+  assert.deepEqual([short(999), short(12_345), short(1_234_567), short(null)], ['999', '12.3k', '1.23M', '-'])
+})
