@@ -58,6 +58,9 @@ function parseArgs (argv) {
     resultsTable: parsed.results_table, runIds: parsed.run_id.map(String), connection: connectionFlagsOf(parsed) }
 }
 
+// Rates as whole numbers: a sizing table plans in thousands, not in hundredths.
+const whole = (x) => fmt(typeof x === 'number' ? Math.round(x) : x)
+
 function render (sizing) {
   const out = []
   for (const g of sizing.groups) {
@@ -74,14 +77,14 @@ function render (sizing) {
       const settings = s.peak ? Object.entries(s.peak.settings).map(([k, v]) => `${k} ${fmt(v)}`).join(', ') : ''
       t.push([
         `${shape}${s.shared_machine ? ' (SHARED MACHINE)' : ''}`,
-        s.peak ? `${fmt(s.peak.per_sec)}${s.single_result ? ' (one run: a point)' : ''}` : 'no run within the rules',
-        ...(fields ? [s.peak ? fmt(s.peak.field_values_per_sec) : ''] : []),
+        s.peak ? `${whole(s.peak.per_sec)}${s.single_result ? ' (one run: a point)' : ''}` : 'no run within the rules',
+        ...(fields ? [s.peak ? whole(s.peak.field_values_per_sec) : ''] : []),
         settings,
         s.peak ? fmt(s.peak.p99_ms) : '',
-        fmt(s.per_node),
-        ...(replicated ? [fmt(s.replicated_writes_per_node)] : []),
-        fmt(s.per_core),
-        fmt(s.recommended_per_sec),
+        whole(s.per_node),
+        ...(replicated ? [whole(s.replicated_writes_per_node)] : []),
+        whole(s.per_core),
+        whole(s.recommended_per_sec),
         s.efficiency_pct === null ? '' : `${fmt(s.efficiency_pct)}%`
       ])
     }

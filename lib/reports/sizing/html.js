@@ -29,7 +29,7 @@ function throughputChart (group) {
     title: { text: `${group.workload} (${group.model}): peak ${group.unit}/s by cluster size`, left: 'center' },
     legend: { bottom: 0 },
     grid: { left: 100, right: 40, top: 60, bottom: 70 },
-    xAxis: { type: 'value', name: 'nodes', nameLocation: 'middle', nameGap: 28, min: 0 },
+    xAxis: { type: 'value', name: 'nodes', nameLocation: 'middle', nameGap: 28, min: 0, minInterval: 1 },
     yAxis: { type: 'value', name: `${group.unit}/s`, min: 0 },
     series
   }, { width: 700, height: 420 })
@@ -41,10 +41,10 @@ function latencyChart (group) {
     animation: false,
     title: { text: 'p99 at each size\'s peak (ms)', left: 'center' },
     grid: { left: 80, right: 30, top: 60, bottom: 50 },
-    xAxis: { type: 'value', name: 'nodes', nameLocation: 'middle', nameGap: 28, min: 0 },
+    xAxis: { type: 'value', name: 'nodes', nameLocation: 'middle', nameGap: 28, min: 0, minInterval: 1 },
     yAxis: { type: 'value', name: 'ms', min: 0 },
     series: [{ type: 'line', symbolSize: 10, data: sized.map((s) => [s.nodes, s.peak.p99_ms]),
-      label: { show: true, position: 'top' } }]
+      label: { show: true, position: 'top', formatter: (p) => `${Math.round(p.value[1] * 10) / 10}` } }]
   }, { width: 500, height: 420 })
 }
 
