@@ -153,6 +153,7 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   const [three, sixNodes] = sized.json.groups[0].shapes
   assert.deepEqual(three.peak.settings, { batch_size: 2000, concurrent_requests: 16, processes: 1 })
   assert.equal(three.peak.per_sec, 312_000 * 0.99)
+  assert.equal(three.peak.rows_per_sec, three.peak.per_sec)
   assert.equal(three.single_result, false, 'a grid of nine runs')
   assert.match(three.peak.source, /three \(the grid's recommended cell: batch_size 2000, concurrent_requests 16\)$/)
   assert.equal(sixNodes.peak.per_sec, 312_000 * 0.99 * 1.8)
