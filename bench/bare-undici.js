@@ -1,15 +1,15 @@
 'use strict'
 
 // The reference for the query path: the barest loop undici allows, with the same in-flight count
-// against the same stand-in. Usage: node bench/bare-undici.js PORT QUERIES IN_FLIGHT; prints
+// against the same stand-in. Usage: node bench/bare-undici.js PORT QUERIES IN_FLIGHT [STATEMENT]; prints
 // { queries, seconds, queries_per_sec, cpu_us_per_query } (CPU over the loop, as the tool's).
 
 const { Pool } = require('undici')
 
 async function main () {
-  const [port, queries, inFlight] = process.argv.slice(2).map(Number)
+  const [port, queries, inFlight] = process.argv.slice(2, 5).map(Number)
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: inFlight, pipelining: 1 })
-  const body = '{"stmt":"SELECT 1"}'
+  const body = JSON.stringify({ stmt: process.argv[5] || 'SELECT 1' })
   const headers = { 'content-type': 'application/json' }
   let left = queries
   const cpuAtStart = process.cpuUsage()

@@ -4,9 +4,11 @@
 // PostgreSQL wire protocol (the second port it prints). It answers
 // bulk INSERTs with one {"rowcount":1} per row (counted with a bracket scan, not a JSON parse,
 // so the server stays cheap next to the client), SELECTs with one row, everything else with
-// rowcount 1. Usage: node bench/stand-in-server.js [port] [--pg-rows-flushed]; prints the ports on stdout. With
+// rowcount 1. Usage: node bench/stand-in-server.js [port] [--pg-rows-flushed] [--select-rows=N]; prints the ports. With
 // --pg-rows-flushed a batch's answer over the PostgreSQL protocol comes as CrateDB 6.4.3 sends it (capture pgwire/15):
-// each row's answer flushed on its own, at the capture's pace, instead of the whole answer in one write.
+// each row's answer flushed on its own, at the capture's pace, instead of the whole answer in one write. With
+// --select-rows N a SELECT other than SELECT 1 is answered with N rows of a dashboard's shape (a host, a time, three
+// figures), as the queries of queries/cpu-dashboard.yml return up to 100 rows.
 
 const http = require('node:http')
 const { RowFlusher, usPerRow } = require('../test/helpers/pg-row-answers')
@@ -51,7 +53,21 @@ function countBulkRows (body) {
 }
 
 const SELECT_ANSWER = Buffer.from('{"cols":["1"],"rows":[[1]],"rowcount":1,"duration":0.1}')
+const SELECT_ROWS = Number((process.argv.find((a) => a.startsWith('--select-rows=')) || '=0').split('=')[1])
+const ROWS_ANSWER = Buffer.from(JSON.stringify({
+  cols: ['hostname', 'ts', 'usage_user', 'usage_system', 'usage_idle'],
+  rows: Array.from({ length: SELECT_ROWS }, (_, i) => [`host_${i}`, 1_700_000_000_000 + i * 10_000, 12.5 + i % 50,
+    3.25 + i % 7, 80.125 - i % 30]),
+  rowcount: SELECT_ROWS,
+  duration: 0.4
+}))
 const OK_ANSWER = Buffer.from('{"cols":[],"rows":[[]],"rowcount":1,"duration":0.1}')
+
+/** A query of a dashboard's mix: not SELECT 1, not the tool's own look at sys tables or at the data's end. */
+function isDashboardQuery (body) {
+  const head = body.toString('latin1', 0, 300)
+  return !/"stmt":"\s*SELECT 1"/.test(head) && !/\bsys\.|max\(ts\)|crate_bench_/i.test(head)
+}
 
 const server = http.createServer((req, res) => {
   const chunks = []
@@ -69,7 +85,7 @@ const server = http.createServer((req, res) => {
       rowsReceived = 0
       answer = OK_ANSWER
     } else if (/"stmt":"\s*SELECT/i.test(body.toString('latin1', 0, 40))) {
-      answer = SELECT_ANSWER
+      answer = SELECT_ROWS > 0 && isDashboardQuery(body) ? ROWS_ANSWER : SELECT_ANSWER
     } else {
       answer = OK_ANSWER
     }

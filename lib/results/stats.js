@@ -8,6 +8,7 @@ const { now } = require('../base/clock')
 const Int32Histogram = require('hdr-histogram-js/dist/Int32Histogram').default
 // Adds encodeIntoCompressedBase64 to every histogram; exports the decoding.
 const { decompress, doDecode } = require('hdr-histogram-js/dist/JsHistogram.encoding')
+const { decodeCounts, addCounts } = require('./histogram-counts')
 
 // Latencies are recorded in microseconds, 3 significant digits, up to one hour.
 const HISTOGRAM_OPTIONS = Object.freeze({
@@ -38,8 +39,11 @@ function encodeHistogram (histogram) {
   return histogram.totalCount === 0 ? null : histogram.encodeIntoCompressedBase64()
 }
 
+/** Adds an encoded histogram to `target` by its non-zero buckets (lib/results/histogram-counts.js). */
 function addEncoded (target, encoded) {
-  if (encoded) target.add(decodeHistogram(encoded))
+  if (!encoded) return
+  const decoded = decodeCounts(encoded)
+  if (!decoded || !addCounts(target, decoded)) target.add(decodeHistogram(encoded))
 }
 
 /**
@@ -83,7 +87,9 @@ function latencySummary (histogram, exactMaxMicros = null) {
  */
 function meanOf (histogram) {
   let total = 0
-  for (let index = 0; index < histogram.countsArrayLength; index++) {
+  // Nothing lies above the maximum's bucket: the walk ends there, not at the array's 23,552nd bucket.
+  const last = Math.min(histogram.countsArrayLength - 1, histogram.countsArrayIndex(histogram.maxValue))
+  for (let index = 0; index <= last; index++) {
     const count = histogram.getCountAtIndex(index)
     if (count > 0) total += histogram.medianEquivalentValue(histogram.valueFromIndex(index)) * count
   }
@@ -153,16 +159,31 @@ class ErrorGroups {
 
 /** Counts of one kind of request (all inserts, or one query of a mix). */
 class Series {
-  constructor () {
+  /** `withServer`: false for a series that never reports the server's own time (a timeline's interval). */
+  constructor ({ withServer = true } = {}) {
     this.requests = 0
     this.requestsFailed = 0
     this.ok = 0
     this.failed = 0
     this.inDoubt = 0
     this.latency = newHistogram()
-    this.server = newHistogram()
+    this.server = withServer ? newHistogram() : null
     this.latencyMax = 0
     this.serverMax = 0
+  }
+
+  /** Empty again, its histograms kept (cleared, not made anew). */
+  reset () {
+    this.requests = 0
+    this.requestsFailed = 0
+    this.ok = 0
+    this.failed = 0
+    this.inDoubt = 0
+    this.latency.reset()
+    if (this.server) this.server.reset()
+    this.latencyMax = 0
+    this.serverMax = 0
+    return this
   }
 
   recordLatency (micros) {
@@ -171,7 +192,7 @@ class Series {
   }
 
   recordServer (micros) {
-    recordMicros(this.server, micros)
+    if (this.server) recordMicros(this.server, micros)
     if (micros > this.serverMax) this.serverMax = micros
   }
 
@@ -192,7 +213,7 @@ class Series {
       inDoubt: this.inDoubt,
       latency: encodeHistogram(this.latency),
       latencyMax: this.latencyMax,
-      server: encodeHistogram(this.server),
+      server: this.server && encodeHistogram(this.server),
       serverMax: this.serverMax
     }
   }
@@ -204,7 +225,7 @@ class Series {
     this.failed += delta.failed
     this.inDoubt += delta.inDoubt || 0
     addEncoded(this.latency, delta.latency)
-    addEncoded(this.server, delta.server)
+    if (this.server) addEncoded(this.server, delta.server)
     this.latencyMax = Math.max(this.latencyMax, delta.latencyMax)
     this.serverMax = Math.max(this.serverMax, delta.serverMax)
   }
@@ -237,6 +258,9 @@ class Recorder {
     this.droppedUnits = 0
     this.events = []
     this.periodStartedAt = this.now()
+    // Series handed over and emptied, for the next period's labels: two histograms of 94 KB each a label a second
+    // would otherwise be made and collected.
+    this.spare = []
   }
 
   /** Something the client saw happen to a host (down, up again), passed on with the next delta. */
@@ -247,7 +271,7 @@ class Recorder {
   seriesFor (label) {
     let s = this.series.get(label)
     if (!s) {
-      s = new Series()
+      s = this.spare.pop() || new Series()
       this.series.set(label, s)
     }
     return s
@@ -256,7 +280,7 @@ class Recorder {
   warmupSeriesFor (label) {
     let s = this.warmupSeries.get(label)
     if (!s) {
-      s = new Series()
+      s = this.spare.pop() || new Series()
       this.warmupSeries.set(label, s)
     }
     return s
@@ -348,6 +372,7 @@ class Recorder {
       at
     }
     this.periodStartedAt = at
+    for (const s of [...this.series.values(), ...this.warmupSeries.values()]) this.spare.push(s.reset())
     this.series = new Map()
     this.warmupSeries = new Map()
     this.errors.clear()

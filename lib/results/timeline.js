@@ -8,6 +8,8 @@ const { Resolution } = require('./resolution')
 // interval, aligned to the load's start); then its percentiles are taken and its histograms
 // dropped, so a long run keeps numbers, not histograms.
 const OPEN_INTERVALS = 2
+// An interval's figures are its latency's: the server's own time is the run's, not the timeline's.
+const LATENCY_ONLY = Object.freeze({ withServer: false })
 
 /**
  * The run over time: for each interval (1 s for the first hour, then a minute: `resolution`) and each worker group,
@@ -26,6 +28,7 @@ class Timeline {
     this.resolution = resolution
     this.open = new Map()
     this.closed = new Map()
+    this.spare = []
     this.newest = -1
     this.newestClosed = -1
   }
@@ -46,10 +49,11 @@ class Timeline {
       lateCounts(late.summary, group, answered, this.resolution.lengthMs(index) / 1000)
     } else {
       const interval = this.intervalAt(index)
-      const groupEntry = interval.groups[group] || (interval.groups[group] = { all: new Series(), labels: new Map() })
+      const groupEntry = interval.groups[group] ||
+        (interval.groups[group] = { all: this.newSeries(), labels: new Map() })
       for (const [label, d] of answered) {
         groupEntry.all.addDelta(d)
-        if (!groupEntry.labels.has(label)) groupEntry.labels.set(label, new Series())
+        if (!groupEntry.labels.has(label)) groupEntry.labels.set(label, this.newSeries())
         groupEntry.labels.get(label).addDelta(d)
       }
     }
@@ -57,6 +61,11 @@ class Timeline {
       this.newest = index
       for (const [i, open] of this.open) if (i < index - OPEN_INTERVALS) this.close(i, open)
     }
+  }
+
+  /** A series for an open interval: one of a closed interval's, emptied, before a new one (and its histogram). */
+  newSeries () {
+    return this.spare.pop() || new Series(LATENCY_ONLY)
   }
 
   intervalAt (index) {
@@ -81,6 +90,10 @@ class Timeline {
     }
     this.closed.set(index, { summary, latency })
     this.newestClosed = Math.max(this.newestClosed, index)
+    for (const g of Object.values(interval.groups)) {
+      this.spare.push(g.all.reset(), ...[...g.labels.values()].map((s) => s.reset()))
+    }
+    interval.groups = {}
   }
 
   /** An entry's time and, for an interval other than a second, its length. */
