@@ -39,10 +39,20 @@ const TARGET_PG_OF_HTTP = 1.5
 // (capture pgwire/15), in the shape of the issue's measurement on a real node (batch 5,000, 8 in flight).
 const TARGET_PG_ROWS_FLUSHED_OF_HTTP = 1.3
 
-function startStandIn ({ rowsFlushed = false } = {}) {
+// The dashboard mix (queries/cpu-dashboard.yml, answers of 100 rows) against a bare loop that fetches the same answers
+// with the same 20 in flight: at full speed, and at 50 queries a second, where a run's cost a second (its reports,
+// timeline, progress line) weighs on each query as it did at a real cluster's pace (~1 ms a query before).
+const TARGET_DASHBOARD_OF_BARE = 1.5
+const TARGET_DASHBOARD_PACED_OF_BARE = 1.5
+const DASHBOARD_QUERIES = 40_000
+const DASHBOARD_RATE = 50
+const DASHBOARD_PACED_SECONDS = 12
+const DASHBOARD_ANSWER_ROWS = 100
+
+function startStandIn ({ rowsFlushed = false, selectRows = 0 } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(__dirname, 'stand-in-server.js'), '0',
-      ...(rowsFlushed ? ['--pg-rows-flushed'] : [])], {
+      ...(rowsFlushed ? ['--pg-rows-flushed'] : []), ...(selectRows ? [`--select-rows=${selectRows}`] : [])], {
       stdio: ['ignore', 'pipe', 'inherit']
     })
     child.stdout.once('data', (data) => {
@@ -173,12 +183,12 @@ async function measureRate (scenario) {
   }
 }
 
-/** The bare undici loop of bench/bare-undici.js, as a child process. */
-function runBareUndici (port) {
+/** The bare undici loop of bench/bare-undici.js, as a child process: SELECT 1, or `statement` at `rate` a second. */
+function runBareUndici (port, { queries = QUERY_PATH_QUERIES, statement = 'SELECT 1', rate = 0 } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [path.join(__dirname, 'bare-undici.js'), String(port), String(QUERY_PATH_QUERIES), '20'],
+      [path.join(__dirname, 'bare-undici.js'), String(port), String(queries), '20', statement, String(rate)],
       { stdio: ['ignore', 'pipe', 'inherit'] }
     )
     let out = ''
@@ -248,6 +258,37 @@ async function measureQueryPath () {
   m.ui_cost = Math.round((m.with_ui_cpu_us_per_query / m.tool_cpu_us_per_query) * 100) / 100
   m.met = m.share_of_bare >= TARGET_SHARE_OF_BARE && m.cpu_of_bare <= TARGET_CPU_OF_BARE &&
     m.metrics_cost <= TARGET_METRICS_COST && m.ui_cost <= TARGET_UI_COST
+  return m
+}
+
+/**
+ * The dashboard mix through the tool and the same answers through the bare loop, in turns, each on a fresh stand-in
+ * that answers its SELECTs with 100 rows: at full speed, and paced at DASHBOARD_RATE a second.
+ */
+async function measureDashboard () {
+  const mix = ['--queries_config', path.join(ROOT, 'queries', 'cpu-dashboard.yml'), '--data_end',
+    '2026-01-01T00:00:00Z', '--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0']
+  const statement = 'SELECT hostname, ts, usage_user FROM doc.cpu ORDER BY ts DESC LIMIT 100'
+  const paced = DASHBOARD_RATE * DASHBOARD_PACED_SECONDS
+  const figures = { tool: [], bare: [], tool_paced: [], bare_paced: [] }
+  const options = { selectRows: DASHBOARD_ANSWER_ROWS }
+  const tool = (extra) => (port) => runApp('appClusterAnalytical.js', [...mix, ...extra], port)
+  for (let i = 0; i < RUNS; i++) {
+    await inTurn(i, [
+      async () => figures.tool.push((await withStandIn(tool(['--max_queries', String(DASHBOARD_QUERIES)]), options))
+        .client.cpu_us_per_query),
+      async () => figures.bare.push((await withStandIn((port) => runBareUndici(port,
+        { queries: DASHBOARD_QUERIES, statement }), options)).cpu_us_per_query),
+      async () => figures.tool_paced.push((await withStandIn(tool(['--rate', String(DASHBOARD_RATE), '--max_queries',
+        String(paced)]), options)).client.cpu_us_per_query),
+      async () => figures.bare_paced.push((await withStandIn((port) => runBareUndici(port,
+        { queries: paced, statement, rate: DASHBOARD_RATE }), options)).cpu_us_per_query)
+    ])
+  }
+  const m = Object.fromEntries(Object.entries(figures).map(([k, v]) => [`${k}_cpu_us_per_query`, median(v)]))
+  m.of_bare = Math.round((m.tool_cpu_us_per_query / m.bare_cpu_us_per_query) * 100) / 100
+  m.paced_of_bare = Math.round((m.tool_paced_cpu_us_per_query / m.bare_paced_cpu_us_per_query) * 100) / 100
+  m.met = m.of_bare <= TARGET_DASHBOARD_OF_BARE && m.paced_of_bare <= TARGET_DASHBOARD_PACED_OF_BARE
   return m
 }
 
@@ -547,6 +588,17 @@ async function main () {
     ])
   }
   const queryPath = await measureQueryPath()
+  const dashboard = await measureDashboard()
+  const dashboardTable = table([`the dashboard mix (cpu-dashboard.yml, ${DASHBOARD_ANSWER_ROWS}-row answers), ` +
+    '20 in flight: client CPU µs/query', 'bare loop, the same answers', 'this tool', 'tool / bare', 'target', 'met'])
+  dashboardTable.push(
+    ['as fast as answers come', dashboard.bare_cpu_us_per_query, dashboard.tool_cpu_us_per_query,
+      `${dashboard.of_bare}x`, `<= ${TARGET_DASHBOARD_OF_BARE}x`, dashboard.of_bare <= TARGET_DASHBOARD_OF_BARE
+        ? 'yes' : 'NO'],
+    [`paced at ${DASHBOARD_RATE} queries/s (--rate)`, dashboard.bare_paced_cpu_us_per_query,
+      dashboard.tool_paced_cpu_us_per_query, `${dashboard.paced_of_bare}x`, `<= ${TARGET_DASHBOARD_PACED_OF_BARE}x`,
+      dashboard.paced_of_bare <= TARGET_DASHBOARD_PACED_OF_BARE ? 'yes' : 'NO']
+  )
   const trees = []
   for (const scenario of TREE_SCENARIOS) trees.push(await measureTree(scenario))
   const rates = []
@@ -664,7 +716,8 @@ async function main () {
     process.stderr.write('# nodeIngestBench skipped: set NIB_DIR to a checkout with its dependencies\n')
   }
   process.stderr.write(
-    `${scenarioTable.toString()}\n${queryTable.toString()}\n${treeTable.toString()}\n${rateTable.toString()}\n` +
+    `${scenarioTable.toString()}\n${queryTable.toString()}\n${dashboardTable.toString()}\n${treeTable.toString()}\n` +
+    `${rateTable.toString()}\n` +
     `${pgTable.toString()}\n`
   )
   process.stdout.write(
@@ -673,12 +726,13 @@ async function main () {
       runs_per_scenario: RUNS,
       results: rows,
       query_path: queryPath,
+      dashboard,
       process_tree: trees,
       rates,
       pg_path: pgPath
     })}\n`
   )
-  if (!queryPath.met || trees.some((t) => t.met === false) || !pgPath.met) process.exitCode = 1
+  if (!queryPath.met || !dashboard.met || trees.some((t) => t.met === false) || !pgPath.met) process.exitCode = 1
 }
 
 main().catch((error) => {
