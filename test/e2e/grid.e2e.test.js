@@ -76,3 +76,13 @@ test('Ctrl-C during a grid ends the cell in progress as a run ends, keeps the ce
     'the stopped cell runs again, then the cells never started')
   assert.equal(readGrid(out).complete, true)
 }))
+
+test('scripts/find-grid.sh --help: the usage, the dimensions it varies, examples, exit codes', async () => {
+  const run = await runTool('scripts/find-grid.sh', ['--help'])
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stdout, /^Usage: crate-bench sweep grid --vary NAME=V1,V2,… --vary NAME=V1,V2,… \[options\] \[-- benchmark options\]$/m)
+  assert.match(run.stdout, /--vary NAME=V1,V2,… +a dimension, given two or more times; NAME is one of\n +batch_size, concurrent_requests, processes, shards, replicas, rate\n/)
+  assert.match(run.stdout, /Examples:\n {2}crate-bench sweep grid /)
+  assert.match(run.stdout, /Exit codes: 0 the grid finished/)
+  assert.equal(run.stderr, '')
+})

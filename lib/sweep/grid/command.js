@@ -34,7 +34,8 @@ benchmark's default): every cell starts from the same state; grid.json keeps the
 cell's start.
 
 Options:
-  --vary NAME=V1,V2,…    a dimension, given two or more times: ${Object.keys(DIMENSIONS).join(', ')}
+  --vary NAME=V1,V2,…    a dimension, given two or more times; NAME is one of
+                         ${Object.keys(DIMENSIONS).join(', ')}
   --workload W           ingest (default) or query (appClusterAnalytical.js: pass --queries_config after '--')
   --repeat N             runs per cell, in rounds (default: 1; 3 gives each cell a 95% confidence interval)
   --slo p99=DURATION     the latency target the recommended cell must meet (as find-capacity takes it)
