@@ -42,8 +42,8 @@ const TARGET_PG_ROWS_FLUSHED_OF_HTTP = 1.3
 // The dashboard mix (queries/cpu-dashboard.yml, answers of 100 rows) against a bare loop that fetches the same answers
 // with the same 20 in flight: at full speed, and at 50 queries a second, where a run's cost a second (its reports,
 // timeline, progress line) weighs on each query as it did at a real cluster's pace (~1 ms a query before).
-const TARGET_DASHBOARD_OF_BARE = 1.5
-const TARGET_DASHBOARD_PACED_OF_BARE = 1.5
+const TARGET_DASHBOARD_OF_BARE = 1.3
+const TARGET_DASHBOARD_PACED_OF_BARE = 1.3
 const DASHBOARD_QUERIES = 40_000
 const DASHBOARD_RATE = 50
 const DASHBOARD_PACED_SECONDS = 12
@@ -559,7 +559,30 @@ async function measure (scenario) {
   }
 }
 
+/** The dashboard's table: the tool against the bare loop, at full speed and paced. */
+function dashboardTableOf (dashboard) {
+  const dashboardTable = table([`the dashboard mix (cpu-dashboard.yml, ${DASHBOARD_ANSWER_ROWS}-row answers), ` +
+    '20 in flight: client CPU µs/query', 'bare loop, the same answers', 'this tool', 'tool / bare', 'target', 'met'])
+  dashboardTable.push(
+    ['as fast as answers come', dashboard.bare_cpu_us_per_query, dashboard.tool_cpu_us_per_query,
+      `${dashboard.of_bare}x`, `<= ${TARGET_DASHBOARD_OF_BARE}x`, dashboard.of_bare <= TARGET_DASHBOARD_OF_BARE
+        ? 'yes' : 'NO'],
+    [`paced at ${DASHBOARD_RATE} queries/s (--rate)`, dashboard.bare_paced_cpu_us_per_query,
+      dashboard.tool_paced_cpu_us_per_query, `${dashboard.paced_of_bare}x`, `<= ${TARGET_DASHBOARD_PACED_OF_BARE}x`,
+      dashboard.paced_of_bare <= TARGET_DASHBOARD_PACED_OF_BARE ? 'yes' : 'NO']
+  )
+  return dashboardTable
+}
+
 async function main () {
+  if (process.argv[2] === 'dashboard') {
+    // npm run bench -- dashboard: the dashboard mix alone (a few minutes less than the whole bench).
+    const dashboard = await measureDashboard()
+    process.stderr.write(`${dashboardTableOf(dashboard).toString()}\n`)
+    process.stdout.write(`${JSON.stringify({ runs_per_scenario: RUNS, dashboard })}\n`)
+    if (!dashboard.met) process.exitCode = 1
+    return
+  }
   const rows = []
   for (const scenario of SCENARIOS) rows.push(await measure(scenario))
   const scenarioTable = table([
@@ -589,16 +612,7 @@ async function main () {
   }
   const queryPath = await measureQueryPath()
   const dashboard = await measureDashboard()
-  const dashboardTable = table([`the dashboard mix (cpu-dashboard.yml, ${DASHBOARD_ANSWER_ROWS}-row answers), ` +
-    '20 in flight: client CPU µs/query', 'bare loop, the same answers', 'this tool', 'tool / bare', 'target', 'met'])
-  dashboardTable.push(
-    ['as fast as answers come', dashboard.bare_cpu_us_per_query, dashboard.tool_cpu_us_per_query,
-      `${dashboard.of_bare}x`, `<= ${TARGET_DASHBOARD_OF_BARE}x`, dashboard.of_bare <= TARGET_DASHBOARD_OF_BARE
-        ? 'yes' : 'NO'],
-    [`paced at ${DASHBOARD_RATE} queries/s (--rate)`, dashboard.bare_paced_cpu_us_per_query,
-      dashboard.tool_paced_cpu_us_per_query, `${dashboard.paced_of_bare}x`, `<= ${TARGET_DASHBOARD_PACED_OF_BARE}x`,
-      dashboard.paced_of_bare <= TARGET_DASHBOARD_PACED_OF_BARE ? 'yes' : 'NO']
-  )
+  const dashboardTable = dashboardTableOf(dashboard)
   const trees = []
   for (const scenario of TREE_SCENARIOS) trees.push(await measureTree(scenario))
   const rates = []
