@@ -6,7 +6,6 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const crypto = require('node:crypto')
 const { EXIT, UsageError, FatalError, errorText } = require('../../base/errors')
 const { redact } = require('../../base/secrets')
 const { visible, fmt } = require('../../base/format')
@@ -67,8 +66,7 @@ function parseArgs (argv) {
   const fixed = dash >= 0 ? argv.slice(dash + 1) : []
   const text = { type: 'string', requiresArg: true }
   const parsed = commandParser(own)
-    .options({ vary: text, workload: text, repeat: text,
-      slo: text, plateau_pct: text, out: text })
+    .options({ vary: text, workload: text, repeat: text, slo: text, plateau_pct: text, out: text })
     .parseSync()
   if (parsed.help) return { help: true }
   if (parsed._.length > 0) {
@@ -110,15 +108,14 @@ function headerOf (config) {
     workload: config.workload,
     vary: config.vary,
     repeat: config.repeat,
-    // The benchmark options as a digest: grid.json must not keep a password given after '--'.
-    fixed_sha256: crypto.createHash('sha256').update(JSON.stringify(config.fixed)).digest('hex'),
+    // The benchmark options with any password masked (user:***@host): grid.json keeps no secret, not even a digest.
     fixed_text: redact(visible(config.fixed.join(' '))),
     slo_p99_ms: config.sloP99Ms,
     plateau_pct: config.plateauPct
   }
 }
 
-const SAME_STUDY = ['kind', 'workload', 'vary', 'repeat', 'fixed_sha256']
+const SAME_STUDY = ['kind', 'workload', 'vary', 'repeat', 'fixed_text']
 
 /** The runs recorded in DIR/grid.json, by cell; refuses a grid of other settings. Empty for a new DIR. */
 function recordedRuns (file, header) {
@@ -132,7 +129,7 @@ function recordedRuns (file, header) {
   }
   const differs = SAME_STUDY.find((key) => JSON.stringify(saved[key]) !== JSON.stringify(header[key]))
   if (differs) {
-    throw new UsageError(`${file} holds a grid of other settings (its ${differs === 'fixed_sha256'
+    throw new UsageError(`${file} holds a grid of other settings (its ${differs === 'fixed_text'
       ? 'benchmark options' : differs} differ): give another --out, or the same settings to resume`)
   }
   for (const cell of saved.cells || []) byCell.set(cell.id, (cell.runs || []).map(unitUnnamed))

@@ -98,7 +98,7 @@ test('a --out holding a grid of other settings is refused in one line; a passwor
   for (const [argv, message] of [
     [['--vary', 'batch_size=100,500', '--vary', 'concurrent_requests=1,4', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its vary differ/],
     [[...VARY, '--repeat', '2', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its repeat differ/],
-    [[...VARY, '--out', out, '--', '--host', 'crate:other@db1'], /its benchmark options differ/]
+    [[...VARY, '--out', out, '--', '--host', 'crate:s3cret!@db2'], /its benchmark options differ/]
   ]) {
     const bench = fakeGridBenchmark()
     const run = await grid(argv, bench)
