@@ -4,6 +4,7 @@ const { WorkerGroup } = require('./worker-group')
 const { Timeline } = require('../results/timeline')
 const { Resolution } = require('../results/resolution')
 const { ProgressLine } = require('./progress')
+const { FlightCheck } = require('./flight-check')
 const { ClusterMonitor } = require('../cluster/monitor')
 const { CrateClient } = require('../cluster/http-client')
 const { stopReason } = require('./stop-reason')
@@ -36,6 +37,21 @@ const GO_LEAD_MS = 100
  * when the workers are told to go, and 'load' with what a live view watches (the timeline, the groups' totals, the
  * monitor, host events, the steering). Returns the Load.
  */
+/**
+ * A --rate run whose flight cannot carry the rate at the first second's latency says so then, on its own line above
+ * the progress line (lib/run/flight-check.js).
+ */
+function watchFlight (ctx, main, progress, { startAt, targetAt }) {
+  const { options, workload } = ctx
+  const check = new FlightCheck({ targetAt, inFlight: options.concurrentRequests, unit: workload.unit })
+  const onDelta = ({ delta }) => {
+    const warning = check.addDelta(delta, now() - startAt)
+    if (check.done) main.off('delta', onDelta)
+    if (warning) ctx.stderr.write(`${progress.enabled ? '\r\x1b[K' : ''}${warning}\n`)
+  }
+  main.on('delta', onDelta)
+}
+
 async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false } = {}) {
   const { workload, options } = ctx
   const workerGroups = loadGroups.map((g) => new WorkerGroup({
@@ -121,6 +137,9 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
       load.steering = steeringOf(loadGroups, workerGroups, { startAt, deadline })
       // What the main group is asked now (--rate, a stage, a change by hand); none in the closed model.
       progress.targetRate = () => load.steering.profiles().main?.rateAt(now() - startAt)
+      if (options.rate) {
+        watchFlight(ctx, main, progress, { startAt, targetAt: (ms) => load.steering.profiles().main?.rateAt(ms) })
+      }
       load.steering.on('stop', () => {
         progress.stop()
         for (const group of workerGroups) group.stop(stopReason('user_stop'))

@@ -90,6 +90,20 @@ test('a target the server cannot reach: the report warns, late requests pile up,
   assert.ok(number(served) < 400)
 }))
 
+test('a flight too small for the --rate is said in the first second, above the progress line, not only at the end', (t) => withDouble({
+  query: answerSelect2,
+  fault: ({ stmt }) => (stmt === 'SELECT 2' ? { delayMs: 20 } : undefined)
+}, async (double) => {
+  const config = queryFile(t, '- {name: two, query: "SELECT 2", ratio: 1}\n')
+  // Two in flight at 20 ms serve ~100 queries/s of the 500 asked.
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', config, '--processes', '1', '--concurrent_requests', '2', '--rate', '500', '--duration', '3s'], { env: double.env() })
+  assert.equal(run.code, 0, run.stderr)
+  const early = /warning: in the first second, 2 requests in flight per process served about ([\d,]+) queries\/s of the 500 targeted, [\d,]+ requests due while every one was busy: raise --concurrent_requests to at least ([\d,]+)/.exec(run.stderr)
+  assert.ok(early, run.stderr)
+  assert.ok(Number(early[1].replace(/,/g, '')) < 150 && Number(early[2].replace(/,/g, '')) >= 8, early[0])
+  assert.ok(run.stderr.indexOf(early[0]) < run.stderr.indexOf('Raise --concurrent_requests'), 'before the report says it again')
+}))
+
 test('a saturated --rate run counts the requests it never sent (dropped), and its sending time is when they went out', (t) => withDouble({
   query: answerSelect2,
   fault: ({ stmt }) => (stmt === 'SELECT 2' ? { delayMs: 5 } : undefined)
