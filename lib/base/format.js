@@ -34,10 +34,16 @@ function incremented (digits) {
 
 const perSecond = (count, seconds) => (seconds > 0 ? round(count / seconds) : 0)
 
+// A rate as a table plans with it: in whole units ("400,821"), not hundredths.
+const fmtWhole = (x) => fmt(typeof x === 'number' ? Math.round(x) : x)
+
+/** Settings as a line: { batch_size: 500, concurrent_requests: 8 } → "batch_size 500, concurrent_requests 8". */
+const pairsText = (settings) => Object.entries(settings).map(([k, v]) => `${k} ${v}`).join(', ')
+
 /** Control characters shown as escapes, so that a name or message never breaks a line or a terminal. */
 function visible (text) {
   // eslint-disable-next-line no-control-regex -- these are the characters made visible
   return String(text).replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
 }
 
-module.exports = { round, fmt, grouped, perSecond, visible }
+module.exports = { round, fmt, fmtWhole, grouped, perSecond, pairsText, visible }

@@ -4,7 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT, UsageError, errorText } = require('../../base/errors')
 const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
-const { fmt } = require('../../base/format')
+const { fmt, fmtWhole: whole, pairsText } = require('../../base/format')
 const { table } = require('../text')
 const { readResult } = require('../result-file')
 const { shapeText } = require('../../cluster/cluster-shape')
@@ -57,9 +57,6 @@ function parseArgs (argv) {
   return { help: parsed.help, files: parsed._.map(String), headroom, json: parsed.json, report: parsed.report,
     resultsTable: parsed.results_table, runIds: parsed.run_id.map(String), connection: connectionFlagsOf(parsed) }
 }
-
-// Rates as whole numbers: a sizing table plans in thousands, not in hundredths.
-const whole = (x) => fmt(typeof x === 'number' ? Math.round(x) : x)
 
 function render (sizing) {
   const out = []
@@ -163,9 +160,8 @@ function gridPoint (input) {
     throw new UsageError(`${file}: the grid has no cell without failures to size with`)
   }
   const which = grid.recommended ? 'recommended' : 'best'
-  const settings = Object.entries(cell.settings).map(([k, v]) => `${k} ${v}`).join(', ')
   const point = pointOf(readResult(path.join(path.dirname(file), cell.median_result_file)),
-    `${input} (the grid's ${which} cell: ${settings})`)
+    `${input} (the grid's ${which} cell: ${pairsText(cell.settings)})`)
   return { ...point, runs: grid.runs_done ?? 1 }
 }
 

@@ -1,7 +1,8 @@
 'use strict'
 
-const { round } = require('../../base/format')
+const { round, pairsText: settingsText } = require('../../base/format')
 const { exclusionOf, pointOf } = require('../sweep')
+const { cellId } = require('./plan')
 const { studentTQuantile, mean } = require('../../reports/compare/welch')
 
 // What a grid measured, cell by cell, and what it tells a user who sizes a cluster: the best cell, the plateau
@@ -106,8 +107,6 @@ function confidenceInterval (values) {
   return { low: round(m - margin), high: round(m + margin) }
 }
 
-const settingsText = (settings) => Object.entries(settings).map(([k, v]) => `${k} ${v}`).join(', ')
-
 /**
  * The study's verdicts over its cells: best (the candidate with the highest throughput), the plateau (candidates
  * whose interval overlaps the best's; without repeats, within `plateauPct` of it), the recommended cell (the plateau's
@@ -158,7 +157,7 @@ function breaksBeyond (dimensions, cells, from, { sloP99Ms }) {
     const start = d.values.indexOf(from.settings[d.name])
     for (let i = start + 1; i < d.values.length; i++) {
       const settings = { ...from.settings, [d.name]: d.values[i] }
-      const cell = byId.get(Object.entries(settings).map(([k, v]) => `${k}-${v}`).join('_'))
+      const cell = byId.get(cellId(settings))
       if (!cell || cell.runs_done === 0) break
       const why = cell.excluded ?? (sloP99Ms !== null && cell.p99_ms > sloP99Ms
         ? `p99 ${durationText(cell.p99_ms)} over the ${durationText(sloP99Ms)} target` : null)

@@ -1,7 +1,7 @@
 'use strict'
 
 const { escapeHtml, chartPageHead } = require('../../reports/html/parts')
-const { fmt } = require('../../base/format')
+const { fmt, fmtWhole: whole } = require('../../base/format')
 const { renderSvgChart } = require('../../reports/html/svg-chart')
 const { heatmapSvg } = require('./heatmap')
 const { ridgeAlong, settingsText } = require('./analysis')
@@ -29,8 +29,6 @@ function dimensionChart (grid, dimension) {
       data: l.points.map((p) => p.per_sec) }))
   }, { width: 640, height: 360 })
 }
-
-const whole = (x) => fmt(typeof x === 'number' ? Math.round(x) : x)
 
 function cellRows (grid) {
   return grid.cells.map((c) => `<tr${c.id === (grid.best && grid.best.id) ? ' class="best"' : ''}>` +

@@ -1,6 +1,6 @@
 'use strict'
 
-const { fmt } = require('../../base/format')
+const { fmt, fmtWhole } = require('../../base/format')
 const { table } = require('../../reports/text')
 const { panelsOf } = require('./heatmap')
 const { settingsText, durationText } = require('./analysis')
@@ -20,16 +20,14 @@ function unitUnnamed (object) {
   return Object.fromEntries(Object.entries(object).map(([k, v]) => [key(k), v]))
 }
 
-const whole = (x) => (typeof x === 'number' ? Math.round(x) : x)
-
 function cellText (cell, grid) {
   if (cell.runs_done === 0) return '…'
-  if (cell.excluded !== null || !(cell.per_sec > 0)) return `✗ ${fmt(whole(cell.per_sec))}`
+  if (cell.excluded !== null || !(cell.per_sec > 0)) return `✗ ${fmtWhole(cell.per_sec)}`
   const marks = [cell.id === (grid.best && grid.best.id) ? 'best' : null,
     cell.id === (grid.recommended && grid.recommended.id) ? 'rec.' : null,
     grid.plateau.includes(cell.id) && cell.id !== (grid.best && grid.best.id) ? '~' : null].filter(Boolean)
   const p99 = typeof cell.p99_ms === 'number' ? ` p99 ${durationText(cell.p99_ms)}` : ''
-  return `${fmt(whole(cell.per_sec))}${marks.length ? ` (${marks.join(', ')})` : ''}\n${p99.trim()}`
+  return `${fmtWhole(cell.per_sec)}${marks.length ? ` (${marks.join(', ')})` : ''}\n${p99.trim()}`
 }
 
 /** The grid's tables, verdicts and sentences, for the terminal. */
@@ -68,9 +66,9 @@ function verdictLines (grid) {
     return lines
   }
   const b = grid.best
-  const interval = b.ci95 ? ` (95% interval ${fmt(whole(b.ci95.low))}–${fmt(whole(b.ci95.high))})` : ''
-  const fields = b.field_values_per_sec ? `, ${fmt(whole(b.field_values_per_sec))} field values/s` : ''
-  lines.push(`best: ${settingsText(b.settings)}: ${fmt(whole(b.per_sec))} ${unit}/s${interval}${fields}, p99 ` +
+  const interval = b.ci95 ? ` (95% interval ${fmtWhole(b.ci95.low)}–${fmtWhole(b.ci95.high)})` : ''
+  const fields = b.field_values_per_sec ? `, ${fmtWhole(b.field_values_per_sec)} field values/s` : ''
+  lines.push(`best: ${settingsText(b.settings)}: ${fmtWhole(b.per_sec)} ${unit}/s${interval}${fields}, p99 ` +
     `${fmt(b.p99_ms)} ms`)
   lines.push(`plateau (${grid.plateau_rule}): ${grid.plateau.length} cell${grid.plateau.length === 1 ? '' : 's'}`)
   const target = grid.slo_p99_ms === null ? 'no --slo: judged on throughput and errors only'
@@ -79,7 +77,7 @@ function verdictLines (grid) {
   if (!r) {
     lines.push(`recommended: none (${target})`)
   } else {
-    lines.push(`recommended (${target}): ${settingsText(r.settings)}: ${fmt(whole(r.per_sec))} ${unit}/s, p99 ` +
+    lines.push(`recommended (${target}): ${settingsText(r.settings)}: ${fmtWhole(r.per_sec)} ${unit}/s, p99 ` +
       `${fmt(r.p99_ms)} ms${r.note ? ` (${r.note})` : ''}`)
     lines.push(r.first_break ? `  beyond it: ${r.first_break.reason}`
       : '  beyond it: no neighbour with more load broke within the grid')
