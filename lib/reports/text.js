@@ -2,12 +2,9 @@
 
 const Table = require('cli-table3')
 const { fmt, visible } = require('../base/format')
-const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS } = require('../results/result')
+const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS, flightNeeded } = require('../results/result')
 const { loadWorkload } = require('../workloads')
 const { driftLines } = require('../results/drift')
-
-// Room above the flight a rate needed: latencies vary.
-const FLIGHT_HEADROOM = 1.1
 
 /**
  * Why a --rate run fell short, from its numbers: requests due while every slot was busy mean the flight was too
@@ -18,8 +15,8 @@ function rateShortfallLine (result, unit) {
   const rate = result.rate
   const head = `warning: achieved ${fmt(rate.achieved_pct)}% of the target rate`
   const inFlight = result.options && result.options.concurrent_requests
-  if (rate.late_requests > 0 && inFlight > 0 && rate.achieved_per_sec > 0) {
-    const needed = Math.ceil(inFlight * (rate.target_per_sec / rate.achieved_per_sec) * FLIGHT_HEADROOM)
+  const needed = flightNeeded({ inFlight, targetPerSec: rate.target_per_sec, achievedPerSec: rate.achieved_per_sec })
+  if (rate.late_requests > 0 && needed !== null) {
     return `${head}: this client's ${fmt(inFlight)} requests in flight per process were all busy when requests ` +
       `were due (${fmt(rate.late_requests)} late, ${fmt(rate.dropped_requests ?? 0)} never sent): at this latency ` +
       `they serve about ${fmt(Math.round(rate.achieved_per_sec))} ${unit}/s. Raise --concurrent_requests to at least ` +

@@ -106,6 +106,19 @@ function rateOf (options, totals, achieved, targetPerSec) {
   }
 }
 
+// Room above the flight a rate needs: latencies vary.
+const FLIGHT_HEADROOM = 1.1
+
+/**
+ * The --concurrent_requests (per process) that would have served `targetPerSec` where `inFlight` a process served
+ * `achievedPerSec` with requests late: N in flight serve N / latency a second. Null when nothing was served (then the
+ * answers, not the flight, are what to look at).
+ */
+function flightNeeded ({ inFlight, targetPerSec, achievedPerSec }) {
+  if (!(inFlight > 0) || !(achievedPerSec > 0)) return null
+  return Math.ceil(inFlight * (targetPerSec / achievedPerSec) * FLIGHT_HEADROOM)
+}
+
 // A worker above either limit may have held the load back: the cluster was not what limited it.
 const SATURATED_CPU_PCT = 90
 const SATURATED_LOOP_DELAY_MS = 100
@@ -187,6 +200,7 @@ module.exports = {
   unitOfWorkload,
   resultProblem,
   isSaturated,
+  flightNeeded,
   SATURATED_CPU_PCT,
   SATURATED_LOOP_DELAY_MS
 }

@@ -1,21 +1,24 @@
 'use strict'
 
 const { fmt } = require('../base/format')
+const { flightNeeded } = require('../results/result')
 
 // A --rate that the requests in flight cannot carry (N in flight serve N / latency requests a second) is said in the
 // first second, while the run can still be stopped, in the terms the report uses at its end: what the flight served,
 // the requests due while every slot was busy, and the --concurrent_requests that would have served the target.
 
 const FIRST_MS = 1000
-// Room above the flight a rate needs: latencies vary. The same as the report's (lib/reports/text.js).
-const HEADROOM = 1.1
 // Under this share of the target, with requests late, the flight is short.
 const SHORT_SHARE = 0.9
 
-/** The warning for a first second that served `servedPerSec` of `targetPerSec` with `late` requests late, or null. */
+/**
+ * The warning for a first second that served `servedPerSec` of `targetPerSec` with `late` requests late, or null; none
+ * when nothing was answered yet (the report's rule: then the answers, not the flight, are what to look at).
+ */
 function flightWarning ({ targetPerSec, servedPerSec, late, inFlight, unit }) {
   if (!(targetPerSec > 0) || !(late > 0) || !(servedPerSec < targetPerSec * SHORT_SHARE)) return null
-  const needed = Math.ceil(inFlight * (targetPerSec / Math.max(servedPerSec, 1e-9)) * HEADROOM)
+  const needed = flightNeeded({ inFlight, targetPerSec, achievedPerSec: servedPerSec })
+  if (needed === null) return null
   return `warning: in the first second, ${fmt(inFlight)} requests in flight per process served about ` +
     `${fmt(Math.round(servedPerSec))} ${unit}/s of the ${fmt(Math.round(targetPerSec))} targeted, ${fmt(late)} ` +
     `requests due while every one was busy: raise --concurrent_requests to at least ${fmt(needed)} (the run goes on; ` +

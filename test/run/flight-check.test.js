@@ -21,6 +21,8 @@ test('no warning when the rate is served, when nothing was late (the answers, no
   assert.equal(flightWarning({ targetPerSec: 50, servedPerSec: 49, late: 3, inFlight: 4, unit: 'queries' }), null)
   assert.equal(flightWarning({ targetPerSec: 50, servedPerSec: 20, late: 0, inFlight: 4, unit: 'queries' }), null)
   assert.equal(flightWarning({ targetPerSec: undefined, servedPerSec: 20, late: 9, inFlight: 4, unit: 'rows' }), null)
+  assert.equal(flightWarning({ targetPerSec: 50, servedPerSec: 0, late: 9, inFlight: 4, unit: 'queries' }), null,
+    'nothing answered yet: no flight to name (the report says the same of a run that served nothing)')
   const rows = flightWarning({ targetPerSec: 200_000, servedPerSec: 50_000, late: 40, inFlight: 2, unit: 'rows' })
   assert.match(rows, /2 requests in flight per process served about 50,000 rows\/s of the 200,000 targeted, 40 requests due while every one was busy: raise --concurrent_requests to at least 9/)
 })
