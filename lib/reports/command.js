@@ -1,7 +1,8 @@
 'use strict'
 
-const { EXIT, UsageError, errorText } = require('../base/errors')
+const { EXIT, UsageError } = require('../base/errors')
 const { commandParser, CONNECTION_FLAGS } = require('../cli/command-args')
+const { commandMain } = require('../cli/command-main')
 const { terminalReport, resultHeader } = require('./text')
 const { readRuns } = require('./read-runs')
 const { readResult, writeHtml } = require('./result-file')
@@ -45,31 +46,31 @@ function parseArgs (argv) {
 }
 
 /** crate-bench report … Returns the exit code. */
-async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
-  try {
-    const { flags, files, out } = parseArgs(argv)
-    if (flags.help) {
-      stdout.write(`${USAGE}\n`)
-      return EXIT.OK
-    }
-    if (flags.results_table !== undefined || flags.run_id !== undefined) {
-      return await reportRun(flags, out, { stdout, stderr, env })
-    }
-    if (files.length !== 1) {
-      throw new UsageError('give one result file, or --results_table and --run_id (see --help)')
-    }
-    if (out && sameFile(out, files[0])) {
-      throw new UsageError(`-o ${visible(out)} is the result file itself: name another`)
-    }
-    const result = readResult(files[0])
-    stderr.write(resultHeader(result) + terminalReport(result))
-    if (flags.json) stdout.write(`${JSON.stringify(result)}\n`)
-    if (out) writeHtml(result, out, stderr)
-    return EXIT.OK
-  } catch (error) {
-    stderr.write(errorText('crate-bench report', error.message))
-    return error.exitCode ?? EXIT.CANNOT_RUN
+function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
+  return commandMain({ name: 'crate-bench report', usage: () => `${USAGE}\n`, stdout, stderr,
+    parse: () => {
+      const parsed = parseArgs(argv)
+      return { ...parsed, help: parsed.flags.help }
+    },
+    body: ({ flags, files, out }) => report(flags, files, out, { stdout, stderr, env }) })
+}
+
+/** A saved result's report, or a run's from a results table. */
+async function report (flags, files, out, { stdout, stderr, env }) {
+  if (flags.results_table !== undefined || flags.run_id !== undefined) {
+    return reportRun(flags, out, { stdout, stderr, env })
   }
+  if (files.length !== 1) {
+    throw new UsageError('give one result file, or --results_table and --run_id (see --help)')
+  }
+  if (out && sameFile(out, files[0])) {
+    throw new UsageError(`-o ${visible(out)} is the result file itself: name another`)
+  }
+  const result = readResult(files[0])
+  stderr.write(resultHeader(result) + terminalReport(result))
+  if (flags.json) stdout.write(`${JSON.stringify(result)}\n`)
+  if (out) writeHtml(result, out, stderr)
+  return EXIT.OK
 }
 
 /** Every row of one run in a results table, merged into one result. */

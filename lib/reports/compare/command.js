@@ -2,9 +2,10 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError, errorText } = require('../../base/errors')
+const { EXIT, UsageError } = require('../../base/errors')
 const { sameFile } = require('../../base/files')
 const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
+const { commandMain } = require('../../cli/command-main')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../text')
 const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText } =
@@ -94,42 +95,37 @@ function describeChange (f) {
 }
 
 /** crate-bench compare … Returns the exit code. */
-async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
-  try {
-    const args = parseArgs(argv)
-    if (args.help) {
-      stdout.write(`${USAGE}\n`)
-      return EXIT.OK
-    }
-    const input = [...args.base, ...args.new].find((file) => args.out && sameFile(args.out, file))
-    if (input) throw new UsageError(`-o ${args.out} is one of the result files compared: name another`)
-    const [base, next, names] = await sidesOf(args, env)
-    const workloads = new Set([...base, ...next].map((r) => r.workload))
-    if (workloads.size > 1) {
-      throw new UsageError(`the runs are of different workloads (${[...workloads].join(', ')}): nothing to compare`)
-    }
-    const comparison = compareRuns(base, next, names)
-    stderr.write(render(comparison))
-    if (args.json) stdout.write(`${JSON.stringify(comparison)}\n`)
-    if (args.out) {
-      fs.writeFileSync(args.out, require('./html').renderCompareHtml(comparison))
-      stderr.write(`HTML comparison written to ${path.resolve(args.out)}\n`)
-    }
-    if (args.failOn !== null) {
-      const worse = regressions(comparison, args.failOn)
-      if (worse.length > 0) {
-        stderr.write(
-          `regression: ${worse.map(describeChange).join(', ')} ` +
-          `(significantly worse by more than ${args.failOn}%)\n`
-        )
-        return EXIT.FAILURES
-      }
-    }
-    return EXIT.OK
-  } catch (error) {
-    stderr.write(errorText('crate-bench compare', error.message))
-    return error.exitCode ?? EXIT.CANNOT_RUN
+function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
+  return commandMain({ name: 'crate-bench compare', usage: () => `${USAGE}\n`, parse: () => parseArgs(argv), stdout,
+    stderr, body: (args) => compare(args, { stdout, stderr, env }) })
+}
+
+async function compare (args, { stdout, stderr, env }) {
+  const input = [...args.base, ...args.new].find((file) => args.out && sameFile(args.out, file))
+  if (input) throw new UsageError(`-o ${args.out} is one of the result files compared: name another`)
+  const [base, next, names] = await sidesOf(args, env)
+  const workloads = new Set([...base, ...next].map((r) => r.workload))
+  if (workloads.size > 1) {
+    throw new UsageError(`the runs are of different workloads (${[...workloads].join(', ')}): nothing to compare`)
   }
+  const comparison = compareRuns(base, next, names)
+  stderr.write(render(comparison))
+  if (args.json) stdout.write(`${JSON.stringify(comparison)}\n`)
+  if (args.out) {
+    fs.writeFileSync(args.out, require('./html').renderCompareHtml(comparison))
+    stderr.write(`HTML comparison written to ${path.resolve(args.out)}\n`)
+  }
+  if (args.failOn !== null) {
+    const worse = regressions(comparison, args.failOn)
+    if (worse.length > 0) {
+      stderr.write(
+        `regression: ${worse.map(describeChange).join(', ')} ` +
+        `(significantly worse by more than ${args.failOn}%)\n`
+      )
+      return EXIT.FAILURES
+    }
+  }
+  return EXIT.OK
 }
 
 function render (comparison) {

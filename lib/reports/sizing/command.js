@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT, UsageError, errorText } = require('../../base/errors')
 const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
+const { commandMain } = require('../../cli/command-main')
 const { fmt, fmtWhole: whole, pairsText } = require('../../base/format')
 const { table } = require('../text')
 const { readResult } = require('../result-file')
@@ -166,29 +167,24 @@ function gridPoint (input) {
 }
 
 /** crate-bench sizing … Returns the exit code. */
-async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
-  try {
-    const args = parseArgs(argv)
-    if (args.help) {
-      stdout.write(`${USAGE}\n`)
-      return EXIT.OK
-    }
-    const points = await pointsOf(args, env)
-    const sizing = sizingOf(points, { headroomPct: args.headroom })
-    if (sizing.groups.length === 0) {
-      stderr.write(errorText('crate-bench sizing', 'none of the results says what cluster it ran on ' +
-        '(environment.cluster): run them again with this version'))
-      return EXIT.CANNOT_RUN
-    }
-    const text = render(sizing)
-    stderr.write(text)
-    if (args.report !== undefined) writeReport(args.report, sizing, text, stderr)
-    if (args.json) stdout.write(`${JSON.stringify(sizing)}\n`)
-    return EXIT.OK
-  } catch (error) {
-    stderr.write(errorText('crate-bench sizing', error.message))
-    return error.exitCode ?? EXIT.CANNOT_RUN
+function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
+  return commandMain({ name: 'crate-bench sizing', usage: () => `${USAGE}\n`, parse: () => parseArgs(argv), stdout,
+    stderr, body: (args) => size(args, { stdout, stderr, env }) })
+}
+
+async function size (args, { stdout, stderr, env }) {
+  const points = await pointsOf(args, env)
+  const sizing = sizingOf(points, { headroomPct: args.headroom })
+  if (sizing.groups.length === 0) {
+    stderr.write(errorText('crate-bench sizing', 'none of the results says what cluster it ran on ' +
+      '(environment.cluster): run them again with this version'))
+    return EXIT.CANNOT_RUN
   }
+  const text = render(sizing)
+  stderr.write(text)
+  if (args.report !== undefined) writeReport(args.report, sizing, text, stderr)
+  if (args.json) stdout.write(`${JSON.stringify(sizing)}\n`)
+  return EXIT.OK
 }
 
 module.exports = { main, USAGE, render }
