@@ -105,14 +105,26 @@ async function checkPgHosts (ctx) {
 
 const ENVIRONMENT_SQL = "SELECT count(*) AS nodes, max(version['number']) AS version FROM sys.nodes"
 
+async function nodesAndVersion (client) {
+  const cluster = await client.sql(ENVIRONMENT_SQL).catch(() => null)
+  return (cluster && cluster.rows && cluster.rows[0]) || []
+}
+
+/** The highest of the nodes' versions as max(version['number']) orders them (text), or null. */
+function highestVersion (nodeList) {
+  const versions = nodeList.map((n) => n.version).filter((v) => v !== null && v !== undefined).map(String)
+  return versions.length ? versions.reduce((a, b) => (b > a ? b : a)) : null
+}
+
 /** Where the numbers come from: this tool and machine, and the cluster's version and size. */
 async function environmentOf (client, log) {
-  const cluster = await client.sql(ENVIRONMENT_SQL).catch(() => null)
-  const [nodes, version] = (cluster && cluster.rows && cluster.rows[0]) || []
-  const cpus = os.cpus()
   // Every node's machine: results measured on different clusters can then be put side by side.
   const shape = await clusterShape(client, log)
   if (shape) log(`  shape:    ${shapeText(shape)}`)
+  // Its node count and highest version are the shape's, read once; a cluster that would not give its shape is asked
+  // for them alone.
+  const [nodes, version] = shape ? [shape.nodes, highestVersion(shape.node_list)] : await nodesAndVersion(client)
+  const cpus = os.cpus()
   return {
     tool_version: require('../../package.json').version,
     node_version: process.version,

@@ -25,6 +25,25 @@ function onNthBulk (n, fault) {
 const inserts = (double) => double.statements.filter((s) => s.rows !== undefined)
 const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_in_doubt === json.rows_sent
 
+test('the cluster\'s node count and version are read with its shape, once; a cluster that will not give its shape is asked for them alone', async () => {
+  const environmentSql = /^SELECT count\(\*\) AS nodes, max\(version\['number'\]\) AS version FROM sys\.nodes$/
+  await withCrateTestDouble({}, async (double) => {
+    const run = await ingest(['--max_rows', '100', '--processes', '1', '--monitor_interval', '0', '--json'], { env: double.env() })
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual([run.json.environment.cratedb_nodes, run.json.environment.cratedb_version, run.json.environment.cluster.nodes], [1, '6.4.3', 1])
+    assert.equal(double.statementsMatching(environmentSql).length, 0, 'the shape said it already')
+  })
+  await withCrateTestDouble({
+    fault: ({ stmt }) => (/os_info\['available_processors'\]/.test(stmt) ? { status: 400, code: 4000, message: 'SQLParseException[no such column]' } : undefined)
+  }, async (double) => {
+    const run = await ingest(['--max_rows', '100', '--processes', '1', '--monitor_interval', '0', '--json'], { env: double.env() })
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual([run.json.environment.cratedb_nodes, run.json.environment.cratedb_version, run.json.environment.cluster], [1, '6.4.3', null])
+    assert.equal(double.statementsMatching(environmentSql).length, 1)
+    assert.match(run.stderr, /warning: could not read the cluster's shape from sys\.nodes: .*no such column/)
+  })
+})
+
 testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created once', { trackKeys: true }, async (double) => {
   const run = await ingest(['--processes', '2', '--max_rows', '25000', '--batch_size', '10000', '--shards', '3', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
