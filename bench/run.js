@@ -49,10 +49,11 @@ const DASHBOARD_RATE = 50
 const DASHBOARD_PACED_SECONDS = 12
 const DASHBOARD_ANSWER_ROWS = 100
 
-function startStandIn ({ rowsFlushed = false, selectRows = 0 } = {}) {
+function startStandIn ({ rowsFlushed = false, wholeWhenDone = false, selectRows = 0 } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(__dirname, 'stand-in-server.js'), '0',
-      ...(rowsFlushed ? ['--pg-rows-flushed'] : []), ...(selectRows ? [`--select-rows=${selectRows}`] : [])], {
+      ...(rowsFlushed ? ['--pg-rows-flushed'] : []), ...(wholeWhenDone ? ['--pg-whole-when-done'] : []),
+      ...(selectRows ? [`--select-rows=${selectRows}`] : [])], {
       stdio: ['ignore', 'pipe', 'inherit']
     })
     child.stdout.once('data', (data) => {
@@ -410,20 +411,26 @@ async function measurePgPath () {
   }
   m.pg_of_http_per_row = Math.round((m.pg_cpu_us_per_row / m.http_cpu_us_per_row) * 100) / 100
   m.pg_of_http_per_query = Math.round((m.pg_cpu_us_per_query / m.http_cpu_us_per_query) * 100) / 100
-  // The issue's shape, against a stand-in that answers in one write and one that flushes each row's answer.
+  // The issue's shape, against a stand-in that answers at once in one write, and one that takes the capture's time
+  // for a batch: over pg each row's answer flushed on its own, or (to tell the costs apart) the whole answer when its
+  // last row is done; over HTTP the answer in one write after the same time, as a real server answers it.
   const shape = ['--processes', '1', '--concurrent_requests', '8', '--seed', '1', '--monitor_interval', '0',
     '--batch_size', '5000', '--max_rows', '400000']
-  const shaped = { one_write: { http: [], pg: [] }, rows_flushed: { http: [], pg: [] } }
+  const answers = [['one_write', {}], ['rows_flushed', { rowsFlushed: true }],
+    ['whole_when_done', { rowsFlushed: true, wholeWhenDone: true }]]
+  const shaped = Object.fromEntries(answers.map(([answer]) => [answer, { http: [], pg: [] }]))
   for (let i = 0; i < RUNS; i++) {
-    for (const [answer, rowsFlushed] of [['one_write', false], ['rows_flushed', true]]) {
-      for (const protocol of ['http', 'pg']) {
+    for (const [answer, standIn] of answers) {
+      // HTTP is answered alike in both paced modes: measured once, in the row-by-row one.
+      for (const protocol of answer === 'whole_when_done' ? ['pg'] : ['http', 'pg']) {
         const run = await withStandIn((port, pgPort) => runApp('appClusterIngest.js', [...shape, '--protocol',
-          protocol], port, pgPort), { rowsFlushed })
+          protocol], port, pgPort), standIn)
         shaped[answer][protocol].push(run.client.cpu_us_per_row)
       }
     }
   }
-  for (const answer of ['one_write', 'rows_flushed']) {
+  shaped.whole_when_done.http = shaped.rows_flushed.http
+  for (const [answer] of answers) {
     m[`${answer}_http_cpu_us_per_row`] = median(shaped[answer].http)
     m[`${answer}_pg_cpu_us_per_row`] = median(shaped[answer].pg)
     m[`${answer}_pg_of_http`] = Math.round((median(shaped[answer].pg) / median(shaped[answer].http)) * 100) / 100
@@ -575,7 +582,39 @@ function dashboardTableOf (dashboard) {
   return dashboardTable
 }
 
+/** The pg path's table: the same loads over HTTP and over pg, answered at once or at the capture's pace. */
+function pgTableOf (pgPath) {
+  const pgTable = table(['the same load over HTTP and over the PostgreSQL protocol (--protocol pg)', 'HTTP', 'pg',
+    'pg / HTTP', 'target', 'met'])
+  pgTable.push(
+    ['ingest, batch 10000, 20 in flight, 1M rows: client CPU µs/row', pgPath.http_cpu_us_per_row,
+      pgPath.pg_cpu_us_per_row, `${pgPath.pg_of_http_per_row}x`, `<= ${TARGET_PG_OF_HTTP}x`,
+      pgPath.pg_of_http_per_row <= TARGET_PG_OF_HTTP ? 'yes' : 'NO'],
+    ['SELECT 1, 20 in flight: client CPU µs/query', pgPath.http_cpu_us_per_query, pgPath.pg_cpu_us_per_query,
+      `${pgPath.pg_of_http_per_query}x`, '-', '-'],
+    ['ingest, batch 5000, 8 in flight, 400k rows, answered at once in one write: µs/row',
+      pgPath.one_write_http_cpu_us_per_row, pgPath.one_write_pg_cpu_us_per_row, `${pgPath.one_write_pg_of_http}x`,
+      '-', '-'],
+    ['the same at the capture\'s pace (pgwire/15): pg row by row, HTTP whole when done: µs/row',
+      pgPath.rows_flushed_http_cpu_us_per_row, pgPath.rows_flushed_pg_cpu_us_per_row,
+      `${pgPath.rows_flushed_pg_of_http}x`, `<= ${TARGET_PG_ROWS_FLUSHED_OF_HTTP}x`,
+      pgPath.rows_flushed_pg_of_http <= TARGET_PG_ROWS_FLUSHED_OF_HTTP ? 'yes' : 'NO'],
+    ['the same, pg whole when done too (what reading row by row adds): µs/row',
+      pgPath.whole_when_done_http_cpu_us_per_row, pgPath.whole_when_done_pg_cpu_us_per_row,
+      `${pgPath.whole_when_done_pg_of_http}x`, '-', '-']
+  )
+  return pgTable
+}
+
 async function main () {
+  if (process.argv[2] === 'pg') {
+    // npm run bench -- pg: the PostgreSQL path alone.
+    const pgPath = await measurePgPath()
+    process.stderr.write(`${pgTableOf(pgPath).toString()}\n`)
+    process.stdout.write(`${JSON.stringify({ runs_per_scenario: RUNS, pg_path: pgPath })}\n`)
+    if (!pgPath.met) process.exitCode = 1
+    return
+  }
   if (process.argv[2] === 'dashboard') {
     // npm run bench -- dashboard: the dashboard mix alone (a few minutes less than the whole bench).
     const dashboard = await measureDashboard()
@@ -619,20 +658,7 @@ async function main () {
   const rates = []
   for (const scenario of RATE_SCENARIOS) rates.push(await measureRate(scenario))
   const pgPath = await measurePgPath()
-  const pgTable = table(['the same load over HTTP and over the PostgreSQL protocol (--protocol pg)', 'HTTP', 'pg',
-    'pg / HTTP', 'target', 'met'])
-  pgTable.push(
-    ['ingest, batch 10000, 20 in flight, 1M rows: client CPU µs/row', pgPath.http_cpu_us_per_row,
-      pgPath.pg_cpu_us_per_row, `${pgPath.pg_of_http_per_row}x`, `<= ${TARGET_PG_OF_HTTP}x`, pgPath.met ? 'yes' : 'NO'],
-    ['SELECT 1, 20 in flight: client CPU µs/query', pgPath.http_cpu_us_per_query, pgPath.pg_cpu_us_per_query,
-      `${pgPath.pg_of_http_per_query}x`, '-', '-'],
-    ['ingest, batch 5000, 8 in flight, 400k rows, answered in one write: µs/row', pgPath.one_write_http_cpu_us_per_row,
-      pgPath.one_write_pg_cpu_us_per_row, `${pgPath.one_write_pg_of_http}x`, '-', '-'],
-    ['the same, each row\'s answer flushed on its own (capture pgwire/15): µs/row',
-      pgPath.rows_flushed_http_cpu_us_per_row, pgPath.rows_flushed_pg_cpu_us_per_row,
-      `${pgPath.rows_flushed_pg_of_http}x`, `<= ${TARGET_PG_ROWS_FLUSHED_OF_HTTP}x`,
-      pgPath.rows_flushed_pg_of_http <= TARGET_PG_ROWS_FLUSHED_OF_HTTP ? 'yes' : 'NO']
-  )
+  const pgTable = pgTableOf(pgPath)
   const queryTable = table([
     'SELECT 1, 20 in flight, 1 process',
     'queries/s (median)',

@@ -6,14 +6,22 @@
 // so the server stays cheap next to the client), SELECTs with one row, everything else with
 // rowcount 1. Usage: node bench/stand-in-server.js [port] [--pg-rows-flushed] [--select-rows=N]; prints the ports. With
 // --pg-rows-flushed a batch's answer over the PostgreSQL protocol comes as CrateDB 6.4.3 sends it (capture pgwire/15):
-// each row's answer flushed on its own, at the capture's pace, instead of the whole answer in one write. With
+// each row's answer flushed on its own, at the capture's pace, instead of the whole answer in one write; over HTTP
+// the same batch is answered in one write after the same time (its last row done), so that both protocols wait for
+// the same server and only the way the answer comes differs. With
 // --select-rows N a SELECT other than SELECT 1 is answered with N rows of a dashboard's shape (a host, a time, three
-// figures), as the queries of queries/cpu-dashboard.yml return up to 100 rows.
+// figures), as the queries of queries/cpu-dashboard.yml return up to 100 rows. With --pg-rows-flushed, two variants
+// for telling the costs apart: --pg-rows-per-write=N flushes N rows' answers a write (N times slower), and
+// --pg-whole-when-done writes a batch's pg answer whole when its last row is done, as HTTP's.
 
 const http = require('node:http')
 const { RowFlusher, usPerRow } = require('../test/helpers/pg-row-answers')
 
 const ROWS_FLUSHED = process.argv.includes('--pg-rows-flushed')
+// Variants of --pg-rows-flushed that tell the costs apart (docs/pg-or-http.md): N rows' answers a write, or the whole
+// answer in one write when its last row is done.
+const PG_ROWS_PER_WRITE = Number((process.argv.find((a) => a.startsWith('--pg-rows-per-write=')) || '=1').split('=')[1])
+const PG_WHOLE = process.argv.includes('--pg-whole-when-done')
 const flusher = new RowFlusher()
 
 const resultsCache = new Map()
@@ -90,7 +98,10 @@ const server = http.createServer((req, res) => {
       answer = OK_ANSWER
     }
     res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': answer.length })
-    res.end(answer)
+    // At the capture's pace a batch takes its rows' time over either protocol (the server executes them either way):
+    // over HTTP its answer comes in one write when the last row is done, as the pg answer's last row would.
+    if (ROWS_FLUSHED && rows > 0) setTimeout(() => res.end(answer), (rows * usPerRow(rows)) / 1000)
+    else res.end(answer)
   })
 })
 
@@ -121,6 +132,20 @@ function pgRowsOk (n) {
     pgRowsCache.set(n, answer)
   }
   return answer
+}
+
+/** A batch's answer at the capture's pace: each row's on its own (or N rows' a write), or whole when done. */
+function flushPaced (socket, parsed, rows) {
+  const paceUs = usPerRow(rows)
+  if (PG_WHOLE) {
+    const whole = Buffer.concat([...parsed, pgRowsOk(rows), PG_READY])
+    return setTimeout(() => socket.write(whole), (rows * paceUs) / 1000)
+  }
+  const pieces = []
+  for (let row = 0; row < rows; row += PG_ROWS_PER_WRITE) pieces.push(pgRowsOk(Math.min(PG_ROWS_PER_WRITE, rows - row)))
+  if (parsed.length > 0) pieces[0] = Buffer.concat([...parsed, pieces[0]])
+  pieces.push(PG_READY)
+  flusher.add(socket, pieces, paceUs * PG_ROWS_PER_WRITE)
 }
 
 const pgServer = require('node:net').createServer((socket) => {
@@ -168,10 +193,7 @@ const pgServer = require('node:net').createServer((socket) => {
         const parts = parsed ? [PG_PARSED] : []
         if (inserting && ROWS_FLUSHED && executes > 0) {
           rowsReceived += executes
-          const pieces = new Array(executes).fill(PG_ROW_OK)
-          pieces[0] = Buffer.concat([...parts, PG_ROW_OK])
-          pieces.push(PG_READY)
-          flusher.add(socket, pieces, usPerRow(executes))
+          flushPaced(socket, parts, executes)
           parsed = false
           executes = 0
           pos += length + 1

@@ -18,12 +18,14 @@ const INSERT_OK = Buffer.from('INSERT 0 1\0')
 const STARTUP_ANSWERS = new Set(['R', 'E', 'N'])
 // CrateDB flushes a batch's answer row by row as it executes them (capture pgwire/15: 5,000 rows in 1,066-1,326 TCP
 // reads of 21 or 42 bytes). Read as it comes, each read wakes the client for one or two rows (against a stand-in
-// that answers so: 3.1-3.6 us of CPU a row, 6x HTTP's). A batch still answering GATHER_AFTER_MS after it was written
-// is read in gulps instead: after each read the socket stops reading until the next gulp, every GATHER_MS, and the
-// rows flushed meanwhile come in one read (1.0 us a row). Its latency may then be read up to GATHER_MS late: at most
-// 5% of a latency of at least GATHER_AFTER_MS.
-const GATHER_AFTER_MS = 20
-const GATHER_MS = 1
+// that answers so: 2.4-3.6 us of CPU a row, 4-6x HTTP's). So a batch's answer is read in gulps from its second read
+// on: after a read the socket stops reading until the next gulp, every GATHER_MS for all connections, and the rows
+// flushed meanwhile come in one read. The rows' pace says how long the rest will take: its last
+// GATHER_UNTIL_LEFT_MS are read as they come, so that the ReadyForQuery, where the latency ends, is read when it
+// arrives. Only a server that flushes its last rows more than twice as fast as the rows before can have a latency
+// read late, by less than GATHER_MS.
+const GATHER_MS = 2
+const GATHER_UNTIL_LEFT_MS = 4
 // Each connection reads into one buffer of its own (net's onread): no buffer allocated per read.
 const READ_BUFFER_BYTES = 64 * 1024
 
@@ -132,7 +134,7 @@ class PgConnection {
         this.fail(error instanceof PgConnectionError ? error
           : new PgConnectionError(`unreadable answer from ${this.address}: ${error.message}`, 'EPROTOCOL', true))
       }
-      this.gatherIfStreaming()
+      this.gatherIfStreaming(chunk.length)
     }
     // A plain socket reads into its own buffer (connect's onread); a TLS socket emits its chunks.
     if (!this.gathers) socket.on('data', this.onChunk)
@@ -193,15 +195,16 @@ class PgConnection {
   /**
    * A batch as JDBC's executeBatch sends it: `body` is its messages (lib/data/pg-batch-rows.js), a Parse of the
    * statement `name` (its first `parseLength` bytes, left out once this connection has parsed it), then Bind and
-   * Execute per row and one Sync. CrateDB runs it as one bulk operation and answers one CommandComplete per row
-   * (captures 04, 05, 14). Resolves with { ok, counts }: the rows stored, and every row's count (1 stored, -3 failed
-   * without a reason) only when one was not stored; rejects with the PgError when the cycle failed as a whole (no
-   * row of it is stored: 12). A connection lost in the middle of the answer (a FATAL, a close, a timeout, a message
-   * that cannot be read) rejects with a PgConnectionError whose `answered` holds the rows already answered.
+   * Execute per row (`rows` of them) and one Sync. CrateDB runs it as one bulk operation and answers one
+   * CommandComplete per row (captures 04, 05, 14). Resolves with { ok, counts }: the rows stored, and every row's
+   * count (1 stored, -3 failed without a reason) only when one was not stored; rejects with the PgError when the
+   * cycle failed as a whole (no row of it is stored: 12). A connection lost in the middle of the answer (a FATAL, a
+   * close, a timeout, a message that cannot be read) rejects with a PgConnectionError whose `answered` holds the rows
+   * already answered.
    */
-  async batch (name, body, parseLength, deadline = Date.now() + this.timeoutMs) {
+  async batch (name, body, parseLength, rows, deadline = Date.now() + this.timeoutMs) {
     const parsing = !this.prepared.has(name)
-    const answer = await this.run(parsing ? body : body.subarray(parseLength), { batch: true, deadline })
+    const answer = await this.run(parsing ? body : body.subarray(parseLength), { batch: true, rows, deadline })
     if (answer.error) throw answer.error
     if (parsing) this.prepared.add(name)
     return { ok: answer.ok, counts: answer.counts }
@@ -271,11 +274,28 @@ class PgConnection {
     }
   }
 
-  /** A batch answering for GATHER_AFTER_MS already: no read until the next gulp, then one read of all that came. */
-  gatherIfStreaming () {
+  /**
+   * After a read of `bytes` of a batch's answer: while the rows still to come will take GATHER_UNTIL_LEFT_MS or more
+   * at their pace (the faster of the pace since the first read and the pace since the last), no read until the next
+   * gulp, then one read of all that came. A read that filled the buffer leaves more waiting: read on.
+   */
+  gatherIfStreaming (bytes) {
     const cycle = this.cycle
-    if (!this.gathers || this.gathering || cycle === null || !cycle.batch || this.closed) return
-    if (this.now() - cycle.writtenAt < GATHER_AFTER_MS) return
+    if (!this.gathers || this.gathering || cycle === null || cycle.batchRows === 0 || this.closed) return
+    const answered = cycle.counts === null ? cycle.ok : cycle.counts.length
+    if (answered === 0) return
+    const now = this.now()
+    if (cycle.firstReadAt === null) {
+      Object.assign(cycle, { firstReadAt: now, firstAnswered: answered, lastReadAt: now, lastAnswered: answered })
+      return
+    }
+    const sinceLast = answered - cycle.lastAnswered
+    if (sinceLast <= 0) return
+    const msPerRow = Math.min((now - cycle.firstReadAt) / (answered - cycle.firstAnswered),
+      (now - cycle.lastReadAt) / sinceLast)
+    cycle.lastReadAt = now
+    cycle.lastAnswered = answered
+    if ((cycle.batchRows - answered) * msPerRow < GATHER_UNTIL_LEFT_MS || bytes >= READ_BUFFER_BYTES) return
     this.gathering = true
     this.socket.pause()
     gulps.add(this)
@@ -287,12 +307,13 @@ class PgConnection {
     if (!this.closed) this.socket.resume()
   }
 
-  run (bytes, { startup = false, batch = false, deadline = null } = {}) {
+  run (bytes, { startup = false, batch = false, rows = 0, deadline = null } = {}) {
     if (this.cycle) return Promise.reject(new Error('one cycle at a time on a PostgreSQL connection'))
     if (this.closed) return Promise.reject(new PgConnectionError(`${this.address} closed the connection`, 'ECLOSED'))
     return new Promise((resolve, reject) => {
       const cycle = { resolve, reject, startup, batch, fields: [], rows: [], commands: [], ok: 0, counts: null,
-        error: null, sent: false, bytes: 0, timer: null, writtenAt: this.now() }
+        error: null, sent: false, bytes: 0, timer: null, batchRows: batch ? rows : 0, firstReadAt: null,
+        firstAnswered: 0, lastReadAt: null, lastAnswered: 0 }
       this.cycle = cycle
       if (deadline !== null) {
         const ms = Math.max(0, deadline - Date.now())
@@ -410,7 +431,7 @@ function tlsFailure (connection, error) {
 
 /**
  * The connections waiting for their next gulp, all read again by one timer every GATHER_MS: a timer per connection
- * would wake the process a thousand times a second for each of them, which costs more than the reads it saves.
+ * would wake the process for each of them, and on a virtual machine a wake-up costs more than the reads it saves.
  */
 const gulps = {
   waiting: new Set(),
@@ -492,5 +513,5 @@ class PgConnectionError extends Error {
   }
 }
 
-module.exports = { gulps, GATHER_AFTER_MS, GATHER_MS, PgConnection, PgError, PgConnectionError, commandCount,
-  textValue }
+module.exports = { gulps, GATHER_MS, GATHER_UNTIL_LEFT_MS, READ_BUFFER_BYTES, PgConnection, PgError,
+  PgConnectionError, commandCount, textValue }

@@ -103,8 +103,9 @@ function renderReport (workload, result) {
   }
   out.push(latency.toString())
   if (pg && workload.unit === 'rows' && (result.options.pg_insert ?? 'batch') === 'batch') {
-    out.push('  over pg a batch\'s rows are answered one by one; one still answering 20 ms after it was written is ' +
-      'read every 1 ms, so its latency may end up to 1 ms late (docs/pg-or-http.md)')
+    out.push('  over pg a batch\'s rows are answered one by one, read every 2 ms until the last 4 ms of the ' +
+      'answer (at its pace), which are read as they come: a latency ends when its ReadyForQuery arrives ' +
+      '(docs/pg-or-http.md)')
   }
   out.push(...driftLines(result.drift, fmt))
 

@@ -97,7 +97,7 @@ function requestExecutor ({ client, source, recorder, control, clock }) {
   return async function execute (request, latencyFrom) {
     let outcome
     try {
-      const answer = await client.post(request.body, { parse: source.parse })
+      const answer = await client.post(request.body, { parse: source.parse, units: request.units })
       outcome = accountOrMalformed(source, request, answer)
       consecutiveTransportFailures = 0
       consecutiveUnknownRelation = 0

@@ -174,43 +174,75 @@ test('reads land in one buffer of the connection\'s own: what a read leaves held
   }
 })
 
-test('a batch still answering 20 ms after it was written is read in gulps: the socket paused until the next one', () => {
-  const { gulps, GATHER_AFTER_MS } = require('../../lib/cluster/pg-connection')
-  let now = 0
-  const calls = []
-  const socket = { pause: () => calls.push('pause'), resume: () => calls.push('resume'), destroy () {} }
-  const connection = new PgConnection({ host: 'h', port: 1, user: 'crate', now: () => now })
-  connection.socket = socket
-  connection.cycle = { batch: true, writtenAt: 0 }
-  now = GATHER_AFTER_MS - 1
-  connection.gatherIfStreaming()
-  assert.deepEqual(calls, [], 'a young answer is read as it comes')
-  now = GATHER_AFTER_MS
-  connection.gatherIfStreaming()
-  connection.gatherIfStreaming()
-  assert.deepEqual(calls, ['pause'], 'paused once until its gulp')
-  assert.ok(gulps.waiting.has(connection))
-  clearTimeout(gulps.timer)
-  gulps.readAll()
-  assert.deepEqual(calls, ['pause', 'resume'])
-  // A query's answer, a TLS socket (which cannot stop reading from JavaScript) and no cycle: never paused.
-  connection.cycle = { batch: false, writtenAt: 0 }
-  connection.gatherIfStreaming()
-  const secure = new PgConnection({ host: 'h', port: 1, user: 'crate', ssl: true, now: () => now })
-  secure.socket = socket
-  secure.cycle = { batch: true, writtenAt: 0 }
-  secure.gatherIfStreaming()
-  connection.cycle = null
-  connection.gatherIfStreaming()
-  assert.deepEqual(calls, ['pause', 'resume'])
-  // A connection dropped while it waits is not read again.
-  connection.cycle = { batch: true, writtenAt: 0 }
-  connection.gatherIfStreaming()
-  connection.drop()
-  assert.equal(gulps.waiting.has(connection), false)
-  clearTimeout(gulps.timer)
-  gulps.timer = null
-})
+test('a batch\'s answer is read in gulps from its second read while the rest will take 4 ms or more at its pace',
+  () => {
+    const { gulps, GATHER_UNTIL_LEFT_MS, READ_BUFFER_BYTES } = require('../../lib/cluster/pg-connection')
+    assert.equal(GATHER_UNTIL_LEFT_MS, 4)
+    let now = 0
+    const calls = []
+    const socket = { pause: () => calls.push('pause'), resume: () => calls.push('resume'), destroy () {} }
+    const connection = new PgConnection({ host: 'h', port: 1, user: 'crate', now: () => now })
+    connection.socket = socket
+    const batchOf = (batchRows) => ({ batch: true, batchRows, ok: 0, counts: null, firstReadAt: null, firstAnswered: 0,
+      lastReadAt: null, lastAnswered: 0 })
+    const readAt = (at, answered, bytes = 21) => {
+      now = at
+      connection.cycle.ok = answered
+      connection.gatherIfStreaming(bytes)
+    }
+    connection.cycle = batchOf(1000)
+    readAt(0, 1)
+    assert.deepEqual(calls, [], 'the first read has no pace yet: read on')
+    // 10 rows in 0.1 ms: 989 left take 9.9 ms.
+    readAt(0.1, 11)
+    assert.deepEqual(calls, ['pause'], 'paused until the next gulp')
+    assert.ok(gulps.waiting.has(connection))
+    connection.gatherIfStreaming(21)
+    assert.deepEqual(calls, ['pause'], 'paused once')
+    clearTimeout(gulps.timer)
+    gulps.readAll()
+    assert.deepEqual(calls, ['pause', 'resume'])
+    // A read that filled the buffer leaves more waiting: no pause, whatever is left.
+    readAt(2, 200, READ_BUFFER_BYTES)
+    assert.deepEqual(calls, ['pause', 'resume'])
+    // 600 rows since the last read in 1 ms, 799 since the first in 3 ms: the faster pace says 200 rows take 0.33 ms.
+    readAt(3, 800)
+    assert.deepEqual(calls, ['pause', 'resume'], 'the last 4 ms are read as they come')
+    // A slow start does not hold the end back: 390 rows in the last 0.5 ms against 10 in the first 9 ms.
+    connection.cycle = batchOf(1000)
+    readAt(0, 1)
+    readAt(9, 11)
+    calls.length = 0
+    clearTimeout(gulps.timer)
+    gulps.readAll()
+    readAt(9.5, 401)
+    assert.deepEqual(calls, ['resume'], 'the last half millisecond\'s pace says 599 rows take 0.77 ms: read on')
+    // A query's answer, a TLS socket (which cannot stop reading from JavaScript) and no cycle: never paused.
+    calls.length = 0
+    connection.cycle = { ...batchOf(0), batch: false }
+    readAt(20, 0)
+    readAt(20.1, 0)
+    const secure = new PgConnection({ host: 'h', port: 1, user: 'crate', ssl: true, now: () => now })
+    secure.socket = socket
+    secure.cycle = batchOf(1000)
+    for (const [at, answered] of [[30, 1], [30.1, 11]]) {
+      now = at
+      secure.cycle.ok = answered
+      secure.gatherIfStreaming(21)
+    }
+    connection.cycle = null
+    connection.gatherIfStreaming(21)
+    assert.deepEqual(calls, [])
+    // A connection dropped while it waits is not read again.
+    connection.cycle = batchOf(1000)
+    readAt(40, 1)
+    readAt(40.1, 11)
+    assert.ok(gulps.waiting.has(connection))
+    connection.drop()
+    assert.equal(gulps.waiting.has(connection), false)
+    clearTimeout(gulps.timer)
+    gulps.timer = null
+  })
 
 test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every row counted, read in gulps',
   async (t) => {
@@ -222,10 +254,12 @@ test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every ro
       encoding: 'pg-batch', columns: 2 })
     const { PgConnection: Connection } = require('../../lib/cluster/pg-connection')
     let pauses = 0
+    const batchRows = new Set()
     const pause = Connection.prototype.gatherIfStreaming
-    Connection.prototype.gatherIfStreaming = function () {
+    Connection.prototype.gatherIfStreaming = function (bytes) {
       const before = this.gathering
-      pause.call(this)
+      if (this.cycle) batchRows.add(this.cycle.batchRows)
+      pause.call(this, bytes)
       if (!before && this.gathering) pauses++
     }
     t.after(() => { Connection.prototype.gatherIfStreaming = pause })
@@ -235,8 +269,14 @@ test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every ro
     assert.equal(answer.results.length, 5000)
     assert.deepEqual(answer.results.map((r, i) => [i, r.rowcount]).filter(([, c]) => c !== 1).map(([i]) => i),
       [999, 1999, 2999, 3999, 4999])
-    // The double flushes 5,000 rows over at least 67 ms (the capture's pace): the answer outlives 20 ms.
+    // The double flushes 5,000 rows over at least 67 ms (the capture's pace): read in gulps, one every 2 ms at most.
     assert.ok(elapsed >= 60, `${elapsed} ms`)
-    assert.ok(pauses >= 1, 'read in gulps once the answer had run for 20 ms')
-    assert.ok(pauses <= elapsed + 1, `${pauses} gulps in ${Math.round(elapsed)} ms: at most one a millisecond`)
+    assert.ok(pauses >= 1, 'read in gulps')
+    assert.ok(pauses <= elapsed / 2 + 1, `${pauses} gulps in ${Math.round(elapsed)} ms: at most one every 2 ms`)
+    // The rows a batch has: counted from its Executes, or as the caller says (the engine passes its units).
+    assert.deepEqual([...batchRows], [5000])
+    batchRows.clear()
+    const told = await pg.post(bodies.take(300).body, { units: 300 })
+    assert.equal(told.allRowsOk, 300)
+    assert.deepEqual([...batchRows], [300])
   })

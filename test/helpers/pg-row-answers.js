@@ -32,8 +32,10 @@ function usPerRow (rows) {
 
 /**
  * Writes `pieces` (Buffers: one a row's answer, the first with the ParseComplete, the last the ReadyForQuery) to
- * their sockets each at its time, from one loop for every socket of the process: several due at once (a loop
- * iteration came late) are several writes, as a server that fell behind flushes them.
+ * their sockets each at its time, from one loop for every socket of the process. Several due at once on a socket (a
+ * loop iteration came late) go out in one write, as Netty writes the flushes pending on a channel in one writev: a
+ * write a row for several batches at once costs the stand-in more than the capture's pace allows, and a stand-in that
+ * fell behind would make a pg batch last longer than the same batch over HTTP.
  */
 class RowFlusher {
   constructor ({ now = () => performance.now() } = {}) {
@@ -55,6 +57,8 @@ class RowFlusher {
   tick () {
     const now = this.now()
     for (const entry of this.queue) {
+      const open = !entry.socket.destroyed
+      if (open) entry.socket.cork()
       while (entry.next < entry.pieces.length && entry.dueAt <= now) {
         if (!entry.socket.destroyed) {
           entry.socket.write(entry.pieces[entry.next])
@@ -63,6 +67,7 @@ class RowFlusher {
         entry.next++
         entry.dueAt += entry.paceMs
       }
+      if (open) entry.socket.uncork()
     }
     this.queue = this.queue.filter((e) => e.next < e.pieces.length && !e.socket.destroyed)
     if (this.queue.length > 0) setImmediate(() => this.tick())
