@@ -189,7 +189,8 @@ const RUN_OPTIONS = {
   progress: {
     type: 'boolean',
     group: 'Output:',
-    describe: 'progress line on stderr every second (default: only on a TTY)'
+    describe: 'progress on stderr: a line refreshed every second on a terminal; where stderr is a file or a log, ' +
+      'a plain line a minute (with the client\'s memory), every second with --progress; --no-progress for none'
   },
   metrics_port: {
     type: 'number',

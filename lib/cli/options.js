@@ -102,7 +102,8 @@ function commonRunOptions (args, { defaultProcesses }) {
     thresholds: thresholdsOf(args),
     queueingFactor: requireFactor(args.queueing_factor),
     report: args.report === undefined ? null : writableFile(args.report, 'report'),
-    progress: args.progress ?? Boolean(process.stderr.isTTY),
+    // true, false, or null: a refreshing line on a terminal, a line a minute in a log (lib/run/load-stage.js).
+    progress: args.progress ?? null,
     metrics: args.metrics_port === undefined ? null : { port: parsePort(args.metrics_port), host: args.metrics_host },
     ui: parseUi(args)
   }

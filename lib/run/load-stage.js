@@ -68,7 +68,8 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
   const progress = new ProgressLine({
     stream: ctx.stderr,
     unit: workload.unit,
-    enabled: options.progress,
+    enabled: options.progress !== false,
+    logEveryMs: progressLogEveryMs(ctx.stderr, options.progress),
     durationMs: options.durationMs,
     totalUnits: limit === Number.MAX_SAFE_INTEGER ? null : limit * options.processes,
     targetRate: options.rate,
@@ -244,6 +245,15 @@ function watchLoad (ctx, { loadGroups, workerGroups, startAt, deadline }) {
   })
 }
 
+// Where stderr is no terminal, a line a minute: a long run's log shows it alive without growing by a line a second.
+const PROGRESS_LOG_EVERY_MS = 60_000
+
+/** On a terminal the refreshing line (null); in a log, a plain line a minute, or a second with --progress. */
+function progressLogEveryMs (stream, asked) {
+  if (stream.isTTY) return null
+  return asked === true ? 1000 : PROGRESS_LOG_EVERY_MS
+}
+
 function masterResources (cpuAtGo) {
   const cpu = process.cpuUsage(cpuAtGo)
   return {
@@ -264,4 +274,4 @@ function timelineBreaks (options) {
   return breaks
 }
 
-module.exports = { runLoad, GO_LEAD_MS }
+module.exports = { runLoad, progressLogEveryMs, GO_LEAD_MS }

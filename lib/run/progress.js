@@ -4,16 +4,22 @@ const { latencySummary, newHistogram, addEncoded } = require('../results/stats')
 const { fmt } = require('../base/format')
 
 /**
- * One refreshing line on stderr, once a second: elapsed time (of the total under --duration, or
- * the share of units sent under a count limit), units ok, units/s (each worker's latest report
- * divided by the period it covers, summed) against the target under --rate, failed units and
- * p99 latency over the reports of the last second.
+ * Progress on stderr: elapsed time (of the total under --duration, or the share of units sent under a count limit),
+ * units ok, units/s against the target under --rate, failed units and p99 latency over the reports since the last
+ * line. On a terminal one line refreshed once a second, units/s each worker's latest report divided by the period it
+ * covers, summed. In a log (stderr not a terminal: a file, a pod's log) a plain line every `logEveryMs` (a minute
+ * unless --progress asks for every second), units/s since the last line, and the master's memory: what a day-long
+ * run's log needs to show it is alive, and flat.
  */
 class ProgressLine {
   constructor ({
-    stream, unit, enabled, durationMs = null, totalUnits = null, targetRate = null, warmupMs = 0, now = Date.now
+    stream, unit, enabled, durationMs = null, totalUnits = null, targetRate = null, warmupMs = 0, now = Date.now,
+    logEveryMs = null, memory = () => process.memoryUsage.rss()
   }) {
     this.stream = stream
+    this.logEveryMs = logEveryMs
+    this.memory = memory
+    this.lastLine = null
     this.warmupMs = warmupMs || 0
     this.unit = unit
     this.enabled = enabled
@@ -31,7 +37,7 @@ class ProgressLine {
   start (startedAt, totals) {
     if (!this.enabled) return
     this.startedAt = startedAt
-    this.timer = setInterval(() => this.render(totals), 1000)
+    this.timer = setInterval(() => this.render(totals), this.logEveryMs ?? 1000)
     this.timer.unref()
   }
 
@@ -49,8 +55,7 @@ class ProgressLine {
 
   render (totals) {
     const ok = totals.all.ok
-    let rate = 0
-    for (const r of this.workerRates.values()) rate += r
+    const rate = this.logEveryMs === null ? this.liveRate() : this.rateSinceLastLine(totals)
     const p99 = latencySummary(this.interval).p99
     this.interval.reset()
     // A number (--rate), or what the profile asks now (--stages, a rate changed on the live page).
@@ -61,7 +66,23 @@ class ProgressLine {
     const line = `${this.elapsed(totals)}  ${this.unit} ok ${okText} ` +
       ` ${this.unit}/s ${fmt(Math.round(rate))}${target}  failed ${fmt(totals.all.failed)}  ` +
       `p99 ${p99 === null ? '-' : `${fmt(p99)} ms`}${this.extra()}`
-    this.stream.write(`\r\x1b[K${line}`)
+    if (this.logEveryMs === null) return this.stream.write(`\r\x1b[K${line}`)
+    this.stream.write(`${line}  client rss ${fmt(Math.round(this.memory() / 1048576))} MB\n`)
+  }
+
+  liveRate () {
+    let rate = 0
+    for (const r of this.workerRates.values()) rate += r
+    return rate
+  }
+
+  /** Units answered ok (warm-up included, as the line shows them) a second since the last line of a log. */
+  rateSinceLastLine (totals) {
+    const at = this.now()
+    const ok = totals.all.ok + totals.warmup.ok
+    const last = this.lastLine ?? { at: this.startedAt, ok: 0 }
+    this.lastLine = { at, ok }
+    return at > last.at ? (ok - last.ok) / ((at - last.at) / 1000) : 0
   }
 
   warmingUp () {
@@ -87,7 +108,7 @@ class ProgressLine {
     if (!this.timer) return
     clearInterval(this.timer)
     this.timer = null
-    this.stream.write('\r\x1b[K')
+    if (this.logEveryMs === null) this.stream.write('\r\x1b[K')
   }
 }
 

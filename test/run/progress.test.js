@@ -104,3 +104,39 @@ test('through --warmup the line shows the warm-up\'s clock and its answers; then
   progress.render(totals)
   assert.match(written.at(-1).slice(4), /^ {2}60s\/60s {2}queries ok 0 /, 'the measured clock ends at --duration, not at 70 s')
 })
+
+test('in a log (stderr no terminal): a plain line every logEveryMs, the rate since the line before, the client\'s RSS', () => {
+  const written = []
+  let time = 1_000_000
+  const progress = new ProgressLine({ stream: { write: (text) => written.push(text) }, unit: 'rows', enabled: true,
+    durationMs: 43_200_000, targetRate: 20_000, now: () => time, logEveryMs: 60_000, memory: () => 75 * 1048576 })
+  progress.startedAt = time
+  const totals = new Totals()
+  const minute = deltaOf(1_200_000, 60_000, 14_000)
+  totals.addDelta(minute)
+  progress.addDelta(minute, 0)
+  time += 60_000
+  progress.render(totals)
+  assert.match(written.at(-1),
+    /^ {2}60s\/43200s {2}rows ok 1,200,000 {2}rows\/s 20,000 \(target 20,000\) {2}failed 0 {2}p99 14(\.\d+)? ms {2}client rss 75 MB\n$/)
+  // The next minute served half as much: its rate, not the run's average, and no escape codes in the log.
+  const slower = deltaOf(600_000, 60_000, 9_000)
+  totals.addDelta(slower)
+  progress.addDelta(slower, 0)
+  time += 60_000
+  progress.render(totals)
+  assert.match(written.at(-1), /^ {1}120s\/43200s {2}rows ok 1,800,000 {2}rows\/s 10,000 .*p99 9(\.\d+)? ms/)
+  assert.ok(written.every((line) => !line.includes('\u001b')), 'no escape codes in a log')
+  progress.timer = setInterval(() => {}, 1000)
+  progress.stop()
+  assert.equal(written.length, 2, 'stopping writes nothing into a log')
+})
+
+test('where the progress goes: a refreshing line on a terminal; a line a minute in a log, a second with --progress',
+  () => {
+    const { progressLogEveryMs } = require('../../lib/run/load-stage')
+    assert.equal(progressLogEveryMs({ isTTY: true }, null), null)
+    assert.equal(progressLogEveryMs({ isTTY: true }, true), null)
+    assert.equal(progressLogEveryMs({}, null), 60_000)
+    assert.equal(progressLogEveryMs({}, true), 1000)
+  })
