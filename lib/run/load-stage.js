@@ -47,7 +47,7 @@ function watchFlight (ctx, main, progress, { startAt, targetAt }) {
   const onDelta = ({ delta }) => {
     const warning = check.addDelta(delta, now() - startAt)
     if (check.done) main.off('delta', onDelta)
-    if (warning) ctx.stderr.write(`${progress.enabled ? '\r\x1b[K' : ''}${warning}\n`)
+    if (warning) ctx.stderr.write(`${progress.refreshing ? '\r\x1b[K' : ''}${warning}\n`)
   }
   main.on('delta', onDelta)
 }

@@ -34,6 +34,11 @@ class ProgressLine {
     this.extra = () => ''
   }
 
+  /** A line refreshed in place (a terminal): what is written above it clears it first. */
+  get refreshing () {
+    return this.enabled && this.logEveryMs === null
+  }
+
   start (startedAt, totals) {
     if (!this.enabled) return
     this.startedAt = startedAt

@@ -102,6 +102,7 @@ test('a flight too small for the --rate is said in the first second, above the p
   assert.ok(early, run.stderr)
   assert.ok(Number(early[1].replace(/,/g, '')) < 150 && Number(early[2].replace(/,/g, '')) >= 8, early[0])
   assert.ok(run.stderr.indexOf(early[0]) < run.stderr.indexOf('Raise --concurrent_requests'), 'before the report says it again')
+  assert.ok(!run.stderr.includes('\u001b'), 'stderr is no terminal here: no escape codes in it')
 }))
 
 test('a saturated --rate run counts the requests it never sent (dropped), and its sending time is when they went out', (t) => withDouble({

@@ -140,3 +140,10 @@ test('where the progress goes: a refreshing line on a terminal; a line a minute 
     assert.equal(progressLogEveryMs({}, null), 60_000)
     assert.equal(progressLogEveryMs({}, true), 1000)
   })
+
+test('only a line refreshed in place is cleared before a warning is written above it', () => {
+  const stream = { write () {} }
+  assert.equal(new ProgressLine({ stream, unit: 'rows', enabled: true }).refreshing, true)
+  assert.equal(new ProgressLine({ stream, unit: 'rows', enabled: true, logEveryMs: 60_000 }).refreshing, false)
+  assert.equal(new ProgressLine({ stream, unit: 'rows', enabled: false }).refreshing, false)
+})
