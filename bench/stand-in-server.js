@@ -15,7 +15,7 @@
 // --pg-whole-when-done writes a batch's pg answer whole when its last row is done, as HTTP's.
 
 const http = require('node:http')
-const { RowFlusher, usPerRow } = require('../test/helpers/pg-row-answers')
+const { RowFlusher, usPerRow, batchMs } = require('../test/helpers/pg-row-answers')
 
 const ROWS_FLUSHED = process.argv.includes('--pg-rows-flushed')
 // Variants of --pg-rows-flushed that tell the costs apart (docs/pg-or-http.md): N rows' answers a write, or the whole
@@ -100,7 +100,7 @@ const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': answer.length })
     // At the capture's pace a batch takes its rows' time over either protocol (the server executes them either way):
     // over HTTP its answer comes in one write when the last row is done, as the pg answer's last row would.
-    if (ROWS_FLUSHED && rows > 0) setTimeout(() => res.end(answer), (rows * usPerRow(rows)) / 1000)
+    if (ROWS_FLUSHED && rows > 0) setTimeout(() => res.end(answer), batchMs(rows))
     else res.end(answer)
   })
 })
@@ -136,11 +136,11 @@ function pgRowsOk (n) {
 
 /** A batch's answer at the capture's pace: each row's on its own (or N rows' a write), or whole when done. */
 function flushPaced (socket, parsed, rows) {
-  const paceUs = usPerRow(rows)
   if (PG_WHOLE) {
     const whole = Buffer.concat([...parsed, pgRowsOk(rows), PG_READY])
-    return setTimeout(() => socket.write(whole), (rows * paceUs) / 1000)
+    return setTimeout(() => socket.write(whole), batchMs(rows))
   }
+  const paceUs = usPerRow(rows)
   const pieces = []
   for (let row = 0; row < rows; row += PG_ROWS_PER_WRITE) pieces.push(pgRowsOk(Math.min(PG_ROWS_PER_WRITE, rows - row)))
   if (parsed.length > 0) pieces[0] = Buffer.concat([...parsed, pieces[0]])

@@ -30,6 +30,11 @@ function usPerRow (rows) {
   return PACES[PACES.length - 1].usPerRow
 }
 
+/** How long a batch of `rows` takes at the capture's pace: when its last row's answer is due (ms). */
+function batchMs (rows) {
+  return (rows * usPerRow(rows)) / 1000
+}
+
 /**
  * Writes `pieces` (Buffers: one a row's answer, the first with the ParseComplete, the last the ReadyForQuery) to
  * their sockets each at its time, from one loop for every socket of the process. Several due at once on a socket (a
@@ -95,4 +100,4 @@ function rowPieces (messages, ready) {
   return pieces
 }
 
-module.exports = { usPerRow, RowFlusher, rowPieces, PACES }
+module.exports = { usPerRow, batchMs, RowFlusher, rowPieces, PACES }
