@@ -36,7 +36,8 @@ const TARGET_UI_COST = 1.03
 // --protocol pg: per row, at most 1.5x the HTTP path's client CPU (the same rows, batches, in-flight count).
 const TARGET_PG_OF_HTTP = 1.5
 // ... and at most 1.3x where the stand-in answers a batch as CrateDB does, each row's answer flushed on its own
-// (capture pgwire/15), in the shape of the issue's measurement on a real node (batch 5,000, 8 in flight).
+// (capture pgwire/15), in the shape of the issue's measurement on a real node (batch 5,000, 8 in flight). Beside it,
+// what receiving an answer a row at a time adds for the tool and for a bare reader (bench/bare-pg.js).
 const TARGET_PG_ROWS_FLUSHED_OF_HTTP = 1.3
 
 // The dashboard mix (queries/cpu-dashboard.yml, answers of 100 rows) against a bare loop that fetches the same answers
@@ -184,22 +185,22 @@ async function measureRate (scenario) {
   }
 }
 
-/** The bare undici loop of bench/bare-undici.js, as a child process: SELECT 1, or `statement` at `rate` a second. */
-function runBareUndici (port, { queries = QUERY_PATH_QUERIES, statement = 'SELECT 1', rate = 0 } = {}) {
+/** A bare reference loop of bench/ as a child process: its one JSON line. */
+function runBare (script, args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(__dirname, 'bare-undici.js'), String(port), String(queries), '20', statement, String(rate)],
-      { stdio: ['ignore', 'pipe', 'inherit'] }
-    )
+    const child = spawn(process.execPath, [path.join(__dirname, script), ...args.map(String)],
+      { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (c) => {
       out += c
     })
-    child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bare-undici.js exited ${code}`))
-    )
+    child.on('exit', (code) => code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${script} exited ${code}`)))
   })
+}
+
+/** The bare undici loop of bench/bare-undici.js: SELECT 1, or `statement` at `rate` a second. */
+function runBareUndici (port, { queries = QUERY_PATH_QUERIES, statement = 'SELECT 1', rate = 0 } = {}) {
+  return runBare('bare-undici.js', [port, queries, 20, statement, rate])
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
@@ -443,8 +444,38 @@ async function measurePgPath () {
     m[`${answer}_pg_cpu_us_per_row`] = median(shaped[answer].pg)
     m[`${answer}_pg_of_http`] = Math.round((median(shaped[answer].pg) / median(shaped[answer].http)) * 100) / 100
   }
+  Object.assign(m, await measureBarePg(shape, answers))
+  // What receiving the answer a row at a time adds for the tool, beside what it adds for the bare reader.
+  m.tool_pg_row_by_row_us_per_row = round3(m.rows_flushed_pg_cpu_us_per_row - m.whole_when_done_pg_cpu_us_per_row)
   m.met = m.pg_of_http_per_row <= TARGET_PG_OF_HTTP && m.rows_flushed_pg_of_http <= TARGET_PG_ROWS_FLUSHED_OF_HTTP
   return m
+}
+
+/**
+ * The bare pg reader (bench/bare-pg.js: each batch's answer read once, when it is due) over the issue's shape, against
+ * a stand-in that flushes each row's answer on its own and one that writes it whole when done, in turns: what
+ * receiving an answer a row at a time adds for a client that does nothing else, beside what it adds for the tool.
+ */
+async function measureBarePg (shape, answers) {
+  const option = (name) => Number(shape[shape.indexOf(name) + 1])
+  const [rows, batch, inFlight] = ['--max_rows', '--batch_size', '--concurrent_requests'].map(option)
+  const bare = { rows_flushed: [], whole_when_done: [] }
+  const modes = answers.filter(([mode]) => mode in bare)
+  for (let i = 0; i < RUNS; i++) {
+    await inTurn(i, modes.map(([mode, standIn]) => async () => {
+      const counts = await withStandIn((port, pgPort) => runBare('bare-pg.js', [pgPort, rows, batch, inFlight]),
+        standIn)
+      if (counts.rows_ok !== rows) throw new Error(`the bare pg reader stored ${counts.rows_ok} of ${rows} rows`)
+      bare[mode].push(round3((counts.send_cpu_s * 1e6) / rows))
+    }))
+  }
+  const figures = {
+    bare_pg_rows_flushed_us_per_row: median(bare.rows_flushed),
+    bare_pg_whole_when_done_us_per_row: median(bare.whole_when_done)
+  }
+  figures.bare_pg_row_by_row_us_per_row = round3(figures.bare_pg_rows_flushed_us_per_row -
+    figures.bare_pg_whole_when_done_us_per_row)
+  return figures
 }
 
 /** The tool's tree for TREE_ROWS rows: CPU per row, and its start-up and end as the tool reports them. */
@@ -487,6 +518,7 @@ async function nibTree (port, processes) {
 
 const usPerRow = (seconds) => Math.round(((seconds * 1e6) / TREE_ROWS) * 1000) / 1000
 const ratio = (a, b) => Math.round((a / b) * 100) / 100
+const round3 = (x) => Math.round(x * 1000) / 1000
 
 /** The tool's tree beside the bare ingest loop (and nodeIngestBench), alternately, each on a fresh stand-in. */
 async function measureTree (scenario) {
@@ -614,14 +646,22 @@ function pgTableOf (pgPath) {
       pgPath.whole_when_done_http_cpu_us_per_row, pgPath.whole_when_done_pg_cpu_us_per_row,
       `${pgPath.whole_when_done_pg_of_http}x`, '-', '-']
   )
-  return pgTable
+  const rowByRow = table(['what receiving a batch\'s answer a row at a time adds (pg, the shape above): µs/row',
+    'row by row', 'whole when done', 'added'])
+  rowByRow.push(
+    ['this tool', pgPath.rows_flushed_pg_cpu_us_per_row, pgPath.whole_when_done_pg_cpu_us_per_row,
+      pgPath.tool_pg_row_by_row_us_per_row],
+    ['a bare reader that reads each answer once, when due (bench/bare-pg.js)', pgPath.bare_pg_rows_flushed_us_per_row,
+      pgPath.bare_pg_whole_when_done_us_per_row, pgPath.bare_pg_row_by_row_us_per_row]
+  )
+  return `${pgTable.toString()}\n${rowByRow.toString()}`
 }
 
 async function main () {
   if (process.argv[2] === 'pg') {
     // npm run bench -- pg: the PostgreSQL path alone.
     const pgPath = await measurePgPath()
-    process.stderr.write(`${pgTableOf(pgPath).toString()}\n`)
+    process.stderr.write(`${pgTableOf(pgPath)}\n`)
     process.stdout.write(`${JSON.stringify({ runs_per_scenario: RUNS, pg_path: pgPath })}\n`)
     if (!pgPath.met) process.exitCode = 1
     return
@@ -669,7 +709,7 @@ async function main () {
   const rates = []
   for (const scenario of RATE_SCENARIOS) rates.push(await measureRate(scenario))
   const pgPath = await measurePgPath()
-  const pgTable = pgTableOf(pgPath)
+  const pgTables = pgTableOf(pgPath)
   const queryTable = table([
     'SELECT 1, 20 in flight, 1 process',
     'queries/s (median)',
@@ -772,7 +812,7 @@ async function main () {
   process.stderr.write(
     `${scenarioTable.toString()}\n${queryTable.toString()}\n${dashboardTable.toString()}\n${treeTable.toString()}\n` +
     `${rateTable.toString()}\n` +
-    `${pgTable.toString()}\n`
+    `${pgTables}\n`
   )
   process.stdout.write(
     `${JSON.stringify({

@@ -29,9 +29,9 @@ class PgBatchFrame {
 
   /** Starts a row's Bind at pos; returns where its first value goes. */
   openRow (buffer, pos) {
-    const head = this.head
-    for (let i = 0; i < head.length; i++) buffer[pos++] = head[i]
-    return pos
+    // One native copy: a byte loop over the ~40 bytes of the head cost a fifth of writing a cpu row's Bind.
+    buffer.set(this.head, pos)
+    return pos + this.head.length
   }
 
   /** Ends the Bind opened at `start` (its values end at pos) and adds its Execute; returns the position after. */

@@ -78,9 +78,11 @@ class CpuRowGenerator {
       }
       if (n > 0) buffer[pos++] = COMMA
       buffer[pos++] = OPEN
-      pos += hosts.get(i % this.scale).copy(buffer, pos)
-      const ts = this.cachedTs
-      for (let k = 0; k < ts.length; k++) buffer[pos++] = ts[k]
+      const host = hosts.get(i % this.scale)
+      buffer.set(host, pos)
+      pos += host.length
+      buffer.set(this.cachedTs, pos)
+      pos += this.cachedTs.length
       // Each usage value is uniform in 0..100: 16 random bits scaled to 101 buckets, two per draw.
       for (let pair = 0; pair < METRICS_PER_ROW / 2; pair++) {
         const bits = random.nextUint32()
@@ -115,9 +117,11 @@ class CpuRowGenerator {
       }
       const start = pos
       pos = frame.openRow(buffer, pos)
-      pos += hosts.get(i % this.scale).copy(buffer, pos)
-      const ts = this.cachedTsCell
-      for (let k = 0; k < ts.length; k++) buffer[pos++] = ts[k]
+      const host = hosts.get(i % this.scale)
+      buffer.set(host, pos)
+      pos += host.length
+      buffer.set(this.cachedTsCell, pos)
+      pos += this.cachedTsCell.length
       for (let pair = 0; pair < METRICS_PER_ROW / 2; pair++) {
         const bits = random.nextUint32()
         pos = writeUsageCell(buffer, pos, ((bits & 0xffff) * 101) >>> 16)
