@@ -738,7 +738,7 @@ async function main () {
       `${Math.round(queryPath.share_of_bare * 1000) / 10}%`,
       `${queryPath.cpu_of_bare}x`,
       `>= ${TARGET_SHARE_OF_BARE * 100}%, <= ${TARGET_CPU_OF_BARE}x`,
-      queryPath.met ? 'yes' : 'NO'
+      queryPath.share_of_bare >= TARGET_SHARE_OF_BARE && queryPath.cpu_of_bare <= TARGET_CPU_OF_BARE ? 'yes' : 'NO'
     ]
   )
   const treeTable = table([
