@@ -31,6 +31,11 @@ const TARGET_TREE_OF_NIB = 1 / 3
 const QUERY_PATH_QUERIES = 150_000
 // --metrics_port, scraped every second: at most 3% more CPU per row or query than without it.
 const TARGET_METRICS_COST = 1.03
+// Judged from runs scraped every 20 ms (~50 a second), one scrape's cost brought back to one a second: at one a second
+// the cost (~0.5% in CPU profiles) is far below how far two runs of the same thing fall apart here (up to 20%).
+const AMPLIFIED_SCRAPE_EVERY_MS = 20
+// And --ui, its page ticking every 20 ms, one tick's cost brought back to one a second.
+const AMPLIFIED_TICK_MS = 20
 // --ui with one page open (its page, its event stream, the report it turns into): at most 3% more CPU per unit too.
 const TARGET_UI_COST = 1.03
 // --protocol pg: per row, at most 1.5x the HTTP path's client CPU (the same rows, batches, in-flight count).
@@ -69,12 +74,12 @@ function startStandIn ({ rowsFlushed = false, wholeWhenDone = false, selectRows 
 // it can trust there, so every ingest run is told to drop and create its table, as it would a table of its own.
 const OWN_TABLE = ['--drop_table']
 
-function runApp (script, args, port, pgPort = null) {
+function runApp (script, args, port, pgPort = null, env = {}) {
   const own = script === 'appClusterIngest.js' ? OWN_TABLE : []
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, script), ...args, ...own, '--json'], {
       env: { PATH: process.env.PATH, CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port),
-        ...(pgPort ? { CRATE_PG_PORT: String(pgPort) } : {}) },
+        ...(pgPort ? { CRATE_PG_PORT: String(pgPort) } : {}), ...env },
       stdio: ['ignore', 'pipe', 'pipe']
     })
     let out = ''
@@ -220,34 +225,47 @@ async function measureQueryPath () {
   const again = []
   const bare = []
   const metered = []
+  const amplified = []
   const paged = []
+  const pagedFast = []
   const select1 = [
     '--queries_config',
     path.join(ROOT, 'queries', 'select1.yml'),
     '--max_queries',
     String(QUERY_PATH_QUERIES)
   ]
-  const queries = (extra = []) => (port) => runApp('appClusterAnalytical.js',
+  const queries = (extra = [], env = {}) => (port) => runApp('appClusterAnalytical.js',
     ['--processes', '1', '--concurrent_requests', '20', '--seed', '1', '--monitor_interval', '0', ...select1, ...extra],
-    port)
+    port, null, env)
   for (let i = 0; i < RUNS; i++) {
     bare.push(await withStandIn((port) => runBareUndici(port)))
     await inTurn(i, [
       async () => {
         const result = await withStandIn(queries())
-        tool.push({ queries_per_sec: result.queries_per_sec, cpu_us_per_query: result.client.cpu_us_per_query })
+        tool.push({ queries_per_sec: result.queries_per_sec, cpu_us_per_query: result.client.cpu_us_per_query,
+          ...loadOf(result, result.queries_ok) })
       },
       async () => {
         const result = await withStandIn(queries())
         again.push(result.client.cpu_us_per_query)
       },
       async () => {
-        const result = await withStandIn((port) => withScraper((extra) => queries(extra)(port)))
+        const { result } = await withStandIn((port) => withScraper((extra) => queries(extra)(port)))
         metered.push(result.client.cpu_us_per_query)
       },
       async () => {
-        const result = await withStandIn((port) => withOpenPage((extra) => queries(extra)(port)))
+        const { result, scrapesPerSec } = await withStandIn((port) => withScraper((extra) => queries(extra)(port),
+          { everyMs: AMPLIFIED_SCRAPE_EVERY_MS }))
+        amplified.push({ ...loadOf(result, result.queries_ok), scrapesPerSec })
+      },
+      async () => {
+        const { result } = await withStandIn((port) => withOpenPage((extra) => queries(extra)(port)))
         paged.push(result.client.cpu_us_per_query)
+      },
+      async () => {
+        const { result, ticksPerSec } = await withStandIn((port) => withOpenPage((extra, env) =>
+          queries(extra, env)(port), { tickMs: AMPLIFIED_TICK_MS }))
+        pagedFast.push({ ...loadOf(result, result.queries_ok), ticksPerSec })
       }
     ])
   }
@@ -260,9 +278,15 @@ async function measureQueryPath () {
   m.share_of_bare = Math.round((m.tool_queries_per_sec / m.bare_queries_per_sec) * 1000) / 1000
   m.cpu_of_bare = Math.round((m.tool_cpu_us_per_query / m.bare_cpu_us_per_query) * 100) / 100
   m.with_metrics_cpu_us_per_query = median(metered)
-  m.metrics_cost = Math.round((m.with_metrics_cpu_us_per_query / m.tool_cpu_us_per_query) * 100) / 100
+  m.metrics_direct_cost = Math.round((m.with_metrics_cpu_us_per_query / m.tool_cpu_us_per_query) * 100) / 100
+  m.amplified_scrapes_per_sec = Math.round(median(amplified.map((r) => r.scrapesPerSec)))
+  m.metrics_cost = pairedMedian(tool, amplified, (t, a) => oneASecond(t, a, a.scrapesPerSec))
+  m.amplified_scrapes_cost = pairedMedian(tool, amplified, perUnitRatio)
   m.with_ui_cpu_us_per_query = median(paged)
-  m.ui_cost = Math.round((m.with_ui_cpu_us_per_query / m.tool_cpu_us_per_query) * 100) / 100
+  m.ui_direct_cost = Math.round((m.with_ui_cpu_us_per_query / m.tool_cpu_us_per_query) * 100) / 100
+  m.amplified_ticks_per_sec = Math.round(median(pagedFast.map((r) => r.ticksPerSec)))
+  m.ui_cost = pairedMedian(tool, pagedFast, (t, p) => oneASecond(t, p, p.ticksPerSec))
+  m.amplified_ticks_cost = pairedMedian(tool, pagedFast, perUnitRatio)
   // The same unwatched run again (A/A): how far two medians of the same thing fall apart on this machine.
   m.again_cpu_us_per_query = median(again)
   m.same_again = Math.round((m.again_cpu_us_per_query / m.tool_cpu_us_per_query) * 100) / 100
@@ -345,26 +369,63 @@ async function freePort () {
   return port
 }
 
-/** --metrics_port, scraped every second as Prometheus would: what watching a run live costs the client. */
-async function withScraper (fn) {
+/**
+ * --metrics_port, scraped as Prometheus would (every second by default), one scrape at a time: what watching a run
+ * live costs the client. Returns the run's result and how many scrapes a second were served.
+ */
+async function withScraper (fn, { everyMs = 1000 } = {}) {
   const port = await freePort()
-  const timer = setInterval(() => fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()).catch(() => {}),
-    1000)
+  let stopped = false
+  const served = []
+  const scraping = (async () => {
+    while (!stopped) {
+      try {
+        await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+        served.push(performance.now())
+      } catch { /* not listening yet, or gone */ }
+      await new Promise((resolve) => setTimeout(resolve, everyMs))
+    }
+  })()
   try {
-    return await fn(['--metrics_port', String(port)])
+    const result = await fn(['--metrics_port', String(port)])
+    const spanMs = served.length > 1 ? served[served.length - 1] - served[0] : 0
+    return { result, scrapesPerSec: spanMs > 0 ? ((served.length - 1) * 1000) / spanMs : 0 }
   } finally {
-    clearInterval(timer)
+    stopped = true
+    await scraping
   }
 }
 
 /**
+ * What one scrape (or one tick of the live page) a second costs, as a multiple of the unwatched run's CPU: from a run
+ * that had `perSec` of them a second (far more than Prometheus or the page ask for, so that their cost stands well
+ * above the machine's noise), each one's CPU (the extra CPU of the load, for as many units, over how many it had)
+ * against the unwatched run's CPU a second. Runs: { cpuSeconds, loadSeconds, units }.
+ */
+function oneASecond (unwatched, watched, perSec) {
+  const extraSeconds = watched.cpuSeconds - unwatched.cpuSeconds * (watched.units / unwatched.units)
+  const each = extraSeconds / (perSec * watched.loadSeconds)
+  return 1 + each / (unwatched.cpuSeconds / unwatched.loadSeconds)
+}
+
+/** The watched run's CPU per unit against the unwatched run's: what the many scrapes or ticks cost together. */
+const perUnitRatio = (unwatched, watched) =>
+  (watched.cpuSeconds / watched.units) / (unwatched.cpuSeconds / unwatched.units)
+
+/** The median over rounds of a figure of each round's pair of runs. */
+const pairedMedian = (as, bs, figure) => Math.round(median(as.map((a, i) => figure(a, bs[i]))) * 1000) / 1000
+
+/**
  * --ui with one page open, as a browser keeps it: the page loaded once, its event stream read to the end, then the
  * report it turns into. What serving the live page costs the client (the browser's own work is not the tool's).
+ * With `tickMs` the tool ticks that often instead of every second. Returns the run's result and the ticks a second
+ * the page received.
  */
-async function withOpenPage (fn) {
+async function withOpenPage (fn, { tickMs = null } = {}) {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   let stopped = false
+  const ticks = []
   const watching = (async () => {
     while (!stopped) {
       try {
@@ -373,7 +434,12 @@ async function withOpenPage (fn) {
         const reader = events.body.getReader()
         let text = ''
         while (!(await reader.read().then(({ value, done }) => {
-          if (value) text += Buffer.from(value).toString()
+          if (value) {
+            const chunk = Buffer.from(value).toString()
+            text += chunk
+            const at = performance.now()
+            for (let k = (chunk.match(/^event: tick$/gm) || []).length; k > 0; k--) ticks.push(at)
+          }
           return done
         }))) { /* read every event, as the page does */ }
         if (/event: done/.test(text)) await (await fetch(`${base}/report`)).text()
@@ -384,7 +450,11 @@ async function withOpenPage (fn) {
     }
   })()
   try {
-    return await fn(['--ui', String(port)])
+    const result = await fn(['--ui', String(port)], tickMs ? { CRATE_BENCH_UI_TICK_MS: String(tickMs) } : {})
+    stopped = true
+    await watching
+    const spanMs = ticks.length > 1 ? ticks[ticks.length - 1] - ticks[0] : 0
+    return { result, ticksPerSec: spanMs > 0 ? ((ticks.length - 1) * 1000) / spanMs : 0 }
   } finally {
     stopped = true
     await watching
@@ -479,17 +549,22 @@ async function measureBarePg (shape, answers) {
 }
 
 /** The tool's tree for TREE_ROWS rows: CPU per row, and its start-up and end as the tool reports them. */
-async function toolTree (processes, port, extraArgs = []) {
+async function toolTree (processes, port, extraArgs = [], extraEnv = {}) {
   const args = ['--processes', processes, '--max_rows', TREE_ROWS / processes, '--batch_size', TREE_BATCH,
     '--concurrent_requests', IN_FLIGHT, '--monitor_interval', '0', '--json', ...OWN_TABLE, ...extraArgs]
   const tool = `${q(process.execPath)} ${q(path.join(ROOT, 'appClusterIngest.js'))} ${args.join(' ')}`
   const { seconds, stdout } = await treeCpu(tool, { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port),
-    CRATE_BENCH_METRICS_LINGER_MS: '0' })
+    CRATE_BENCH_METRICS_LINGER_MS: '0', ...extraEnv })
   const result = JSON.parse(stdout)
   if (result.rows_ok !== TREE_ROWS) throw new Error(`the tool stored ${result.rows_ok} of ${TREE_ROWS} rows`)
   const startup = result.client.startup_cpu_seconds
   const end = seconds - startup - result.client.cpu_seconds
-  return { seconds, startup, end, loadUsPerRow: result.client.cpu_us_per_row }
+  return { seconds, startup, end, loadUsPerRow: result.client.cpu_us_per_row, ...loadOf(result, result.rows_ok) }
+}
+
+/** A run's load as oneScrapeASecond takes it: its CPU and wall seconds, and the units it carried. */
+function loadOf (result, units) {
+  return { cpuSeconds: result.client.cpu_seconds, loadSeconds: result.seconds, units }
 }
 
 /** The bare ingest loop over the same rows, batch and in-flight count: its whole process. */
@@ -527,17 +602,29 @@ async function measureTree (scenario) {
   const bare = []
   const nib = []
   const metered = []
+  const amplified = []
   const paged = []
+  const pagedFast = []
   for (let i = 0; i < RUNS; i++) {
     bare.push(await withStandIn((port) => bareTree(port)))
     await inTurn(i, [
       async () => tool.push(await withStandIn((port) => toolTree(scenario.processes, port))),
       ...(scenario.watch ? [
         async () => again.push(await withStandIn((port) => toolTree(scenario.processes, port))),
-        async () => metered.push(await withStandIn((port) => withScraper((extra) => toolTree(scenario.processes, port,
-          extra)))),
-        async () => paged.push(await withStandIn((port) => withOpenPage((extra) => toolTree(scenario.processes, port,
-          extra))))
+        async () => metered.push((await withStandIn((port) => withScraper((extra) => toolTree(scenario.processes, port,
+          extra)))).result),
+        async () => {
+          const { result, scrapesPerSec } = await withStandIn((port) => withScraper((extra) =>
+            toolTree(scenario.processes, port, extra), { everyMs: AMPLIFIED_SCRAPE_EVERY_MS }))
+          amplified.push({ ...result, scrapesPerSec })
+        },
+        async () => paged.push((await withStandIn((port) => withOpenPage((extra) => toolTree(scenario.processes, port,
+          extra)))).result),
+        async () => {
+          const { result, ticksPerSec } = await withStandIn((port) => withOpenPage((extra, env) =>
+            toolTree(scenario.processes, port, extra, env), { tickMs: AMPLIFIED_TICK_MS }))
+          pagedFast.push({ ...result, ticksPerSec })
+        }
       ] : [])
     ])
     if (process.env.NIB_DIR) nib.push(await withStandIn((port) => nibTree(port, scenario.processes)))
@@ -561,10 +648,18 @@ async function measureTree (scenario) {
   // workers, the scrapes served included), as the tool reports it; loading prom-client is start-up, shown apart.
   entry.load_us_per_row = median(tool.map((r) => r.loadUsPerRow))
   entry.with_metrics_us_per_row = metered.length ? median(metered.map((r) => r.loadUsPerRow)) : null
-  entry.metrics_cost = metered.length ? ratio(entry.with_metrics_us_per_row, entry.load_us_per_row) : null
+  entry.metrics_direct_cost = metered.length ? ratio(entry.with_metrics_us_per_row, entry.load_us_per_row) : null
+  entry.amplified_scrapes_per_sec = amplified.length ? Math.round(median(amplified.map((r) => r.scrapesPerSec))) : null
+  entry.metrics_cost = amplified.length
+    ? pairedMedian(tool, amplified, (t, a) => oneASecond(t, a, a.scrapesPerSec))
+    : null
+  entry.amplified_scrapes_cost = amplified.length ? pairedMedian(tool, amplified, perUnitRatio) : null
   entry.with_metrics_startup_cpu_s = metered.length ? median(metered.map((r) => r.startup)) : null
   entry.with_ui_us_per_row = paged.length ? median(paged.map((r) => r.loadUsPerRow)) : null
-  entry.ui_cost = paged.length ? ratio(entry.with_ui_us_per_row, entry.load_us_per_row) : null
+  entry.ui_direct_cost = paged.length ? ratio(entry.with_ui_us_per_row, entry.load_us_per_row) : null
+  entry.amplified_ticks_per_sec = pagedFast.length ? Math.round(median(pagedFast.map((r) => r.ticksPerSec))) : null
+  entry.ui_cost = pagedFast.length ? pairedMedian(tool, pagedFast, (t, p) => oneASecond(t, p, p.ticksPerSec)) : null
+  entry.amplified_ticks_cost = pagedFast.length ? pairedMedian(tool, pagedFast, perUnitRatio) : null
   entry.same_again = again.length ? ratio(median(again.map((r) => r.loadUsPerRow)), entry.load_us_per_row) : null
   entry.of_nib = entry.nib_us_per_row ? ratio(toolUs, entry.nib_us_per_row) : null
   entry.met = !scenario.target ? null
@@ -657,7 +752,38 @@ function pgTableOf (pgPath) {
   return `${pgTable.toString()}\n${rowByRow.toString()}`
 }
 
+/** What watching a run costs, every kind of run side by side: the direct ratios, the judged ones and the noise. */
+function watchingTableOf (queryPath, trees) {
+  const watching = table(['what watching costs: CPU per unit against the same run unwatched',
+    '--metrics_port scraped 1/s', `judged: at ~N/s back to 1/s (<= ${TARGET_METRICS_COST}x)`,
+    '--ui, a page open, ticking 1/s', `judged: ticking ~N/s, back to 1/s (<= ${TARGET_UI_COST}x)`,
+    'the unwatched run again (A/A)'])
+  const judged = (cost, perSec, together) => `${cost}x (${perSec}/s: ${together}x together)`
+  watching.push(
+    ['SELECT 1, 20 in flight, 1 process', `${queryPath.metrics_direct_cost}x`,
+      judged(queryPath.metrics_cost, queryPath.amplified_scrapes_per_sec, queryPath.amplified_scrapes_cost),
+      `${queryPath.ui_direct_cost}x`,
+      judged(queryPath.ui_cost, queryPath.amplified_ticks_per_sec, queryPath.amplified_ticks_cost),
+      `${queryPath.same_again}x`],
+    ...trees.filter((t) => t.metrics_cost !== null).map((t) => [t.setting, `${t.metrics_direct_cost}x`,
+      judged(t.metrics_cost, t.amplified_scrapes_per_sec, t.amplified_scrapes_cost), `${t.ui_direct_cost}x`,
+      judged(t.ui_cost, t.amplified_ticks_per_sec, t.amplified_ticks_cost), `${t.same_again}x`])
+  )
+  return watching
+}
+
 async function main () {
+  if (process.argv[2] === 'watching') {
+    // npm run bench -- watching: what --metrics_port and --ui cost, alone.
+    const queryPath = await measureQueryPath()
+    const trees = []
+    for (const scenario of TREE_SCENARIOS) trees.push(await measureTree(scenario))
+    process.stderr.write(`${watchingTableOf(queryPath, trees).toString()}\n`)
+    process.stdout.write(`${JSON.stringify({ runs_per_scenario: RUNS, query_path: queryPath, trees })}\n`)
+    const watched = [queryPath, ...trees.filter((t) => t.metrics_cost !== null)]
+    if (watched.some((w) => w.metrics_cost > TARGET_METRICS_COST || w.ui_cost > TARGET_UI_COST)) process.exitCode = 1
+    return
+  }
   if (process.argv[2] === 'pg') {
     // npm run bench -- pg: the PostgreSQL path alone.
     const pgPath = await measurePgPath()
@@ -726,11 +852,14 @@ async function main () {
       ''
     ],
     ['this tool', n(queryPath.tool_queries_per_sec), queryPath.tool_cpu_us_per_query, '', ''],
-    ['this tool, --metrics_port scraped every second', '', queryPath.with_metrics_cpu_us_per_query,
-      `<= ${TARGET_METRICS_COST}x without: ${queryPath.metrics_cost}x`, queryPath.metrics_cost <= TARGET_METRICS_COST
-        ? 'yes' : 'NO'],
-    ['this tool, --ui with one page open', '', queryPath.with_ui_cpu_us_per_query,
-      `<= ${TARGET_UI_COST}x without: ${queryPath.ui_cost}x`, queryPath.ui_cost <= TARGET_UI_COST ? 'yes' : 'NO'],
+    ['this tool, --metrics_port scraped every second (measured at ~N a second: a scrape\'s cost back to 1/s)'
+      .replace('~N', `~${queryPath.amplified_scrapes_per_sec}`), '', queryPath.with_metrics_cpu_us_per_query,
+    `<= ${TARGET_METRICS_COST}x without: ${queryPath.metrics_cost}x (scraped once a second: ` +
+      `${queryPath.metrics_direct_cost}x)`, queryPath.metrics_cost <= TARGET_METRICS_COST ? 'yes' : 'NO'],
+    ['this tool, --ui with one page open (measured ticking ~N a second: a tick\'s cost back to 1/s)'
+      .replace('~N', `~${queryPath.amplified_ticks_per_sec}`), '', queryPath.with_ui_cpu_us_per_query,
+    `<= ${TARGET_UI_COST}x without: ${queryPath.ui_cost}x (ticking once a second: ${queryPath.ui_direct_cost}x)`,
+    queryPath.ui_cost <= TARGET_UI_COST ? 'yes' : 'NO'],
     ['this tool again, unwatched (A/A: the noise of the two ratios above)', '', queryPath.again_cpu_us_per_query,
       `${queryPath.same_again}x the first`, '-'],
     [
@@ -751,8 +880,8 @@ async function main () {
     'end CPU s (last answer to exit)',
     'nodeIngestBench µs/row',
     'tool / nodeIngestBench',
-    'load µs/row without / with --metrics_port scraped, cost; start-up with',
-    'load µs/row with --ui and a page open, cost; the noise (A/A)',
+    'load µs/row without / with --metrics_port scraped every second, cost; start-up with; the cost judged',
+    'load µs/row with --ui and a page open, cost; the cost judged; the noise (A/A)',
     'target',
     'met'
   ])
@@ -767,9 +896,11 @@ async function main () {
       t.end_cpu_s,
       t.nib_us_per_row ?? 'NIB_DIR not set',
       t.of_nib === null ? '-' : `${t.of_nib}x`,
-      t.metrics_cost === null ? '-' : `${t.load_us_per_row} / ${t.with_metrics_us_per_row}, ${t.metrics_cost}x; ` +
-        `${t.with_metrics_startup_cpu_s} s`,
-      t.ui_cost === null ? '-' : `${t.with_ui_us_per_row}, ${t.ui_cost}x; unwatched again (A/A) ${t.same_again}x`,
+      t.metrics_cost === null ? '-' : `${t.load_us_per_row} / ${t.with_metrics_us_per_row}, ` +
+        `${t.metrics_direct_cost}x; ${t.with_metrics_startup_cpu_s} s; at ~${t.amplified_scrapes_per_sec}/s back ` +
+        `to 1/s: ${t.metrics_cost}x`,
+      t.ui_cost === null ? '-' : `${t.with_ui_us_per_row}, ${t.ui_direct_cost}x; ticking ~` +
+        `${t.amplified_ticks_per_sec}/s back to 1/s: ${t.ui_cost}x; unwatched again (A/A) ${t.same_again}x`,
       t.met === null ? '-' : `tool <= ${TARGET_TREE_OF_BARE}x bare, start-up <= ${TARGET_STARTUP_OF_BARE}x bare, ` +
         `metrics and ui <= ${TARGET_METRICS_COST}x` +
         (t.of_nib === null ? '' : `, <= ${Math.round(TARGET_TREE_OF_NIB * 100) / 100}x NIB`),
