@@ -355,7 +355,7 @@ const TREE_BATCH = 10_000
 const IN_FLIGHT = 20
 const TREE_SCENARIOS = [
   { setting: '1 process x 1,000,000 rows, batch 10000', processes: 1, target: true, watch: true },
-  // Watched too, shown and not judged: a master that merges two workers' reports serves the scrapes and the page.
+  // Watched too, and judged on that alone: a master that merges two workers' reports serves the scrapes and the page.
   { setting: '2 processes x 500,000 rows, batch 10000', processes: 2, target: false, watch: true }
 ]
 const q = JSON.stringify
@@ -662,10 +662,12 @@ async function measureTree (scenario) {
   entry.amplified_ticks_cost = pagedFast.length ? pairedMedian(tool, pagedFast, perUnitRatio) : null
   entry.same_again = again.length ? ratio(median(again.map((r) => r.loadUsPerRow)), entry.load_us_per_row) : null
   entry.of_nib = entry.nib_us_per_row ? ratio(toolUs, entry.nib_us_per_row) : null
-  entry.met = !scenario.target ? null
+  entry.judged_against_bare = scenario.target
+  const watchingMet = !scenario.watch || (entry.metrics_cost <= TARGET_METRICS_COST && entry.ui_cost <= TARGET_UI_COST)
+  // Several processes: only what watching costs is judged (the master merges the workers' reports and serves both).
+  entry.met = !scenario.target ? (scenario.watch ? watchingMet : null)
     : entry.of_bare <= TARGET_TREE_OF_BARE && entry.startup_of_bare <= TARGET_STARTUP_OF_BARE &&
-      (entry.of_nib === null || entry.of_nib <= TARGET_TREE_OF_NIB) && entry.metrics_cost <= TARGET_METRICS_COST &&
-      entry.ui_cost <= TARGET_UI_COST
+      (entry.of_nib === null || entry.of_nib <= TARGET_TREE_OF_NIB) && watchingMet
   return entry
 }
 
@@ -901,9 +903,9 @@ async function main () {
         `to 1/s: ${t.metrics_cost}x`,
       t.ui_cost === null ? '-' : `${t.with_ui_us_per_row}, ${t.ui_direct_cost}x; ticking ~` +
         `${t.amplified_ticks_per_sec}/s back to 1/s: ${t.ui_cost}x; unwatched again (A/A) ${t.same_again}x`,
-      t.met === null ? '-' : `tool <= ${TARGET_TREE_OF_BARE}x bare, start-up <= ${TARGET_STARTUP_OF_BARE}x bare, ` +
-        `metrics and ui <= ${TARGET_METRICS_COST}x` +
-        (t.of_nib === null ? '' : `, <= ${Math.round(TARGET_TREE_OF_NIB * 100) / 100}x NIB`),
+      t.met === null ? '-' : (t.judged_against_bare ? `tool <= ${TARGET_TREE_OF_BARE}x bare, start-up <= ` +
+        `${TARGET_STARTUP_OF_BARE}x bare, ` : '') + `metrics and ui <= ${TARGET_METRICS_COST}x` +
+        (t.of_nib === null || !t.judged_against_bare ? '' : `, <= ${Math.round(TARGET_TREE_OF_NIB * 100) / 100}x NIB`),
       t.met === null ? '-' : t.met ? 'yes' : 'NO'
     ])
   }
