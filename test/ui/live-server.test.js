@@ -5,6 +5,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
 const { LiveServer } = require('../../lib/ui/live-server')
 const { LiveView } = require('../../lib/ui/live-view')
 const { renderLivePage } = require('../../lib/ui/live-page')
@@ -249,3 +251,12 @@ test('DNS rebinding: a name that resolves to loopback neither reads nor steers t
     assert.equal(await requestAs(url, '/api/rate', { host: `localhost:${server.port}`,
       origin: `http://localhost:${server.port}`, method: 'POST', body: { rate: 5 } }), 200)
   })
+
+test('the page ticks once a second; only the bench asks for faster ticks (CRATE_BENCH_UI_TICK_MS)', () => {
+  const tickMs = (env) => Number(execFileSync(process.execPath, ['-e',
+    "process.stdout.write(String(require('./lib/ui/live-server').TICK_MS))"],
+  { cwd: path.join(__dirname, '..', '..'), env: { PATH: process.env.PATH, ...env } }))
+  assert.equal(tickMs({}), 1000)
+  assert.equal(tickMs({ CRATE_BENCH_UI_TICK_MS: '20' }), 20)
+  assert.equal(tickMs({ CRATE_BENCH_UI_TICK_MS: 'soon' }), 1000)
+})
