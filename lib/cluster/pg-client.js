@@ -3,6 +3,7 @@
 const { EventEmitter } = require('node:events')
 const { PgConnection, PgError, PgConnectionError } = require('./pg-connection')
 const { CrateHttpError, TransportError } = require('./http-errors')
+const { now: preciseNow } = require('../base/clock')
 const { bulkOf, frameBulk } = require('./pg-bulk-frame')
 const { withDollars } = require('../base/placeholders')
 
@@ -69,7 +70,8 @@ class PgClient extends EventEmitter {
 
   /** A request, from waiting for a session to its answer, within `timeoutMs` (--timeout): no wait is longer. */
   async send (request, timeoutMs) {
-    const deadline = Date.now() + timeoutMs
+    // To the fraction of a millisecond: a deadline on Date.now()'s whole milliseconds could end a request early.
+    const deadline = preciseNow() + timeoutMs
     const connection = await this.acquire(deadline, timeoutMs)
     try {
       const batch = request.batch

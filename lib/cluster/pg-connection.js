@@ -6,6 +6,7 @@ const { performance } = require('node:perf_hooks')
 const { serialize } = require('pg-protocol')
 const { Parser } = require('pg-protocol/dist/parser')
 const { DEFAULT_MAX_ANSWER_BYTES } = require('./http-errors')
+const { now: preciseNow } = require('../base/clock')
 
 const PARSE_COMPLETE = 0x31
 const BIND_COMPLETE = 0x32
@@ -316,15 +317,23 @@ class PgConnection {
         firstAnswered: 0, lastReadAt: null, lastAnswered: 0 }
       this.cycle = cycle
       if (deadline !== null) {
-        const ms = Math.max(0, deadline - Date.now())
-        cycle.timer = setTimeout(() => {
+        const ms = Math.max(0, Math.round(deadline - preciseNow()))
+        const expire = () => {
           if (this.cycle !== cycle) return
+          // A timer fires by the event loop's time, which can lag the clock: re-armed, it never ends a cycle before
+          // its deadline, so a request that timed out never shows a latency under --timeout.
+          const left = deadline - preciseNow()
+          if (left > 0) {
+            cycle.timer = setTimeout(expire, Math.ceil(left))
+            return
+          }
           // Written (or being written): what it carried may be stored.
           const error = new PgConnectionError(`no answer from postgres://${this.address} within ${ms} ms ` +
             '(--timeout)', 'ETIMEDOUT', true)
           cycle.sent = true
           this.fail(error)
-        }, ms)
+        }
+        cycle.timer = setTimeout(expire, Math.ceil(Math.max(0, deadline - preciseNow())))
       }
       this.socket.write(bytes, () => { if (this.cycle === cycle) cycle.sent = true })
     })

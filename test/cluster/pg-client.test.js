@@ -144,6 +144,25 @@ test('a server that never answers: the request times out in doubt; abort abandon
   await assert.rejects(timedOut.post('{"stmt":"SELECT 2"}'), (e) => e.code === 'ETIMEDOUT' && e.sent === true)
 })
 
+test('a timeout timer that fires before the deadline (the event loop\'s time lags) is re-armed, never early', async (t) => {
+  const { client, double } = await setUp(t, { fault: () => 'hang' })
+  const pg = client({ timeoutMs: 60_000 })
+  // Timers fire only when the test says: the first fires at once, long before the deadline by the clock.
+  t.mock.timers.enable({ apis: ['setTimeout'] })
+  t.after(() => t.mock.timers.reset())
+  let settled = null
+  const inFlight = pg.post('{"stmt":"SELECT 2"}').then(() => { settled = 'answered' }, (e) => { settled = e.code })
+  while (double.requestCount === 0) await new Promise((resolve) => setImmediate(resolve))
+  for (let i = 0; i < 3; i++) {
+    t.mock.timers.tick(60_000)
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  assert.equal(settled, null, 'the request is still waiting for its answer')
+  pg.abort()
+  await inFlight
+  assert.equal(settled, 'ABORTED')
+})
+
 test('TLS asked of a server without it: one line saying so; nothing sent', async (t) => {
   const { pg } = await setUp(t)
   const connection = new PgConnection({ host: '127.0.0.1', port: pg.port, user: 'crate', ssl: true, timeoutMs: 2000 })
