@@ -70,7 +70,8 @@ class PgClient extends EventEmitter {
 
   /** A request, from waiting for a session to its answer, within `timeoutMs` (--timeout): no wait is longer. */
   async send (request, timeoutMs) {
-    // To the fraction of a millisecond: a deadline on Date.now()'s whole milliseconds could end a request early.
+    // Every deadline of the pg path on one clock, to the fraction of a millisecond: one on Date.now()'s whole
+    // milliseconds could end a request early.
     const deadline = preciseNow() + timeoutMs
     const connection = await this.acquire(deadline, timeoutMs)
     try {
@@ -157,7 +158,7 @@ class PgClient extends EventEmitter {
         this.waiting.splice(this.waiting.indexOf(waiter), 1)
         reject(new TransportError({ code: 'ETIMEDOUT', message: `no PostgreSQL session free within ${timeoutMs} ms ` +
           `(--timeout; ${this.open.size} open, each busy): request not sent`, host: null, sent: false }))
-      }, Math.max(0, deadline - Date.now()))
+      }, Math.max(0, deadline - preciseNow()))
       this.waiting.push(waiter)
     })
   }
@@ -179,7 +180,7 @@ class PgClient extends EventEmitter {
         if (fatal) throw fatal
         failures.push(error)
         this.emit('host-down', { host: connection.base, detail: error.message, at: Date.now() })
-        if (Date.now() >= deadline) break
+        if (preciseNow() >= deadline) break
       }
     }
     throw new TransportError({ code: 'ENOHOST', message: `no host takes a connection: ${failures.map((f) =>
@@ -187,9 +188,9 @@ class PgClient extends EventEmitter {
   }
 
   /** A session to `target`, opened within the time left to `deadline`. */
-  session (target, deadline = Date.now() + this.timeoutMs) {
+  session (target, deadline = preciseNow() + this.timeoutMs) {
     const connection = new PgConnection({ host: target.hostname, port: target.port, ssl: target.ssl,
-      ...this.settings, timeoutMs: Math.max(1, deadline - Date.now()), limitMs: this.timeoutMs })
+      ...this.settings, timeoutMs: Math.max(1, deadline - preciseNow()), limitMs: this.timeoutMs })
     connection.base = `postgres://${target.hostname}:${target.port}`
     return connection
   }
@@ -213,7 +214,7 @@ class PgClient extends EventEmitter {
   async requireOneHost () {
     const failures = []
     for (const target of this.targets) {
-      const deadline = Date.now() + this.timeoutMs
+      const deadline = preciseNow() + this.timeoutMs
       const connection = this.session(target, deadline)
       this.open.add(connection)
       try {

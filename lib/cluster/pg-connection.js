@@ -181,7 +181,7 @@ class PgConnection {
    * Resolves with { cols, rows, rowcount, command } by `deadline` (ms since the epoch), rejects with the PgError of
    * the ErrorResponse.
    */
-  async query (text, values = [], name = '', deadline = Date.now() + this.timeoutMs) {
+  async query (text, values = [], name = '', deadline = preciseNow() + this.timeoutMs) {
     const parsing = name === '' || !this.prepared.has(name)
     const out = parsing ? [serialize.parse({ name, text })] : []
     out.push(serialize.bind({ statement: name, values: values.map(textValue) }), serialize.describe({ type: 'P' }),
@@ -203,7 +203,7 @@ class PgConnection {
    * close, a timeout, a message that cannot be read) rejects with a PgConnectionError whose `answered` holds the rows
    * already answered.
    */
-  async batch (name, body, parseLength, rows, deadline = Date.now() + this.timeoutMs) {
+  async batch (name, body, parseLength, rows, deadline = preciseNow() + this.timeoutMs) {
     const parsing = !this.prepared.has(name)
     const answer = await this.run(parsing ? body : body.subarray(parseLength), { batch: true, rows, deadline })
     if (answer.error) throw answer.error
@@ -317,7 +317,8 @@ class PgConnection {
         firstAnswered: 0, lastReadAt: null, lastAnswered: 0 }
       this.cycle = cycle
       if (deadline !== null) {
-        const ms = Math.max(0, Math.round(deadline - preciseNow()))
+        const leftAtStart = Math.max(0, deadline - preciseNow())
+        const ms = Math.round(leftAtStart)
         const expire = () => {
           if (this.cycle !== cycle) return
           // A timer fires by the event loop's time, which can lag the clock: re-armed, it never ends a cycle before
@@ -333,7 +334,7 @@ class PgConnection {
           cycle.sent = true
           this.fail(error)
         }
-        cycle.timer = setTimeout(expire, Math.ceil(Math.max(0, deadline - preciseNow())))
+        cycle.timer = setTimeout(expire, Math.ceil(leftAtStart))
       }
       this.socket.write(bytes, () => { if (this.cycle === cycle) cycle.sent = true })
     })
