@@ -44,6 +44,8 @@ const TARGET_PG_OF_HTTP = 1.5
 // (capture pgwire/15), in the shape of the issue's measurement on a real node (batch 5,000, 8 in flight). Beside it,
 // what receiving an answer a row at a time adds for the tool and for a bare reader (bench/bare-pg.js).
 const TARGET_PG_ROWS_FLUSHED_OF_HTTP = 1.3
+// That shape: one process, its rows, batch size and requests in flight.
+const ROW_BY_ROW = { rows: 400_000, batch: 5_000, inFlight: 8 }
 
 // The dashboard mix (queries/cpu-dashboard.yml, answers of 100 rows) against a bare loop that fetches the same answers
 // with the same 20 in flight: at full speed, and at 50 queries a second, where a run's cost a second (its reports,
@@ -497,8 +499,8 @@ async function measurePgPath () {
   // The issue's shape, against a stand-in that answers at once in one write, and one that takes the capture's time
   // for a batch: over pg each row's answer flushed on its own, or (to tell the costs apart) the whole answer when its
   // last row is done; over HTTP the answer in one write after the same time, as a real server answers it.
-  const shape = ['--processes', '1', '--concurrent_requests', '8', '--seed', '1', '--monitor_interval', '0',
-    '--batch_size', '5000', '--max_rows', '400000']
+  const shape = ['--processes', '1', '--concurrent_requests', ROW_BY_ROW.inFlight, '--seed', '1', '--monitor_interval',
+    '0', '--batch_size', ROW_BY_ROW.batch, '--max_rows', ROW_BY_ROW.rows].map(String)
   const answers = [['one_write', {}], ['rows_flushed', { rowsFlushed: true }],
     ['whole_when_done', { rowsFlushed: true, wholeWhenDone: true }]]
   const shaped = Object.fromEntries(answers.map(([answer]) => [answer, { http: [], pg: [] }]))
@@ -518,7 +520,7 @@ async function measurePgPath () {
     m[`${answer}_pg_cpu_us_per_row`] = median(shaped[answer].pg)
     m[`${answer}_pg_of_http`] = Math.round((median(shaped[answer].pg) / median(shaped[answer].http)) * 100) / 100
   }
-  Object.assign(m, await measureBarePg(shape, answers))
+  Object.assign(m, await measureBarePg(answers))
   // What receiving the answer a row at a time adds for the tool, beside what it adds for the bare reader.
   m.tool_pg_row_by_row_us_per_row = round3(m.rows_flushed_pg_cpu_us_per_row - m.whole_when_done_pg_cpu_us_per_row)
   m.met = m.pg_of_http_per_row <= TARGET_PG_OF_HTTP && m.rows_flushed_pg_of_http <= TARGET_PG_ROWS_FLUSHED_OF_HTTP
@@ -530,9 +532,8 @@ async function measurePgPath () {
  * a stand-in that flushes each row's answer on its own and one that writes it whole when done, in turns: what
  * receiving an answer a row at a time adds for a client that does nothing else, beside what it adds for the tool.
  */
-async function measureBarePg (shape, answers) {
-  const option = (name) => Number(shape[shape.indexOf(name) + 1])
-  const [rows, batch, inFlight] = ['--max_rows', '--batch_size', '--concurrent_requests'].map(option)
+async function measureBarePg (answers) {
+  const { rows, batch, inFlight } = ROW_BY_ROW
   const bare = { rows_flushed: [], whole_when_done: [] }
   const modes = answers.filter(([mode]) => mode in bare)
   for (let i = 0; i < RUNS; i++) {
