@@ -112,12 +112,12 @@ class FleetCoordination {
    * every other generator waits until the fleet is reconciled, ready to take the finish over. Its exit code is 4
    * for the finisher when a generator died; the others keep their own.
    */
-  async leave (ctx, { result, code, finishTables, countGeneratorRows = async () => null }) {
+  async leave (ctx, { result, code, finishTables, countFleetRows = async () => null }) {
     const counts = finalCounts(result, ctx.workload.unit)
     await this.fleet.done({ exit_code: code, started_at: result.started_at, counts })
     let left
     if (this.steward) {
-      left = await this.finishFleet(ctx, finishTables, countGeneratorRows)
+      left = await this.finishFleet(ctx, finishTables, countFleetRows)
     } else {
       ctx.log(`${this.fleet.name} done; generator ${this.stewardNumber ?? '?'} finishes the fleet`)
       const outcome = await this.fleet.awaitFinish({ deadAfterMs: this.deadAfterMs(ctx) })
@@ -125,7 +125,7 @@ class FleetCoordination {
         const before = outcome.deadFinishers.map((k) => k + 1)
         ctx.log(`${this.fleet.name} takes over the fleet's finish (generator${before.length === 1 ? '' : 's'} ` +
           `${before.join(', ')} stopped heartbeating)`)
-        left = await this.finishFleet(ctx, finishTables, countGeneratorRows)
+        left = await this.finishFleet(ctx, finishTables, countFleetRows)
       } else {
         ctx.log(`${this.fleet.name}: the fleet was finished by generator ${outcome.finishedBy + 1}`)
         left = { dead: [], finishedBy: outcome.finishedBy + 1 }
@@ -137,7 +137,7 @@ class FleetCoordination {
   }
 
   /** The finisher's part: every generator done or dead, the tables restored and counted once, the fleet reconciled. */
-  async finishFleet (ctx, finishTables, countGeneratorRows) {
+  async finishFleet (ctx, finishTables, countFleetRows) {
     const taker = await this.fleet.finishTakenBy()
     if (taker !== null) {
       ctx.log(`${this.fleet.name} was silent past the death rule, and generator ${taker + 1} took the fleet's finish ` +
@@ -152,11 +152,9 @@ class FleetCoordination {
     const sum = (key) => generators.reduce((total, g) => total + ((g.detail.counts && g.detail.counts[key]) || 0), 0)
     // A dead generator's rows counted in the table by their keys, where the model can tell: what it stored is then
     // known exactly, and nothing of it is in doubt. Elsewhere, what it may have sent since its last heartbeat is.
-    const counted = new Map()
-    for (const g of dead) {
-      const stored = await countGeneratorRows({ index: g.generator, count: ctx.options.generator.count })
-      if (stored !== null) counted.set(g.generator, stored)
-    }
+    const counted = dead.length > 0
+      ? trustedCounts(ctx, generators, await countFleetRows(ctx.options.generator.count))
+      : new Map()
     const unreported = dead.map((g) => ({ generator: g.generator, ...unreportedOf(ctx, g, generators, this.start),
       ...(counted.has(g.generator) ? countedOf(g, counted.get(g.generator)) : {}) }))
     const found = unreported.reduce((total, u) => total + (u.found_in_table || 0), 0)
@@ -221,6 +219,28 @@ class FleetCoordination {
   close () {
     if (this.timer) clearInterval(this.timer)
   }
+}
+
+/**
+ * The fleet's rows counted by their keys, where they can be trusted for the dead generators: every living
+ * generator's count must lie within what it sent and did not see fail. More means the table holds rows of this run's
+ * span that the keys cannot tell apart from this fleet's (another run writing the same keys meanwhile): then no dead
+ * generator is counted exactly, its rows are bounded and in doubt, and the log says why.
+ */
+function trustedCounts (ctx, generators, counts) {
+  if (!counts) return new Map()
+  for (const g of generators.filter((x) => !x.dead)) {
+    const c = g.detail.counts || { sent: 0, failed: 0 }
+    const found = counts.get(g.generator) || 0
+    const most = (c.sent || 0) - (c.failed || 0)
+    if (found > most) {
+      ctx.log(`warning: the table holds ${fmt(found)} rows of generator ${g.generator + 1}'s keys since the run's ` +
+        `start, more than the ${fmt(most)} it sent and did not see fail: rows the keys cannot tell apart from this ` +
+        'fleet\'s (another run writing the same keys?); the dead generators\' rows are bounded, not counted')
+      return new Map()
+    }
+  }
+  return new Map(generators.filter((g) => g.dead).map((g) => [g.generator, counts.get(g.generator) || 0]))
 }
 
 /**

@@ -17,7 +17,7 @@ const { insertResultSql, resultRow } = require('../results/store')
 const { exitCodeOf, exitCodeWithThresholds } = require('../results/result')
 const { SelfMonitor } = require('./self-monitor')
 const { announce, checkHosts } = require('./check-stage')
-const { prepare, finish, finishFleetTables, countGeneratorRows } = require('./table-stages')
+const { prepare, finish, finishFleetTables, countFleetRows } = require('./table-stages')
 const { report, writeJson } = require('./report-stage')
 const { workersInMasterProcess, applyWorkerFlags } = require('./worker-placement')
 
@@ -66,7 +66,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
         result: results.main,
         code,
         finishTables: (fleetTotals) => finishFleetTables(c, groups, fleetTotals),
-        countGeneratorRows: (generator) => countGeneratorRows(c, groups, generator)
+        countFleetRows: (generatorCount) => countFleetRows(c, groups, generatorCount)
       }))
     } finally {
       if (left && left.fleetFinish) results.main.fleet_finish = left.fleetFinish

@@ -76,18 +76,18 @@ async function finishFleetTables (ctx, groups, fleetTotals) {
 }
 
 /**
- * What one generator of the fleet wrote into the main group's table, counted by the rows' keys after a REFRESH; null
- * where the workload's rows cannot tell, or the count fails.
+ * What each generator of the fleet wrote into the main group's table since the run's start, counted by the rows' keys
+ * after a REFRESH (a Map of generator index → rows); null where the workload's rows cannot tell, or the count fails.
  */
-async function countGeneratorRows (ctx, groups, generator) {
+async function countFleetRows (ctx, groups, generatorCount) {
   const main = mainGroup(groups)
-  if (!main.workload.countGeneratorRows || !main.prepared) return null
+  if (!main.workload.countFleetRows || !main.prepared) return null
   try {
     for (const table of main.workload.writtenTables(main.options)) await ctx.client.sql(`REFRESH TABLE ${table.sql}`)
-    return await main.workload.countGeneratorRows({ client: ctx.client, options: main.options,
-      prepared: main.prepared, generator })
+    return await main.workload.countFleetRows({ client: ctx.client, options: main.options,
+      prepared: main.prepared, generatorCount })
   } catch (error) {
-    ctx.log(`warning: could not count generator ${generator.index + 1}'s rows in the table: ${error.message}`)
+    ctx.log(`warning: could not count the generators' rows in the table: ${error.message}`)
     return null
   }
 }
@@ -105,4 +105,4 @@ function withTimeout (client, timeoutMs) {
   return { sql: (stmt, args, options = {}) => client.sql(stmt, args, { ...options, timeoutMs }) }
 }
 
-module.exports = { prepare, finish, finishFleetTables, countGeneratorRows }
+module.exports = { prepare, finish, finishFleetTables, countFleetRows }

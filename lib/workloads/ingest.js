@@ -337,19 +337,25 @@ async function finish ({ client, options, prepared, totals, lostWorkers = [], lo
 }
 
 /**
- * How many rows of `table` load generator `generator` ({ index, count }) of a fleet wrote, from the rows' own keys
- * (a model with one table whose row index fixes its generator: cpu); null where the rows cannot tell (several tables,
- * random text). The table is refreshed by the caller.
+ * The rows each load generator of a fleet of `generatorCount` wrote into the table since this run's start, from the
+ * rows' own keys: a Map of generator index → rows (a model with one table whose row index fixes its generator: cpu);
+ * null where the rows cannot tell (several tables, random text). The table is refreshed by the caller.
  */
-async function countGeneratorRows ({ client, options, prepared, generator }) {
+async function countFleetRows ({ client, options, prepared, generatorCount }) {
   const model = MODELS[options.model || 'cpu']
   const tables = tablesOf(options)
-  if (!model.generatorRowsSql || tables.length !== 1) return null
+  if (!model.fleetRowsSql || tables.length !== 1) return null
   const startMs = Date.parse((prepared && prepared.startTime) || options.startTime)
-  const { sql, args } = model.generatorRowsSql(tables[0].table, options, startMs, generator)
+  const { sql, args } = model.fleetRowsSql(tables[0].table, options, startMs, generatorCount)
   const answer = await client.sql(sql, args)
-  const counted = answer && Array.isArray(answer.rows) && Array.isArray(answer.rows[0]) ? answer.rows[0][0] : null
-  return Number.isSafeInteger(counted) && counted >= 0 ? counted : null
+  if (!answer || !Array.isArray(answer.rows)) return null
+  const counts = new Map()
+  for (const row of answer.rows) {
+    const [generator, rows] = Array.isArray(row) ? row : []
+    if (!Number.isSafeInteger(generator) || !Number.isSafeInteger(rows) || rows < 0) return null
+    counts.set(generator, rows)
+  }
+  return counts
 }
 
 // Workers report a delta every second.
@@ -406,7 +412,7 @@ module.exports = {
   writtenTables: (options) => tablesOf(options).map((spec) => spec.table),
   prepare,
   finish,
-  countGeneratorRows,
+  countFleetRows,
   extendResult,
   summaryLines,
   warningLines,

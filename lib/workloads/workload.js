@@ -21,9 +21,9 @@
  * @property {string[]} [describeExclude] options left out of the result's options (too large, derived)
  * @property {(options: object) => string[]} [labelsOf] what a --threshold may name (queries, tables)
  * @property {(options: object) => object[]} [writtenTables] the tables it writes (never the results table)
- * @property {(input: { client, options, prepared, generator: { index, count } }) => Promise<number|null>}
- *   [countGeneratorRows] the rows one generator of a fleet wrote, counted in the table by their keys (null: the rows
- *   cannot tell)
+ * @property {(input: { client, options, prepared, generatorCount }) => Promise<Map<number, number>|null>}
+ *   [countFleetRows] the rows each generator of a fleet wrote since the run's start, counted in the table by their
+ *   keys (null: the rows cannot tell)
  * @property {(options: object) => ({ workload: Workload, options: object }|null)} [companion] a workload to run
  *   next to it (the ingest beside a query mix, --ingest_rate)
  *
@@ -63,7 +63,7 @@
 const REQUIRED = ['name', 'script', 'unit', 'okLabel', 'usage', 'examples', 'epilogue', 'options', 'validateOptions',
   'describeLoad', 'countLimit', 'prepare', 'finish', 'createSource']
 const OPTIONAL = ['workerNodeFlags', 'defaultProcesses', 'describeExclude', 'labelsOf', 'writtenTables', 'companion',
-  'countGeneratorRows', 'extendResult', 'summaryLines', 'warningLines', 'detailTable']
+  'countFleetRows', 'extendResult', 'summaryLines', 'warningLines', 'detailTable']
 const SOURCE_REQUIRED = ['unitsPerRequest', 'next', 'account']
 const SOURCE_OPTIONAL = ['parse', 'release']
 

@@ -42,13 +42,12 @@ const RUN_AGGREGATE = new RegExp('^' + [
   'FROM (\\S+) WHERE run_id = \\?$'
 ].join(''))
 
-// The count of one fleet generator's rows by the cpu rows' keys, in the statement the cpu model writes.
+// The fleet's rows per generator by the cpu rows' keys, in the statement the cpu model writes.
 const { MODELS } = require('../../lib/data/models')
-function generatorRowsTable (stmt) {
-  const m = /^SELECT count\(\*\) FROM (\S+) WHERE /.exec(stmt)
+function fleetRowsTable (stmt) {
+  const m = / FROM (\S+) WHERE "ts" >= \? GROUP BY 1$/.exec(stmt)
   if (!m) return null
-  const table = { sql: m[1] }
-  return MODELS.cpu.generatorRowsSql(table, {}, 0, { index: 0, count: 1 }).sql === stmt ? m[1] : null
+  return MODELS.cpu.fleetRowsSql({ sql: m[1] }, {}, 0, 1).sql === stmt ? m[1] : null
 }
 
 class CrateTestDouble {
@@ -69,6 +68,8 @@ class CrateTestDouble {
    * @param {{windowMs: number, duplicateEvery: number, bareEvery: number}} [script.failover] for
    *        windowMs after a kill, every duplicateEvery-th bulk row on a survivor answers -2 with 4091
    *        but is stored, every bareEvery-th answers a bare -2 and is not (63)
+   * @param {(counts: Map<number, number>) => Map<number, number>} [script.fleetRows] what the count of a fleet's
+   *        rows by their keys answers, from the counts of the keys tracked (a table with rows they cannot tell apart)
    * @param {{key: Buffer, cert: Buffer}} [script.tls] answer over HTTPS with this key and certificate
    * @param {{hostname?: string, cores?: number, heapMax?: number, memTotal?: number}[]} [script.nodeShapes] each
    *        node's machine as the cluster-shape query reads it (default: capture 20's node, 4 processors)
@@ -326,20 +327,23 @@ class CrateTestDouble {
       table.written++
       return { rowcount: 1 }
     }
-    const keyedTable = generatorRowsTable(stmt)
+    const keyedTable = fleetRowsTable(stmt)
     if (keyedTable) {
-      // A fleet generator's rows by their keys (lib/data/models/cpu.js), from the keys the double tracks.
+      // The fleet's rows by their keys (lib/data/models/cpu.js), from the keys the double tracks, with CrateDB's
+      // arithmetic: division and modulo truncate toward zero, so a negative index has a modulo ≤ 0.
       if (!this.keys || !this.tables.has(tableName(keyedTable))) {
         return error(400, 4000, 'SQLParseException[the CrateDB test double counts rows by key with trackKeys only]')
       }
-      const [startMs, intervalMs, scale, count, index] = args
-      let rows = 0
+      const [startMs, intervalMs, scale, count, since] = args
+      const counts = new Map()
       for (const key of this.keys) {
         const [hostname, ts] = key.split('|')
-        const i = Math.floor((Number(ts) - startMs) / intervalMs) * scale + Number(hostname.slice(5))
-        if (i % count === index) rows++
+        if (Number(ts) < since) continue
+        const i = Math.trunc((Number(ts) - startMs) / intervalMs) * scale + Number(hostname.slice(5))
+        counts.set(i % count, (counts.get(i % count) || 0) + 1)
       }
-      return { cols: ['count(*)'], rows: [[rows]], rowcount: 1 }
+      const answered = this.script.fleetRows ? this.script.fleetRows(counts) : counts
+      return { cols: ['generator', 'count(*)'], rows: [...answered], rowcount: answered.size }
     }
     if ((m = RUN_AGGREGATE.exec(stmt))) {
       const table = this.tables.get(tableName(m[1]))

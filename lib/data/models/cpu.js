@@ -17,15 +17,18 @@ module.exports = {
     }
   ],
   /**
-   * The count of the rows load generator `generator.index` of `generator.count` wrote into `table`: its rows are
-   * those whose index i = step · scale + host (step = (ts − start) / interval, host the number in host_N) is
-   * generator.index modulo the fleet's size (lib/workloads/ingest-source.js). A fleet's finisher asks it of a
-   * generator that died, so that what the table holds of it is counted, not bounded. One scan of the table.
+   * The rows each load generator of a fleet of `generatorCount` wrote into `table` since `startMs`, one row
+   * [generator, count] per generator that has any: a row's index i = step · scale + host (step = (ts − start) /
+   * interval, host the number in host_N) is its generator's index modulo the fleet's size
+   * (lib/workloads/ingest-source.js). Rows before this run's start are left out by `ts >= start`: their step is
+   * negative, and CrateDB's modulo of a negative index is ≤ 0, which would credit them to generator 0. A fleet's
+   * finisher asks it when a generator died, so that what the table holds of it is counted, not bounded. One scan.
    */
-  generatorRowsSql: (table, options, startMs, generator) => ({
-    sql: `SELECT count(*) FROM ${table.sql} WHERE ((CAST((CAST(EXTRACT(EPOCH FROM "ts") * 1000 AS BIGINT) - ?) / ? ` +
-      'AS BIGINT) * ? + CAST(substr("tags"[\'hostname\'], 6) AS BIGINT)) % ?) = ?',
-    args: [startMs, options.intervalMs, options.scale, generator.count, generator.index]
+  fleetRowsSql: (table, options, startMs, generatorCount) => ({
+    sql: `SELECT ((CAST((CAST(EXTRACT(EPOCH FROM "ts") * 1000 AS BIGINT) - ?) / ? AS BIGINT) * ? + ` +
+      `CAST(substr("tags"['hostname'], 6) AS BIGINT)) % ?) AS generator, count(*) FROM ${table.sql} ` +
+      'WHERE "ts" >= ? GROUP BY 1',
+    args: [startMs, options.intervalMs, options.scale, generatorCount, startMs]
   }),
   rowWriter: (spec, options, worker, startMs) =>
     new CpuRowGenerator({
