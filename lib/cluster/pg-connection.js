@@ -13,6 +13,9 @@ const BIND_COMPLETE = 0x32
 const COMMAND_COMPLETE = 0x43
 const ERROR_RESPONSE = 0x45
 const NOTICE_RESPONSE = 0x4e
+// What a server may send between cycles (protocol 3, "asynchronous operations"): ParameterStatus, NoticeResponse,
+// NotificationResponse. An ErrorResponse there ends the session (a shutdown's FATAL).
+const ASYNCHRONOUS = new Set([0x53, NOTICE_RESPONSE, 0x41, ERROR_RESPONSE])
 // A row of a batch stored: CommandComplete "INSERT 0 1".
 const INSERT_OK = Buffer.from('INSERT 0 1\0')
 // The first byte of a backend message the startup can answer with: authentication, an error, a notice.
@@ -53,7 +56,6 @@ class PgConnection {
     this.closed = false
     // Destroyed by the client with a cycle in flight (PgClient#abort).
     this.abandoned = false
-    this.parameters = {}
     this.parser = null
     // The chunks of a message not complete yet, their bytes, and the bytes that complete it: held, not concatenated
     // again for each chunk (a large message in small chunks would cost the square of its length).
@@ -248,9 +250,17 @@ class PgConnection {
       }
       const type = data[at]
       const current = this.cycle
-      if (type === BIND_COMPLETE || type === PARSE_COMPLETE) {
-        // Nothing to read: each answers its own message.
-      } else if (type === COMMAND_COMPLETE && current !== null && current.batch) {
+      if (current === null && !ASYNCHRONOUS.has(type)) throw unasked(this, type)
+      if (type === BIND_COMPLETE) {
+        if (current.batch) current.bound++
+      } else if (type === PARSE_COMPLETE) {
+        // Nothing to read: it answers the Parse.
+      } else if (type === COMMAND_COMPLETE && current.batch) {
+        // Each row of a batch is answered BindComplete, CommandComplete: one without its BindComplete, or beyond the
+        // batch's rows, answers nothing of this batch (a late answer of an earlier cycle).
+        if (current.bound <= answeredOf(current) || answeredOf(current) >= current.batchRows) {
+          throw outOfStep(this, `a CommandComplete beyond the ${answeredOf(current)} rows bound so far`)
+        }
         if (isInsertOk(data, at, end)) {
           current.ok++
           if (current.counts !== null) current.counts.push(1)
@@ -283,7 +293,7 @@ class PgConnection {
   gatherIfStreaming (bytes) {
     const cycle = this.cycle
     if (!this.gathers || this.gathering || cycle === null || cycle.batchRows === 0 || this.closed) return
-    const answered = cycle.counts === null ? cycle.ok : cycle.counts.length
+    const answered = answeredOf(cycle)
     if (answered === 0) return
     const now = this.now()
     if (cycle.firstReadAt === null) {
@@ -313,6 +323,7 @@ class PgConnection {
     if (this.closed) return Promise.reject(new PgConnectionError(`${this.address} closed the connection`, 'ECLOSED'))
     return new Promise((resolve, reject) => {
       const cycle = { resolve, reject, startup, batch, fields: [], rows: [], commands: [], ok: 0, counts: null,
+        bound: 0,
         error: null, sent: false, bytes: 0, timer: null, batchRows: batch ? rows : 0, firstReadAt: null,
         firstAnswered: 0, lastReadAt: null, lastAnswered: 0 }
       this.cycle = cycle
@@ -352,7 +363,7 @@ class PgConnection {
         return this.fail(new PgConnectionError(`${this.address} asks for SASL authentication, which this ` +
           'tool does not speak', 'EAUTH'))
       case 'parameterStatus':
-        this.parameters[message.parameterName] = message.parameterValue
+        // Nothing the tool reads: kept, a server sending new names would grow the connection without bound.
         return
       case 'rowDescription':
         cycle.fields = message.fields.map((f) => f.name)
@@ -374,6 +385,11 @@ class PgConnection {
         if (message.severity === 'FATAL') this.settle((c) => c.reject(cycle.error))
         return
       case 'readyForQuery':
+        if (cycle.batch && !cycle.error && answeredOf(cycle) < cycle.batchRows) {
+          // The rows not answered are in doubt: a later answer would belong to no cycle of ours.
+          return this.fail(outOfStep(this, `a ReadyForQuery after ${answeredOf(cycle)} of the batch's ` +
+            `${cycle.batchRows} rows were answered`))
+        }
         return this.settle((c) => (c.startup && c.error ? c.reject(c.error) : c.resolve(c)))
     }
   }
@@ -388,7 +404,7 @@ class PgConnection {
 
   fail (error) {
     const cycle = this.cycle
-    if (!cycle) return
+    if (!cycle) return this.drop()
     this.cycle = null
     clearTimeout(cycle.timer)
     // Sent and unanswered: what it carried may have been written.
@@ -511,6 +527,25 @@ class PgError extends Error {
     this.code = code
     this.severity = severity
   }
+}
+
+/** The rows of a batch cycle answered so far. */
+function answeredOf (cycle) {
+  return cycle.counts === null ? cycle.ok : cycle.counts.length
+}
+
+/** A message while no cycle of this connection is in flight: a late or doubled answer. */
+function unasked (connection, type) {
+  const name = JSON.stringify(String.fromCharCode(type))
+  return new PgConnectionError(`${connection.address} sent a message (type ${name}) ` +
+    'while no request of this connection was in flight: an answer to nothing asked; the connection is given up',
+  'EPROTOCOL', true)
+}
+
+/** A batch's answer out of the order CrateDB answers one: the connection is given up, unanswered rows in doubt. */
+function outOfStep (connection, what) {
+  return new PgConnectionError(`${connection.address} sent ${what}: not the PostgreSQL protocol as CrateDB speaks ` +
+    'it; the connection is given up, the rows not answered in doubt', 'EPROTOCOL', true)
 }
 
 /** No answer: the connection could not be made, or was lost (`sent`: the cycle may have reached the server). */

@@ -191,3 +191,62 @@ test('a message split into many chunks is held, not copied again for each: 8 MB 
   assert.deepEqual(rows, ['notice'])
   assert.equal(copies, 1, 'the message put together once, when complete')
 })
+
+// Issue 49: answers that belong to no cycle. A late CommandComplete and ReadyForQuery once completed the next batch
+// on that connection (its rows counted failed); now the connection is given up and the rows not answered are in doubt.
+const delayLaterBulks = { fault: ({ number, bulk }) => (bulk && number > 1 ? { delayMs: 150 } : undefined) }
+
+test('a stray CommandComplete and ReadyForQuery after a whole answer: the next batch in doubt, never failed',
+  async (t) => {
+    const firstOnly = (what) => ({ cycle }) => (cycle === 1 ? what : undefined)
+    const { client, pg, double } = await hostile(t, { fault: firstOnly({ strayAfterMs: 30 }) },
+      { ...delayLaterBulks, keepRows: true })
+    const pool = client({ maxSockets: 1 })
+    assert.deepEqual(await pool.post(bulk(10)), { allRowsOk: 10 })
+    // The next batch is in flight on the same connection when the stray messages arrive.
+    const lost = (await timed(pool.post(bulk(10)))).error
+    assert.ok(lost instanceof TransportError && lost.sent === true, String(lost))
+    assert.equal(lost.code, 'EPROTOCOL')
+    assert.match(lost.message, /a CommandComplete beyond the 0 rows bound so far: .*the rows not answered in doubt/)
+    assert.ok(!lost.answered || (lost.answered.ok === 0 && lost.answered.failed === 0), JSON.stringify(lost.answered))
+    // A fresh connection after it: its batch counted whole.
+    assert.deepEqual(await pool.post(bulk(10)), { allRowsOk: 10 })
+    assert.ok(pg.connections >= 2)
+    assert.equal(double.rows.length, 30, 'the double stored every row: the lost batch\'s rows were in doubt, not failed')
+  })
+
+test('a stray ReadyForQuery while the connection is idle gives the connection up; the next batch runs on a new one',
+  async (t) => {
+    const { client, pg } = await hostile(t, { fault: ({ cycle }) => (cycle === 1 ? { strayAfterMs: 10 } : undefined) })
+    const pool = client({ maxSockets: 1 })
+    assert.deepEqual(await pool.post(bulk(10)), { allRowsOk: 10 })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.deepEqual(await pool.post(bulk(10)), { allRowsOk: 10 })
+    assert.equal(pg.connections, 2, 'the connection that answered nothing asked was not used again')
+  })
+
+test('a ReadyForQuery after half the rows, the rest later: those answered stand, the rest in doubt, none failed',
+  async (t) => {
+    const early = { readyAfterRows: 5, restAfterMs: 30 }
+    const { client, pg } = await hostile(t, { fault: ({ cycle }) => (cycle === 1 ? early : undefined) })
+    const pool = client({ maxSockets: 1 })
+    const lost = (await timed(pool.post(bulk(10)))).error
+    assert.ok(lost instanceof TransportError && lost.sent === true, String(lost))
+    assert.equal(lost.code, 'EPROTOCOL')
+    assert.match(lost.message, /a ReadyForQuery after 5 of the batch's 10 rows were answered/)
+    assert.deepEqual(lost.answered, { ok: 5, failed: 0, failures: [] })
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    assert.deepEqual(await pool.post(bulk(10)), { allRowsOk: 10 }, 'the late rest is no one\'s')
+    assert.equal(pg.connections, 2)
+  })
+
+test('ParameterStatus of a new name with every answer: nothing of it is kept on the connection', async (t) => {
+  const { client } = await hostile(t, { parameterFlood: true })
+  const pool = client({ maxSockets: 1 })
+  for (let i = 0; i < 200; i++) await pool.sql('SELECT 1')
+  const [connection] = pool.open
+  const kept = Object.values(connection).filter((v) => v && typeof v === 'object' && !Buffer.isBuffer(v))
+    .some((v) => Object.keys(v).some((k) => k.startsWith('flood_')))
+  assert.equal(kept, false, 'the flood\'s parameters are not stored')
+  assert.equal(pool.open.size, 1, 'and the connection serves on')
+})

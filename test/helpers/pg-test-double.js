@@ -13,7 +13,10 @@
 // speaks TLS with that key and certificate, `sslAnswer: 'silent'` never answers it; `startup({ connection })` may
 // return 'silent' (the startup never answered) or bytes written instead of the welcome; a cycle's fault may also be
 // { raw } (those bytes instead of the answer), { fatalAfterRows } (the rows stored, the first k answered, then a
-// FATAL and the connection closed) or 'endless' (DataRows without end). Passwords that arrive outside TLS are kept in
+// FATAL and the connection closed), 'endless' (DataRows without end), { strayAfterMs } (the whole answer, then that
+// much later a CommandComplete and a ReadyForQuery that answer nothing) or { readyAfterRows, restAfterMs } (a
+// ReadyForQuery after the first k rows' answers, the rest and another ReadyForQuery later); `parameterFlood` sends a
+// ParameterStatus of a new name with every answer. Passwords that arrive outside TLS are kept in
 // front.cleartextPasswords. `rowByRow` answers a cycle as CrateDB flushes a batch's answer (15): each row's answer
 // written on its own, at the capture's pace (test/helpers/pg-row-answers.js).
 // Not emulated: a pipeline mixing a batch with a statement that fails to parse (12) stores nothing on CrateDB; the
@@ -35,7 +38,7 @@ const PARAMETERS = [['crate_version', '6.4.3'], ['server_version', '14.0'], ['se
 
 /** Starts the pgwire listener of `double`; resolves with { port, connections, close }. */
 function startPgFront (double, { auth = null, fault = null, tls: secure = null, sslAnswer = null,
-  startup = null, rowByRow = false } = {}) {
+  startup = null, rowByRow = false, parameterFlood = false } = {}) {
   const sockets = new Set()
   // cycles: the Executes of each cycle; parses: the statements parsed, by text.
   const front = { port: null, connections: 0, cycles: [], parses: new Map(), hanging: new Set(),
@@ -47,7 +50,7 @@ function startPgFront (double, { auth = null, fault = null, tls: secure = null, 
     front.connections++
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => {})
-    serve(socket, double, { auth, front, fault, secure, sslAnswer, startup, rowByRow,
+    serve(socket, double, { auth, front, fault, secure, sslAnswer, startup, rowByRow, parameterFlood,
       connection: front.connections })
   })
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
@@ -66,7 +69,8 @@ function startPgFront (double, { auth = null, fault = null, tls: secure = null, 
  * of answering.
  */
 function serve (socket, double, options) {
-  const { auth, front, fault, secure, sslAnswer, startup, connection, rowByRow, encrypted = false } = options
+  const { auth, front, fault, secure, sslAnswer, startup, connection, rowByRow, parameterFlood,
+    encrypted = false } = options
   let buffer = Buffer.alloc(0)
   let started = false
   let user = null
@@ -168,7 +172,24 @@ function serve (socket, double, options) {
               return
             }
             const ready = message('Z', Buffer.from('I'))
-            if (!rowByRow) return socket.write(Buffer.concat([...answers, ready]))
+            // A new parameter name with every answer, as a flood would send them.
+            const flood = parameterFlood ? [parameterStatus(`flood_${front.cycles.length}`, 'x'.repeat(64))] : []
+            if (what && what.strayAfterMs !== undefined) {
+              // The whole answer, then a CommandComplete and a ReadyForQuery that answer nothing.
+              socket.write(Buffer.concat([...answers, ready]))
+              setTimeout(() => socket.writable && socket.write(Buffer.concat([commandComplete('INSERT 0 1'), ready])),
+                what.strayAfterMs)
+              return
+            }
+            if (what && what.readyAfterRows !== undefined) {
+              // A ReadyForQuery after the first k rows' answers, the rest (and another ReadyForQuery) later.
+              const at = indexAfterRows(answers, what.readyAfterRows)
+              socket.write(Buffer.concat([...answers.slice(0, at), ready]))
+              setTimeout(() => socket.writable && socket.write(Buffer.concat([...answers.slice(at), ready])),
+                what.restAfterMs ?? 30)
+              return
+            }
+            if (!rowByRow) return socket.write(Buffer.concat([...flood, ...answers, ready]))
             // As CrateDB flushes a batch's answer (15): each row's on its own, at the capture's pace.
             const rows = answers.filter((a) => a[0] === 0x43).length
             flusher.add(socket, rowPieces(answers, ready), usPerRow(rows))
@@ -193,6 +214,18 @@ function serve (socket, double, options) {
     }
   })
 }
+
+/** The index in a cycle's answers just after the k-th row's CommandComplete. */
+function indexAfterRows (answers, k) {
+  let seen = 0
+  for (let i = 0; i < answers.length; i++) {
+    if (answers[i][0] === 0x43 && ++seen === k) return i + 1
+  }
+  return answers.length
+}
+
+const commandComplete = (text) => message('C', Buffer.from(`${text}\0`))
+const parameterStatus = (name, value) => message('S', Buffer.from(`${name}\0${value}\0`))
 
 /** A RowDescription, then DataRows as fast as the client reads, until it goes. */
 function endlessRows (socket) {
