@@ -17,7 +17,7 @@ const ALLOWED = {
   reports: ['base', 'data', 'cluster', 'fleet', 'results', 'workloads', 'cli'],
   run: ['base', 'data', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli', 'ui'],
   ui: ['base', 'data', 'results', 'reports'],
-  sweep: ['base', 'reports', 'cli'],
+  sweep: ['base', 'workloads', 'reports', 'cli'],
   launch: ['base', 'data', 'results', 'workloads', 'reports', 'cli', 'ui']
 }
 const LIB = path.join(__dirname, '..', 'lib')

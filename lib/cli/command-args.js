@@ -1,6 +1,7 @@
 'use strict'
 
 const { UsageError } = require('../base/errors')
+const { unknownOptionMessage } = require('./suggest')
 
 /**
  * The one parser style of every command: yargs, started here so that each command parses the same way. Options are
@@ -10,7 +11,7 @@ const { UsageError } = require('../base/errors')
  * are off because each command writes its own usage; every problem throws a UsageError (exit 2).
  * The caller declares its options and calls parseSync().
  */
-function commandParser (argv, { passThrough = false } = {}) {
+function commandParser (argv, { passThrough = false, benchmarkAfterDash = false } = {}) {
   const parser = require('yargs/yargs')(argv)
     .parserConfiguration({
       'unknown-options-as-args': passThrough,
@@ -22,18 +23,19 @@ function commandParser (argv, { passThrough = false } = {}) {
     .help(false)
     .option('help', { alias: 'h', type: 'boolean', describe: 'show this help' })
     .fail((message, error) => {
-      throw new UsageError(inOurWords(message || (error && error.message)))
+      const known = Object.keys(parser.getOptions().key)
+      throw new UsageError(inOurWords(message || (error && error.message), known, benchmarkAfterDash))
     })
   return passThrough ? parser : parser.strictOptions()
 }
 
-/** yargs' messages in the words of the rest of the tool, naming the flag as the user typed it. */
-function inOurWords (message) {
+/**
+ * yargs' messages in the words of the rest of the tool, naming the flag as the user typed it and the declared one it
+ * most likely meant; a command that passes benchmark options on after `--` says so.
+ */
+function inOurWords (message, known, afterDash) {
   const unknown = /^Unknown arguments?: (.+)$/.exec(message)
-  if (unknown) {
-    const first = unknown[1].split(', ')[0]
-    return `unknown option ${first.length === 1 ? '-' : '--'}${first} (see --help)`
-  }
+  if (unknown) return unknownOptionMessage(unknown[1].split(', ')[0], known, { afterDash })
   const noValue = /^Not enough arguments following: (.+)$/.exec(message)
   if (noValue) return `--${noValue[1]} needs a value`
   const missing = /^Missing required arguments?: (.+)$/.exec(message)

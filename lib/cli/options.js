@@ -8,6 +8,7 @@ const { writableFile } = require('../base/files')
 const { parseTableName } = require('../data/schema')
 const { parseStages, parseRateText } = require('../data/load-profile')
 const { connectionFromArgs } = require('../cluster/connection')
+const { unknownOptionMessage } = require('./suggest')
 const { parseThreshold, requireKnownLabels, requireRateForAchieved } = require('../results/thresholds')
 const { parseRunId, parseGenerator } = require('../results/run-identity')
 const { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS } = require('./flags')
@@ -76,11 +77,26 @@ function requireFactor (value) {
   return factor
 }
 
+// Each worker is a Node.js process of about 60 MB; far more of them than CPUs measures the machine's scheduler, and
+// --processes 1e3 would take 60 GB before the first request.
+const PROCESSES_PER_CPU = 8
+const MIN_PROCESSES_CAP = 16
+
+function requireProcessesThisMachineRuns (processes, cpus = os.availableParallelism()) {
+  const cap = Math.max(MIN_PROCESSES_CAP, PROCESSES_PER_CPU * cpus)
+  if (processes > cap) {
+    const here = `${PROCESSES_PER_CPU} per CPU, ${cpus} CPU${cpus === 1 ? '' : 's'} here`
+    throw new UsageError(`--processes ${processes} is more than this machine runs well: at most ${cap} (${here}; ` +
+      'each worker process takes about 60 MB); spread a larger load over machines with crate-bench fleet')
+  }
+  return processes
+}
+
 function commonRunOptions (args, { defaultProcesses }) {
   const processes = args.processes ?? defaultProcesses
   const stages = parseStagesOption(args)
   return {
-    processes: requirePositiveInteger(processes, 'processes'),
+    processes: requireProcessesThisMachineRuns(requirePositiveInteger(processes, 'processes')),
     concurrentRequests: requireConcurrency(args.concurrent_requests, 'concurrent_requests'),
     durationMs: stages ? stages.reduce((sum, stage) => sum + stage.durationMs, 0)
       : args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
@@ -163,6 +179,8 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
         if (options.length === 0) {
           throw new UsageError(`unexpected argument '${names[0]}' (options start with --; see --help)`)
         }
+        const known = Object.keys(parser.getOptions().key)
+        if (options.length === 1) throw new UsageError(unknownOptionMessage(options[0], known))
         throw new UsageError(`unknown option ${options.map((a) => `--${a}`).join(', ')} (see --help)`)
       }
       const choice = /Argument: (\w+), Given: "?([^"]*)"?, Choices: (.*)$/s.exec(message || '')

@@ -72,6 +72,7 @@ function loadQueryConfig (file, ctx) {
       throw new UsageError(`${where} has unknown key '${unknown[0]}' (allowed: name, query, ratio or weight, args)`)
     }
     if (typeof entry.query !== 'string' || !entry.query.trim()) throw new UsageError(`${where} has no query`)
+    requireKnownPlaceholders(entry.query, where)
     const key = shareKeyOf(entry, where)
     if (shareKey !== null && key !== shareKey) {
       throw new UsageError(`${where} has a ${key} where entry 1 has a ${shareKey}: give every entry the same one`)
@@ -116,6 +117,16 @@ const TABLE_REFERENCE = new RegExp(
   'gi'
 )
 const SYSTEM_SCHEMAS = /^"?(sys|information_schema|pg_catalog)"?\./i
+
+// A {word} outside quoted text: a placeholder. An object literal ({a = 1}) has more than a word between its braces.
+const PLACEHOLDER = /\{[A-Za-z_][A-Za-z0-9_]*\}/g
+
+/** A misspelt placeholder would reach CrateDB as a ParsingException; it is named here instead. */
+function requireKnownPlaceholders (query, where) {
+  const unquoted = query.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"/g, '')
+  const unknown = (unquoted.match(PLACEHOLDER) || []).find((p) => p !== TABLE_PLACEHOLDER)
+  if (unknown) throw new UsageError(`${where} has an unknown placeholder ${unknown} (known: ${TABLE_PLACEHOLDER})`)
+}
 
 /** The queries with {table} bound to `table` ({ sql, display } as parseTableName makes it). */
 function bindTable (queries, table) {

@@ -6,7 +6,26 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 
+const { UsageError } = require('../base/errors')
+
 const ROOT = path.join(__dirname, '..', '..')
+const WORKLOADS = { 'appClusterIngest.js': 'ingest', 'appClusterAnalytical.js': 'analytical' }
+
+/**
+ * The benchmark options of a study checked as the benchmark will check them, before the study makes its folder or
+ * runs anything: a typo after `--` is one line at once, not an error at the first cell.
+ */
+function checkBenchmarkOptions (app, args) {
+  // Loaded here: the option parser (yargs) only where a study starts.
+  const { parseOptions } = require('../cli/options')
+  const { loadWorkload } = require('../workloads')
+  try {
+    parseOptions(loadWorkload(WORKLOADS[app]), [...args, '--json'], process.env, { name: app })
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`the benchmark options after '--': ${error.message}`)
+    throw error
+  }
+}
 
 /**
  * `node app args`, stdout (the --json result) and stderr (its report) to files. It gets a process
@@ -33,4 +52,4 @@ function runBenchmark ({ app, args, resultFile, logFile, signals }) {
   })
 }
 
-module.exports = { runBenchmark }
+module.exports = { runBenchmark, checkBenchmarkOptions }

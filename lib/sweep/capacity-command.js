@@ -12,7 +12,7 @@ const { table } = require('../reports/text')
 const { fmt } = require('../base/format')
 const { judgeStep, searchCapacity } = require('./capacity')
 const { csvField } = require('./sweep')
-const { runBenchmark } = require('./benchmark-run')
+const { runBenchmark, checkBenchmarkOptions } = require('./benchmark-run')
 const { makeDirectories } = require('../base/files')
 const { commandParser } = require('../cli/command-args')
 const { parseSlo } = require('./slo')
@@ -24,7 +24,7 @@ function parseArgs (argv) {
   const dash = argv.indexOf('--')
   const own = dash >= 0 ? argv.slice(0, dash) : argv
   const benchmark = dash >= 0 ? argv.slice(dash + 1) : []
-  const parser = commandParser(own)
+  const parser = commandParser(own, { benchmarkAfterDash: true })
     .scriptName('find-capacity.sh')
     .usage(
       'Usage: scripts/find-capacity.sh --slo p99=200ms [options] -- <benchmark options>\n\nThe highest --rate the ' +
@@ -109,6 +109,9 @@ function parseArgs (argv) {
   if (!Number.isSafeInteger(args.max_steps)) {
     throw new UsageError(`--max_steps must be a whole number (got '${args.max_steps}')`)
   }
+  // The first step's options, checked before anything is made.
+  checkBenchmarkOptions(APPS[args.workload], [...benchmark, '--rate', String(args.start ?? 1), '--duration',
+    args.duration, '--warmup', args.warmup, ...(args.ingest_rate ? ['--ingest_rate', String(args.ingest_rate)] : [])])
   return {
     sloP99Ms,
     workload: args.workload,

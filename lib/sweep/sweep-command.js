@@ -14,6 +14,7 @@ const { saturationReason } = require('./sweep')
 const { runBenchmark } = require('./benchmark-run')
 const { runsCommand, lastErrorOf } = require('./runs-command')
 const { commandParser } = require('../cli/command-args')
+const { unknownOptionMessage } = require('../cli/suggest')
 
 const RAMP_ONLY = ['min_gain', 'max_failure_pct', 'max_shortfall_pct']
 
@@ -90,7 +91,7 @@ function parseArgs (def, argv) {
   if (stray.length > 0) {
     throw usageError(
       stray[0].startsWith('-')
-        ? `unknown option '${stray[0]}' (benchmark options go after '--'; see --help)`
+        ? unknownOptionMessage(stray[0].replace(/^-+/, '').split('=')[0], names, { afterDash: true })
         : `unexpected argument '${stray[0]}' (benchmark options go after '--'; see --help)`
     )
   }

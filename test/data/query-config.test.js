@@ -40,7 +40,9 @@ test('bad files are usage errors that say what is wrong', (t) => {
     ['- {query: SELECT 1}\n', /entry 1 has no ratio or weight/],
     ['- {query: SELECT 1, weight: 2}\n- {query: SELECT 2, ratio: 0.5}\n', /entry 2 has a ratio where entry 1 has a weight/],
     ['- {query: SELECT 1, weight: -2}\n', /entry 1: weight must be a positive number \(got -2\)/],
-    ['{query: SELECT 1}\n', /must be a non-empty list/]
+    ['{query: SELECT 1}\n', /must be a non-empty list/],
+    // Issue 49: a misspelt placeholder named here, not as CrateDB's ParsingException.
+    ['- {query: "SELECT count(*) FROM {tabel}", ratio: 1}\n', /entry 1 has an unknown placeholder \{tabel\} \(known: \{table\}\)/]
   ]) {
     const p = text === null ? path.join(tempDir(t), 'missing.yml') : file(t, text)
     assert.throws(() => load(p), (e) => e instanceof UsageError && pattern.test(e.message), text)

@@ -75,6 +75,10 @@ function cases (t, double, port) {
     ['--queries_config /dev/zero', 'appClusterAnalytical.js', ['--queries_config', '/dev/zero'], env(), 2, /--queries_config '\/dev\/zero' is not a regular file/],
     ['--queries_config a directory', 'appClusterAnalytical.js', ['--queries_config', '/tmp'], env(), 2, /is not a regular file/],
     ['a query name with an escape sequence that fails validation', 'appClusterAnalytical.js', ['--queries_config', mix('- {name: "red\\e[31m", query: "SELECT * FROM doc.none", ratio: 1}\n')], env(), 3, /query 'red\\u001b\[31m' failed validation: RelationUnknown/],
+    // Issue 49: what a new user tripped on.
+    ['--processes 1e3', 'appClusterIngest.js', ['--processes', '1e3'], env(), 2, /--processes 1000 is more than this machine runs well: at most \d+ \(8 per CPU, \d+ CPUs? here; each worker process takes about 60 MB\)/],
+    ['--batchsize', 'appClusterIngest.js', ['--batchsize', '5'], env(), 2, /unknown option --batchsize \(did you mean --batch_size\? see --help\)$/],
+    ['a misspelt {tabel}', 'appClusterAnalytical.js', ['--queries_config', mix('- {query: "SELECT 1 FROM {tabel}", ratio: 1}\n')], env(), 2, /unknown placeholder \{tabel\} \(known: \{table\}\)/],
     ['a validation error over several lines', 'appClusterAnalytical.js', ['--queries_config', mix('- {name: multi, query: "SELECT 42", ratio: 1}\n')], env(), 3, /query 'multi' failed validation: SQLParseException\[line one line two\]/]
   ]
 }

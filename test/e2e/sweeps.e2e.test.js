@@ -142,7 +142,7 @@ test('a benchmark that cannot run stops the sweep with its error and exit code',
 test('bad sweep options: one line, exit 2, before any run', async () => {
   for (const [args, message] of [
     [['--values', ''], /--values is empty/],
-    [['--nonsense'], /unknown option '--nonsense' \(benchmark options go after '--'; see --help\)/],
+    [['--nonsense'], /unknown option --nonsense \(benchmark options go after '--'; see --help\)/],
     [['--plateau_pct', 'x'], /--plateau_pct must be a non-negative number, not 'x'/],
     [['--threshold', '10'], /--threshold is the benchmarks' pass\/fail check: give it after '--' to judge every run; the sweet spot's gain is --plateau_pct PCT/],
     [['--values', '1;rm'], /'1;rm' is not a value for --batch_size/],

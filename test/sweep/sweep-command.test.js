@@ -75,7 +75,7 @@ test('options are checked before any run, in the words of the sweeps', () => {
     [def('query-saturation'), ['--step', 'rate', '--values', '10 0'], "'0' is not a value for --rate: give positive numbers"],
     [def('processes'), ['--min_gain', '3'], '--min_gain applies to ramps (find-query-saturation.sh) only'],
     [def('processes'), ['--', '--processes', '4'], '--processes is what this script sweeps: give its values with --values'],
-    [def('processes'), ['--bogus'], "unknown option '--bogus' (benchmark options go after '--'; see --help)"]
+    [def('processes'), ['--bogus'], "unknown option --bogus (benchmark options go after '--'; see --help)"]
   ]
   for (const [d, argv, message] of errors)
     assert.throws(

@@ -18,6 +18,10 @@ function figuresOf (result) {
     'p99.9 ms': { value: result.latency_ms && result.latency_ms.p999, higherIsBetter: false },
     [`${unit} failed`]: { value: result[`${unit}_failed`] + (result[`${unit}_in_doubt`] || 0), higherIsBetter: false }
   }
+  // What the client spent per unit: the figure a comparison of HTTP and the PostgreSQL protocol is about.
+  const per = unit === 'rows' ? 'row' : 'query'
+  const cpu = result.client && result.client[`cpu_us_per_${per}`]
+  if (typeof cpu === 'number') figures[`client CPU µs/${per}`] = { value: cpu, higherIsBetter: false }
   for (const q of result.queries || []) {
     figures[`${q.name}: queries/s`] = { value: q.queries_per_sec, higherIsBetter: true }
     figures[`${q.name}: p99 ms`] = { value: q.latency_ms && q.latency_ms.p99, higherIsBetter: false }

@@ -10,7 +10,7 @@ const { EXIT, UsageError, FatalError, errorText } = require('../../base/errors')
 const { redact } = require('../../base/secrets')
 const { visible, fmt } = require('../../base/format')
 const { commandParser } = require('../../cli/command-args')
-const { runBenchmark } = require('../benchmark-run')
+const { runBenchmark, checkBenchmarkOptions } = require('../benchmark-run')
 const { runsCommand, lastErrorOf } = require('../runs-command')
 const { parseSlo } = require('../slo')
 const { parseVary, cellsOf, runsLeft, flagsOf, timeLeftS, DIMENSIONS } = require('./plan')
@@ -65,7 +65,7 @@ function parseArgs (argv) {
   const own = dash >= 0 ? argv.slice(0, dash) : argv
   const fixed = dash >= 0 ? argv.slice(dash + 1) : []
   const text = { type: 'string', requiresArg: true }
-  const parsed = commandParser(own)
+  const parsed = commandParser(own, { benchmarkAfterDash: true })
     .options({ vary: text, workload: text, repeat: text, slo: text, plateau_pct: text, out: text })
     .parseSync()
   if (parsed.help) return { help: true }
@@ -89,6 +89,7 @@ function parseArgs (argv) {
     const varied = vary.find((d) => flag === `--${d.name}`)
     if (varied) throw new UsageError(`--${varied.name} is a dimension of the grid: give its values with --vary`)
   }
+  checkBenchmarkOptions(APPS[workload], [...fixed, ...flagsOf(cellsOf(vary)[0].settings)])
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')
   return {
     vary,

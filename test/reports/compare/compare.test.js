@@ -69,6 +69,12 @@ test('a comparison says what it compared; options that follow from --protocol ar
   assert.deepEqual(c.option_differences.map((d) => d.option), ['protocol'])
   assert.equal(sidesText(c.sides), 'base: http-1.json (run r-http, 2026-11-26 10:00 UTC)\n' +
     'new: pg-1.json (run r-pg, 2026-11-26 10:05 UTC)\n')
+  // Issue 49: the client's CPU per row, the figure an HTTP against pg comparison is about, compared too.
+  const withCpu = (result, us) => ({ ...result, client: { cpu_us_per_row: us } })
+  const cpu = compareRuns([withCpu(httpRun, 0.8)], [withCpu(pgRun, 1.6)]).figures.find((f) => f.figure === 'client CPU µs/row')
+  assert.ok(cpu, 'client CPU µs/row is a figure')
+  assert.equal(cpu.change_pct, 100)
+  assert.equal(cpu.verdict, 'worse, not judged')
 })
 
 test('the words of a comparison: runs counted right, a change from 0 named, no bare "-%"', () => {

@@ -118,13 +118,19 @@ test('bad options: one line each, exit 2', async (t) => {
     [[...VARY, '--plateau_pct', 'x', '--out', out], /--plateau_pct must be a percentage/],
     [[...VARY, '--out', out, '--', '--batch_size', '5'], /--batch_size is a dimension of the grid: give its values with --vary/],
     [[...VARY, '--out', out, '--', '--json'], /--json is added by the grid; leave it out/],
-    [[...VARY, 'stray', '--out', out], /unexpected argument 'stray'/]
+    [[...VARY, 'stray', '--out', out], /unexpected argument 'stray'/],
+    // Issue 49: a benchmark option before '--' says where it goes; a typo after it is found before anything runs.
+    [[...VARY, '--duration', '5s', '--out', out], /unknown option --duration \(benchmark options go after '--'; see --help\)/],
+    [[...VARY, '--out', out, '--', '--duraton', '5s'], /the benchmark options after '--': unknown option --duraton \(did you mean --duration\? see --help\)/]
   ]) {
-    const run = await grid(argv, fakeGridBenchmark())
+    const bench = fakeGridBenchmark()
+    const run = await grid(argv, bench)
     assert.equal(run.code, 2, argv.join(' '))
     assert.match(run.stderr, message)
     assert.equal(run.stderr.trim().split('\n').length, 1)
+    assert.equal(bench.calls.length, 0, 'nothing ran')
   }
+  assert.deepEqual(fs.readdirSync(out), [], 'no grid folder content was made')
 })
 
 test('a benchmark that cannot run stops the grid with exit 3 and keeps the cells done; Ctrl-C stops with exit 4', async (t) => {
