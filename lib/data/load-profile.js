@@ -206,6 +206,12 @@ class LoadProfile {
     return i < 0 ? 0 : this.segments[i].startMs
   }
 
+  /** Whether the segment in force at t began with a change of the rate while the run went (steered). */
+  steeredAt (tMs) {
+    const i = this.indexAt(tMs)
+    return i >= 0 && this.segments[i].steered === true
+  }
+
   /** Units due from the start to t (the integral of the rate). */
   unitsBy (tMs) {
     if (tMs <= 0) return 0
@@ -271,7 +277,8 @@ class LoadProfile {
     }
     const last = segments[kept - 1]
     unitsBefore.push(last ? unitsBefore[kept - 1] + segmentUnits(last, last.durationMs) : 0)
-    segments.push({ startMs: atMs, durationMs: Math.max(0, untilMs - atMs), from: rate, to: rate })
+    // Marked as steered: a backlog left at its start was withdrawn by whoever changed the rate (lib/run/engine.js).
+    segments.push({ startMs: atMs, durationMs: Math.max(0, untilMs - atMs), from: rate, to: rate, steered: true })
     return new LoadProfile(segments, unitsBefore)
   }
 

@@ -63,6 +63,10 @@ function renderReport (workload, result) {
       ['dropped requests (due, never sent before the end or their stage)',
         `${fmt(result.rate.dropped_requests ?? 0)} (${fmt(result.rate.dropped_units ?? 0)} ${unit})`]
     )
+    if (result.rate.withdrawn_requests > 0) {
+      summary.push(['withdrawn requests (due at a rate changed before they went out; not in the target)',
+        `${fmt(result.rate.withdrawn_requests)} (${fmt(result.rate.withdrawn_units)} ${unit})`])
+    }
   }
   summary.push(
     ...(result.rate ? [] : [[`${unit}/s`, fmt(result[`${unit}_per_sec`])]]),

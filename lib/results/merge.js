@@ -336,6 +336,8 @@ function mergedRate (results, ok, seconds) {
     late_requests: results.reduce((t, r) => t + r.rate.late_requests, 0),
     dropped_requests: results.reduce((t, r) => t + (r.rate.dropped_requests || 0), 0),
     dropped_units: results.reduce((t, r) => t + (r.rate.dropped_units || 0), 0),
+    withdrawn_requests: results.reduce((t, r) => t + (r.rate.withdrawn_requests || 0), 0),
+    withdrawn_units: results.reduce((t, r) => t + (r.rate.withdrawn_units || 0), 0),
     latency_from: 'scheduled start'
   }
 }

@@ -102,6 +102,9 @@ function rateOf (options, totals, achieved, targetPerSec) {
     // What the timetable held before --duration ended and never went out: load the cluster was never offered.
     dropped_requests: totals.droppedRequests || 0,
     dropped_units: totals.droppedUnits || 0,
+    // Due at a rate that was changed again before they could go out: the steering's, not in the target judged.
+    withdrawn_requests: totals.withdrawnRequests || 0,
+    withdrawn_units: totals.withdrawnUnits || 0,
     latency_from: 'scheduled start'
   }
 }

@@ -108,6 +108,8 @@ class Recorder {
     this.lateRequests = 0
     this.droppedRequests = 0
     this.droppedUnits = 0
+    this.withdrawnRequests = 0
+    this.withdrawnUnits = 0
     this.events = []
     this.periodStartedAt = this.now()
     // Series handed over and emptied, for the next period's labels: two histograms of 94 KB each a label a second
@@ -155,6 +157,12 @@ class Recorder {
   dropped (requests, units) {
     this.droppedRequests += requests
     this.droppedUnits += units
+  }
+
+  /** Requests due at a rate that was changed before they could go out: withdrawn by the change. */
+  withdrawn (requests, units) {
+    this.withdrawnRequests += requests
+    this.withdrawnUnits += units
   }
 
   /**
@@ -217,6 +225,8 @@ class Recorder {
       lateRequests: this.lateRequests,
       droppedRequests: this.droppedRequests,
       droppedUnits: this.droppedUnits,
+      withdrawnRequests: this.withdrawnRequests,
+      withdrawnUnits: this.withdrawnUnits,
       events: this.events,
       // The period this delta covers and when it ended, so a live rate can be exact however the
       // deltas arrive, and the timeline can place each one in its interval.
@@ -232,6 +242,8 @@ class Recorder {
     this.lateRequests = 0
     this.droppedRequests = 0
     this.droppedUnits = 0
+    this.withdrawnRequests = 0
+    this.withdrawnUnits = 0
     this.events = []
     this.warmup = emptyWarmup()
     return delta
@@ -255,6 +267,8 @@ class Totals {
     this.lateRequests = 0
     this.droppedRequests = 0
     this.droppedUnits = 0
+    this.withdrawnRequests = 0
+    this.withdrawnUnits = 0
     this.warmup = emptyWarmup()
   }
 
@@ -283,6 +297,8 @@ class Totals {
     this.lateRequests += delta.lateRequests || 0
     this.droppedRequests += delta.droppedRequests || 0
     this.droppedUnits += delta.droppedUnits || 0
+    this.withdrawnRequests += delta.withdrawnRequests || 0
+    this.withdrawnUnits += delta.withdrawnUnits || 0
   }
 
   /** The measurement window: first request sent to last answer received, in seconds. */

@@ -177,11 +177,14 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
     }
     if (control.stopped) break
     if (timetable.version !== version) continue
-    // A stage that ended (or a rate changed) while its units waited for a slot: they are not its load any more.
+    // A stage that ended (or a rate changed) while its units waited for a slot: they are not its load any more. A
+    // planned stage's backlog is load the run could not offer (dropped); one a change of the rate left behind was
+    // withdrawn by whoever changed it (a rate typed by mistake for a moment), not the cluster's shortfall.
     const backlog = timetable.backlogDueBefore(clock.now(), unitsScheduled, unitsPerRequest)
     if (backlog.requests > 0 && scheduledAt < backlog.before) {
       unitsScheduled += backlog.requests * unitsPerRequest
-      recorder.dropped(backlog.requests, backlog.requests * unitsPerRequest)
+      if (backlog.steered) recorder.withdrawn(backlog.requests, backlog.requests * unitsPerRequest)
+      else recorder.dropped(backlog.requests, backlog.requests * unitsPerRequest)
       continue
     }
     // A request that waited for a slot past the deadline is not sent: the run is over.

@@ -173,7 +173,12 @@ function targetOf (g, load, outcome, stoppedAt) {
   const changed = load.steering.changed(g.role)
   if (!profile || (!g.options.stages && !changed)) return undefined
   const end = stoppedAt ?? load.steering.deadline ?? outcome.totals.lastAnsweredAt
-  return end > load.startAt ? profile.meanRate(0, end - load.startAt) : undefined
+  if (!(end > load.startAt)) return undefined
+  // What was asked and held: a backlog a change of the rate withdrew (a rate typed by mistake for a moment) was never
+  // the cluster's to serve.
+  const seconds = (end - load.startAt) / 1000
+  const withdrawn = outcome.totals.withdrawnUnits || 0
+  return Math.max(0, profile.meanRate(0, end - load.startAt) - withdrawn / seconds)
 }
 
 /** Where event times count from: the start of the load, or of the run when no load started. */

@@ -94,6 +94,8 @@ class Steering extends EventEmitter {
     const close = t - (last.last_at_s ?? last.at_s) * 1000 < COALESCE_MS
     if (!close && this.events.length < MAX_EVENTS) return null
     last.changes = (last.changes ?? 1) + 1
+    // The highest rate it passed through stays in it: a rate typed by mistake for a moment is not hidden by the next.
+    last.highest = Math.max(last.highest ?? Math.max(last.from, last.to), change.to)
     last.to = change.to
     last.last_at_s = round(t / 1000, 3)
     if (last.by !== change.by) last.by = 'api and page'
@@ -131,10 +133,14 @@ class Steering extends EventEmitter {
   }
 }
 
-/** "rate 100 -> 250 rows/s (api)", with how many changes it took when more than one. */
-function changeText (g, { from, to, by }, changes) {
+/**
+ * "rate 100 -> 250 rows/s (api)", with how many changes it took when more than one, and the highest rate they passed
+ * through when it was above both ends.
+ */
+function changeText (g, { from, to, by, highest }, changes) {
+  const peak = highest > Math.max(from, to) ? `, up to ${highest}` : ''
   return `${g.flag === 'stages' ? 'rate' : g.flag} ${from} -> ${to} ${g.unit}/s (${by}` +
-    `${changes > 1 ? `, ${changes} changes until ${to}` : ''})`
+    `${changes > 1 ? `, ${changes} changes until ${to}${peak}` : ''})`
 }
 
 /** The open model's target of a group: --stages or --rate (--ingest_rate is the companion's --rate); null: closed. */

@@ -37,12 +37,14 @@ function createTimetable ({
     },
     /**
      * The requests still to send at `now` that were due before the stage (or rate) in force at `now` began: dropped,
-     * as the load of a stage that is over. { requests, before } (before: the stage's start).
+     * as the load of a stage that is over. { requests, before, steered } (before: the stage's start; steered: it
+     * began with a change of the rate while the run went, so the backlog was withdrawn by the change, not dropped).
      */
     backlogDueBefore: (now, unitsBefore, unitsPerRequest) => {
       const before = startAt + current.segmentStartAt(now - startAt)
       const units = current.unitsBy(before - startAt) - offsetUnits - unitsBefore
-      return { requests: units > 0 ? Math.ceil(units / unitsPerRequest - 1e-9) : 0, before }
+      return { requests: units > 0 ? Math.ceil(units / unitsPerRequest - 1e-9) : 0, before,
+        steered: current.steeredAt(now - startAt) }
     },
     steer (at, unitsPerSecond) {
       current = current.steered(Math.max(0, at - startAt), unitsPerSecond, endMs - startAt)

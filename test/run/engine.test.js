@@ -464,7 +464,7 @@ test('steer: the rate changes at the instant given, what was due before keeps it
   assert.deepEqual(at, [0, 1000, 1325, 1425, 1525, 1625, 1725, 1825, 1925])
 })
 
-test('steer down after a burst the server could not take: the backlog is dropped, the new rate holds from then on',
+test('steer down after a burst the server could not take: the backlog is withdrawn, the new rate holds from then on',
   async () => {
     const clock = new FakeClock()
     // One slot, answers take 50 ms; 10-unit requests at 10,000 units/s (one due every ms) for 200 ms, then 100/s.
@@ -484,11 +484,39 @@ test('steer down after a burst the server could not take: the backlog is dropped
     assert.deepEqual(await done, stopReason('duration'))
     const at = client.sends.map((s) => Math.round(s.at - startAt))
     // 0, 50, 100, 150 at the burst's pace (one slot); from 200 on, one request every 100 ms: the 196 requests due in
-    // the burst and never sent are dropped, not sent back to back.
+    // the burst and never sent are withdrawn by the change, not sent back to back.
     assert.deepEqual(at, [0, 50, 100, 150, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100])
     const totals = totalsOf(recorder)
-    assert.equal(totals.droppedRequests, 196)
-    assert.equal(totals.droppedUnits, 1960)
+    // The change of the rate left them behind: the steering's, not load the cluster was offered and missed.
+    assert.equal(totals.withdrawnRequests, 196)
+    assert.equal(totals.withdrawnUnits, 1960)
+    assert.equal(totals.droppedRequests, 0)
+  })
+
+test('a rate typed by mistake for 26 ms (1e9, then 1,000): the backlog it made is withdrawn, nothing dropped',
+  async () => {
+    const clock = new FakeClock()
+    const client = fakeClient(clock, () => 5)
+    const startAt = clock.now()
+    const control = createControl()
+    const { recorder, done } = engine(clock, {
+      client,
+      control,
+      source: fakeSource(1_000_000),
+      concurrency: 2,
+      startAt,
+      deadline: startAt + 3000,
+      pace: workerPace({ rate: 2000, workerIndex: 0, workerCount: 1, unitsPerRequest: UNITS })
+    })
+    clock.sleep(1000).then(() => control.steer(startAt + 1000, 1e9))
+    clock.sleep(1026).then(() => control.steer(startAt + 1026, 1000))
+    assert.deepEqual(await done, stopReason('duration'))
+    const totals = totalsOf(recorder)
+    assert.ok(totals.withdrawnUnits > 20_000_000, `${totals.withdrawnUnits} units withdrawn`)
+    assert.equal(totals.droppedRequests, 0, 'nothing the cluster was offered and missed')
+    // After the change, 1,000 units/s: one 10-unit request every 10 ms.
+    const after = client.sends.map((s) => s.at - startAt).filter((t) => t >= 1100)
+    assert.ok(Math.abs(after.length - 190) <= 2, `${after.length} requests from 1.1 s to 3 s`)
   })
 
 test('stages: a stage the sender could not serve leaves no backlog to the next, a pause sends nothing', async () => {

@@ -110,3 +110,16 @@ test('changes within a second of each other are one event with their count; the 
     steering.stop('api')
     assert.equal(steering.events.at(-1).kind, 'user_stop', 'the stop is kept past the cap')
   })
+
+test('a rate typed by mistake and taken back within the second: one event that keeps the highest rate it passed through',
+  () => {
+    const { steering, clock } = steeringOf({ main: { rate: 2000 } })
+    clock.t = 5000
+    steering.setRate('main', 1e9)
+    clock.t = 5026
+    steering.setRate('main', 1000)
+    assert.equal(steering.events.length, 1)
+    const [event] = steering.events
+    assert.deepEqual([event.from, event.to, event.highest, event.changes], [2000, 1000, 1e9, 2])
+    assert.match(event.detail, /^rate 2000 -> 1000 queries\/s \(api, 2 changes until 1000, up to 1000000000\)$/)
+  })

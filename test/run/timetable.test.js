@@ -64,3 +64,13 @@ test('a steer moves what is due after it, keeps what was due before, and says it
   assert.equal(timetable.requestsDueBefore(2000, 0, 1), 110, '10 units at 10/s, then 100 at 100/s')
   assert.equal(timetable.scheduledAt(10 + 900 + 1), Infinity, 'nothing due after the end of the run')
 })
+
+test('a backlog left at a steered rate is the steering\'s; one left at a planned stage is not', () => {
+  const staged = createTimetable({ startAt: 0, ...workerPace({ stages: parseStages('1s:100,1s:10'), workerIndex: 0,
+    workerCount: 1, unitsPerRequest: 1 }) })
+  assert.deepEqual(staged.backlogDueBefore(1500, 20, 1), { requests: 80, before: 1000, steered: false })
+  const steered = createTimetable({ startAt: 0, ...workerPace({ rate: 100, workerIndex: 0, workerCount: 1,
+    unitsPerRequest: 1 }), endMs: 10_000 })
+  steered.steer(1000, 10)
+  assert.deepEqual(steered.backlogDueBefore(1500, 20, 1), { requests: 80, before: 1000, steered: true })
+})
