@@ -161,7 +161,9 @@ class FleetView {
         if (checked.error) return { ok: false, status: 400, error: checked.error }
         const from = (this.groups().find((g) => g.role === role) || {}).target_per_sec ?? null
         const share = checked.rate / this.members.length
-        const { took, missed, refused } = await this.toEach('/api/rate', { group: role, rate: share, by })
+        // A generator that cannot answer in time is told the change is void past then: the page's word stands.
+        const { took, missed, refused } = await this.toEach('/api/rate', { group: role, rate: share, by,
+          not_after: Date.now() + STEER_TIMEOUT_MS })
         if (took.length === 0) return refused
         const first = took[0].answer.event
         const detail = `${first.what} ${from} -> ${checked.rate} over ${this.members.length} generators (${by})` +

@@ -4,6 +4,7 @@ const http = require('node:http')
 const os = require('node:os')
 const crypto = require('node:crypto')
 const { UsageError } = require('../base/errors')
+const { round } = require('../base/format')
 
 // A tick a second: the page is never more than a second behind, and one snapshot serves every open page. npm run
 // bench ticks far faster (CRATE_BENCH_UI_TICK_MS, which users never set) to measure a tick's cost above the noise.
@@ -203,6 +204,12 @@ class LiveServer {
       }
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         return this.json(res, 400, { error: 'the body must be a JSON object' })
+      }
+      // A fleet page gives up on a generator's answer after a while and says the change was not taken there; a
+      // generator that was paused reads the request only when it resumes, and must not take it then.
+      if (Number.isFinite(body.not_after) && Date.now() > body.not_after) {
+        return this.json(res, 409, { error: `the change arrived ${round((Date.now() - body.not_after) / 1000, 1)} s ` +
+          'after its sender gave up waiting for it: not taken' })
       }
       const steering = this.steeringOf()
       if (!steering) return this.json(res, 409, { error: 'the load has not started yet' })

@@ -64,6 +64,12 @@ test('the rate goes to every generator as its share; a refusal is the fleet\'s a
   })
   const steering = view.steering()
   const changed = await steering.setRate('main', 800, 'page')
+  // Each change void past the time the page stops waiting for it (a paused generator must not take it later).
+  const before = Date.now()
+  for (const [, body] of posts) {
+    assert.ok(body.not_after >= before && body.not_after <= Date.now() + 2000, JSON.stringify(body))
+    delete body.not_after
+  }
   assert.deepEqual(posts, [['http://127.0.0.1:1/api/rate', { group: 'main', rate: 400, by: 'page' }],
     ['http://127.0.0.1:2/api/rate', { group: 'main', rate: 400, by: 'page' }]])
   assert.deepEqual([changed.ok, changed.event.from, changed.event.to], [true, 400, 800])

@@ -160,6 +160,13 @@ test('steering through the API: the rate reaches the workers, bad requests get 4
   })
   assert.equal(big.status, 413)
   assert.equal((await post(url, '/api/rate', [1])).status, 400)
+  // Issue 49: a change whose sender (the fleet page) gave up on it is void when it arrives late.
+  const late = await post(url, '/api/rate', { rate: 900, not_after: Date.now() - 5000 })
+  assert.equal(late.status, 409)
+  assert.match(late.body.error, /^the change arrived [\d.]+ s after its sender gave up waiting for it: not taken$/)
+  assert.deepEqual(told, [300], 'the late change never reached the workers')
+  assert.equal((await post(url, '/api/rate', { rate: 400, not_after: Date.now() + 60_000 })).status, 200)
+  assert.deepEqual(told, [300, 400])
   const stopped = await post(url, '/api/stop', {})
   assert.equal(stopped.status, 200)
   assert.equal(view.load.steering.stopped.by, 'api')
