@@ -334,6 +334,7 @@ function mergedRate (results, ok, seconds) {
     achieved_per_sec: achieved,
     achieved_pct: round((achieved / target) * 100, 1),
     late_requests: results.reduce((t, r) => t + r.rate.late_requests, 0),
+    request_max_ms: Math.max(0, ...results.map((r) => r.rate.request_max_ms || 0)),
     dropped_requests: results.reduce((t, r) => t + (r.rate.dropped_requests || 0), 0),
     dropped_units: results.reduce((t, r) => t + (r.rate.dropped_units || 0), 0),
     withdrawn_requests: results.reduce((t, r) => t + (r.rate.withdrawn_requests || 0), 0),

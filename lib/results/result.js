@@ -99,6 +99,8 @@ function rateOf (options, totals, achieved, targetPerSec) {
     achieved_per_sec: achieved,
     achieved_pct: round((achieved / target) * 100, 1),
     late_requests: totals.lateRequests,
+    // The slowest request's own time, send to answer: what --timeout bounds (the latency counts from the schedule).
+    request_max_ms: round((totals.maxOwnMicros || 0) / 1000, 3),
     // What the timetable held before --duration ended and never went out: load the cluster was never offered.
     dropped_requests: totals.droppedRequests || 0,
     dropped_units: totals.droppedUnits || 0,

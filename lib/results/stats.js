@@ -106,6 +106,7 @@ class Recorder {
     this.unitsSent = 0
     this.unitsInFlight = 0
     this.lateRequests = 0
+    this.maxOwnMicros = 0
     this.droppedRequests = 0
     this.droppedUnits = 0
     this.withdrawnRequests = 0
@@ -169,7 +170,8 @@ class Recorder {
    * One answered (or failed) request. `failures` lists error groups as {code,status,message,count,inDoubt};
    * `inDoubt` counts units whose answer was lost after they were sent.
    */
-  answered ({ label, units, ok, failed, inDoubt = 0, latencyMicros, serverMillis, requestFailed, failures, at }) {
+  answered ({ label, units, ok, failed, inDoubt = 0, latencyMicros, ownMicros = latencyMicros, serverMillis,
+    requestFailed, failures, at }) {
     if (this.warmupUntil !== null && at < this.warmupUntil) {
       this.warmup.requests++
       this.warmup.units += units
@@ -193,6 +195,7 @@ class Recorder {
     s.failed += failed
     s.inDoubt += inDoubt
     s.recordLatency(latencyMicros)
+    if (ownMicros > this.maxOwnMicros) this.maxOwnMicros = ownMicros
     if (typeof serverMillis === 'number' && Number.isFinite(serverMillis)) s.recordServer(serverMillis * 1000)
     if (failures) for (const f of failures) this.errors.add(f, f.count)
     this.unitsInFlight -= units
@@ -223,6 +226,7 @@ class Recorder {
       unitsSent: this.unitsSent,
       unitsInFlight: this.unitsInFlight,
       lateRequests: this.lateRequests,
+      maxOwnMicros: this.maxOwnMicros,
       droppedRequests: this.droppedRequests,
       droppedUnits: this.droppedUnits,
       withdrawnRequests: this.withdrawnRequests,
@@ -240,6 +244,7 @@ class Recorder {
     this.errors.clear()
     this.unitsSent = 0
     this.lateRequests = 0
+    this.maxOwnMicros = 0
     this.droppedRequests = 0
     this.droppedUnits = 0
     this.withdrawnRequests = 0
@@ -265,6 +270,7 @@ class Totals {
     this.lastAnsweredAt = null
     this.unitsSent = 0
     this.lateRequests = 0
+    this.maxOwnMicros = 0
     this.droppedRequests = 0
     this.droppedUnits = 0
     this.withdrawnRequests = 0
@@ -295,6 +301,7 @@ class Totals {
     }
     this.unitsSent += delta.unitsSent
     this.lateRequests += delta.lateRequests || 0
+    this.maxOwnMicros = Math.max(this.maxOwnMicros, delta.maxOwnMicros || 0)
     this.droppedRequests += delta.droppedRequests || 0
     this.droppedUnits += delta.droppedUnits || 0
     this.withdrawnRequests += delta.withdrawnRequests || 0

@@ -94,7 +94,7 @@ async function sleepUntil (at, control, clock, moved = () => false) {
 function requestExecutor ({ client, source, recorder, control, clock }) {
   let consecutiveTransportFailures = 0
   let consecutiveUnknownRelation = 0
-  return async function execute (request, latencyFrom) {
+  return async function execute (request, latencyFrom, sentAt = latencyFrom) {
     let outcome
     try {
       const answer = await client.post(request.body, { parse: source.parse, units: request.units })
@@ -130,6 +130,8 @@ function requestExecutor ({ client, source, recorder, control, clock }) {
       label: request.label,
       units: request.units,
       latencyMicros: (answeredAt - latencyFrom) * 1000,
+      // Its own time, send to answer: under --rate the latency counts from the schedule, --timeout from the send.
+      ownMicros: (answeredAt - sentAt) * 1000,
       at: answeredAt,
       ...outcome
     })
@@ -202,9 +204,10 @@ async function runOpen ({ source, concurrency, deadline, recorder, control, exec
     // The window of the open model starts at the first request's scheduled time: the load it
     // offered. A first request that goes out late must not make the achieved rate read high.
     // Sending ends with the last request that went out, when it went out.
-    recorder.sent(request.units, scheduledAt, clock.now())
+    const sentAt = clock.now()
+    recorder.sent(request.units, scheduledAt, sentAt)
     if (late) recorder.late()
-    const running = execute(request, scheduledAt).finally(() => {
+    const running = execute(request, scheduledAt, sentAt).finally(() => {
       inFlight.delete(running)
       if (slotFreed) {
         const wake = slotFreed

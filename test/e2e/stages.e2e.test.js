@@ -186,7 +186,7 @@ test('stopped through the API in stage 2: stage 2 judged on what ran, 3 and 4 no
     assert.match(run.stderr, /kept up with every stage that ran \(stopped at [\d.]+ s: 2 of 4 stages judged\)/)
   }))
 
-test('a rate raised far beyond what is sent, then lowered: the backlog is dropped, the lowered rate holds', () =>
+test('a rate raised far beyond what is sent, then lowered: the backlog is withdrawn, the lowered rate holds and is judged', () =>
   withCrateTestDouble({}, async (double) => {
     const run = await steered(double, ['--rate', '400', '--duration', '6s'], async (post) => {
       await sleep(1000)
@@ -196,8 +196,16 @@ test('a rate raised far beyond what is sent, then lowered: the backlog is droppe
     })
     assert.equal(run.code, 0, run.stderr)
     const r = run.json
-    assert.ok(r.rate.dropped_requests > 0, 'the burst\'s backlog was dropped')
+    // Issue 49: the burst's backlog was withdrawn by the change (the steering's), not dropped (the cluster's).
+    assert.ok(r.rate.withdrawn_requests > 0, JSON.stringify(r.rate))
+    assert.equal(r.rate.dropped_requests, 0, 'nothing the cluster was offered and missed')
     // From 2 s on, 400 rows/s again: never the backlog of a billion rows a second.
     const after = r.timeline.series.filter((e) => e.t_s >= 2 && e.t_s < 6)
     assert.ok(after.every((e) => e.ingest.ok <= 800), JSON.stringify(after.map((e) => e.ingest.ok)))
+    // The verdict judges the target held, not the billion asked for 200 ms; the event keeps that billion.
+    assert.ok(r.rate.achieved_pct >= 90, JSON.stringify(r.rate))
+    assert.doesNotMatch(run.stderr, /could not keep up/)
+    const change = r.events.find((e) => e.kind === 'rate_change')
+    assert.equal(change.highest, 1e9, JSON.stringify(change))
+    assert.match(change.detail, /400 -> 400 rows\/s \(api, 2 changes until 400, up to 1000000000\)/)
   }))

@@ -70,3 +70,16 @@ test('a p99 near --timeout and a write queue that keeps growing are warned about
   const calm = renderReport(workload, { ...resultWith([]), options: { timeout_ms: 60_000 }, latency_ms: { p99: 300 } })
   assert.doesNotMatch(calm, /--timeout/)
 })
+
+// Issue 49: under --rate the p99 counts from the schedule; --timeout bounds a request's own time.
+test('under --rate, --timeout is judged by the requests\' own time; a schedule that fell behind is said as such', () => {
+  const rate = (requestMaxMs) => ({ target_per_sec: 20, achieved_per_sec: 17, achieved_pct: 85, late_requests: 3353,
+    dropped_requests: 0, dropped_units: 0, request_max_ms: requestMaxMs, latency_from: 'scheduled start' })
+  const behind = renderReport(workload, { ...resultWith([]), options: { timeout_ms: 60_000 },
+    latency_ms: { p50: 300_000, p99: 601_882.62 }, rate: rate(4_200) })
+  assert.doesNotMatch(behind, /will time out/)
+  assert.match(behind, /note: p99 601,882\.62 ms counts from each request's scheduled start: the schedule fell behind \(requests waited for a free slot\), while no request's own time came near --timeout \(the slowest 4,200 ms, 7% of --timeout \(60,000 ms\)\)/)
+  const slow = renderReport(workload, { ...resultWith([]), options: { timeout_ms: 60_000 },
+    latency_ms: { p50: 300_000, p99: 601_882.62 }, rate: rate(45_000) })
+  assert.match(slow, /warning: the slowest request took 45,000 ms from send to answer, 75% of --timeout \(60,000 ms\): the slowest requests will time out/)
+})
