@@ -13,9 +13,10 @@ const FLIGHT = { 1: 1, 4: 3.5, 16: 4, 64: 2.5 }
 const THREE_NODES = { nodes: 3, cores_per_node: 8, heap_bytes_per_node: 8 * 2 ** 30, shared_machine: false }
 
 /** `cluster`: the shape the result names (environment.cluster); `scale`: its throughput against three nodes'. */
-function scriptedResult (settings, round = 1, { failsAt = () => false, cluster = THREE_NODES, scale = 1 } = {}) {
+function scriptedResult (settings, round = 1, { failsAt = () => false, cluster = THREE_NODES, scale = 1,
+  noise = () => 1 } = {}) {
   const { batch_size: batch, concurrent_requests: flight } = settings
-  const perSec = BATCH[batch] * FLIGHT[flight] * (1 + (round - 2) * 0.01) * scale
+  const perSec = BATCH[batch] * FLIGHT[flight] * (1 + (round - 2) * 0.01) * scale * noise(settings, round)
   const failed = failsAt(batch, flight) ? 400 : 0
   const seconds = 10
   return {
@@ -53,9 +54,10 @@ function settingsOf (args) {
 
 /**
  * The grid's `run` without processes: writes the scripted result and log, records every call. `hangAt(n)`: the n-th
- * call (1-based) never ends, as a grid killed during that run; `cluster`, `scale` as scriptedResult takes them.
+ * call (1-based) never ends, as a grid killed during that run; `cluster`, `scale` and `noise` ((settings, round) =>
+ * a factor on the throughput: a busy or warming cluster) as scriptedResult takes them.
  */
-function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => null, cluster, scale } = {}) {
+function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => null, cluster, scale, noise } = {}) {
   const calls = []
   const rounds = new Map()
   const run = ({ args, resultFile, logFile }) => {
@@ -70,7 +72,7 @@ function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => 
       fs.writeFileSync(resultFile, '')
       return Promise.resolve({ code, signal: null })
     }
-    const result = scriptedResult(settings, rounds.get(key), { failsAt, cluster, scale })
+    const result = scriptedResult(settings, rounds.get(key), { failsAt, cluster, scale, noise })
     fs.writeFileSync(logFile, 'report\n')
     fs.writeFileSync(resultFile, JSON.stringify(result))
     return Promise.resolve({ code: result.rows_failed > 0 ? 1 : 0, signal: null })
@@ -78,4 +80,14 @@ function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => 
   return { calls, run, settingsOf }
 }
 
-module.exports = { scriptedResult, fakeGridBenchmark, settingsOf, BATCH, FLIGHT }
+/** A factor from 0.4 to 1 for each run, the same for the same settings and round: runs on a busy, noisy node. */
+function noisyRuns (settings, round) {
+  let h = 2166136261
+  for (const c of `${JSON.stringify(settings)}#${round}`) h = Math.imul(h ^ c.charCodeAt(0), 16777619)
+  return 0.4 + ((h >>> 0) % 1000) / 1000 * 0.6
+}
+
+/** Round 1 at 45% of the others: a cluster warming up. */
+const slowFirstRound = (settings, round) => (round === 1 ? 0.45 : 1)
+
+module.exports = { scriptedResult, fakeGridBenchmark, settingsOf, noisyRuns, slowFirstRound, BATCH, FLIGHT }

@@ -4,6 +4,7 @@ const { round, pairsText: settingsText } = require('../../base/format')
 const { exclusionOf, pointOf } = require('../sweep')
 const { cellId } = require('./plan')
 const { studentTQuantile, mean } = require('../../reports/compare/welch')
+const { undecided, surenessOf } = require('./noise')
 
 // What a grid measured, cell by cell, and what it tells a user who sizes a cluster: the best cell, the plateau
 // around it, the cell to run in production (the cheapest of the plateau within the latency and error target) and
@@ -98,13 +99,22 @@ function cellFigures (cell, runs) {
   return figures
 }
 
-/** The 95% interval of the mean throughput (Student's t); null for fewer than two runs. */
+// An interval whose half is more than this share of its mean says little about the cell: said to be wide.
+const WIDE_INTERVAL_SHARE = 0.25
+
+/**
+ * The 95% interval of the mean throughput (Student's t); null for fewer than two runs. No throughput is below zero:
+ * the low end is clipped there (`clipped`), and an interval that wide is said to be (`wide`).
+ */
 function confidenceInterval (values) {
   if (values.length < 2) return null
   const m = mean(values)
   const sd = Math.sqrt(values.reduce((a, x) => a + (x - m) ** 2, 0) / (values.length - 1))
   const margin = studentTQuantile(0.975, values.length - 1) * (sd / Math.sqrt(values.length))
-  return { low: round(m - margin), high: round(m + margin) }
+  const interval = { low: round(Math.max(0, m - margin)), high: round(m + margin) }
+  if (m - margin < 0) interval.clipped = true
+  if (margin > m * WIDE_INTERVAL_SHARE) interval.wide = true
+  return interval
 }
 
 /**
@@ -132,12 +142,17 @@ function analyseGrid (dimensions, cells, { sloP99Ms = null, plateauPct = DEFAULT
         'plateau'
       : `no cell meets the p99 target of ${sloP99Ms} ms without failures`
   }
-  const breaks = recommended ? breaksBeyond(dimensions, cells, recommended, { sloP99Ms }) : []
+  // No recommendation the runs cannot carry: when they cannot tell the cell the rule picks from the best, none.
+  const cannotTell = undecided({ best, recommended, plateau, candidates, plateauPct, unit: best && best.unit })
+  const breaks = recommended && !cannotTell ? breaksBeyond(dimensions, cells, recommended, { sloP99Ms }) : []
   return {
     best: best && summaryOf(best),
     plateau: plateau.map((c) => c.id),
     plateau_rule: repeated ? '95% confidence intervals overlap the best\'s' : `within ${plateauPct}% of the best`,
-    recommended: recommended && { ...summaryOf(recommended), note, breaks, first_break: breaks[0] ?? null },
+    recommended: recommended && !cannotTell ? { ...summaryOf(recommended), note, breaks, first_break: breaks[0] ?? null }
+      : null,
+    undecided: cannotTell && { ...cannotTell, would_recommend: recommended.id },
+    sureness: recommended && !cannotTell ? surenessOf(cells) : null,
     sentences: sentencesOf(dimensions, cells, { plateauPct })
   }
 }

@@ -4,7 +4,8 @@ const { renderSvgChart, wrapLines } = require('../../reports/html/svg-chart')
 const { fmt } = require('../../base/format')
 
 // The grid as a heatmap: the first dimension down, the second across, one panel per combination of any others; each
-// cell its throughput, the best and the recommended cell outlined, a cell ruled out crossed and grey.
+// cell its throughput, the spread of its runs and its p99, the best and the recommended cell outlined, a cell over the
+// --slo outlined dashed and marked, a cell ruled out crossed and grey.
 
 const PANEL_HEIGHT = 330
 const WIDTH = 900
@@ -62,15 +63,21 @@ function heatmapOption (grid) {
       const y = rows.values.indexOf(cell.settings[rows.name])
       const ruledOut = cell.excluded !== null || !(cell.per_sec > 0)
       const mark = cell.id === bestId ? ' best' : cell.id === recommendedId ? ' rec.' : ''
+      const overSlo = grid.slo_p99_ms !== null && grid.slo_p99_ms !== undefined && typeof cell.p99_ms === 'number' &&
+        cell.p99_ms > grid.slo_p99_ms
+      const spread = typeof cell.spread_pct === 'number' ? `±${Math.round(cell.spread_pct / 2)}% ` : ''
+      const p99 = typeof cell.p99_ms === 'number' ? `p99 ${short(cell.p99_ms)} ms${overSlo ? ' › slo' : ''}` : ''
       data.push({
         value: [x, y, ruledOut ? '-' : cell.per_sec],
-        label: { formatter: ruledOut ? `✗ ${short(cell.per_sec)}` : `${short(cell.per_sec)}${mark}` },
+        label: { formatter: ruledOut ? `✗ ${short(cell.per_sec)}`
+          : [`${short(cell.per_sec)}${mark}`, `${spread}${p99}`.trim()].filter(Boolean).join('\n') },
         itemStyle: ruledOut ? { color: '#ddd' } : cell.id === bestId ? { borderColor: '#b00', borderWidth: 3 }
-          : cell.id === recommendedId ? { borderColor: '#1a7f37', borderWidth: 3 } : {}
+          : cell.id === recommendedId ? { borderColor: '#1a7f37', borderWidth: 3 }
+            : overSlo ? { borderColor: '#d4700a', borderWidth: 2, borderType: 'dashed' } : {}
       })
     }
     option.series.push({ type: 'heatmap', xAxisIndex: i, yAxisIndex: i, data,
-      label: { show: true, fontSize: 12 } })
+      label: { show: true, fontSize: 11, lineHeight: 14 } })
   })
   return { option, height: top + panels.length * PANEL_HEIGHT + 20 }
 }

@@ -32,8 +32,11 @@ function dimensionChart (grid, dimension) {
 
 function cellRows (grid) {
   return grid.cells.map((c) => `<tr${c.id === (grid.best && grid.best.id) ? ' class="best"' : ''}>` +
-    [settingsText(c.settings), c.runs_done, whole(c.per_sec), c.ci95 ? `${whole(c.ci95.low)}–${whole(c.ci95.high)}`
-      : '', whole(c.field_values_per_sec), fmt(c.p50_ms), fmt(c.p99_ms), fmt(c.failed), fmt(c.in_doubt),
+    [settingsText(c.settings), c.runs_done, whole(c.per_sec), c.ci95 ? `${whole(c.ci95.low)}–${whole(c.ci95.high)}` +
+      `${c.ci95.wide ? ' (wide)' : ''}` : '', typeof c.spread_pct === 'number' ? `${fmt(c.spread_pct)}%` : '',
+    whole(c.field_values_per_sec), fmt(c.p50_ms),
+    `${fmt(c.p99_ms)}${grid.slo_p99_ms != null && c.p99_ms > grid.slo_p99_ms ? ' › slo' : ''}`, fmt(c.failed),
+    fmt(c.in_doubt),
       fmt(c.busiest_cpu_pct), fmt(c.write_queue_max), fmt(c.rejections), c.excluded ?? '']
       .map((x) => `<td>${escapeHtml(x)}</td>`).join('') + '</tr>').join('\n')
 }
@@ -53,7 +56,9 @@ function ridgeRows (grid) {
 function gridHtml (grid) {
   const unit = grid.unit || 'units'
   const words = gridText(grid).split('\n')
-    .filter((l) => /^(best|plateau|recommended|ruled out| {2}beyond|- )/.test(l) && !l.startsWith('best: highest'))
+    .filter((l) => /^(best|rounds|plateau|recommended|ruled out| {2}beyond| {2}how sure|partial grid|the sentences|- )/
+      .test(l) &&
+      !l.startsWith('best: highest'))
   return `${chartPageHead('crate-bench grid', `table { border-collapse: collapse; margin: 8px 0; }
 td, th { border: 1px solid #ddd; padding: 2px 8px; text-align: right; } td:first-child { text-align: left; }
 tr.best td { font-weight: bold; } .dims { display: flex; flex-wrap: wrap; gap: 16px; }`)}
@@ -70,7 +75,8 @@ ${ridgeRows(grid)}
 <h2>Each dimension</h2>
 <div class="dims">${grid.vary.map((d) => dimensionChart(grid, d)).join('\n')}</div>
 <h2>Every cell</h2>
-<table><tr><th>settings</th><th>runs</th><th>${escapeHtml(unit)}/s</th><th>95% interval</th><th>field values/s</th>
+<table><tr><th>settings</th><th>runs</th><th>${escapeHtml(unit)}/s</th><th>95% interval</th><th>spread</th>
+<th>field values/s</th>
 <th>p50 ms</th><th>p99 ms</th><th>failed</th><th>in doubt</th><th>busiest CPU %</th><th>write queue</th>
 <th>rejections</th><th>ruled out</th></tr>
 ${cellRows(grid)}

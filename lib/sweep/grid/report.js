@@ -20,14 +20,27 @@ function unitUnnamed (object) {
   return Object.fromEntries(Object.entries(object).map(([k, v]) => [key(k), v]))
 }
 
+/** Whether a cell's p99 misses the grid's --slo. */
+const missesSlo = (cell, grid) => grid.slo_p99_ms !== null && grid.slo_p99_ms !== undefined &&
+  typeof cell.p99_ms === 'number' && cell.p99_ms > grid.slo_p99_ms
+
+/**
+ * A cell: its median throughput and marks, its p99 (› over the --slo), the spread of its runs and the busiest node's
+ * CPU: a full cluster reads near 100%, a limiting client far below.
+ */
 function cellText (cell, grid) {
   if (cell.runs_done === 0) return '…'
   if (cell.excluded !== null || !(cell.per_sec > 0)) return `✗ ${fmtWhole(cell.per_sec)}`
+  const overSlo = missesSlo(cell, grid)
   const marks = [cell.id === (grid.best && grid.best.id) ? 'best' : null,
     cell.id === (grid.recommended && grid.recommended.id) ? 'rec.' : null,
-    grid.plateau.includes(cell.id) && cell.id !== (grid.best && grid.best.id) ? '~' : null].filter(Boolean)
-  const p99 = typeof cell.p99_ms === 'number' ? ` p99 ${durationText(cell.p99_ms)}` : ''
-  return `${fmtWhole(cell.per_sec)}${marks.length ? ` (${marks.join(', ')})` : ''}\n${p99.trim()}`
+    grid.plateau.includes(cell.id) && cell.id !== (grid.best && grid.best.id) && !overSlo ? '~' : null,
+    overSlo ? '› slo' : null].filter(Boolean)
+  const p99 = typeof cell.p99_ms === 'number' ? `p99 ${durationText(cell.p99_ms)}` : ''
+  const spread = typeof cell.spread_pct === 'number' ? `±${fmt(Math.round(cell.spread_pct / 2))}%` : ''
+  const cpu = typeof cell.busiest_cpu_pct === 'number' ? `cpu ${fmt(Math.round(cell.busiest_cpu_pct))}%` : ''
+  return [`${fmtWhole(cell.per_sec)}${marks.length ? ` (${marks.join(', ')})` : ''}`, p99,
+    [spread, cpu].filter(Boolean).join(' ')].filter(Boolean).join('\n')
 }
 
 /** The grid's tables, verdicts and sentences, for the terminal. */
@@ -49,7 +62,8 @@ function gridText (grid) {
     }
     out.push(t.toString())
   }
-  out.push('best: highest throughput without failures; ~: on the plateau; rec.: recommended; ✗: ruled out')
+  out.push('best: highest throughput without failures; ~: on the plateau; rec.: recommended; › slo: p99 over --slo; ' +
+    '✗: ruled out; ±: half the spread of its runs; cpu: the busiest node\'s peak')
   out.push(...verdictLines(grid))
   return `${out.join('\n')}\n`
 }
@@ -66,24 +80,45 @@ function verdictLines (grid) {
     return lines
   }
   const b = grid.best
-  const interval = b.ci95 ? ` (95% interval ${fmtWhole(b.ci95.low)}–${fmtWhole(b.ci95.high)})` : ''
   const fields = b.field_values_per_sec ? `, ${fmtWhole(b.field_values_per_sec)} field values/s` : ''
-  lines.push(`best: ${settingsText(b.settings)}: ${fmtWhole(b.per_sec)} ${unit}/s${interval}${fields}, p99 ` +
-    `${fmt(b.p99_ms)} ms`)
+  const bestCell = grid.cells.find((c) => c.id === b.id)
+  const spread = bestCell && typeof bestCell.spread_pct === 'number' ? `, its runs ${fmtWhole(bestCell.per_sec_min)}–` +
+    `${fmtWhole(bestCell.per_sec_max)} (spread ${fmt(bestCell.spread_pct)}%)` : ''
+  lines.push(`best: ${settingsText(b.settings)}: ${fmtWhole(b.per_sec)} ${unit}/s${intervalText(b.ci95)}${spread}` +
+    `${fields}, p99 ${fmt(b.p99_ms)} ms`)
+  if (grid.round_effect) lines.push(`rounds: ${grid.round_effect.text}; ${grid.round_effect.action}`)
   lines.push(`plateau (${grid.plateau_rule}): ${grid.plateau.length} cell${grid.plateau.length === 1 ? '' : 's'}`)
   const target = grid.slo_p99_ms === null ? 'no --slo: judged on throughput and errors only'
     : `p99 within ${durationText(grid.slo_p99_ms)}, no failures`
   const r = grid.recommended
-  if (!r) {
+  if (grid.undecided) {
+    lines.push(`recommended: none: ${grid.undecided.why}; ${grid.undecided.advice}`)
+  } else if (!r) {
     lines.push(`recommended: none (${target})`)
   } else {
     lines.push(`recommended (${target}): ${settingsText(r.settings)}: ${fmtWhole(r.per_sec)} ${unit}/s, p99 ` +
       `${fmt(r.p99_ms)} ms${r.note ? ` (${r.note})` : ''}`)
     lines.push(r.first_break ? `  beyond it: ${r.first_break.reason}`
       : '  beyond it: no neighbour with more load broke within the grid')
+    if (grid.sureness) lines.push(`  how sure: ${grid.sureness}`)
+  }
+  if (!grid.complete) {
+    const left = grid.cells.filter((c) => c.runs_done === 0).length
+    lines.push(`partial grid: ${left} of ${grid.cells.length} cells not run yet; the sentences below compare only ` +
+      'the cells measured')
+  }
+  if (grid.undecided && grid.sentences.length) {
+    lines.push('the sentences below compare medians that the runs cannot tell apart: read them as hints, not findings')
   }
   for (const sentence of grid.sentences) lines.push(`- ${sentence}`)
   return lines
+}
+
+/** " (95% interval 1,200–3,400, wide)": no throughput below zero, and an interval that says little says so. */
+function intervalText (ci) {
+  if (!ci) return ''
+  const notes = [ci.clipped ? 'clipped at 0' : null, ci.wide ? 'wide' : null].filter(Boolean)
+  return ` (95% interval ${fmtWhole(ci.low)}–${fmtWhole(ci.high)}${notes.length ? `, ${notes.join(', ')}` : ''})`
 }
 
 /** grid.json: the study's settings, every cell with its runs, and the verdicts, throughput named by its unit. */
@@ -102,6 +137,9 @@ function gridJson (grid) {
     plateau: grid.plateau,
     plateau_rule: grid.plateau_rule,
     recommended: verdict(grid.recommended),
+    undecided: grid.undecided ?? null,
+    sureness: grid.sureness ?? null,
+    round_effect: grid.round_effect ?? null,
     sentences: grid.sentences
   }
 }

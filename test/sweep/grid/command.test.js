@@ -10,7 +10,7 @@ const { EventEmitter } = require('node:events')
 const { XMLValidator } = require('fast-xml-parser')
 const { main } = require('../../../lib/sweep/grid/command')
 const { short } = require('../../../lib/sweep/grid/heatmap')
-const { fakeGridBenchmark } = require('../../helpers/grid-model')
+const { fakeGridBenchmark, noisyRuns, slowFirstRound } = require('../../helpers/grid-model')
 const { memoryStream: sink } = require('../../helpers/memory-stream')
 const { tempDir } = require('../../helpers/temp-files')
 
@@ -155,4 +155,65 @@ test('a benchmark that cannot run stops the grid with exit 3 and keeps the cells
   assert.match(partial.stderr, /interrupted: batch_size 100, concurrent_requests 16 ended early .*not counted, the same command resumes with it/)
   assert.equal(readGrid(stopped).runs_done, 2)
   assert.equal(readGrid(stopped).complete, false)
+})
+
+// Issue 46: verdicts that know their noise.
+test('a noisy grid recommends nothing: it says its runs cannot tell the cells apart, and still names the best', async (t) => {
+  const out = tempDir(t)
+  const run = await grid([...VARY, '--repeat', '3', '--out', out], fakeGridBenchmark({ noise: noisyRuns }))
+  assert.equal(run.code, 0, run.stderr)
+  const saved = readGrid(out)
+  assert.equal(saved.recommended, null)
+  assert.match(saved.undecided.why, /^the runs of a cell differ by up to \d+(\.\d)?% \([^)]+\): .*the grid cannot tell its cells apart$/)
+  assert.equal(saved.undecided.advice, 'repeat more (--repeat 5), lengthen --duration or quiet the cluster')
+  assert.ok(saved.undecided.would_recommend, 'what the rule would have picked is kept, for the record')
+  assert.ok(saved.best.rows_per_sec > 0, 'the best cell is still named')
+  for (const cell of saved.cells) {
+    assert.ok(cell.ci95.low >= 0, `${cell.id}: no interval below zero (${cell.ci95.low})`)
+    assert.ok(typeof cell.spread_pct === 'number')
+  }
+  assert.match(run.stderr, /\nbest: .* rows\/s \(95% interval [\d,]+–[\d,]+(, clipped at 0)?(, wide)?\), its runs [\d,]+–[\d,]+ \(spread [\d.]+%\)/)
+  assert.match(run.stderr, /\nrecommended: none: the runs of a cell differ by up to [\d.]+% .*the grid cannot tell its cells apart; repeat more \(--repeat 5\), lengthen --duration or quiet the cluster\n/)
+  assert.match(run.stderr, /±\d+% cpu \d+%/, 'each cell shows its spread and the busiest node\'s CPU')
+})
+
+test('a slow first round is named and left out of the verdict with three rounds; with two, a rerun is advised', async (t) => {
+  const out = tempDir(t)
+  const run = await grid([...VARY, '--repeat', '3', '--out', out], fakeGridBenchmark({ noise: slowFirstRound }))
+  assert.equal(run.code, 0, run.stderr)
+  const saved = readGrid(out)
+  assert.equal(saved.round_effect.round, 1)
+  assert.deepEqual([saved.round_effect.cells, saved.round_effect.of], [16, 16])
+  assert.match(run.stderr, /\nrounds: round 1 was 5\d(\.\d)?% below rounds 2 and 3 in 16 of 16 cells: the cluster was warming up or drifting; round 1 left out of the verdict\n/)
+  // Without round 1 the quiet grid's verdict stands.
+  assert.deepEqual(saved.recommended.settings, { batch_size: 2000, concurrent_requests: 16 })
+  assert.equal(saved.cells[0].runs_done, 3, 'every run recorded stays in grid.json')
+  assert.equal(saved.cells[0].runs_judged, 2)
+
+  const twice = tempDir(t)
+  const two = await grid([...VARY, '--repeat', '2', '--out', twice], fakeGridBenchmark({ noise: slowFirstRound }))
+  const short2 = readGrid(twice)
+  assert.equal(short2.recommended, null)
+  assert.match(short2.undecided.why, /^round 1 was 5\d(\.\d)?% below round 2 in 16 of 16 cells: .*two rounds leave one run a cell without it$/)
+  assert.match(two.stderr, /rounds: .*; a rerun advised/)
+})
+
+test('one run a cell: the recommendation says its noise is unknown', async (t) => {
+  const out = tempDir(t)
+  const run = await grid([...VARY, '--out', out], fakeGridBenchmark())
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(readGrid(out).sureness, /^one run a cell: the grid cannot know its noise/)
+  assert.match(run.stderr, /\n {2}how sure: one run a cell: the grid cannot know its noise/)
+})
+
+test('cells over --slo are marked, never shown as plateau cells', async (t) => {
+  const out = tempDir(t)
+  const run = await grid([...VARY, '--slo', 'p99=100ms', '--out', out], fakeGridBenchmark())
+  assert.equal(run.code, 0, run.stderr)
+  // 5000 × 16 is the best (p99 420 ms) and over the target; 2000 × 16 (p99 180 ms), on its plateau, too.
+  assert.match(run.stderr, /316,800 \(best, › slo\)/)
+  assert.match(run.stderr, /308,880 \(› slo\)/, 'a plateau cell over the target is marked as such, not ~')
+  assert.doesNotMatch(run.stderr, /~, › slo/)
+  const svg = fs.readFileSync(path.join(out, 'grid.svg'), 'utf8')
+  assert.match(svg, /› slo/)
 })
