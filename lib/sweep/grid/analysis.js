@@ -149,7 +149,8 @@ function analyseGrid (dimensions, cells, { sloP99Ms = null, plateauPct = DEFAULT
     best: best && summaryOf(best),
     plateau: plateau.map((c) => c.id),
     plateau_rule: repeated ? '95% confidence intervals overlap the best\'s' : `within ${plateauPct}% of the best`,
-    recommended: recommended && !cannotTell ? { ...summaryOf(recommended), note, breaks, first_break: breaks[0] ?? null }
+    recommended: recommended && !cannotTell
+      ? { ...summaryOf(recommended), note, breaks, first_break: breaks[0] ?? null }
       : null,
     undecided: cannotTell && { ...cannotTell, would_recommend: recommended.id },
     sureness: recommended && !cannotTell ? surenessOf(cells) : null,
