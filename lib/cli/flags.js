@@ -83,7 +83,7 @@ const RUN_OPTIONS = {
     group: 'Load:',
     describe:
       'load from the start, but answers in this first part (e.g. 10s) are kept out of every figure and reported ' +
-      'apart; --duration counts after it'
+      'apart; --duration counts after it (0: none; a sweep or grid warms each run up by default)'
   },
   graceful_stop: {
     type: 'string',

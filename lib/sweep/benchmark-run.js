@@ -7,6 +7,7 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 
 const { UsageError } = require('../base/errors')
+const { parseDuration, formatMs } = require('../base/values')
 
 const ROOT = path.join(__dirname, '..', '..')
 const WORKLOADS = { 'appClusterIngest.js': 'ingest', 'appClusterAnalytical.js': 'analytical' }
@@ -52,4 +53,24 @@ function runBenchmark ({ app, args, resultFile, logFile, signals }) {
   })
 }
 
-module.exports = { runBenchmark, checkBenchmarkOptions }
+// A study's runs each start on a cluster another run just left (or cold): the first seconds are not what it serves.
+// Each run warms up for a tenth of its --duration, at least 5 s, unless the benchmark options give --warmup.
+const WARMUP_SHARE = 0.1
+const MIN_WARMUP_MS = 5000
+
+/** The benchmark options with the study's default --warmup added, unless they give one (--warmup 0: none). */
+function withDefaultWarmup (args) {
+  if (args.some((a) => a === '--warmup' || a.startsWith('--warmup='))) return args
+  const at = args.findIndex((a) => a === '--duration' || a.startsWith('--duration='))
+  const text = at < 0 ? null : args[at].includes('=') ? args[at].slice(args[at].indexOf('=') + 1) : args[at + 1]
+  let durationMs = null
+  try {
+    durationMs = text === null ? null : parseDuration(text, 'duration')
+  } catch {
+    // The benchmark names a bad --duration itself (checkBenchmarkOptions).
+  }
+  const warmupMs = Math.max(MIN_WARMUP_MS, Math.round((durationMs ?? 0) * WARMUP_SHARE))
+  return [...args, '--warmup', formatMs(warmupMs)]
+}
+
+module.exports = { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, MIN_WARMUP_MS }

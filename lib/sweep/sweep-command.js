@@ -11,7 +11,7 @@ const { redact } = require('../base/secrets')
 const { visible } = require('../base/format')
 const { pointsOf, writeSweepReport, recordRun } = require('./sweep-report')
 const { saturationReason } = require('./sweep')
-const { runBenchmark } = require('./benchmark-run')
+const { runBenchmark, withDefaultWarmup } = require('./benchmark-run')
 const { runsCommand, lastErrorOf } = require('./runs-command')
 const { commandParser } = require('../cli/command-args')
 const { unknownOptionMessage } = require('../cli/suggest')
@@ -147,7 +147,7 @@ function parseArgs (def, argv) {
         'sweep-results',
         `${def.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')}`
       ),
-    fixed
+    fixed: withDefaultWarmup(fixed)
   }
   if (config.values.length === 0) throw usageError('--values is empty')
   // Every value as the benchmark will take it: a rate is a positive number, the rest whole numbers.

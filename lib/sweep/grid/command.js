@@ -10,7 +10,7 @@ const { EXIT, UsageError, FatalError, errorText } = require('../../base/errors')
 const { redact } = require('../../base/secrets')
 const { visible, fmt } = require('../../base/format')
 const { commandParser } = require('../../cli/command-args')
-const { runBenchmark, checkBenchmarkOptions } = require('../benchmark-run')
+const { runBenchmark, checkBenchmarkOptions, withDefaultWarmup } = require('../benchmark-run')
 const { runsCommand, lastErrorOf } = require('../runs-command')
 const { parseSlo } = require('../slo')
 const { parseVary, cellsOf, runsLeft, flagsOf, timeLeftS, DIMENSIONS } = require('./plan')
@@ -89,7 +89,8 @@ function parseArgs (argv) {
     const varied = vary.find((d) => flag === `--${d.name}`)
     if (varied) throw new UsageError(`--${varied.name} is a dimension of the grid: give its values with --vary`)
   }
-  checkBenchmarkOptions(APPS[workload], [...fixed, ...flagsOf(cellsOf(vary)[0].settings)])
+  const benchmark = withDefaultWarmup(fixed)
+  checkBenchmarkOptions(APPS[workload], [...benchmark, ...flagsOf(cellsOf(vary)[0].settings)])
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')
   return {
     vary,
@@ -98,7 +99,7 @@ function parseArgs (argv) {
     sloP99Ms: parsed.slo === undefined ? null : parseSlo(parsed.slo),
     plateauPct,
     out: parsed.out ?? path.join('sweep-results', `grid-${stamp}`),
-    fixed
+    fixed: benchmark
   }
 }
 

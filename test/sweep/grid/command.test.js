@@ -34,7 +34,8 @@ test('every cell in rounds; grid.json with its runs, verdicts and sentences; a h
   assert.equal(bench.calls.length, 32)
   const order = bench.calls.map((args) => JSON.stringify(bench.settingsOf(args)))
   assert.deepEqual(order.slice(16), order.slice(0, 16), 'round 2 runs the cells in the order of round 1, after all of it')
-  assert.deepEqual(bench.calls[0], ['--processes', '1', '--duration', '10s', '--batch_size', '100', '--concurrent_requests', '1', '--json'])
+  // Each cell warms up by default (10% of --duration, at least 5 s): issue 46.
+  assert.deepEqual(bench.calls[0], ['--processes', '1', '--duration', '10s', '--warmup', '5s', '--batch_size', '100', '--concurrent_requests', '1', '--json'])
   const saved = readGrid(out)
   assert.equal(saved.unit, 'rows')
   assert.equal(saved.complete, true)
@@ -94,7 +95,7 @@ test('a --out holding a grid of other settings is refused in one line; a passwor
   assert.equal(ok.code, 0, ok.stderr)
   assert.doesNotMatch(fs.readFileSync(path.join(out, 'grid.json'), 'utf8'), /s3cret!/)
   assert.doesNotMatch(ok.stderr, /s3cret!/)
-  assert.equal(readGrid(out).fixed_text, '--host crate:***@db1')
+  assert.equal(readGrid(out).fixed_text, '--host crate:***@db1 --warmup 5s')
   for (const [argv, message] of [
     [['--vary', 'batch_size=100,500', '--vary', 'concurrent_requests=1,4', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its vary differ/],
     [[...VARY, '--repeat', '2', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its repeat differ/],
@@ -216,4 +217,18 @@ test('cells over --slo are marked, never shown as plateau cells', async (t) => {
   assert.doesNotMatch(run.stderr, /~, › slo/)
   const svg = fs.readFileSync(path.join(out, 'grid.svg'), 'utf8')
   assert.match(svg, /› slo/)
+})
+
+test('every cell warms up by default: a tenth of --duration, at least 5 s; --warmup given (0 too) is kept', async (t) => {
+  for (const [fixed, expected] of [
+    [['--duration', '2m'], ['--duration', '2m', '--warmup', '12s']],
+    [['--duration=10s'], ['--duration=10s', '--warmup', '5s']],
+    [['--max_rows', '1000'], ['--max_rows', '1000', '--warmup', '5s']],
+    [['--duration', '1m', '--warmup', '0'], ['--duration', '1m', '--warmup', '0']]
+  ]) {
+    const bench = fakeGridBenchmark()
+    const run = await grid([...VARY, '--out', tempDir(t), '--', ...fixed], bench)
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(bench.calls[0].slice(0, expected.length), expected, fixed.join(' '))
+  }
 })
