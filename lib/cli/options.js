@@ -103,7 +103,8 @@ function commonRunOptions (args, { defaultProcesses }) {
     stages,
     gracefulStopMs: parseDuration(args.graceful_stop, 'graceful_stop'),
     // 0 is no warm-up: what a study's default warm-up is turned off with.
-    warmupMs: args.warmup === undefined || String(args.warmup).trim() === '0' ? 0 : parseDuration(args.warmup, 'warmup'),
+    warmupMs: args.warmup === undefined || String(args.warmup).trim() === '0' ? 0
+      : parseDuration(args.warmup, 'warmup'),
     rate: args.rate === undefined ? null : parseRateText(args.rate, 'rate'),
     resultsTable: args.results_table === undefined ? null : parseTableName(args.results_table, 'results_table'),
     runId: parseRunId(args.run_id),
