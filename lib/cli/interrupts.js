@@ -28,9 +28,16 @@ function holdSignals (target = process) {
  * Emits 'interrupt' ({ signal, count }); each stage decides what the count means for it.
  */
 class Interrupts extends EventEmitter {
-  constructor ({ target = process, now = Date.now } = {}) {
+  /**
+   * `parentPipe`: a stream a parent study holds open (the child's stdin, with CRATE_BENCH_STOP_WITH_PARENT set): its
+   * end is the parent's death, SIGKILL included, and stops the run as Ctrl-C does, so that nothing of a study keeps
+   * loading the cluster after the study is gone.
+   */
+  constructor ({ target = process, now = Date.now, parentPipe = parentPipeOf(process) } = {}) {
     super()
     this.target = target
+    this.parentPipe = parentPipe
+    this.onParentGone = () => this.onSignal('the end of the study that started this run')
     this.count = 0
     this.firstSignal = null
     this.lastAt = null
@@ -46,6 +53,13 @@ class Interrupts extends EventEmitter {
 
   install () {
     for (const signal of SIGNALS) this.target.on(signal, this.onSignal)
+    if (this.parentPipe) {
+      this.parentPipe.on('end', this.onParentGone)
+      this.parentPipe.on('error', this.onParentGone)
+      this.parentPipe.resume()
+      // Watching the pipe never keeps a finished run alive.
+      if (typeof this.parentPipe.unref === 'function') this.parentPipe.unref()
+    }
     const early = held.get(this.target)
     if (early) {
       for (const signal of SIGNALS) this.target.off(signal, early.hold)
@@ -58,11 +72,21 @@ class Interrupts extends EventEmitter {
 
   uninstall () {
     for (const signal of SIGNALS) this.target.off(signal, this.onSignal)
+    if (this.parentPipe) {
+      this.parentPipe.off('end', this.onParentGone)
+      this.parentPipe.off('error', this.onParentGone)
+    }
   }
 
   get interrupted () {
     return this.count > 0
   }
+}
+
+/** The pipe a parent study holds open as this process's stdin, or null (a terminal, or not started by a study). */
+function parentPipeOf (proc) {
+  if (proc !== process || !process.env.CRATE_BENCH_STOP_WITH_PARENT || process.stdin.isTTY) return null
+  return process.stdin
 }
 
 module.exports = { Interrupts, holdSignals, SIGNALS }

@@ -14,14 +14,15 @@ const WORKLOADS = { 'appClusterIngest.js': 'ingest', 'appClusterAnalytical.js': 
 
 /**
  * The benchmark options of a study checked as the benchmark will check them, before the study makes its folder or
- * runs anything: a typo after `--` is one line at once, not an error at the first cell.
+ * runs anything: a typo after `--` is one line at once, not an error at the first cell. Returns the options as the
+ * benchmark will read them.
  */
 function checkBenchmarkOptions (app, args) {
   // Loaded here: the option parser (yargs) only where a study starts.
   const { parseOptions } = require('../cli/options')
   const { loadWorkload } = require('../workloads')
   try {
-    parseOptions(loadWorkload(WORKLOADS[app]), [...args, '--json'], process.env, { name: app })
+    return parseOptions(loadWorkload(WORKLOADS[app]), [...args, '--json'], process.env, { name: app })
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`the benchmark options after '--': ${error.message}`)
     throw error
@@ -37,10 +38,14 @@ function runBenchmark ({ app, args, resultFile, logFile, signals }) {
   return new Promise((resolve) => {
     const stdout = fs.openSync(resultFile, 'w')
     const stderr = fs.openSync(logFile, 'w')
+    // Its stdin is a pipe this process holds: if the study dies (SIGKILL included), the pipe ends and the run stops
+    // as on Ctrl-C (lib/cli/interrupts.js), instead of loading the cluster beside the resumed study.
     const child = spawn(process.execPath, [path.join(ROOT, app), ...args], {
-      stdio: ['ignore', stdout, stderr],
+      stdio: ['pipe', stdout, stderr],
+      env: { ...process.env, CRATE_BENCH_STOP_WITH_PARENT: '1' },
       detached: true
     })
+    child.stdin.on('error', () => {})
     const stop = () => child.kill('SIGINT')
     signals.on('interrupt', stop)
     if (signals.interrupted) stop()
@@ -54,18 +59,22 @@ function runBenchmark ({ app, args, resultFile, logFile, signals }) {
 }
 
 // A study's runs each start on a cluster another run just left (or cold): the first seconds are not what it serves.
-// Each run warms up for a tenth of its --duration, at least 5 s, unless the benchmark options give --warmup.
+// Each run of a --duration warms up for a tenth of it, at least 5 s, unless the benchmark options give --warmup. A
+// run that ends at a count (--max_rows, --max_queries) could end inside a warm-up and measure nothing: it gets none,
+// and the study says so (noWarmupNote).
 const WARMUP_SHARE = 0.1
 const MIN_WARMUP_MS = 5000
 
-/** The benchmark options with the study's default --warmup added, unless they give one (--warmup 0: none). */
+const gives = (args, flag) => args.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`))
+
+/** The benchmark options with the study's default --warmup added to a run of a --duration (--warmup 0: none). */
 function withDefaultWarmup (args) {
-  if (args.some((a) => a === '--warmup' || a.startsWith('--warmup='))) return args
+  if (gives(args, 'warmup') || !gives(args, 'duration')) return args
   const at = args.findIndex((a) => a === '--duration' || a.startsWith('--duration='))
-  const text = at < 0 ? null : args[at].includes('=') ? args[at].slice(args[at].indexOf('=') + 1) : args[at + 1]
+  const text = args[at].includes('=') ? args[at].slice(args[at].indexOf('=') + 1) : args[at + 1]
   let durationMs = null
   try {
-    durationMs = text === null ? null : parseDuration(text, 'duration')
+    durationMs = parseDuration(text, 'duration')
   } catch {
     // The benchmark names a bad --duration itself (checkBenchmarkOptions).
   }
@@ -73,4 +82,11 @@ function withDefaultWarmup (args) {
   return [...args, '--warmup', formatMs(warmupMs)]
 }
 
-module.exports = { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, MIN_WARMUP_MS }
+/** The line a study prints when its runs get no warm-up, or null. */
+function noWarmupNote (args) {
+  if (gives(args, 'warmup')) return null
+  return 'note: no warm-up: the runs end at a count, not after --duration; their first seconds (a cold or busy ' +
+    'cluster) count in every figure. Give --duration (each run then warms up a tenth of it, at least 5 s) or --warmup'
+}
+
+module.exports = { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote, MIN_WARMUP_MS }

@@ -110,14 +110,15 @@ function parseArgs (argv) {
     throw new UsageError(`--max_steps must be a whole number (got '${args.max_steps}')`)
   }
   // The first step's options, checked before anything is made.
-  checkBenchmarkOptions(APPS[args.workload], [...benchmark, '--rate', String(args.start ?? 1), '--duration',
+  const start = args.start ?? (args.workload === 'ingest' ? 10_000 : 50)
+  checkBenchmarkOptions(APPS[args.workload], [...benchmark, '--rate', String(start), '--duration',
     args.duration, '--warmup', args.warmup, ...(args.ingest_rate ? ['--ingest_rate', String(args.ingest_rate)] : [])])
   return {
     sloP99Ms,
     workload: args.workload,
     ingestRate: args.ingest_rate ?? null,
     maxFailed: args.max_failed,
-    start: args.start ?? (args.workload === 'ingest' ? 10_000 : 50),
+    start,
     precisionPct: Number(precision[1]),
     durationMs: parseDuration(args.duration, 'duration'),
     warmupMs: parseDuration(args.warmup, 'warmup'),

@@ -86,3 +86,42 @@ test('scripts/find-grid.sh --help: the usage, the dimensions it varies, examples
   assert.match(run.stdout, /Exit codes: 0 the grid finished/)
   assert.equal(run.stderr, '')
 })
+
+// Issue 46: a run of a study ends with the study. Its benchmark runs detached (a Ctrl-C reaches it once, from the
+// grid); a grid killed outright (SIGKILL) used to leave it loading the cluster beside the resumed study.
+test('a grid killed with SIGKILL leaves no benchmark running: the run notices its parent is gone and stops', (t) => withCrateTestDouble(CROWDED, async (double) => {
+  const { childPids } = require('../helpers/run-tool')
+  const out = tempDir(t)
+  let benchmark = null
+  const killed = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, '--', '--processes', '1', '--duration', '60s', '--warmup', '0'], {
+    env: double.env(),
+    waitFor: /\[cell 1 of 6\]/,
+    whileRunning: async (child) => {
+      // The grid's child is the benchmark's master once it has started loading.
+      for (let i = 0; i < 100 && !benchmark; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        const pids = childPids(child.pid)
+        if (pids.length > 0 && double.bulkRowsReceived > 0) benchmark = pids[0]
+      }
+      process.kill(child.pid, 'SIGKILL')
+    },
+    timeoutMs: 60_000
+  })
+  assert.equal(killed.signal, 'SIGKILL')
+  assert.ok(benchmark, 'the benchmark had started')
+  const alive = () => {
+    try {
+      process.kill(benchmark, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  for (let i = 0; i < 300 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+  assert.equal(alive(), false, 'the benchmark stopped after its grid died')
+  const log = fs.readFileSync(path.join(out, 'runs', 'batch_size-20_concurrent_requests-1-r1.log'), 'utf8')
+  assert.match(log, /the end of the study that started this run/)
+  const rows = double.bulkRowsReceived
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  assert.equal(double.bulkRowsReceived, rows, 'nothing loads the cluster any more')
+}))

@@ -211,7 +211,7 @@ testOverProtocols('bad input: one line naming the problem, exit 2, no SQL sent',
     [['--replicas', 'many'], "--replicas must be a number or a range such as 0-1 or 1-all (got 'many')"],
     [['--shards', 'abc'], '--shards must be a whole number >= 1 (got not a number)'],
     [['--duration', 'forever'], "--duration must be a positive duration such as 500ms, 30s, 5m or 1h (got 'forever')"],
-    [['--bacth_size', '10'], 'unknown option --bacth_size (see --help)']
+    [['--bacth_size', '10'], 'unknown option --bacth_size (did you mean --batch_size? see --help)']
   ]) {
     const run = await ingest(args, { env: double.env() })
     assert.equal(run.code, 2, args.join(' '))

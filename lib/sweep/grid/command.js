@@ -10,7 +10,7 @@ const { EXIT, UsageError, FatalError, errorText } = require('../../base/errors')
 const { redact } = require('../../base/secrets')
 const { visible, fmt } = require('../../base/format')
 const { commandParser } = require('../../cli/command-args')
-const { runBenchmark, checkBenchmarkOptions, withDefaultWarmup } = require('../benchmark-run')
+const { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote } = require('../benchmark-run')
 const { runsCommand, lastErrorOf } = require('../runs-command')
 const { parseSlo } = require('../slo')
 const { parseVary, cellsOf, runsLeft, flagsOf, timeLeftS, DIMENSIONS } = require('./plan')
@@ -19,6 +19,11 @@ const { gridOf } = require('./model')
 const { gridText, gridJson, unitUnnamed } = require('./report')
 const { heatmapSvg } = require('./heatmap')
 const { gridHtml } = require('./page')
+const { takeLock, readGridFile, otherCluster } = require('./folder')
+
+// Runs a grid may plan (cells × --repeat), checked before a cell is built: a typo of a value list or of --repeat
+// would otherwise fill the memory before the first run.
+const MAX_RUNS = 10_000
 
 const NAME = 'crate-bench sweep grid'
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
@@ -89,13 +94,27 @@ function parseArgs (argv) {
     const varied = vary.find((d) => flag === `--${d.name}`)
     if (varied) throw new UsageError(`--${varied.name} is a dimension of the grid: give its values with --vary`)
   }
+  if (parsed.out !== undefined && String(parsed.out).trim() === '') {
+    throw new UsageError('--out must name a folder for the study (got \'\')')
+  }
+  const repeat = parsed.repeat === undefined ? 1 : Number(parsed.repeat)
+  const cellCount = vary.reduce((n, d) => n * d.values.length, 1)
+  if (cellCount * repeat > MAX_RUNS) {
+    throw new UsageError(`a grid of ${fmt(cellCount)} cells × ${fmt(repeat)} run${repeat === 1 ? '' : 's'} is ` +
+      `${fmt(cellCount * repeat)} runs, more than the ${fmt(MAX_RUNS)} a study may plan: vary fewer values or ` +
+      'repeat less')
+  }
   const benchmark = withDefaultWarmup(fixed)
-  checkBenchmarkOptions(APPS[workload], [...benchmark, ...flagsOf(cellsOf(vary)[0].settings)])
+  const first = Object.fromEntries(vary.map((d) => [d.name, d.values[0]]))
+  const { connection } = checkBenchmarkOptions(APPS[workload], [...benchmark, ...flagsOf(first)])
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')
   return {
     vary,
     workload,
-    repeat: parsed.repeat === undefined ? 1 : Number(parsed.repeat),
+    repeat,
+    // What the study measures: a resume must point at the same cluster.
+    target: { hosts: connection.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`),
+      protocol: connection.protocol ?? 'http' },
     sloP99Ms: parsed.slo === undefined ? null : parseSlo(parsed.slo),
     plateauPct,
     out: parsed.out ?? path.join('sweep-results', `grid-${stamp}`),
@@ -113,29 +132,31 @@ function headerOf (config) {
     // The benchmark options with any password masked (user:***@host): grid.json keeps no secret, not even a digest.
     fixed_text: redact(visible(config.fixed.join(' '))),
     slo_p99_ms: config.sloP99Ms,
-    plateau_pct: config.plateauPct
+    plateau_pct: config.plateauPct,
+    // The hosts and protocol the options point at, and the nodes its first run found (a resume must match them).
+    cluster: { ...config.target, nodes: null }
   }
 }
 
 const SAME_STUDY = ['kind', 'workload', 'vary', 'repeat', 'fixed_text']
 
-/** The runs recorded in DIR/grid.json, by cell; refuses a grid of other settings. Empty for a new DIR. */
+/**
+ * The runs recorded in DIR/grid.json, by cell, and the cluster the study measured; refuses a grid of other settings
+ * or of another cluster. Empty for a new DIR.
+ */
 function recordedRuns (file, header) {
   const byCell = new Map()
-  if (!fs.existsSync(file)) return byCell
-  let saved
-  try {
-    saved = JSON.parse(fs.readFileSync(file, 'utf8'))
-  } catch (error) {
-    throw new UsageError(`${file} is not a grid's JSON (${error.message}): give another --out`)
-  }
+  const saved = readGridFile(file, { repeat: header.repeat })
+  if (saved === null) return { byCell, cluster: null }
   const differs = SAME_STUDY.find((key) => JSON.stringify(saved[key]) !== JSON.stringify(header[key]))
   if (differs) {
     throw new UsageError(`${file} holds a grid of other settings (its ${differs === 'fixed_text'
       ? 'benchmark options' : differs} differ): give another --out, or the same settings to resume`)
   }
+  const other = otherCluster(saved.cluster, header.cluster)
+  if (other) throw new UsageError(`${file}: ${other}: a study is one cluster; give another --out`)
   for (const cell of saved.cells || []) byCell.set(cell.id, (cell.runs || []).map(unitUnnamed))
-  return byCell
+  return { byCell, cluster: saved.cluster || null }
 }
 
 function writeGrid (out, grid, { final = false } = {}) {
@@ -154,15 +175,28 @@ const minutes = (s) => (s >= 5400 ? `${fmt(Math.round(s / 360) / 10)} h` : s >= 
 
 /** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/cli/interrupts.js). */
 async function main (argv, options = {}) {
-  const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark, now = Date.now } = options
+  const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark, now = Date.now,
+    processAlive } = options
   return runsCommand({ name: NAME, parse: () => parseArgs(argv), usage: () => `${USAGE}\n`, stdout, stderr,
-    body: (config) => study(config, { stderr, signals, run, now }) })
+    body: (config) => study(config, { stderr, signals, run, now, processAlive }) })
 }
 
-async function study (config, { stderr, signals, run, now }) {
+async function study (config, options) {
+  const release = takeLock(config.out, { said: (line) => options.stderr.write(`${line}\n`),
+    alive: options.processAlive })
+  try {
+    return await studyLocked(config, options)
+  } finally {
+    release()
+  }
+}
+
+async function studyLocked (config, { stderr, signals, run, now }) {
   const header = headerOf(config)
   const file = path.join(config.out, 'grid.json')
-  const byCell = recordedRuns(file, header)
+  const { byCell, cluster } = recordedRuns(file, header)
+  // The nodes the study's first run found, once known: every later run must find as many.
+  header.cluster = { ...header.cluster, nodes: cluster ? cluster.nodes ?? null : null }
   const cells = cellsOf(config.vary)
   const done = new Set([...byCell].flatMap(([id, runs]) => runs.map((r) => `${id}#${r.round}`)))
   const left = runsLeft(cells, config.repeat, done)
@@ -171,6 +205,8 @@ async function study (config, { stderr, signals, run, now }) {
   stderr.write(`grid: ${cells.length} cells (${shape}), ${config.repeat} run${config.repeat > 1 ? 's' : ''} a cell` +
     `${config.repeat > 1 ? ' in rounds' : ''}, ${config.workload}${header.fixed_text ? ` with ${header.fixed_text}`
       : ''}; results in ${config.out}\n`)
+  const warmup = noWarmupNote(config.fixed)
+  if (warmup) stderr.write(`${warmup}\n`)
   if (done.size > 0) {
     const cellsDone = cells.filter((c) => (byCell.get(c.id) || []).length >= config.repeat).length
     stderr.write(`resuming: ${cellsDone} of ${cells.length} cells done (${done.size} of ` +
@@ -213,6 +249,15 @@ async function study (config, { stderr, signals, run, now }) {
     }
     const figures = runFigures({ result, exitCode: code, round: step.round,
       resultFile: path.relative(config.out, resultFile), wallS })
+    const nodes = figures.cluster && typeof figures.cluster.nodes === 'number' ? figures.cluster.nodes : null
+    const other = otherCluster(header.cluster, { ...header.cluster, nodes })
+    if (other) {
+      stderr.write(errorText(NAME, `${other}: a study is one cluster; this run is not recorded (give another --out ` +
+        'for the other cluster)'))
+      if (total > 0) writeGrid(config.out, gridNow(), { final: true })
+      return EXIT.USAGE
+    }
+    if (header.cluster.nodes === null && nodes !== null) header.cluster.nodes = nodes
     if (!byCell.has(step.cell.id)) byCell.set(step.cell.id, [])
     byCell.get(step.cell.id).push(figures)
     total++

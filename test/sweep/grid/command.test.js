@@ -18,11 +18,15 @@ const signals = () => Object.assign(new EventEmitter(), { interrupted: false })
 const VARY = ['--vary', 'batch_size=100,500,2000,5000', '--vary', 'concurrent_requests=1,4,16,64']
 const readGrid = (out) => JSON.parse(fs.readFileSync(path.join(out, 'grid.json'), 'utf8'))
 
-/** The grid command with the scripted benchmark and a clock that moves 10 s a run. */
+/**
+ * The grid command with the scripted benchmark and a clock that moves 10 s a run. Every earlier grid of a test ran in
+ * this process and is over or abandoned (a killed grid): its lock is a dead process's (the lock's own test is below).
+ */
 async function grid (argv, bench, events = signals()) {
   const stderr = sink()
   let clock = 0
-  const code = await main(argv, { stderr, stdout: sink(), signals: events, run: bench.run, now: () => (clock += 5000) })
+  const code = await main(argv, { stderr, stdout: sink(), signals: events, run: bench.run, now: () => (clock += 5000),
+    processAlive: () => false })
   return { code, stderr: stderr.text }
 }
 
@@ -95,7 +99,7 @@ test('a --out holding a grid of other settings is refused in one line; a passwor
   assert.equal(ok.code, 0, ok.stderr)
   assert.doesNotMatch(fs.readFileSync(path.join(out, 'grid.json'), 'utf8'), /s3cret!/)
   assert.doesNotMatch(ok.stderr, /s3cret!/)
-  assert.equal(readGrid(out).fixed_text, '--host crate:***@db1 --warmup 5s')
+  assert.equal(readGrid(out).fixed_text, '--host crate:***@db1')
   for (const [argv, message] of [
     [['--vary', 'batch_size=100,500', '--vary', 'concurrent_requests=1,4', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its vary differ/],
     [[...VARY, '--repeat', '2', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its repeat differ/],
@@ -223,12 +227,100 @@ test('every cell warms up by default: a tenth of --duration, at least 5 s; --war
   for (const [fixed, expected] of [
     [['--duration', '2m'], ['--duration', '2m', '--warmup', '12s']],
     [['--duration=10s'], ['--duration=10s', '--warmup', '5s']],
-    [['--max_rows', '1000'], ['--max_rows', '1000', '--warmup', '5s']],
+    [['--max_rows', '1000'], ['--max_rows', '1000', '--batch_size']],
     [['--duration', '1m', '--warmup', '0'], ['--duration', '1m', '--warmup', '0']]
   ]) {
     const bench = fakeGridBenchmark()
     const run = await grid([...VARY, '--out', tempDir(t), '--', ...fixed], bench)
     assert.equal(run.code, 0, run.stderr)
     assert.deepEqual(bench.calls[0].slice(0, expected.length), expected, fixed.join(' '))
+  }
+})
+
+// Issue 46: one study per folder.
+test('a folder in use by a living grid is refused; a dead grid\'s lock is taken over and said', async (t) => {
+  const out = tempDir(t)
+  const { spawn } = require('node:child_process')
+  const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+  t.after(() => other.kill())
+  fs.writeFileSync(path.join(out, 'grid.lock'), JSON.stringify({ pid: other.pid, host: require('node:os').hostname(),
+    started_at: '2026-11-27T10:00:00.000Z' }))
+  const stderr = sink()
+  const bench = fakeGridBenchmark()
+  const code = await main([...VARY, '--out', out], { stderr, stdout: sink(), signals: signals(), run: bench.run })
+  assert.equal(code, 2)
+  assert.equal(stderr.text, `crate-bench sweep grid: error: --out '${out}' is in use by another grid (pid ${other.pid}, ` +
+    'started 2026-11-27T10:00:00.000Z): one study a folder; wait for it, stop it, or give another --out\n')
+  assert.equal(bench.calls.length, 0)
+  other.kill()
+  await new Promise((resolve) => other.on('exit', resolve))
+  const taken = sink()
+  assert.equal(await main([...VARY, '--out', out], { stderr: taken, stdout: sink(), signals: signals(), run: bench.run }), 0)
+  assert.match(taken.text, new RegExp(`^a stale lock of pid ${other.pid}, started 2026-11-27T10:00:00\\.000Z taken over: that grid is no longer running\n`))
+  assert.equal(fs.existsSync(path.join(out, 'grid.lock')), false, 'released at the end')
+})
+
+test('a resume against another cluster is refused: other hosts at once, other nodes at its first run (not recorded)', async (t) => {
+  const out = tempDir(t)
+  const first = await grid([...VARY, '--out', out], fakeGridBenchmark())
+  assert.equal(first.code, 0, first.stderr)
+  const saved = readGrid(out)
+  assert.deepEqual(saved.cluster, { hosts: ['http://localhost:4200'], protocol: 'http', nodes: 3 })
+  // The same folder, a cluster of one node: the first run of the resume finds it, and the study stops.
+  fs.writeFileSync(path.join(out, 'grid.json'), JSON.stringify({ ...saved, cells: saved.cells.map((c, i) => (i < 4 ? c : { ...c, runs: [] })) }))
+  const single = { nodes: 1, cores_per_node: 8, heap_bytes_per_node: 2 ** 30, shared_machine: false }
+  const other = fakeGridBenchmark({ cluster: single })
+  const resumed = await grid([...VARY, '--out', out], other)
+  assert.equal(resumed.code, 2)
+  assert.match(resumed.stderr, /error: this study began on 3 nodes; this run found 1: a study is one cluster; this run is not recorded/)
+  assert.equal(other.calls.length, 1)
+  assert.equal(readGrid(out).runs_done, 4, 'the other cluster\'s run is not in the study')
+  // Other hosts: refused before anything runs.
+  const env = process.env.CRATE_HOST
+  process.env.CRATE_HOST = 'db9'
+  t.after(() => { if (env === undefined) delete process.env.CRATE_HOST; else process.env.CRATE_HOST = env })
+  const elsewhere = fakeGridBenchmark()
+  const refused = await grid([...VARY, '--out', out], elsewhere)
+  assert.equal(refused.code, 2)
+  assert.match(refused.stderr, /grid\.json: this study measured http:\/\/localhost:4200 over http; the options now point at http:\/\/db9:4200 over http: a study is one cluster; give another --out/)
+  assert.equal(elsewhere.calls.length, 0)
+})
+
+test('a grid.json this tool did not write is refused in one line: null, a list, a FIFO, runs outside --repeat, a round twice', async (t) => {
+  const cases = [
+    ['null', /does not hold a grid \(an object\)/],
+    ['[]', /does not hold a grid \(an object\)/],
+    ['{"cells": [{"id": "batch_size-100_concurrent_requests-1", "runs": [{"round": 7}]}]}', /holds a run of round 7 in cell batch_size-100_concurrent_requests-1, outside --repeat 1/],
+    ['{"cells": [{"id": "x", "runs": [{"round": 1}, {"round": 1}]}]}', /holds round 1 of cell x twice/],
+    ['{"cells": {}}', /has cells that are not a list/]
+  ]
+  for (const [text, message] of cases) {
+    const out = tempDir(t)
+    fs.writeFileSync(path.join(out, 'grid.json'), text)
+    const run = await grid([...VARY, '--out', out], fakeGridBenchmark())
+    assert.equal(run.code, 2, text)
+    assert.match(run.stderr, message, text)
+    assert.equal(run.stderr.trim().split('\n').length, 1, text)
+  }
+  const fifo = tempDir(t)
+  require('node:child_process').execFileSync('mkfifo', [path.join(fifo, 'grid.json')])
+  const run = await grid([...VARY, '--out', fifo], fakeGridBenchmark())
+  assert.equal(run.code, 2)
+  assert.match(run.stderr, /grid\.json is not a regular file: give another --out/)
+})
+
+test('bad studies refused before anything is built: too many runs, --out empty, one value given twice as numbers', async (t) => {
+  for (const [argv, message] of [
+    [['--vary', `batch_size=${Array.from({ length: 2000 }, (_, i) => i + 1).join(',')}`, '--vary', `concurrent_requests=${Array.from({ length: 2000 }, (_, i) => i + 1).join(',')}`, '--out', tempDir(t)],
+      /a grid of 4,000,000 cells × 1 run is 4,000,000 runs, more than the 10,000 a study may plan/],
+    [[...VARY, '--repeat', '999999999', '--out', tempDir(t)], /16 cells × 999,999,999 runs is 15,999,999,984 runs/],
+    [[...VARY, '--out', ''], /--out must name a folder for the study \(got ''\)/],
+    [['--vary', 'rate=1000,1000.0', '--vary', 'processes=1,2', '--out', tempDir(t)], /--vary rate names a value twice \(1000 and 1000\.0\)/]
+  ]) {
+    const bench = fakeGridBenchmark()
+    const run = await grid(argv, bench)
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, message)
+    assert.equal(bench.calls.length, 0)
   }
 })

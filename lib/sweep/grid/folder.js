@@ -1,0 +1,129 @@
+'use strict'
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { UsageError } = require('../../base/errors')
+
+// One study per folder: a lock while a grid runs in it, and a grid.json read as a result is (a regular file of a
+// bounded size holding an object), whose runs are those a grid of these settings can have made.
+
+const LOCK = 'grid.lock'
+// A grid.json of 10,000 runs is about 20 MB: far past that, the file is not one this tool wrote.
+const MAX_GRID_BYTES = 64 * 1024 * 1024
+
+const processAlive = (pid) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return error.code === 'EPERM'
+  }
+}
+
+/**
+ * Takes DIR's lock for this process: { pid, host, started_at }. A lock of a living grid on this machine refuses the
+ * study; one of a process that is gone is taken over (`said` gets the line); one of another machine (a shared folder)
+ * cannot be judged and refuses. Returns the release function.
+ */
+function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive } = {}) {
+  const file = path.join(dir, LOCK)
+  const mine = JSON.stringify({ pid: process.pid, host: os.hostname(), started_at: new Date(now()).toISOString() })
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, `${mine}\n`, { flag: 'wx' })
+      return () => {
+        try {
+          if (fs.readFileSync(file, 'utf8').trim() === mine) fs.unlinkSync(file)
+        } catch { /* already gone */ }
+      }
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw new UsageError(`--out '${dir}': cannot write its lock (${error.message})`)
+    }
+    const held = readLock(file)
+    const since = held.started_at ? `, started ${held.started_at}` : ''
+    if (held.host && held.host !== os.hostname()) {
+      throw new UsageError(`--out '${dir}' is locked by a grid on ${held.host} (pid ${held.pid}${since}): one study ` +
+        `a folder; if that grid is gone, delete ${file}`)
+    }
+    if (Number.isSafeInteger(held.pid) && held.pid > 0 && alive(held.pid)) {
+      throw new UsageError(`--out '${dir}' is in use by another grid (pid ${held.pid}${since}): one study a ` +
+        'folder; wait for it, stop it, or give another --out')
+    }
+    said(`a stale lock of pid ${held.pid ?? '?'}${since} taken over: that grid is no longer running`)
+    fs.rmSync(file, { force: true })
+  }
+  throw new UsageError(`--out '${dir}': another grid took its lock at the same moment`)
+}
+
+function readLock (file) {
+  try {
+    const held = JSON.parse(fs.readFileSync(file, 'utf8'))
+    return held && typeof held === 'object' ? held : {}
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * DIR/grid.json as this tool wrote it, or null when there is none. A FIFO, a directory, a file past
+ * MAX_GRID_BYTES, text that is not JSON, JSON that is not an object, or runs that no grid of `repeat` rounds makes
+ * (a round outside 1…repeat, a round twice in a cell) refuse the folder in one line.
+ */
+function readGridFile (file, { repeat }) {
+  let stat
+  try {
+    stat = fs.statSync(file)
+  } catch {
+    return null
+  }
+  const refuse = (why) => new UsageError(`${file} ${why}: give another --out`)
+  if (!stat.isFile()) throw refuse('is not a regular file')
+  if (stat.size > MAX_GRID_BYTES) throw refuse(`has ${stat.size} bytes, more than a grid's JSON has`)
+  let saved
+  try {
+    saved = JSON.parse(fs.readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw refuse(`is not a grid's JSON (${error.message})`)
+  }
+  if (saved === null || typeof saved !== 'object' || Array.isArray(saved)) {
+    throw refuse('does not hold a grid (an object)')
+  }
+  if (saved.cells !== undefined && !Array.isArray(saved.cells)) throw refuse('has cells that are not a list')
+  for (const cell of saved.cells || []) {
+    if (cell === null || typeof cell !== 'object' || typeof cell.id !== 'string') {
+      throw refuse('has a cell without an id')
+    }
+    const rounds = new Set()
+    for (const run of cell.runs || []) {
+      const r = run && run.round
+      if (!Number.isSafeInteger(r) || r < 1 || r > repeat) {
+        throw refuse(`holds a run of round ${JSON.stringify(r)} in cell ${cell.id}, outside --repeat ${repeat}`)
+      }
+      if (rounds.has(r)) throw refuse(`holds round ${r} of cell ${cell.id} twice`)
+      rounds.add(r)
+    }
+  }
+  return saved
+}
+
+/** "http://db1:4200 over http": the study's cluster in words. */
+const clusterText = (c) => `${(c.hosts || []).join(', ')} over ${c.protocol}`
+
+/**
+ * The cluster a run measured against the study's: another host list or protocol than the study began with, or
+ * another number of nodes than its first run found, is another study. Returns the reason, or null.
+ */
+function otherCluster (study, now) {
+  if (!study) return null
+  if (study.hosts && now.hosts && (JSON.stringify(study.hosts) !== JSON.stringify(now.hosts) ||
+    study.protocol !== now.protocol)) {
+    return `this study measured ${clusterText(study)}; the options now point at ${clusterText(now)}`
+  }
+  if (typeof study.nodes === 'number' && typeof now.nodes === 'number' && study.nodes !== now.nodes) {
+    return `this study began on ${study.nodes} node${study.nodes === 1 ? '' : 's'}; this run found ${now.nodes}`
+  }
+  return null
+}
+
+module.exports = { takeLock, readGridFile, otherCluster, LOCK, MAX_GRID_BYTES }
