@@ -9,8 +9,14 @@ const fs = require('node:fs')
 const BATCH = { 100: 20_000, 500: 60_000, 2000: 78_000, 5000: 80_000 }
 const FLIGHT = { 1: 1, 4: 3.5, 16: 4, 64: 2.5 }
 
+/** A cluster of `nodes` machines of `cores` cores, as environment.cluster records it (with its node list). */
+const clusterOf = (nodes, { cores = 8, heapBytes = 8 * 2 ** 30 } = {}) => ({ nodes, cores_per_node: cores,
+  heap_bytes_per_node: heapBytes, shared_machine: false,
+  node_list: Array.from({ length: nodes }, (_, i) => ({ name: `n${i + 1}`, hostname: `m${i + 1}`, cores,
+    heap_max_bytes: heapBytes })) })
+
 /** The --json result of one run of the ingest benchmark at `settings`, in `round` (a ±1% drift per round). */
-const THREE_NODES = { nodes: 3, cores_per_node: 8, heap_bytes_per_node: 8 * 2 ** 30, shared_machine: false }
+const THREE_NODES = clusterOf(3)
 
 /** `cluster`: the shape the result names (environment.cluster); `scale`: its throughput against three nodes'. */
 function scriptedResult (settings, round = 1, { failsAt = () => false, cluster = THREE_NODES, scale = 1,
@@ -90,4 +96,4 @@ function noisyRuns (settings, round) {
 /** Round 1 at 45% of the others: a cluster warming up. */
 const slowFirstRound = (settings, round) => (round === 1 ? 0.45 : 1)
 
-module.exports = { scriptedResult, fakeGridBenchmark, settingsOf, noisyRuns, slowFirstRound, BATCH, FLIGHT }
+module.exports = { scriptedResult, fakeGridBenchmark, settingsOf, noisyRuns, slowFirstRound, clusterOf, BATCH, FLIGHT }

@@ -5,28 +5,34 @@ const path = require('node:path')
 const { EXIT, UsageError, errorText } = require('../../base/errors')
 const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
 const { commandMain } = require('../../cli/command-main')
-const { fmt, fmtWhole: whole, pairsText } = require('../../base/format')
 const { table } = require('../text')
 const { readResult } = require('../result-file')
-const { shapeText } = require('../../cluster/cluster-shape')
-const { pointOf, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
+const { groupTitle, groupTable, groupNotes, inputNotes } = require('./rows')
+const { pointOf, gridEvidence, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
+
+// A grid.json of 10,000 runs is about 20 MB: far past that, it is not one this tool wrote.
+const MAX_GRID_BYTES = 64 * 1024 * 1024
 
 const USAGE = `Usage: crate-bench sizing RESULT.json|GRID_DIR... [--headroom PCT] [--report FILE.html] [--json]
        crate-bench sizing --results_table TABLE --run_id ID... [the same options, connection flags]
 
 A sizing reference from runs measured on clusters of different shapes (each result's environment.cluster, read
-from sys.nodes when it ran): per shape its peak (the highest rows/s or queries/s of its runs without failures,
-partial runs or a saturated load generator) with the settings that reached it and its p99, per node and per core,
-the recommended ceiling (--headroom below the peak, default ${DEFAULT_HEADROOM_PCT}%), and the scaling efficiency of
-every larger shape against the smallest (throughput per node: 100% is linear).
+from sys.nodes when it ran): per shape every result it stands on (how many, each one's figure, their spread, and a
+warning when they disagree), the best measured (the highest rows/s or queries/s without failures, partial runs, a
+saturated load generator or a --rate target), the figure at the settings a grid recommended, and the figure to plan
+with, its rule beside it (--headroom below the lower end of the recommended cell's 95% interval, default
+${DEFAULT_HEADROOM_PCT}%), per node and per core, and the scaling efficiency of every larger shape against the
+smallest (best measured per node: 100% is linear).
 
-Compare each size at its own best: a grid folder (crate-bench sweep grid --out) counts at its recommended cell (its
-best without --slo), a sweep at its best; never at a load raised with the nodes. Results of different workloads or
-data models are never mixed in one table; a shape with one result is a point, not a peak; nodes that share a machine
-are flagged: no scaling figure. With four sizes or more of the same machines, the Universal Scalability Law is
-fitted (an estimate: one node's throughput, contention σ, coherency κ, which term limits, where more nodes stop
-paying). --report writes an HTML page: throughput against cluster size with the linear line and the fit, and the p99
-at each peak. With --results_table, each run id is one run (its load generators merged), read from the cluster
+Compare each size at its own best: a grid folder (crate-bench sweep grid --out) gives its best cell and, when the
+grid could tell its cells apart, its recommended cell; never a load raised with the nodes. Results of different
+workloads, data models, protocols or row shapes are never mixed in one table; the same file given twice counts
+once; a shape with one result is a point; a result whose cluster is no cluster (nodes not a whole number its node
+list agrees with, cores below 1) is left out, said why; nodes that share a machine are flagged: no scaling figure.
+With four sizes or more of the same machines, the Universal Scalability Law is fitted (an estimate: one node's
+throughput, contention σ, coherency κ, which term limits, where more nodes stop paying). --report writes an HTML
+page: the tables, throughput against cluster size with each figure's interval, the linear line and the fit, and the
+p99 at each size. With --results_table, each run id is one run (its load generators merged), read from the cluster
 (connection flags or CRATE_* as for the benchmarks).
 
 Examples:
@@ -62,55 +68,20 @@ function parseArgs (argv) {
 function render (sizing) {
   const out = []
   for (const g of sizing.groups) {
-    out.push(`${g.workload} (${g.model}): ${g.unit}/s at each cluster's own best`)
-    // Field values/s (Lindorm's unit) for a model that has them; writes with their replicas where there are any.
-    const fields = g.shapes.some((s) => s.peak && s.peak.field_values_per_sec)
-    const replicated = g.shapes.some((s) => s.replicated_writes_per_node !== null)
-    const t = table(['cluster', `peak ${g.unit}/s`, ...(fields ? ['field values/s'] : []), 'settings at the peak',
-      'p99 ms', 'per node', ...(replicated ? ['with replicas per node'] : []), 'per core',
-      `recommended (-${sizing.headroom_pct}%)`, 'efficiency'])
-    for (const s of g.shapes) {
-      const shape = shapeText({ nodes: s.nodes, cores_per_node: s.cores_per_node,
-        heap_bytes_per_node: s.heap_bytes_per_node, shared_machine: false })
-      const settings = s.peak ? Object.entries(s.peak.settings).map(([k, v]) => `${k} ${fmt(v)}`).join(', ') : ''
-      t.push([
-        `${shape}${s.shared_machine ? ' (SHARED MACHINE)' : ''}`,
-        s.peak ? `${whole(s.peak.per_sec)}${s.single_result ? ' (one run: a point)' : ''}` : 'no run within the rules',
-        ...(fields ? [s.peak ? whole(s.peak.field_values_per_sec) : ''] : []),
-        settings,
-        s.peak ? fmt(s.peak.p99_ms) : '',
-        whole(s.per_node),
-        ...(replicated ? [whole(s.replicated_writes_per_node)] : []),
-        whole(s.per_core),
-        whole(s.recommended_per_sec),
-        s.efficiency_pct === null ? '' : `${fmt(s.efficiency_pct)}%`
-      ])
-    }
-    out.push(t.toString())
-    for (const u of g.usl) {
-      out.push(`scaling (Universal Scalability Law over ${u.sizes.join(', ')} nodes${u.cores_per_node
-        ? ` of ${u.cores_per_node} cores` : ''}; an estimate, R² ${u.r2}): one node ~${fmt(u.lambda)} ${g.unit}/s, ` +
-        `contention σ ${u.sigma}, coherency κ ${u.kappa}: ${u.limited_by === 'nothing measured (linear)'
-          ? 'linear over the sizes measured' : `limited by ${u.limited_by}`}${u.peak_nodes
-          ? `; more nodes stop adding throughput near ${fmt(u.peak_nodes)}` : ''}`)
-    }
-    if (!g.usl.length && g.shapes.length > 1) out.push(g.usl_note)
-    if (g.shared_machine) {
-      out.push('warning: some of these clusters run several nodes on one machine: their scaling is no scaling figure')
-    }
-    const excluded = g.shapes.flatMap((s) => s.excluded)
-    if (excluded.length) out.push(`not peaks: ${excluded.map((e) => `${e.source} (${e.why})`).join('; ')}`)
+    out.push(`${groupTitle(g)}: ${g.unit}/s of each cluster, every figure with the results it stands on`)
+    const { head, rows } = groupTable(g)
+    const t = table(head)
+    for (const row of rows) t.push(row)
+    out.push(t.toString(), ...groupNotes(g))
   }
-  if (sizing.without_shape.length) {
-    out.push(`left out (measured before results carried the cluster's shape): ${sizing.without_shape.join(', ')}`)
-  }
+  out.push(...inputNotes(sizing))
   return `${out.join('\n')}\n`
 }
 
 function writeReport (file, sizing, text, stderr) {
   const { renderSizingHtml } = require('./html')
   try {
-    fs.writeFileSync(file, renderSizingHtml(sizing, text))
+    fs.writeFileSync(file, renderSizingHtml(sizing))
   } catch (error) {
     throw Object.assign(new Error(`cannot write ${file}: ${error.message}`), { exitCode: EXIT.CANNOT_RUN })
   }
@@ -125,12 +96,22 @@ async function pointsOf (args, env) {
     return runs.map((run) => pointOf(run.result, run.runId))
   }
   if (args.files.length === 0) throw new UsageError('give the result files of the runs to size (see --help)')
-  return args.files.map((file) => {
-    if (isGrid(file)) return gridPoint(file)
+  // The same file given twice (or a grid's folder and its grid.json) is one result.
+  const seen = new Set()
+  const points = []
+  for (const file of args.files) {
+    const key = path.resolve(isGrid(file) ? gridFileOf(file) : file)
+    if (seen.has(key)) continue
+    seen.add(key)
+    if (isGrid(file)) {
+      points.push(gridPoint(file))
+      continue
+    }
     const point = pointOf(readResult(file), path.basename(file))
     if (!point) throw new UsageError(`${file} is not a result of crate-bench`)
-    return point
-  })
+    points.push(point)
+  }
+  return points
 }
 
 const gridFileOf = (input) => (input.endsWith('grid.json') ? input : path.join(input, 'grid.json'))
@@ -144,26 +125,39 @@ function isGrid (input) {
 }
 
 /**
- * A grid (crate-bench sweep grid's folder or its grid.json) at its own best: its recommended cell, or without one its
- * best, as the run that stands for the cell measured it (the median of its repeats).
+ * A grid (crate-bench sweep grid's folder or its grid.json): its best cell and its recommended one, each as the run
+ * that stands for the cell (the median of its repeats). grid.json is read as a result is (a regular file of a bounded
+ * size holding an object); a result file it names must lie in its runs/ folder.
  */
 function gridPoint (input) {
   const file = gridFileOf(input)
+  const notGrid = (why) => new UsageError(`${input} is no grid folder (crate-bench sweep grid --out): ${why}`)
+  let stat
+  try {
+    stat = fs.statSync(file)
+  } catch {
+    throw notGrid(`no ${file}`)
+  }
+  if (!stat.isFile()) throw notGrid(`${file} is not a regular file`)
+  if (stat.size > MAX_GRID_BYTES) throw notGrid(`${file} has ${stat.size} bytes, more than a grid's JSON has`)
   let grid
   try {
     grid = JSON.parse(fs.readFileSync(file, 'utf8'))
   } catch (error) {
-    throw new UsageError(`${input} is no grid folder (crate-bench sweep grid --out): ${error.code === 'ENOENT'
-      ? `no ${file}` : error.message}`)
+    throw notGrid(error.message)
   }
-  const cell = grid.recommended || grid.best
-  if (!cell || !cell.median_result_file) {
-    throw new UsageError(`${file}: the grid has no cell without failures to size with`)
+  if (!grid || typeof grid !== 'object' || Array.isArray(grid)) throw notGrid(`${file} does not hold a grid`)
+  const runs = path.resolve(path.dirname(file), 'runs')
+  const readRun = (relative) => {
+    const target = path.resolve(path.dirname(file), String(relative))
+    if (!target.startsWith(`${runs}${path.sep}`)) {
+      throw new UsageError(`${file} names ${JSON.stringify(relative)} as a run's result: not in its runs/ folder`)
+    }
+    return readResult(target)
   }
-  const which = grid.recommended ? 'recommended' : 'best'
-  const point = pointOf(readResult(path.join(path.dirname(file), cell.median_result_file)),
-    `${input} (the grid's ${which} cell: ${pairsText(cell.settings)})`)
-  return { ...point, runs: grid.runs_done ?? 1 }
+  const point = gridEvidence(grid, input, readRun)
+  if (!point) throw new UsageError(`${file}: the grid has no cell without failures to size with`)
+  return point
 }
 
 /** crate-bench sizing … Returns the exit code. */

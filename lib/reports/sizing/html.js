@@ -2,20 +2,44 @@
 
 const { escapeHtml, chartPageHead } = require('../html/parts')
 const { renderSvgChart } = require('../html/svg-chart')
+const { groupTitle, groupTable, groupNotes, inputNotes } = require('./rows')
 
-// sizing.html: for each workload, throughput against cluster size with the linear line (the smallest size's
-// throughput per node, times the nodes) and the Universal Scalability Law's curve when fitted, and the p99 at each
-// size's peak beside it. Drawn here as SVG: one file, no script.
+// sizing.html: for each group the reference as an HTML table (the terminal's rows), the lines under it, throughput
+// against cluster size (the best measured with its 95% interval, the figure at the recommended settings, the figure
+// to plan with, the linear line from the smallest size and the Universal Scalability Law's curve when fitted; nodes
+// sharing a machine drawn apart, not on the line) and the p99 at each size. Drawn here as SVG: one file, no script.
+
+const wholeText = (v) => Math.round(v).toLocaleString('en-US')
+
+/** One line series of vertical segments (an interval per size), broken between sizes. */
+function intervalSegments (shapes) {
+  const data = []
+  for (const s of shapes.filter((x) => x.best && x.best.ci95)) {
+    data.push([s.nodes, s.best.ci95.low], [s.nodes, s.best.ci95.high], [s.nodes, '-'])
+  }
+  return data
+}
 
 function throughputChart (group) {
-  const sized = group.shapes.filter((s) => s.peak)
-  const base = sized[0]
-  const largest = Math.max(...sized.map((s) => s.nodes), ...group.usl.flatMap((u) => u.curve.map((p) => p.nodes)))
-  const series = [{
-    type: 'scatter', name: 'peak at its own best', symbolSize: 12,
-    data: sized.map((s) => [s.nodes, s.peak.per_sec]),
-    label: { show: true, position: 'top', formatter: (p) => `${Math.round(p.value[1]).toLocaleString('en-US')}` }
-  }]
+  const sized = group.shapes.filter((s) => s.best)
+  const apart = sized.filter((s) => s.shared_machine)
+  const own = sized.filter((s) => !s.shared_machine)
+  const base = own[0]
+  const largest = Math.max(1, ...sized.map((s) => s.nodes), ...group.usl.flatMap((u) => u.curve.map((p) => p.nodes)))
+  const label = { show: true, position: 'right', formatter: (p) => wholeText(p.value[1]) }
+  const series = [
+    { type: 'scatter', name: 'best measured', symbolSize: 12, data: own.map((s) => [s.nodes, s.best.per_sec]), label },
+    { type: 'line', name: '95% interval of the best', symbol: 'none', connectNulls: false,
+      lineStyle: { width: 2 }, data: intervalSegments(own) },
+    { type: 'scatter', name: 'at the recommended settings', symbol: 'diamond', symbolSize: 11,
+      data: own.filter((s) => s.recommended).map((s) => [s.nodes, s.recommended.per_sec]) },
+    { type: 'scatter', name: 'to plan with', symbol: 'triangle', symbolSize: 11,
+      data: own.filter((s) => s.planning).map((s) => [s.nodes, s.planning.per_sec]) }
+  ]
+  if (apart.length) {
+    series.push({ type: 'scatter', name: 'nodes sharing a machine (no scaling figure)', symbol: 'emptyCircle',
+      symbolSize: 12, itemStyle: { color: '#999' }, data: apart.map((s) => [s.nodes, s.best.per_sec]), label })
+  }
   if (base) {
     series.push({ type: 'line', name: `linear (${base.nodes} node${base.nodes > 1 ? 's' : ''} × N)`, symbol: 'none',
       lineStyle: { type: 'dashed' }, data: [[0, 0], [largest, base.per_node * largest]] })
@@ -26,37 +50,53 @@ function throughputChart (group) {
   }
   return renderSvgChart({
     animation: false,
-    title: { text: `${group.workload} (${group.model}): peak ${group.unit}/s by cluster size`, left: 'center' },
-    legend: { bottom: 0 },
-    grid: { left: 100, right: 40, top: 60, bottom: 70 },
+    title: { text: `${groupTitle(group)}: ${group.unit}/s by cluster size`, left: 'center',
+      textStyle: { fontSize: 14 } },
+    legend: { bottom: 0, type: 'plain' },
+    grid: { left: 100, right: 60, top: 50, bottom: 90 },
     xAxis: { type: 'value', name: 'nodes', nameLocation: 'middle', nameGap: 28, min: 0, minInterval: 1 },
     yAxis: { type: 'value', name: `${group.unit}/s`, min: 0 },
     series
-  }, { width: 700, height: 420 })
+  }, { width: 760, height: 460 })
 }
 
 function latencyChart (group) {
-  const sized = group.shapes.filter((s) => s.peak)
+  const sized = group.shapes.filter((s) => s.best && typeof (s.recommended ?? s.best).p99_ms === 'number')
   return renderSvgChart({
     animation: false,
-    title: { text: 'p99 at each size\'s peak (ms)', left: 'center' },
+    title: { text: 'p99 at each size (ms): at the recommended settings, else the best', left: 'center',
+      textStyle: { fontSize: 13 } },
     grid: { left: 80, right: 30, top: 60, bottom: 50 },
     xAxis: { type: 'value', name: 'nodes', nameLocation: 'middle', nameGap: 28, min: 0, minInterval: 1 },
     yAxis: { type: 'value', name: 'ms', min: 0 },
-    series: [{ type: 'line', symbolSize: 10, data: sized.map((s) => [s.nodes, s.peak.p99_ms]),
+    series: [{ type: 'line', symbolSize: 10, data: sized.map((s) => [s.nodes, (s.recommended ?? s.best).p99_ms]),
       label: { show: true, position: 'top', formatter: (p) => `${Math.round(p.value[1] * 10) / 10}` } }]
-  }, { width: 500, height: 420 })
+  }, { width: 480, height: 460 })
 }
 
-/** The page: the terminal's reference as text, then the charts of each group. */
-function renderSizingHtml (sizing, text) {
-  return `${chartPageHead('crate-bench sizing', 'pre { font-size: 12px; } .pair { display: flex; flex-wrap: wrap; ' +
-    'gap: 16px; }')}
+function htmlTable ({ head, rows }) {
+  return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>\n` +
+    rows.map((row) => `<tr>${row.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`).join('\n') +
+    '\n</tbody></table>'
+}
+
+const STYLE = `body { max-width: 1300px; } table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
+td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: right; vertical-align: top; }
+th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
+ul.notes li { margin: 2px 0; } .pair { display: flex; flex-wrap: wrap; gap: 16px; } svg { max-width: 100%; }`
+
+/** The page: each group's table, the lines under it and its charts. */
+function renderSizingHtml (sizing) {
+  const list = (lines) => (lines.length
+    ? `<ul class="notes">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>` : '')
+  return `${chartPageHead('crate-bench sizing', STYLE)}
 <body>
 <h1>Sizing reference</h1>
-<pre>${escapeHtml(text)}</pre>
-${sizing.groups.map((g) => `<h2>${escapeHtml(`${g.workload} (${g.model})`)}</h2>
+${sizing.groups.map((g) => `<h2>${escapeHtml(groupTitle(g))}</h2>
+${htmlTable(groupTable(g))}
+${list(groupNotes(g))}
 <div class="pair">${throughputChart(g)}${latencyChart(g)}</div>`).join('\n')}
+${list(inputNotes(sizing))}
 </body>
 </html>
 `

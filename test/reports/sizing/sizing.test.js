@@ -39,21 +39,30 @@ test('per shape its peak within the rules, per node and per core, the ceiling, t
   ].map((r, i) => pointOf(r, `r${i}.json`))
   const sizing = sizingOf(points, { headroomPct: 20 })
   const [group] = sizing.groups
-  assert.deepEqual(group.shapes.map((s) => [s.nodes, s.peak.per_sec, s.per_node, s.per_core, s.recommended_per_sec,
+  assert.deepEqual(group.shapes.map((s) => [s.nodes, s.best.per_sec, s.per_node, s.per_core, s.planning.per_sec,
     s.efficiency_pct]), [
     [1, 25_000, 25_000, 6250, 20_000, 100],
     [3, 66_000, 22_000, 5500, 52_800, 88],
     [6, 120_000, 20_000, 5000, 96_000, 80]
   ])
-  assert.deepEqual(group.shapes[0].peak.settings,
+  assert.deepEqual(group.shapes[0].best.settings,
     { batch_size: 5000, concurrent_requests: 8, processes: 2, replicas: 0 })
   assert.deepEqual(group.shapes[1].excluded, [{ source: 'r3.json', why: 'failures or in doubt' }],
     'the faster run with failures is no peak')
   assert.equal(group.shapes[2].replicated_writes_per_node, 40_000, 'rows written and their replicas, per node')
   assert.equal(group.shapes[2].single_result, true)
+  // No grid: no recommended settings, and the planning figure says it comes from the best measured.
+  assert.equal(group.shapes[0].recommended, null)
+  assert.equal(group.shapes[0].planning.rule, '20% below the best measured (no recommended settings for this shape)')
+  // Two single runs of one shape 20% apart, with no interval to judge: said.
+  assert.deepEqual(group.shapes[0].spread, { median: 20_000, min: 20_000, max: 25_000, spread_pct: 25 })
+  assert.match(group.shapes[0].disagreement, /r0\.json 20000 and r1\.json 25000, 20% apart with no interval to judge/)
   const text = require('../../../lib/reports/sizing/command').render(sizing)
-  assert.match(text, /│ cluster +│ peak rows\/s +│ field values\/s +│ settings at the peak +│ p99 ms +│ per node +│ with replicas per node +│ per core/)
-  assert.match(text, /│ 6 nodes x 4 cores, 8 GB heap +│ 120,000 \(one run: a point\) +│ 1,200,000 +│ .* +│ 50 +│ 20,000 +│ 40,000 +│ 5,000 /)
+  assert.match(text, /│ cluster +│ results +│ best measured rows\/s +│ field values\/s +│ at the recommended settings +│ settings +│ p99 ms +│ per node \(best\) +│ with replicas per node +│ per core \(best\) +│ to plan with +│ efficiency/)
+  assert.match(text, /│ 6 nodes x 4 cores, 8 GB heap +│ 1 \(one run: a point\) +│ 120,000 +│ 1,200,000 +│ none +│ .* +│ 50 +│ 20,000 +│ 40,000 +│ 5,000 +│ 96,000 /)
+  assert.match(text, /^1 node: to plan with 20,000 rows\/s: 20% below the best measured/m)
+  assert.match(text, /^warning: 1 node: results of this shape disagree/m)
+  assert.match(text, /^note: replicas 0 on 3 nodes: a production cluster keeps replicas/m)
 })
 
 test('workloads and models are never mixed; nodes on one machine are flagged; a result without a shape is named', () => {
@@ -96,10 +105,11 @@ test('crate-bench sizing over runs on test clusters of 1, 3 and 6 nodes (one sha
     assert.equal(s.per_node, Math.round((results[i].rows_per_sec / s.nodes) * 100) / 100)
     assert.equal(s.per_core, Math.round((results[i].rows_per_sec / (s.nodes * 8)) * 100) / 100)
   })
-  assert.equal(group.shapes[2].efficiency_pct,
-    Math.round((group.shapes[2].per_node / group.shapes[0].per_node) * 1000) / 10)
+  assert.equal(group.shapes[1].efficiency_pct,
+    Math.round((group.shapes[1].per_node / group.shapes[0].per_node) * 1000) / 10)
   assert.equal(group.shapes[2].shared_machine, true)
-  assert.match(sized.stderr, /^ingest \(cpu\): rows\/s at each cluster's own best$/m)
+  assert.equal(group.shapes[2].efficiency_pct, null, 'nodes sharing a machine scale nothing')
+  assert.match(sized.stderr, /^ingest \(cpu, http\): rows\/s of each cluster, every figure with the results it stands on$/m)
   assert.match(sized.stderr, /6 nodes x 8 cores, 16 GB heap \(SHARED MACHINE\)/)
   assert.match(sized.stderr, /warning: some of these clusters run several nodes on one machine/)
   const bad = await runTool('bin/crate-bench.js', ['sizing', files[0], '--headroom', '150'])
@@ -123,8 +133,8 @@ test('crate-bench sizing --results_table --run_id: each run read from the cluste
     assert.equal(sized.code, 0, sized.stderr)
     const [shape] = sized.json.groups[0].shapes
     assert.equal(shape.results, 2)
-    assert.equal(shape.peak.per_sec, Math.max(...rates))
-    assert.equal(shape.peak.source, rates[0] > rates[1] ? 'small-1' : 'small-2')
+    assert.equal(shape.best.per_sec, Math.max(...rates))
+    assert.equal(shape.best.source, rates[0] > rates[1] ? 'small-1' : 'small-2')
     const alone = await runTool('bin/crate-bench.js', ['sizing', '--run_id', 'small-1'], { env: double.env() })
     assert.equal(alone.code, 2)
     assert.match(alone.stderr, /--results_table and --run_id go together/)
@@ -137,7 +147,7 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   const { fakeGridBenchmark } = require('../../helpers/grid-model')
   const { memoryStream } = require('../../helpers/memory-stream')
   const dir = tempDir(t)
-  const nodes = (n) => ({ nodes: n, cores_per_node: 8, heap_bytes_per_node: 8 * GB, shared_machine: false })
+  const { clusterOf: nodes } = require('../../helpers/grid-model')
   for (const [name, options] of [['three', {}], ['six', { cluster: nodes(6), scale: 1.8 }],
     ['nine', { cluster: nodes(9), scale: 2.5 }], ['twelve', { cluster: nodes(12), scale: 3.1 }]]) {
     const stderr = memoryStream()
@@ -151,12 +161,14 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
     path.join(dir, 'nine'), path.join(dir, 'twelve'), '--report', report, '--json'])
   assert.equal(sized.code, 0, sized.stderr)
   const [three, sixNodes] = sized.json.groups[0].shapes
-  assert.deepEqual(three.peak.settings, { batch_size: 2000, concurrent_requests: 16, processes: 1 })
-  assert.equal(three.peak.per_sec, 312_000 * 0.99)
-  assert.equal(three.peak.rows_per_sec, three.peak.per_sec)
+  assert.deepEqual(three.recommended.settings, { batch_size: 2000, concurrent_requests: 16, processes: 1 })
+  assert.equal(three.recommended.per_sec, 312_000 * 0.99)
+  assert.equal(three.recommended.rows_per_sec, three.recommended.per_sec)
+  assert.equal(three.best.per_sec, 320_000 * 0.99, 'the best measured beside it: never called a peak')
   assert.equal(three.single_result, false, 'a grid of nine runs')
-  assert.match(three.peak.source, /three \(the grid's recommended cell: batch_size 2000, concurrent_requests 16\)$/)
-  assert.equal(sixNodes.peak.per_sec, 312_000 * 0.99 * 1.8)
+  assert.match(three.recommended.source, /three \(the grid's recommended cell: batch_size 2000, concurrent_requests 16\)$/)
+  assert.equal(three.planning.rule, '20% below the figure at the recommended settings (one run a cell: no interval)')
+  assert.equal(sixNodes.recommended.per_sec, 312_000 * 0.99 * 1.8)
   assert.equal(sixNodes.efficiency_pct, 90)
   assert.match(sized.stderr, /^scaling \(Universal Scalability Law over 3, 6, 9, 12 nodes of 8 cores; an estimate, R² [0-9.]+\): one node ~[0-9,.]+ rows\/s, contention σ [0-9.]+, coherency κ [0-9.]+: limited by (contention|coherency)/m)
   assert.equal(sized.json.groups[0].usl[0].sizes.length, 4)
@@ -165,4 +177,74 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   const none = await runTool('bin/crate-bench.js', ['sizing', dir])
   assert.equal(none.code, 2)
   assert.match(none.stderr, /^crate-bench sizing: error: .* is no grid folder \(crate-bench sweep grid --out\): no .*grid\.json\n$/)
+})
+
+// Issue 46: sizing that carries its evidence.
+test('results a sizing cannot stand on are left out, said why: --rate runs, forged shapes; groups by protocol and row shape', () => {
+  const withShape = (r, cluster) => ({ ...r, environment: { cluster } })
+  const ok = result({ nodes: 3, cores: 4, perSec: 30_000 })
+  const list = ok.environment.cluster.node_list
+  const points = [
+    pointOf(ok, 'ok.json'),
+    pointOf({ ...result({ nodes: 3, cores: 4, perSec: 2000 }), options: { ...ok.options, rate: 2000 },
+      rate: { achieved_pct: 100 } }, 'rate.json'),
+    pointOf(withShape(ok, { ...ok.environment.cluster, nodes: 1000, node_list: undefined }), 'thousand.json'),
+    ...[-2, 0, 2.5].map((n) => pointOf(withShape(ok, { ...ok.environment.cluster, nodes: n }), `nodes${n}.json`)),
+    pointOf(withShape(ok, { ...ok.environment.cluster, cores_per_node: 0 }), 'cores0.json'),
+    pointOf({ ...ok, options: { ...ok.options, protocol: 'pg', extra_tags_length: 500 } }, 'pg-tags.json'),
+    pointOf({ ...ok, options: { ...ok.options, replicas: '0' } }, 'replicas-text.json')
+  ]
+  const sizing = sizingOf(points)
+  assert.deepEqual(sizing.groups.map((g) => [g.protocol, g.row_shape]), [['http', {}], ['pg', { extra_tags_length: 500 }]])
+  const [http] = sizing.groups
+  assert.deepEqual(http.shapes[0].excluded, [{ source: 'rate.json',
+    why: 'a --rate run: it held 100% of a 2000/s target, not a peak' }])
+  assert.deepEqual(sizing.bad_shape.map((b) => b.source), ['thousand.json', 'nodes-2.json', 'nodes0.json',
+    'nodes2.5.json', 'cores0.json'])
+  assert.match(sizing.bad_shape[0].why, /says 1000 nodes but lists no nodes/)
+  assert.match(sizing.bad_shape[1].why, /has -2 nodes, not a whole number of at least 1/)
+  assert.match(sizing.bad_shape[4].why, /have 0 cores, fewer than 1/)
+  assert.equal(http.shapes[0].best.settings.replicas, 0)
+  assert.equal(typeof points.at(-1).settings.replicas, 'number', "'0' read as the number it is")
+  assert.equal(list.length, 3)
+  const text = require('../../../lib/reports/sizing/command').render(sizing)
+  assert.match(text, /^ingest \(cpu, pg, extra_tags_length 500\): /m)
+  assert.match(text, /^left out: thousand\.json \(its cluster says 1000 nodes but lists no nodes\); nodes-2\.json/m)
+  assert.match(text, /^not sizing figures: rate\.json \(a --rate run: it held 100% of a 2000\/s target, not a peak\)/m)
+})
+
+test('two grids of one shape that disagree beyond their intervals: both shown, a warning; the plan from the lower end', () => {
+  const grid = (perSec, low, high, source) => ({ ...pointOf(result({ nodes: 1, cores: 4, perSec }), source), runs: 9,
+    ci95: { low, high }, recommended: { ...pointOf(result({ nodes: 1, cores: 4, perSec: perSec * 0.9 }), source),
+      ci95: { low: low * 0.9, high: high * 0.9 }, runs: 3 } })
+  const sizing = sizingOf([grid(19_075, 18_000, 20_100, 'grid-a'), grid(14_242, 13_500, 15_000, 'grid-b')])
+  const [shape] = sizing.groups[0].shapes
+  assert.equal(shape.results, 2)
+  assert.deepEqual(shape.evidence.map((e) => [e.source, e.per_sec, e.recommended_per_sec]),
+    [['grid-a', 19_075, 19_075 * 0.9], ['grid-b', 14_242, 14_242 * 0.9]])
+  assert.match(shape.disagreement, /^results of this shape disagree: grid-a 19075 and grid-b 14242, 25\.3% apart beyond their 95% intervals/)
+  assert.equal(shape.best.per_sec, 19_075)
+  // The median of the two recommended figures (the lower of two), planned from its interval's lower end, less 20%.
+  assert.equal(shape.recommended.per_sec, 14_242 * 0.9)
+  assert.equal(shape.planning.per_sec, Math.round(13_500 * 0.9 * 0.8 * 100) / 100)
+  assert.equal(shape.planning.rule, '20% below the lower end of the 95% interval at the recommended settings')
+})
+
+test('crate-bench sizing: the same file twice counts once; a grid naming a result outside its runs/ is refused', async (t) => {
+  const dir = tempDir(t)
+  const file = path.join(dir, 'a.json')
+  const { scriptedResult, clusterOf } = require('../../helpers/grid-model')
+  fs.writeFileSync(file, JSON.stringify(scriptedResult({ batch_size: 500, concurrent_requests: 4 }, 1,
+    { cluster: clusterOf(1) })))
+  const twice = await runTool('bin/crate-bench.js', ['sizing', file, file, path.join(dir, '.', 'a.json'), '--json'])
+  assert.equal(twice.code, 0, twice.stderr)
+  assert.equal(twice.json.groups[0].shapes[0].results, 1)
+  const grid = path.join(dir, 'grid')
+  fs.mkdirSync(path.join(grid, 'runs'), { recursive: true })
+  const cell = { id: 'x', settings: { batch_size: 1 }, median_result_file: '../../../../etc/passwd', runs_done: 1 }
+  fs.writeFileSync(path.join(grid, 'grid.json'), JSON.stringify({ best: cell, recommended: cell, cells: [] }))
+  const escaped = await runTool('bin/crate-bench.js', ['sizing', grid])
+  assert.equal(escaped.code, 2)
+  assert.match(escaped.stderr, /grid\.json names "\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd" as a run's result: not in its runs\/ folder\n$/)
+  assert.doesNotMatch(escaped.stderr, /root:/)
 })

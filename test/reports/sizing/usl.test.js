@@ -32,6 +32,7 @@ const GB = 2 ** 30
 const point = (nodes, perSec, { shared = false, cores = 8 } = {}) => ({
   source: `${nodes}.json`, workload: 'ingest', model: 'cpu', unit: 'rows', throughput: perSec, field_values_per_sec: null,
   p99_ms: 40 + nodes, replicas: 0, settings: { batch_size: 5000 }, problems: [],
+  protocol: 'http', row_shape: {}, runs: 1, ci95: null, recommended: null, undecided: null,
   shape: { nodes, cores_per_node: cores, heap_bytes_per_node: 8 * GB, shared_machine: shared }
 })
 
@@ -45,21 +46,27 @@ test('sizing fits the law per machine size from four sizes, leaves out shared ma
   assert.equal(group.usl_note, null)
   const [withShared] = sizingOf([3, 6, 9].map((n) => point(n, f(n))).concat(point(12, f(12), { shared: true }))).groups
   assert.deepEqual(withShared.usl, [])
-  assert.equal(withShared.usl_note, 'the Universal Scalability Law needs 4 cluster sizes or more of the same machines (3 here): no fit')
+  assert.equal(withShared.usl_note, 'the Universal Scalability Law needs 4 cluster sizes or more of the same machines, ' +
+    'none sharing one: 3 here; 1 left out: nodes sharing a machine; no fit')
   const bigger = [9, 12].map((n) => point(n, f(n), { cores: 16 }))
   const [mixed] = sizingOf([3, 6].map((n) => point(n, f(n))).concat(bigger)).groups
   assert.deepEqual(mixed.usl, [], 'two machine sizes of two cluster sizes each: no fit')
+  assert.match(mixed.usl_note, /: 2 here \(the most of one machine size; 2 machine sizes given\); no fit$/)
 })
 
-test('sizing.html: throughput against cluster size with the linear line and the fit, p99 beside it', (t) => {
+test('sizing.html: real tables, throughput against size with intervals, the linear line and the fit, p99 beside it', (t) => {
   const f = usl(100_000, 0.03, 0.001)
-  const sizing = sizingOf([3, 6, 9, 12].map((n) => point(n, f(n))))
+  const withInterval = (n) => ({ ...point(n, f(n)), ci95: { low: f(n) * 0.95, high: f(n) * 1.05 } })
+  const sizing = sizingOf([3, 6, 9].map(withInterval).concat(point(12, f(12), { shared: true })))
   const file = path.join(tempDir(t), 'sizing.html')
-  fs.writeFileSync(file, renderSizingHtml(sizing, 'the table'))
+  fs.writeFileSync(file, renderSizingHtml(sizing))
   const html = fs.readFileSync(file, 'utf8')
   assert.equal((html.match(/<svg/g) || []).length, 2)
+  assert.doesNotMatch(html, /<pre>/, 'tables, not the terminal\'s box drawing')
+  assert.equal((html.match(/<tr>/g) || []).length, 1 + 4, 'a head and a row per cluster shape')
+  assert.match(html, /<th>best measured rows\/s<\/th>/)
   assert.match(html, /linear \(3 nodes × N\)/)
-  assert.match(html, /USL fit \(8 cores a node\), an estimate/)
-  assert.match(html, /p99 at each size&#39;s peak|p99 at each size's peak/)
-  assert.match(html, /<pre>the table<\/pre>/)
+  assert.match(html, /95% interval of the best/)
+  assert.match(html, /nodes sharing a machine \(no scaling figure\)/)
+  assert.match(html, /p99 at each size/)
 })
