@@ -54,6 +54,12 @@ function parseArgs (argv) {
       warmup: { type: 'string', default: '10s', describe: "each step's warm-up, kept out of its figures" },
       min_achieved_pct: { type: 'number', default: 99, describe: 'percent of the target rate a step must achieve' },
       max_steps: { type: 'number', default: 30, describe: 'steps at most' },
+      edge_repeat: {
+        type: 'number',
+        default: 3,
+        describe: 'runs of the last passing and the first missing rate once the search has found them: the ' +
+          'capacity is a range only where every run agreed (1: no repeat)'
+      },
       client_check: {
         type: 'boolean',
         default: true,
@@ -69,8 +75,8 @@ function parseArgs (argv) {
       'queries/s of a mix within 250 ms while ingesting 20,000 rows/s'
     )
     .epilogue(
-      'Exit codes: 0 capacity found, 1 the start rate already misses, 2 bad input, 3 the benchmark could not run, 4 ' +
-      'interrupted.'
+      'Exit codes: 0 capacity found, 1 the start rate already misses or the edge\'s runs disagree (no capacity the ' +
+      'runs carry), 2 bad input, 3 the benchmark could not run, 4 interrupted.'
     )
     .wrap(Math.min(120, process.stdout.columns || 100))
   if (own.includes('--help') || own.includes('-h')) {
@@ -106,6 +112,9 @@ function parseArgs (argv) {
   if (!(args.min_achieved_pct > 0 && args.min_achieved_pct <= 100)) {
     throw new UsageError(`--min_achieved_pct must be above 0 and at most 100 (got '${args.min_achieved_pct}')`)
   }
+  if (!(Number.isSafeInteger(args.edge_repeat) && args.edge_repeat >= 1 && args.edge_repeat <= 10)) {
+    throw new UsageError(`--edge_repeat must be a whole number from 1 to 10 (got '${args.edge_repeat}')`)
+  }
   if (!Number.isSafeInteger(args.max_steps)) {
     throw new UsageError(`--max_steps must be a whole number (got '${args.max_steps}')`)
   }
@@ -124,6 +133,7 @@ function parseArgs (argv) {
     warmupMs: parseDuration(args.warmup, 'warmup'),
     minAchievedPct: args.min_achieved_pct,
     maxSteps: args.max_steps,
+    edgeRepeat: args.edge_repeat,
     clientCheck: args.client_check,
     out: args.out ?? path.join('capacity-results', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')),
     benchmark
@@ -133,7 +143,10 @@ function parseArgs (argv) {
 /** One step: the benchmark at `rate`, its JSON result, or why the search must stop. */
 function stepRunner (config, { stderr, signals }) {
   let steps = 0
+  const runsOf = new Map()
   return async (rate) => {
+    runsOf.set(rate, (runsOf.get(rate) || 0) + 1)
+    const name = `rate-${rate}${runsOf.get(rate) > 1 ? `-r${runsOf.get(rate)}` : ''}`
     // The first step prepares the table as the benchmark options say; the later ones keep it, so that no step
     // spends its warm-up waiting for a table to be dropped and created on a busy cluster.
     const keepTable = ++steps > 1 && config.workload === 'ingest' &&
@@ -150,8 +163,8 @@ function stepRunner (config, { stderr, signals }) {
       '--json'
     ]
     if (config.ingestRate) args.push('--ingest_rate', String(config.ingestRate))
-    const resultFile = path.join(config.out, 'runs', `rate-${rate}.json`)
-    const logFile = path.join(config.out, 'runs', `rate-${rate}.log`)
+    const resultFile = path.join(config.out, 'runs', `${name}.json`)
+    const logFile = path.join(config.out, 'runs', `${name}.log`)
     stderr.write(`step ${fmt(rate)}/s ... `)
     // Ctrl-C or SIGTERM to the search stops the run in progress at once; it reports partial.
     const { code } = await runBenchmark({ app: APPS[config.workload], args, resultFile, logFile, signals })
@@ -205,7 +218,7 @@ function render (config, found, unit) {
   }
   for (const s of found.steps) {
     t.push([
-      fmt(s.rate),
+      `${fmt(s.rate)}${s.repeat ? ` (run ${s.repeat})` : ''}`,
       `${fmt(s.achieved)} (${fmt(s.achieved_pct)}%)`,
       fmt(s.p99_ms),
       fmt(s.failed),
@@ -220,16 +233,34 @@ function render (config, found, unit) {
   for (const s of found.steps.filter((step) => step.reason && step.reason.includes('; '))) {
     lines.push(`  ${fmt(s.rate)} ${unit}/s missed for each of: ${s.reason}`)
   }
+  if (found.steps.some((s) => s.achieved_pct > 100.5)) {
+    lines.push('note: a step achieved more than its target: answers to requests sent during its warm-up arrived in ' +
+      'the measured window (a backlog the warm-up left); its rate is still judged against the target')
+  }
   const slo = `p99 <= ${config.sloP99Ms} ms, at most ${config.maxFailed} failed, no rejections`
-  if (found.capacity === null && found.stopped) {
+  const edge = found.edge
+  if (edge && !edge.pass_held) {
+    lines.push(`no capacity the runs carry: at ${fmt(edge.pass_rate)} ${unit}/s only ${edge.pass_passed} of ` +
+      `${edge.pass_runs} runs passed: the noise is larger than a step; the capacity is below ${fmt(edge.pass_rate)} ` +
+      `${unit}/s (${slo}). Lengthen --duration, quiet the cluster, or widen --precision`)
+  } else if (found.capacity === null && found.stopped) {
     lines.push(`no capacity: the search stopped before a step passed (${slo})`)
   } else if (found.capacity === null) {
     lines.push(
       `no capacity: the cluster misses the SLO (${slo}) already at ${fmt(config.start)} ${unit}/s; try a lower --start`
     )
   } else {
-    const miss = found.steps.find((s) => s.rate === found.first_miss)
-    lines.push(`capacity: ${fmt(found.capacity)} ${unit}/s within the SLO (${slo})`)
+    const miss = found.steps.find((s) => s.rate === found.first_miss && !s.passed) ??
+      found.steps.find((s) => s.rate === found.first_miss)
+    if (edge && edge.pass_runs > 1) {
+      lines.push(`capacity: ${fmt(edge.range.low)}–${fmt(edge.range.high)} ${unit}/s within the SLO (${slo}): ` +
+        `${fmt(edge.pass_rate)} passed ${edge.pass_passed} of ${edge.pass_runs} runs, ${fmt(edge.miss_rate)} ` +
+        `${edge.miss_passed} of ${edge.miss_runs}${edge.miss_passed > 0 ? ' (the capacity may reach it: the ' +
+          'edge is noisy)' : ''}; plan with ${fmt(edge.range.low)}`)
+    } else {
+      lines.push(`capacity: ${fmt(found.capacity)} ${unit}/s within the SLO (${slo}), from one run a step ` +
+        '(--edge_repeat 3 runs the edge again)')
+    }
     if (miss) lines.push(`first miss: ${fmt(miss.rate)} ${unit}/s: ${miss.reason}`)
     if (found.limit === 'max_steps') {
       lines.push(`note: no step missed within --max_steps ${config.maxSteps}: the capacity is at least this`)
@@ -242,6 +273,8 @@ function render (config, found, unit) {
 function writeResults (config, found, unit) {
   const summary = {
     capacity: found.capacity,
+    capacity_range: found.edge ? found.edge.range : null,
+    edge: found.edge,
     unit: `${unit}/s`,
     slo: { p99_ms: config.sloP99Ms, max_failed: config.maxFailed, min_achieved_pct: config.minAchievedPct },
     limit: found.limit,
@@ -297,6 +330,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, s
     start: config.start,
     precisionPct: config.precisionPct,
     maxSteps: config.maxSteps,
+    edgeRepeat: config.edgeRepeat,
     runStep: async (rate) => {
       const outcome = await runner(rate)
       if (outcome.exitCode) stopCode = outcome.exitCode

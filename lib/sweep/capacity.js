@@ -55,10 +55,11 @@ function searchDone ({ lastPass, firstMiss, precisionPct }) {
 
 /**
  * The search: `runStep(rate)` resolves { result } or { stop: reason } (the benchmark could not
- * run, or the search was interrupted). Returns every step and the capacity: the last passing
- * rate, or null when the start rate already missed.
+ * run, or the search was interrupted). Then the edge, the last passing and the first missing rate, each run again
+ * until it has `edgeRepeat` runs: one run a step cannot tell a step from the noise. Returns every step, the edge and
+ * the capacity: the last passing rate when every run of it passed, else null (the edge says why).
  */
-async function searchCapacity ({ start, precisionPct = 5, maxSteps = 30, runStep, judge }) {
+async function searchCapacity ({ start, precisionPct = 5, maxSteps = 30, edgeRepeat = 1, runStep, judge }) {
   const steps = []
   let lastPass = null
   let firstMiss = null
@@ -77,13 +78,48 @@ async function searchCapacity ({ start, precisionPct = 5, maxSteps = 30, runStep
     if (searchDone({ lastPass, firstMiss, precisionPct })) break
     rate = nextRate({ lastPass, firstMiss, rate })
   }
+  const limit = stopped ? 'stopped' : firstMiss === null ? 'max_steps' : lastPass === null ? 'fails_at_start'
+    : 'precision'
+  if (limit === 'precision' && edgeRepeat > 1) {
+    // Alternated, so that a drift of the cluster meets both edges alike.
+    for (let repeat = 2; repeat <= edgeRepeat && !stopped; repeat++) {
+      for (const edgeRate of [lastPass, firstMiss]) {
+        const outcome = await runStep(edgeRate)
+        if (outcome.stop) {
+          stopped = outcome.stop
+          break
+        }
+        steps.push({ rate: edgeRate, repeat, ...judge(outcome.result) })
+      }
+    }
+  }
+  const edge = limit === 'precision' ? edgeOf(steps, lastPass, firstMiss) : null
   return {
-    capacity: lastPass,
+    capacity: edge && !edge.pass_held ? null : lastPass,
     first_miss: firstMiss,
+    edge,
     steps,
     stopped,
-    limit: stopped ? 'stopped' : firstMiss === null ? 'max_steps' : lastPass === null ? 'fails_at_start' : 'precision'
+    limit: stopped ? 'stopped' : limit
   }
+}
+
+/**
+ * The edge as its runs saw it: how many runs of the last passing and of the first missing rate passed, and the
+ * capacity as a range: between the two when each held its verdict in every run; below the last pass when it did not
+ * (the noise is larger than a step); reaching the first miss when that passed too.
+ */
+function edgeOf (steps, lastPass, firstMiss) {
+  const runsAt = (rate) => steps.filter((s) => s.rate === rate)
+  const pass = runsAt(lastPass)
+  const miss = runsAt(firstMiss)
+  const passed = (list) => list.filter((s) => s.passed).length
+  const edge = { pass_rate: lastPass, pass_runs: pass.length, pass_passed: passed(pass), miss_rate: firstMiss,
+    miss_runs: miss.length, miss_passed: passed(miss) }
+  edge.pass_held = edge.pass_passed === edge.pass_runs
+  edge.range = edge.pass_held ? { low: lastPass, high: firstMiss } : { low: null, high: lastPass }
+  edge.noisy = !edge.pass_held || edge.miss_passed > 0
+  return edge
 }
 
 /** Steps the search takes: doublings from `start` to the first miss, then bisections to the precision. */

@@ -41,30 +41,38 @@ test('the search finds the scripted capacity within its precision, in the steps 
   assert.equal(run.code, 0, run.stderr)
   const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
   // The double serves 33 bulks of 100 rows a second: 3,300 rows/s.
+  // The search, then the edge run twice more each (--edge_repeat 3 by default), alternated.
   assert.deepEqual(
-    summary.steps.map((s) => [s.rate, s.passed]),
+    summary.steps.map((s) => [s.rate, s.passed, s.repeat ?? 1]),
     [
-      [1000, true],
-      [2000, true],
-      [4000, false],
-      [3000, true],
-      [3500, false]
+      [1000, true, 1],
+      [2000, true, 1],
+      [4000, false, 1],
+      [3000, true, 1],
+      [3500, false, 1],
+      [3000, true, 2],
+      [3500, false, 2],
+      [3000, true, 3],
+      [3500, false, 3]
     ]
   )
   assert.equal(summary.capacity, 3000)
+  assert.deepEqual(summary.capacity_range, { low: 3000, high: 3500 })
+  assert.deepEqual([summary.edge.pass_passed, summary.edge.pass_runs, summary.edge.miss_passed], [3, 3, 0])
   assert.ok(summary.capacity >= 3300 * 0.8 && summary.capacity <= 3300, 'within the 20% precision below the true capacity')
-  assert.equal(summary.steps.length, expectedSteps({ start: 1000, capacity: 3300, precisionPct: 20 }))
+  assert.equal(summary.steps.length - 4, expectedSteps({ start: 1000, capacity: 3300, precisionPct: 20 }))
   assert.match(summary.steps[2].reason, /p99 [\d.]+ ms over the SLO of 800 ms/)
-  assert.match(run.stderr, /^capacity: 3,000 rows\/s within the SLO \(p99 <= 800 ms, at most 0 failed, no rejections\)$/m)
+  assert.match(run.stderr, /^capacity: 3,000–3,500 rows\/s within the SLO \(p99 <= 800 ms, at most 0 failed, no rejections\): 3,000 passed 3 of 3 runs, 3,500 0 of 3; plan with 3,000$/m)
   assert.match(run.stderr, /^first miss: 3,500 rows\/s: /m)
   const csv = fs.readFileSync(path.join(out, 'capacity.csv'), 'utf8').trim().split('\n')
-  assert.equal(csv.length, 6)
-  assert.equal(fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').length, 5)
+  assert.equal(csv.length, 10)
+  assert.equal(fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').length, 9)
+  assert.ok(fs.existsSync(path.join(out, 'runs', 'rate-3000-r3.json')), 'each run of the edge keeps its own files')
   assert.equal(XMLValidator.validate(fs.readFileSync(path.join(out, 'capacity.svg'), 'utf8')), true)
   // Only the first step creates the table (there was none to drop); the later ones add to it.
   assert.equal(double.statementsMatching(/^DROP TABLE/).length, 0)
-  assert.equal(double.statementsMatching(/^CREATE TABLE IF NOT EXISTS "doc"\."cpu"/).length, 5)
-  assert.equal(double.statementsMatching(/^SELECT max\(ts\)/).length, 4, 'each later step continued after the rows before it')
+  assert.equal(double.statementsMatching(/^CREATE TABLE IF NOT EXISTS "doc"\."cpu"/).length, 9)
+  assert.equal(double.statementsMatching(/^SELECT max\(ts\)/).length, 8, 'each later step continued after the rows before it')
 }))
 
 test('queries/s of a mix within the SLO while ingesting beside them (--workload query --ingest_rate)', (t) => {
@@ -83,7 +91,7 @@ test('queries/s of a mix within the SLO while ingesting beside them (--workload 
   }, async (double) => {
     const out = tempDir(t)
     const mix = tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
-    const run = await capacity([...STEP, '--workload', 'query', '--ingest_rate', '1000', '--start', '20', '--precision', '30%', '--out', out, '--', '--queries_config', mix, '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
+    const run = await capacity([...STEP, '--workload', 'query', '--ingest_rate', '1000', '--start', '20', '--precision', '30%', '--edge_repeat', '1', '--out', out, '--', '--queries_config', mix, '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
     assert.equal(run.code, 0, run.stderr)
     const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
     assert.deepEqual(

@@ -88,3 +88,24 @@ test('a step that missed for several reasons: its row says how many, the lines u
   assert.match(text, /achieved 90% of the target rate \(needs 99%\) \(\+1 more\)/)
   assert.match(text, /^ {2}4,000 rows\/s missed for each of: achieved 90% of the target rate \(needs 99%\); p99 900 ms over the SLO of 800 ms$/m)
 })
+
+// Issue 46: one run a step cannot tell a step from the noise; the edge is run again before a capacity is said.
+test('the edge run again: a range where every run agreed; no capacity where the last pass did not hold', async () => {
+  const steady = fakeCluster(13_000)
+  const found = await searchCapacity({ start: 1000, precisionPct: 5, edgeRepeat: 3, runStep: steady.runStep,
+    judge: (r) => judgeStep(r, SLO) })
+  assert.deepEqual(steady.rates.slice(-4), [13000, 13500, 13000, 13500], 'the edge, alternated')
+  assert.equal(found.capacity, 13000)
+  assert.deepEqual(found.edge.range, { low: 13000, high: 13500 })
+  assert.equal(found.edge.noisy, false)
+  // The same cluster, its capacity 12,900 on the third visit of 13,000: the last pass does not hold.
+  let visits = 0
+  const noisy = fakeCluster(13_000)
+  const wobbly = (rate) => (rate === 13000 && ++visits === 3 ? fakeCluster(12_900).runStep(rate) : noisy.runStep(rate))
+  const undecided = await searchCapacity({ start: 1000, precisionPct: 5, edgeRepeat: 3, runStep: wobbly,
+    judge: (r) => judgeStep(r, SLO) })
+  assert.equal(undecided.capacity, null)
+  assert.deepEqual([undecided.edge.pass_passed, undecided.edge.pass_runs, undecided.edge.range],
+    [2, 3, { low: null, high: 13000 }])
+  assert.equal(undecided.edge.noisy, true)
+})
