@@ -5,6 +5,7 @@ const { fmt, visible } = require('../base/format')
 const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS, flightNeeded } = require('../results/result')
 const { loadWorkload } = require('../workloads')
 const { driftLines } = require('../results/drift')
+const { growingWriteQueues, busyMachineLine, clusterLimitReason } = require('./cluster-limits')
 
 /**
  * Why a --rate run fell short, from its numbers: requests due while every slot was busy mean the flight was too
@@ -14,6 +15,13 @@ const { driftLines } = require('../results/drift')
 function rateShortfallLine (result, unit) {
   const rate = result.rate
   const head = `warning: achieved ${fmt(rate.achieved_pct)}% of the target rate`
+  // The cluster's own samples first: a load it could not serve is no client's to fix.
+  const limit = clusterLimitReason(result)
+  if (limit) {
+    return `${head}: the load was beyond what the cluster serves (${limit}): lower the rate or add nodes; more ` +
+      `requests in flight would only queue more (${fmt(rate.late_requests)} late, ` +
+      `${fmt(rate.dropped_requests ?? 0)} never sent)`
+  }
   const inFlight = result.options && result.options.concurrent_requests
   const needed = flightNeeded({ inFlight, targetPerSec: rate.target_per_sec, achievedPerSec: rate.achieved_per_sec })
   if (rate.late_requests > 0 && needed !== null) {
@@ -142,6 +150,8 @@ function renderReport (workload, result) {
 
   const nearTimeout = timeoutWarning(result, unit)
   if (nearTimeout) out.push(nearTimeout)
+  const busy = busyMachineLine(result)
+  if (busy) out.push(`warning: ${busy}`)
   if (result.cluster) out.push(...clusterSection(result.cluster, result[`${unit}_failed`]))
 
   if (result.events.length > 0) out.push(eventsTable(result.events))
@@ -380,30 +390,6 @@ function clusterSection (cluster, unitsFailed = null) {
   return out
 }
 
-// A write queue this long that is still at its peak at the end of the run is growing, not a burst.
-const GROWING_QUEUE_MIN = 100
-const MIN_QUEUE_SAMPLES = 3
-
-/** Nodes whose write queue kept growing: at least doubled from the first sample, and longest in the last third. */
-function growingWriteQueues (samples) {
-  const byNode = new Map()
-  for (const sample of samples) {
-    for (const n of sample.nodes || []) {
-      if (!n.write || typeof n.write.queue !== 'number') continue
-      if (!byNode.has(n.name)) byNode.set(n.name, [])
-      byNode.get(n.name).push(n.write.queue)
-    }
-  }
-  const growing = []
-  for (const [node, queues] of byNode) {
-    if (queues.length < MIN_QUEUE_SAMPLES) continue
-    const from = queues[0]
-    const to = queues[queues.length - 1]
-    const peakAt = queues.lastIndexOf(queues.reduce((max, q) => Math.max(max, q), 0))
-    if (to >= GROWING_QUEUE_MIN && to >= 2 * from && peakAt >= (queues.length * 2) / 3) growing.push({ node, from, to })
-  }
-  return growing
-}
 
 // Above this share of --timeout, requests near the tail time out and turn into rows in doubt.
 const P99_TIMEOUT_SHARE = 0.5

@@ -20,7 +20,7 @@ const THREE_NODES = clusterOf(3)
 
 /** `cluster`: the shape the result names (environment.cluster); `scale`: its throughput against three nodes'. */
 function scriptedResult (settings, round = 1, { failsAt = () => false, cluster = THREE_NODES, scale = 1,
-  noise = () => 1 } = {}) {
+  noise = () => 1, nodeLoad = () => 1 } = {}) {
   const { batch_size: batch, concurrent_requests: flight } = settings
   const perSec = BATCH[batch] * FLIGHT[flight] * (1 + (round - 2) * 0.01) * scale * noise(settings, round)
   const failed = failsAt(batch, flight) ? 400 : 0
@@ -41,7 +41,8 @@ function scriptedResult (settings, round = 1, { failsAt = () => false, cluster =
     workers: [],
     client: { saturated: false },
     options: { hosts: ['http://db1:4200'], model: 'cpu', batch_size: batch, concurrent_requests: flight, processes: 1 },
-    cluster: { nodes: [{ name: 'n1', peak: { process_cpu_pct: Math.min(100, flight * 6), write_queue: flight } }],
+    cluster: { nodes: [{ name: 'n1', peak: { process_cpu_pct: Math.min(100, flight * 6), write_queue: flight,
+      load_1m: nodeLoad(settings) } }],
       write_rejected: 0, search_rejected: 0 },
     environment: { cluster },
     table_storage: { start: { shards: 6, size_bytes: 0, docs: 0, segments: 0 }, end: null }
@@ -63,7 +64,8 @@ function settingsOf (args) {
  * call (1-based) never ends, as a grid killed during that run; `cluster`, `scale` and `noise` ((settings, round) =>
  * a factor on the throughput: a busy or warming cluster) as scriptedResult takes them.
  */
-function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => null, cluster, scale, noise } = {}) {
+function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => null, cluster, scale, noise,
+  nodeLoad } = {}) {
   const calls = []
   const rounds = new Map()
   const run = ({ args, resultFile, logFile }) => {
@@ -78,7 +80,7 @@ function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => 
       fs.writeFileSync(resultFile, '')
       return Promise.resolve({ code, signal: null })
     }
-    const result = scriptedResult(settings, rounds.get(key), { failsAt, cluster, scale, noise })
+    const result = scriptedResult(settings, rounds.get(key), { failsAt, cluster, scale, noise, nodeLoad })
     fs.writeFileSync(logFile, 'report\n')
     fs.writeFileSync(resultFile, JSON.stringify(result))
     return Promise.resolve({ code: result.rows_failed > 0 ? 1 : 0, signal: null })

@@ -83,3 +83,22 @@ test('under --rate, --timeout is judged by the requests\' own time; a schedule t
     latency_ms: { p50: 300_000, p99: 601_882.62 }, rate: rate(45_000) })
   assert.match(slow, /warning: the slowest request took 45,000 ms from send to answer, 75% of --timeout \(60,000 ms\): the slowest requests will time out/)
 })
+
+// Issue 46: what the cluster's own samples say comes first.
+test('a --rate shortfall the cluster caused leads with the cluster; nodes busy beyond the load are said', () => {
+  const queue = (q) => ({ nodes: [{ name: 'n1', write: { queue: q } }] })
+  const cluster = { interval_ms: 1000, samples: [queue(10), queue(300), queue(950)], failed_samples: 0,
+    nodes: [{ name: 'n1', peak: { load_1m: 12, process_cpu_pct: 100, write_queue: 950 }, write_rejected: 0,
+      search_rejected: 0 }], write_rejected: 0, search_rejected: 0 }
+  const rate = { target_per_sec: 5000, achieved_per_sec: 3000, achieved_pct: 60, late_requests: 40, dropped_requests: 0,
+    dropped_units: 0, latency_from: 'scheduled start' }
+  const text = renderReport(workload, { ...resultWith([]), options: { concurrent_requests: 4 }, rate, cluster,
+    latency_ms: { p99: 500 }, environment: { cluster: { nodes: 1, cores_per_node: 2,
+      node_list: [{ name: 'n1', cores: 2 }] } } })
+  assert.match(text, /warning: achieved 60% of the target rate: the load was beyond what the cluster serves \(the write queue of n1 grew from 10 to 950\): lower the rate or add nodes/)
+  assert.doesNotMatch(text, /Raise --concurrent_requests/)
+  assert.match(text, /warning: the nodes were busy beyond this load \(n1: load 12 on 2 cores\): these figures are not the cluster's alone/)
+  const calm = renderReport(workload, { ...resultWith([]), options: { concurrent_requests: 4 }, rate,
+    latency_ms: { p99: 500 } })
+  assert.match(calm, /Raise --concurrent_requests to at least/, 'without the cluster\'s samples, the client\'s advice')
+})

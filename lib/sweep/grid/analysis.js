@@ -5,6 +5,7 @@ const { exclusionOf, pointOf } = require('../sweep')
 const { cellId } = require('./plan')
 const { studentTQuantile, mean } = require('../../reports/compare/welch')
 const { undecided, surenessOf } = require('./noise')
+const { busyMachineLine } = require('../../reports/cluster-limits')
 
 // What a grid measured, cell by cell, and what it tells a user who sizes a cluster: the best cell, the plateau
 // around it, the cell to run in production (the cheapest of the plateau within the latency and error target) and
@@ -43,6 +44,8 @@ function runFigures ({ result, exitCode, round: runRound, resultFile, wallS }) {
     rejections: point.missing ? null : point.clusterRejected,
     in_flight: (o.concurrent_requests ?? 1) * (o.processes ?? 1),
     batch_size: o.batch_size ?? null,
+    // Nodes busy beyond this load (another tenant, a merge storm): the cell's figures are not the cluster's alone.
+    busy_machine: result ? busyMachineLine(result) : null,
     // The table as this cell found it: a table that grows through the grid makes later cells pay for earlier ones.
     table_at_start: storage ? { size_bytes: storage.size_bytes, docs: storage.docs, segments: storage.segments } : null,
     cluster: result && result.environment ? result.environment.cluster ?? null : null
@@ -92,7 +95,8 @@ function cellFigures (cell, runs) {
     median_result_file: median ? median.result_file : null,
     in_flight: median ? median.in_flight : null,
     batch_size: median ? median.batch_size : null,
-    table_at_start: runs.map((r) => r.table_at_start).filter(Boolean)
+    table_at_start: runs.map((r) => r.table_at_start).filter(Boolean),
+    busy_machine: runs.map((r) => r.busy_machine).find(Boolean) ?? null
   }
   const worst = runs.map((r) => exclusionOf(asPoint(r), 0)).find((why) => why !== null)
   figures.excluded = runs.length === 0 ? 'not run yet' : worst ?? null

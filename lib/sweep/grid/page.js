@@ -55,10 +55,9 @@ function ridgeRows (grid) {
 /** The page, from the grid model (lib/sweep/grid/model.js). */
 function gridHtml (grid) {
   const unit = grid.unit || 'units'
-  const words = gridText(grid).split('\n')
-    .filter((l) => /^(best|rounds|plateau|recommended|ruled out| {2}beyond| {2}how sure|partial grid|the sentences|- )/
-      .test(l) &&
-      !l.startsWith('best: highest'))
+  const verdict = new RegExp('^(best|rounds|busy machine|plateau|recommended|ruled out| {2}beyond| {2}how sure|' +
+    'partial grid|the sentences|- )')
+  const words = gridText(grid).split('\n').filter((l) => verdict.test(l) && !l.startsWith('best: highest'))
   return `${chartPageHead('crate-bench grid', `table { border-collapse: collapse; margin: 8px 0; }
 td, th { border: 1px solid #ddd; padding: 2px 8px; text-align: right; } td:first-child { text-align: left; }
 tr.best td { font-weight: bold; } .dims { display: flex; flex-wrap: wrap; gap: 16px; }`)}

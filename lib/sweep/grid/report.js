@@ -32,7 +32,7 @@ function cellText (cell, grid) {
   if (cell.runs_done === 0) return '…'
   if (cell.excluded !== null || !(cell.per_sec > 0)) return `✗ ${fmtWhole(cell.per_sec)}`
   const overSlo = missesSlo(cell, grid)
-  const marks = [cell.id === (grid.best && grid.best.id) ? 'best' : null,
+  const marks = [cell.busy_machine ? 'busy' : null, cell.id === (grid.best && grid.best.id) ? 'best' : null,
     cell.id === (grid.recommended && grid.recommended.id) ? 'rec.' : null,
     grid.plateau.includes(cell.id) && cell.id !== (grid.best && grid.best.id) && !overSlo ? '~' : null,
     overSlo ? '› slo' : null].filter(Boolean)
@@ -63,7 +63,7 @@ function gridText (grid) {
     out.push(t.toString())
   }
   out.push('best: highest throughput without failures; ~: on the plateau; rec.: recommended; › slo: p99 over --slo; ' +
-    '✗: ruled out; ±: half the spread of its runs; cpu: the busiest node\'s peak')
+    '✗: ruled out; busy: nodes busy beyond the load; ±: half the spread of its runs; cpu: the busiest node\'s peak')
   out.push(...verdictLines(grid))
   return `${out.join('\n')}\n`
 }
@@ -74,6 +74,12 @@ function verdictLines (grid) {
   const ruledOut = grid.cells.filter((c) => c.runs_done > 0 && c.excluded !== null)
   if (ruledOut.length) {
     lines.push(`ruled out: ${ruledOut.map((c) => `${settingsText(c.settings)} (${c.excluded})`).join('; ')}`)
+  }
+  const busy = grid.cells.filter((c) => c.busy_machine)
+  if (busy.length) {
+    lines.push(`busy machine: ${busy.length} of ${grid.cells.length} cells ran while ${busy[0].busy_machine}` +
+      `${busy.length > 1 ? ` (and the others alike: ${busy.slice(1).map((c) => settingsText(c.settings)).join('; ')})`
+        : ''}`)
   }
   if (!grid.best) {
     lines.push('no best cell: every cell run had failures, a saturated load generator or no result')

@@ -324,3 +324,13 @@ test('bad studies refused before anything is built: too many runs, --out empty, 
     assert.equal(bench.calls.length, 0)
   }
 })
+
+test('cells whose nodes were busy beyond the load are marked, and the grid says so', async (t) => {
+  const out = tempDir(t)
+  // Another tenant on the machine while the 100-row cells ran: load 40 on 8 cores.
+  const run = await grid([...VARY, '--out', out], fakeGridBenchmark({ nodeLoad: (s) => (s.batch_size === 100 ? 40 : 2) }))
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /\nbusy machine: 4 of 16 cells ran while the nodes were busy beyond this load \(n1: load 40 on 8 cores\): these figures are not the cluster's alone/)
+  assert.match(run.stderr, /[\d,]+ \(busy\)/)
+  assert.equal(readGrid(out).cells.filter((c) => c.busy_machine).length, 4)
+})
