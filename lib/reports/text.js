@@ -171,9 +171,11 @@ function renderReport (workload, result) {
   )
   const held = c.master_memory
   if (held) {
+    // A rate per hour is printed only where it is judged: a minute's RSS extrapolated to an hour is noise.
+    const rate = held.flat === null ? '' : `${held.rss_growth_mb_per_hour >= 0 ? '+' : ''}` +
+      `${fmt(held.rss_growth_mb_per_hour)} MB/h `
     const change = `RSS ${fmt(held.rss_mb_start)} MB at the start, ${fmt(held.rss_mb_end)} MB at the end ` +
-      `(${held.rss_growth_mb_per_hour >= 0 ? '+' : ''}${fmt(held.rss_growth_mb_per_hour)} MB/h over ` +
-      `${fmt(held.minutes)} min; CPU ${fmt(held.cpu_pct)}% of a core, event-loop delay p99 at most ` +
+      `(${rate}over ${fmt(held.minutes)} min; CPU ${fmt(held.cpu_pct)}% of a core, event-loop delay p99 at most ` +
       `${fmt(held.loop_delay_p99_ms_max)} ms)`
     out.push(held.flat === false
       ? `warning: the master's memory grew over the run: ${change}; a longer run may run out of memory`
@@ -327,6 +329,7 @@ function renderCompanion (workload, result) {
     ]
   )
   out.push(summary.toString())
+  out.push(...driftLines(result.drift, fmt))
   if (result.errors.length > 0) out.push(errorsTable(result, unit))
   return out.join('\n') + '\n'
 }

@@ -23,7 +23,7 @@ const Z95 = 1.959964
  * drain after it is no part of a window); `latencyIn(fromS, toS)` the latency of the whole intervals in that span
  * (merged histograms), or null when the run kept none.
  */
-function driftOf ({ timeline, group, unit, loadEndS, latencyIn = () => null }) {
+function driftOf ({ timeline, group, unit, loadEndS, latencyIn = () => null, targetIn = null }) {
   const startS = timeline.warmup_s || 0
   const loadS = loadEndS - startS
   if (!(loadS >= MIN_LOAD_S)) return null
@@ -33,7 +33,18 @@ function driftOf ({ timeline, group, unit, loadEndS, latencyIn = () => null }) {
   const last = windowFigures(points, loadEndS - widthS, loadEndS, timeline.nodes || [], latencyIn)
   const change = (a, b) => (typeof a === 'number' && typeof b === 'number' && a > 0
     ? round(((b - a) / a) * 100, 1) : null)
+  // Under a target (--rate, --stages, a rate steered), throughput is judged as the share of the target each window
+  // achieved: two windows under different targets compare what each held, not the targets.
+  if (targetIn) {
+    for (const [w, from, to] of [[first, startS, startS + widthS], [last, loadEndS - widthS, loadEndS]]) {
+      w.target_per_sec = round(targetIn(from, to))
+      w.achieved_pct = w.target_per_sec > 0 && w.per_sec !== null ? round((w.per_sec / w.target_per_sec) * 100, 1)
+        : null
+    }
+  }
+  const byTarget = targetIn !== null && first.target_per_sec > 0 && last.target_per_sec > 0
   const bins = binned(points, MAX_POINTS)
+  if (targetIn) for (const b of bins) b.target = targetIn(b.t_s, b.end_s)
   return {
     rule: `the first and last ${WINDOW_SHARE * 100}% of the load, at least ${MIN_WINDOW_S} s each, warm-up ` +
       'excluded; slopes are Theil-Sen over the intervals with Sen\'s 95% interval; a change point is the split that ' +
@@ -44,7 +55,11 @@ function driftOf ({ timeline, group, unit, loadEndS, latencyIn = () => null }) {
     unit,
     first,
     last,
-    throughput_change_pct: change(first.per_sec, last.per_sec),
+    // What the --threshold drift_throughput_pct judges: the achieved share's change under a target, else the rate's.
+    throughput_judged: byTarget ? 'achieved share of the target' : 'throughput',
+    throughput_change_pct: byTarget ? change(first.achieved_pct, last.achieved_pct)
+      : change(first.per_sec, last.per_sec),
+    raw_throughput_change_pct: change(first.per_sec, last.per_sec),
     p50_change_pct: change(first.p50_ms, last.p50_ms),
     p99_change_pct: change(first.p99_ms, last.p99_ms),
     slope_per_hour: {
@@ -209,8 +224,14 @@ function changePoint (bins, metric, nodes) {
   const relative = Math.abs(best.after - best.before) / Math.max(Math.abs(best.before), Math.abs(best.after))
   if (!(relative >= CHANGE_SHARE[metric])) return null
   const atS = usable[best.k].t_s
+  // Throughput that rose above its target after falling short of it is a backlog draining, not an improvement.
+  const targetBefore = mean(usable.slice(0, best.k).map((b) => b.target))
+  const targetAfter = mean(usable.slice(best.k).map((b) => b.target))
+  const backlog = metric === 'throughput' && targetBefore !== null && targetAfter !== null &&
+    best.after > best.before && best.before < targetBefore * 0.98 && best.after > targetAfter * 1.02
   return {
     metric,
+    ...(backlog ? { backlog_draining: true, target_after: round(targetAfter, 3) } : {}),
     at_s: round(atS, 3),
     before: round(best.before, 3),
     after: round(best.after, 3),
@@ -218,6 +239,11 @@ function changePoint (bins, metric, nodes) {
     cluster_before: clusterWithin(nodes, usable[0].t_s, atS),
     cluster_after: clusterWithin(nodes, atS, usable[n - 1].end_s)
   }
+}
+
+const mean = (values) => {
+  const known = values.filter((v) => typeof v === 'number')
+  return known.length ? known.reduce((a, b) => a + b, 0) / known.length : null
 }
 
 // Slopes per hour are printed for loads of at least this long; a shorter run's slope is mostly noise extrapolated.
@@ -231,11 +257,19 @@ function driftLines (drift, fmtNumber) {
   if (!drift) return []
   const pct = (v) => (v === null ? 'n/a' : `${v > 0 ? '+' : v < 0 ? '\u2212' : '\u00b1'}${fmtNumber(Math.abs(v))}%`)
   const rate = (v) => (v === null ? 'n/a' : fmtNumber(v))
-  const parts = [`throughput ${pct(drift.throughput_change_pct)} (first ${WINDOW_SHARE * 100}%: ` +
-    `${rate(drift.first.per_sec)} ${drift.unit}/s, last ${WINDOW_SHARE * 100}%: ${rate(drift.last.per_sec)})`]
-  if (typeof drift.first.p99_ms === 'number' && typeof drift.last.p99_ms === 'number' && drift.first.p99_ms > 0) {
-    parts.push(`p99 \u00d7${fmtNumber(round(drift.last.p99_ms / drift.first.p99_ms, 1))}`)
-  }
+  const share = (w) => `${rate(w.achieved_pct)}% of ${rate(w.target_per_sec)}`
+  const parts = [drift.throughput_judged === 'achieved share of the target'
+    ? `throughput ${pct(drift.throughput_change_pct)} against its target (first ${WINDOW_SHARE * 100}%: ` +
+      `${rate(drift.first.per_sec)} ${drift.unit}/s, ${share(drift.first)}; last ${WINDOW_SHARE * 100}%: ` +
+      `${rate(drift.last.per_sec)}, ${share(drift.last)})`
+    : `throughput ${pct(drift.throughput_change_pct)} (first ${WINDOW_SHARE * 100}%: ` +
+      `${rate(drift.first.per_sec)} ${drift.unit}/s, last ${WINDOW_SHARE * 100}%: ${rate(drift.last.per_sec)})`]
+  // The median beside the tail, the one that moved more first: a median ×15 under a p99 ×3 is the bigger story.
+  const factors = ['p50', 'p99'].map((p) => {
+    const [a, b] = [drift.first[`${p}_ms`], drift.last[`${p}_ms`]]
+    return typeof a === 'number' && typeof b === 'number' && a > 0 ? { p, factor: round(b / a, 1) } : null
+  }).filter(Boolean).sort((x, y) => Math.abs(Math.log(y.factor || 1)) - Math.abs(Math.log(x.factor || 1)))
+  for (const f of factors) parts.push(`${f.p} \u00d7${fmtNumber(f.factor)}`)
   if ([drift.first.rejected, drift.last.rejected].some((r) => r > 0)) {
     parts.push(`rejections ${fmtNumber(drift.first.rejected ?? 0)} \u2192 ${fmtNumber(drift.last.rejected ?? 0)}`)
   }
@@ -264,8 +298,10 @@ function driftLines (drift, fmtNumber) {
       : null)
     const cluster = cpu(c.cluster_before) && cpu(c.cluster_after)
       ? `; busiest node ${cpu(c.cluster_before)} before, ${cpu(c.cluster_after)} after` : ''
+    const backlog = c.backlog_draining ? `: a backlog draining (above its target of ${fmtNumber(round(c.target_after,
+      1))} after falling short of it), not an improvement` : ''
     lines.push(`  changed at ${fmtNumber(c.at_s)} s: ${what} ${fmtNumber(round(c.before, 1))} \u2192 ` +
-      `${fmtNumber(round(c.after, 1))}${cluster}`)
+      `${fmtNumber(round(c.after, 1))}${backlog}${cluster}`)
   }
   return lines
 }

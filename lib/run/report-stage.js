@@ -9,6 +9,7 @@ const { buildResult } = require('../results/result')
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
 const { driftOf } = require('../results/drift')
+const { profileOf } = require('./steering')
 const { stageResults } = require('../results/stages')
 const { unitsPerRequestOf } = require('../workloads/workload')
 const { evaluateThresholds } = require('../results/thresholds')
@@ -53,6 +54,8 @@ function report (ctx, groups, load) {
     result.first_stage_not_kept_up = staged.first_not_kept_up
   }
   result.drift = load && load.timeline ? driftOfRun(result, load, main) : null
+  // The ingest beside a query mix drifts on its own (its growing table is the first suspect of the queries' drift).
+  if (companion) companion.drift = load && load.timeline ? driftOfRun(result, load, side, companion) : null
   if (load && load.steering && load.steering.stopped) result.stopped_by = load.steering.stopped.by
   // What the master held over the run: a long run's report says whether the tool stayed flat.
   result.client.master_memory = ctx.selfMonitor.summary()
@@ -71,18 +74,24 @@ function report (ctx, groups, load) {
   return { main: result, companion }
 }
 
-/** What changed between the first and the last tenth of the load (until the last request was sent, or the stop). */
-function driftOfRun (result, load, main) {
-  const lastSentAt = main.outcome ? main.outcome.totals.lastSentAt : null
+/**
+ * What changed between the first and the last tenth of group `g`'s load (until its last request was sent, or the
+ * stop), on the run's timeline; under a target (--rate, --stages, a rate steered) judged against it. `own`: the
+ * group's result, whose table it reports (the run's own result for the main group).
+ */
+function driftOfRun (result, load, g, own = result) {
+  const lastSentAt = g.outcome ? g.outcome.totals.lastSentAt : null
   const sentUntilS = lastSentAt === null ? null : (lastSentAt - load.startAt) / 1000
+  const profile = load.steering ? load.steering.profiles()[g.role] ?? null : profileOf(g.options)
   const drift = driftOf({
     timeline: result.timeline,
-    group: main.workload.name,
-    unit: main.workload.unit,
+    group: g.workload.name,
+    unit: g.workload.unit,
     loadEndS: Math.min(result.stopped_at_s ?? Infinity, sentUntilS ?? Infinity),
-    latencyIn: (fromS, toS) => load.timeline.latencyIn(main.workload.name, fromS, toS)
+    latencyIn: (fromS, toS) => load.timeline.latencyIn(g.workload.name, fromS, toS),
+    targetIn: profile ? (fromS, toS) => profile.meanRate(fromS * 1000, toS * 1000) : null
   })
-  if (drift && result.table_storage) drift.table = result.table_storage
+  if (drift && own.table_storage) drift.table = own.table_storage
   return drift
 }
 

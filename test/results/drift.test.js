@@ -82,12 +82,61 @@ test('the report line, and a threshold on the drift that a run can miss', () => 
   const drift = driftOf({ timeline: timelineOf(), group: 'ingest', unit: 'rows', loadEndS: 600, latencyIn })
   drift.table = { start: { size_bytes: 0, segments: 0 }, end: { size_bytes: 52_428_800, segments: 48 } }
   const lines = driftLines(drift, fmt)
-  assert.equal(lines[0], 'over the run: throughput \u221220% (first 10%: 1,000 rows/s, last 10%: 800), p99 \u00d74, ' +
-    'rejections 0 \u2192 60')
+  assert.equal(lines[0], 'over the run: throughput \u221220% (first 10%: 1,000 rows/s, last 10%: 800), p50 \u00d74, ' +
+    'p99 \u00d74, rejections 0 \u2192 60')
   assert.equal(lines[1], '  table: 0 MB, 0 segments at the start; 50 MB, 48 segments at the end')
   assert.ok(lines.some((l) => /^ {2}changed at \d+ s: throughput \(rows\/s\) 1,000 \u2192 800; busiest node n1 CPU 50% before, n1 CPU 90%, [\d,]+ rejections after$/.test(l)), lines.join('\n'))
   const [checked] = evaluateThresholds([parseThreshold('drift_throughput_pct>-10')], { drift }, 'rows')
   assert.deepEqual([checked.actual, checked.passed], [-20, false])
   assert.throws(() => parseThreshold('ingest:drift_throughput_pct>-10'), /for the whole run/)
   assert.throws(() => parseThreshold('p99<-5ms'), /cannot be negative/)
+})
+
+// Issue 47: the drift line, complete.
+test('p50 beside p99, the one that moved more first', () => {
+  const medianMoved = (fromS, toS) => ({ p50: toS <= 300 ? 979 : 14_967, p99: toS <= 300 ? 10_000 : 33_000 })
+  const drift = driftOf({ timeline: timelineOf(), group: 'ingest', unit: 'rows', loadEndS: 600, latencyIn: medianMoved })
+  assert.match(driftLines(drift, fmt)[0], /, p50 \u00d715\.3, p99 \u00d73\.3/)
+  assert.equal(drift.p50_change_pct, 1428.8)
+})
+
+/** A --stages profile: 35 s at `first` rows/s then 35 s at `second`; the timeline achieving `served(target)`. */
+function stagedRun (first, second, served) {
+  const target = (t) => (t < 35 ? first : second)
+  const series = Array.from({ length: 70 }, (_, t) => ({ t_s: t,
+    ingest: { ok: served(target(t)), failed: 0, in_doubt: 0, p99_ms: 10 } }))
+  const targetIn = (fromS, toS) => {
+    let units = 0
+    for (let t = fromS; t < toS; t += 0.5) units += target(t) * 0.5
+    return units / (toS - fromS)
+  }
+  return driftOf({ timeline: { warmup_s: 0, series, nodes: [] }, group: 'ingest', unit: 'rows', loadEndS: 70,
+    targetIn })
+}
+
+test('under --stages the throughput drift is the achieved share of each window\'s target, as the threshold reads it', () => {
+  const drift = (d) => evaluateThresholds([parseThreshold('drift_throughput_pct>-10')], { drift: d }, 'rows')[0]
+  // A collapsing second stage: 20,000 asked, 2,000 served. Raw throughput +900%; against the target −90%.
+  const collapsing = stagedRun(200, 20_000, (target) => Math.min(target, 2000))
+  assert.equal(collapsing.throughput_judged, 'achieved share of the target')
+  assert.equal(collapsing.raw_throughput_change_pct, 900)
+  assert.equal(collapsing.throughput_change_pct, -90)
+  assert.equal(drift(collapsing).passed, false, 'a collapse fails the threshold')
+  // A healthy ramp-down: 2,000 then 200, each held. Raw −90%; against the target ±0.
+  const rampDown = stagedRun(2000, 200, (target) => target)
+  assert.equal(rampDown.throughput_change_pct, 0)
+  assert.equal(drift(rampDown).passed, true, 'a ramp-down held is no drift')
+  assert.match(driftLines(rampDown, fmt)[0], /^over the run: throughput \u00b10% against its target \(first 10%: 2,000 rows\/s, 100% of 2,000; last 10%: 200, 100% of 200\)/)
+})
+
+test('throughput that rises above its target after falling short is a backlog draining, not an improvement', () => {
+  // A 10 queries/s target: 9.6 served for 520 s (a backlog builds), then 11.2 as it drains.
+  const series = Array.from({ length: 600 }, (_, t) => ({ t_s: t, queries: { ok: t < 520 ? 9.6 : 11.2, failed: 0,
+    in_doubt: 0, p99_ms: 100 } }))
+  const drift = driftOf({ timeline: { warmup_s: 0, series, nodes: [] }, group: 'queries', unit: 'queries',
+    loadEndS: 600, targetIn: () => 10 })
+  const change = drift.changes.find((c) => c.metric === 'throughput')
+  assert.equal(change.backlog_draining, true)
+  assert.ok(driftLines(drift, fmt).some((l) => /changed at \d+ s: throughput \(queries\/s\) 9\.6 \u2192 11\.2: a backlog draining \(above its target of 10 after falling short of it\), not an improvement/.test(l)),
+    driftLines(drift, fmt).join('\n'))
 })
