@@ -6,9 +6,9 @@ const { round, fmtWhole, pairsText: settingsText } = require('../../base/format'
 // or drifting), and cells the runs cannot tell apart (a recommendation that would only be the rule's construction).
 
 const ADVICE = 'repeat more (--repeat 5), lengthen --duration or quiet the cluster'
-// A round below the others in at least this share of the cells (and in 3 cells or more) is no chance: with three
-// rounds each is the lowest of a cell one time in three.
-const ROUND_SHARE = 0.75
+// A round is named when chance cannot explain how many cells it was the lowest in: by chance each of R rounds is the
+// lowest of a cell one time in R, so k cells of n or more have a binomial tail; named below 5% over all the rounds.
+const ROUND_CHANCE = 0.05
 const MIN_CELLS_FOR_ROUNDS = 3
 // ...and by at least this much at the median of those cells: a whisker below is noise, not a warming cluster.
 const ROUND_MIN_DEFICIT_PCT = 10
@@ -41,8 +41,9 @@ function roundEffect (cells) {
   }
   if (considered < MIN_CELLS_FOR_ROUNDS) return null
   let worst = null
+  const rounds = byRound.size
   for (const [roundNumber, deficits] of byRound) {
-    if (deficits.length < Math.ceil(considered * ROUND_SHARE)) continue
+    if (binomialTail(considered, deficits.length, 1 / rounds) * rounds >= ROUND_CHANCE) continue
     const below = median(deficits)
     if (below < ROUND_MIN_DEFICIT_PCT) continue
     if (!worst || deficits.length > worst.cells || (deficits.length === worst.cells && below > worst.below_pct)) {
@@ -52,6 +53,17 @@ function roundEffect (cells) {
   if (!worst) return null
   worst.rounds = [...byRound.keys()].sort((a, b) => a - b)
   return worst
+}
+
+/** P(X ≥ k) for X ~ Binomial(n, p). */
+function binomialTail (n, k, p) {
+  let tail = 0
+  let choose = 1
+  for (let i = 0; i <= n; i++) {
+    if (i > 0) choose = (choose * (n - i + 1)) / i
+    if (i >= k) tail += choose * p ** i * (1 - p) ** (n - i)
+  }
+  return tail
 }
 
 /** "round 1 was 55% below rounds 2–3 in 7 of 8 cells". */
@@ -75,8 +87,6 @@ function undecided ({ best, recommended, plateau, candidates, plateauPct, unit }
   if (repeated.length === 0) return null
   const noisiest = repeated.reduce((a, c) => (c.spread_pct > a.spread_pct ? c : a))
   const noise = `the runs of a cell differ by up to ${noisiest.spread_pct}% (${settingsText(noisiest.settings)})`
-  const slowest = candidates.reduce((a, c) => (c.per_sec < a.per_sec ? c : a))
-  const rangePct = round(((best.per_sec - slowest.per_sec) / best.per_sec) * 100, 1)
   const belowBestPct = round(((best.per_sec - recommended.per_sec) / best.per_sec) * 100, 1)
   const apart = (why) => ({ why: `${noise}: ${why}; the grid cannot tell its cells apart`, advice: ADVICE })
   if (recommended.id !== best.id && belowBestPct > plateauPct && best.ci95 && best.ci95.low <= recommended.per_sec) {
@@ -86,8 +96,15 @@ function undecided ({ best, recommended, plateau, candidates, plateauPct, unit }
   if (candidates.length >= 4 && plateau.length > candidates.length / 2 && noisiest.spread_pct > plateauPct) {
     return apart(`${plateau.length} of ${candidates.length} cells are on the plateau`)
   }
-  if (candidates.length >= 2 && noisiest.spread_pct >= rangePct) {
-    return apart(`more than the ${rangePct}% between the fastest and the slowest cell`)
+  // The best against the runner-up: where their runs overlap, either could be the best, and the cheaper of them the
+  // recommendation; a noisy cell far below them blurs nothing.
+  const runnerUp = candidates.filter((c) => c !== best).reduce((a, c) => (!a || c.per_sec > a.per_sec ? c : a), null)
+  if (runnerUp && best.runs_done >= 2 && runnerUp.runs_done >= 2 && runnerUp.per_sec_max >= best.per_sec_min) {
+    const gapPct = round(((best.per_sec - runnerUp.per_sec) / best.per_sec) * 100, 1)
+    const pair = [best, runnerUp].reduce((a, c) => (c.spread_pct > a.spread_pct ? c : a))
+    return { why: `the runs of a cell differ by up to ${pair.spread_pct}% (${settingsText(pair.settings)}), more ` +
+      `than the ${gapPct}% between the best cell and the runner-up (${settingsText(runnerUp.settings)}), whose runs ` +
+      `overlap: the grid cannot tell its cells apart`, advice: ADVICE }
   }
   return null
 }
@@ -105,4 +122,4 @@ function surenessOf (cells) {
   return null
 }
 
-module.exports = { roundEffect, roundEffectText, undecided, surenessOf, ADVICE }
+module.exports = { roundEffect, roundEffectText, undecided, surenessOf, binomialTail, ADVICE }
