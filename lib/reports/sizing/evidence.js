@@ -69,6 +69,10 @@ function pointOf (result, source) {
     shape: shape && !shapeWhy ? shape : null,
     shape_problem: shapeWhy,
     problems,
+    // The table as the run found it, and how long the run was: what a sizing says it stands on.
+    table_docs_at_start: result.table_storage && result.table_storage.start
+      ? result.table_storage.start.docs ?? null : null,
+    seconds: typeof result.seconds === 'number' ? result.seconds : null,
     runs: 1,
     ci95: null,
     recommended: null,

@@ -44,7 +44,8 @@ function sizingOf (points, { headroomPct = DEFAULT_HEADROOM_PCT } = {}) {
         s.efficiency_pct = s.shared_machine || !s.best || !base ? null
           : s === base ? 100 : round((s.per_node / base.per_node) * 100, 1)
       }
-      return { ...g, shapes, shared_machine: shapes.some((s) => s.shared_machine), ...scalabilityOf(shapes) }
+      return { ...g, shapes, shared_machine: shapes.some((s) => s.shared_machine), ...scalabilityOf(shapes),
+        caveats: caveatsOf(g, [...g.shapes.values()].flatMap((s) => s.points)) }
     })
   }
 }
@@ -79,6 +80,31 @@ function scalabilityOf (shapes) {
   return { usl, usl_note: `the Universal Scalability Law needs ${MIN_SIZES} cluster sizes or more of the same ` +
     `machines, none sharing one: ${most} here${machineSizes}${shared ? `; ${shared} left out: nodes sharing a ` +
       'machine' : ''}; no fit` }
+}
+
+// A run this long or longer may stand as sustained; a short one shows a peak, not what a cluster keeps up.
+const SUSTAINED_MIN_S = 600
+
+/**
+ * What the figures of a group are not, from what its results measured: write-only (an ingest), on an empty table
+ * (every run started on one), short (no run of ten minutes or more): the studies this tool follows size up for each.
+ */
+function caveatsOf (g, points) {
+  const caveats = []
+  if (g.workload === 'ingest') {
+    caveats.push('write-only figures: no mixed load (queries beside the ingest) was given; a cluster that also ' +
+      'serves queries needs more (size up a tier, or measure it: --workload query --ingest_rate)')
+  }
+  const known = points.filter((p) => typeof p.table_docs_at_start === 'number')
+  if (g.workload === 'ingest' && known.length > 0 && known.every((p) => p.table_docs_at_start === 0)) {
+    caveats.push('empty-table figures: every run started on an empty table; throughput drops as the data grows ' +
+      '(measure on a table of realistic size)')
+  }
+  if (points.length > 0 && points.every((p) => typeof p.seconds === 'number' && p.seconds < SUSTAINED_MIN_S)) {
+    caveats.push(`short runs: none ran ${SUSTAINED_MIN_S / 60} minutes or more; what a cluster keeps up for hours ` +
+      '(flushes, merges) is not in these figures (a long run: --duration 12h)')
+  }
+  return caveats
 }
 
 /** A figure as the reference shows it: the rate, its unit's name, field values, p99, settings, source, interval. */

@@ -78,6 +78,7 @@ function groupNotes (g) {
   }
   const excluded = g.shapes.flatMap((s) => s.excluded)
   if (excluded.length) out.push(`not sizing figures: ${excluded.map((e) => `${e.source} (${e.why})`).join('; ')}`)
+  for (const caveat of g.caveats || []) out.push(`caveat: ${caveat}`)
   return out
 }
 

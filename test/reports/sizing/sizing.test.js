@@ -248,3 +248,18 @@ test('crate-bench sizing: the same file twice counts once; a grid naming a resul
   assert.match(escaped.stderr, /grid\.json names "\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd" as a run's result: not in its runs\/ folder\n$/)
   assert.doesNotMatch(escaped.stderr, /root:/)
 })
+
+// Issue 47: the caveats written under the table from what the results measured.
+test('caveats from what is missing: write-only, empty-table and short figures; each gone when a result covers it', () => {
+  const run = (docs, seconds) => pointOf({ ...result({ nodes: 3, cores: 4, perSec: 30_000 }), seconds,
+    table_storage: { start: { docs, size_bytes: 0, segments: 0 }, end: null } }, `${docs}-${seconds}.json`)
+  const short = sizingOf([run(0, 60)]).groups[0].caveats
+  assert.equal(short.length, 3)
+  assert.match(short[0], /^write-only figures: no mixed load/)
+  assert.match(short[1], /^empty-table figures: every run started on an empty table/)
+  assert.match(short[2], /^short runs: none ran 10 minutes or more/)
+  const covered = sizingOf([run(0, 60), run(50_000_000, 43_200)]).groups[0].caveats
+  assert.deepEqual(covered.map((c) => c.split(':')[0]), ['write-only figures'])
+  const text = require('../../../lib/reports/sizing/command').render(sizingOf([run(0, 60)]))
+  assert.match(text, /^caveat: empty-table figures/m)
+})

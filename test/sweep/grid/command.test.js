@@ -334,3 +334,18 @@ test('cells whose nodes were busy beyond the load are marked, and the grid says 
   assert.match(run.stderr, /[\d,]+ \(busy\)/)
   assert.equal(readGrid(out).cells.filter((c) => c.busy_machine).length, 4)
 })
+
+test('a noisy cell far below the best blurs nothing; a round lowest in 3 of 4 cells is chance, not named', async (t) => {
+  const out = tempDir(t)
+  // Only the slowest row (batch 100) is noisy: the best and its neighbours are steady.
+  const slowRowNoisy = (settings, round) => (settings.batch_size === 100 ? noisyRuns(settings, round) : 1)
+  const run = await grid([...VARY, '--repeat', '3', '--out', out], fakeGridBenchmark({ noise: slowRowNoisy }))
+  assert.equal(run.code, 0, run.stderr)
+  const saved = readGrid(out)
+  assert.equal(saved.undecided, null, saved.undecided && saved.undecided.why)
+  assert.deepEqual(saved.recommended.settings, { batch_size: 2000, concurrent_requests: 16 })
+  const { binomialTail } = require('../../../lib/sweep/grid/noise')
+  // Each of three rounds the lowest of a cell one time in three: 3 of 4 cells happens 11% of the time for one round.
+  assert.equal(Math.round(binomialTail(4, 3, 1 / 3) * 1000) / 1000, 0.111)
+  assert.ok(binomialTail(16, 16, 1 / 3) * 3 < 1e-6)
+})
