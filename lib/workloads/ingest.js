@@ -8,6 +8,7 @@ const { parseTableName, parseReplicas, createTableSql } = require('../data/schem
 const { parseDuration, requirePositiveInteger, parseBooleanText, countLimit } = require('../base/values')
 const { UsageError } = require('../base/errors')
 const { createSource } = require('./ingest-source')
+const { prefillRows, prefillStage } = require('./prefill')
 const { extendResult, summaryLines, warningLines, detailTable } = require('./ingest-result')
 const { constants: { MAX_LENGTH: BUFFER_MAX_BYTES } } = require('node:buffer')
 const { reconcile } = require('../results/reconcile')
@@ -72,6 +73,12 @@ const options = {
     describe: 'rows per process; the last batch is smaller when needed (default: 1,000,000; none with --duration)'
   },
   scale: { type: 'number', default: 4000, group: 'Data:', describe: 'simulated hosts (TSBS scale)' },
+  prefill: {
+    type: 'string',
+    group: 'Data:',
+    describe: 'before the measured load, fill the table to ROWS rows at full speed (the same model, in time before ' +
+      'the run\'s rows; counted apart, never in the run\'s figures): a table of realistic size (cpu, loadtest)'
+  },
   extra_tags_length: {
     type: 'number',
     default: 0,
@@ -190,6 +197,7 @@ function validateOptions (args) {
     batchSize: requirePositiveInteger(args.batch_size, 'batch_size'),
     maxRows: countLimit(args.max_rows, 'max_rows', args.duration ?? args.stages, 1_000_000),
     scale: requirePositiveInteger(args.scale, 'scale'),
+    prefill: prefillRows(args.prefill, args.model ?? 'cpu'),
     extraTagsLength: extraTagsLength(args.extra_tags_length),
     startTime: new Date(startMs).toISOString(),
     intervalMs: parseDuration(args.interval, 'interval')
@@ -271,9 +279,11 @@ async function prepare ({ client, options, log, sqlOrFail }) {
       }
     }
   }
+  let prefill = null
+  if (options.prefill > 0) ({ prefill, startTime } = await prefillStage({ client, options, startTime, log }))
   // The table's size and segments as the load starts: a long ingest's drift sets them beside the end's.
   const storageAtStart = await tableStorage(client, tablesOf(options).map((spec) => spec.table), log)
-  return { created, kept, startTime, storageAtStart }
+  return { created, kept, startTime, storageAtStart, prefill }
 }
 
 /**
@@ -283,7 +293,10 @@ async function prepare ({ client, options, log, sqlOrFail }) {
  * reported with the statement that resets it.
  */
 async function finish ({ client, options, prepared, totals, lostWorkers = [], log, shouldCount = () => true }) {
-  const extra = { table_count: null, table_count_matches: null, reconciliation: null }
+  const extra = { table_count: null, table_count_matches: null, reconciliation: null,
+    ...(prepared.prefill ? { prefill: prepared.prefill } : {}) }
+  // What the prefill wrote is in the table too: acknowledged, or in doubt, apart from the run's rows.
+  const prefilled = prepared.prefill || {}
   const counts = {}
   const notRestored = []
   for (const { table } of tablesOf(options)) {
@@ -321,8 +334,8 @@ async function finish ({ client, options, prepared, totals, lostWorkers = [], lo
     // The table holds the warm-up's rows too.
     const inDoubt = totals.unitsSent - totals.all.ok - totals.all.failed - totals.warmup.ok - totals.warmup.failed
     extra.reconciliation = reconcile({
-      acknowledged: totals.all.ok + totals.warmup.ok,
-      inDoubt,
+      acknowledged: totals.all.ok + totals.warmup.ok + (prefilled.rows_ok || 0),
+      inDoubt: inDoubt + (prefilled.rows_in_doubt || 0),
       counted: extra.table_count,
       unreported: unreportedRows(lostWorkers, options)
     })

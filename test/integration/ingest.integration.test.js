@@ -64,3 +64,26 @@ test('results table on a real CrateDB: two runs, one run_id, the documented aggr
     client.close()
   }
 })
+
+// Issue 47: a table of realistic size. The prefilled rows and the run's rows are distinct on (hostname, ts), and the
+// table's count is reconciled with both.
+test('--prefill on a real CrateDB: the table filled first, the run after it, every row distinct and counted', { skip: SKIP },
+  async () => {
+    const table = scratchTable('bench_it_prefill')
+    const client = clusterClient()
+    try {
+      const run = await runTool('appClusterIngest.js', ['--table', table, '--prefill', '50000', '--max_rows', '10000',
+        '--processes', '1', '--batch_size', '5000', '--json'], { env: clusterEnv() })
+      assert.equal(run.code, 0, run.stderr)
+      assert.equal(run.json.prefill.rows_ok, 50_000)
+      assert.equal(run.json.rows_ok, 10_000)
+      assert.equal(run.json.table_count, 60_000)
+      assert.equal(run.json.reconciliation.verdict, 'exact')
+      assert.equal(run.json.table_storage.start.docs, 50_000)
+      const distinct = await client.sql(`SELECT count(DISTINCT tags['hostname'] || '|' || CAST(ts AS TEXT)) FROM ${table}`)
+      assert.equal(distinct.rows[0][0], 60_000)
+    } finally {
+      await client.sql(`DROP TABLE IF EXISTS ${table}`).catch(() => {})
+      client.close()
+    }
+  })
