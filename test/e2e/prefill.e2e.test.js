@@ -17,7 +17,8 @@ test('--prefill: the table filled first, counted apart; the run on it exact; a s
     const run = await ingest([...common, '--prefill', '30000', '--max_rows', '5000'], { env: double.env() })
     assert.equal(run.code, 0, run.stderr)
     const m = run.json
-    assert.deepEqual([m.prefill.rows, m.prefill.rows_ok, m.prefill.rows_failed, m.prefill.rows_in_doubt], [30_000, 30_000, 0, 0])
+    assert.deepEqual([m.prefill.rows, m.prefill.rows_ok, m.prefill.rows_failed, m.prefill.rows_in_doubt],
+      [30_000, 30_000, 0, 0])
     assert.equal(m.rows_ok, 5000, 'the run\'s figures are the run\'s rows alone')
     assert.equal(m.rows_sent, 5000)
     assert.equal(double.keys.size, 35_000, 'no run row repeats a prefilled one')
