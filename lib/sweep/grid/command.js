@@ -46,7 +46,9 @@ Options:
   --plateau_pct PCT      the plateau is the cells within PCT percent of the best (default: ${DEFAULT_PLATEAU_PCT}); with
                          --repeat 3 or more, the cells whose 95% interval overlaps the best's
   --out DIR              where the grid goes (default: sweep-results/grid-<time>); the same command with the same
-                         DIR resumes: only the runs left are run
+                         DIR resumes: only the runs left are run; one grid at a time a folder (a lock)
+  --prefill ROWS         fill the table to ROWS rows once, before the first cell, and run every cell on it (cells
+                         append; none drops it): figures on a table of realistic size, not an empty one
   -h, --help             this text
 
 Writes DIR/grid.json after every run (the settings, every cell with its runs, median, spread, 95% interval, field
@@ -54,7 +56,9 @@ values/s, p50/p99, failed and in doubt, the busiest node's CPU and write queue, 
 recommended with the first neighbour that breaks; sentences), and at the end DIR/grid.svg (a heatmap) and
 DIR/grid.html (heatmap, ridge, a chart per dimension); DIR/runs/ keeps each run's result and report. The best cell
 is the fastest without failures, in-doubt rows or a saturated load generator; the recommended cell is the cheapest
-of the plateau (fewest requests in flight, then smallest batch) within --slo: what to run in production.
+of the plateau (fewest requests in flight, then smallest batch) within --slo: what to run in production. When the
+runs cannot tell the cells apart there is none, and the grid says why (docs/sizing.md, "How much to trust a grid").
+Each run of a --duration warms up first (a tenth of it, at least 5 s; --warmup after '--' wins, 0 turns it off).
 
 Examples:
   crate-bench sweep grid --vary batch_size=100,500,2000,5000 --vary concurrent_requests=1,4,16,64 -- --duration 1m
@@ -71,7 +75,7 @@ function parseArgs (argv) {
   const fixed = dash >= 0 ? argv.slice(dash + 1) : []
   const text = { type: 'string', requiresArg: true }
   const parsed = commandParser(own, { benchmarkAfterDash: true })
-    .options({ vary: text, workload: text, repeat: text, slo: text, plateau_pct: text, out: text })
+    .options({ vary: text, workload: text, repeat: text, slo: text, plateau_pct: text, out: text, prefill: text })
     .parseSync()
   if (parsed.help) return { help: true }
   if (parsed._.length > 0) {
@@ -104,7 +108,7 @@ function parseArgs (argv) {
       `${fmt(cellCount * repeat)} runs, more than the ${fmt(MAX_RUNS)} a study may plan: vary fewer values or ` +
       'repeat less')
   }
-  const benchmark = withDefaultWarmup(fixed)
+  const benchmark = withDefaultWarmup([...fixed, ...prefillFlags(parsed.prefill, workload, fixed)])
   const first = Object.fromEntries(vary.map((d) => [d.name, d.values[0]]))
   const { connection } = checkBenchmarkOptions(APPS[workload], [...benchmark, ...flagsOf(first)])
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')
@@ -120,6 +124,21 @@ function parseArgs (argv) {
     out: parsed.out ?? path.join('sweep-results', `grid-${stamp}`),
     fixed: benchmark
   }
+}
+
+/**
+ * --prefill ROWS: the table filled once, by the first run, and every cell run on it: each run is given `--prefill
+ * ROWS` (which fills only what is missing) and `--no-drop_table` (a cell never drops the filled table; cells append,
+ * and grid.json's table_at_start shows the size each found).
+ */
+function prefillFlags (rows, workload, fixed) {
+  if (rows === undefined) return []
+  if (workload !== 'ingest') throw new UsageError('--prefill fills the ingest\'s table: it goes with --workload ingest')
+  if (fixed.some((a) => /^--(no-)?drop_table(=|$)/.test(a) || a === '--prefill' || a.startsWith('--prefill='))) {
+    throw new UsageError('--prefill of the grid sets --prefill and --no-drop_table of every run: leave them out of ' +
+      'the benchmark options')
+  }
+  return ['--prefill', String(rows), '--no-drop_table']
 }
 
 /** What makes two grids the same study: a resume must not mix runs of other settings into one grid. */

@@ -349,3 +349,20 @@ test('a noisy cell far below the best blurs nothing; a round lowest in 3 of 4 ce
   assert.equal(Math.round(binomialTail(4, 3, 1 / 3) * 1000) / 1000, 0.111)
   assert.ok(binomialTail(16, 16, 1 / 3) * 3 < 1e-6)
 })
+
+// Issue 47: a grid on a table of realistic size.
+test('--prefill: every run fills only what is missing and never drops the table; refused with the options it sets', async (t) => {
+  const bench = fakeGridBenchmark()
+  const run = await grid([...VARY, '--prefill', '1000000', '--out', tempDir(t), '--', '--duration', '10s'], bench)
+  assert.equal(run.code, 0, run.stderr)
+  assert.ok(bench.calls.every((args) => args.join(' ').includes('--prefill 1000000 --no-drop_table')),
+    bench.calls[0].join(' '))
+  for (const [argv, message] of [
+    [[...VARY, '--prefill', '10', '--out', tempDir(t), '--', '--drop_table'], /--prefill of the grid sets --prefill and --no-drop_table of every run/],
+    [[...VARY, '--workload', 'query', '--prefill', '10', '--out', tempDir(t), '--', '--queries_config', 'queries/select1.yml'], /--prefill fills the ingest's table/]
+  ]) {
+    const refused = await grid(argv, fakeGridBenchmark())
+    assert.equal(refused.code, 2)
+    assert.match(refused.stderr, message)
+  }
+})
