@@ -49,6 +49,25 @@
     text('in-doubt', number(now.in_doubt))
     var main = (now.groups || run.groups || []).filter(function (g) { return g.role === 'main' })[0]
     text('target', main && main.target_per_sec !== null ? number(main.target_per_sec) : 'as fast as possible')
+    // A rate not held is marked, by how much, with the requests that went out late.
+    var held = now.held
+    document.getElementById('behind-figure').hidden = !(held && held.behind)
+    if (held && held.behind) {
+      text('behind', number(held.pct) + '% of ' + number(held.target_per_sec) + '/s over the last ' + held.over_s +
+        ' s, ' + number(held.late) + ' requests late')
+    }
+    // The ingest beside a query mix: its rows/s and p99 from the last closed interval.
+    var side = now.companion
+    document.getElementById('companion-figure').hidden = !side
+    if (side) {
+      var closed = run.series.length ? run.series[run.series.length - 1][side.name] : null
+      var sideGroup = (now.groups || []).filter(function (g) { return g.role === 'companion' })[0]
+      text('companion', (closed ? number(closed.ok) + ' ' + side.unit + '/s' : '-') +
+        (sideGroup && sideGroup.target_per_sec !== null ? ' of ' + number(sideGroup.target_per_sec) : '') +
+        (closed && closed.p99_ms !== null && closed.p99_ms !== undefined ? ', p99 ' + number(closed.p99_ms) + ' ms'
+          : '') + (side.failed || side.in_doubt ? ', ' + number(side.failed) + ' failed, ' + number(side.in_doubt) +
+          ' in doubt' : ''))
+    }
     var share = now.duration_s ? now.elapsed_s / now.duration_s : now.limit ? now.sent / now.limit : 0
     document.getElementById('progress').style.width = Math.min(100, Math.round(share * 100)) + '%'
     if (run.stages) {

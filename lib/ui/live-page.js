@@ -19,6 +19,7 @@ const LIVE_STYLE = `.bar { display: flex; flex-wrap: wrap; gap: 8px 24px; align-
 #rate-controls button { margin: 0 16px 0 6px; }
 #message { color: #555; }
 #message.error { color: #b00; }
+.behind b { color: #b00; }
 [hidden] { display: none !important; }`
 
 /**
@@ -43,6 +44,8 @@ ${ERROR_COUNTER}
   <span class="figure">failed <b id="failed">-</b></span>
   <span class="figure">in doubt <b id="in-doubt">-</b></span>
   <span class="figure" id="stage-figure" hidden>stage <b id="stage">-</b></span>
+  <span class="figure behind" id="behind-figure" hidden>not holding its target: <b id="behind">-</b></span>
+  <span class="figure" id="companion-figure" hidden>ingest beside it <b id="companion">-</b></span>
 </div>
 <div class="progress"><div id="progress"></div></div>
 <div class="controls">

@@ -25,6 +25,9 @@ class LiveView {
     this.hostEventsSeen = 0
     this.steeringEventsSeen = 0
     this.last = null
+    // The last few seconds of the main group's counts: whether the load holds its target is judged over them, not
+    // over one tick.
+    this.recent = []
   }
 
   /** The live handles of the load stage's 'load' event. */
@@ -96,6 +99,9 @@ class LiveView {
     const ok = main.all.ok
     const rate = this.last && at > this.last.at ? ((ok - this.last.ok) * 1000) / (at - this.last.at) : null
     this.last = { at, ok }
+    this.recent.push({ at, ok, late: main.lateRequests || 0 })
+    while (this.recent.length > 2 && at - this.recent[1].at >= HELD_WINDOW_MS) this.recent.shift()
+    const groups = load.steering.describe()
     const elapsedS = Math.max(0, (at - load.startAt) / 1000)
     return {
       phase: this.phase,
@@ -107,9 +113,41 @@ class LiveView {
       failed: main.all.failed,
       in_doubt: main.all.inDoubt,
       per_sec: rate === null ? null : round(rate),
-      groups: load.steering.describe()
+      held: heldOf(this.recent, groups.find((g) => g.role === 'main')),
+      companion: companionOf(load, groups.find((g) => g.role === 'companion')),
+      groups
     }
   }
+}
+
+// Whether the load holds its target is judged over this long (a tick is one second: too noisy to mark).
+const HELD_WINDOW_MS = 5000
+// Below this share of its target, with requests late, the load is marked as not holding it.
+const HELD_SHARE = 0.95
+
+/**
+ * Over the last seconds: the rate achieved against the target, and the requests that went out late (every slot
+ * busy when they were due). `behind` when under HELD_SHARE of the target with requests late; null without a target.
+ */
+function heldOf (recent, main) {
+  if (!main || !(main.target_per_sec > 0) || recent.length < 2) return null
+  const [first, last] = [recent[0], recent[recent.length - 1]]
+  const seconds = (last.at - first.at) / 1000
+  if (!(seconds >= 1)) return null
+  const perSec = (last.ok - first.ok) / seconds
+  const late = last.late - first.late
+  const pct = round((perSec / main.target_per_sec) * 100, 1)
+  return { over_s: round(seconds, 1), per_sec: round(perSec), target_per_sec: main.target_per_sec, pct, late,
+    behind: pct < HELD_SHARE * 100 && late > 0 }
+}
+
+/** The ingest beside a query mix, as the header shows it: its totals and its group's name in the series. */
+function companionOf (load, described) {
+  const side = load.groups[1]
+  if (!side || !described) return null
+  const totals = side.workerGroup.totals
+  return { name: described.workload, unit: described.unit, ok: totals.all.ok, failed: totals.all.failed,
+    in_doubt: totals.all.inDoubt }
 }
 
 /** The stages as the page shades them: number, start and end in seconds of the load, and as planned. */

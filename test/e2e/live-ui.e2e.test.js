@@ -255,3 +255,43 @@ async function steerFleet (url) {
   assert.equal(stopped.status, 200, JSON.stringify(stopped.body))
   return { hello, groups: hello.groups, changed, merged: later.series }
 }
+
+// Issue 47: the page says when the load falls behind, and shows the ingest beside a query mix.
+test('the header marks a rate not held, by how much and with the requests late; the ingest beside the queries shown',
+  { skip: NO_CHROMIUM }, (t) => withCrateTestDouble({
+    // Each query answers in 100 ms: one in flight serves 10 queries/s of the 40 asked.
+    query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 }
+      : null),
+    fault: ({ stmt }) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { delayMs: 100 } : undefined)
+  }, async (double) => {
+    const browser = await launchBrowser()
+    t.after(() => browser.close())
+    const mix = require('../helpers/temp-files').tempFile(t, 'mix.yml',
+      '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
+    let seen = null
+    const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--rate', '40', '--concurrent_requests',
+      '1', '--processes', '1', '--ingest_rate', '500', '--duration', '30s', '--monitor_interval', '0', '--ui', '0',
+      '--json'], {
+      env: double.env(),
+      timeoutMs: 90_000,
+      waitFor: /live: +http/,
+      whileRunning: (child, stderr) => {
+        seen = (async () => {
+          const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
+          await page.goto(urlIn(stderr))
+          await page.waitForFunction(() => !document.getElementById('behind-figure').hidden &&
+            !document.getElementById('companion-figure').hidden &&
+            /rows\/s/.test(document.getElementById('companion').textContent), null, { timeout: 30_000 })
+          const figures = { behind: await page.textContent('#behind'), companion: await page.textContent('#companion') }
+          await page.click('#stop')
+          return figures
+        })().catch((error) => error)
+      }
+    })
+    const figures = await seen
+    if (figures instanceof Error) throw figures
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(figures.behind, /^\d+(\.\d)?% of 40\/s over the last [\d.]+ s, [\d,]+ requests late$/)
+    assert.ok(Number(figures.behind.split('%')[0]) < 50, figures.behind)
+    assert.match(figures.companion, /^[\d,]+ rows\/s of 500(, p99 [\d.,]+ ms)?$/)
+  }))
