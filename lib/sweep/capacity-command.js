@@ -17,8 +17,17 @@ const { makeDirectories } = require('../base/files')
 const { commandParser } = require('../cli/command-args')
 const { parseSlo } = require('./slo')
 
-const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
+const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js', mixed: 'appClusterAnalytical.js' }
 const ADDED = ['--rate', '--duration', '--warmup', '--json', '--ingest_rate']
+
+/**
+ * The rate flags of a step at `rate`: the benchmark's --rate (and the fixed --ingest_rate beside a query search), or
+ * for a mixed search the fixed --rate of the queries and the searched --ingest_rate beside them.
+ */
+function rateFlags (workload, rate, ingestRate, queryRate) {
+  if (workload === 'mixed') return ['--rate', String(queryRate), '--ingest_rate', String(rate)]
+  return ['--rate', String(rate), ...(ingestRate ? ['--ingest_rate', String(ingestRate)] : [])]
+}
 
 function parseArgs (argv) {
   const dash = argv.indexOf('--')
@@ -35,13 +44,18 @@ function parseArgs (argv) {
     .options({
       slo: { type: 'string', demandOption: true, describe: 'the latency target: p99=200ms' },
       workload: {
-        choices: ['ingest', 'query'],
+        choices: ['ingest', 'query', 'mixed'],
         default: 'ingest',
-        describe: 'ingest (rows/s) or query (queries/s of --queries_config)'
+        describe: 'ingest (rows/s), query (queries/s of --queries_config), or mixed (the rows/s ingested beside ' +
+          'the query mix at --query_rate while the queries meet the SLO)'
       },
       ingest_rate: {
         type: 'number',
         describe: 'with --workload query: rows/s ingested beside the queries, in every step'
+      },
+      query_rate: {
+        type: 'number',
+        describe: 'with --workload mixed: the queries/s of the mix in every step, the ingest beside it searched'
       },
       max_failed: { type: 'number', default: 0, describe: 'units failed or in doubt a step may have' },
       start: { type: 'number', describe: 'the first rate (default: 10000 rows/s, or 50 queries/s)' },
@@ -92,7 +106,12 @@ function parseArgs (argv) {
     throw new UsageError(`--precision must be a percentage such as 5% (got '${args.precision}')`)
   }
   if (args.ingest_rate !== undefined && args.workload !== 'query') {
-    throw new UsageError('--ingest_rate goes with --workload query')
+    throw new UsageError(args.workload === 'mixed' ? '--workload mixed searches the ingest\'s rate: give the ' +
+      'queries\' rate with --query_rate, not --ingest_rate' : '--ingest_rate goes with --workload query')
+  }
+  if ((args.query_rate !== undefined) !== (args.workload === 'mixed')) {
+    throw new UsageError('--workload mixed and --query_rate go together (the queries/s held while the ingest beside ' +
+      'them is searched)')
   }
   for (const flag of benchmark) {
     if (ADDED.includes(flag.split('=')[0])) {
@@ -102,6 +121,7 @@ function parseArgs (argv) {
   for (const [name, value] of [
     ['start', args.start],
     ['ingest_rate', args.ingest_rate],
+    ['query_rate', args.query_rate],
     ['max_steps', args.max_steps]
   ]) {
     if (value !== undefined && !(value > 0)) throw new UsageError(`--${name} must be positive (got '${value}')`)
@@ -119,13 +139,14 @@ function parseArgs (argv) {
     throw new UsageError(`--max_steps must be a whole number (got '${args.max_steps}')`)
   }
   // The first step's options, checked before anything is made.
-  const start = args.start ?? (args.workload === 'ingest' ? 10_000 : 50)
-  checkBenchmarkOptions(APPS[args.workload], [...benchmark, '--rate', String(start), '--duration',
-    args.duration, '--warmup', args.warmup, ...(args.ingest_rate ? ['--ingest_rate', String(args.ingest_rate)] : [])])
+  const start = args.start ?? ({ ingest: 10_000, query: 50, mixed: 1000 })[args.workload]
+  checkBenchmarkOptions(APPS[args.workload], [...benchmark, ...rateFlags(args.workload, start,
+    args.ingest_rate ?? null, args.query_rate ?? null), '--duration', args.duration, '--warmup', args.warmup])
   return {
     sloP99Ms,
     workload: args.workload,
     ingestRate: args.ingest_rate ?? null,
+    queryRate: args.query_rate ?? null,
     maxFailed: args.max_failed,
     start,
     precisionPct: Number(precision[1]),
@@ -154,15 +175,13 @@ function stepRunner (config, { stderr, signals }) {
     const args = [
       ...config.benchmark,
       ...(keepTable ? ['--no-drop_table'] : []),
-      '--rate',
-      String(rate),
+      ...rateFlags(config.workload, rate, config.ingestRate, config.queryRate),
       '--duration',
       `${config.durationMs}ms`,
       '--warmup',
       `${config.warmupMs}ms`,
       '--json'
     ]
-    if (config.ingestRate) args.push('--ingest_rate', String(config.ingestRate))
     const resultFile = path.join(config.out, 'runs', `${name}.json`)
     const logFile = path.join(config.out, 'runs', `${name}.log`)
     stderr.write(`step ${fmt(rate)}/s ... `)
@@ -272,6 +291,8 @@ function render (config, found, unit) {
 
 function writeResults (config, found, unit) {
   const summary = {
+    workload: config.workload,
+    ...(config.workload === 'mixed' ? { query_rate: config.queryRate } : {}),
     capacity: found.capacity,
     capacity_range: found.edge ? found.edge.range : null,
     edge: found.edge,
@@ -318,9 +339,12 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, s
     stderr.write(errorText('find-capacity.sh', error.message))
     return error.exitCode ?? EXIT.USAGE
   }
-  const unit = config.workload === 'ingest' ? 'rows' : 'queries'
+  const unit = config.workload === 'query' ? 'queries' : 'rows'
+  const mixed = config.workload === 'mixed' ? ` (the ingest beside the query mix at ${fmt(config.queryRate)} ` +
+    'queries/s, whose p99 the SLO judges)' : ''
   stderr.write(
-    `find-capacity: ${config.workload}, SLO p99 <= ${config.sloP99Ms} ms, from ${fmt(config.start)} ${unit}/s, ` +
+    `find-capacity: ${config.workload}${mixed}, SLO p99 <= ${config.sloP99Ms} ms, from ${fmt(config.start)} ` +
+    `${unit}/s, ` +
     `precision ${config.precisionPct}%, ${config.durationMs / 1000} s a step after ${config.warmupMs / 1000} s ` +
     `warm-up; results in ${config.out}\n`
   )

@@ -11,7 +11,8 @@ const { round } = require('../base/format')
  * units failed or in doubt, no new write or search rejections in sys.nodes, and a load generator
  * that was not saturated. A run that ended partial fails too.
  */
-function judgeStep (result, { sloP99Ms, maxFailed = 0, minAchievedPct = 99, clientCheck = true }) {
+function judgeStep (result, { sloP99Ms, maxFailed = 0, minAchievedPct = 99, clientCheck = true, workload = null }) {
+  if (workload === 'mixed') return judgeMixedStep(result, { sloP99Ms, maxFailed, minAchievedPct, clientCheck })
   const unit = result.workload === 'ingest' ? 'rows' : 'queries'
   const figures = {
     achieved: result.rate ? result.rate.achieved_per_sec : null,
@@ -38,6 +39,27 @@ function judgeStep (result, { sloP99Ms, maxFailed = 0, minAchievedPct = 99, clie
   if (figures.rejections > 0) reasons.push(`${figures.rejections} thread-pool rejections in sys.nodes`)
   if (clientCheck && figures.client_saturated) reasons.push('the load generator was saturated: add --processes')
   return { ...figures, passed: reasons.length === 0, reason: reasons.join('; ') || null }
+}
+
+/**
+ * A step of a mixed search: the ingest beside the query mix is what was stepped, so the step passes when the ingest
+ * held its rate without failures and the queries, at their fixed rate, held theirs and met the SLO. Its figures are
+ * the ingest's (achieved rows/s) beside the queries' p99.
+ */
+function judgeMixedStep (result, options) {
+  const queries = judgeStep(result, { ...options, workload: null })
+  const ingest = result.ingest || null
+  const reasons = queries.reason ? queries.reason.split('; ').map((r) => `queries: ${r}`) : []
+  const achievedPct = ingest && ingest.rate ? ingest.rate.achieved_pct : null
+  if (!ingest) reasons.push('no ingest beside the queries in the result')
+  else if (achievedPct === null || achievedPct < options.minAchievedPct) {
+    reasons.push(`ingest: achieved ${achievedPct}% of its rate (needs ${options.minAchievedPct}%)`)
+  }
+  const ingestFailed = ingest ? (ingest.rows_failed || 0) + (ingest.rows_in_doubt || 0) : 0
+  if (ingestFailed > options.maxFailed) reasons.push(`ingest: ${ingestFailed} rows failed or in doubt`)
+  return { ...queries, achieved: ingest && ingest.rate ? ingest.rate.achieved_per_sec : null,
+    achieved_pct: achievedPct, queries_achieved_pct: queries.achieved_pct,
+    failed: queries.failed + ingestFailed, passed: reasons.length === 0, reason: reasons.join('; ') || null }
 }
 
 /** The next rate: doubling until a step misses, then halfway between the last pass and the first miss. */

@@ -180,3 +180,50 @@ test('bad options: one line, exit 2, before any run', async () => {
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
   }
 })
+
+// Issue 47: the mixed capacity, the ingest rows/s beside a query mix at a fixed rate while the queries meet the SLO.
+test('--workload mixed: the ingest beside the queries stepped until the queries miss; the capacity in rows/s', (t) => {
+  // Queries answer in 5 ms while at most 3,000 rows arrived in the last second, in 2 s above that.
+  const arrivals = []
+  const isQuery = (stmt) => /^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt)
+  return withCrateTestDouble({
+    query: (stmt) => (isQuery(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 } : null),
+    fault: ({ stmt, bulk, rows }) => {
+      const now = Date.now()
+      while (arrivals.length && arrivals[0].at < now - 1000) arrivals.shift()
+      if (bulk) {
+        arrivals.push({ at: now, rows })
+        return undefined
+      }
+      if (!isQuery(stmt)) return undefined
+      return { delayMs: arrivals.reduce((sum, a) => sum + a.rows, 0) > 3000 ? 2000 : 5 }
+    }
+  }, async (double) => {
+    const out = tempDir(t)
+    const mix = tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
+    const run = await capacity([...STEP, '--workload', 'mixed', '--query_rate', '10', '--start', '1000', '--precision', '20%', '--edge_repeat', '1', '--out', out, '--', '--queries_config', mix, '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
+    assert.equal(run.code, 0, run.stderr)
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
+    assert.deepEqual([summary.workload, summary.query_rate, summary.unit], ['mixed', 10, 'rows/s'])
+    assert.deepEqual(summary.steps.map((s) => [s.rate, s.passed]),
+      [[1000, true], [2000, true], [4000, false], [3000, true], [3500, false]])
+    assert.equal(summary.capacity, 3000)
+    assert.match(summary.steps[2].reason, /^queries: /)
+    assert.match(run.stderr, /^find-capacity: mixed \(the ingest beside the query mix at 10 queries\/s, whose p99 the SLO judges\)/m)
+    const steps = fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    assert.deepEqual(steps.map((s) => s.result.ingest.rate.target_per_sec), [1000, 2000, 4000, 3000, 3500])
+    assert.ok(steps.every((s) => s.result.rate.target_per_sec === 10), 'the queries at their fixed rate in every step')
+  })
+})
+
+test('--workload mixed needs --query_rate, and searches the ingest: --ingest_rate is refused with it', async () => {
+  for (const [args, message] of [
+    [['--slo', 'p99=1s', '--workload', 'mixed'], /--workload mixed and --query_rate go together/],
+    [['--slo', 'p99=1s', '--query_rate', '5'], /--workload mixed and --query_rate go together/],
+    [['--slo', 'p99=1s', '--workload', 'mixed', '--query_rate', '5', '--ingest_rate', '100'], /--workload mixed searches the ingest's rate/]
+  ]) {
+    const run = await capacity(args, {})
+    assert.equal(run.code, 2, args.join(' '))
+    assert.match(run.stderr, message)
+  }
+})
