@@ -4,7 +4,7 @@ const Table = require('cli-table3')
 const { fmt, visible } = require('../base/format')
 const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS, flightNeeded } = require('../results/result')
 const { loadWorkload } = require('../workloads')
-const { driftLines } = require('../results/drift')
+const { driftLines, sustainedLine } = require('../results/drift')
 const { growingWriteQueues, busyMachineLine, clusterLimitReason } = require('./cluster-limits')
 
 /**
@@ -120,6 +120,8 @@ function renderReport (workload, result) {
       '(docs/pg-or-http.md)')
   }
   out.push(...driftLines(result.drift, fmt))
+  const sustained = sustainedLine(result.drift, result.sustained, fmt)
+  if (sustained) out.push(sustained)
 
   const detail = workload.detailTable ? workload.detailTable(result, table, fmt) : null
   if (detail) out.push(detail)

@@ -310,4 +310,36 @@ const mb = (bytes, fmtNumber) => (typeof bytes === 'number'
   ? `${fmtNumber(round(bytes / (1024 * 1024), 1))} MB` : 'n/a')
 const signed = (v, fmtNumber) => `${v > 0 ? '+' : v < 0 ? '\u2212' : '\u00b1'}${fmtNumber(Math.abs(v))}`
 
-module.exports = { driftOf, driftLines, latencyOfEntries, theilSen, changePoint, binned, MIN_LOAD_S }
+// A run shorter than this is never called sustained: flushes, merges and a growing table show after a while.
+const SUSTAINED_MIN_S = 600
+
+/**
+ * A long run's sustained figure from its drift: the last window's throughput and p99, the drift over the run, the
+ * table at the end. Null for a run under SUSTAINED_MIN_S of load (its report says it is not sustained).
+ */
+function sustainedOf (drift, { tableEnd = null } = {}) {
+  if (!drift) return null
+  const loadS = drift.last_window_s[1] - drift.first_window_s[0]
+  if (loadS < SUSTAINED_MIN_S) return null
+  return { per_sec: drift.last.per_sec, p99_ms: drift.last.p99_ms, duration_s: round(loadS, 1),
+    window_s: drift.last_window_s, table_rows_end: tableEnd ? tableEnd.docs ?? null : null,
+    table_bytes_end: tableEnd ? tableEnd.size_bytes ?? null : null,
+    drift: { throughput_change_pct: drift.throughput_change_pct, p50_change_pct: drift.p50_change_pct,
+      p99_change_pct: drift.p99_change_pct } }
+}
+
+/** The report's line: what the run held at its end, or why a short run is not a sustained figure. */
+function sustainedLine (drift, sustained, fmtNumber) {
+  if (!drift) return null
+  if (!sustained) {
+    const minutes = round((drift.last_window_s[1] - drift.first_window_s[0]) / 60, 1)
+    return `  not a sustained figure: ${fmtNumber(minutes)} min of load (sustained needs ${SUSTAINED_MIN_S / 60} ` +
+      'minutes or more)'
+  }
+  const rows = sustained.table_rows_end === null ? '' : ` on a table of ${fmtNumber(sustained.table_rows_end)} rows`
+  return `  sustained: ${fmtNumber(sustained.per_sec)} ${drift.unit}/s held at the end of ${fmtNumber(round(
+    sustained.duration_s / 60, 1))} min${rows}, p99 ${fmtNumber(sustained.p99_ms)} ms`
+}
+
+module.exports = { driftOf, driftLines, sustainedOf, sustainedLine, SUSTAINED_MIN_S, latencyOfEntries, theilSen,
+  changePoint, binned, MIN_LOAD_S }

@@ -8,7 +8,7 @@ const { describeIncident } = require('./incidents')
 const { buildResult } = require('../results/result')
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
-const { driftOf } = require('../results/drift')
+const { driftOf, sustainedOf } = require('../results/drift')
 const { profileOf } = require('./steering')
 const { stageResults } = require('../results/stages')
 const { unitsPerRequestOf } = require('../workloads/workload')
@@ -54,6 +54,7 @@ function report (ctx, groups, load) {
     result.first_stage_not_kept_up = staged.first_not_kept_up
   }
   result.drift = load && load.timeline ? driftOfRun(result, load, main) : null
+  result.sustained = sustainedOf(result.drift, { tableEnd: result.table_storage ? result.table_storage.end : null })
   // The ingest beside a query mix drifts on its own (its growing table is the first suspect of the queries' drift).
   if (companion) companion.drift = load && load.timeline ? driftOfRun(result, load, side, companion) : null
   if (load && load.steering && load.steering.stopped) result.stopped_by = load.steering.stopped.by

@@ -183,25 +183,26 @@ test('bad options: one line, exit 2, before any run', async () => {
 
 // Issue 47: the mixed capacity, the ingest rows/s beside a query mix at a fixed rate while the queries meet the SLO.
 test('--workload mixed: the ingest beside the queries stepped until the queries miss; the capacity in rows/s', (t) => {
-  // Queries answer in 5 ms while at most 3,000 rows arrived in the last second, in 2 s above that.
+  // Queries answer in 5 ms while the ingest beside them brings at most 3,250 rows/s over the last two seconds (midway
+  // between the 3,000 and 3,500 steps, and smooth: batches of 100 rows), in 2 s above that.
   const arrivals = []
   const isQuery = (stmt) => /^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt)
   return withCrateTestDouble({
     query: (stmt) => (isQuery(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 } : null),
     fault: ({ stmt, bulk, rows }) => {
       const now = Date.now()
-      while (arrivals.length && arrivals[0].at < now - 1000) arrivals.shift()
+      while (arrivals.length && arrivals[0].at < now - 2000) arrivals.shift()
       if (bulk) {
         arrivals.push({ at: now, rows })
         return undefined
       }
       if (!isQuery(stmt)) return undefined
-      return { delayMs: arrivals.reduce((sum, a) => sum + a.rows, 0) > 3000 ? 2000 : 5 }
+      return { delayMs: arrivals.reduce((sum, a) => sum + a.rows, 0) > 2 * 3250 ? 2000 : 5 }
     }
   }, async (double) => {
     const out = tempDir(t)
     const mix = tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
-    const run = await capacity([...STEP, '--workload', 'mixed', '--query_rate', '10', '--start', '1000', '--precision', '20%', '--edge_repeat', '1', '--out', out, '--', '--queries_config', mix, '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
+    const run = await capacity([...STEP, '--workload', 'mixed', '--query_rate', '10', '--start', '1000', '--precision', '20%', '--edge_repeat', '1', '--out', out, '--', '--queries_config', mix, '--ingest_batch_size', '100', '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
     assert.equal(run.code, 0, run.stderr)
     const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
     assert.deepEqual([summary.workload, summary.query_rate, summary.unit], ['mixed', 10, 'rows/s'])
@@ -213,6 +214,12 @@ test('--workload mixed: the ingest beside the queries stepped until the queries 
     const steps = fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
     assert.deepEqual(steps.map((s) => s.result.ingest.rate.target_per_sec), [1000, 2000, 4000, 3000, 3500])
     assert.ok(steps.every((s) => s.result.rate.target_per_sec === 10), 'the queries at their fixed rate in every step')
+    // crate-bench sizing reads the folder as the shape's mixed capacity, beside the query rate and SLO.
+    const sized = await runTool('bin/crate-bench.js', ['sizing', out, '--json'])
+    assert.equal(sized.code, 0, sized.stderr)
+    const [shape] = sized.json.groups[0].shapes
+    assert.deepEqual([shape.mixed.per_sec, shape.mixed.query_rate, shape.mixed.slo_p99_ms], [3000, 10, 800])
+    assert.match(sized.stderr, /3,000 beside 10 queries\/s at p99 ≤ 800 ms/)
   })
 })
 

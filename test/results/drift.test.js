@@ -140,3 +140,21 @@ test('throughput that rises above its target after falling short is a backlog dr
   assert.ok(driftLines(drift, fmt).some((l) => /changed at \d+ s: throughput \(queries\/s\) 9\.6 \u2192 11\.2: a backlog draining \(above its target of 10 after falling short of it\), not an improvement/.test(l)),
     driftLines(drift, fmt).join('\n'))
 })
+
+// Issue 47: the sustained figure of a long run.
+test('a run of ten minutes or more has a sustained figure; a shorter one is said not to be one', () => {
+  const { sustainedOf, sustainedLine } = require('../../lib/results/drift')
+  const long = driftOf({ timeline: timelineOf({ seconds: 900, changeS: 450 }), group: 'ingest', unit: 'rows',
+    loadEndS: 900, latencyIn })
+  const sustained = sustainedOf(long, { tableEnd: { docs: 780_000, size_bytes: 1 } })
+  assert.deepEqual([sustained.per_sec, sustained.p99_ms, sustained.duration_s, sustained.table_rows_end],
+    [800, 40, 900, 780_000])
+  assert.equal(sustained.drift.throughput_change_pct, -20)
+  assert.equal(sustainedLine(long, sustained, fmt),
+    '  sustained: 800 rows/s held at the end of 15 min on a table of 780,000 rows, p99 40 ms')
+  const short = driftOf({ timeline: timelineOf({ seconds: 300 }), group: 'ingest', unit: 'rows', loadEndS: 300,
+    latencyIn })
+  assert.equal(sustainedOf(short), null)
+  assert.equal(sustainedLine(short, null, fmt), '  not a sustained figure: 5 min of load (sustained needs 10 minutes ' +
+    'or more)')
+})

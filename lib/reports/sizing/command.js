@@ -8,7 +8,7 @@ const { commandMain } = require('../../cli/command-main')
 const { table } = require('../text')
 const { readResult } = require('../result-file')
 const { groupTitle, groupTable, groupNotes, inputNotes } = require('./rows')
-const { pointOf, gridEvidence, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
+const { pointOf, gridEvidence, mixedEvidence, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
 
 // A grid.json of 10,000 runs is about 20 MB: far past that, it is not one this tool wrote.
 const MAX_GRID_BYTES = 64 * 1024 * 1024
@@ -100,9 +100,13 @@ async function pointsOf (args, env) {
   const seen = new Set()
   const points = []
   for (const file of args.files) {
-    const key = path.resolve(isGrid(file) ? gridFileOf(file) : file)
+    const key = path.resolve(isCapacity(file) ? file : isGrid(file) ? gridFileOf(file) : file)
     if (seen.has(key)) continue
     seen.add(key)
+    if (isCapacity(file)) {
+      points.push(capacityPoint(file))
+      continue
+    }
     if (isGrid(file)) {
       points.push(gridPoint(file))
       continue
@@ -112,6 +116,45 @@ async function pointsOf (args, env) {
     points.push(point)
   }
   return points
+}
+
+/** A find-capacity folder: capacity.summary.json beside capacity.jsonl (each step's result). */
+function isCapacity (input) {
+  try {
+    return fs.statSync(input).isDirectory() && fs.statSync(path.join(input, 'capacity.summary.json')).isFile()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A mixed capacity search's folder: the capacity in rows/s beside its query rate and SLO, the cluster's shape read
+ * from a step's result. Only --workload mixed searches size a mixed load; the others are refused here.
+ */
+function capacityPoint (dir) {
+  const read = (name) => {
+    const file = path.join(dir, name)
+    const stat = fs.statSync(file)
+    if (!stat.isFile() || stat.size > MAX_GRID_BYTES) throw new UsageError(`${file} is not a find-capacity file`)
+    return fs.readFileSync(file, 'utf8')
+  }
+  let summary
+  let steps
+  try {
+    summary = JSON.parse(read('capacity.summary.json'))
+    steps = read('capacity.jsonl').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  } catch (error) {
+    throw new UsageError(`${dir} is no find-capacity folder: ${error.message}`)
+  }
+  if (!summary || summary.workload !== 'mixed') {
+    const workload = summary && summary.workload ? summary.workload : 'ingest'
+    throw new UsageError(`${dir}: a capacity of --workload ${workload} is not a sizing input (a grid or a run is); ` +
+      'give find-capacity --workload mixed folders for a mixed capacity')
+  }
+  const step = steps.find((s) => s && s.result && s.result.environment) || null
+  const point = step ? mixedEvidence(summary, step.result, `${dir} (mixed capacity)`) : null
+  if (!point) throw new UsageError(`${dir}: no step of the search says what cluster it ran on`)
+  return point
 }
 
 const gridFileOf = (input) => (input.endsWith('grid.json') ? input : path.join(input, 'grid.json'))

@@ -76,8 +76,26 @@ function pointOf (result, source) {
     runs: 1,
     ci95: null,
     recommended: null,
-    undecided: null
+    undecided: null,
+    // A run of ten minutes or more: what it held at its end (lib/results/drift.js).
+    sustained: result.sustained ? { ...result.sustained, source } : null,
+    mixed: null
   }
+}
+
+/**
+ * A mixed capacity search (find-capacity --workload mixed: its capacity.summary.json and a step's result for the
+ * cluster's shape and the ingest's model): the ingest rows/s held beside the query mix within the SLO. It joins the
+ * ingest's group; it is no write-only figure.
+ */
+function mixedEvidence (summary, stepResult, source) {
+  const ingest = stepResult.ingest || {}
+  const base = pointOf({ ...stepResult, workload: 'ingest', options: { ...(ingest.options || {}),
+    protocol: (stepResult.options || {}).protocol } }, source)
+  if (!base) return null
+  return { ...base, throughput: null, sustained: null, problems: ['a mixed capacity: no write-only figure'],
+    mixed: { per_sec: summary.capacity, range: summary.capacity_range ?? null, query_rate: summary.query_rate,
+      slo_p99_ms: summary.slo ? summary.slo.p99_ms : null, source } }
 }
 
 const held = (result, unit) => {
@@ -106,4 +124,4 @@ function gridEvidence (grid, source, readRun) {
     undecided: recommended ? null : (grid.undecided && grid.undecided.why) ?? 'the grid recommended no cell' }
 }
 
-module.exports = { pointOf, gridEvidence, shapeProblem, ROW_SHAPE }
+module.exports = { pointOf, gridEvidence, mixedEvidence, shapeProblem, ROW_SHAPE }

@@ -2,7 +2,7 @@
 
 const { round } = require('../../base/format')
 const { fitUsl, MIN_SIZES } = require('./usl')
-const { pointOf, gridEvidence } = require('./evidence')
+const { pointOf, gridEvidence, mixedEvidence } = require('./evidence')
 
 // A sizing reference from results measured on clusters of different shapes (a study's grid on each, or single
 // runs): per shape every result it stands on, the best measured, the figure at the settings a grid recommended, and a
@@ -91,16 +91,17 @@ const SUSTAINED_MIN_S = 600
  */
 function caveatsOf (g, points) {
   const caveats = []
-  if (g.workload === 'ingest') {
-    caveats.push('write-only figures: no mixed load (queries beside the ingest) was given; a cluster that also ' +
-      'serves queries needs more (size up a tier, or measure it: --workload query --ingest_rate)')
+  if (g.workload === 'ingest' && !points.some((p) => p.mixed)) {
+    caveats.push('write-only figures: no mixed capacity was given; a cluster that also serves queries needs more ' +
+      '(size up a tier, or measure it: find-capacity --workload mixed --query_rate Q)')
   }
   const known = points.filter((p) => typeof p.table_docs_at_start === 'number')
   if (g.workload === 'ingest' && known.length > 0 && known.every((p) => p.table_docs_at_start === 0)) {
     caveats.push('empty-table figures: every run started on an empty table; throughput drops as the data grows ' +
       '(measure on a table of realistic size)')
   }
-  if (points.length > 0 && points.every((p) => typeof p.seconds === 'number' && p.seconds < SUSTAINED_MIN_S)) {
+  if (points.length > 0 && !points.some((p) => p.sustained) &&
+    points.every((p) => typeof p.seconds !== 'number' || p.seconds < SUSTAINED_MIN_S)) {
     caveats.push(`short runs: none ran ${SUSTAINED_MIN_S / 60} minutes or more; what a cluster keeps up for hours ` +
       '(flushes, merges) is not in these figures (a long run: --duration 12h)')
   }
@@ -144,7 +145,9 @@ function shapeFigures ({ shape, points }, headroomPct) {
     per_node: null,
     per_core: null,
     replicas: best ? best.replicas : null,
-    replicated_writes_per_node: null
+    replicated_writes_per_node: null,
+    mixed: mixedOf(points),
+    sustained: sustainedOf(points)
   }
   if (!best) return entry
   entry.planning = planningOf(recommended, best, headroomPct)
@@ -181,6 +184,19 @@ function recommendedNote (eligible) {
   return undecided.length ? `none: ${undecided.map((p) => `${p.source}: ${p.undecided}`).join('; ')}` : null
 }
 
+/** The mixed capacity of a shape: the lowest its searches found (each with the query rate and SLO it held). */
+function mixedOf (points) {
+  const found = points.map((p) => p.mixed).filter((m) => m && typeof m.per_sec === 'number')
+  return found.length ? found.reduce((a, m) => (m.per_sec < a.per_sec ? m : a)) : null
+}
+
+/** The sustained figure of a shape: its longest run's, without failures or a partial end. */
+function sustainedOf (points) {
+  const clean = points.filter((p) => p.sustained && !p.problems.some((x) => /failures|partial|load generator/.test(x)))
+  return clean.length ? clean.reduce((a, p) => (p.sustained.duration_s > a.duration_s ? p.sustained : a),
+    clean[0].sustained) : null
+}
+
 /** Median, lowest, highest and spread of the results' best figures, when there are two or more. */
 function spreadOf (eligible) {
   if (eligible.length < 2) return null
@@ -208,4 +224,4 @@ function disagreementOf (eligible) {
   return null
 }
 
-module.exports = { pointOf, gridEvidence, sizingOf, DEFAULT_HEADROOM_PCT }
+module.exports = { pointOf, gridEvidence, mixedEvidence, sizingOf, DEFAULT_HEADROOM_PCT }

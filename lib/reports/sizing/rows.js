@@ -23,9 +23,12 @@ function groupTable (g) {
   // Field values/s (Lindorm's unit) for a model that has them; writes with their replicas where there are any.
   const fields = g.shapes.some((s) => s.best && s.best.field_values_per_sec)
   const replicated = g.shapes.some((s) => s.replicated_writes_per_node !== null)
+  const mixed = g.shapes.some((s) => s.mixed)
+  const sustained = g.shapes.some((s) => s.sustained)
   const head = ['cluster', 'results', `best measured ${g.unit}/s`, ...(fields ? ['field values/s'] : []),
     'at the recommended settings', 'settings', 'p99 ms', 'per node (best)',
-    ...(replicated ? ['with replicas per node'] : []), 'per core (best)', 'to plan with', 'efficiency']
+    ...(replicated ? ['with replicas per node'] : []), 'per core (best)', 'to plan with', 'efficiency',
+    ...(mixed ? [`mixed ${g.unit}/s`] : []), ...(sustained ? [`sustained ${g.unit}/s`] : [])]
   const rows = g.shapes.map((s) => {
     const shape = shapeText({ nodes: s.nodes, cores_per_node: s.cores_per_node,
       heap_bytes_per_node: s.heap_bytes_per_node, shared_machine: false })
@@ -45,7 +48,12 @@ function groupTable (g) {
       whole(s.per_core),
       s.planning ? whole(s.planning.per_sec) : '',
       s.efficiency_pct === null ? (s.shared_machine && s.best ? 'none: shared machine' : '')
-        : `${fmt(s.efficiency_pct)}%`
+        : `${fmt(s.efficiency_pct)}%`,
+      ...(mixed ? [s.mixed ? `${whole(s.mixed.per_sec)} beside ${fmt(s.mixed.query_rate)} queries/s at p99 ≤ ` +
+        `${fmt(s.mixed.slo_p99_ms)} ms` : ''] : []),
+      ...(sustained ? [s.sustained ? `${whole(s.sustained.per_sec)} at the end of ${fmt(Math.round(
+        s.sustained.duration_s / 60))} min${s.sustained.table_rows_end !== null ? ` on ${whole(
+        s.sustained.table_rows_end)} rows` : ''} (drift ${fmt(s.sustained.drift.throughput_change_pct)}%)` : ''] : [])
     ]
   })
   return { head, rows }

@@ -255,11 +255,33 @@ test('caveats from what is missing: write-only, empty-table and short figures; e
     table_storage: { start: { docs, size_bytes: 0, segments: 0 }, end: null } }, `${docs}-${seconds}.json`)
   const short = sizingOf([run(0, 60)]).groups[0].caveats
   assert.equal(short.length, 3)
-  assert.match(short[0], /^write-only figures: no mixed load/)
+  assert.match(short[0], /^write-only figures: no mixed capacity was given/)
   assert.match(short[1], /^empty-table figures: every run started on an empty table/)
   assert.match(short[2], /^short runs: none ran 10 minutes or more/)
   const covered = sizingOf([run(0, 60), run(50_000_000, 43_200)]).groups[0].caveats
   assert.deepEqual(covered.map((c) => c.split(':')[0]), ['write-only figures'])
   const text = require('../../../lib/reports/sizing/command').render(sizingOf([run(0, 60)]))
   assert.match(text, /^caveat: empty-table figures/m)
+})
+
+test('the mixed and sustained columns: a mixed capacity search and a long run of a shape, with what they held', () => {
+  const { mixedEvidence } = require('../../../lib/reports/sizing')
+  const base = result({ nodes: 3, cores: 4, perSec: 30_000 })
+  const long = pointOf({ ...base, seconds: 43_200, sustained: { per_sec: 26_500, p99_ms: 80, duration_s: 43_200,
+    table_rows_end: 1_100_000_000, drift: { throughput_change_pct: -11.7 } } }, 'soak.json')
+  const stepResult = { ...base, workload: 'analytical', options: { protocol: 'http' },
+    ingest: { options: { model: 'cpu' } } }
+  const mixed = mixedEvidence({ workload: 'mixed', capacity: 18_000, query_rate: 20, slo: { p99_ms: 250 } }, stepResult,
+    'mixed-3')
+  const sizing = sizingOf([pointOf(base, 'peak.json'), long, mixed])
+  assert.equal(sizing.groups.length, 1, 'the mixed capacity joins the ingest\'s group')
+  const [shape] = sizing.groups[0].shapes
+  assert.deepEqual([shape.mixed.per_sec, shape.mixed.query_rate, shape.mixed.slo_p99_ms], [18_000, 20, 250])
+  assert.deepEqual([shape.sustained.per_sec, shape.sustained.duration_s, shape.sustained.table_rows_end],
+    [26_500, 43_200, 1_100_000_000])
+  assert.equal(shape.best.per_sec, 30_000, 'the mixed search is no write-only figure')
+  assert.deepEqual(sizing.groups[0].caveats, [], 'mixed given, a table of 1.1 billion rows, twelve hours: no caveat left')
+  const text = require('../../../lib/reports/sizing/command').render(sizing)
+  assert.match(text, /18,000 beside 20 queries\/s at p99 ≤ 250 ms/)
+  assert.match(text, /26,500 at the end of 720 min on 1,100,000,000 rows \(drift -11\.7%\)/)
 })
