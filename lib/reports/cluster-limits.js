@@ -58,17 +58,30 @@ function busyMachineLine (result) {
     `core${b.cores === 1 ? '' : 's'}`).join('; ')}): these figures are not the cluster's alone`
 }
 
+// The server's own time (CrateDB's "duration") this many times longer at the end of a run than at its start: the
+// cluster slowed down under the load, whatever the client did.
+const SERVER_GROWTH = 3
+
 /**
- * Why the cluster, not the client, limited a run: a write queue that kept growing, writes or searches rejected.
- * Null when its samples show neither (or there are none).
+ * Why the cluster, not the client, limited a run: a write queue that kept growing, writes or searches rejected, or
+ * latency that grew through the run (the drift's p50, in the server's answers where the client waited on them).
+ * Null when nothing says so.
  */
 function clusterLimitReason (result) {
+  const reasons = []
   const cluster = result.cluster
-  if (!cluster) return null
-  const reasons = growingWriteQueues(cluster.samples || [])
-    .map((g) => `the write queue of ${g.node} grew from ${fmt(g.from)} to ${fmt(g.to)}`)
-  const rejected = (cluster.write_rejected || 0) + (cluster.search_rejected || 0)
-  if (rejected > 0) reasons.push(`${fmt(rejected)} thread-pool rejections`)
+  if (cluster) {
+    reasons.push(...growingWriteQueues(cluster.samples || [])
+      .map((g) => `the write queue of ${g.node} grew from ${fmt(g.from)} to ${fmt(g.to)}`))
+    const rejected = (cluster.write_rejected || 0) + (cluster.search_rejected || 0)
+    if (rejected > 0) reasons.push(`${fmt(rejected)} thread-pool rejections`)
+  }
+  const drift = result.drift
+  if (drift && typeof drift.first.p50_ms === 'number' && typeof drift.last.p50_ms === 'number' &&
+    drift.first.p50_ms > 0 && drift.last.p50_ms >= drift.first.p50_ms * SERVER_GROWTH) {
+    reasons.push(`the median latency grew ×${fmt(Math.round((drift.last.p50_ms / drift.first.p50_ms) * 10) / 10)} ` +
+      'through the run')
+  }
   return reasons.length ? reasons.join('; ') : null
 }
 

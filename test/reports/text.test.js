@@ -102,3 +102,15 @@ test('a --rate shortfall the cluster caused leads with the cluster; nodes busy b
     latency_ms: { p99: 500 } })
   assert.match(calm, /Raise --concurrent_requests to at least/, 'without the cluster\'s samples, the client\'s advice')
 })
+
+test('a --rate shortfall whose latency grew through the run is put on the cluster, not on the client', () => {
+  const rate = { target_per_sec: 20, achieved_per_sec: 17, achieved_pct: 85, late_requests: 3353, dropped_requests: 0,
+    dropped_units: 0, latency_from: 'scheduled start' }
+  const drift = { first_window_s: [0, 300], last_window_s: [2700, 3000], unit: 'queries', throughput_change_pct: 4.8,
+    first: { per_sec: 17, p50_ms: 979, p99_ms: 3000 }, last: { per_sec: 17.8, p50_ms: 14_967, p99_ms: 9900 },
+    slope_per_hour: { throughput: null, p99_ms: null, errors_per_sec: null }, changes: [] }
+  const text = renderReport(workload, { ...resultWith([]), options: { concurrent_requests: 4 }, rate, drift,
+    latency_ms: { p99: 9900 } })
+  assert.match(text, /warning: achieved 85% of the target rate: the load was beyond what the cluster serves \(the median latency grew ×15\.3 through the run\)/)
+  assert.doesNotMatch(text, /Raise --concurrent_requests/)
+})
