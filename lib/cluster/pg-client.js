@@ -1,7 +1,8 @@
 'use strict'
 
 const { EventEmitter } = require('node:events')
-const { PgConnection, PgError, PgConnectionError } = require('./pg-connection')
+const { PgConnection } = require('./pg-connection')
+const { PgError, PgConnectionError } = require('./pg-errors')
 const { CrateHttpError, TransportError } = require('./http-errors')
 const { now: preciseNow } = require('../base/clock')
 const { bulkOf, frameBulk } = require('./pg-bulk-frame')

@@ -1,12 +1,12 @@
 'use strict'
 
-const net = require('node:net')
-const tls = require('node:tls')
 const { performance } = require('node:perf_hooks')
 const { serialize } = require('pg-protocol')
-const { Parser } = require('pg-protocol/dist/parser')
 const { DEFAULT_MAX_ANSWER_BYTES } = require('./http-errors')
 const { now: preciseNow } = require('../base/clock')
+const { PgError, PgConnectionError, abandonedOpening, tooLarge, unasked, outOfStep } = require('./pg-errors')
+const { openSession, READ_BUFFER_BYTES } = require('./pg-opening')
+const { textValue, isInsertOk, commandCount, md5Password } = require('./pg-messages')
 
 const PARSE_COMPLETE = 0x31
 const BIND_COMPLETE = 0x32
@@ -16,10 +16,6 @@ const NOTICE_RESPONSE = 0x4e
 // What a server may send between cycles (protocol 3, "asynchronous operations"): ParameterStatus, NoticeResponse,
 // NotificationResponse. An ErrorResponse there ends the session (a shutdown's FATAL).
 const ASYNCHRONOUS = new Set([0x53, NOTICE_RESPONSE, 0x41, ERROR_RESPONSE])
-// A row of a batch stored: CommandComplete "INSERT 0 1".
-const INSERT_OK = Buffer.from('INSERT 0 1\0')
-// The first byte of a backend message the startup can answer with: authentication, an error, a notice.
-const STARTUP_ANSWERS = new Set(['R', 'E', 'N'])
 // CrateDB flushes a batch's answer row by row as it executes them (capture pgwire/15: 5,000 rows in 1,066-1,326 TCP
 // reads of 21 or 42 bytes). Read as it comes, each read wakes the client for one or two rows (against a stand-in
 // that answers so: 2.4-3.6 us of CPU a row, 4-6x HTTP's). So a batch's answer is read in gulps from its second read
@@ -30,8 +26,6 @@ const STARTUP_ANSWERS = new Set(['R', 'E', 'N'])
 // read late, by less than GATHER_MS.
 const GATHER_MS = 2
 const GATHER_UNTIL_LEFT_MS = 4
-// Each connection reads into one buffer of its own (net's onread): no buffer allocated per read.
-const READ_BUFFER_BYTES = 64 * 1024
 
 /**
  * One connection of CrateDB's PostgreSQL wire protocol (protocol 3), as the captures in test/fixtures/pgwire show
@@ -80,102 +74,7 @@ class PgConnection {
    * PgConnectionError (no session: `sent` is false, no request of the caller's went out on it).
    */
   open () {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const seconds = `${this.limitMs / 1000} s (--timeout)`
-        const error = this.phase === 'connect'
-          ? new PgConnectionError(`${this.address} did not accept a connection within ${seconds}`, 'ECONNECTTIMEOUT')
-          : this.phase === 'tls'
-            ? new PgConnectionError(`${this.address} did not answer the SSLRequest within ${seconds}`, 'ETIMEDOUT')
-            : new PgConnectionError(`${this.address} did not answer the startup within ${seconds}`, 'ETIMEDOUT')
-        this.endOpening(error)
-      }, this.timeoutMs)
-      this.endOpening = (error) => {
-        clearTimeout(timer)
-        this.endOpening = null
-        if (error) {
-          this.drop()
-          reject(error)
-        } else {
-          resolve(this)
-        }
-      }
-      this.start().then(() => this.endOpening && this.endOpening(null),
-        (error) => this.endOpening && this.endOpening(error))
-    })
-  }
-
-  async start () {
-    this.phase = 'connect'
-    let socket = await connect(this)
-    if (this.ssl) {
-      this.phase = 'tls'
-      socket = await this.upgrade(socket)
-    }
-    if (this.closed) throw abandonedOpening(this)
-    this.phase = 'startup'
-    this.socket = socket
-    socket.setNoDelay(true)
-    this.parser = new Parser()
-    let first = true
-    this.onChunk = (chunk) => {
-      if (first) {
-        first = false
-        const code = String.fromCharCode(chunk[0])
-        if (!STARTUP_ANSWERS.has(code)) {
-          const http = chunk.subarray(0, 5).toString('latin1') === 'HTTP/'
-          return this.fail(new PgConnectionError(http
-            ? `${this.address} answers HTTP, not the PostgreSQL protocol (CrateDB's PostgreSQL port is ` +
-              '5432 unless psql.port says otherwise; --pg_port)'
-            : `${this.address} does not speak the PostgreSQL protocol (it answered ${JSON.stringify(code)})`,
-          'EPROTOCOL'))
-        }
-      }
-      try {
-        this.read(chunk)
-      } catch (error) {
-        this.fail(error instanceof PgConnectionError ? error
-          : new PgConnectionError(`unreadable answer from ${this.address}: ${error.message}`, 'EPROTOCOL', true))
-      }
-      this.gatherIfStreaming(chunk.length)
-    }
-    // A plain socket reads into its own buffer (connect's onread); a TLS socket emits its chunks.
-    if (!this.gathers) socket.on('data', this.onChunk)
-    socket.on('error', (error) => this.fail(new PgConnectionError(`${this.address}: ${error.message}`,
-      error.code || 'ECONNRESET', true)))
-    socket.on('close', () => {
-      this.closed = true
-      // As the HTTP transport names a connection closed before its answer.
-      this.fail(new PgConnectionError(`${this.address} closed the connection`, 'ECLOSED', true))
-    })
-    await this.run(serialize.startup({ user: this.user, database: this.database, client_encoding: 'UTF8' }),
-      { startup: true })
-    this.phase = null
-  }
-
-  /**
-   * SSLRequest: S upgrades the socket to TLS (certificates verified unless --insecure), N means no TLS there. Nothing
-   * else is written before the upgrade: the password and the rows travel only inside TLS.
-   */
-  upgrade (socket) {
-    return new Promise((resolve, reject) => {
-      socket.once('data', (answer) => {
-        if (answer[0] !== 0x53) {
-          socket.destroy()
-          return reject(new PgConnectionError(`${this.address} does not offer TLS over the PostgreSQL protocol ` +
-            `(it answered ${JSON.stringify(String.fromCharCode(answer[0]))} to the SSLRequest): configure ` +
-            'ssl.psql.enabled on CrateDB, or run without --ssl', 'ENOTLS'))
-        }
-        const secure = tls.connect({ socket, host: this.host, servername: net.isIP(this.host) ? undefined : this.host,
-          rejectUnauthorized: !this.insecure })
-        this.socket = secure
-        secure.once('secureConnect', () => resolve(secure))
-        secure.once('error', (error) => reject(tlsFailure(this, error)))
-      })
-      socket.once('close', () => reject(new PgConnectionError(`${this.address} closed the connection in answer to ` +
-        'the SSLRequest', 'ECLOSED')))
-      socket.write(serialize.requestSsl())
-    })
+    return openSession(this)
   }
 
   /**
@@ -435,25 +334,8 @@ class PgConnection {
   }
 }
 
-function abandonedOpening (connection) {
-  return new PgConnectionError(`the session with ${connection.address} was abandoned before it started`, 'ABORTED')
-}
 
-function tooLarge (connection) {
-  return new PgConnectionError(`the answer of postgres://${connection.address} had more than ` +
-    `${connection.maxAnswerBytes} bytes (--max_answer_mb): cut off, outcome in doubt`, 'ETOOLARGE', true)
-}
 
-/** A TLS handshake that failed: a certificate not trusted (with the way out), or no TLS spoken at all. */
-function tlsFailure (connection, error) {
-  const detail = `${error.code || ''} ${error.message}`
-  if (/certificate|self.signed|UNABLE_TO_VERIFY|CERT_|altnames/i.test(detail)) {
-    return new PgConnectionError(`TLS certificate of ${connection.address} (PostgreSQL port) is not trusted ` +
-      `(${error.message}); --insecure skips verification`, 'ECERT')
-  }
-  return new PgConnectionError(`TLS handshake with ${connection.address} (PostgreSQL port) failed: ${error.message}`,
-    'ETLS')
-}
 
 /**
  * The connections waiting for their next gulp, all read again by one timer every GATHER_MS: a timer per connection
@@ -474,89 +356,18 @@ const gulps = {
   }
 }
 
-/** The TCP connection; the opening's own deadline bounds it. */
-function connect (connection) {
-  return new Promise((resolve, reject) => {
-    // onread: every read lands in this connection's buffer and goes to its onChunk (set once the session starts);
-    // such a socket stops reading when paused (a gulp, see GATHER_MS). TLS is spoken over a socket that emits data.
-    const onread = connection.gathers
-      ? { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
-          callback: (bytes, buffer) => { if (connection.onChunk) connection.onChunk(buffer.subarray(0, bytes)) } }
-      : undefined
-    const socket = net.connect({ host: connection.host, port: connection.port, onread })
-    connection.socket = socket
-    // Errors after the first are answered by the close that follows them.
-    socket.on('error', () => {})
-    socket.once('connect', () => resolve(socket))
-    socket.once('error', (error) => reject(new PgConnectionError(`${connection.address}: ${error.message}`,
-      error.code || 'ECONNREFUSED')))
-  })
-}
 
-/** A value as the text format carries it: objects as JSON (OBJECT columns), everything else as its string. */
-function textValue (value) {
-  if (value === null || value === undefined) return null
-  if (typeof value === 'object') return JSON.stringify(value)
-  return String(value)
-}
 
-/** Whether the CommandComplete from `at` to `end` says INSERT 0 1. */
-function isInsertOk (data, at, end) {
-  if (end - at !== 5 + INSERT_OK.length) return false
-  for (let i = 0; i < INSERT_OK.length; i++) if (data[at + 5 + i] !== INSERT_OK[i]) return false
-  return true
-}
 
-/** "INSERT 0 1" → 1, "INSERT 0 -3" → -3, "SELECT 5" → 5. */
-function commandCount (text) {
-  const match = /(-?\d+)$/.exec(text || '')
-  return match ? Number(match[1]) : null
-}
 
-function md5Password (user, password, salt) {
-  const crypto = require('node:crypto')
-  const inner = crypto.createHash('md5').update(password + user).digest('hex')
-  return `md5${crypto.createHash('md5').update(Buffer.concat([Buffer.from(inner), salt])).digest('hex')}`
-}
 
-/** The server said no: an ErrorResponse, with its SQLSTATE. */
-class PgError extends Error {
-  constructor ({ message, code, severity }) {
-    super(message)
-    this.name = 'PgError'
-    this.code = code
-    this.severity = severity
-  }
-}
 
 /** The rows of a batch cycle answered so far. */
 function answeredOf (cycle) {
   return cycle.counts === null ? cycle.ok : cycle.counts.length
 }
 
-/** A message while no cycle of this connection is in flight: a late or doubled answer. */
-function unasked (connection, type) {
-  const name = JSON.stringify(String.fromCharCode(type))
-  return new PgConnectionError(`${connection.address} sent a message (type ${name}) ` +
-    'while no request of this connection was in flight: an answer to nothing asked; the connection is given up',
-  'EPROTOCOL', true)
-}
 
-/** A batch's answer out of the order CrateDB answers one: the connection is given up, unanswered rows in doubt. */
-function outOfStep (connection, what) {
-  return new PgConnectionError(`${connection.address} sent ${what}: not the PostgreSQL protocol as CrateDB speaks ` +
-    'it; the connection is given up, the rows not answered in doubt', 'EPROTOCOL', true)
-}
 
-/** No answer: the connection could not be made, or was lost (`sent`: the cycle may have reached the server). */
-class PgConnectionError extends Error {
-  constructor (message, code, sent = false) {
-    super(message)
-    this.name = 'PgConnectionError'
-    this.code = code
-    this.sent = sent
-  }
-}
 
-module.exports = { gulps, GATHER_MS, GATHER_UNTIL_LEFT_MS, READ_BUFFER_BYTES, PgConnection, PgError,
-  PgConnectionError, commandCount, textValue }
+module.exports = { gulps, GATHER_MS, GATHER_UNTIL_LEFT_MS, READ_BUFFER_BYTES, PgConnection }

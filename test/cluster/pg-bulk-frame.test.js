@@ -6,7 +6,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { bulkOf, frameBulk } = require('../../lib/cluster/pg-bulk-frame')
-const { textValue } = require('../../lib/cluster/pg-connection')
+const { textValue } = require('../../lib/cluster/pg-messages')
 const { Random } = require('../../lib/base/random')
 const { readBind } = require('../helpers/pg-test-double')
 
