@@ -1,48 +1,15 @@
 'use strict'
 
-const Table = require('cli-table3')
 const { fmt, visible } = require('../base/format')
-const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS, flightNeeded } = require('../results/result')
+const { SATURATED_CPU_PCT, SATURATED_LOOP_DELAY_MS } = require('../results/result')
 const { loadWorkload } = require('../workloads')
 const { driftLines, sustainedLine } = require('../results/drift')
-const { growingWriteQueues, busyMachineLine, clusterLimitReason } = require('./cluster-limits')
+const { busyMachineLine } = require('./cluster-limits')
+const { table } = require('./table')
+const { rateShortfallLine, timeoutWarning } = require('./limits-text')
+const { clusterSection } = require('./cluster-section')
 
-/**
- * Why a --rate run fell short, from its numbers: requests due while every slot was busy mean the flight was too
- * small for the latency (N in flight serve N / latency a second), so it names the --concurrent_requests that would
- * have served the rate at the run's latency; requests that went out on time point at their answers.
- */
-function rateShortfallLine (result, unit) {
-  const rate = result.rate
-  const head = `warning: achieved ${fmt(rate.achieved_pct)}% of the target rate`
-  // The cluster's own samples first: a load it could not serve is no client's to fix.
-  const limit = clusterLimitReason(result)
-  if (limit) {
-    return `${head}: the load was beyond what the cluster serves (${limit}): lower the rate or add nodes; more ` +
-      `requests in flight would only queue more (${fmt(rate.late_requests)} late, ` +
-      `${fmt(rate.dropped_requests ?? 0)} never sent)`
-  }
-  const inFlight = result.options && result.options.concurrent_requests
-  const needed = flightNeeded({ inFlight, targetPerSec: rate.target_per_sec, achievedPerSec: rate.achieved_per_sec })
-  if (rate.late_requests > 0 && needed !== null) {
-    return `${head}: this client's ${fmt(inFlight)} requests in flight per process were all busy when requests ` +
-      `were due (${fmt(rate.late_requests)} late, ${fmt(rate.dropped_requests ?? 0)} never sent): at this latency ` +
-      `they serve about ${fmt(Math.round(rate.achieved_per_sec))} ${unit}/s. Raise --concurrent_requests to at least ` +
-      `${fmt(needed)} (if the cluster's latency then grows with it, the cluster is the limit)`
-  }
-  const failed = result[`${unit}_failed`] ?? 0
-  const inDoubt = result[`${unit}_in_doubt`] ?? 0
-  return `${head}: every request went out on time; the shortfall is in the answers (${fmt(failed)} ${unit} failed, ` +
-    `${fmt(inDoubt)} in doubt, ${fmt(rate.dropped_requests ?? 0)} requests never sent): the cluster could not keep up`
-}
 
-/** A cli-table3 table in the tool's plain style (no colours), for every table it prints. */
-function table (head) {
-  return new Table({
-    head,
-    style: { head: [], border: [], compact: true }
-  })
-}
 
 function renderReport (workload, result) {
   const unit = workload.unit
@@ -336,90 +303,8 @@ function renderCompanion (workload, result) {
   return out.join('\n') + '\n'
 }
 
-/** The per-node table of the sys.nodes samples, and the warnings a tuner must not miss. */
-function clusterSection (cluster, unitsFailed = null) {
-  const out = []
-  const na = (x) => (x === null || x === undefined ? 'n/a' : fmt(x))
-  if (cluster.nodes.length > 0) {
-    // CrateDB 6.4 reports the OS's CPU as -1 (hidden): a column of n/a says nothing, so it is shown only with values.
-    const osCpu = cluster.nodes.some((n) => n.peak && typeof n.peak.os_cpu_pct === 'number')
-    const nodes = table([
-      'node',
-      'peak process CPU %',
-      ...(osCpu ? ['peak OS CPU %'] : []),
-      'peak heap %',
-      'peak load 1m',
-      'peak write queue',
-      'write rejected',
-      'search rejected'
-    ])
-    for (const n of cluster.nodes) {
-      nodes.push([
-        visible(n.name),
-        na(n.peak.process_cpu_pct),
-        ...(osCpu ? [na(n.peak.os_cpu_pct)] : []),
-        na(n.peak.heap_used_pct),
-        na(n.peak.load_1m),
-        na(n.peak.write_queue),
-        na(n.write_rejected),
-        na(n.search_rejected)
-      ])
-    }
-    out.push(
-      `Cluster during the run (sys.nodes every ${fmt(cluster.interval_ms / 1000)} s, ${cluster.samples.length} ` +
-      `samples; rejections counted from the first sample):`
-    )
-    out.push(nodes.toString())
-  }
-  if (cluster.write_rejected > 0) {
-    // Rejected operations are not rejected rows: CrateDB retries a shard's bulk it rejected before it answers.
-    const retried = unitsFailed === 0 ? ' (CrateDB retried them: no row failed, but the write pool was full)' : ''
-    out.push(`warning: the cluster rejected ${fmt(cluster.write_rejected)} write operations: past its saturation ` +
-      `point${retried}`)
-  }
-  if (cluster.search_rejected > 0) {
-    out.push(
-      `warning: the cluster rejected ${fmt(cluster.search_rejected)} search operations: past its saturation point`
-    )
-  }
-  if (cluster.failed_samples > 0) {
-    out.push(`note: ${fmt(cluster.failed_samples)} sys.nodes samples failed: ${cluster.last_sample_error}`)
-  }
-  for (const growth of growingWriteQueues(cluster.samples || [])) {
-    out.push(
-      `warning: the write queue of ${visible(growth.node)} grew from ${fmt(growth.from)} to ${fmt(growth.to)} during ` +
-      'the run: the cluster takes writes slower than they come; lower --concurrent_requests or --batch_size, or ' +
-      'find the rate it keeps up with (--rate, scripts/find-capacity.sh)'
-    )
-  }
-  return out
-}
 
 
-// Above this share of --timeout, requests near the tail time out and turn into rows in doubt.
-const P99_TIMEOUT_SHARE = 0.5
-
-/**
- * The slowest requests near --timeout. --timeout bounds a request's own time, send to answer; under --rate the
- * latency counts from each request's scheduled start, so it is judged by the slowest request's own time instead, and
- * a p99 far above it is the schedule falling behind (requests waiting for a free slot), said as such.
- */
-function timeoutWarning (result, unit) {
-  const timeoutMs = result.options && result.options.timeout_ms
-  const p99 = result.latency_ms && result.latency_ms.p99
-  if (!(timeoutMs > 0) || !(p99 >= timeoutMs * P99_TIMEOUT_SHARE)) return null
-  const share = (ms) => `${fmt(Math.round((ms / timeoutMs) * 100))}% of --timeout (${fmt(timeoutMs)} ms)`
-  const advice = `the slowest requests will time out and leave their ${unit} in doubt; lower --concurrent_requests ` +
-    'or --batch_size, or raise --timeout'
-  const own = result.rate && typeof result.rate.request_max_ms === 'number' ? result.rate.request_max_ms : null
-  if (own === null) return `warning: p99 ${fmt(p99)} ms is ${share(p99)}: ${advice}`
-  if (own >= timeoutMs * P99_TIMEOUT_SHARE) {
-    return `warning: the slowest request took ${fmt(own)} ms from send to answer, ${share(own)}: ${advice}`
-  }
-  return `note: p99 ${fmt(p99)} ms counts from each request's scheduled start: the schedule fell behind (requests ` +
-    `waited for a free slot), while no request's own time came near --timeout (the slowest ${fmt(own)} ms, ` +
-    `${share(own)})`
-}
 
 function wrap (text, width) {
   const s = String(text ?? '')
@@ -459,4 +344,4 @@ function terminalReport (result) {
   return renderReport(loadWorkload(result.workload), result) + companion
 }
 
-module.exports = { renderReport, renderCompanion, table, terminalReport, resultHeader }
+module.exports = { renderReport, renderCompanion, terminalReport, resultHeader }

@@ -5,7 +5,7 @@
 
 const { fmt, round } = require('../base/format')
 const { maxSpreadPct, unitOf, LATENCY_GUARD } = require('./sweep')
-const { table: plainTable } = require('../reports/text')
+const { table: plainTable } = require('../reports/table')
 
 function summaryOf (args, points, analysis) {
   const unit = unitOf(points)

@@ -7,7 +7,7 @@ const { sameFile } = require('../../base/files')
 const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
 const { commandMain } = require('../../cli/command-main')
 const { compareRuns, regressions } = require('./index')
-const { table } = require('../text')
+const { table } = require('../table')
 const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText } =
   require('./wording')
 

@@ -1,7 +1,7 @@
 'use strict'
 
 const { fmt, fmtWhole } = require('../../base/format')
-const { table } = require('../../reports/text')
+const { table } = require('../../reports/table')
 const { panelsOf } = require('./heatmap')
 const { settingsText, durationText } = require('./analysis')
 
