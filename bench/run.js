@@ -11,7 +11,7 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 const os = require('node:os')
 // The report's plain table style: no colour codes in a file the README quotes.
-const { table } = require('../lib/reports/text')
+const { table } = require('../lib/reports/table')
 
 const ROOT = path.join(__dirname, '..')
 // The query path against the barest undici loop: at least this share of its queries/s, at most
