@@ -189,3 +189,12 @@ test('a significant worsening from a zero base is a regression; values past the 
   assert.equal(rate.verdict, 'no data')
   assert.ok(!JSON.stringify(huge).includes('NaN') && !JSON.stringify(huge).includes('null%'))
 })
+
+test('the client\'s CPU is compared but never fails --fail_on_regression: it measures the load generator\'s machine', () => {
+  const withCpu = (perSec, us) => ({ ...run(perSec, 100), client: { cpu_us_per_row: us } })
+  const c = compareRuns([withCpu(40_000, 2.7), withCpu(40_100, 2.75), withCpu(39_900, 2.72)],
+    [withCpu(40_050, 3.3), withCpu(40_000, 3.35), withCpu(39_950, 3.32)])
+  const cpu = c.figures.find((f) => f.figure === 'client CPU µs/row')
+  assert.deepEqual([cpu.verdict, cpu.of], ['worse', 'client'])
+  assert.deepEqual(regressions(c, 5), [], 'a client 22% costlier is no regression of the cluster')
+})
