@@ -7,30 +7,9 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { startCrateTestDouble, fixture } = require('./crate-test-double')
 
-const REPLAYED_IN_ORDER = [
-  '00-setup-drop', '01-select-1', '03-create-cpu-table', '04-create-table-exists',
-  '05-create-if-not-exists-existing', '06-bulk-insert-ok', '07-bulk-insert-partial-failure',
-  '08-bulk-insert-wrong-arity', '09-bulk-insert-extra-tags', '10-bulk-insert-iso-ts', '11-refresh', '12-count',
-  '14-unknown-table', '16-bad-json', '17-missing-stmt', '18-args-and-bulk-args', '19-bulk-select',
-  '23-table-exists-check', '27-invalid-shards', '28-invalid-replicas', '29-replicas-range', '30-drop-range',
-  '38-drop-table', '39-insert-into-dropped'
-]
+const { REPLAYED_IN_ORDER, replay: replayAt, withoutDuration, contractOf, differences } = require('./contract')
 
-const withoutDuration = (body) => {
-  if (body && typeof body === 'object' && 'duration' in body) {
-    const { duration, ...rest } = body
-    return { ...rest, duration: typeof duration === 'number' ? '<float ms>' : duration }
-  }
-  return body
-}
-
-async function replay (double, capture) {
-  const body = typeof capture.request.body === 'string' ? capture.request.body : JSON.stringify(capture.request.body)
-  const response = await fetch(`${double.url}${capture.request.path}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
-  const text = await response.text()
-  const contentType = response.headers.get('content-type')
-  return { status: response.status, contentType, body: contentType && contentType.includes('json') ? JSON.parse(text) : text }
-}
+const replay = (double, capture) => replayAt(double.url, capture)
 
 /** Replays the captures in order against a fresh double and compares status, content type and body. */
 async function replaysAsCaptured (names, script) {
@@ -42,6 +21,7 @@ async function replaysAsCaptured (names, script) {
       assert.equal(got.status, capture.response.status, name)
       assert.equal(got.contentType, capture.response.contentType, name)
       assert.deepEqual(withoutDuration(got.body), capture.response.body, name)
+      assert.deepEqual(differences(contractOf(capture.response), contractOf(got)), [], name)
     }
   } finally {
     await double.stop()
