@@ -6,6 +6,7 @@ const { requirePositiveInteger, requireConcurrency, parseDuration, countLimit } 
 const { parseRateText } = require('../data/load-profile')
 const { parseReplicas } = require('../data/schema')
 const { UsageError, FatalError } = require('../base/errors')
+const { prefillRows } = require('./prefill')
 const { loadQueryConfig, bindTable, foreignTableWarnings } = require('../data/query-config')
 const { compileArgs } = require('../data/generators/query-args')
 const { WeightedSchedule } = require('../data/schedule')
@@ -71,6 +72,12 @@ const options = {
     group: 'Ingest next to the queries:',
     describe: 'time between two rows of one host in the ingested data'
   },
+  ingest_prefill: {
+    type: 'string',
+    group: 'Ingest next to the queries:',
+    describe: 'before the load, fill the table the queries read to ROWS rows (the ingest\'s --prefill): queries ' +
+      'and the ingest beside them on a table of realistic size'
+  },
   shards: {
     type: 'number',
     default: 12,
@@ -99,6 +106,10 @@ function validateOptions (args) {
     dataEnd = new Date(ms).toISOString()
   }
   let ingest = null
+  if (args.ingest_prefill !== undefined && args.ingest_rate === undefined) {
+    throw new UsageError('--ingest_prefill fills the table for the ingest beside the queries: it goes with ' +
+      '--ingest_rate (a table for the queries alone: node appClusterIngest.js --prefill ROWS first)')
+  }
   if (args.ingest_rate !== undefined) {
     ingest = {
       rate: parseRateText(args.ingest_rate, 'ingest_rate', 'rows'),
@@ -106,6 +117,7 @@ function validateOptions (args) {
       concurrentRequests: requireConcurrency(args.ingest_concurrent_requests, 'ingest_concurrent_requests'),
       batchSize: requirePositiveInteger(args.ingest_batch_size, 'ingest_batch_size'),
       intervalMs: parseDuration(args.ingest_interval, 'ingest_interval'),
+      prefill: prefillRows(args.ingest_prefill, 'cpu', '--ingest_prefill'),
       shards: requirePositiveInteger(args.shards, 'shards'),
       replicas: parseReplicas(args.replicas)
     }
@@ -320,7 +332,8 @@ function companion (options) {
       scale: options.scale,
       extraTagsLength: 0,
       startTime: '2016-01-01T00:00:00.000Z',
-      intervalMs: i.intervalMs
+      intervalMs: i.intervalMs,
+      prefill: i.prefill
     }
   }
 }

@@ -60,13 +60,13 @@ async function prefillTable ({ client, options, startMs, rows, now = Date.now })
 }
 
 /** --prefill: a whole number of rows (0: none), for a model whose rows a prefill can write ahead of the run's. */
-function prefillRows (text, model) {
+function prefillRows (text, model, flag = '--prefill') {
   if (text === undefined) return 0
   if (!/^(0|[1-9][0-9]*)$/.test(String(text).trim()) || !Number.isSafeInteger(Number(text))) {
-    throw new UsageError(`--prefill must be a whole number of rows (got '${text}')`)
+    throw new UsageError(`${flag} must be a whole number of rows (got '${text}')`)
   }
   if (Number(text) > 0 && !PREFILLABLE.has(model)) {
-    throw new UsageError(`--prefill takes the models ${[...PREFILLABLE].join(' and ')}: --model ${model} has ` +
+    throw new UsageError(`${flag} takes the models ${[...PREFILLABLE].join(' and ')}: --model ${model} has ` +
       'rows that a prefill cannot write ahead of the run\'s')
   }
   return Number(text)
