@@ -58,14 +58,13 @@ function busyMachineLine (result) {
     `core${b.cores === 1 ? '' : 's'}`).join('; ')}): these figures are not the cluster's alone`
 }
 
-// The server's own time (CrateDB's "duration") this many times longer at the end of a run than at its start: the
-// cluster slowed down under the load, whatever the client did.
-const SERVER_GROWTH = 3
+// The median latency this many times longer in the last tenth of a run than in the first (the drift's windows): the
+// cluster slowed down under the load, not the client's flight.
+const MEDIAN_GROWTH = 3
 
 /**
- * Why the cluster, not the client, limited a run: a write queue that kept growing, writes or searches rejected, or
- * latency that grew through the run (the drift's p50, in the server's answers where the client waited on them).
- * Null when nothing says so.
+ * Why the cluster, not the client, limited a run: a write queue that kept growing, writes or searches rejected, or a
+ * median latency that grew through the run (the drift's first and last windows). Null when nothing says so.
  */
 function clusterLimitReason (result) {
   const reasons = []
@@ -78,7 +77,7 @@ function clusterLimitReason (result) {
   }
   const drift = result.drift
   if (drift && typeof drift.first.p50_ms === 'number' && typeof drift.last.p50_ms === 'number' &&
-    drift.first.p50_ms > 0 && drift.last.p50_ms >= drift.first.p50_ms * SERVER_GROWTH) {
+    drift.first.p50_ms > 0 && drift.last.p50_ms >= drift.first.p50_ms * MEDIAN_GROWTH) {
     reasons.push(`the median latency grew ×${fmt(Math.round((drift.last.p50_ms / drift.first.p50_ms) * 10) / 10)} ` +
       'through the run')
   }

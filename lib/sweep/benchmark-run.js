@@ -65,6 +65,7 @@ function runBenchmark ({ app, args, resultFile, logFile, signals }) {
 const WARMUP_SHARE = 0.1
 const MIN_WARMUP_MS = 5000
 
+/** Whether the benchmark options give `--flag` (as `--flag value` or `--flag=value`). */
 const gives = (args, flag) => args.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`))
 
 /** The benchmark options with the study's default --warmup added to a run of a --duration (--warmup 0: none). */
@@ -89,4 +90,4 @@ function noWarmupNote (args) {
     'cluster) count in every figure. Give --duration (each run then warms up a tenth of it, at least 5 s) or --warmup'
 }
 
-module.exports = { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote, MIN_WARMUP_MS }
+module.exports = { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote, gives, MIN_WARMUP_MS }

@@ -12,7 +12,7 @@ const { table } = require('../reports/table')
 const { fmt } = require('../base/format')
 const { judgeStep, searchCapacity } = require('./capacity')
 const { csvField } = require('./sweep')
-const { runBenchmark, checkBenchmarkOptions } = require('./benchmark-run')
+const { runBenchmark, checkBenchmarkOptions, gives } = require('./benchmark-run')
 const { makeDirectories } = require('../base/files')
 const { commandParser } = require('../cli/command-args')
 const { parseSlo } = require('./slo')
@@ -171,7 +171,7 @@ function stepRunner (config, { stderr, signals }) {
     // The first step prepares the table as the benchmark options say; the later ones keep it, so that no step
     // spends its warm-up waiting for a table to be dropped and created on a busy cluster.
     const keepTable = ++steps > 1 && config.workload === 'ingest' &&
-      !config.benchmark.some((a) => /^--(no-)?drop_table(=|$)/.test(a))
+      !gives(config.benchmark, 'drop_table') && !gives(config.benchmark, 'no-drop_table')
     const args = [
       ...config.benchmark,
       ...(keepTable ? ['--no-drop_table'] : []),

@@ -2,6 +2,7 @@
 
 const { round } = require('../../base/format')
 const { fitUsl, MIN_SIZES } = require('./usl')
+const { SUSTAINED_MIN_S } = require('../../results/drift')
 const { pointOf, gridEvidence, mixedEvidence } = require('./evidence')
 
 // A sizing reference from results measured on clusters of different shapes (a study's grid on each, or single
@@ -82,8 +83,6 @@ function scalabilityOf (shapes) {
       'machine' : ''}; no fit` }
 }
 
-// A run this long or longer may stand as sustained; a short one shows a peak, not what a cluster keeps up.
-const SUSTAINED_MIN_S = 600
 
 /**
  * What the figures of a group are not, from what its results measured: write-only (an ingest), on an empty table

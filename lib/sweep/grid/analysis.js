@@ -190,6 +190,10 @@ function breaksBeyond (dimensions, cells, from, { sloP99Ms }) {
   return found.sort((a, b) => a.steps - b.steps)
 }
 
+/** Whether a cell's p99 misses the grid's --slo (`sloP99Ms`, null without one). */
+const missesSlo = (cell, sloP99Ms) => sloP99Ms !== null && sloP99Ms !== undefined && typeof cell.p99_ms === 'number' &&
+  cell.p99_ms > sloP99Ms
+
 const durationText = (ms) => (ms >= 1000 ? `${round(ms / 1000, 1)} s` : `${round(ms, 1)} ms`)
 
 /**
@@ -287,4 +291,4 @@ function sentencesOf (dimensions, cells, { plateauPct = DEFAULT_PLATEAU_PCT } = 
 }
 
 module.exports = { runFigures, cellFigures, analyseGrid, sentencesOf, stopAlong, ridgeAlong, settingsText,
-  durationText, DEFAULT_PLATEAU_PCT }
+  durationText, missesSlo, DEFAULT_PLATEAU_PCT }

@@ -10,7 +10,7 @@ const { EXIT, UsageError, FatalError, errorText } = require('../../base/errors')
 const { redact } = require('../../base/secrets')
 const { visible, fmt } = require('../../base/format')
 const { commandParser } = require('../../cli/command-args')
-const { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote } = require('../benchmark-run')
+const { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote, gives } = require('../benchmark-run')
 const { runsCommand, lastErrorOf } = require('../runs-command')
 const { parseSlo } = require('../slo')
 const { parseVary, cellsOf, runsLeft, flagsOf, timeLeftS, DIMENSIONS } = require('./plan')
@@ -134,7 +134,7 @@ function parseArgs (argv) {
 function prefillFlags (rows, workload, fixed) {
   if (rows === undefined) return []
   if (workload !== 'ingest') throw new UsageError('--prefill fills the ingest\'s table: it goes with --workload ingest')
-  if (fixed.some((a) => /^--(no-)?drop_table(=|$)/.test(a) || a === '--prefill' || a.startsWith('--prefill='))) {
+  if (['drop_table', 'no-drop_table', 'prefill'].some((flag) => gives(fixed, flag))) {
     throw new UsageError('--prefill of the grid sets --prefill and --no-drop_table of every run: leave them out of ' +
       'the benchmark options')
   }

@@ -2,6 +2,7 @@
 
 const { renderSvgChart, wrapLines } = require('../../reports/html/svg-chart')
 const { fmt } = require('../../base/format')
+const { missesSlo } = require('./analysis')
 
 // The grid as a heatmap: the first dimension down, the second across, one panel per combination of any others; each
 // cell its throughput, the spread of its runs and its p99, the best and the recommended cell outlined, a cell over the
@@ -63,8 +64,7 @@ function heatmapOption (grid) {
       const y = rows.values.indexOf(cell.settings[rows.name])
       const ruledOut = cell.excluded !== null || !(cell.per_sec > 0)
       const mark = cell.id === bestId ? ' best' : cell.id === recommendedId ? ' rec.' : ''
-      const overSlo = grid.slo_p99_ms !== null && grid.slo_p99_ms !== undefined && typeof cell.p99_ms === 'number' &&
-        cell.p99_ms > grid.slo_p99_ms
+      const overSlo = missesSlo(cell, grid.slo_p99_ms)
       const spread = typeof cell.spread_pct === 'number' ? `±${Math.round(cell.spread_pct / 2)}% ` : ''
       const p99 = typeof cell.p99_ms === 'number' ? `p99 ${short(cell.p99_ms)} ms${overSlo ? ' › slo' : ''}` : ''
       data.push({

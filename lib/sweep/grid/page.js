@@ -4,7 +4,7 @@ const { escapeHtml, chartPageHead } = require('../../reports/html/parts')
 const { fmt, fmtWhole: whole } = require('../../base/format')
 const { renderSvgChart } = require('../../reports/html/svg-chart')
 const { heatmapSvg } = require('./heatmap')
-const { ridgeAlong, settingsText } = require('./analysis')
+const { ridgeAlong, settingsText, missesSlo } = require('./analysis')
 const { gridText } = require('./report')
 
 // grid.html: one self-contained page (its charts drawn here as SVG, no script): the heatmap, the ridge (the best cell
@@ -35,7 +35,7 @@ function cellRows (grid) {
     [settingsText(c.settings), c.runs_done, whole(c.per_sec), c.ci95 ? `${whole(c.ci95.low)}–${whole(c.ci95.high)}` +
       `${c.ci95.wide ? ' (wide)' : ''}` : '', typeof c.spread_pct === 'number' ? `${fmt(c.spread_pct)}%` : '',
     whole(c.field_values_per_sec), fmt(c.p50_ms),
-    `${fmt(c.p99_ms)}${grid.slo_p99_ms != null && c.p99_ms > grid.slo_p99_ms ? ' › slo' : ''}`, fmt(c.failed),
+    `${fmt(c.p99_ms)}${missesSlo(c, grid.slo_p99_ms) ? ' › slo' : ''}`, fmt(c.failed),
     fmt(c.in_doubt),
       fmt(c.busiest_cpu_pct), fmt(c.write_queue_max), fmt(c.rejections), c.excluded ?? '']
       .map((x) => `<td>${escapeHtml(x)}</td>`).join('') + '</tr>').join('\n')

@@ -3,7 +3,7 @@
 const { fmt, fmtWhole } = require('../../base/format')
 const { table } = require('../../reports/table')
 const { panelsOf } = require('./heatmap')
-const { settingsText, durationText } = require('./analysis')
+const { settingsText, durationText, missesSlo } = require('./analysis')
 
 // The grid in words and tables: one table per panel (the first dimension down, the second across), the best and the
 // recommended cell marked, then the verdicts and the sentences.
@@ -20,10 +20,6 @@ function unitUnnamed (object) {
   return Object.fromEntries(Object.entries(object).map(([k, v]) => [key(k), v]))
 }
 
-/** Whether a cell's p99 misses the grid's --slo. */
-const missesSlo = (cell, grid) => grid.slo_p99_ms !== null && grid.slo_p99_ms !== undefined &&
-  typeof cell.p99_ms === 'number' && cell.p99_ms > grid.slo_p99_ms
-
 /**
  * A cell: its median throughput and marks, its p99 (› over the --slo), the spread of its runs and the busiest node's
  * CPU: a full cluster reads near 100%, a limiting client far below.
@@ -31,7 +27,7 @@ const missesSlo = (cell, grid) => grid.slo_p99_ms !== null && grid.slo_p99_ms !=
 function cellText (cell, grid) {
   if (cell.runs_done === 0) return '…'
   if (cell.excluded !== null || !(cell.per_sec > 0)) return `✗ ${fmtWhole(cell.per_sec)}`
-  const overSlo = missesSlo(cell, grid)
+  const overSlo = missesSlo(cell, grid.slo_p99_ms)
   const marks = [cell.busy_machine ? 'busy' : null, cell.id === (grid.best && grid.best.id) ? 'best' : null,
     cell.id === (grid.recommended && grid.recommended.id) ? 'rec.' : null,
     grid.plateau.includes(cell.id) && cell.id !== (grid.best && grid.best.id) && !overSlo ? '~' : null,
