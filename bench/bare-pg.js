@@ -5,8 +5,11 @@
 // last row is due (the socket paused until then), its rows counted from its length. Against a stand-in that flushes
 // each row's answer on its own (--pg-rows-flushed) and one that writes it whole when done (--pg-whole-when-done), the
 // difference is what receiving the answer a row at a time adds for a client that does nothing else: on loopback the
-// kernel's work for each small segment (docs/pg-or-http.md). Usage: node bench/bare-pg.js PG_PORT ROWS BATCH
-// IN_FLIGHT; prints { rows, rows_ok, build_cpu_s, send_cpu_s }.
+// kernel's work for each small segment (docs/pg-or-http.md). Against a real node (`--as-it-comes HOST TABLE`), whose
+// pace no one knows beforehand, every answer is read as it arrives and walked message by message to its
+// ReadyForQuery, each CommandComplete counted: the least a client can do with an answer it must wait for. Usage:
+// node bench/bare-pg.js PG_PORT ROWS BATCH IN_FLIGHT [--as-it-comes HOST TABLE]; prints
+// { rows, rows_ok, build_cpu_s, send_cpu_s }.
 
 const net = require('node:net')
 const { bulkOf, frameBulk } = require('../lib/cluster/pg-bulk-frame')
@@ -28,6 +31,52 @@ function startupMessage () {
   message.writeInt32BE(196608, 4) // protocol 3.0
   params.copy(message, 8)
   return message
+}
+
+/** A real node's answer read as it arrives, message by message: each CommandComplete counted, done at ReadyForQuery. */
+function laneAsItComes (host, port, frames, counts) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, host)
+    socket.setNoDelay(true)
+    socket.on('error', reject)
+    socket.setTimeout(ANSWER_TIMEOUT_MS, () => reject(new Error(`no whole answer within ${ANSWER_TIMEOUT_MS} ms`)))
+    let started = false
+    let pending = Buffer.alloc(0)
+    let completed = 0
+    const send = () => {
+      if (counts.next >= frames.length) {
+        socket.end()
+        return resolve()
+      }
+      completed = 0
+      socket.write(frames[counts.next++].bytes)
+    }
+    socket.on('data', (chunk) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk
+      let at = 0
+      while (pending.length - at >= 5) {
+        const length = pending.readInt32BE(at + 1)
+        if (pending.length - at < 1 + length) break
+        const type = pending[at]
+        if (type === 0x45) {
+          return reject(new Error(`the node answered an error: ${pending.subarray(at + 5, at + 1 + length)}`))
+        }
+        if (type === 0x43) completed++
+        if (type === 0x5a) {
+          if (started) counts.ok += completed
+          started = true
+          at += 1 + length
+          pending = pending.subarray(at)
+          at = 0
+          send()
+          continue
+        }
+        at += 1 + length
+      }
+      pending = pending.subarray(at)
+    })
+    socket.write(startupMessage())
+  })
 }
 
 function lane (port, frames, counts) {
@@ -70,16 +119,20 @@ function lane (port, frames, counts) {
 }
 
 async function main () {
-  const [port, rows, batch, inFlight] = process.argv.slice(2).map(Number)
+  const [port, rows, batch, inFlight] = process.argv.slice(2, 6).map(Number)
+  const [mode, host, table] = process.argv.slice(6)
+  const asItComes = mode === '--as-it-comes'
   const cpuAtStart = process.cpuUsage()
-  const stmt = insertStatement((i) => `$${i}`)
+  const stmt = insertStatement((i) => `$${i}`, asItComes ? table : undefined)
   const frames = bulkBodies(rows, batch, stmt).map((text) => {
     const body = Buffer.from(text)
     return frameBulk(body, bulkOf(body).rowsAt, 'bare', stmt)
   })
   const built = process.cpuUsage(cpuAtStart)
   const counts = { next: 0, ok: 0 }
-  await Promise.all(Array.from({ length: inFlight }, () => lane(port, frames, counts)))
+  await Promise.all(Array.from({ length: inFlight }, () => asItComes
+    ? laneAsItComes(host, port, frames, counts)
+    : lane(port, frames, counts)))
   const sent = process.cpuUsage(cpuAtStart)
   const seconds = (cpu) => Math.round(((cpu.user + cpu.system) / 1e6) * 1000) / 1000
   const send = Math.round((seconds(sent) - seconds(built)) * 1000) / 1000

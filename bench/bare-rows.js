@@ -23,10 +23,13 @@ function hostTags (h) {
   }
 }
 
-/** The INSERT with `placeholder(i)` (1-based) for each of its values: `?` for HTTP, `$i` for pg. */
-function insertStatement (placeholder) {
+/**
+ * The INSERT into `table` (a name the bench chose, never a user's) with `placeholder(i)` (1-based) for each of its
+ * values: `?` for HTTP, `$i` for pg.
+ */
+function insertStatement (placeholder, table = 'doc.cpu') {
   const values = Array.from({ length: USAGE.length + 2 }, (_, i) => placeholder(i + 1))
-  return `INSERT INTO doc.cpu (${COLUMNS}) VALUES (${values.join(', ')})`
+  return `INSERT INTO ${table} (${COLUMNS}) VALUES (${values.join(', ')})`
 }
 
 /** `rows` rows in bulk request bodies of `batch` rows each ({"stmt": ..., "bulk_args": [...]}), as JSON text. */

@@ -47,6 +47,30 @@ for (const flags of [['--pg-rows-flushed'], ['--pg-rows-flushed', '--pg-whole-wh
   })
 }
 
+test('bench/bare-pg.js --as-it-comes walks each answer to its ReadyForQuery, as a real node\'s must be read', { timeout: 60_000 }, async () => {
+  const server = await standIn(['--pg-rows-flushed'])
+  try {
+    const counts = await runJson('bare-pg.js', [server.pgPort, 12_000, 5_000, 2, '--as-it-comes', '127.0.0.1', 'doc.cpu'])
+    assert.deepEqual([counts.rows, counts.rows_ok], [12_000, 12_000])
+  } finally {
+    server.stop()
+  }
+})
+
+test('bench/run.js names an unknown part, and the real-node part the variables it needs, in one line', async () => {
+  for (const [part, expected] of [['nonsense', /unknown part "nonsense": one of watching, pg, dashboard, real/],
+    ['real', /needs CRATE_BENCH_URL .* and CRATE_BENCH_PG_URL/]]) {
+    const child = spawn(process.execPath, [path.join(BENCH, 'run.js'), part],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } })
+    let err = ''
+    child.stderr.on('data', (c) => { err += c })
+    const code = await new Promise((resolve) => child.on('exit', resolve))
+    assert.equal(code, 1)
+    assert.match(err, expected)
+    assert.equal(err.trim().split('\n').length, 1, err)
+  }
+})
+
 test('bench/bare-ingest.js stores and counts every row over HTTP', { timeout: 60_000 }, async () => {
   const server = await standIn([])
   try {
