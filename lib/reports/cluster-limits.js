@@ -4,7 +4,8 @@ const { fmt } = require('../base/format')
 
 // What the cluster's own samples say about a run: whether the cluster was the limit of a load it could not serve
 // (its write queue growing, writes rejected), and whether its machines ran more than this load (a load average far
-// above their cores): then the figures are not the cluster's alone.
+// above their cores, or a node's CPU busy before any of the load was sent): then the figures are not the cluster's
+// alone.
 
 // A write queue this long that is still at its peak at the end of the run is growing, not a burst.
 const GROWING_QUEUE_MIN = 100
@@ -50,12 +51,39 @@ function busyNodes (result) {
     .filter((n) => typeof n.load === 'number' && n.cores !== null && n.load > n.cores * BUSY_LOAD_PER_CORE)
 }
 
-/** "the nodes were busy beyond this load (n1: load 12 on 2 cores): …", or null. */
+// A node's CrateDB process at this share of its machine's CPU while the load generator had sent nothing was busy with
+// other work: an idle node answering the monitor alone stays within a few percent (measured on CrateDB 6.4.3).
+const BUSY_IDLE_CPU_PCT = 50
+
+/**
+ * Nodes busy before the load began: their CPU in the monitor's first sample, taken when nothing of this run's load had
+ * been sent (another client's work, or the merges of an earlier load): [{ node, cpu }].
+ */
+function busyBeforeLoad (result) {
+  const samples = (result.cluster && Array.isArray(result.cluster.samples)) ? result.cluster.samples : []
+  const first = samples[0]
+  if (!first || first.before_load !== true || !Array.isArray(first.nodes)) return []
+  return first.nodes.filter((n) => typeof n.process_cpu_pct === 'number' && n.process_cpu_pct >= BUSY_IDLE_CPU_PCT)
+    .map((n) => ({ node: n.name, cpu: n.process_cpu_pct }))
+}
+
+/**
+ * "the nodes were busy beyond this load (n1: load 12 on 2 cores): …", "the nodes were busy before this load began
+ * (n1: CPU 85% with none of it sent): …", both, or null.
+ */
 function busyMachineLine (result) {
-  const busy = busyNodes(result)
-  if (busy.length === 0) return null
-  return `the nodes were busy beyond this load (${busy.map((b) => `${b.node}: load ${fmt(b.load)} on ${b.cores} ` +
-    `core${b.cores === 1 ? '' : 's'}`).join('; ')}): these figures are not the cluster's alone`
+  const reasons = []
+  const beyond = busyNodes(result)
+  if (beyond.length) {
+    reasons.push(`the nodes were busy beyond this load (${beyond.map((b) => `${b.node}: load ${fmt(b.load)} on ` +
+      `${b.cores} core${b.cores === 1 ? '' : 's'}`).join('; ')})`)
+  }
+  const before = busyBeforeLoad(result)
+  if (before.length) {
+    reasons.push(`the nodes were busy before this load began (${before.map((b) => `${b.node}: CPU ${fmt(b.cpu)}%`)
+      .join('; ')} with none of it sent: another client, or the merges of an earlier load)`)
+  }
+  return reasons.length ? `${reasons.join('; ')}: these figures are not the cluster's alone` : null
 }
 
 // The median latency this many times longer in the last tenth of a run than in the first (the drift's windows): the
@@ -84,4 +112,7 @@ function clusterLimitReason (result) {
   return reasons.length ? reasons.join('; ') : null
 }
 
-module.exports = { growingWriteQueues, busyNodes, busyMachineLine, clusterLimitReason, BUSY_LOAD_PER_CORE }
+module.exports = {
+  growingWriteQueues, busyNodes, busyBeforeLoad, busyMachineLine, clusterLimitReason, BUSY_LOAD_PER_CORE,
+  BUSY_IDLE_CPU_PCT
+}

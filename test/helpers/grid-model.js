@@ -20,7 +20,7 @@ const THREE_NODES = clusterOf(3)
 
 /** `cluster`: the shape the result names (environment.cluster); `scale`: its throughput against three nodes'. */
 function scriptedResult (settings, round = 1, { failsAt = () => false, cluster = THREE_NODES, scale = 1,
-  noise = () => 1, nodeLoad = () => 1 } = {}) {
+  noise = () => 1, nodeLoad = () => 1, cpuBeforeLoad = () => 2 } = {}) {
   const { batch_size: batch, concurrent_requests: flight } = settings
   const perSec = BATCH[batch] * FLIGHT[flight] * (1 + (round - 2) * 0.01) * scale * noise(settings, round)
   const failed = failsAt(batch, flight) ? 400 : 0
@@ -43,7 +43,8 @@ function scriptedResult (settings, round = 1, { failsAt = () => false, cluster =
     options: { hosts: ['http://db1:4200'], model: 'cpu', batch_size: batch, concurrent_requests: flight, processes: 1 },
     cluster: { nodes: [{ name: 'n1', peak: { process_cpu_pct: Math.min(100, flight * 6), write_queue: flight,
       load_1m: nodeLoad(settings) } }],
-      write_rejected: 0, search_rejected: 0 },
+    samples: [{ t_s: 0, before_load: true, nodes: [{ name: 'n1', process_cpu_pct: cpuBeforeLoad(settings) }] }],
+    write_rejected: 0, search_rejected: 0 },
     environment: { cluster },
     table_storage: { start: { shards: 6, size_bytes: 0, docs: 0, segments: 0 }, end: null }
   }
@@ -65,7 +66,7 @@ function settingsOf (args) {
  * a factor on the throughput: a busy or warming cluster) as scriptedResult takes them.
  */
 function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => null, cluster, scale, noise,
-  nodeLoad } = {}) {
+  nodeLoad, cpuBeforeLoad } = {}) {
   const calls = []
   const rounds = new Map()
   const run = ({ args, resultFile, logFile }) => {
@@ -80,7 +81,8 @@ function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => 
       fs.writeFileSync(resultFile, '')
       return Promise.resolve({ code, signal: null })
     }
-    const result = scriptedResult(settings, rounds.get(key), { failsAt, cluster, scale, noise, nodeLoad })
+    const result = scriptedResult(settings, rounds.get(key), { failsAt, cluster, scale, noise, nodeLoad,
+      cpuBeforeLoad })
     fs.writeFileSync(logFile, 'report\n')
     fs.writeFileSync(resultFile, JSON.stringify(result))
     return Promise.resolve({ code: result.rows_failed > 0 ? 1 : 0, signal: null })

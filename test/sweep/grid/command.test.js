@@ -335,6 +335,15 @@ test('cells whose nodes were busy beyond the load are marked, and the grid says 
   assert.equal(readGrid(out).cells.filter((c) => c.busy_machine).length, 4)
 })
 
+test('cells whose nodes were busy before their load began are marked, and the grid says so', async (t) => {
+  const out = tempDir(t)
+  // Another client's queries while the 100-row cells started: the node at 90% CPU before a cell sent a row.
+  const run = await grid([...VARY, '--out', out], fakeGridBenchmark({ cpuBeforeLoad: (s) => (s.batch_size === 100 ? 90 : 2) }))
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /\nbusy machine: 4 of 16 cells ran while the nodes were busy before this load began \(n1: CPU 90% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
+  assert.equal(readGrid(out).cells.filter((c) => c.busy_machine).length, 4)
+})
+
 test('a noisy cell far below the best blurs nothing; a round lowest in 3 of 4 cells is chance, not named', async (t) => {
   const out = tempDir(t)
   // Only the slowest row (batch 100) is noisy: the best and its neighbours are steady.
