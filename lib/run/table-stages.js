@@ -55,7 +55,8 @@ async function finish (ctx, groups, load) {
       totals: outcome.totals,
       // Workers that died before their final report: what they sent after their last delta is unknown here.
       lostWorkers: outcome.workers.filter((w) => w.exit && !w.reported)
-        .map((w) => ({ index: w.index, unitsSent: w.totals.unitsSent, seconds: w.totals.seconds })),
+        .map((w) => ({ index: w.index, unitsSent: w.totals.unitsSent, seconds: w.totals.seconds,
+          silentS: w.silentMs === null ? null : w.silentMs / 1000 })),
       shouldCount
     }
   })

@@ -33,8 +33,10 @@ const STATES = Object.freeze(['starting', 'ready', 'running', 'draining', 'done'
  * abandoned, server_gone, fatal.
  */
 class WorkerGroup extends EventEmitter {
-  constructor ({ name, workload, options, prepared, spawnWorker = forkWorker, timers = { setTimeout, clearTimeout } }) {
+  constructor ({ name, workload, options, prepared, spawnWorker = forkWorker, timers = { setTimeout, clearTimeout },
+    now = Date.now }) {
     super()
+    this.now = now
     this.name = name
     this.workload = workload
     this.options = options
@@ -101,6 +103,7 @@ class WorkerGroup extends EventEmitter {
   go ({ startAt, deadline = null }) {
     if (this.state !== 'ready') return false
     this.loadStarted = true
+    this.loadStartedAt = this.now()
     this.setState('running')
     this.broadcast({ type: 'go', startAt, deadline })
     return true
@@ -163,12 +166,14 @@ class WorkerGroup extends EventEmitter {
     if (!delta) return
     this.totals.addDelta(delta)
     worker.totals.addDelta(delta)
+    worker.lastReportAt = this.now()
     this.emit('delta', { worker: worker.index, delta })
   }
 
   onExit (worker, code, signal) {
     worker.exited = true
     worker.exit = { code, signal }
+    worker.exitAt = this.now()
     if (!worker.reported && !worker.killedBy) {
       if (worker.failure !== null) {
         this.incident('worker_failed', worker, worker.failure, { phase: this.loadStarted ? 'load' : 'startup' })
@@ -197,7 +202,10 @@ class WorkerGroup extends EventEmitter {
         totals: w.totals,
         stopReason: w.stopReason,
         exit: w.exit,
-        reported: w.reported
+        reported: w.reported,
+        // How long the master heard nothing from it before it ended: what a dead worker sent unheard is bounded by it.
+        silentMs: w.exitAt === undefined ? null
+          : w.exitAt - (w.lastReportAt ?? this.loadStartedAt ?? w.exitAt)
       })),
       incidents: this.incidents,
       resources: this.resources,

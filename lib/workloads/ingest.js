@@ -180,15 +180,17 @@ async function countFleetRows ({ client, options, prepared, generatorCount }) {
 const REPORT_INTERVAL_S = 1
 
 /**
- * Dead workers' rows since their last report: at most a report interval's worth at their own pace, plus a full
- * in-flight window. Neither acknowledged nor in doubt to this run: the table may hold them.
+ * Dead workers' rows since their last report: at their own pace for as long as the master heard nothing from them
+ * before they ended (a report interval at least: a loaded machine delays reports), plus a full in-flight window.
+ * Neither acknowledged nor in doubt to this run: the table may hold them.
  */
 function unreportedRows (lostWorkers, options) {
   if (lostWorkers.length === 0) return null
   const window = options.concurrentRequests * options.batchSize
   const bound = lostWorkers.reduce((sum, w) => {
     const pace = w.seconds > 0 ? w.unitsSent / w.seconds : 0
-    return sum + Math.ceil(pace * REPORT_INTERVAL_S) + window
+    const silentS = Math.max(REPORT_INTERVAL_S, w.silentS ?? 0)
+    return sum + Math.ceil(pace * silentS) + window
   }, 0)
   return { workers: lostWorkers.map((w) => w.index), bound }
 }

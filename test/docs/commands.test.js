@@ -77,6 +77,9 @@ function shrink (command) {
   }
   if (out.includes('scripts/find-capacity.sh')) {
     out = out.replace('scripts/find-capacity.sh', 'scripts/find-capacity.sh --duration 1s --warmup 200ms --max_steps 2')
+    // Its verdict is the machine's: a loaded test machine may miss the SLO at the start rate (exit 1, "no capacity").
+    // A flag it no longer knows exits 2, a crash otherwise: those still fail the page.
+    out = `${out} || test $? -eq 1`
   }
   return out
 }

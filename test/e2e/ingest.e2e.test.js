@@ -86,7 +86,8 @@ testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, t
   assert.equal(r.timeline.interval_s, 1)
   const intervals = r.timeline.series.filter((e) => e.ingest)
   assert.equal(intervals.reduce((sum, e) => sum + e.ingest.ok, 0), 50_000)
-  assert.ok(intervals.every((e) => typeof e.ingest.p99_ms === 'number'))
+  // A second without an answer (a loaded machine) has no p99; every second with answers has one.
+  assert.ok(intervals.filter((e) => e.ingest.ok > 0).every((e) => typeof e.ingest.p99_ms === 'number'))
   assert.deepEqual(r.reconciliation, { acknowledged: 50_000, in_doubt: 0, counted: 50_000, verdict: 'exact', excess: 0, missing: 0 })
 })
 

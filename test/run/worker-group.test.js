@@ -71,10 +71,11 @@ function deltaOf (ok) {
   return recorder.takeDelta()
 }
 
-function group (processes = 3) {
+function group (processes = 3, now = Date.now) {
   const fakes = []
   const timers = manualTimers()
   const g = new WorkerGroup({
+    now,
     name: 'main',
     workload: { name: 'ingest' },
     options: { processes },
@@ -108,6 +109,23 @@ test('the happy path: starting -> ready -> running -> done, deltas merged exactl
   assert.deepEqual(outcome.workers.map((w) => w.totals.all.ok), [125, 50])
   assert.deepEqual(outcome.incidents, [])
   assert.equal(outcome.resources.length, 2)
+})
+
+test('a worker that dies is known by how long the master heard nothing from it: its unheard rows are bounded by it', async () => {
+  let clock = 1000
+  const { g, fakes } = group(2, () => clock)
+  for (const f of fakes) f.ready()
+  g.go({ startAt: 1000 })
+  clock = 2000
+  fakes[0].report(deltaOf(100))
+  fakes[1].report(deltaOf(100))
+  // A loaded machine: worker 1's next report is 3.5 s late when it is killed.
+  clock = 5500
+  fakes[1].exit(null, 'SIGKILL')
+  fakes[0].done(stopReason('stopped'), deltaOf(10))
+  fakes[0].exit(0)
+  const outcome = await g.whenDone()
+  assert.deepEqual(outcome.workers.map((w) => [w.reported, w.silentMs]), [[true, 0], [false, 3500]])
 })
 
 test('every worker gets the same absolute start time and deadline in go', () => {
