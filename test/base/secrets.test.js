@@ -27,5 +27,6 @@ test('a registered password is masked in any form a message carries it', () => {
 
 test('errorLine: one line, control characters escaped, passwords masked', () => {
   addSecret('S3cr3t')
-  assert.equal(errorLine('bad\nthing \u001b[31m at http://crate:S3cr3t@h and S3cr3t'), 'bad thing \\u001b[31m at http://crate:***@h and ***')
+  assert.equal(errorLine('bad\nthing \u001b[31m at http://crate:S3cr3t@h and S3cr3t'),
+    'bad thing \\u001b[31m at http://crate:***@h and ***')
 })

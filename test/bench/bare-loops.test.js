@@ -34,7 +34,8 @@ function runJson (script, args) {
 }
 
 for (const flags of [['--pg-rows-flushed'], ['--pg-rows-flushed', '--pg-whole-when-done'], []]) {
-  test(`bench/bare-pg.js reads every row's answer of a stand-in started with [${flags.join(' ')}]`, { timeout: 60_000 }, async () => {
+  test(`bench/bare-pg.js reads every row's answer of a stand-in started with [${flags.join(' ')}]`, { timeout: 60_000 },
+    async () => {
     const server = await standIn(flags)
     try {
       const counts = await runJson('bare-pg.js', [server.pgPort, 12_000, 5_000, 2])
@@ -47,10 +48,12 @@ for (const flags of [['--pg-rows-flushed'], ['--pg-rows-flushed', '--pg-whole-wh
   })
 }
 
-test('bench/bare-pg.js --as-it-comes walks each answer to its ReadyForQuery, as a real node\'s must be read', { timeout: 60_000 }, async () => {
+test('bench/bare-pg.js --as-it-comes walks each answer to its ReadyForQuery, as a real node\'s must be read',
+  { timeout: 60_000 }, async () => {
   const server = await standIn(['--pg-rows-flushed'])
   try {
-    const counts = await runJson('bare-pg.js', [server.pgPort, 12_000, 5_000, 2, '--as-it-comes', '127.0.0.1', 'doc.cpu'])
+    const counts = await runJson('bare-pg.js', [server.pgPort, 12_000, 5_000, 2, '--as-it-comes', '127.0.0.1',
+      'doc.cpu'])
     assert.deepEqual([counts.rows, counts.rows_ok], [12_000, 12_000])
   } finally {
     server.stop()

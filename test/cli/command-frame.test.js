@@ -30,5 +30,6 @@ test('--help lists every command of the table with what it does', () => {
     a: { usage: 'a [options]', describe: 'does a' },
     b: { usage: 'b --with-a-very-long-argument-list X', describe: 'does b' }
   })
-  assert.equal(text, `  a [options]                  does a\n  b --with-a-very-long-argument-list X\n${' '.repeat(31)}does b`)
+  assert.equal(text,
+    `  a [options]                  does a\n  b --with-a-very-long-argument-list X\n${' '.repeat(31)}does b`)
 })

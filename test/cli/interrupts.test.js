@@ -22,7 +22,8 @@ test('counts SIGINT, SIGTERM and SIGHUP alike, remembers the first, and lets go 
   target.emit('SIGINT', 'SIGINT')
   clock.ms += 1000
   target.emit('SIGHUP', 'SIGHUP')
-  assert.deepEqual(seen, [{ signal: 'SIGTERM', count: 1 }, { signal: 'SIGINT', count: 2 }, { signal: 'SIGHUP', count: 3 }])
+  assert.deepEqual(seen, [{ signal: 'SIGTERM', count: 1 }, { signal: 'SIGINT', count: 2 }, { signal: 'SIGHUP',
+    count: 3 }])
   assert.equal(interrupts.firstSignal, 'SIGTERM')
   interrupts.uninstall()
   assert.equal(['SIGINT', 'SIGTERM', 'SIGHUP'].reduce((n, s) => n + target.listenerCount(s), 0), 0)

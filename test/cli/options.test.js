@@ -26,7 +26,8 @@ test('defaults follow the ancestor tool, except where it destroyed tables or mea
 })
 
 test('connection comes from the environment, several hosts round-robin', () => {
-  const o = parse([], { CRATE_HOST: 'n1, n2:4201,https://n3', CRATE_PORT: '4300', CRATE_USER: 'bench', CRATE_PASSWORD: 's3cret', CRATE_SSL: 'true' })
+  const o = parse([], { CRATE_HOST: 'n1, n2:4201,https://n3', CRATE_PORT: '4300', CRATE_USER: 'bench',
+    CRATE_PASSWORD: 's3cret', CRATE_SSL: 'true' })
   assert.deepEqual(o.connection.hosts, [
     { protocol: 'https', hostname: 'n1', port: 4300 },
     { protocol: 'https', hostname: 'n2', port: 4201 },
@@ -77,15 +78,19 @@ test('bad sizes are usage errors naming the flag', () => {
     [['--upsert', 'maybe'], /unexpected argument 'maybe' \(options start with --; see --help\)/],
     [['--timeout', 'x'], /--timeout/],
     [['--ui_host', '0.0.0.0'], /--ui_host is the address --ui listens on: give --ui too/],
-    [['--table', 'doc.crate_bench_fleet', '--drop_table'], /--table doc\.crate_bench_fleet is where the generators of fleets coordinate \(--fleet_table\): the run would drop and fill it/],
-    [['--table', 'runs.f', '--generator', '1/2', '--run_id', 'r', '--fleet_table', 'runs.f'], /--table runs\.f is where the generators of fleets coordinate/],
-    [['--table', 'doc.crate_bench_tables'], /--table doc\.crate_bench_tables is where this tool records the tables it made/],
+    [['--table', 'doc.crate_bench_fleet', '--drop_table'],
+      /--table doc\.crate_bench_fleet is where the generators of fleets coordinate \(--fleet_table\): the run would drop and fill it/],
+    [['--table', 'runs.f', '--generator', '1/2', '--run_id', 'r', '--fleet_table', 'runs.f'],
+      /--table runs\.f is where the generators of fleets coordinate/],
+    [['--table', 'doc.crate_bench_tables'],
+      /--table doc\.crate_bench_tables is where this tool records the tables it made/],
     [['--table', 'doc.crate_bench_results'], /--table doc\.crate_bench_results is where runs store their results/],
     [['--pg_port', '5433'], /--pg_port is the port of --protocol pg: give --protocol pg too/],
     [['--start_time', 'yesterday'], /--start_time/],
     [['stray'], /stray/]
   ]) {
-    assert.throws(() => parse(argv), (error) => error instanceof UsageError && pattern.test(error.message), `argv ${argv.join(' ')}`)
+    assert.throws(() => parse(argv), (error) => error instanceof UsageError && pattern.test(error.message),
+      `argv ${argv.join(' ')}`)
   }
 })
 
@@ -93,19 +98,24 @@ test('bad connection settings are usage errors', () => {
   assert.throws(() => parse([], { CRATE_PORT: 'abc' }), /CRATE_PORT must be a port number/)
   assert.throws(() => parse([], { CRATE_SSL: 'maybe' }), /CRATE_SSL must be true or false/)
   assert.throws(() => parseHosts('ftp://x', 4200, false), /only http/)
-  assert.throws(() => parse([], { CRATE_PORT: '0x1068' }), /CRATE_PORT must be a port number 1-65535 in decimal \(got '0x1068'\)/)
-  assert.throws(() => parseHosts('http://h/path', 4200, false), /^.*invalid host 'http:\/\/h\/path': a host has no path \(got '\/path'\)/)
+  assert.throws(() => parse([], { CRATE_PORT: '0x1068' }),
+    /CRATE_PORT must be a port number 1-65535 in decimal \(got '0x1068'\)/)
+  assert.throws(() => parseHosts('http://h/path', 4200, false),
+    /^.*invalid host 'http:\/\/h\/path': a host has no path \(got '\/path'\)/)
   assert.throws(() => parseHosts('http://h?x=1', 4200, false), /a host has no query string/)
   assert.throws(() => parseHosts('http://h#top', 4200, false), /a host has no #fragment/)
-  assert.throws(() => parseHosts('http://crate:S3cr3t@h/x', 4200, false), (e) => /http:\/\/crate:\*\*\*@h\/x/.test(e.message) && !e.message.includes('S3cr3t'))
+  assert.throws(() => parseHosts('http://crate:S3cr3t@h/x', 4200, false),
+    (e) => /http:\/\/crate:\*\*\*@h\/x/.test(e.message) && !e.message.includes('S3cr3t'))
 })
 
 test('credentials in the host are the connection\'s, and never shown', () => {
   const options = parse([], { CRATE_HOST: 'https://bench:S3cr3t@a:4201,https://bench:S3cr3t@b' })
   assert.deepEqual([options.connection.user, options.connection.password], ['bench', 'S3cr3t'])
-  assert.deepEqual(options.connection.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`), ['https://a:4201', 'https://b:4200'])
+  assert.deepEqual(options.connection.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`), ['https://a:4201',
+    'https://b:4200'])
   assert.ok(!JSON.stringify(describeOptions(options)).includes('S3cr3t'))
-  assert.throws(() => parse([], { CRATE_HOST: 'http://a:x@h', CRATE_PASSWORD: 'y' }), (e) => /differs from CRATE_PASSWORD/.test(e.message) && !/\bx\b|\by\b/.test(e.message.replace(/differs from/, '')))
+  assert.throws(() => parse([], { CRATE_HOST: 'http://a:x@h', CRATE_PASSWORD: 'y' }),
+    (e) => /differs from CRATE_PASSWORD/.test(e.message) && !/\bx\b|\by\b/.test(e.message.replace(/differs from/, '')))
   assert.throws(() => parse([], { CRATE_HOST: 'http://u1:p@h1,http://u2:p@h2' }), /different credentials/)
 })
 
@@ -113,13 +123,17 @@ test('every duration has a range; a negative one says so', () => {
   assert.throws(() => parse(['--timeout', '999h']), /--timeout must be between 1ms and 24h \(got '999h'\)/)
   assert.throws(() => parse(['--monitor_interval', '999h']), /--monitor_interval must be between 100ms and 1h/)
   assert.throws(() => parse(['--duration', '0.001ms']), /--duration must be between 1ms and 720h/)
-  assert.throws(() => parse(['--timeout', '-1s']), /--timeout must be a positive duration such as 500ms, 30s, 5m or 1h \(got '-1s'\)/)
-  assert.throws(() => parse(['--processes', '1', '--rate', '0.001', '--duration', '3s']), /--rate 0\.001 over 1 process sends a request of 10000 every 2777.78h per process: --duration 3s cannot hold two of them/)
-  assert.equal(parse(['--processes', '2', '--rate', '4000', '--batch_size', '100', '--duration', '50ms']).durationMs, 50)
+  assert.throws(() => parse(['--timeout', '-1s']),
+    /--timeout must be a positive duration such as 500ms, 30s, 5m or 1h \(got '-1s'\)/)
+  assert.throws(() => parse(['--processes', '1', '--rate', '0.001', '--duration', '3s']),
+    /--rate 0\.001 over 1 process sends a request of 10000 every 2777.78h per process: --duration 3s cannot hold two of them/)
+  assert.equal(parse(['--processes', '2', '--rate', '4000', '--batch_size', '100', '--duration', '50ms']).durationMs,
+    50)
 })
 
 test('more requests in flight than the open-file limit allows is refused', () => {
-  assert.throws(() => requireConcurrency(100_000, 'concurrent_requests', 20_000), /--concurrent_requests 100000 needs a socket per request in flight, more than this process may open \(ulimit -n 20000\): use at most 19936/)
+  assert.throws(() => requireConcurrency(100_000, 'concurrent_requests', 20_000),
+    /--concurrent_requests 100000 needs a socket per request in flight, more than this process may open \(ulimit -n 20000\): use at most 19936/)
   assert.equal(requireConcurrency(20, 'concurrent_requests', 1024), 20)
   assert.equal(requireConcurrency(100_000, 'concurrent_requests', null), 100_000, 'no limit known: no limit applied')
 })

@@ -20,7 +20,8 @@ test('the nearest declared option: the same letters, or one or two edits away', 
 })
 
 test('the message: the flag as typed, the suggestion, and where benchmark options go', () => {
-  assert.equal(unknownOptionMessage('batchsize', KNOWN), 'unknown option --batchsize (did you mean --batch_size? see --help)')
+  assert.equal(unknownOptionMessage('batchsize', KNOWN),
+    'unknown option --batchsize (did you mean --batch_size? see --help)')
   assert.equal(unknownOptionMessage('bogus', KNOWN), 'unknown option --bogus (see --help)')
   assert.equal(unknownOptionMessage('x', KNOWN), 'unknown option -x (see --help)')
   assert.equal(unknownOptionMessage('duraton', KNOWN, { afterDash: true }),

@@ -45,7 +45,8 @@ test('rejections are deltas from the first sample, per node and pool', async () 
   assert.deepEqual(json.samples.map((s) => s.before_load === true), [true, false],
     'the first sample, taken before the load starts, is marked: what the nodes did without it')
   assert.deepEqual(json.samples[1].nodes[0].write, { active: 0, queue: 0, rejected_delta: 1855 })
-  assert.deepEqual(json.nodes, [{ name: 'rej', peak: { load_1m: 0.79, heap_used_pct: 52.6, process_cpu_pct: 81, os_cpu_pct: null, write_queue: 0 }, write_rejected: 1855, search_rejected: 0 }])
+  assert.deepEqual(json.nodes, [{ name: 'rej', peak: { load_1m: 0.79, heap_used_pct: 52.6, process_cpu_pct: 81,
+    os_cpu_pct: null, write_queue: 0 }, write_rejected: 1855, search_rejected: 0 }])
 })
 
 test('a counter that starts before this run does not count; a node restart counts from zero', async () => {
@@ -73,7 +74,8 @@ test('a failed sample is counted and shown, never thrown', async () => {
   assert.deepEqual(json.samples, [])
 })
 
-test('samples at every tick of its interval, skips a tick while a sample is in flight, and once more at stop', async () => {
+test('samples at every tick of its interval, skips a tick while a sample is in flight, and once more at stop',
+  async () => {
   let calls = 0
   let answer = null
   const client = {
@@ -101,7 +103,8 @@ test('samples at every tick of its interval, skips a tick while a sample is in f
   await Promise.resolve()
   answer()
   await stopped
-  assert.equal(calls, 7, 'the baseline, five ticks (the second tick of each pair found a sample in flight), the final one')
+  assert.equal(calls, 7,
+    'the baseline, five ticks (the second tick of each pair found a sample in flight), the final one')
   assert.equal(monitor.toJSON().samples.length, 7)
 })
 

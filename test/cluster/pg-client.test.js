@@ -66,7 +66,8 @@ test('a transport as the engine knows it: the HTTP answer shapes, per row and pe
   const pg = client()
   for (const member of TRANSPORT_MEMBERS) assert.ok(member in pg, member)
   double.execute('CREATE TABLE doc.t (tags OBJECT, ts TIMESTAMP, usage_user INTEGER)', [])
-  const body = JSON.stringify({ stmt: INSERT, bulk_args: [[{ h: 'a' }, 1, 10], [{ h: 'b' }, 2, 20], [{ h: 'c' }, 3, 30]] })
+  const body = JSON.stringify({ stmt: INSERT, bulk_args: [[{ h: 'a' }, 1, 10], [{ h: 'b' }, 2, 20], [{ h: 'c' }, 3,
+    30]] })
   assert.deepEqual(await pg.post(body), { results: [{ rowcount: 1 }, { rowcount: -2, error: { code: null,
     status: null, message: NO_REASON } }, { rowcount: 1 }] })
   const allOk = JSON.stringify({ stmt: INSERT, bulk_args: [[{ h: 'd' }, 4, 40], [{ h: 'e' }, 5, 50]] })
@@ -145,7 +146,8 @@ test('a server that never answers: the request times out in doubt; abort abandon
   await assert.rejects(timedOut.post('{"stmt":"SELECT 2"}'), (e) => e.code === 'ETIMEDOUT' && e.sent === true)
 })
 
-test('a timeout timer that fires before the deadline (the event loop\'s time lags) is re-armed, never early', async (t) => {
+test('a timeout timer that fires before the deadline (the event loop\'s time lags) is re-armed, never early',
+  async (t) => {
   const { client, double } = await setUp(t, { fault: () => 'hang' })
   const pg = client({ timeoutMs: 60_000 })
   // Timers fire only when the test says: the first fires at once, long before the deadline by the clock.

@@ -111,7 +111,8 @@ function lengthOf (type, length) {
 }
 
 // A batch's answer whose first row is answered, then `tail`.
-const oneRowThen = (tail) => Buffer.concat([message('1'), message('2'), message('C', Buffer.from('INSERT 0 1\0')), tail])
+const oneRowThen = (tail) => Buffer.concat([message('1'), message('2'), message('C', Buffer.from('INSERT 0 1\0')),
+  tail])
 
 test('lengths no message has: at startup a protocol error at once, in a batch the rows not answered in doubt',
   async (t) => {
@@ -159,7 +160,8 @@ test('a session ended by a FATAL in the middle of a batch: the rows answered are
       { keepRows: true, rejectRow: (n) => n === 2 })
     const lost = (await timed(client().post(bulk(10)))).error
     assert.ok(lost instanceof TransportError && lost.sent === true, String(lost))
-    assert.match(lost.message, /ended the session: terminating connection due to administrator command \(SQLSTATE 57P01\)/)
+    assert.match(lost.message,
+      /ended the session: terminating connection due to administrator command \(SQLSTATE 57P01\)/)
     assert.equal(lost.answered.ok, 2)
     assert.equal(lost.answered.failed, 1, 'the third row was answered INSERT 0 -3')
     assert.equal(double.rows.length, 9, 'the double stored the rest: count(*) within ok + in doubt')
@@ -212,7 +214,8 @@ test('a stray CommandComplete and ReadyForQuery after a whole answer: the next b
     // A fresh connection after it: its batch counted whole.
     assert.deepEqual(await pool.post(bulk(10)), { allRowsOk: 10 })
     assert.ok(pg.connections >= 2)
-    assert.equal(double.rows.length, 30, 'the double stored every row: the lost batch\'s rows were in doubt, not failed')
+    assert.equal(double.rows.length, 30,
+      'the double stored every row: the lost batch\'s rows were in doubt, not failed')
   })
 
 test('a stray ReadyForQuery while the connection is idle gives the connection up; the next batch runs on a new one',

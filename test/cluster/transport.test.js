@@ -7,7 +7,8 @@ const { parseHosts } = require('../../lib/cluster/connection')
 const { TRANSPORT_MEMBERS } = require('../../lib/cluster/transport')
 
 test('CrateClient (HTTP) is a Transport: every member the interface names', () => {
-  const client = new CrateClient({ hosts: parseHosts('127.0.0.1:1,127.0.0.1:2', 4200, false), user: 'crate', password: '' })
+  const client = new CrateClient({ hosts: parseHosts('127.0.0.1:1,127.0.0.1:2', 4200, false), user: 'crate',
+    password: '' })
   try {
     const missing = TRANSPORT_MEMBERS.filter((m) => client[m] === undefined)
     assert.deepEqual(missing, [])

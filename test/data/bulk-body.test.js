@@ -22,7 +22,8 @@ function rowWriter () {
 }
 
 test('bodies are valid JSON with every row, in order, also after growing', () => {
-  const pool = new BulkBodyPool({ stmt: 'INSERT INTO t (a, b) VALUES (?, ?)', rowWriter: rowWriter(), initialBytesPerRow: 5 })
+  const pool = new BulkBodyPool({ stmt: 'INSERT INTO t (a, b) VALUES (?, ?)', rowWriter: rowWriter(),
+    initialBytesPerRow: 5 })
   let expected = 0
   for (const rows of [1, 7, 100, 1000, 3]) {
     const { body, buffer } = pool.take(rows)

@@ -5,7 +5,8 @@ const assert = require('node:assert/strict')
 const { parseStages, checkSteeredRate, LoadProfile } = require('../../lib/data/load-profile')
 const { UsageError } = require('../../lib/base/errors')
 
-const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) < 1e-6, `${what}: ${actual} != ${expected}`)
+const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) < 1e-6,
+  `${what}: ${actual} != ${expected}`)
 
 test('stages: holds and linear ramps, in order, with whole-second durations', () => {
   assert.deepEqual(parseStages('2m:50, 30s:100,1m:0..500,1s:2.5..0.5'), [

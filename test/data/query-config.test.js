@@ -11,7 +11,9 @@ const file = (t, text) => tempFile(t, 'queries.yml', text)
 const load = (p) => loadQueryConfig(p, { scale: 10 })
 
 test('0.7 + 0.2 + 0.1 is accepted; names default to a short form of the query', (t) => {
-  const queries = load(file(t, '- {query: SELECT 1, ratio: 0.7}\n- {name: b, query: SELECT 2, ratio: 0.2}\n- {query: "SELECT 3   FROM   a_table_with_a_rather_long_name_indeed", ratio: 0.1}\n'))
+  const queries = load(file(t,
+    '- {query: SELECT 1, ratio: 0.7}\n- {name: b, query: SELECT 2, ratio: 0.2}\n- {query: "SELECT 3   FROM   ' +
+      'a_table_with_a_rather_long_name_indeed", ratio: 0.1}\n'))
   assert.deepEqual(queries.map((q) => q.name), ['SELECT 1', 'b', 'SELECT 3 FROM a_table_with_a_rather_lon…'])
 })
 
@@ -24,7 +26,8 @@ test('the guide\'s Locust weights 2/10/9/8/7/1 are normalised, and said once; ra
   const ratios = load(file(t, '- {query: SELECT 1, ratio: 0.5}\n- {query: SELECT 2, ratio: 0.4}\n'))
   assert.deepEqual(ratios.map((q) => q.ratio), [0.5 / 0.9, 0.4 / 0.9])
   assert.match(ratios.normalised, /^ratios 0\.5, 0\.4 sum to 0\.9: /)
-  assert.equal(load(file(t, '- {query: SELECT 1, ratio: 0.7}\n- {query: SELECT 2, ratio: 0.3}\n')).normalised, undefined)
+  assert.equal(load(file(t, '- {query: SELECT 1, ratio: 0.7}\n- {query: SELECT 2, ratio: 0.3}\n')).normalised,
+    undefined)
 })
 
 test('bad files are usage errors that say what is wrong', (t) => {
@@ -36,13 +39,16 @@ test('bad files are usage errors that say what is wrong', (t) => {
     ['- {query: SELECT 1, ratio: "half"}\n', /ratio must be a positive number \(got "half"\)/],
     ['- {query: SELECT ?, ratio: 1, args: [{hostnam: {}}]}\n', /unknown arg generator 'hostnam'/],
     ['- {query: SELECT 1, ratio: 1, weight: 3}\n', /entry 1 has both ratio and weight: give one/],
-    ['- {query: SELECT 1, ratio: 1, wieght: 3}\n', /unknown key 'wieght' \(allowed: name, query, ratio or weight, args\)/],
+    ['- {query: SELECT 1, ratio: 1, wieght: 3}\n',
+      /unknown key 'wieght' \(allowed: name, query, ratio or weight, args\)/],
     ['- {query: SELECT 1}\n', /entry 1 has no ratio or weight/],
-    ['- {query: SELECT 1, weight: 2}\n- {query: SELECT 2, ratio: 0.5}\n', /entry 2 has a ratio where entry 1 has a weight/],
+    ['- {query: SELECT 1, weight: 2}\n- {query: SELECT 2, ratio: 0.5}\n',
+      /entry 2 has a ratio where entry 1 has a weight/],
     ['- {query: SELECT 1, weight: -2}\n', /entry 1: weight must be a positive number \(got -2\)/],
     ['{query: SELECT 1}\n', /must be a non-empty list/],
     // Issue 49: a misspelt placeholder named here, not as CrateDB's ParsingException.
-    ['- {query: "SELECT count(*) FROM {tabel}", ratio: 1}\n', /entry 1 has an unknown placeholder \{tabel\} \(known: \{table\}\)/]
+    ['- {query: "SELECT count(*) FROM {tabel}", ratio: 1}\n',
+      /entry 1 has an unknown placeholder \{tabel\} \(known: \{table\}\)/]
   ]) {
     const p = text === null ? path.join(tempDir(t), 'missing.yml') : file(t, text)
     assert.throws(() => load(p), (e) => e instanceof UsageError && pattern.test(e.message), text)

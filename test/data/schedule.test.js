@@ -21,7 +21,8 @@ test('every prefix of the schedule stays within one pick of its share, from any 
     const counts = new Array(ratios.length).fill(0)
     for (let n = 1; n <= 2000; n++) {
       counts[schedule.next()]++
-      ratios.forEach((r, i) => assert.ok(Math.abs(counts[i] - r * n) <= 1.5, `offset ${offset}, pick ${n}, query ${i}: ${counts[i]} vs ${r * n}`))
+      ratios.forEach((r, i) => assert.ok(Math.abs(counts[i] - r * n) <= 1.5,
+        `offset ${offset}, pick ${n}, query ${i}: ${counts[i]} vs ${r * n}`))
     }
   }
 })

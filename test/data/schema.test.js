@@ -20,9 +20,11 @@ test('identifiers that could change the SQL are rejected', () => {
 
 test('CREATE TABLE matches the captured TSBS cpu table definition', () => {
   const captured = fixture('03-create-cpu-table').request.body.stmt
-  const ours = createTableSql({ table: parseTableName('doc.fixture_cpu'), columns: columnDefinitions(), shards: 3, replicas: '0' })
+  const ours = createTableSql({ table: parseTableName('doc.fixture_cpu'), columns: columnDefinitions(), shards: 3,
+    replicas: '0' })
   // Same columns and types, same CLUSTERED/WITH clause; ours adds IF NOT EXISTS and quotes names.
-  const normalize = (s) => s.replace(/IF NOT EXISTS /, '').replace(/"/g, '').replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')')
+  const normalize = (s) => s.replace(/IF NOT EXISTS /, '').replace(/"/g, '').replace(/\s+/g, ' ').replace(/\( /g,
+    '(').replace(/ \)/g, ')')
   const columnsOf = (s) => normalize(s).match(/\((.*)\) CLUSTERED/)[1].split(/,\s*/).map((c) => c.trim()).sort()
   assert.deepEqual(columnsOf(ours), columnsOf(captured))
   assert.match(ours, /^CREATE TABLE IF NOT EXISTS "doc"."fixture_cpu" \(/)

@@ -18,14 +18,17 @@ const { startPgFront } = require('../helpers/pg-test-double')
 const { tempDir } = require('../helpers/temp-files')
 const { SWEEPS } = require('../../lib/sweep/definitions')
 
-const PAGES = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const PAGES = ['README.md', ...fs.readdirSync(path.join(ROOT,
+  'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
 
 // Lines that cannot run here, each with the reason; any other program a page shows must run.
 const NOT_RUN_HERE = [
   [/^npm (ci|test)$/, 'CI runs exactly these two (.ci/run)'],
   [/^npm run bench$/, 'the benchmark itself; docs/client-cost.md shows its output'],
   [/^docker /, 'needs a Docker engine: not on a test machine (a real CrateDB, or the image)'],
-  [/--generator \d+\/[2-9]/, 'one generator of a fleet waits for the others, on other machines (the page runs the same fleet with crate-bench fleet)'],
+  [/--generator \d+\/[2-9]/,
+    'one generator of a fleet waits for the others, on other machines (the page runs the same fleet with crate-bench ' +
+      'fleet)'],
   [/^kubectl /, 'needs a Kubernetes cluster; test/launch/manifests.test.js validates what it would apply'],
   [/^apt-get /, 'installs system packages'],
   [/CRATE_TEST_URLS?=/, 'the integration tests need a real CrateDB'],
@@ -91,7 +94,8 @@ function shrink (command) {
 function answerAnyQueryOfATable (double, stmt) {
   const from = /^SELECT\b[\s\S]*?\bFROM\s+([\w."]+)/i.exec(stmt)
   if (!from) return null
-  const [schema, table] = from[1].replace(/"/g, '').includes('.') ? from[1].replace(/"/g, '').split('.') : ['doc', from[1]]
+  const [schema, table] = from[1].replace(/"/g, '').includes('.') ? from[1].replace(/"/g, '').split('.') : ['doc',
+    from[1]]
   return double.tables.has(`${schema}.${table}`) ? { cols: ['x'], rows: [[1]], rowcount: 1 } : null
 }
 
@@ -141,7 +145,8 @@ for (const page of PAGES) {
       t.after(() => pg.close())
       const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...double.env({ CRATE_PG_PORT: String(pg.port) }) }
       const { code, stderr } = await runBash(script, { cwd: scratchCheckout(t), env })
-      assert.equal(code, 0, `${page}: a command failed (exit ${code}):\n${script}\n--- stderr (end):\n${stderr.slice(-3000)}`)
+      assert.equal(code, 0,
+        `${page}: a command failed (exit ${code}):\n${script}\n--- stderr (end):\n${stderr.slice(-3000)}`)
       assert.doesNotMatch(stderr, /\n\s+at .*\(.*:\d+:\d+\)/, 'no stack trace')
     } finally {
       await double.stop()

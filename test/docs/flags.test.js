@@ -18,7 +18,8 @@ test('docs/ingest.md lists every flag of the ingest benchmark, and no other', ()
   const documented = tableFlags(page('ingest.md'))
   const flags = Object.keys({ ...CONNECTION_OPTIONS, ...RUN_OPTIONS, ...ingest.options }).map((f) => `--${f}`)
   for (const flag of flags) assert.ok(documented.has(flag), `${flag} is missing from the flag table of docs/ingest.md`)
-  for (const flag of documented) assert.ok(flags.includes(flag), `docs/ingest.md lists ${flag}, which the tool does not take`)
+  for (const flag of documented) assert.ok(flags.includes(flag),
+    `docs/ingest.md lists ${flag}, which the tool does not take`)
 })
 
 test('docs/queries.md names every flag of its own of the analytical benchmark', () => {

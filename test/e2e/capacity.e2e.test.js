@@ -32,12 +32,15 @@ const capacity = (args, options) => runTool('scripts/find-capacity.sh', args, op
 // Short steps; the rate is what is searched, so the benchmark gets everything else. A busy test machine delays
 // the client's event loop and answers: the SLO leaves room above the fast answers (5 ms) and far below the slow
 // ones, and the client's saturation, which measures the machine here, is not judged.
-const STEP = ['--slo', 'p99=800ms', '--duration', '1500ms', '--warmup', '500ms', '--min_achieved_pct', '95', '--no-client_check']
+const STEP = ['--slo', 'p99=800ms', '--duration', '1500ms', '--warmup', '500ms', '--min_achieved_pct', '95',
+  '--no-client_check']
 const BENCHMARK = ['--', '--processes', '1', '--batch_size', String(BATCH), '--monitor_interval', '0']
 
-test('the search finds the scripted capacity within its precision, in the steps the bisection implies', (t) => withCrateTestDouble(scriptedCapacity(33), async (double) => {
+test('the search finds the scripted capacity within its precision, in the steps the bisection implies',
+  (t) => withCrateTestDouble(scriptedCapacity(33), async (double) => {
   const out = tempDir(t)
-  const run = await capacity([...STEP, '--start', '1000', '--precision', '20%', '--out', out, ...BENCHMARK], { env: double.env(), timeoutMs: 120_000 })
+  const run = await capacity([...STEP, '--start', '1000', '--precision', '20%', '--out', out, ...BENCHMARK],
+    { env: double.env(), timeoutMs: 120_000 })
   assert.equal(run.code, 0, run.stderr)
   const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
   // The double serves 33 bulks of 100 rows a second: 3,300 rows/s.
@@ -59,10 +62,12 @@ test('the search finds the scripted capacity within its precision, in the steps 
   assert.equal(summary.capacity, 3000)
   assert.deepEqual(summary.capacity_range, { low: 3000, high: 3500 })
   assert.deepEqual([summary.edge.pass_passed, summary.edge.pass_runs, summary.edge.miss_passed], [3, 3, 0])
-  assert.ok(summary.capacity >= 3300 * 0.8 && summary.capacity <= 3300, 'within the 20% precision below the true capacity')
+  assert.ok(summary.capacity >= 3300 * 0.8 && summary.capacity <= 3300,
+    'within the 20% precision below the true capacity')
   assert.equal(summary.steps.length - 4, expectedSteps({ start: 1000, capacity: 3300, precisionPct: 20 }))
   assert.match(summary.steps[2].reason, /p99 [\d.]+ ms over the SLO of 800 ms/)
-  assert.match(run.stderr, /^capacity: 3,000–3,500 rows\/s within the SLO \(p99 <= 800 ms, at most 0 failed, no rejections\): 3,000 passed 3 of 3 runs, 3,500 0 of 3; plan with 3,000$/m)
+  assert.match(run.stderr,
+    /^capacity: 3,000–3,500 rows\/s within the SLO \(p99 <= 800 ms, at most 0 failed, no rejections\): 3,000 passed 3 of 3 runs, 3,500 0 of 3; plan with 3,000$/m)
   assert.match(run.stderr, /^first miss: 3,500 rows\/s: /m)
   const csv = fs.readFileSync(path.join(out, 'capacity.csv'), 'utf8').trim().split('\n')
   assert.equal(csv.length, 10)
@@ -72,7 +77,8 @@ test('the search finds the scripted capacity within its precision, in the steps 
   // Only the first step creates the table (there was none to drop); the later ones add to it.
   assert.equal(double.statementsMatching(/^DROP TABLE/).length, 0)
   assert.equal(double.statementsMatching(/^CREATE TABLE IF NOT EXISTS "doc"\."cpu"/).length, 9)
-  assert.equal(double.statementsMatching(/^SELECT max\(ts\)/).length, 8, 'each later step continued after the rows before it')
+  assert.equal(double.statementsMatching(/^SELECT max\(ts\)/).length, 8,
+    'each later step continued after the rows before it')
 }))
 
 test('queries/s of a mix within the SLO while ingesting beside them (--workload query --ingest_rate)', (t) => {
@@ -90,8 +96,12 @@ test('queries/s of a mix within the SLO while ingesting beside them (--workload 
     }
   }, async (double) => {
     const out = tempDir(t)
-    const mix = tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
-    const run = await capacity([...STEP, '--workload', 'query', '--ingest_rate', '1000', '--start', '20', '--precision', '30%', '--edge_repeat', '1', '--out', out, '--', '--queries_config', mix, '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
+    const mix = tempFile(t, 'mix.yml',
+      '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: ' +
+        '[{hostname: {}}]}\n')
+    const run = await capacity([...STEP, '--workload', 'query', '--ingest_rate', '1000', '--start', '20', '--precision',
+      '30%', '--edge_repeat', '1', '--out', out, '--', '--queries_config', mix, '--monitor_interval', '0'],
+        { env: double.env(), timeoutMs: 120_000 })
     assert.equal(run.code, 0, run.stderr)
     const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
     assert.deepEqual(
@@ -105,22 +115,29 @@ test('queries/s of a mix within the SLO while ingesting beside them (--workload 
       ]
     )
     assert.deepEqual([summary.capacity, summary.unit], [40, 'queries/s'])
-    const steps = fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
-    assert.ok(steps.every((step) => step.result.ingest.rows_ok > 0 && step.result.ingest.rate.target_per_sec === 1000), 'every step ran the ingest beside the queries')
+    const steps = fs.readFileSync(path.join(out, 'capacity.jsonl'),
+      'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    assert.ok(steps.every((step) => step.result.ingest.rows_ok > 0 && step.result.ingest.rate.target_per_sec === 1000),
+      'every step ran the ingest beside the queries')
   })
 })
 
-test('a cluster that misses already at the start rate says so: exit 1, no capacity', (t) => withCrateTestDouble(scriptedCapacity(5), async (double) => {
+test('a cluster that misses already at the start rate says so: exit 1, no capacity',
+  (t) => withCrateTestDouble(scriptedCapacity(5), async (double) => {
   const out = tempDir(t)
-  const run = await capacity([...STEP, '--start', '2000', '--out', out, ...BENCHMARK], { env: double.env(), timeoutMs: 60_000 })
+  const run = await capacity([...STEP, '--start', '2000', '--out', out, ...BENCHMARK], { env: double.env(),
+    timeoutMs: 60_000 })
   assert.equal(run.code, 1, run.stderr)
-  assert.match(run.stderr, /^no capacity: the cluster misses the SLO .* already at 2,000 rows\/s; try a lower --start$/m)
+  assert.match(run.stderr,
+    /^no capacity: the cluster misses the SLO .* already at 2,000 rows\/s; try a lower --start$/m)
   assert.equal(JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8')).capacity, null)
 }))
 
-test('Ctrl-C stops the step in progress at once and prints the steps so far: exit 4', (t) => withCrateTestDouble(scriptedCapacity(1000), async (double) => {
+test('Ctrl-C stops the step in progress at once and prints the steps so far: exit 4',
+  (t) => withCrateTestDouble(scriptedCapacity(1000), async (double) => {
   const out = tempDir(t)
-  const run = await capacity(['--slo', 'p99=200ms', '--duration', '20s', '--warmup', '500ms', '--start', '1000', '--out', out, ...BENCHMARK], {
+  const run = await capacity(['--slo', 'p99=200ms', '--duration', '20s', '--warmup', '500ms', '--start', '1000',
+    '--out', out, ...BENCHMARK], {
     env: double.env(),
     timeoutMs: 60_000,
     waitFor: /step 1,000\/s \.\.\. /,
@@ -133,10 +150,12 @@ test('Ctrl-C stops the step in progress at once and prints the steps so far: exi
   assert.ok(fs.existsSync(path.join(out, 'capacity.summary.json')))
 }))
 
-test('Ctrl-C in a terminal (SIGINT to the whole process group) reaches the step\'s benchmark once: it stops, abandoning nothing', (t) => withCrateTestDouble(scriptedCapacity(1000), async (double) => {
+test('Ctrl-C in a terminal (SIGINT to the whole process group) reaches the step\'s benchmark once: it stops, ' +
+  'abandoning nothing', (t) => withCrateTestDouble(scriptedCapacity(1000), async (double) => {
   const out = tempDir(t)
   const log = path.join(out, 'runs', 'rate-1000.log')
-  const run = await capacity(['--slo', 'p99=200ms', '--duration', '20s', '--warmup', '500ms', '--start', '1000', '--out', out, ...BENCHMARK], {
+  const run = await capacity(['--slo', 'p99=200ms', '--duration', '20s', '--warmup', '500ms', '--start', '1000',
+    '--out', out, ...BENCHMARK], {
     env: double.env(),
     timeoutMs: 60_000,
     detached: true,
@@ -171,7 +190,8 @@ test('bad options: one line, exit 2, before any run', async () => {
   for (const [args, pattern] of [
     [['--slo', '200'], /--slo must be p99=<duration>, e\.g\. p99=200ms \(got '200'\)/],
     [['--slo', 'p99=200ms', '--precision', 'x'], /--precision must be a percentage such as 5% \(got 'x'\)/],
-    [['--slo', 'p99=200ms', '--', '--rate', '5'], /--rate is set by find-capacity; leave it out of the benchmark options/],
+    [['--slo', 'p99=200ms', '--', '--rate', '5'],
+      /--rate is set by find-capacity; leave it out of the benchmark options/],
     [['--slo', 'p99=200ms', '--ingest_rate', '100'], /--ingest_rate goes with --workload query/]
   ]) {
     const run = await capacity(args)
@@ -201,8 +221,12 @@ test('--workload mixed: the ingest beside the queries stepped until the queries 
     }
   }, async (double) => {
     const out = tempDir(t)
-    const mix = tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
-    const run = await capacity([...STEP, '--workload', 'mixed', '--query_rate', '10', '--start', '1000', '--precision', '20%', '--edge_repeat', '1', '--out', out, '--', '--queries_config', mix, '--ingest_batch_size', '100', '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
+    const mix = tempFile(t, 'mix.yml',
+      '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: ' +
+        '[{hostname: {}}]}\n')
+    const run = await capacity([...STEP, '--workload', 'mixed', '--query_rate', '10', '--start', '1000', '--precision',
+      '20%', '--edge_repeat', '1', '--out', out, '--', '--queries_config', mix, '--ingest_batch_size', '100',
+        '--monitor_interval', '0'], { env: double.env(), timeoutMs: 120_000 })
     assert.equal(run.code, 0, run.stderr)
     const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
     assert.deepEqual([summary.workload, summary.query_rate, summary.unit], ['mixed', 10, 'rows/s'])
@@ -210,8 +234,10 @@ test('--workload mixed: the ingest beside the queries stepped until the queries 
       [[1000, true], [2000, true], [4000, false], [3000, true], [3500, false]])
     assert.equal(summary.capacity, 3000)
     assert.match(summary.steps[2].reason, /^queries: /)
-    assert.match(run.stderr, /^find-capacity: mixed \(the ingest beside the query mix at 10 queries\/s, whose p99 the SLO judges\)/m)
-    const steps = fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    assert.match(run.stderr,
+      /^find-capacity: mixed \(the ingest beside the query mix at 10 queries\/s, whose p99 the SLO judges\)/m)
+    const steps = fs.readFileSync(path.join(out, 'capacity.jsonl'),
+      'utf8').trim().split('\n').map((line) => JSON.parse(line))
     assert.deepEqual(steps.map((s) => s.result.ingest.rate.target_per_sec), [1000, 2000, 4000, 3000, 3500])
     assert.ok(steps.every((s) => s.result.rate.target_per_sec === 10), 'the queries at their fixed rate in every step')
     // crate-bench sizing reads the folder as the shape's mixed capacity, beside the query rate and SLO.
@@ -227,7 +253,8 @@ test('--workload mixed needs --query_rate, and searches the ingest: --ingest_rat
   for (const [args, message] of [
     [['--slo', 'p99=1s', '--workload', 'mixed'], /--workload mixed and --query_rate go together/],
     [['--slo', 'p99=1s', '--query_rate', '5'], /--workload mixed and --query_rate go together/],
-    [['--slo', 'p99=1s', '--workload', 'mixed', '--query_rate', '5', '--ingest_rate', '100'], /--workload mixed searches the ingest's rate/]
+    [['--slo', 'p99=1s', '--workload', 'mixed', '--query_rate', '5', '--ingest_rate', '100'],
+      /--workload mixed searches the ingest's rate/]
   ]) {
     const run = await capacity(args, {})
     assert.equal(run.code, 2, args.join(' '))

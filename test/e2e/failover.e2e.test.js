@@ -34,11 +34,13 @@ function nodeLossScript (cluster, { reviveAfterMs = null } = {}) {
   }
 }
 
-test('a node killed mid-run and revived: the run finishes, rows are classified as the cluster treated them, the events say when', () => withCluster({
+test('a node killed mid-run and revived: the run finishes, rows are classified as the cluster treated them, the ' +
+  'events say when', () => withCluster({
   failover: { windowMs: 1000, duplicateEvery: 3, bareEvery: 5 }
 }, async (cluster) => {
   cluster.script.fault = nodeLossScript(cluster, { reviveAfterMs: 1000 })
-  const run = await ingest(['--processes', '2', '--max_rows', '60000', '--batch_size', String(BATCH), '--concurrent_requests', '3', '--json'], { env: cluster.env() })
+  const run = await ingest(['--processes', '2', '--max_rows', '60000', '--batch_size', String(BATCH),
+    '--concurrent_requests', '3', '--json'], { env: cluster.env() })
   const r = run.json
   assert.equal(run.code, 1, run.stderr)
   assert.equal(r.partial, false, 'the window is complete: the run went on through the loss')
@@ -62,7 +64,8 @@ test('a node killed mid-run and revived: the run finishes, rows are classified a
   assert.equal(r.reconciliation.verdict, 'above', 'rows answered with 4091 were stored')
   assert.equal(r.reconciliation.excess, stored - r.rows_ok - r.rows_in_doubt)
   assert.match(run.stderr, /│ [\d,]+: [\d,]+ more than acknowledged \+ in doubt +│/)
-  assert.match(run.stderr, /\nwarning: the table holds [\d,]+ rows more than the [\d,]+ acknowledged and the [\d,]+ in doubt together: CrateDB stored rows it had reported as failed/)
+  assert.match(run.stderr,
+    /\nwarning: the table holds [\d,]+ rows more than the [\d,]+ acknowledged and the [\d,]+ in doubt together: CrateDB stored rows it had reported as failed/)
   // The loss and the return of node 2, in order.
   const node2 = `http://127.0.0.1:${cluster.nodes[2].port}`
   assert.deepEqual(r.events.map((e) => [e.kind, e.host]), [['host_down', node2], ['host_up', node2]])
@@ -70,23 +73,28 @@ test('a node killed mid-run and revived: the run finishes, rows are classified a
   assert.match(run.stderr, /Events during the run:/)
 }))
 
-test('a node dead before the run: a warning, the run completes on the others, every row acknowledged, exit 0', () => withCluster({}, async (cluster) => {
+test('a node dead before the run: a warning, the run completes on the others, every row acknowledged, exit 0',
+  () => withCluster({}, async (cluster) => {
   await cluster.kill(1)
-  const run = await ingest(['--processes', '2', '--max_rows', '5000', '--batch_size', '500', '--json'], { env: cluster.env() })
+  const run = await ingest(['--processes', '2', '--max_rows', '5000', '--batch_size', '500', '--json'],
+    { env: cluster.env() })
   assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stderr, new RegExp(`warning: connection refused by http://127\\.0\\.0\\.1:${cluster.nodes[1].port}; the run goes on with the other hosts`))
+  assert.match(run.stderr,
+    new RegExp(`warning: connection refused by http://127\\.0\\.0\\.1:${cluster.nodes[1].port}; the run goes on with the other hosts`))
   assert.equal(run.json.rows_ok, 10_000)
   assert.equal(run.json.reconciliation.verdict, 'exact')
   assert.equal(cluster.nodes[1].requests, 0)
 }))
 
-test('every node killed: server gone within --timeout, the report printed, exit 4', () => withCluster({}, async (cluster) => {
+test('every node killed: server gone within --timeout, the report printed, exit 4', () => withCluster({},
+  async (cluster) => {
   let bulks = 0
   cluster.script.fault = ({ bulk }) => {
     if (bulk && ++bulks === 10) setImmediate(() => Promise.all([0, 1, 2].map((i) => cluster.kill(i))))
     return bulk ? { answerDelayMs: 20 } : undefined
   }
-  const run = await ingest(['--processes', '1', '--max_rows', '1000000', '--batch_size', '100', '--timeout', '1s', '--json'], { env: cluster.env() })
+  const run = await ingest(['--processes', '1', '--max_rows', '1000000', '--batch_size', '100', '--timeout', '1s',
+    '--json'], { env: cluster.env() })
   assert.equal(run.code, 4, run.stderr)
   assert.ok(run.json.partial_reasons.some((r) => /server gone: no host answers: all 3 hosts have been down for more than 1000 ms/.test(r)), run.json.partial_reasons.join(' | '))
   assert.match(run.stderr, /PARTIAL RESULT/)

@@ -20,8 +20,10 @@ const fleet = (double, spec) => runFleet({ env: double.env(HEARTBEAT_ENV), commo
 
 const slowBulks = { trackKeys: true, fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }
 
-test('the steward killed mid-run: the lowest living generator takes the finish over, reconciles, exits 4', () => withCrateTestDouble(slowBulks, async (double) => {
-  const { runs: [steward, second, third], report } = await fleet(double, { runId: 'steward-dies', kills: { 1: { at: /the load starts at/, delayMs: 3000 } } })
+test('the steward killed mid-run: the lowest living generator takes the finish over, reconciles, exits 4',
+  () => withCrateTestDouble(slowBulks, async (double) => {
+  const { runs: [steward, second, third], report } = await fleet(double, { runId: 'steward-dies',
+    kills: { 1: { at: /the load starts at/, delayMs: 3000 } } })
   assert.equal(steward.signal, 'SIGKILL')
   assert.equal(second.code, 4, second.stderr)
   assert.match(second.stderr, /generator 2\/3 takes over the fleet's finish \(generator 1 stopped heartbeating\)/)
@@ -37,8 +39,10 @@ test('the steward killed mid-run: the lowest living generator takes the finish o
   assert.ok(double.statementsMatching(/^REFRESH TABLE "doc"\."cpu"$/).length >= 1)
 }))
 
-test('a generator killed mid-run: the rows it may have sent after its last heartbeat are in doubt, never an excess', () => withCrateTestDouble(slowBulks, async (double) => {
-  const { runs: [steward, second, third], report } = await fleet(double, { runId: 'one-dies', kills: { 2: { at: /the load starts at/, delayMs: 3000 } } })
+test('a generator killed mid-run: the rows it may have sent after its last heartbeat are in doubt, never an excess',
+  () => withCrateTestDouble(slowBulks, async (double) => {
+  const { runs: [steward, second, third], report } = await fleet(double, { runId: 'one-dies',
+    kills: { 2: { at: /the load starts at/, delayMs: 3000 } } })
   assert.equal(second.signal, 'SIGKILL')
   assert.equal(steward.code, 4, steward.stderr)
   assert.equal(third.code, 0, third.stderr)
@@ -50,15 +54,18 @@ test('a generator killed mid-run: the rows it may have sent after its last heart
   assert.equal(m.rows_in_doubt, 0, 'nothing the table can answer is left in doubt')
   assert.equal(m.reconciliation.verdict, 'exact', JSON.stringify(m.reconciliation))
   assert.equal(double.keys.size, m.rows_ok)
-  assert.match(steward.stderr, /fleet: generator 2 \([^)]+\) was judged dead after [\d.]+ s of silence: its rows counted in the table by their keys, [\d,]+ rows stored/)
+  assert.match(steward.stderr,
+    /fleet: generator 2 \([^)]+\) was judged dead after [\d.]+ s of silence: its rows counted in the table by their keys, [\d,]+ rows stored/)
   assertCountWithinAcknowledged(m, double)
 }))
 
 // Issue 49: rows an earlier run left in the table lie before this run's start; counted by their keys without a
 // bound, CrateDB's modulo of their negative index gave them to generator 1. Each index killed in turn.
 for (const victim of [1, 2]) {
-  test(`a table that held rows before the fleet, generator ${victim} of 2 killed: only this run's rows counted`, () => withCrateTestDouble(slowBulks, async (double) => {
-    const earlier = await runTool('appClusterIngest.js', ['--processes', '1', '--max_rows', '2000', '--batch_size', '500', '--json'], { env: double.env() })
+  test(`a table that held rows before the fleet, generator ${victim} of 2 killed: only this run's rows counted`,
+    () => withCrateTestDouble(slowBulks, async (double) => {
+    const earlier = await runTool('appClusterIngest.js', ['--processes', '1', '--max_rows', '2000', '--batch_size',
+      '500', '--json'], { env: double.env() })
     assert.equal(earlier.code, 0, earlier.stderr)
     const before = double.keys.size
     const { runs, report } = await fleet(double, { runId: `held-rows-${victim}`, count: 2,
@@ -76,19 +83,22 @@ for (const victim of [1, 2]) {
 // Another writer of the same keys meanwhile: the table holds each of the fleet's rows twice.
 const twice = (counts) => new Map([...counts].map(([generator, rows]) => [generator, rows * 2]))
 
-test('rows of the fleet\'s keys beyond what a living generator sent: the dead one\'s rows bounded, not counted', () => withCrateTestDouble({ ...slowBulks, fleetRows: twice }, async (double) => {
+test('rows of the fleet\'s keys beyond what a living generator sent: the dead one\'s rows bounded, not counted',
+  () => withCrateTestDouble({ ...slowBulks, fleetRows: twice }, async (double) => {
   const { runs: [steward, second], report } = await fleet(double, { runId: 'foreign-keys', count: 2,
     kills: { 2: { at: /the load starts at/, delayMs: 2500 } } })
   assert.equal(second.signal, 'SIGKILL')
   assert.equal(steward.code, 4, steward.stderr)
-  assert.match(steward.stderr, /warning: the table holds [\d,]+ rows of generator 1's keys since the run's start, more than the [\d,]+ it sent and did not see fail: .* the dead generators' rows are bounded, not counted/)
+  assert.match(steward.stderr,
+    /warning: the table holds [\d,]+ rows of generator 1's keys since the run's start, more than the [\d,]+ it sent and did not see fail: .* the dead generators' rows are bounded, not counted/)
   const m = report.json
   assert.ok(m.rows_in_doubt > 0, 'what the dead generator may have sent is in doubt')
   assert.ok(m.partial_reasons.some((r) => /^generator 2 .*judged dead after [\d.]+ s of silence.*up to \d+ more after its last report/.test(r)), m.partial_reasons.join('\n'))
   assert.equal(m.rows_ok + m.rows_failed + m.rows_in_doubt, m.rows_sent)
 }))
 
-test('a generator of a model without row keys killed mid-run: what it may have sent since its last report is in doubt, bounded', () => withCrateTestDouble({ ...slowBulks, trackKeys: false }, async (double) => {
+test('a generator of a model without row keys killed mid-run: what it may have sent since its last report is in ' +
+  'doubt, bounded', () => withCrateTestDouble({ ...slowBulks, trackKeys: false }, async (double) => {
   const { runs: [steward, second], report } = await fleet(double, { runId: 'one-dies-loadtest', count: 2,
     args: ['--duration', '4s', '--model', 'loadtest', '--payload_bytes', '16'],
     kills: { 2: { at: /the load starts at/, delayMs: 2500 } } })
@@ -102,7 +112,8 @@ test('a generator of a model without row keys killed mid-run: what it may have s
     JSON.stringify(m.reconciliation))
 }))
 
-test('the steward and generator 2 killed: generator 3 finishes the fleet alone', () => withCrateTestDouble(slowBulks, async (double) => {
+test('the steward and generator 2 killed: generator 3 finishes the fleet alone', () => withCrateTestDouble(slowBulks,
+  async (double) => {
   const { runs: [steward, second, third], report } = await fleet(double, {
     runId: 'two-die',
     kills: { 1: { at: /the load starts at/, delayMs: 3000 }, 2: { at: /the load starts at/, delayMs: 3000 } }
@@ -115,7 +126,8 @@ test('the steward and generator 2 killed: generator 3 finishes the fleet alone',
   assertCountWithinAcknowledged(report.json, double)
 }))
 
-test('the steward killed while waiting at the barrier: the others stop at once, saying so, exit 3', () => withCrateTestDouble({}, async (double) => {
+test('the steward killed while waiting at the barrier: the others stop at once, saying so, exit 3',
+  () => withCrateTestDouble({}, async (double) => {
   // Generator 3 never comes, so the steward waits at the barrier; it is killed there.
   const env = double.env(HEARTBEAT_ENV)
   const args = [...COMMON, '--duration', '4s', '--run_id', 'barrier-dies', '--barrier_timeout', '1m']
@@ -132,12 +144,14 @@ test('the steward killed while waiting at the barrier: the others stop at once, 
   assert.equal(steward.signal, 'SIGKILL')
   const other = await second
   assert.equal(other.code, 3, other.stderr)
-  assert.match(other.stderr, /error: the steward, generator 1 \([^)]+\), stopped before the start \(silent for [^)]+\): the fleet cannot start/)
+  assert.match(other.stderr,
+    /error: the steward, generator 1 \([^)]+\), stopped before the start \(silent for [^)]+\): the fleet cannot start/)
   assert.ok(other.seconds < 30, `${other.seconds} s: not the whole --barrier_timeout of 1 minute`)
   assert.equal(double.bulkRowsReceived, 0)
 }))
 
-test('a generator killed after it is done changes nothing: its result is stored, the fleet finishes whole', () => withCrateTestDouble(slowBulks, async (double) => {
+test('a generator killed after it is done changes nothing: its result is stored, the fleet finishes whole',
+  () => withCrateTestDouble(slowBulks, async (double) => {
   const { runs: [steward, second, third], report } = await fleet(double, {
     runId: 'after-done',
     args: ['--max_rows', '2000'],
@@ -151,7 +165,8 @@ test('a generator killed after it is done changes nothing: its result is stored,
   assert.equal(report.json.reconciliation.verdict, 'exact')
 }))
 
-test('the steward killed after it is done, while it waits for the others: generator 2 finishes, the fleet is whole', () => withCrateTestDouble(slowBulks, async (double) => {
+test('the steward killed after it is done, while it waits for the others: generator 2 finishes, the fleet is whole',
+  () => withCrateTestDouble(slowBulks, async (double) => {
   // Generator 3 is held (SIGSTOP) for 2.5 s from half a second before its load ends, so that the steward, done, waits
   // for it and is killed waiting. With --timeout 5s no request of generator 3 times out while it is held, and it
   // is not taken for dead (5.6 s of silence).
@@ -173,7 +188,8 @@ test('the steward killed after it is done, while it waits for the others: genera
   assert.equal(report.json.rows_ok, double.keys.size)
 }))
 
-test('a generator killed before it registers, or while it waits at the barrier: the fleet does not start, exit 3', () => withCrateTestDouble({}, async (double) => {
+test('a generator killed before it registers, or while it waits at the barrier: the fleet does not start, exit 3',
+  () => withCrateTestDouble({}, async (double) => {
   const args = ['--duration', '4s', '--barrier_timeout', '5s']
   const before = await fleet(double, { runId: 'never-registers', args, kills: { 3: { at: /benchmark, run/ } } })
   // Generator 2 comes 2.5 s late: generator 3, killed while it waits, has been silent too long to count as ready.
@@ -184,25 +200,30 @@ test('a generator killed before it registers, or while it waits at the barrier: 
     delays: { 2: 2500 }
   })
   assert.equal(before.runs[2].signal, 'SIGKILL')
-  assert.match(before.runs[0].stderr, /error: the start barrier of run never-registers was not complete within --barrier_timeout 5s: generator 3 \(never registered\) of 3 not ready/)
+  assert.match(before.runs[0].stderr,
+    /error: the start barrier of run never-registers was not complete within --barrier_timeout 5s: generator 3 \(never registered\) of 3 not ready/)
   assert.equal(atBarrier.runs[2].signal, 'SIGKILL')
   for (const { runs } of [before, atBarrier]) {
     assert.deepEqual(runs.slice(0, 2).map((r) => r.code), [3, 3], runs.map((r) => r.stderr).join('\n'))
-    assert.match(runs[1].stderr, /error: the start barrier of run \S+ was not complete within --barrier_timeout 5s: generator 3 /)
+    assert.match(runs[1].stderr,
+      /error: the start barrier of run \S+ was not complete within --barrier_timeout 5s: generator 3 /)
   }
   assert.equal(double.bulkRowsReceived, 0, 'no generator sent a row')
 }))
 
-test('every generator dead: crate-bench report says the fleet was not reconciled, and exits 4', () => withCrateTestDouble(slowBulks, async (double) => {
+test('every generator dead: crate-bench report says the fleet was not reconciled, and exits 4',
+  () => withCrateTestDouble(slowBulks, async (double) => {
   const kill = { at: /the load starts at/, delayMs: 1500 }
   const { runs, report } = await fleet(double, { runId: 'all-die', count: 2, kills: { 1: kill, 2: kill } })
   assert.deepEqual(runs.map((r) => r.signal), ['SIGKILL', 'SIGKILL'])
   assert.equal(report.code, 4, report.stderr)
-  assert.match(report.stderr, /run all-die was not reconciled and has no result: every generator of its fleet died before storing one \(doc\.crate_bench_fleet: generator 1 on [^ ]+ running, \d+ acknowledged by its last heartbeat; generator 2 /)
+  assert.match(report.stderr,
+    /run all-die was not reconciled and has no result: every generator of its fleet died before storing one \(doc\.crate_bench_fleet: generator 1 on [^ ]+ running, \d+ acknowledged by its last heartbeat; generator 2 /)
   assert.equal(report.stdout, '')
 }))
 
-test('a generator paused past the death rule resumes: its result is kept apart as late, the verdict stays partial', () => withCrateTestDouble(slowBulks, async (double) => {
+test('a generator paused past the death rule resumes: its result is kept apart as late, the verdict stays partial',
+  () => withCrateTestDouble(slowBulks, async (double) => {
   const { runs: [steward, second, third], report } = await fleet(double, {
     runId: 'one-paused',
     kills: { 2: { at: /the load starts at/, delayMs: 1500, signal: 'SIGSTOP', resumeAfterMs: 6000 } }
@@ -219,7 +240,8 @@ test('a generator paused past the death rule resumes: its result is kept apart a
   assertCountWithinAcknowledged(m, double)
 }))
 
-test('the finisher paused past the rule: the takeover finishes once; the steward, back, does not finish again', () => withCrateTestDouble(slowBulks, async (double) => {
+test('the finisher paused past the rule: the takeover finishes once; the steward, back, does not finish again',
+  () => withCrateTestDouble(slowBulks, async (double) => {
   const { runs: [steward, second, third], report } = await fleet(double, {
     runId: 'steward-paused',
     // Held from the moment its own result is stored, before its finish, for longer than the death rule.
@@ -228,7 +250,8 @@ test('the finisher paused past the rule: the takeover finishes once; the steward
   const finish = second.json.fleet_finish
   assert.equal(finish.finished_by, 2, `${steward.stderr}\n---\n${second.stderr}`)
   // Back, it learns the finish was taken (or its own write, timed out across the pause, ends it): no second finish.
-  assert.match(steward.stderr, /generator 1\/3( was silent past the death rule, and generator 2 took the fleet's finish over|: the fleet was already finished by generator 2)|error: fleet table .*: no answer from .* within /)
+  assert.match(steward.stderr,
+    /generator 1\/3( was silent past the death rule, and generator 2 took the fleet's finish over|: the fleet was already finished by generator 2)|error: fleet table .*: no answer from .* within /)
   assert.doesNotMatch(steward.stderr, /fleet of run steward-paused: \d of 3 generators done/, 'no second finish')
   const reconciliations = double.statementsMatching(/ ON CONFLICT DO NOTHING$/).filter((s) => s.args[1] === -3)
   assert.equal(reconciliations.length, 1, 'one verdict stored')
@@ -242,7 +265,8 @@ test('the finisher paused past the rule: the takeover finishes once; the steward
   assertCountWithinAcknowledged(report.json, double)
 }))
 
-test('the same generator started twice: the twin is refused alone (exit 3), the fleet runs', () => withCrateTestDouble(slowBulks, async (double) => {
+test('the same generator started twice: the twin is refused alone (exit 3), the fleet runs',
+  () => withCrateTestDouble(slowBulks, async (double) => {
   const running = fleet(double, { runId: 'twin', count: 2, args: ['--duration', '4s'] })
   // Once generator 2 runs (its heartbeat says so), a second generator 2 of the same run starts.
   const isRunning = (s) => Array.isArray(s.args) && s.args[0] === 'running' && s.args[3] === 'twin' && s.args[4] === 1

@@ -26,22 +26,29 @@ const GRID = ['--vary', 'batch_size=20,200', '--vary', 'concurrent_requests=1,4,
 const BENCH = ['--', '--processes', '1', '--max_rows', '8000']
 const readGrid = (out) => JSON.parse(fs.readFileSync(path.join(out, 'grid.json'), 'utf8'))
 
-test('a grid against a crowded cluster: every cell a run on a fresh table, the best cell where the cluster is fastest, a resume that runs nothing more, sizing from its folder', (t) => withCrateTestDouble(CROWDED, async (double) => {
+test('a grid against a crowded cluster: every cell a run on a fresh table, the best cell where the cluster is ' +
+  'fastest, a resume that runs nothing more, sizing from its folder', (t) => withCrateTestDouble(CROWDED,
+    async (double) => {
   const out = tempDir(t)
-  const run = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], { env: double.env(), timeoutMs: 120_000 })
+  const run = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], { env: double.env(),
+    timeoutMs: 120_000 })
   assert.equal(run.code, 0, run.stderr)
   const grid = readGrid(out)
   assert.equal(grid.cells.length, 6)
   const clean = (c) => c.runs.length === 1 && c.runs[0].exit_code === 0 && c.rows_per_sec > 0 && c.failed === 0
   assert.ok(grid.cells.every(clean), JSON.stringify(grid.cells))
   assert.equal(double.bulkRowsReceived, 6 * 8000, 'every cell its rows, exactly')
-  assert.equal(double.statementsMatching(/^CREATE TABLE IF NOT EXISTS "doc"\."cpu"/).length, 6, 'each cell on a table of its own making')
-  assert.ok(grid.cells.every((c) => c.table_at_start.length === 1 && c.table_at_start[0].docs === 0), 'each cell started from an empty table')
+  assert.equal(double.statementsMatching(/^CREATE TABLE IF NOT EXISTS "doc"\."cpu"/).length, 6,
+    'each cell on a table of its own making')
+  assert.ok(grid.cells.every((c) => c.table_at_start.length === 1 && c.table_at_start[0].docs === 0),
+    'each cell started from an empty table')
   const perSec = Object.fromEntries(grid.cells.map((c) => [c.id, c.rows_per_sec]))
   assert.deepEqual(grid.best.settings, { batch_size: 200, concurrent_requests: 4 }, JSON.stringify(perSec))
-  assert.ok(grid.cells.every((c) => c.runs[0].cluster && c.runs[0].cluster.nodes === 1), 'every run says what cluster it measured')
+  assert.ok(grid.cells.every((c) => c.runs[0].cluster && c.runs[0].cluster.nodes === 1),
+    'every run says what cluster it measured')
   assert.equal(XMLValidator.validate(fs.readFileSync(path.join(out, 'grid.svg'), 'utf8')), true)
-  assert.match(fs.readFileSync(path.join(out, 'grid.html'), 'utf8'), /crate-bench grid: batch_size × concurrent_requests/)
+  assert.match(fs.readFileSync(path.join(out, 'grid.html'), 'utf8'),
+    /crate-bench grid: batch_size × concurrent_requests/)
   assert.match(run.stderr, /best: batch_size 200, concurrent_requests 4: /)
 
   const again = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], { env: double.env() })
@@ -59,7 +66,8 @@ test('a grid against a crowded cluster: every cell a run on a fresh table, the b
   else assert.equal(shape.recommended, null, 'a grid that could not decide recommends nothing to sizing either')
 }))
 
-test('Ctrl-C during a grid ends the cell in progress as a run ends, keeps the cells done, and the same command resumes with the rest', (t) => withCrateTestDouble(CROWDED, async (double) => {
+test('Ctrl-C during a grid ends the cell in progress as a run ends, keeps the cells done, and the same command ' +
+  'resumes with the rest', (t) => withCrateTestDouble(CROWDED, async (double) => {
   const out = tempDir(t)
   const stopped = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], {
     env: double.env(),
@@ -69,12 +77,15 @@ test('Ctrl-C during a grid ends the cell in progress as a run ends, keeps the ce
     timeoutMs: 120_000
   })
   assert.equal(stopped.code, 4, stopped.stderr)
-  assert.match(stopped.stderr, /interrupted: batch_size 20, concurrent_requests 16 ended early \(its report: .*\); not counted/)
+  assert.match(stopped.stderr,
+    /interrupted: batch_size 20, concurrent_requests 16 ended early \(its report: .*\); not counted/)
   assert.equal(readGrid(out).runs_done, 2)
-  const resumed = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], { env: double.env(), timeoutMs: 120_000 })
+  const resumed = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], { env: double.env(),
+    timeoutMs: 120_000 })
   assert.equal(resumed.code, 0, resumed.stderr)
   assert.match(resumed.stderr, /resuming: 2 of 6 cells done \(2 of 6 runs\); 4 left/)
-  assert.deepEqual(resumed.stderr.match(/\[cell \d of 6\]/g), ['[cell 3 of 6]', '[cell 4 of 6]', '[cell 5 of 6]', '[cell 6 of 6]'],
+  assert.deepEqual(resumed.stderr.match(/\[cell \d of 6\]/g), ['[cell 3 of 6]', '[cell 4 of 6]', '[cell 5 of 6]',
+    '[cell 6 of 6]'],
     'the stopped cell runs again, then the cells never started')
   assert.equal(readGrid(out).complete, true)
 }))
@@ -82,8 +93,10 @@ test('Ctrl-C during a grid ends the cell in progress as a run ends, keeps the ce
 test('scripts/find-grid.sh --help: the usage, the dimensions it varies, examples, exit codes', async () => {
   const run = await runTool('scripts/find-grid.sh', ['--help'])
   assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stdout, /^Usage: crate-bench sweep grid --vary NAME=V1,V2,… --vary NAME=V1,V2,… \[options\] \[-- benchmark options\]$/m)
-  assert.match(run.stdout, /--vary NAME=V1,V2,… +a dimension, given two or more times; NAME is one of\n +batch_size, concurrent_requests, processes, shards, replicas, rate\n/)
+  assert.match(run.stdout,
+    /^Usage: crate-bench sweep grid --vary NAME=V1,V2,… --vary NAME=V1,V2,… \[options\] \[-- benchmark options\]$/m)
+  assert.match(run.stdout,
+    /--vary NAME=V1,V2,… +a dimension, given two or more times; NAME is one of\n +batch_size, concurrent_requests, processes, shards, replicas, rate\n/)
   assert.match(run.stdout, /Examples:\n {2}crate-bench sweep grid /)
   assert.match(run.stdout, /Exit codes: 0 the grid finished/)
   assert.equal(run.stderr, '')
@@ -91,11 +104,13 @@ test('scripts/find-grid.sh --help: the usage, the dimensions it varies, examples
 
 // Issue 46: a run of a study ends with the study. Its benchmark runs detached (a Ctrl-C reaches it once, from the
 // grid); a grid killed outright (SIGKILL) used to leave it loading the cluster beside the resumed study.
-test('a grid killed with SIGKILL leaves no benchmark running: the run notices its parent is gone and stops', (t) => withCrateTestDouble(CROWDED, async (double) => {
+test('a grid killed with SIGKILL leaves no benchmark running: the run notices its parent is gone and stops',
+  (t) => withCrateTestDouble(CROWDED, async (double) => {
   const { childPids } = require('../helpers/run-tool')
   const out = tempDir(t)
   let benchmark = null
-  const killed = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, '--', '--processes', '1', '--duration', '60s', '--warmup', '0'], {
+  const killed = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, '--', '--processes', '1', '--duration',
+    '60s', '--warmup', '0'], {
     env: double.env(),
     waitFor: /\[cell 1 of 6\]/,
     whileRunning: async (child) => {

@@ -45,15 +45,21 @@ function loadInChromium (file, screenshot) {
 }
 
 const mixScript = () => ({
-  query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 } : null),
+  query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]],
+    rowcount: 1 } : null),
   fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined)
 })
 
-test('--report writes one self-contained file with every chart; crate-bench report makes the same from --json', (t) => withCrateTestDouble(mixScript(), async (double) => {
+test('--report writes one self-contained file with every chart; crate-bench report makes the same from --json',
+  (t) => withCrateTestDouble(mixScript(), async (double) => {
   const dir = tempDir(t)
-  const mix = tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
+  const mix = tempFile(t, 'mix.yml',
+    '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: ' +
+      '{}}]}\n')
   const html = path.join(dir, 'run.html')
-  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--max_queries', '300', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '100', '--report', html, '--json'], { env: double.env() })
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--max_queries', '300',
+    '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '100', '--report', html, '--json'],
+      { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr, /HTML report written to .*run\.html/)
   const page = assertSelfContained(fs.readFileSync(html, 'utf8'), run.json)
@@ -75,7 +81,8 @@ test('--report writes one self-contained file with every chart; crate-bench repo
   assert.equal(text.code, 0, text.stderr)
   assert.match(text.stderr, /queries ok/)
   // Its header first, as the run printed one: benchmark, run, start, cluster, load.
-  assert.match(text.stderr, /^analytical benchmark, run \S+, started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, seed \d+\n {2}cluster: {2}http:\/\/127\.0\.0\.1:\d+ \(CrateDB 6\.4\.3, 1 node\), over HTTP\n {2}load: {5}\d+ process/)
+  assert.match(text.stderr,
+    /^analytical benchmark, run \S+, started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, seed \d+\n {2}cluster: {2}http:\/\/127\.0\.0\.1:\d+ \(CrateDB 6\.4\.3, 1 node\), over HTTP\n {2}load: {5}\d+ process/)
   const onItself = await runTool('bin/crate-bench.js', ['report', saved, '-o', saved])
   assert.equal(onItself.code, 2)
   assert.match(onItself.stderr, /-o .*run\.json is the result file itself/)
@@ -88,8 +95,10 @@ test('--report writes one self-contained file with every chart; crate-bench repo
   for (const [what, args, pattern] of [
     ['/dev/zero', ['report', '/dev/zero'], /result '\/dev\/zero' is not a regular file/],
     ['a FIFO', ['compare', '--base', fifo, '--new', saved], /result '.*fifo\.json' is not a regular file/],
-    ['no options', ['report', writeJson(dir, 'empty.json', { workload: 'ingest', options: {} })], /not a result file: .*empty\.json: no options with hosts/],
-    ['a bad timeline', ['report', writeJson(dir, 'timeline.json', { ...run.json, timeline: { series: 'x' } })], /a timeline without its series/]
+    ['no options', ['report', writeJson(dir, 'empty.json', { workload: 'ingest', options: {} })],
+      /not a result file: .*empty\.json: no options with hosts/],
+    ['a bad timeline', ['report', writeJson(dir, 'timeline.json', { ...run.json, timeline: { series: 'x' } })],
+      /a timeline without its series/]
   ]) {
     const refused = await runTool('bin/crate-bench.js', args, { timeoutMs: 10_000 })
     assert.equal(refused.code, 2, `${what}: ${refused.stderr}`)
@@ -105,13 +114,18 @@ function writeJson (dir, name, value) {
 }
 
 // Long query names, a companion ingest and the cluster's nodes: the fullest page the tool draws.
-const LONG_NAMES = ['hosts_by_hostname_with_a_long_name', 'second_query_long_name_abc', 'third_query_long_name_xyz', 'fourth_query', 'fifth']
+const LONG_NAMES = ['hosts_by_hostname_with_a_long_name', 'second_query_long_name_abc', 'third_query_long_name_xyz',
+  'fourth_query', 'fifth']
 
-test('the report in a browser: every chart drawn, no console error, no text over another or cut off', { skip: NO_CHROMIUM }, (t) => withCrateTestDouble(mixScript(), async (double) => {
+test('the report in a browser: every chart drawn, no console error, no text over another or cut off',
+  { skip: NO_CHROMIUM }, (t) => withCrateTestDouble(mixScript(), async (double) => {
   const dir = tempDir(t)
   const html = path.join(dir, 'mix.html')
-  const mix = tempFile(t, 'mix.yml', LONG_NAMES.map((name) => `- {name: ${name}, query: "SELECT count(*) FROM doc.cpu WHERE tags['hostname'] = ?", ratio: 0.2, args: [{hostname: {}}]}`).join('\n'))
-  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--duration', '2s', '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '100', '--monitor_interval', '200ms', '--report', html, '--json'], { env: double.env() })
+  const mix = tempFile(t, 'mix.yml',
+    LONG_NAMES.map((name) => `- {name: ${name}, query: "SELECT count(*) FROM doc.cpu WHERE tags['hostname'] = ?", ratio: 0.2, args: [{hostname: {}}]}`).join('\n'))
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--duration', '2s',
+    '--concurrent_requests', '2', '--ingest_rate', '2000', '--ingest_batch_size', '100', '--monitor_interval', '200ms',
+      '--report', html, '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const expected = assertSelfContained(fs.readFileSync(html, 'utf8'), run.json).charts.length
   const screenshot = path.join(dir, 'mix.png')
@@ -128,14 +142,16 @@ test('the report in a browser: every chart drawn, no console error, no text over
 test('bad --report: one line, exit 2, before any SQL', () => withCrateTestDouble({}, async (double) => {
   const run = await runTool('appClusterIngest.js', ['--report', '/no/such/dir/run.html'], { env: double.env() })
   assert.equal(run.code, 2)
-  assert.match(run.stderr, /^appClusterIngest\.js: error: --report '\/no\/such\/dir\/run\.html': the directory \/no\/such\/dir does not exist or cannot be written\n$/)
+  assert.match(run.stderr,
+    /^appClusterIngest\.js: error: --report '\/no\/such\/dir\/run\.html': the directory \/no\/such\/dir does not exist or cannot be written\n$/)
   assert.equal(double.statements.length, 0)
 }))
 
 test('crate-bench lists its commands, runs them, and refuses unknown ones', async () => {
   const help = await runTool('bin/crate-bench.js', ['--help'])
   assert.equal(help.code, 0)
-  for (const command of ['ingest', 'query', 'report', 'compare', 'sweep']) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'))
+  for (const command of ['ingest', 'query', 'report', 'compare', 'sweep']) assert.match(help.stdout,
+    new RegExp(`^  ${command} `, 'm'))
   const ingestHelp = await runTool('bin/crate-bench.js', ['ingest', '--help'])
   assert.equal(ingestHelp.code, 0)
   assert.match(ingestHelp.stdout, /--batch_size/)

@@ -25,27 +25,35 @@ function onNthBulk (n, fault) {
 const inserts = (double) => double.statements.filter((s) => s.rows !== undefined)
 const accountingHolds = (json) => json.rows_ok + json.rows_failed + json.rows_in_doubt === json.rows_sent
 
-test('the cluster\'s node count and version are read with its shape, once; a cluster that will not give its shape is asked for them alone', async () => {
+test('the cluster\'s node count and version are read with its shape, once; a cluster that will not give its shape is ' +
+  'asked for them alone', async () => {
   const environmentSql = /^SELECT count\(\*\) AS nodes, max\(version\['number'\]\) AS version FROM sys\.nodes$/
   await withCrateTestDouble({}, async (double) => {
-    const run = await ingest(['--max_rows', '100', '--processes', '1', '--monitor_interval', '0', '--json'], { env: double.env() })
+    const run = await ingest(['--max_rows', '100', '--processes', '1', '--monitor_interval', '0', '--json'],
+      { env: double.env() })
     assert.equal(run.code, 0, run.stderr)
-    assert.deepEqual([run.json.environment.cratedb_nodes, run.json.environment.cratedb_version, run.json.environment.cluster.nodes], [1, '6.4.3', 1])
+    assert.deepEqual([run.json.environment.cratedb_nodes, run.json.environment.cratedb_version,
+      run.json.environment.cluster.nodes], [1, '6.4.3', 1])
     assert.equal(double.statementsMatching(environmentSql).length, 0, 'the shape said it already')
   })
   await withCrateTestDouble({
-    fault: ({ stmt }) => (/os_info\['available_processors'\]/.test(stmt) ? { status: 400, code: 4000, message: 'SQLParseException[no such column]' } : undefined)
+    fault: ({ stmt }) => (/os_info\['available_processors'\]/.test(stmt) ? { status: 400, code: 4000,
+      message: 'SQLParseException[no such column]' } : undefined)
   }, async (double) => {
-    const run = await ingest(['--max_rows', '100', '--processes', '1', '--monitor_interval', '0', '--json'], { env: double.env() })
+    const run = await ingest(['--max_rows', '100', '--processes', '1', '--monitor_interval', '0', '--json'],
+      { env: double.env() })
     assert.equal(run.code, 0, run.stderr)
-    assert.deepEqual([run.json.environment.cratedb_nodes, run.json.environment.cratedb_version, run.json.environment.cluster], [1, '6.4.3', null])
+    assert.deepEqual([run.json.environment.cratedb_nodes, run.json.environment.cratedb_version,
+      run.json.environment.cluster], [1, '6.4.3', null])
     assert.equal(double.statementsMatching(environmentSql).length, 1)
     assert.match(run.stderr, /warning: could not read the cluster's shape from sys\.nodes: .*no such column/)
   })
 })
 
-testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created once', { trackKeys: true }, async (double) => {
-  const run = await ingest(['--processes', '2', '--max_rows', '25000', '--batch_size', '10000', '--shards', '3', '--json'], { env: double.env() })
+testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, table created once', { trackKeys: true },
+  async (double) => {
+  const run = await ingest(['--processes', '2', '--max_rows', '25000', '--batch_size', '10000', '--shards', '3',
+    '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const r = run.json
   assert.equal(r.workload, 'ingest')
@@ -88,11 +96,14 @@ testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, t
   assert.equal(intervals.reduce((sum, e) => sum + e.ingest.ok, 0), 50_000)
   // A second without an answer (a loaded machine) has no p99; every second with answers has one.
   assert.ok(intervals.filter((e) => e.ingest.ok > 0).every((e) => typeof e.ingest.p99_ms === 'number'))
-  assert.deepEqual(r.reconciliation, { acknowledged: 50_000, in_doubt: 0, counted: 50_000, verdict: 'exact', excess: 0, missing: 0 })
+  assert.deepEqual(r.reconciliation, { acknowledged: 50_000, in_doubt: 0, counted: 50_000, verdict: 'exact', excess: 0,
+    missing: 0 })
 })
 
-testOverProtocols('rows rejected under HTTP 200 are counted as failed, grouped, and the run exits 1', { rejectRow: (n) => n % 100 === 0 }, async (double) => {
-  const run = await ingest(['--processes', '2', '--max_rows', '5000', '--batch_size', '1000', '--json'], { env: double.env() })
+testOverProtocols('rows rejected under HTTP 200 are counted as failed, grouped, and the run exits 1',
+  { rejectRow: (n) => n % 100 === 0 }, async (double) => {
+  const run = await ingest(['--processes', '2', '--max_rows', '5000', '--batch_size', '1000', '--json'],
+    { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   const r = run.json
   assert.equal(r.rows_sent, 10_000)
@@ -116,7 +127,8 @@ testOverProtocols('rows rejected under HTTP 200 are counted as failed, grouped, 
 testOverProtocols('an error status fails every row of that request', () => ({
   fault: onNthBulk(2, { status: 500, code: 5000, message: 'SomethingBroke[simulated]' })
 }), async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--concurrent_requests', '1', '--json'], { env: double.env() })
+  const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--concurrent_requests',
+    '1', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.rows_ok, 2000)
   assert.equal(run.json.rows_failed, 1000)
@@ -126,10 +138,12 @@ testOverProtocols('an error status fails every row of that request', () => ({
     [[5000, double.protocol === 'pg' ? null : 500, 1000]])
 })
 
-testOverProtocols('a connection closed before the answer puts its rows in doubt; the run goes on, and the count settles them', () => ({
+testOverProtocols('a connection closed before the answer puts its rows in doubt; the run goes on, and the count ' +
+  'settles them', () => ({
   fault: onNthBulk(1, 'drop')
 }), async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '4000', '--batch_size', '1000', '--concurrent_requests', '2', '--json'], { env: double.env() })
+  const run = await ingest(['--processes', '1', '--max_rows', '4000', '--batch_size', '1000', '--concurrent_requests',
+    '2', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.partial, false)
   assert.equal(run.json.rows_failed, 0)
@@ -137,7 +151,8 @@ testOverProtocols('a connection closed before the answer puts its rows in doubt;
   assert.equal(run.json.rows_ok, 3000)
   assert.deepEqual(run.json.errors.map((e) => [e.code, e.in_doubt, e.count]), [['ECLOSED', true, 1000]])
   // The double dropped the request before writing it: none of the rows in doubt are in the table.
-  assert.deepEqual(run.json.reconciliation, { acknowledged: 3000, in_doubt: 1000, counted: 3000, verdict: 'exact', excess: 0, missing: 0 })
+  assert.deepEqual(run.json.reconciliation, { acknowledged: 3000, in_doubt: 1000, counted: 3000, verdict: 'exact',
+    excess: 0, missing: 0 })
   assert.match(run.stderr, /3,000: exactly the rows acknowledged, none of the 1,000 in doubt/)
   assert.match(run.stderr, /│ 1,000 │ in doubt │ ECLOSED │/)
 })
@@ -145,7 +160,8 @@ testOverProtocols('a connection closed before the answer puts its rows in doubt;
 testOverProtocols('a request that gets no answer within --timeout puts its rows in doubt', () => ({
   fault: onNthBulk(2, 'hang')
 }), async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--timeout', '500ms', '--json'], { env: double.env() })
+  const run = await ingest(['--processes', '1', '--max_rows', '3000', '--batch_size', '1000', '--timeout', '500ms',
+    '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.rows_failed, 0)
   assert.equal(run.json.rows_in_doubt, 1000)
@@ -155,8 +171,10 @@ testOverProtocols('a request that gets no answer within --timeout puts its rows 
   assert.ok(run.json.latency_ms.max >= 500 && run.json.latency_ms.max < 20_000, `max ${run.json.latency_ms.max} ms`)
 })
 
-test('batches over the server limit (413): one-line error, exit 3', () => withDouble({ maxContentLength: 50_000 }, async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '2000', '--batch_size', '1000', '--concurrent_requests', '1', '--json'], { env: double.env() })
+test('batches over the server limit (413): one-line error, exit 3', () => withDouble({ maxContentLength: 50_000 },
+  async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '2000', '--batch_size', '1000', '--concurrent_requests',
+    '1', '--json'], { env: double.env() })
   assert.equal(run.code, 3, run.stderr)
   assert.match(run.stderr, /error: request body too large for the server \(HTTP 413.*lower --batch_size/)
   assert.equal(run.json.partial, true)
@@ -165,17 +183,22 @@ test('batches over the server limit (413): one-line error, exit 3', () => withDo
   assert.ok(noStackTrace(run.stderr))
 }))
 
-testOverProtocols('wrong password: one-line error, exit 3, nothing created', { auth: { user: 'bench', password: 'right' } }, async (double) => {
-  const run = await ingest(['--max_rows', '10'], { env: double.env({ CRATE_USER: 'bench', CRATE_PASSWORD: 'wrong-secret' }) })
+testOverProtocols('wrong password: one-line error, exit 3, nothing created', { auth: { user: 'bench',
+  password: 'right' } }, async (double) => {
+  const run = await ingest(['--max_rows', '10'], { env: double.env({ CRATE_USER: 'bench',
+    CRATE_PASSWORD: 'wrong-secret' }) })
   assert.equal(run.code, 3)
   const errors = run.stderr.split('\n').filter((l) => /error:/.test(l))
-  assert.deepEqual(errors, [`appClusterIngest.js: error: http://127.0.0.1:${double.port} refused the connection check: authentication failed: password authentication failed for user "bench"`])
+  assert.deepEqual(errors,
+    [`appClusterIngest.js: error: http://127.0.0.1:${double.port} refused the connection check: authentication failed: password authentication failed for user "bench"`])
   assert.ok(!run.stderr.includes('wrong-secret') && !run.stdout.includes('wrong-secret'))
   assert.equal(double.statementsMatching(/^CREATE/).length, 0)
 })
 
-testOverProtocols('the password is accepted when right and never printed', { auth: { user: 'bench', password: 'right-secret' } }, async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '10', '--json'], { env: double.env({ CRATE_USER: 'bench', CRATE_PASSWORD: 'right-secret' }) })
+testOverProtocols('the password is accepted when right and never printed', { auth: { user: 'bench',
+  password: 'right-secret' } }, async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '10', '--json'], { env: double.env({ CRATE_USER: 'bench',
+    CRATE_PASSWORD: 'right-secret' }) })
   assert.equal(run.code, 0, run.stderr)
   assert.ok(!run.stderr.includes('right-secret') && !run.stdout.includes('right-secret'))
   assert.equal(run.json.options.password, '***')
@@ -185,22 +208,26 @@ test('a host that refuses connections: one-line error, exit 3', async () => {
   const port = await closedPort()
   const run = await ingest(['--max_rows', '10'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
   assert.equal(run.code, 3)
-  assert.match(run.stderr, new RegExp(`error: cannot reach CrateDB: connection refused by http://127.0.0.1:${port}\\n$`))
+  assert.match(run.stderr,
+    new RegExp(`error: cannot reach CrateDB: connection refused by http://127.0.0.1:${port}\\n$`))
   assert.ok(noStackTrace(run.stderr))
 })
 
-testOverProtocols('a host that does not answer: one-line error within --timeout, exit 3', { fault: () => 'hang' }, async (double) => {
+testOverProtocols('a host that does not answer: one-line error within --timeout, exit 3', { fault: () => 'hang' },
+  async (double) => {
   const started = Date.now()
   const run = await ingest(['--max_rows', '10', '--timeout', '300ms'], { env: double.env() })
   assert.equal(run.code, 3)
-  assert.match(run.stderr, /error: cannot reach CrateDB: no answer from http:\/\/127\.0\.0\.1:\d+ within 300 ms \(--timeout\)/)
+  assert.match(run.stderr,
+    /error: cannot reach CrateDB: no answer from http:\/\/127\.0\.0\.1:\d+ within 300 ms \(--timeout\)/)
   assert.ok(Date.now() - started < 30_000, 'ended by --timeout, not by the default of 60 s')
 })
 
 testOverProtocols('TLS to a plain port: one-line error, exit 3', {}, async (double) => {
   const run = await ingest(['--max_rows', '10'], { env: double.env({ CRATE_SSL: 'true' }) })
   assert.equal(run.code, 3)
-  assert.match(run.stderr, /error: cannot reach CrateDB: TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed: the port does not speak TLS/)
+  assert.match(run.stderr,
+    /error: cannot reach CrateDB: TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed: the port does not speak TLS/)
 })
 
 testOverProtocols('bad input: one line naming the problem, exit 2, no SQL sent', {}, async (double) => {
@@ -208,7 +235,8 @@ testOverProtocols('bad input: one line naming the problem, exit 2, no SQL sent',
     [['--batch_size', 'ten'], '--batch_size must be a whole number >= 1 (got not a number)'],
     [['--max_rows', '0'], "--max_rows must be a whole number >= 1 (got '0')"],
     [['--processes', '-2'], "--processes must be a whole number >= 1 (got '-2')"],
-    [['--table', 'doc.cpu;drop'], "--table 'doc.cpu;drop' is not a valid table name: use [schema.]table with lower-case letters, digits and _"],
+    [['--table', 'doc.cpu;drop'],
+      "--table 'doc.cpu;drop' is not a valid table name: use [schema.]table with lower-case letters, digits and _"],
     [['--replicas', 'many'], "--replicas must be a number or a range such as 0-1 or 1-all (got 'many')"],
     [['--shards', 'abc'], '--shards must be a whole number >= 1 (got not a number)'],
     [['--duration', 'forever'], "--duration must be a positive duration such as 500ms, 30s, 5m or 1h (got 'forever')"],
@@ -230,8 +258,10 @@ test('--help prints usage with examples and exits 0', async () => {
   assert.match(run.stdout, /CRATE_HOST/)
 })
 
-testOverProtocols('--duration stops the run; in-flight requests are still counted', { fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '4', '--duration', '1s', '--json'], { env: double.env() })
+testOverProtocols('--duration stops the run; in-flight requests are still counted',
+  { fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100',
+    '--concurrent_requests', '4', '--duration', '1s', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.workers[0].stop_reason, 'duration')
   // Sending stops at the deadline; the window ends with the last answer, however late it comes.
@@ -241,17 +271,20 @@ testOverProtocols('--duration stops the run; in-flight requests are still counte
 })
 
 testOverProtocols('--duration alone runs its whole time: no default --max_rows cuts it short', {}, async (double) => {
-  const run = await ingest(['--processes', '1', '--duration', '2s', '--batch_size', '10000', '--json'], { env: double.env() })
+  const run = await ingest(['--processes', '1', '--duration', '2s', '--batch_size', '10000', '--json'],
+    { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.workers[0].stop_reason, 'duration')
   assert.ok(run.json.seconds >= 1.95, `${run.json.seconds} s`)
   assert.equal(run.json.options.max_rows, null)
 })
 
-testOverProtocols('--graceful_stop: answers missing that long after --duration are abandoned and in doubt; the run does not wait for them', {
+testOverProtocols('--graceful_stop: answers missing that long after --duration are abandoned and in doubt; the run ' +
+  'does not wait for them', {
   fault: ({ bulk, number }) => (bulk && number > 8 ? 'hang' : bulk ? { delayMs: 100 } : undefined)
 }, async (double) => {
-  const run = await ingest(['--processes', '1', '--duration', '1s', '--graceful_stop', '300ms', '--batch_size', '100', '--concurrent_requests', '2', '--json'], { env: double.env() })
+  const run = await ingest(['--processes', '1', '--duration', '1s', '--graceful_stop', '300ms', '--batch_size', '100',
+    '--concurrent_requests', '2', '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.partial, false)
   assert.equal(run.json.rows_in_doubt, 200, 'the two requests that hang')
@@ -260,8 +293,10 @@ testOverProtocols('--graceful_stop: answers missing that long after --duration a
   assert.match(run.stderr, /\(sending [\d.]+ s, then [\d.]+ s for the last answers\)/)
 })
 
-testOverProtocols('--warmup: its rows are in the table but in no figure; --duration counts after it', { fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined) }, async (double) => {
-  const run = await ingest(['--processes', '1', '--batch_size', '100', '--concurrent_requests', '2', '--warmup', '500ms', '--duration', '500ms', '--json'], { env: double.env() })
+testOverProtocols('--warmup: its rows are in the table but in no figure; --duration counts after it',
+  { fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined) }, async (double) => {
+  const run = await ingest(['--processes', '1', '--batch_size', '100', '--concurrent_requests', '2', '--warmup',
+    '500ms', '--duration', '500ms', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const r = run.json
   assert.equal(r.warmup.seconds, 0.5)
@@ -269,13 +304,15 @@ testOverProtocols('--warmup: its rows are in the table but in no figure; --durat
   assert.equal(r.rows_sent, r.rows_ok + r.rows_failed + r.rows_in_doubt)
   assert.equal(r.table_count, r.rows_ok + r.warmup.rows_ok, 'the table holds both')
   assert.equal(r.reconciliation.verdict, 'exact')
-  assert.ok(r.seconds >= 0.5 && r.seconds < 10, `the measured window (${r.seconds} s) is the --duration after the warm-up`)
+  assert.ok(r.seconds >= 0.5 && r.seconds < 10,
+    `the measured window (${r.seconds} s) is the --duration after the warm-up`)
   assert.match(run.stderr, /warm-up \(first 0\.5 s, in no figure\) +│ [\d,]+ rows ok, 0 failed, 0 in doubt/)
 })
 
 test('the same --seed sends the same rows', async () => {
   const rowsOf = () => withDouble({ keepRows: true }, async (double) => {
-    const run = await ingest(['--processes', '2', '--max_rows', '300', '--batch_size', '100', '--seed', '42', '--scale', '50'], { env: double.env() })
+    const run = await ingest(['--processes', '2', '--max_rows', '300', '--batch_size', '100', '--seed', '42', '--scale',
+      '50'], { env: double.env() })
     assert.equal(run.code, 0, run.stderr)
     return double.rows.slice().sort()
   })
@@ -287,21 +324,26 @@ test('the same --seed sends the same rows', async () => {
 testOverProtocols('--no-drop_table keeps an existing table and does not claim a count', {}, async (double) => {
   const first = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
   assert.equal(first.code, 0, first.stderr)
-  const second = await ingest(['--processes', '1', '--max_rows', '100', '--no-drop_table', '--json'], { env: double.env() })
+  const second = await ingest(['--processes', '1', '--max_rows', '100', '--no-drop_table', '--json'],
+    { env: double.env() })
   assert.equal(second.code, 0, second.stderr)
   assert.equal(second.json.table_count, null)
   assert.match(second.stderr, /table doc\.cpu exists \(12 shards, 0 replicas\)/)
   assert.equal(double.statementsMatching(/^DROP/).length, 0)
 })
 
-testOverProtocols('by default a table is dropped only when this tool made it and nobody wrote to it since; each drop is said', {}, async (double) => {
-  const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }], user: 'crate', timeoutMs: 5000 })
+testOverProtocols('by default a table is dropped only when this tool made it and nobody wrote to it since; each drop ' +
+  'is said', {}, async (double) => {
+  const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }],
+    user: 'crate', timeoutMs: 5000 })
   try {
     // A user's own doc.cpu, loaded by something else: the same columns, but not this tool's.
-    await client.sql('CREATE TABLE "doc"."cpu" ("ts" TIMESTAMP WITH TIME ZONE) CLUSTERED INTO 2 SHARDS WITH (number_of_replicas = \'0\')')
+    await client.sql('CREATE TABLE "doc"."cpu" ("ts" TIMESTAMP WITH TIME ZONE) CLUSTERED INTO 2 SHARDS WITH ' +
+      '(number_of_replicas = \'0\')')
     const refused = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
     assert.equal(refused.code, 3, refused.stderr)
-    assert.match(refused.stderr, /^appClusterIngest\.js: error: table doc\.cpu exists and this tool did not make it: it is kept; give --drop_table to drop it, --no-drop_table to add rows to it, or another --table$/m)
+    assert.match(refused.stderr,
+      /^appClusterIngest\.js: error: table doc\.cpu exists and this tool did not make it: it is kept; give --drop_table to drop it, --no-drop_table to add rows to it, or another --table$/m)
     assert.equal(double.statementsMatching(/^DROP/).length, 0, 'the user\'s table was not dropped')
     assert.equal(double.bulkRowsReceived, 0)
 
@@ -318,15 +360,18 @@ testOverProtocols('by default a table is dropped only when this tool made it and
     await client.sql('INSERT INTO "doc"."cpu" ("ts") VALUES (?)', [0])
     const written = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
     assert.equal(written.code, 3, written.stderr)
-    assert.match(written.stderr, /error: table doc\.cpu was made by this tool \(run run-\S+, 300 rows\) but holds 301 rows: written since, or that run was cut short; it is kept; give --drop_table/)
+    assert.match(written.stderr,
+      /error: table doc\.cpu was made by this tool \(run run-\S+, 300 rows\) but holds 301 rows: written since, or that run was cut short; it is kept; give --drop_table/)
     assert.equal(double.statementsMatching(/^DROP/).length, 2)
   } finally {
     client.close()
   }
 })
 
-testOverProtocols('Ctrl-C: the master stops the workers and prints what was measured, marked partial', { fault: ({ bulk }) => (bulk ? { delayMs: 100 } : undefined) }, async (double) => {
-  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+testOverProtocols('Ctrl-C: the master stops the workers and prints what was measured, marked partial',
+  { fault: ({ bulk }) => (bulk ? { delayMs: 100 } : undefined) }, async (double) => {
+  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100',
+    '--concurrent_requests', '2', '--progress', '--json'], {
     env: double.env(),
     waitFor: /rows ok [1-9]/,
     whileRunning: (child) => child.kill('SIGINT')
@@ -341,15 +386,18 @@ testOverProtocols('Ctrl-C: the master stops the workers and prints what was meas
   assert.match(run.stderr, /PARTIAL RESULT: interrupted \(SIGINT\)/)
 })
 
-testOverProtocols('a worker that dies: the run ends, partial, with what was reported', { fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
-  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+testOverProtocols('a worker that dies: the run ends, partial, with what was reported',
+  { fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
+  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100',
+    '--concurrent_requests', '2', '--progress', '--json'], {
     env: double.env(),
     waitFor: /rows ok [1-9]/,
     whileRunning: (child) => process.kill(childPids(child.pid)[0], 'SIGKILL')
   })
   assert.equal(run.code, 4, run.stderr)
   assert.equal(run.json.partial, true)
-  assert.ok(run.json.partial_reasons.some((r) => /worker \d died \(SIGKILL\) before its final report/.test(r)), run.json.partial_reasons.join())
+  assert.ok(run.json.partial_reasons.some((r) => /worker \d died \(SIGKILL\) before its final report/.test(r)),
+    run.json.partial_reasons.join())
   assert.ok(run.json.rows_ok > 0)
   assert.ok(accountingHolds(run.json))
   assert.ok(run.json.rows_ok <= inserts(double).reduce((sum, s) => sum + s.rows, 0))
@@ -358,7 +406,8 @@ testOverProtocols('a worker that dies: the run ends, partial, with what was repo
 test('the server going away mid-run: partial result, exit 4', async () => {
   const double = await startCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) })
   let stopped = false
-  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--timeout', '1s', '--progress', '--json'], {
+  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100',
+    '--concurrent_requests', '2', '--timeout', '1s', '--progress', '--json'], {
     env: double.env(),
     waitFor: /rows ok [1-9]/,
     whileRunning: () => { stopped = true; double.kill() }
@@ -373,8 +422,10 @@ test('the server going away mid-run: partial result, exit 4', async () => {
   assert.match(run.stderr, /PARTIAL RESULT/)
 })
 
-testOverProtocols('a run that ends within --warmup measured nothing: partial, exit 4, and says why', {}, async (double) => {
-  const run = await ingest(['--processes', '1', '--batch_size', '100', '--max_rows', '500', '--warmup', '1h', '--json'], { env: double.env() })
+testOverProtocols('a run that ends within --warmup measured nothing: partial, exit 4, and says why', {},
+  async (double) => {
+  const run = await ingest(['--processes', '1', '--batch_size', '100', '--max_rows', '500', '--warmup', '1h', '--json'],
+    { env: double.env() })
   assert.equal(run.code, 4, run.stderr)
   assert.equal(run.json.partial, true)
   assert.match(run.json.partial_reasons.join('; '), /the run ended within --warmup: nothing was measured/)

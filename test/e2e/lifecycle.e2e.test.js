@@ -41,11 +41,13 @@ function assertPartialReport (run, reasonPattern) {
 
 /** Two ingest workers with a long run; `whileRunning` gets the master once the progress line shows rows ok. */
 function ingestWhileRowsFlow (double, whileRunning) {
-  const args = ['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json']
+  const args = ['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2',
+    '--progress', '--json']
   return ingest(args, { env: double.env(), waitFor: /rows ok [1-9]/, whileRunning })
 }
 
-test('a worker killed before it is ready: the run ends within seconds, reports, exit 4', () => withDouble({}, async (double) => {
+test('a worker killed before it is ready: the run ends within seconds, reports, exit 4', () => withDouble({},
+  async (double) => {
   // Both workers are held in start-up for 30 s; the run must not wait for them.
   const run = await ingest(['--processes', '2', '--max_rows', '20000', '--json'], {
     env: double.env({ CRATE_BENCH_FAULT_WORKER_STARTUP: 'delay:30000' }),
@@ -62,7 +64,8 @@ test('a worker killed before it is ready: the run ends within seconds, reports, 
   assert.ok(run.seconds < 20, `${run.seconds} s`)
 }))
 
-test('a worker killed mid-load: its unreported rows are named in the reconciliation, not blamed on the cluster', () => withDouble({
+test('a worker killed mid-load: its unreported rows are named in the reconciliation, not blamed on the cluster',
+  () => withDouble({
   fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined)
 }, async (double) => {
   const run = await ingestWhileRowsFlow(double, async (child) => {
@@ -95,7 +98,8 @@ test('a worker killed while the others drain after Ctrl-C: the run still ends an
   assert.ok(run.json.rows_ok > 0)
 }))
 
-test('a worker that fails during start-up: could not run, exit 3, the table restored', () => withDouble({}, async (double) => {
+test('a worker that fails during start-up: could not run, exit 3, the table restored', () => withDouble({},
+  async (double) => {
   const run = await ingest(['--processes', '2', '--refresh_interval', '0', '--json'], {
     env: double.env({ CRATE_BENCH_FAULT_WORKER_STARTUP: 'fail:cannot build the host table' })
   })
@@ -106,19 +110,23 @@ test('a worker that fails during start-up: could not run, exit 3, the table rest
   assert.equal(double.statementsMatching(/^ALTER TABLE "doc"\."cpu" RESET \(refresh_interval\)$/).length, 1)
 }))
 
-test('Ctrl-C during prepare: the statement in progress completes, no load starts, report, exit 4', () => withDouble({}, async (double) => {
+test('Ctrl-C during prepare: the statement in progress completes, no load starts, report, exit 4', () => withDouble({},
+  async (double) => {
   const tool = {}
   double.script.fault = signalOn(/^CREATE TABLE/, tool)
-  const run = await ingest(['--processes', '2', '--json'], { env: double.env(), onSpawn: (child) => { tool.child = child } })
+  const run = await ingest(['--processes', '2', '--json'], { env: double.env(),
+    onSpawn: (child) => { tool.child = child } })
   assertPartialReport(run, /^interrupted \(SIGINT\) during prepare$/)
   assert.equal(run.json.rows_sent, 0)
   assert.equal(double.statementsMatching(/^INSERT INTO (?!"doc"\."crate_bench_tables")/).length, 0)
 }))
 
-test('SIGTERM to the whole process group during the load: workers report their last rows; the report matches the table', () => withDouble({
+test('SIGTERM to the whole process group during the load: workers report their last rows; the report matches the table',
+  () => withDouble({
   fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined)
 }, async (double) => {
-  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+  const run = await ingest(['--processes', '2', '--max_rows', '100000000', '--batch_size', '100',
+    '--concurrent_requests', '2', '--progress', '--json'], {
     env: double.env(),
     detached: true,
     waitFor: /rows ok [1-9]/,
@@ -130,10 +138,12 @@ test('SIGTERM to the whole process group during the load: workers report their l
   assert.equal(run.json.table_count, tableRows(double), 'the finish still refreshed and counted')
 }))
 
-test('SIGHUP (the terminal closed) to the whole group stops like SIGTERM: report, table restored, exit 4', () => withDouble({
+test('SIGHUP (the terminal closed) to the whole group stops like SIGTERM: report, table restored, exit 4',
+  () => withDouble({
   fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined)
 }, async (double) => {
-  const run = await ingest(['--model', 'loadtest', '--processes', '2', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '2', '--progress', '--json'], {
+  const run = await ingest(['--model', 'loadtest', '--processes', '2', '--max_rows', '100000000', '--batch_size', '100',
+    '--concurrent_requests', '2', '--progress', '--json'], {
     env: double.env(),
     detached: true,
     waitFor: /rows ok [1-9]/,
@@ -144,10 +154,12 @@ test('SIGHUP (the terminal closed) to the whole group stops like SIGTERM: report
   assert.equal(double.statementsMatching(/RESET \(refresh_interval\)/).length, 1, 'refresh_interval restored')
 }))
 
-test('two SIGTERMs within microseconds (kill -TERM to a group holding `timeout`) are one: nothing is abandoned', () => withDouble({
+test('two SIGTERMs within microseconds (kill -TERM to a group holding `timeout`) are one: nothing is abandoned',
+  () => withDouble({
   fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined)
 }, async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100', '--concurrent_requests', '4', '--progress', '--json'], {
+  const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100',
+    '--concurrent_requests', '4', '--progress', '--json'], {
     env: double.env(),
     detached: true,
     waitFor: /rows ok [1-9]/,
@@ -161,10 +173,13 @@ test('two SIGTERMs within microseconds (kill -TERM to a group holding `timeout`)
 }))
 
 test('Ctrl-C while the companion ingest drains: both sections are reported, exit 4', (t) => withDouble({
-  query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 } : null),
+  query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]],
+    rowcount: 1 } : null),
   fault: ({ bulk }) => (bulk ? { delayMs: 1500 } : undefined)
 }, async (double) => {
-  const mix = tempFile(t, 'mix.yml', '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
+  const mix = tempFile(t, 'mix.yml',
+    '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: ' +
+      '{}}]}\n')
   let queries = 0
   const tool = {}
   const answer = double.script.query
@@ -173,23 +188,27 @@ test('Ctrl-C while the companion ingest drains: both sections are reported, exit
     if (answer(stmt, args) && ++queries === 21) setTimeout(() => tool.child.kill('SIGINT'), 300)
     return answer(stmt, args)
   }
-  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--max_queries', '20', '--concurrent_requests', '1', '--ingest_rate', '500', '--ingest_batch_size', '100', '--json'], {
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--max_queries', '20',
+    '--concurrent_requests', '1', '--ingest_rate', '500', '--ingest_batch_size', '100', '--json'], {
     env: double.env(),
     onSpawn: (child) => { tool.child = child }
   })
   assert.equal(run.code, 4, run.stderr)
   assert.equal(run.json.queries_ok, 20)
   assert.match(run.stderr, /ingest next to the run/)
-  assert.ok(run.json.partial_reasons.some((r) => /^interrupted \(SIGINT\)/.test(r)), run.json.partial_reasons.join(' | '))
+  assert.ok(run.json.partial_reasons.some((r) => /^interrupted \(SIGINT\)/.test(r)),
+    run.json.partial_reasons.join(' | '))
   const side = run.json.ingest
   assert.equal(side.rows_in_doubt, 0, 'the companion waited for its inserts in flight')
   assert.equal(side.rows_ok, tableRows(double))
 }))
 
-test('Ctrl-C during the final REFRESH: the table is restored already, counting is skipped, exit 4', () => withDouble({}, async (double) => {
+test('Ctrl-C during the final REFRESH: the table is restored already, counting is skipped, exit 4', () => withDouble({},
+  async (double) => {
   const tool = {}
   double.script.fault = signalOn(/^REFRESH TABLE/, tool)
-  const run = await ingest(['--processes', '1', '--max_rows', '2000', '--refresh_interval', '0', '--json'], { env: double.env(), onSpawn: (child) => { tool.child = child } })
+  const run = await ingest(['--processes', '1', '--max_rows', '2000', '--refresh_interval', '0', '--json'],
+    { env: double.env(), onSpawn: (child) => { tool.child = child } })
   assertPartialReport(run, /^interrupted \(SIGINT\) during finish$/)
   assert.equal(double.statementsMatching(/^ALTER TABLE "doc"\."cpu" RESET \(refresh_interval\)$/).length, 1)
   assert.equal(double.statementsMatching(/^SELECT count\(\*\) FROM "doc"\."cpu"$/).length, 0)
@@ -198,16 +217,19 @@ test('Ctrl-C during the final REFRESH: the table is restored already, counting i
   assert.equal(run.json.tables_not_restored, undefined)
 }))
 
-test('Ctrl-C twice during a reset that hangs: the report says the table was not restored, exit 4', () => withDouble({}, async (double) => {
+test('Ctrl-C twice during a reset that hangs: the report says the table was not restored, exit 4', () => withDouble({},
+  async (double) => {
   const tool = {}
   double.script.fault = signalOn(/^ALTER TABLE .* RESET/, tool, { times: 2, fault: 'hang' })
-  const run = await ingest(['--processes', '1', '--max_rows', '2000', '--refresh_interval', '0', '--json'], { env: double.env(), onSpawn: (child) => { tool.child = child } })
+  const run = await ingest(['--processes', '1', '--max_rows', '2000', '--refresh_interval', '0', '--json'],
+    { env: double.env(), onSpawn: (child) => { tool.child = child } })
   assertPartialReport(run, /^interrupted \(SIGINT\) during finish$/)
   assert.deepEqual(run.json.tables_not_restored.map((r) => r.table), ['doc.cpu'])
   assert.match(run.stderr, /NOT RESTORED: doc\.cpu .*ALTER TABLE "doc"\."cpu" RESET \(refresh_interval\)/)
 }))
 
-test('Ctrl-C twice with every request hanging: workers are abandoned, the master reports what it merged, exit 4', () => withDouble({}, async (double) => {
+test('Ctrl-C twice with every request hanging: workers are abandoned, the master reports what it merged, exit 4',
+  () => withDouble({}, async (double) => {
   const tool = {}
   let bulks = 0
   double.script.fault = ({ bulk }) => {

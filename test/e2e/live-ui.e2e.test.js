@@ -201,7 +201,8 @@ test('--ui on a port in use: one line, exit 2, before any SQL', () => withCrateT
     const badFleet = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', '--ui', '70000'],
       { env: double.env() })
     assert.equal(badFleet.code, 2)
-    assert.match(badFleet.stderr, /^crate-bench fleet: error: --ui must be a port number from 0 to 65535 \(got '70000'\)\n$/)
+    assert.match(badFleet.stderr,
+      /^crate-bench fleet: error: --ui must be a port number from 0 to 65535 \(got '70000'\)\n$/)
   } finally {
     taken.close()
   }
@@ -211,7 +212,8 @@ test('crate-bench fleet --ui: the generators of this machine on one page, the ra
   withCrateTestDouble({ trackKeys: true }, async (double) => {
     let driving = null
     const run = await runTool('bin/crate-bench.js', ['fleet', '--generators', '2', 'ingest', '--rate', '400',
-      '--duration', '60s', '--batch_size', '20', '--processes', '1', '--monitor_interval', '0', '--ui', '0', '--json'], {
+      '--duration', '60s', '--batch_size', '20', '--processes', '1', '--monitor_interval', '0', '--ui', '0', '--json'],
+        {
       env: double.env(),
       timeoutMs: 120_000,
       waitFor: /live: +http/,
@@ -260,16 +262,19 @@ async function steerFleet (url) {
 test('the header marks a rate not held, by how much and with the requests late; the ingest beside the queries shown',
   { skip: NO_CHROMIUM }, (t) => withCrateTestDouble({
     // Each query answers in 100 ms: one in flight serves 10 queries/s of the 40 asked.
-    query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 }
+    query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]],
+      rowcount: 1 }
       : null),
     fault: ({ stmt }) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { delayMs: 100 } : undefined)
   }, async (double) => {
     const browser = await launchBrowser()
     t.after(() => browser.close())
     const mix = require('../helpers/temp-files').tempFile(t, 'mix.yml',
-      '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
+      '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: ' +
+        '[{hostname: {}}]}\n')
     let seen = null
-    const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--rate', '40', '--concurrent_requests',
+    const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--rate', '40',
+      '--concurrent_requests',
       '1', '--processes', '1', '--ingest_rate', '500', '--duration', '30s', '--monitor_interval', '0', '--ui', '0',
       '--json'], {
       env: double.env(),

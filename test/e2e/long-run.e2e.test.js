@@ -36,7 +36,8 @@ test('a 125 s ingest: the master\'s heap flat, its minutes in the timeline, the 
       segments: 4 })
     // A --rate run's throughput is judged against its target: the share of it each window held.
     assert.equal(drift.throughput_judged, 'achieved share of the target')
-    assert.match(run.stderr, /^over the run: throughput [+\u2212\u00b1][\d.]+% against its target \(first 10%: [\d,]+ rows\/s, [\d.]+% of 2,000; last 10%: [\d,]+, [\d.]+% of 2,000\)/m)
+    assert.match(run.stderr,
+      /^over the run: throughput [+\u2212\u00b1][\d.]+% against its target \(first 10%: [\d,]+ rows\/s, [\d.]+% of 2,000; last 10%: [\d,]+, [\d.]+% of 2,000\)/m)
     assert.match(run.stderr, /^ {2}table: 0 MB, 0 segments at the start; [\d.]+ MB, 4 segments at the end$/m)
   })
 })

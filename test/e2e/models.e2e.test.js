@@ -13,9 +13,11 @@ const { kvKey } = require('../../lib/data/generators/strings')
 const ingest = (args, options) => runTool('appClusterIngest.js', args, options)
 const DEVOPS_TABLES = ['cpu', 'mem', 'disk', 'diskio', 'kernel', 'net', 'redis', 'postgresl', 'nginx']
 
-testOverProtocols('devops: nine tables, rows round-robin over them, field values per table and in total', { keepRows: true }, async (double) => {
+testOverProtocols('devops: nine tables, rows round-robin over them, field values per table and in total',
+  { keepRows: true }, async (double) => {
   // 2 processes x 900 rows in batches of 50: 36 requests, 4 per table, 200 rows per table.
-  const run = await ingest(['--model', 'devops', '--processes', '2', '--max_rows', '900', '--batch_size', '50', '--scale', '20', '--shards', '2', '--json'], { env: double.env() })
+  const run = await ingest(['--model', 'devops', '--processes', '2', '--max_rows', '900', '--batch_size', '50',
+    '--scale', '20', '--shards', '2', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const r = run.json
   assert.equal(r.model, 'devops')
@@ -36,20 +38,25 @@ testOverProtocols('devops: nine tables, rows round-robin over them, field values
   const redis = rows.filter((row) => row.length === 2 + 31)
   assert.equal(redis.length, 200, 'redis rows carry 31 fields')
   assert.match(redis[0][0].server, /^redis_\d+$/)
-  assert.equal(rows.filter((row) => row[0].path !== undefined && row[0].fstype !== undefined).length, 200, 'disk rows carry path and fstype tags')
+  assert.equal(rows.filter((row) => row[0].path !== undefined && row[0].fstype !== undefined).length, 200,
+    'disk rows carry path and fstype tags')
 })
 
 testOverProtocols('devops: --table is refused, --schema names the schema', {}, async (double) => {
   const refused = await ingest(['--model', 'devops', '--table', 'doc.x'], { env: double.env() })
   assert.equal(refused.code, 2)
-  assert.match(refused.stderr, /--model devops writes nine tables named after their measurements: give their schema with --schema, not --table/)
-  const run = await ingest(['--model', 'devops', '--schema', 'tsbs', '--processes', '1', '--max_rows', '90', '--batch_size', '10', '--json'], { env: double.env() })
+  assert.match(refused.stderr,
+    /--model devops writes nine tables named after their measurements: give their schema with --schema, not --table/)
+  const run = await ingest(['--model', 'devops', '--schema', 'tsbs', '--processes', '1', '--max_rows', '90',
+    '--batch_size', '10', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.ok(double.tables.has('tsbs.nginx'))
 })
 
-testOverProtocols('loadtest: random strings, refresh off during the load and reset afterwards, MB/s', { keepRows: true }, async (double) => {
-  const run = await ingest(['--model', 'loadtest', '--processes', '1', '--max_rows', '1000', '--batch_size', '100', '--payload_bytes', '64', '--json'], { env: double.env() })
+testOverProtocols('loadtest: random strings, refresh off during the load and reset afterwards, MB/s',
+  { keepRows: true }, async (double) => {
+  const run = await ingest(['--model', 'loadtest', '--processes', '1', '--max_rows', '1000', '--batch_size', '100',
+    '--payload_bytes', '64', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.rows_ok, 1000)
   assert.equal(run.json.table_count, 1000)
@@ -66,8 +73,10 @@ testOverProtocols('loadtest: random strings, refresh off during the load and res
   assert.match(run.stderr, /payload MB\/s/)
 })
 
-testOverProtocols('kv: keys 0..N-1, duplicates fail row by row, --upsert updates, reads find their keys', {}, async (double) => {
-  const first = await ingest(['--model', 'kv', '--processes', '2', '--max_rows', '500', '--batch_size', '100', '--json'], { env: double.env() })
+testOverProtocols('kv: keys 0..N-1, duplicates fail row by row, --upsert updates, reads find their keys', {},
+  async (double) => {
+  const first = await ingest(['--model', 'kv', '--processes', '2', '--max_rows', '500', '--batch_size', '100',
+    '--json'], { env: double.env() })
   assert.equal(first.code, 0, first.stderr)
   assert.equal(first.json.rows_ok, 1000)
   const table = double.tables.get('doc.kv')
@@ -76,7 +85,8 @@ testOverProtocols('kv: keys 0..N-1, duplicates fail row by row, --upsert updates
   assert.deepEqual(new Set(table.byKey.keys()), expected)
   assert.ok([...table.byKey.values()].every((r) => r.k.length === 40 && r.v.length === 16))
 
-  const again = await ingest(['--model', 'kv', '--no-drop_table', '--processes', '2', '--max_rows', '500', '--batch_size', '100', '--json'], { env: double.env() })
+  const again = await ingest(['--model', 'kv', '--no-drop_table', '--processes', '2', '--max_rows', '500',
+    '--batch_size', '100', '--json'], { env: double.env() })
   assert.equal(again.code, 1, 'existing keys are failures, never silent successes')
   assert.equal(again.json.rows_ok, 0)
   assert.equal(again.json.rows_failed, 1000)
@@ -88,14 +98,17 @@ testOverProtocols('kv: keys 0..N-1, duplicates fail row by row, --upsert updates
     assert.match(again.stderr, /DuplicateKeyException/)
   }
 
-  const upsert = await ingest(['--model', 'kv', '--no-drop_table', '--upsert', '--processes', '1', '--max_rows', '300', '--batch_size', '100', '--json'], { env: double.env() })
+  const upsert = await ingest(['--model', 'kv', '--no-drop_table', '--upsert', '--processes', '1', '--max_rows', '300',
+    '--batch_size', '100', '--json'], { env: double.env() })
   assert.equal(upsert.code, 0, upsert.stderr)
   assert.equal(upsert.json.rows_ok, 300)
-  assert.match(double.statementsMatching(/^INSERT INTO "doc"\."kv".* ON CONFLICT/)[0].stmt, /^INSERT INTO "doc"\."kv" \("k", "v"\) VALUES \(\?, \?\) ON CONFLICT \(k\) DO UPDATE SET v = excluded\.v$/)
+  assert.match(double.statementsMatching(/^INSERT INTO "doc"\."kv".* ON CONFLICT/)[0].stmt,
+    /^INSERT INTO "doc"\."kv" \("k", "v"\) VALUES \(\?, \?\) ON CONFLICT \(k\) DO UPDATE SET v = excluded\.v$/)
 
   // 95/5 reads and writes on the keys written: every key the mix asks for exists.
   await double.execute('REFRESH TABLE doc.kv', [])
-  const mix = await runTool('appClusterAnalytical.js', ['--queries_config', path.join(ROOT, 'queries', 'kv-mixed.yml'), '--table', 'doc.kv', '--max_queries', '400', '--json'], { env: double.env() })
+  const mix = await runTool('appClusterAnalytical.js', ['--queries_config', path.join(ROOT, 'queries', 'kv-mixed.yml'),
+    '--table', 'doc.kv', '--max_queries', '400', '--json'], { env: double.env() })
   assert.equal(mix.code, 0, mix.stderr)
   assert.match(mix.stderr, /kv_key args draw from 1,000 keys \(count\(\*\) of doc\.kv\)/)
   const reads = double.statementsMatching(/^SELECT v FROM "doc"\."kv" WHERE k = \?$/)
@@ -109,7 +122,8 @@ testOverProtocols('kv: keys 0..N-1, duplicates fail row by row, --upsert updates
 })
 
 testOverProtocols('bad --kv_keys for the kv reads: one line, exit 2', {}, async (double) => {
-  const run = await runTool('appClusterAnalytical.js', ['--queries_config', path.join(ROOT, 'queries', 'kv-read.yml'), '--table', 'doc.kv', '--kv_keys', '0'], { env: double.env() })
+  const run = await runTool('appClusterAnalytical.js', ['--queries_config', path.join(ROOT, 'queries', 'kv-read.yml'),
+    '--table', 'doc.kv', '--kv_keys', '0'], { env: double.env() })
   assert.equal(run.code, 2, run.stderr)
   assert.equal(run.stderr, 'appClusterAnalytical.js: error: --kv_keys must be a whole number >= 1 (got \'0\')\n')
   assert.equal(double.statements.length, 0)

@@ -18,13 +18,15 @@ test('rejections that grow between samples: per-node table, a warning, the time 
   sysNodes: rejectionsGrow,
   fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined)
 }, async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '2000', '--batch_size', '100', '--concurrent_requests', '2', '--monitor_interval', '100ms', '--json'], { env: double.env() })
+  const run = await ingest(['--processes', '1', '--max_rows', '2000', '--batch_size', '100', '--concurrent_requests',
+    '2', '--monitor_interval', '100ms', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const cluster = run.json.cluster
   assert.equal(cluster.interval_ms, 100)
   assert.equal(cluster.write_rejected, 1855)
   assert.equal(cluster.search_rejected, 0)
-  assert.ok(cluster.samples.length >= 3, `${cluster.samples.length} samples over a ~200 ms run, plus the baseline and the final one`)
+  assert.ok(cluster.samples.length >= 3,
+    `${cluster.samples.length} samples over a ~200 ms run, plus the baseline and the final one`)
   assert.equal(cluster.samples[0].nodes[0].write.rejected_delta, 0)
   assert.equal(cluster.samples.at(-1).nodes[0].write.rejected_delta, 1855)
   assert.equal(cluster.samples.at(-1).nodes[0].os_cpu_pct, null)
@@ -46,21 +48,26 @@ test('rejections that grow between samples: per-node table, a warning, the time 
   assert.doesNotMatch(clusterTable, /-1/)
 }))
 
-test('--monitor_interval 0 sends no sys.nodes query; a bad interval is a one-line error', () => withDouble({}, async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '100', '--batch_size', '100', '--monitor_interval', '0', '--json'], { env: double.env() })
+test('--monitor_interval 0 sends no sys.nodes query; a bad interval is a one-line error', () => withDouble({},
+  async (double) => {
+  const run = await ingest(['--processes', '1', '--max_rows', '100', '--batch_size', '100', '--monitor_interval', '0',
+    '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.cluster, null)
   assert.equal(double.sysNodesSamples, 0)
   const bad = await ingest(['--monitor_interval', 'often'], { env: double.env() })
   assert.equal(bad.code, 2)
-  assert.match(bad.stderr, /--monitor_interval must be a positive duration such as 500ms, 30s, 5m or 1h \(got 'often'\)/)
+  assert.match(bad.stderr,
+    /--monitor_interval must be a positive duration such as 500ms, 30s, 5m or 1h \(got 'often'\)/)
 }))
 
 test('sys.nodes not readable: the run goes on and the report says why', () => withDouble({
   // A user without privileges on sys sees the schema as unknown (shaped like capture 34).
-  fault: ({ stmt }) => (stmt.includes('FROM sys.nodes') ? { status: 404, code: 4045, message: "SchemaUnknownException[Schema 'sys' unknown]" } : undefined)
+  fault: ({ stmt }) => (stmt.includes('FROM sys.nodes') ? { status: 404, code: 4045,
+    message: "SchemaUnknownException[Schema 'sys' unknown]" } : undefined)
 }, async (double) => {
-  const run = await ingest(['--processes', '1', '--max_rows', '100', '--batch_size', '100', '--json'], { env: double.env() })
+  const run = await ingest(['--processes', '1', '--max_rows', '100', '--batch_size', '100', '--json'],
+    { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.rows_ok, 100)
   assert.equal(run.json.cluster.failed_samples, 2)

@@ -45,7 +45,8 @@ test('--ssl --protocol pg: the rows and the password go inside TLS; a port witho
     const plain = await hostileFront(t, { tls: CERTIFICATE, auth: AUTH }, { auth: AUTH })
     const refused = await runTool('appClusterIngest.js', INGEST, { env: { ...plain.env, ...trusted } })
     assert.equal(refused.code, 3, refused.stderr)
-    assert.match(lastLine(refused.stderr), /^appClusterIngest.js: error: cannot use the PostgreSQL protocol .*does not offer TLS over the PostgreSQL protocol/)
+    assert.match(lastLine(refused.stderr),
+      /^appClusterIngest.js: error: cannot use the PostgreSQL protocol .*does not offer TLS over the PostgreSQL protocol/)
     assert.deepEqual(plain.pg.cleartextPasswords, [], 'the password was never sent in clear')
     assert.equal(plain.double.bulkRowsReceived, 0)
 
@@ -64,7 +65,8 @@ test('a port that never answers the startup: one line within --timeout, exit 3; 
     const { env } = await hostileFront(t, {}, { startup: () => 'silent' })
     const run = await runTool('appClusterIngest.js', [...INGEST, '--timeout', '2s'], { env })
     assert.equal(run.code, 3, run.stderr)
-    assert.match(lastLine(run.stderr), /^appClusterIngest.js: error: cannot use the PostgreSQL protocol \(--protocol pg, port \d+\): .*127\.0\.0\.1:\d+ did not answer the startup within 2 s \(--timeout\)$/)
+    assert.match(lastLine(run.stderr),
+      /^appClusterIngest.js: error: cannot use the PostgreSQL protocol \(--protocol pg, port \d+\): .*127\.0\.0\.1:\d+ did not answer the startup within 2 s \(--timeout\)$/)
     let signalledAt = null
     const interrupted = await runTool('appClusterIngest.js', [...INGEST, '--timeout', '60s'], {
       env,
@@ -90,7 +92,8 @@ test('sessions after the check never answer: the run ends within --timeout of it
   assert.match(r.errors[0].message, /did not answer the startup within # s \(--timeout\)/)
 })
 
-test('mid-load: a broken length, an endless answer, a FATAL after some rows; ok + failed + in doubt = sent', async (t) => {
+test('mid-load: a broken length, an endless answer, a FATAL after some rows; ok + failed + in doubt = sent',
+  async (t) => {
   const lengthOf = (length) => Buffer.from([0x32, length >>> 24, (length >>> 16) & 255, (length >>> 8) & 255,
     length & 255])
   // Cycle 1 is the check's SELECT 1; the batches are cycles 2 to 11.

@@ -101,7 +101,8 @@ test('compare names what carried each side\'s load; the report says it', async (
   const path = require('node:path')
   const fs = require('node:fs')
   for (const protocol of ['http', 'pg']) {
-    const run = await runTool('appClusterIngest.js', ['--protocol', protocol, '--max_rows', '2000', '--batch_size', '200',
+    const run = await runTool('appClusterIngest.js', ['--protocol', protocol, '--max_rows', '2000', '--batch_size',
+      '200',
       '--processes', '1', '--json', '--report', path.join(dir, `${protocol}.html`)], { env })
     assert.equal(run.code, 0, run.stderr)
     fs.writeFileSync(path.join(dir, `${protocol}.json`), run.stdout)

@@ -11,11 +11,14 @@ const { tempFile } = require('../helpers/temp-files')
 
 test('--ingest_prefill: the table filled first, the queries and the ingest beside them on it', (t) =>
   withCrateTestDouble({ trackKeys: true,
-    query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 }
+    query: (stmt) => (/^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt) ? { cols: ['count'], rows: [[1]],
+      rowcount: 1 }
       : null) }, async (double) => {
     const mix = tempFile(t, 'mix.yml',
-      '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: [{hostname: {}}]}\n')
-    const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--rate', '20', '--ingest_rate', '500',
+      '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: ' +
+        '[{hostname: {}}]}\n')
+    const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--rate', '20', '--ingest_rate',
+      '500',
       '--ingest_prefill', '20000', '--duration', '3s', '--processes', '1', '--monitor_interval', '0', '--json'],
     { env: double.env() })
     assert.equal(run.code, 0, run.stderr)
@@ -28,5 +31,6 @@ test('--ingest_prefill: the table filled first, the queries and the ingest besid
     const alone = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--ingest_prefill', '10'],
       { env: double.env() })
     assert.equal(alone.code, 2)
-    assert.match(alone.stderr, /--ingest_prefill fills the table for the ingest beside the queries: it goes with --ingest_rate/)
+    assert.match(alone.stderr,
+      /--ingest_prefill fills the table for the ingest beside the queries: it goes with --ingest_rate/)
   }))

@@ -25,10 +25,12 @@ test('--prefill: the table filled first, counted apart; the run on it exact; a s
     assert.equal(m.table_count, 35_000)
     assert.equal(m.reconciliation.verdict, 'exact', JSON.stringify(m.reconciliation))
     assert.equal(m.table_storage.start.docs, 30_000, 'the load started on the filled table')
-    assert.match(run.stderr, /^prefilling doc\.cpu with 30000 rows \(to 30000\) before the load; not counted in its figures$/m)
+    assert.match(run.stderr,
+      /^prefilling doc\.cpu with 30000 rows \(to 30000\) before the load; not counted in its figures$/m)
     assert.match(run.stderr, /^prefilled doc\.cpu: 30000 rows in [\d.]+ s$/m)
 
-    const again = await ingest([...common, '--prefill', '30000', '--max_rows', '1000', '--no-drop_table'], { env: double.env() })
+    const again = await ingest([...common, '--prefill', '30000', '--max_rows', '1000', '--no-drop_table'],
+      { env: double.env() })
     assert.equal(again.code, 0, again.stderr)
     assert.match(again.stderr, /--prefill 30000: doc\.cpu holds 35000 rows already; nothing to fill/)
     assert.equal(double.keys.size, 36_000)

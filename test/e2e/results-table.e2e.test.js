@@ -13,11 +13,14 @@ const { aggregateRunSql, RESULT_COLUMNS } = require('../../lib/results/store')
 const { parseTableName } = require('../../lib/data/schema')
 
 const withDouble = withCrateTestDouble
-const clientFor = (double) => new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }], user: 'crate', timeoutMs: 5000 })
+const clientFor = (double) => new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }],
+  user: 'crate', timeoutMs: 5000 })
 
-test('two load generators with one --run_id start together and add up in SQL', () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }, async (double) => {
+test('two load generators with one --run_id start together and add up in SQL',
+  () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }, async (double) => {
   const startAt = new Date(Date.now() + 2500).toISOString()
-  const common = ['--results_table', 'doc.bench_runs', '--run_id', 'multi-1', '--start_at', startAt, '--batch_size', '500', '--no-drop_table', '--json']
+  const common = ['--results_table', 'doc.bench_runs', '--run_id', 'multi-1', '--start_at', startAt, '--batch_size',
+    '500', '--no-drop_table', '--json']
   const [a, b] = await Promise.all([
     runTool('appClusterIngest.js', [...common, '--processes', '2', '--max_rows', '3000'], { env: double.env() }),
     runTool('appClusterIngest.js', [...common, '--processes', '1', '--max_rows', '4000'], { env: double.env() })
@@ -68,7 +71,8 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
   }, { nodes: 2 })
   try {
     // Two generators of one run are a fleet: they coordinate through the fleet table and start together.
-    const common = ['--results_table', 'doc.bench_runs', '--run_id', 'merge-1', '--processes', '1', '--concurrent_requests', '1', '--batch_size', '100', '--max_rows', '20000', '--json']
+    const common = ['--results_table', 'doc.bench_runs', '--run_id', 'merge-1', '--processes', '1',
+      '--concurrent_requests', '1', '--batch_size', '100', '--max_rows', '20000', '--json']
     const node = (i) => ({ ...cluster.env(), CRATE_HOST: `127.0.0.1:${cluster.nodes[i].port}` })
     const [a, b] = await Promise.all([
       runTool('appClusterIngest.js', [...common, '--generator', '1/2'], { env: node(0) }),
@@ -78,7 +82,8 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
     assert.equal(cluster.keys.size, 40_000, 'every (hostname, ts) written once')
     assert.equal(cluster.duplicateKeys, 0)
 
-    const merged = await runTool('bin/crate-bench.js', ['report', '--results_table', 'doc.bench_runs', '--run_id', 'merge-1', '--json'], { env: node(0) })
+    const merged = await runTool('bin/crate-bench.js', ['report', '--results_table', 'doc.bench_runs', '--run_id',
+      'merge-1', '--json'], { env: node(0) })
     assert.equal(merged.code, 0, merged.stderr)
     const m = merged.json
     assert.equal(m.rows_ok, 40_000)
@@ -91,7 +96,8 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
       ) / 1000
     assert.equal(m.latency_ms.p99, p99, 'the p99 of the two histograms merged')
     const meanOfP99s = (a.json.latency_ms.p99 + b.json.latency_ms.p99) / 2
-    assert.ok(m.latency_ms.p99 >= 200 && meanOfP99s < 150, `merged p99 ${m.latency_ms.p99} ms, mean of the p99s ${meanOfP99s} ms`)
+    assert.ok(m.latency_ms.p99 >= 200 && meanOfP99s < 150,
+      `merged p99 ${m.latency_ms.p99} ms, mean of the p99s ${meanOfP99s} ms`)
     // The merge puts each generator's window on the server's clock, with the offset the fleet measured for it.
     const offsetOf = (r) =>
       m.fleet.generators.find((g) => g.generator === r.json.options.generator.index + 1).clock_offset_ms
@@ -106,10 +112,12 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
   }
 })
 
-test('--no-drop_table into a table with rows: the new rows continue after its last timestamp, none repeated', () => withDouble({ trackKeys: true }, async (double) => {
+test('--no-drop_table into a table with rows: the new rows continue after its last timestamp, none repeated',
+  () => withDouble({ trackKeys: true }, async (double) => {
   const first = await runTool('appClusterIngest.js', ['--processes', '1', '--max_rows', '20000'], { env: double.env() })
   assert.equal(first.code, 0, first.stderr)
-  const again = await runTool('appClusterIngest.js', ['--processes', '2', '--max_rows', '10000', '--no-drop_table'], { env: double.env() })
+  const again = await runTool('appClusterIngest.js', ['--processes', '2', '--max_rows', '10000', '--no-drop_table'],
+    { env: double.env() })
   assert.equal(again.code, 0, again.stderr)
   assert.equal(double.keys.size, 40_000)
   assert.equal(double.duplicateKeys, 0)
@@ -119,26 +127,33 @@ test('bad --generator: one line, exit 2', () => withDouble({}, async (double) =>
   for (const value of ['3/2', '0/1', 'a/b', '1']) {
     const run = await runTool('appClusterIngest.js', ['--generator', value], { env: double.env() })
     assert.equal(run.code, 2)
-    assert.match(run.stderr, new RegExp(`^appClusterIngest\\.js: error: --generator must be K/N with 1 <= K <= N, e\\.g\\. 2/3 for the second of three load generators \\(got '${value}'\\)\\n$`))
+    assert.match(run.stderr,
+      new RegExp(`^appClusterIngest\\.js: error: --generator must be K/N with 1 <= K <= N, e\\.g\\. 2/3 for the second of three load generators \\(got '${value}'\\)\\n$`))
   }
 }))
 
 test('a results table that cannot be created stops the run before any load', () => withDouble({
-  fault: ({ stmt }) => (/^CREATE TABLE IF NOT EXISTS "doc"\."bench_runs"/.test(stmt) ? { status: 401, code: 4011, message: 'MissingPrivilegeException[Missing \'DDL\' privilege for user \'bench\']' } : undefined)
+  fault: ({ stmt }) => (/^CREATE TABLE IF NOT EXISTS "doc"\."bench_runs"/.test(stmt) ? { status: 401, code: 4011,
+    message: 'MissingPrivilegeException[Missing \'DDL\' privilege for user \'bench\']' } : undefined)
 }, async (double) => {
-  const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.bench_runs', '--max_rows', '100', '--processes', '1'], { env: double.env() })
+  const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.bench_runs', '--max_rows', '100',
+    '--processes', '1'], { env: double.env() })
   assert.equal(run.code, 3)
   assert.match(run.stderr, /error: cannot create the results table doc\.bench_runs: MissingPrivilegeException/)
   assert.equal(double.bulkRowsReceived, 0)
 }))
 
-test('an existing table with other columns as --results_table: found before the load, exit 3', () => withDouble({}, async (double) => {
-  const made = await runTool('appClusterIngest.js', ['--table', 'doc.not_results', '--max_rows', '100', '--processes', '1'], { env: double.env() })
+test('an existing table with other columns as --results_table: found before the load, exit 3', () => withDouble({},
+  async (double) => {
+  const made = await runTool('appClusterIngest.js', ['--table', 'doc.not_results', '--max_rows', '100', '--processes',
+    '1'], { env: double.env() })
   assert.equal(made.code, 0, made.stderr)
   const inserted = double.bulkRowsReceived
-  const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.not_results', '--max_rows', '100', '--processes', '1'], { env: double.env() })
+  const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.not_results', '--max_rows', '100',
+    '--processes', '1'], { env: double.env() })
   assert.equal(run.code, 3)
-  assert.match(run.stderr, /^appClusterIngest\.js: error: the results table doc\.not_results exists without the columns run_id, load_generator, .*: it holds something else; give another --results_table$/m)
+  assert.match(run.stderr,
+    /^appClusterIngest\.js: error: the results table doc\.not_results exists without the columns run_id, load_generator, .*: it holds something else; give another --results_table$/m)
   assert.equal(double.bulkRowsReceived, inserted, 'no load was started')
 }))
 
@@ -153,21 +168,26 @@ test('a results table of an earlier version (indexed result): refused before the
   const client = clientFor(double)
   try {
     await client.sql(`CREATE TABLE "doc"."old_runs" (${LEGACY_COLUMNS.join(', ')}) CLUSTERED INTO 1 SHARDS WITH (number_of_replicas = '0-1')`)
-    const earlier = await runTool('appClusterIngest.js', ['--max_rows', '1000', '--processes', '1', '--json'], { env: double.env() })
+    const earlier = await runTool('appClusterIngest.js', ['--max_rows', '1000', '--processes', '1', '--json'],
+      { env: double.env() })
     assert.equal(earlier.code, 0, earlier.stderr)
     const columns = LEGACY_COLUMNS.map((c) => c.split(' ')[0])
-    const values = { run_id: 'old-1', started_at: Date.parse(earlier.json.started_at), ok: earlier.json.rows_ok, result: earlier.stdout.trim() }
+    const values = { run_id: 'old-1', started_at: Date.parse(earlier.json.started_at), ok: earlier.json.rows_ok,
+      result: earlier.stdout.trim() }
     await client.sql(`INSERT INTO "doc"."old_runs" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, columns.map((c) => values[c] ?? null))
     await client.sql('REFRESH TABLE "doc"."old_runs"')
   } finally {
     client.close()
   }
   const sent = double.bulkRowsReceived
-  const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.old_runs', '--max_rows', '100', '--processes', '1'], { env: double.env() })
+  const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.old_runs', '--max_rows', '100',
+    '--processes', '1'], { env: double.env() })
   assert.equal(run.code, 3, run.stderr)
-  assert.match(run.stderr, /^appClusterIngest\.js: error: the results table doc\.old_runs was made by an earlier version of this tool: its indexed "result" column refuses a result over 32 KB, .*\(ALTER TABLE doc\.old_runs RENAME TO old_runs_v1\) and the tool creates a new one, or give another --results_table$/m)
+  assert.match(run.stderr,
+    /^appClusterIngest\.js: error: the results table doc\.old_runs was made by an earlier version of this tool: its indexed "result" column refuses a result over 32 KB, .*\(ALTER TABLE doc\.old_runs RENAME TO old_runs_v1\) and the tool creates a new one, or give another --results_table$/m)
   assert.equal(double.bulkRowsReceived, sent, 'no load was started')
-  const report = await runTool('bin/crate-bench.js', ['report', '--results_table', 'doc.old_runs', '--run_id', 'old-1', '--json'], { env: double.env() })
+  const report = await runTool('bin/crate-bench.js', ['report', '--results_table', 'doc.old_runs', '--run_id', 'old-1',
+    '--json'], { env: double.env() })
   assert.equal(report.code, 0, report.stderr)
   assert.equal(report.json.rows_ok, 1000, 'the earlier run is read from its result column')
 }))
@@ -188,7 +208,8 @@ test('bad --results_table, --run_id, --start_at: one line, exit 2', () => withDo
 
 test('Ctrl-C while waiting for --start_at ends at once, with nothing sent', () => withDouble({}, async (double) => {
   const started = Date.now()
-  const run = await runTool('appClusterIngest.js', ['--start_at', new Date(Date.now() + 60_000).toISOString(), '--max_rows', '100', '--processes', '1', '--json'], {
+  const run = await runTool('appClusterIngest.js', ['--start_at', new Date(Date.now() + 60_000).toISOString(),
+    '--max_rows', '100', '--processes', '1', '--json'], {
     env: double.env(),
     waitFor: /waiting until/,
     whileRunning: (child) => child.kill('SIGINT')

@@ -186,7 +186,8 @@ test('stopped through the API in stage 2: stage 2 judged on what ran, 3 and 4 no
     assert.match(run.stderr, /kept up with every stage that ran \(stopped at [\d.]+ s: 2 of 4 stages judged\)/)
   }))
 
-test('a rate raised far beyond what is sent, then lowered: the backlog is withdrawn, the lowered rate holds and is judged', () =>
+test('a rate raised far beyond what is sent, then lowered: the backlog is withdrawn, the lowered rate holds and is ' +
+  'judged', () =>
   withCrateTestDouble({}, async (double) => {
     const run = await steered(double, ['--rate', '400', '--duration', '6s'], async (post) => {
       await sleep(1000)

@@ -20,15 +20,18 @@ function readCsv (file) {
   return rows.map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i]])))
 }
 
-test('batch-size sweep: one CSV row per value, a failing value kept with its failure count, a chart', (t) => withDouble({
+test('batch-size sweep: one CSV row per value, a failing value kept with its failure count, a chart',
+  (t) => withDouble({
   // Batches over 150 rows overload the double's write queue: every row of them is rejected.
   rejectRow: (_rowNumber, _row, bulk) => bulk.size > 150
 }, async (double) => {
   const out = tempDir(t)
-  const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--', '--processes', '1', '--max_rows', '400', '--concurrent_requests', '2'], { env: double.env() })
+  const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--',
+    '--processes', '1', '--max_rows', '400', '--concurrent_requests', '2'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const rows = readCsv(path.join(out, 'batch-size.csv'))
-  assert.deepEqual(rows.map((r) => [r.batch_size, r.rows, r.failed, r.exit_code]), [['50', '400', '0', '0'], ['100', '400', '0', '0'], ['200', '0', '400', '1']])
+  assert.deepEqual(rows.map((r) => [r.batch_size, r.rows, r.failed, r.exit_code]), [['50', '400', '0', '0'], ['100',
+    '400', '0', '0'], ['200', '0', '400', '1']])
   assert.equal(rows[0].change_pct, '')
   assert.ok(Number(rows[1].rows_per_sec) > 0 && Number(rows[1].p99_ms) > 0)
   // Every value ran exactly its rows: 3 × 400, and the table was created once per run.
@@ -45,10 +48,13 @@ test('batch-size sweep: one CSV row per value, a failing value kept with its fai
   assert.ok(fs.statSync(path.join(out, 'runs', 'batch_size-200.log')).size > 0, 'each run keeps its own report')
 }))
 
-test('the other ingest sweeps pass their value to the flag they are named after', (t) => withDouble({}, async (double) => {
+test('the other ingest sweeps pass their value to the flag they are named after', (t) => withDouble({},
+  async (double) => {
   for (const [script, flag, values, fixed, expect] of [
-    ['scripts/find-optimal-shards.sh', 'shards', '2 4', ['--processes', '1', '--max_rows', '100'], (d) => d.statementsMatching(/CLUSTERED INTO 4 SHARDS/).length === 1],
-    ['scripts/find-optimal-processes.sh', 'processes', '1 2', ['--max_rows', '100'], (d) => d.bulkRowsReceived === 100 + 200],
+    ['scripts/find-optimal-shards.sh', 'shards', '2 4', ['--processes', '1', '--max_rows', '100'],
+      (d) => d.statementsMatching(/CLUSTERED INTO 4 SHARDS/).length === 1],
+    ['scripts/find-optimal-processes.sh', 'processes', '1 2', ['--max_rows', '100'],
+      (d) => d.bulkRowsReceived === 100 + 200],
     ['scripts/find-saturation.sh', 'max_rows', '100 300', ['--processes', '1'], (d) => d.bulkRowsReceived === 100 + 300]
   ]) {
     double.bulkRowsReceived = 0
@@ -63,9 +69,11 @@ test('the other ingest sweeps pass their value to the flag they are named after'
   }
 }))
 
-test('--repeat runs each value several times; the CSV row is the median run with the range', (t) => withDouble({}, async (double) => {
+test('--repeat runs each value several times; the CSV row is the median run with the range', (t) => withDouble({},
+  async (double) => {
   const out = tempDir(t)
-  const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100', '--repeat', '3', '--out', out, '--', '--processes', '1', '--max_rows', '200'], { env: double.env() })
+  const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100', '--repeat', '3', '--out', out,
+    '--', '--processes', '1', '--max_rows', '200'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(double.bulkRowsReceived, 2 * 3 * 200)
   const rows = readCsv(path.join(out, 'batch-size.csv'))
@@ -104,24 +112,32 @@ function mixFile (out) {
   return config
 }
 
-test('query saturation: stops once more concurrency no longer buys queries/s', (t) => withDouble(singleWorkerDouble(), async (double) => {
+test('query saturation: stops once more concurrency no longer buys queries/s', (t) => withDouble(singleWorkerDouble(),
+  async (double) => {
   const out = tempDir(t)
-  const run = await runTool('scripts/find-query-saturation.sh', ['--values', '1 2 4 8 16', '--min_gain', '20', '--out', out, '--', '--queries_config', mixFile(out), '--max_queries', '150'], { env: double.env() })
+  const run = await runTool('scripts/find-query-saturation.sh', ['--values', '1 2 4 8 16', '--min_gain', '20', '--out',
+    out, '--', '--queries_config', mixFile(out), '--max_queries', '150'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const rows = readCsv(path.join(out, 'query-saturation.csv'))
-  assert.ok(rows.length >= 2 && rows.length < 5, `stopped before the last value: ${rows.map((r) => r.concurrent_requests)}`)
-  assert.match(run.stderr, /saturated: throughput gain below the threshold: [+-][\d.]+% from \d+ to \d+ \(target at least \+20%\)/)
+  assert.ok(rows.length >= 2 && rows.length < 5,
+    `stopped before the last value: ${rows.map((r) => r.concurrent_requests)}`)
+  assert.match(run.stderr,
+    /saturated: throughput gain below the threshold: [+-][\d.]+% from \d+ to \d+ \(target at least \+20%\)/)
   for (const r of rows) assert.equal(r.queries, '150')
   assert.ok(Number(rows[rows.length - 1].queries_per_sec) < 400, 'the double caps throughput')
 }))
 
-test('query saturation --step rate: stops at the first target the server cannot reach', (t) => withDouble(singleWorkerDouble(), async (double) => {
+test('query saturation --step rate: stops at the first target the server cannot reach',
+  (t) => withDouble(singleWorkerDouble(), async (double) => {
   const out = tempDir(t)
   // A wide shortfall limit: a loaded machine may miss 100 queries/s by a few percent, never 400 by less than a third.
-  const run = await runTool('scripts/find-query-saturation.sh', ['--step', 'rate', '--values', '50 100 400 800', '--max_shortfall_pct', '20', '--out', out, '--', '--queries_config', mixFile(out), '--duration', '1s'], { env: double.env() })
+  const run = await runTool('scripts/find-query-saturation.sh', ['--step', 'rate', '--values', '50 100 400 800',
+    '--max_shortfall_pct', '20', '--out', out, '--', '--queries_config', mixFile(out), '--duration', '1s'],
+      { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const rows = readCsv(path.join(out, 'query-saturation.csv'))
-  assert.deepEqual(rows.map((r) => r.rate), ['50', '100', '400'], 'the 250 queries/s server misses 400; 800 is never tried')
+  assert.deepEqual(rows.map((r) => r.rate), ['50', '100', '400'],
+    'the 250 queries/s server misses 400; 800 is never tried')
   assert.ok(Number(rows[1].queries_per_sec) >= 80, `100 queries/s reached: ${rows[1].queries_per_sec}`)
   assert.match(run.stderr, /saturated: achieved [\d.]+ queries\/s at a target of 400 \([\d.]+% short, limit 20%\)/)
 }))
@@ -129,12 +145,15 @@ test('query saturation --step rate: stops at the first target the server cannot 
 test('a benchmark that cannot run stops the sweep with its error and exit code', async (t) => {
   const port = await closedPort()
   const out = tempDir(t)
-  const unreachable = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100', '--out', out, '--', '--max_rows', '100'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
+  const unreachable = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100', '--out', out, '--',
+    '--max_rows', '100'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
   assert.equal(unreachable.code, 3)
-  assert.match(unreachable.stderr, new RegExp(`error: the benchmark could not run at --batch_size 50 \\(exit code 3\\): .*connection refused by http://127.0.0.1:${port}`))
+  assert.match(unreachable.stderr,
+    new RegExp(`error: the benchmark could not run at --batch_size 50 \\(exit code 3\\): .*connection refused by http://127.0.0.1:${port}`))
   assert.doesNotMatch(unreachable.stderr, /\[2\/2\]/)
 
-  const badBenchmarkOption = await runTool('scripts/find-optimal-shards.sh', ['--values', '3', '--out', out, '--', '--bogus'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
+  const badBenchmarkOption = await runTool('scripts/find-optimal-shards.sh', ['--values', '3', '--out', out, '--',
+    '--bogus'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
   assert.equal(badBenchmarkOption.code, 2)
   assert.match(badBenchmarkOption.stderr, /unknown option --bogus/)
 })
@@ -144,7 +163,8 @@ test('bad sweep options: one line, exit 2, before any run', async () => {
     [['--values', ''], /--values is empty/],
     [['--nonsense'], /unknown option --nonsense \(benchmark options go after '--'; see --help\)/],
     [['--plateau_pct', 'x'], /--plateau_pct must be a non-negative number, not 'x'/],
-    [['--threshold', '10'], /--threshold is the benchmarks' pass\/fail check: give it after '--' to judge every run; the sweet spot's gain is --plateau_pct PCT/],
+    [['--threshold', '10'],
+      /--threshold is the benchmarks' pass\/fail check: give it after '--' to judge every run; the sweet spot's gain is --plateau_pct PCT/],
     [['--values', '1;rm'], /'1;rm' is not a value for --batch_size/],
     [['--', '--batch_size', '5'], /--batch_size is what this script sweeps: give its values with --values/],
     [['--min_gain', '5'], /--min_gain applies to ramps/],
@@ -164,21 +184,25 @@ test('bad sweep options: one line, exit 2, before any run', async () => {
 test('every sweep script has --help with its defaults and an example', async () => {
   // find-capacity.sh and find-grid.sh have help of their own (test/e2e/capacity.e2e.test.js, grid.e2e.test.js).
   const own = ['find-capacity.sh', 'find-grid.sh']
-  for (const script of fs.readdirSync(path.join(__dirname, '..', '..', 'scripts')).filter((f) => f.endsWith('.sh') && !own.includes(f))) {
+  for (const script of fs.readdirSync(path.join(__dirname, '..', '..',
+    'scripts')).filter((f) => f.endsWith('.sh') && !own.includes(f))) {
     const run = await runTool(`scripts/${script}`, ['--help'])
     assert.equal(run.code, 0, script)
     assert.match(run.stdout, /^Usage: crate-bench sweep \S+ \[options\] \[-- benchmark options\]$/m)
-    assert.match(run.stdout, new RegExp(`\\(or: scripts/${script.replace('.', '\\.')} \\[options\\] \\[-- benchmark options\\]\\)`))
+    assert.match(run.stdout,
+      new RegExp(`\\(or: scripts/${script.replace('.', '\\.')} \\[options\\] \\[-- benchmark options\\]\\)`))
     assert.match(run.stdout, /\(default: \d[\d ]*\)/)
     assert.match(run.stdout, /Example:\n {2}\S+\.sh /)
   }
 })
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  test(`${signal} during a sweep stops the run in progress at once; the report covers it, marked partial; exit 4`, (t) => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 30 } : undefined) }, async (double) => {
+  test(`${signal} during a sweep stops the run in progress at once; the report covers it, marked partial; exit 4`,
+    (t) => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 30 } : undefined) }, async (double) => {
     const out = tempDir(t)
     // The first run alone would take 400 requests of 30 ms: 12 s.
-    const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--', '--processes', '1', '--max_rows', '20000', '--concurrent_requests', '1'], {
+    const run = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '50 100 200', '--out', out, '--',
+      '--processes', '1', '--max_rows', '20000', '--concurrent_requests', '1'], {
       env: double.env(),
       waitFor: /\[1\/3\]/,
       whileRunning: (child) => setTimeout(() => child.kill(signal), 1500)

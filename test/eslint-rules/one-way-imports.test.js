@@ -26,13 +26,16 @@ tester.run('one-way-imports', rule, {
     { filename: path.join(__dirname, 'x.js'), code: "require('../../lib/sweep/sweep')" }
   ],
   invalid: [
-    { filename: lib('base/format.js'), code: "require('../results/stats')", errors: [{ message: /it may require nothing of ours/ }] },
+    { filename: lib('base/format.js'), code: "require('../results/stats')",
+      errors: [{ message: /it may require nothing of ours/ }] },
     { filename: lib('data/generators/query-args.js'), code: "require('../../cli/options')", errors: 1 },
     { filename: lib('reports/command.js'), code: "require('../run/runner')", errors: 1 },
-    { filename: lib('cluster/monitor.js'), code: "require('../workloads')", errors: [{ message: /lib\/cluster\/ must not require lib\/workloads\/ .*it may require base/ }] },
+    { filename: lib('cluster/monitor.js'), code: "require('../workloads')",
+      errors: [{ message: /lib\/cluster\/ must not require lib\/workloads\/ .*it may require base/ }] },
     // Not a layer below it, but no edge of the graph either: sweep runs benchmarks as processes.
     { filename: lib('sweep/sweep.js'), code: "require('../run/runner')", errors: 1 },
-    { filename: lib('results/merge.js'), code: "require('../../test/helpers/ports')", errors: [{ message: /outside lib/ }] },
+    { filename: lib('results/merge.js'), code: "require('../../test/helpers/ports')",
+      errors: [{ message: /outside lib/ }] },
     { filename: lib('misc/x.js'), code: "require('./y')", errors: [{ message: /not a known folder/ }] }
   ]
 })

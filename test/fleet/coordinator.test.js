@@ -18,7 +18,8 @@ const TABLE = parseTableName('doc.fleet_test', 'fleet_table')
 
 function generators (double, count, extra = {}) {
   return Array.from({ length: count }, (_, index) => new FleetCoordinator({
-    client: new CrateClient({ hosts: parseHosts(`127.0.0.1:${double.port}`, double.port, false), user: 'crate', password: '', timeoutMs: 5000 }),
+    client: new CrateClient({ hosts: parseHosts(`127.0.0.1:${double.port}`, double.port, false), user: 'crate',
+      password: '', timeoutMs: 5000 }),
     table: TABLE,
     runId: 'r1',
     index,
@@ -40,7 +41,8 @@ async function joinAndPrepare (gens) {
 }
 
 
-test('three generators: one prepares, the others take what it prepared; all get one start on the server clock', () => withCrateTestDouble({}, async (double) => {
+test('three generators: one prepares, the others take what it prepared; all get one start on the server clock',
+  () => withCrateTestDouble({}, async (double) => {
   const gens = generators(double, 3)
   try {
     await Promise.all(gens.map((g) => g.join({ compared: { batch_size: 1000 } })))
@@ -56,13 +58,15 @@ test('three generators: one prepares, the others take what it prepared; all get 
     await Promise.all(gens.map((g, i) => g.done({ counts: { sent: 10 * i, ok: 10 * i, failed: 0 } })))
     const steward = gens[outcomes.findIndex((o) => o.steward)]
     const all = await steward.awaitOthers({ deadAfterMs: 60_000 })
-    assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'done', false], [1, 'done', false], [2, 'done', false]])
+    assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'done', false], [1, 'done', false], [2,
+      'done', false]])
   } finally {
     closeAll(gens)
   }
 }))
 
-test('a generator whose options differ from the steward\'s is refused, naming each difference; a seed left to chance is the fleet\'s', () => withCrateTestDouble({}, async (double) => {
+test('a generator whose options differ from the steward\'s is refused, naming each difference; a seed left to chance ' +
+  'is the fleet\'s', () => withCrateTestDouble({}, async (double) => {
   const [steward, other, third] = generators(double, 3)
   try {
     await steward.join({ compared: { batch_size: 1000, model: 'cpu', seed: 5 } })
@@ -71,7 +75,8 @@ test('a generator whose options differ from the steward\'s is refused, naming ea
     await steward.prepareOnce(async () => ({}), { seed: 5, seedGiven: true })
     await assert.rejects(other.prepareOnce(async () => ({}), { seed: 6, seedGiven: true }), (error) => {
       assert.equal(error.exitCode, 2)
-      assert.match(error.message, /generator 2\/3 does not run the fleet's options \(those of generator 1 on gen-0\): batch_size: 5000 here, 1000 there; seed: 6 here, 5 there/)
+      assert.match(error.message,
+        /generator 2\/3 does not run the fleet's options \(those of generator 1 on gen-0\): batch_size: 5000 here, 1000 there; seed: 6 here, 5 there/)
       return true
     })
     const adopted = await third.prepareOnce(async () => ({}), { seed: 99, seedGiven: false })
@@ -81,7 +86,8 @@ test('a generator whose options differ from the steward\'s is refused, naming ea
   }
 }))
 
-test('a start barrier not complete in --barrier_timeout fails, naming the generators missing and why', () => withCrateTestDouble({}, async (double) => {
+test('a start barrier not complete in --barrier_timeout fails, naming the generators missing and why',
+  () => withCrateTestDouble({}, async (double) => {
   let now = 1_000_000
   const clock = () => now
   const sleep = async (ms) => { now += ms }
@@ -92,7 +98,8 @@ test('a start barrier not complete in --barrier_timeout fails, naming the genera
     await gens[0].prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
     await assert.rejects(gens[0].barrier(), (error) => {
       assert.equal(error.exitCode, 3)
-      assert.match(error.message, /^the start barrier of run r1 was not complete within --barrier_timeout 1m: generators 2 \(registered, silent for (59|60)(\.\d+)?s on gen-1\), 3 \(never registered\) of 3 not ready$/)
+      assert.match(error.message,
+        /^the start barrier of run r1 was not complete within --barrier_timeout 1m: generators 2 \(registered, silent for (59|60)(\.\d+)?s on gen-1\), 3 \(never registered\) of 3 not ready$/)
       return true
     })
     // The silence is measured on the server's clock (the row's write time), so real milliseconds pass in it too.
@@ -102,7 +109,8 @@ test('a start barrier not complete in --barrier_timeout fails, naming the genera
   }
 }))
 
-test('the waiting ends when the steward cannot prepare: its error reaches every generator', () => withCrateTestDouble({}, async (double) => {
+test('the waiting ends when the steward cannot prepare: its error reaches every generator',
+  () => withCrateTestDouble({}, async (double) => {
   const gens = generators(double, 2)
   try {
     await Promise.all(gens.map((g) => g.join({ compared: {} })))
@@ -117,7 +125,8 @@ test('the waiting ends when the steward cannot prepare: its error reaches every 
   }
 }))
 
-test('a generator silent for longer than the limit is dead; one that never registered too', () => withCrateTestDouble({}, async (double) => {
+test('a generator silent for longer than the limit is dead; one that never registered too',
+  () => withCrateTestDouble({}, async (double) => {
   let now = 5_000_000
   const gens = generators(double, 3, { clock: () => now, sleep: async (ms) => { now += ms }, pollMs: 1000 })
   try {
@@ -126,7 +135,8 @@ test('a generator silent for longer than the limit is dead; one that never regis
     await gens[1].beat({ sent: 100, ok: 90, failed: 0 })
     await gens[0].done({ counts: { sent: 10, ok: 10, failed: 0 } })
     const all = await gens[0].awaitOthers({ deadAfterMs: 30_000 })
-    assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'done', false], [1, 'running', true], [2, 'missing', true]])
+    assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'done', false], [1, 'running', true], [2,
+      'missing', true]])
     assert.deepEqual(all[1].detail.counts, { sent: 100, ok: 90, failed: 0 }, 'its last counts are known')
   } finally {
     closeAll(gens)
@@ -152,7 +162,8 @@ test('a count still on its way when the generator is done does not overwrite don
   })
 })
 
-test('the clock offset against CURRENT_TIMESTAMP: the server 5 s ahead is +5 s here, within half a round trip', () => withCrateTestDouble({ serverClockOffsetMs: 5000 }, async (double) => {
+test('the clock offset against CURRENT_TIMESTAMP: the server 5 s ahead is +5 s here, within half a round trip',
+  () => withCrateTestDouble({ serverClockOffsetMs: 5000 }, async (double) => {
   const [g] = generators(double, 1)
   try {
     const { offsetMs, rttMs } = await measureClockOffset(g.client)
@@ -163,10 +174,12 @@ test('the clock offset against CURRENT_TIMESTAMP: the server 5 s ahead is +5 s h
 }))
 
 test('compared options leave out what is each generator\'s own; differences read as words', () => {
-  const described = { hosts: ['a'], generator: { index: 1, count: 2 }, batch_size: 100, model: 'cpu', seed: 3, report: 'x.html', run_id: 'r' }
+  const described = { hosts: ['a'], generator: { index: 1, count: 2 }, batch_size: 100, model: 'cpu', seed: 3,
+    report: 'x.html', run_id: 'r' }
   assert.deepEqual(comparedOptions(described), { batch_size: 100, model: 'cpu', seed: 3 })
   assert.deepEqual(comparedOptions(described, { seedGiven: false }), { batch_size: 100, model: 'cpu' })
-  assert.deepEqual(differences({ a: 1, b: 'x' }, { a: 2, c: true }), ['a: 1 here, 2 there', 'b: "x" here, (not set) there', 'c: (not set) here, true there'])
+  assert.deepEqual(differences({ a: 1, b: 'x' }, { a: 2, c: true }), ['a: 1 here, 2 there',
+    'b: "x" here, (not set) there', 'c: (not set) here, true there'])
 })
 
 /** A client that counts the REFRESH statements its generator sends. */
@@ -180,7 +193,8 @@ function countingRefreshes (g) {
   return g
 }
 
-test('the steward dead after the load: the lowest living generator takes the finish over, the others wait for it', () => withCrateTestDouble({}, async (double) => {
+test('the steward dead after the load: the lowest living generator takes the finish over, the others wait for it',
+  () => withCrateTestDouble({}, async (double) => {
   let now = 7_000_000
   const clock = () => now
   const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
@@ -197,7 +211,8 @@ test('the steward dead after the load: the lowest living generator takes the fin
     assert.deepEqual(taken, { takeOver: true, deadFinishers: [0] })
     const waiting = gens[2].awaitFinish({ deadAfterMs: 30_000 })
     const all = await gens[1].awaitOthers({ deadAfterMs: 30_000 })
-    assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'running', true], [1, 'done', false], [2, 'done', false]])
+    assert.deepEqual(all.map((g) => [g.generator, g.state, g.dead]), [[0, 'running', true], [1, 'done', false], [2,
+      'done', false]])
     assert.ok(all[0].silent_ms > 30_000, 'how long the death took to notice')
     await gens[1].storeReconciliation({ finished_by: 1 })
     assert.deepEqual(await waiting, { finishedBy: 1 })
@@ -210,7 +225,8 @@ test('the steward dead after the load: the lowest living generator takes the fin
   }
 }))
 
-test('two generators claiming the finish of a dead steward: one wins, the other waits for it', () => withCrateTestDouble({}, async (double) => {
+test('two generators claiming the finish of a dead steward: one wins, the other waits for it',
+  () => withCrateTestDouble({}, async (double) => {
   let now = 8_000_000
   const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
   // Polls of 100 ms: the winner stays alive, on the injected clock, for the whole wait of the loser.
@@ -231,7 +247,8 @@ test('two generators claiming the finish of a dead steward: one wins, the other 
   }
 }))
 
-test('a generator that went silent while it waited at the barrier is not ready; a restarted pod takes its place', () => withCrateTestDouble({}, async (double) => {
+test('a generator that went silent while it waited at the barrier is not ready; a restarted pod takes its place',
+  () => withCrateTestDouble({}, async (double) => {
   let now = 9_000_000
   const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
   const [steward, evicted] = generators(double, 2, { clock: () => now, sleep, pollMs: 1000, barrierTimeoutMs: 20_000 })
@@ -243,7 +260,8 @@ test('a generator that went silent while it waited at the barrier is not ready; 
     await evicted.prepareOnce(async () => ({}), { seed: 1, seedGiven: true })
     await evicted.writeOwnRow('ready', evicted.detail)
     now += 10_000
-    await assert.rejects(steward.barrier({ deadAfterMs: 5000 }), /generator 2 \(ready, silent for \d+(\.\d+)?s on gen-1\) of 2 not ready/)
+    await assert.rejects(steward.barrier({ deadAfterMs: 5000 }),
+      /generator 2 \(ready, silent for \d+(\.\d+)?s on gen-1\) of 2 not ready/)
     assert.equal((await steward.readRow(-2)).state, 'aborted', 'the start row says why')
   } finally {
     closeAll([steward, evicted])
@@ -271,14 +289,16 @@ test('a generator that went silent while it waited at the barrier is not ready; 
   }
 }))
 
-test('a generator still heartbeating at the barrier cannot be replaced by a second pod of the same index', () => withCrateTestDouble({}, async (double) => {
+test('a generator still heartbeating at the barrier cannot be replaced by a second pod of the same index',
+  () => withCrateTestDouble({}, async (double) => {
   const [steward, first] = generators(double, 2)
   const [, twin] = generators(double, 2)
   try {
     await steward.join({ compared: {} })
     await first.join({ compared: {} })
     await first.writeOwnRow('ready', { ...first.detail, reported_at_server_ms: Date.now() })
-    await assert.rejects(twin.join({ compared: {}, deadAfterMs: 60_000 }), /generator 2\/2 of run r1 has already run \(ready, on gen-1\)/)
+    await assert.rejects(twin.join({ compared: {}, deadAfterMs: 60_000 }),
+      /generator 2\/2 of run r1 has already run \(ready, on gen-1\)/)
     // Refused, the twin has no row of its own: its failure is never written over the original's.
     await twin.failed('refused')
     assert.equal((await first.readRow(1)).state, 'ready', 'the original is untouched')
@@ -312,7 +332,8 @@ test('twelve generators arriving one after another: only the steward refreshes t
   }
 }))
 
-test('a finisher paused past the death rule comes back: the takeover stands, it does not finish a second time', () => withCrateTestDouble({}, async (double) => {
+test('a finisher paused past the death rule comes back: the takeover stands, it does not finish a second time',
+  () => withCrateTestDouble({}, async (double) => {
   let now = 10_000_000
   const sleep = async (ms) => { now += ms; await new Promise(setImmediate) }
   const gens = generators(double, 2, { clock: () => now, sleep, pollMs: 1000 })

@@ -7,15 +7,18 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && fs.existsSync(p))
-const NO_CHROMIUM = CHROMIUM ? false : 'Chromium is not installed (CHROMIUM_PATH or /usr/bin/chromium): nothing is drawn in a browser'
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium',
+  '/usr/bin/chromium-browser'].find((p) => p && fs.existsSync(p))
+const NO_CHROMIUM = CHROMIUM ? false : 'Chromium is not installed (CHROMIUM_PATH or /usr/bin/chromium): nothing is ' +
+  'drawn in a browser'
 
 // The flags that keep a headless start quiet on a machine with no network (see the machine notes).
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run']
 
 function chromium (args, { width = 1400, height = 1300 } = {}) {
-  return spawnSync(CHROMIUM, [...FLAGS, `--window-size=${width},${height}`, ...args], { encoding: 'utf8', timeout: 60_000 })
+  return spawnSync(CHROMIUM, [...FLAGS, `--window-size=${width},${height}`, ...args], { encoding: 'utf8',
+    timeout: 60_000 })
 }
 
 // Runs in the page once it has drawn: every text's box, which boxes overlap and which leave the picture.
@@ -26,7 +29,8 @@ window.addEventListener('load', function () { setTimeout(function () {
   var boxes = texts.map(function (t) {
     var r = t.getBoundingClientRect(); var svg = t.ownerSVGElement.getBoundingClientRect()
     var picture = svgs.indexOf(t.ownerSVGElement)
-    return { text: t.textContent, picture: picture, x: r.left - svg.left, y: r.top - svg.top, w: r.width, h: r.height, W: svg.width, H: svg.height }
+    return { text: t.textContent, picture: picture, x: r.left - svg.left, y: r.top - svg.top, w: r.width, h: r.height,
+      W: svg.width, H: svg.height }
   })
   var overlaps = []
   var outside = []
@@ -39,7 +43,8 @@ window.addEventListener('load', function () { setTimeout(function () {
       if (w > 2 && h > 2) overlaps.push([a.text, b.text])
     })
   })
-  document.body.setAttribute('data-layout', JSON.stringify({ texts: boxes.length, overlaps: overlaps, outside: outside }))
+  document.body.setAttribute('data-layout', JSON.stringify({ texts: boxes.length, overlaps: overlaps,
+    outside: outside }))
 }, 200) })
 </script>`
 

@@ -26,7 +26,8 @@ function requestText (capture, rename = (text) => text) {
 
 /** POSTs a capture's request to `baseUrl`; resolves with { status, contentType, body } as the capture keeps them. */
 async function replay (baseUrl, capture, { rename, headers = {} } = {}) {
-  const response = await fetch(`${baseUrl}${capture.request.path}`, { method: 'POST', body: requestText(capture, rename),
+  const response = await fetch(`${baseUrl}${capture.request.path}`, { method: 'POST', body: requestText(capture,
+    rename),
     headers: { 'content-type': 'application/json', ...headers } })
   const text = await response.text()
   const contentType = response.headers.get('content-type')

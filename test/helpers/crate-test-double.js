@@ -38,7 +38,8 @@ const SYS_NODES_20 = fixture('20-sys-nodes')
 const RUN_AGGREGATE = new RegExp('^' + [
   'SELECT count\\(\\*\\) AS load_generators, sum\\(ok\\) AS ok, sum\\(failed\\) AS failed, ',
   'EXTRACT\\(EPOCH FROM max\\(ended_at\\)\\) - EXTRACT\\(EPOCH FROM min\\(started_at\\)\\) AS seconds, ',
-  'sum\\(ok\\) / \\(EXTRACT\\(EPOCH FROM max\\(ended_at\\)\\) - EXTRACT\\(EPOCH FROM min\\(started_at\\)\\)\\) AS per_sec ',
+  'sum\\(ok\\) / \\(EXTRACT\\(EPOCH FROM max\\(ended_at\\)\\) - EXTRACT\\(EPOCH FROM min\\(started_at\\)\\)\\) AS ' +
+    'per_sec ',
   'FROM (\\S+) WHERE run_id = \\?$'
 ].join(''))
 
@@ -145,7 +146,8 @@ class CrateTestDouble {
 
   /** Env for a child process of the tool pointed at this double: every node, round-robin. */
   env (extra = {}) {
-    return { CRATE_HOST: this.nodes.map((n) => `127.0.0.1:${n.port}`).join(','), CRATE_PORT: String(this.port), CRATE_SSL: String(Boolean(this.script.tls)), ...extra }
+    return { CRATE_HOST: this.nodes.map((n) => `127.0.0.1:${n.port}`).join(','), CRATE_PORT: String(this.port),
+      CRATE_SSL: String(Boolean(this.script.tls)), ...extra }
   }
 
   /** A hostile answer: headers at once, then a byte at a time, never complete. */
@@ -192,7 +194,8 @@ class CrateTestDouble {
     req.on('end', () => {
       if (tooLarge) return send(res, 413, null, '')
       this.answer(req, res, Buffer.concat(chunks).toString('utf8')).catch((error) => {
-        send(res, 500, JSON_TYPE, JSON.stringify({ error: { message: `test double failure: ${error.message}`, code: 5000 } }))
+        send(res, 500, JSON_TYPE, JSON.stringify({ error: { message: `test double failure: ${error.message}`,
+          code: 5000 } }))
       })
     })
   }
@@ -211,10 +214,13 @@ class CrateTestDouble {
     try {
       body = JSON.parse(text)
     } catch {
-      return sendError(res, 400, 4000, `SQLParseException[Can't parse [${text}]. Expecting payload with \`stmt\` string and \`args\` or \`bulk_args\` arrays]`)
+      return sendError(res, 400, 4000,
+        `SQLParseException[Can't parse [${text}]. Expecting payload with \`stmt\` string and \`args\` or \`bulk_args\` arrays]`)
     }
-    if (typeof body.stmt !== 'string') return sendError(res, 500, 5000, 'SQLParseSourceException[Field [stmt] is missing]')
-    if (body.args && body.bulk_args) return sendError(res, 400, 4000, "SQLParseException[request body contains args and bulk_args. It's forbidden to provide both]")
+    if (typeof body.stmt !== 'string') return sendError(res, 500, 5000,
+      'SQLParseSourceException[Field [stmt] is missing]')
+    if (body.args && body.bulk_args) return sendError(res, 400, 4000,
+      "SQLParseException[request body contains args and bulk_args. It's forbidden to provide both]")
     const bulk = Array.isArray(body.bulk_args)
     this.statements.push({ stmt: body.stmt, args: body.args, rows: bulk ? body.bulk_args.length : undefined })
 
@@ -264,7 +270,8 @@ class CrateTestDouble {
     let m
     if (/^SELECT 1$/i.test(stmt)) return { cols: ['1'], rows: [[1]], rowcount: 1 }
     // The server's clock (65), off this machine's by script.serverClockOffsetMs.
-    if (stmt === 'SELECT CURRENT_TIMESTAMP AS now') return { cols: ['now'], rows: [[Date.now() + (this.script.serverClockOffsetMs || 0)]], rowcount: 1 }
+    if (stmt === 'SELECT CURRENT_TIMESTAMP AS now') return { cols: ['now'],
+      rows: [[Date.now() + (this.script.serverClockOffsetMs || 0)]], rowcount: 1 }
     const keyed = this.executeKeyed(stmt, args)
     if (keyed) return keyed
     if ((m = /^DROP TABLE (IF EXISTS )?(\S+)$/i.exec(stmt))) {
@@ -280,8 +287,10 @@ class CrateTestDouble {
     if ((m = /^CREATE TABLE (IF NOT EXISTS )?(\S+) \(([\s\S]*)\) CLUSTERED INTO (\d+) SHARDS WITH \(number_of_replicas = '([^']*)'([^)]*)\)$/i.exec(stmt))) {
       const name = tableName(m[2])
       const shards = Number(m[4])
-      if (shards < 1) return error(400, 4000, 'SQLParseException[num_shards in CLUSTERED clause must be greater than 0]')
-      if (!/^\d+(-(\d+|all))?$/.test(m[5])) return error(400, 4000, `SQLParseException[The "number_of_replicas" range "${m[5]}" isn't valid]`)
+      if (shards < 1) return error(400, 4000,
+        'SQLParseException[num_shards in CLUSTERED clause must be greater than 0]')
+      if (!/^\d+(-(\d+|all))?$/.test(m[5])) return error(400, 4000,
+        `SQLParseException[The "number_of_replicas" range "${m[5]}" isn't valid]`)
       if (this.tables.has(name)) {
         return m[1] ? { rowcount: 0 } : error(409, 4093, `RelationAlreadyExists[Relation '${name}' already exists.]`)
       }
@@ -311,7 +320,8 @@ class CrateTestDouble {
       if (!table) return unknownRelation(name)
       const columns = m[2].split(',').map((c) => c.trim().replace(/"/g, ''))
       if (args.length < columns.length) {
-        return error(400, 4000, `SQLParseException[The query contains a parameter placeholder $${args.length + 1}, but there are only ${args.length} parameter values]`)
+        return error(400, 4000,
+          `SQLParseException[The query contains a parameter placeholder $${args.length + 1}, but there are only ${args.length} parameter values]`)
       }
       const record = Object.fromEntries(columns.map((c, i) => [c, args[i]]))
       const immense = immenseTermError(table, record)
@@ -355,7 +365,8 @@ class CrateTestDouble {
       const seconds = rows.length
         ? Math.max(...rows.map((r) => epoch(r.ended_at))) - Math.min(...rows.map((r) => epoch(r.started_at)))
         : null
-      return { cols: ['load_generators', 'ok', 'failed', 'seconds', 'per_sec'], rows: [[rows.length, sum('ok'), sum('failed'), seconds, rows.length ? sum('ok') / seconds : null]], rowcount: 1 }
+      return { cols: ['load_generators', 'ok', 'failed', 'seconds', 'per_sec'], rows: [[rows.length, sum('ok'),
+        sum('failed'), seconds, rows.length ? sum('ok') / seconds : null]], rowcount: 1 }
     }
     if ((m = /^ALTER TABLE (\S+) RESET \(refresh_interval\)$/i.exec(stmt))) {
       if (!this.tables.has(tableName(m[1]))) return unknownRelation(tableName(m[1]))
@@ -403,7 +414,8 @@ class CrateTestDouble {
     }
     if (/^SELECT number_of_shards, number_of_replicas FROM information_schema\.tables WHERE table_schema = \? AND table_name = \?$/i.test(stmt)) {
       const table = this.tables.get(`${args[0]}.${args[1]}`)
-      return { cols: ['number_of_shards', 'number_of_replicas'], rows: table ? [[table.shards, table.replicas]] : [], rowcount: table ? 1 : 0 }
+      return { cols: ['number_of_shards', 'number_of_replicas'], rows: table ? [[table.shards, table.replicas]] : [],
+        rowcount: table ? 1 : 0 }
     }
     if (/^SELECT count\(\*\), sum\(size\), sum\(num_docs\) FROM sys\.shards WHERE schema_name = \? AND table_name = \? AND "primary" = true$/.test(stmt)) {
       // The shape of sys.shards (22); a row's size on disk modelled as 100 bytes.
@@ -471,7 +483,8 @@ class CrateTestDouble {
       const columns = m[1].split(',').map((c) => c.trim().replace(/"/g, ''))
       const values = m[2].split(',').map((v) => v.trim())
       let arg = 0
-      const row = Object.fromEntries(columns.map((c, i) => [c, values[i] === '?' ? args[arg++] : values[i] === 'CURRENT_TIMESTAMP' ? now : values[i]]))
+      const row = Object.fromEntries(columns.map((c, i) => [c,
+        values[i] === '?' ? args[arg++] : values[i] === 'CURRENT_TIMESTAMP' ? now : values[i]]))
       const key = keyOf(row)
       if (table.keyed.has(key)) return { rowcount: 0 }
       table.keyed.set(key, { ...row, _seq_no: 0, _primary_term: 1 })
@@ -523,7 +536,8 @@ class CrateTestDouble {
 
   executeBulk (stmt, bulkArgs) {
     const m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)( ON CONFLICT \(([a-z_]+)\) DO UPDATE SET .+)?$/i.exec(stmt)
-    if (!m) return error(400, 4004, 'UnsupportedFeatureException[Bulk operations for statements that return result sets is not supported]')
+    if (!m) return error(400, 4004,
+      'UnsupportedFeatureException[Bulk operations for statements that return result sets is not supported]')
     const upsert = Boolean(m[4])
     const name = tableName(m[1])
     const table = this.tables.get(name)
@@ -533,7 +547,8 @@ class CrateTestDouble {
     // Whole-request failures come first: CrateDB analyses all rows before writing any (07, 08).
     for (const row of bulkArgs) {
       if (row.length < placeholders) {
-        return error(400, 4000, `SQLParseException[The query contains a parameter placeholder $${row.length + 1}, but there are only ${row.length} parameter values]`)
+        return error(400, 4000,
+          `SQLParseException[The query contains a parameter placeholder $${row.length + 1}, but there are only ${row.length} parameter values]`)
       }
       for (let i = 0; i < columns.length; i++) {
         if (columns[i].startsWith('usage_') && !Number.isInteger(row[i])) {

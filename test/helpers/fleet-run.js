@@ -14,7 +14,8 @@ async function runFleet ({ env, common, runId, count = 3, args = ['--duration', 
   const start = (k) => new Promise((resolve) => {
     const kill = kills[k]
     let started = false
-    const run = runTool('appClusterIngest.js', [...common, ...args, '--run_id', runId, '--generator', `${k}/${count}`], {
+    const run = runTool('appClusterIngest.js', [...common, ...args, '--run_id', runId, '--generator', `${k}/${count}`],
+      {
       env,
       detached: true,
       onSpawn: (child) => {
@@ -29,7 +30,8 @@ async function runFleet ({ env, common, runId, count = 3, args = ['--duration', 
           if (kill && !killing && kill.at.test(seen)) {
             killing = true
             setTimeout(() => signalGroup(child.pid, kill.signal || 'SIGKILL'), kill.delayMs ?? 0)
-            if (kill.resumeAfterMs) setTimeout(() => signalGroup(child.pid, 'SIGCONT'), (kill.delayMs ?? 0) + kill.resumeAfterMs)
+            if (kill.resumeAfterMs) setTimeout(() => signalGroup(child.pid, 'SIGCONT'),
+              (kill.delayMs ?? 0) + kill.resumeAfterMs)
           }
         })
       }
@@ -42,7 +44,8 @@ async function runFleet ({ env, common, runId, count = 3, args = ['--duration', 
   const startOthers = () => Promise.all(Array.from({ length: count - 1 }, (_, i) => later(i + 2).then((g) => g.run)))
   const first = await start(1)
   const runs = [await first.run, ...(await first.others)]
-  const report = await runTool('bin/crate-bench.js', ['report', '--results_table', resultsTable, '--run_id', runId, '--json', ...fleetTableOf(args)], { env })
+  const report = await runTool('bin/crate-bench.js', ['report', '--results_table', resultsTable, '--run_id', runId,
+    '--json', ...fleetTableOf(args)], { env })
   return { runs, report }
 }
 

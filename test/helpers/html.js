@@ -22,8 +22,11 @@ function inspectHtml (html) {
     charts: all.filter((el) => (attr(el, 'class') || '').split(' ').includes('chart')).map((el) => attr(el, 'id')),
     scripts: all.filter((el) => el.tagName === 'script'),
     // A data: URL is inside the file (the empty icon that spares the browser a request for /favicon.ico).
-    external: all.flatMap((el) => el.attrs.filter((a) => ['src', 'href', 'srcset', 'poster', 'data'].includes(a.name) && !a.value.startsWith('data:')).map((a) => `<${el.tagName} ${a.name}="${a.value}">`)),
-    foreignElements: all.filter((el) => ['link', 'img', 'iframe', 'object', 'embed', 'base'].includes(el.tagName) && !(el.tagName === 'link' && (attr(el, 'href') || '').startsWith('data:'))).map((el) => el.tagName),
+    external: all.flatMap((el) => el.attrs.filter((a) => ['src', 'href', 'srcset', 'poster',
+      'data'].includes(a.name) && !a.value.startsWith('data:')).map((a) => `<${el.tagName} ${a.name}="${a.value}">`)),
+    foreignElements: all.filter((el) => ['link', 'img', 'iframe', 'object', 'embed',
+      'base'].includes(el.tagName) && !(el.tagName === 'link' && (attr(el,
+        'href') || '').startsWith('data:'))).map((el) => el.tagName),
     styles: all.filter((el) => el.tagName === 'style').map((el) => el.childNodes.map((c) => c.value).join(''))
   }
 }

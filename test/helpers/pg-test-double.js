@@ -287,7 +287,8 @@ async function runCycle (cycle, statements, double) {
       // A parameter cast to an integer that is none fails at Bind, as on CrateDB (10).
       for (const [, n] of bound.text.matchAll(/\$(\d+)::(?:int|integer|bigint)\b/gi)) {
         const value = bound.values[Number(n) - 1]
-        if (value !== null && !/^-?\d+$/.test(value)) return [...answers, error('ERROR', 'XX000', `For input string: "${value}"`)]
+        if (value !== null && !/^-?\d+$/.test(value)) return [...answers, error('ERROR', 'XX000',
+          `For input string: "${value}"`)]
       }
       answers.push(message('2'))
     } else if (m.kind === 'describe') {

@@ -10,7 +10,8 @@ const { startCrateTestDouble } = require('./crate-test-double')
 const { startPgFront, flusher } = require('./pg-test-double')
 const { capture, essential, rawConnection, replayPg, batchOf, NOT_SERVED_BY_THE_DOUBLE } = require('./pg-contract')
 
-test('the pgwire captures answer as captured: startup, TLS refused, DDL, batches with rejected rows, counts, VALUES and UNNEST inserts, errors, a pipeline broken mid-way, an unknown user', async (t) => {
+test('the pgwire captures answer as captured: startup, TLS refused, DDL, batches with rejected rows, counts, VALUES ' +
+  'and UNNEST inserts, errors, a pipeline broken mid-way, an unknown user', async (t) => {
   // The captures' CHECK (usage_user < 90) is the double's rejection: such a row answers INSERT 0 -3 (05).
   const double = await startCrateTestDouble({ rejectRow: (n, row) => row[2] >= 90 })
   const front = await startPgFront(double)
@@ -29,10 +30,12 @@ test('a difference is named by capture and message: the contract can fail', asyn
   t.after(() => Promise.all([front.close(), double.stop()]))
   double.execute('CREATE TABLE doc.pg_cpu (a INT)', [])
   const found = await replayPg(front.port, { skip: Object.keys(NOT_SERVED_BY_THE_DOUBLE) })
-  assert.match(found[0], /^05-batch-insert-check-violations "INSERT INTO doc\.pg_cpu .*": message 3 captured "commandComplete INSERT 0 -3", got "commandComplete INSERT 0 1"$/)
+  assert.match(found[0],
+    /^05-batch-insert-check-violations "INSERT INTO doc\.pg_cpu .*": message 3 captured "commandComplete INSERT 0 -3", got "commandComplete INSERT 0 1"$/)
 })
 
-test('row by row (15): each row\'s answer flushed on its own at the capture\'s pace; one write without it', async (t) => {
+test('row by row (15): each row\'s answer flushed on its own at the capture\'s pace; one write without it',
+  async (t) => {
   const double = await startCrateTestDouble()
   t.after(() => double.stop())
   double.execute('CREATE TABLE doc.pg_cpu (tags OBJECT, ts TIMESTAMP, usage_user INTEGER, usage_system INTEGER)', [])

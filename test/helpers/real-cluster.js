@@ -24,7 +24,8 @@ function clusterEnv (extra = {}) {
 function clusterClient () {
   const env = clusterEnv()
   return new CrateClient({
-    hosts: [{ protocol: env.CRATE_SSL === 'true' ? 'https' : 'http', hostname: env.CRATE_HOST, port: Number(env.CRATE_PORT) }],
+    hosts: [{ protocol: env.CRATE_SSL === 'true' ? 'https' : 'http', hostname: env.CRATE_HOST,
+      port: Number(env.CRATE_PORT) }],
     user: env.CRATE_USER,
     password: env.CRATE_PASSWORD,
     timeoutMs: 60_000
@@ -32,7 +33,8 @@ function clusterClient () {
 }
 
 const nodeUrls = (process.env.CRATE_TEST_URLS || '').split(',').map((u) => u.trim()).filter(Boolean).map((u) => new URL(u))
-const SKIP_MULTI_NODE = nodeUrls.length >= 2 ? false : 'CRATE_TEST_URLS does not list two or more nodes: integration tests against a real multi-node cluster skipped'
+const SKIP_MULTI_NODE = nodeUrls.length >= 2 ? false : 'CRATE_TEST_URLS does not list two or more nodes: integration ' +
+  'tests against a real multi-node cluster skipped'
 
 /** Env for the tool pointed at every node of CRATE_TEST_URLS, plus `extraHosts`. */
 function multiNodeEnv (extraHosts = []) {

@@ -16,7 +16,8 @@ function runTool (script, args, {
   env = {}, waitFor, whileRunning, onSpawn, detached = false, timeoutMs = 60_000, cwd = ROOT
 } = {}) {
   return new Promise((resolve, reject) => {
-    const command = script.endsWith('.sh') ? ['bash', [path.join(ROOT, script), ...args]] : [process.execPath, [path.join(ROOT, script), ...args]]
+    const command = script.endsWith('.sh') ? ['bash', [path.join(ROOT, script), ...args]] : [process.execPath,
+      [path.join(ROOT, script), ...args]]
     const startedAt = Date.now()
     const child = spawn(command[0], command[1], {
       cwd,

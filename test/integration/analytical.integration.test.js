@@ -12,13 +12,15 @@ test('every shipped query runs without error against the table the ingest create
   const table = scratchTable('bench_it_queries')
   const client = clusterClient()
   try {
-    const ingest = await runTool('appClusterIngest.js', ['--table', table, '--shards', '2', '--processes', '1', '--max_rows', '20000', '--batch_size', '5000', '--scale', '100'], { env: clusterEnv() })
+    const ingest = await runTool('appClusterIngest.js', ['--table', table, '--shards', '2', '--processes', '1',
+      '--max_rows', '20000', '--batch_size', '5000', '--scale', '100'], { env: clusterEnv() })
     assert.equal(ingest.code, 0, ingest.stderr)
     for (const set of ['cpu-dashboard.yml', 'tsbs-cpu.yml', 'select1.yml']) {
       // The shipped sets name doc.cpu; point them at the scratch table instead.
       const text = fs.readFileSync(path.join(ROOT, 'queries', set), 'utf8').replaceAll('doc.cpu', table)
       const file = tempFile(t, set, text)
-      const run = await runTool('appClusterAnalytical.js', ['--queries_config', file, '--table', table, '--scale', '100', '--max_queries', '50', '--json'], { env: clusterEnv() })
+      const run = await runTool('appClusterAnalytical.js', ['--queries_config', file, '--table', table, '--scale',
+        '100', '--max_queries', '50', '--json'], { env: clusterEnv() })
       assert.equal(run.code, 0, `${set}: ${run.stderr}`)
       assert.equal(run.json.queries_failed, 0, set)
     }

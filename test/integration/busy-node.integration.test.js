@@ -45,7 +45,8 @@ test('a node busy with another client\'s load before the run began is said to be
         `${BUSY_IDLE_CPU_PCT + 15}% CPU`)
       const busy = await runTool('appClusterIngest.js', shortRun(ours), { env: clusterEnv() })
       assert.equal(busy.code, 0, busy.stderr)
-      assert.match(busy.stderr, /warning: the nodes were busy before this load began \([^)]*CPU \d+% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
+      assert.match(busy.stderr,
+        /warning: the nodes were busy before this load began \([^)]*CPU \d+% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
       otherClient.kill('SIGINT')
       await otherRun
       otherClient = null

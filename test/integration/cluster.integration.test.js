@@ -11,14 +11,17 @@ const { closedPort } = require('../helpers/ports')
 
 if (SKIP_MULTI_NODE) console.log(`# ${SKIP_MULTI_NODE}`)
 
-test('a host unreachable from the start: a warning, the run completes on the other nodes, every row acknowledged', { skip: SKIP_MULTI_NODE }, async () => {
+test('a host unreachable from the start: a warning, the run completes on the other nodes, every row acknowledged',
+  { skip: SKIP_MULTI_NODE }, async () => {
   const table = scratchTable('bench_it_failover')
   const dead = `http://127.0.0.1:${await closedPort()}`
   const env = multiNodeEnv([dead])
-  const run = await runTool('appClusterIngest.js', ['--table', table, '--shards', '3', '--replicas', '1', '--processes', '2', '--max_rows', '20000', '--batch_size', '1000', '--json'], { env })
+  const run = await runTool('appClusterIngest.js', ['--table', table, '--shards', '3', '--replicas', '1', '--processes',
+    '2', '--max_rows', '20000', '--batch_size', '1000', '--json'], { env })
   try {
     assert.equal(run.code, 0, run.stderr)
-    assert.match(run.stderr, new RegExp(`warning: connection refused by ${dead.replace(/[.]/g, '\\.')}; the run goes on with the other hosts`))
+    assert.match(run.stderr,
+      new RegExp(`warning: connection refused by ${dead.replace(/[.]/g, '\\.')}; the run goes on with the other hosts`))
     assert.equal(run.json.rows_ok, 40_000)
     assert.equal(run.json.reconciliation.verdict, 'exact')
   } finally {

@@ -40,7 +40,8 @@ test('the captured HTTP exchanges answer on a real CrateDB as the double answers
           body: JSON.stringify({ stmt: `DROP TABLE IF EXISTS doc.${own}${table}` }) }).catch(() => {})
       }
     }
-    assert.deepEqual(found, [], `the real node differs from the captures (the double is held to them):\n${found.join('\n')}`)
+    assert.deepEqual(found, [],
+      `the real node differs from the captures (the double is held to them):\n${found.join('\n')}`)
   })
 
 /** A statement over HTTP on the test's node (its scratch tables made and dropped there). */
@@ -67,7 +68,8 @@ test('the pgwire captures answer on a real CrateDB as the double answers them: m
     }
   })
 
-test('a batch\'s answer over pg arrives whole and in order, in pieces of any size: the reads printed', { skip: SKIP_PG },
+test('a batch\'s answer over pg arrives whole and in order, in pieces of any size: the reads printed',
+  { skip: SKIP_PG },
   async () => {
     const own = `doc.pg_chunks_${process.pid}`
     await httpSql(`CREATE TABLE ${own} (tags OBJECT(DYNAMIC), ts TIMESTAMP WITH TIME ZONE, usage_user INT, ` +

@@ -12,14 +12,17 @@ const { runTool } = require('../helpers/run-tool')
 
 if (SKIP) console.log(`# ${SKIP}`)
 
-test('a fleet whose steward dies mid-run is finished by generator 2, and the count lies within ok + in doubt', { skip: SKIP }, async () => {
-  const tables = { data: scratchTable('bench_it_fleet'), fleet: scratchTable('bench_it_fleet_table'), results: scratchTable('bench_it_fleet_results') }
+test('a fleet whose steward dies mid-run is finished by generator 2, and the count lies within ok + in doubt',
+  { skip: SKIP }, async () => {
+  const tables = { data: scratchTable('bench_it_fleet'), fleet: scratchTable('bench_it_fleet_table'),
+    results: scratchTable('bench_it_fleet_results') }
   const runId = `it-fleet-${process.pid}`
   try {
     const { runs: [steward, second, third], report } = await runFleet({
       env: clusterEnv({ CRATE_BENCH_FLEET_HEARTBEAT_MS: '500' }),
       common: ['--processes', '1', '--concurrent_requests', '2', '--batch_size', '500', '--timeout', '5s', '--json'],
-      args: ['--duration', '15s', '--table', tables.data, '--fleet_table', tables.fleet, '--results_table', tables.results],
+      args: ['--duration', '15s', '--table', tables.data, '--fleet_table', tables.fleet, '--results_table',
+        tables.results],
       resultsTable: tables.results,
       runId,
       kills: { 1: { at: /the load starts at/, delayMs: 6000 } }
@@ -32,7 +35,8 @@ test('a fleet whose steward dies mid-run is finished by generator 2, and the cou
     const m = report.json
     assert.equal(m.fleet.finished_by, 2)
     const counted = m.reconciliation.counted
-    assert.ok(counted >= m.rows_ok && counted <= m.rows_ok + m.rows_in_doubt, `count(*) ${counted} within [${m.rows_ok}, ${m.rows_ok} + ${m.rows_in_doubt}]`)
+    assert.ok(counted >= m.rows_ok && counted <= m.rows_ok + m.rows_in_doubt,
+      `count(*) ${counted} within [${m.rows_ok}, ${m.rows_ok} + ${m.rows_in_doubt}]`)
     assert.notEqual(m.reconciliation.verdict, 'above')
   } finally {
     const client = clusterClient()

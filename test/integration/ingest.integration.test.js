@@ -11,7 +11,8 @@ test('ingest into a real CrateDB: exact rows, count after refresh matches', { sk
   const table = scratchTable('bench_it_cpu')
   const client = clusterClient()
   try {
-    const run = await runTool('appClusterIngest.js', ['--table', table, '--shards', '2', '--processes', '2', '--max_rows', '5000', '--batch_size', '1000', '--extra_tags_length', '2', '--json'], { env: clusterEnv() })
+    const run = await runTool('appClusterIngest.js', ['--table', table, '--shards', '2', '--processes', '2',
+      '--max_rows', '5000', '--batch_size', '1000', '--extra_tags_length', '2', '--json'], { env: clusterEnv() })
     assert.equal(run.code, 0, run.stderr)
     assert.equal(run.json.rows_ok, 10_000)
     assert.equal(run.json.rows_failed, 0)
@@ -19,7 +20,8 @@ test('ingest into a real CrateDB: exact rows, count after refresh matches', { sk
     assert.equal(run.json.table_count_matches, true)
 
     const [schema, name] = table.split('.')
-    const shards = await client.sql('SELECT number_of_shards FROM information_schema.tables WHERE table_schema = ? AND table_name = ?', [schema, name])
+    const shards = await client.sql('SELECT number_of_shards FROM information_schema.tables WHERE table_schema = ? ' +
+      'AND table_name = ?', [schema, name])
     assert.equal(shards.rows[0][0], 2)
     const distinct = await client.sql(`SELECT count(DISTINCT tags['hostname'] || '|' || CAST(ts AS TEXT)) FROM ${table}`)
     assert.equal(distinct.rows[0][0], 10_000, 'rows are unique on (hostname, ts)')
@@ -27,7 +29,8 @@ test('ingest into a real CrateDB: exact rows, count after refresh matches', { sk
     assert.ok(range.rows[0][0] >= 0 && range.rows[0][1] <= 100)
     assert.equal(range.rows[0][2], 10_000)
 
-    const again = await runTool('appClusterIngest.js', ['--table', table, '--no-drop_table', '--processes', '1', '--max_rows', '1000', '--json'], { env: clusterEnv() })
+    const again = await runTool('appClusterIngest.js', ['--table', table, '--no-drop_table', '--processes', '1',
+      '--max_rows', '1000', '--json'], { env: clusterEnv() })
     assert.equal(again.code, 0, again.stderr)
     assert.equal(again.json.table_count, null)
     await client.sql(`REFRESH TABLE ${table}`)
@@ -39,17 +42,20 @@ test('ingest into a real CrateDB: exact rows, count after refresh matches', { sk
   }
 })
 
-test('results table on a real CrateDB: two runs, one run_id, the documented aggregation adds them up', { skip: SKIP }, async () => {
+test('results table on a real CrateDB: two runs, one run_id, the documented aggregation adds them up', { skip: SKIP },
+  async () => {
   const { aggregateRunSql } = require('../../lib/results/store')
   const { parseTableName } = require('../../lib/data/schema')
   const table = scratchTable('bench_it_cpu')
   const results = scratchTable('bench_it_runs')
   const client = clusterClient()
   try {
-    const common = ['--table', table, '--results_table', results, '--run_id', 'it-run', '--processes', '1', '--batch_size', '1000', '--shards', '2', '--json']
+    const common = ['--table', table, '--results_table', results, '--run_id', 'it-run', '--processes', '1',
+      '--batch_size', '1000', '--shards', '2', '--json']
     const first = await runTool('appClusterIngest.js', [...common, '--max_rows', '3000'], { env: clusterEnv() })
     assert.equal(first.code, 0, first.stderr)
-    const second = await runTool('appClusterIngest.js', [...common, '--no-drop_table', '--max_rows', '2000'], { env: clusterEnv() })
+    const second = await runTool('appClusterIngest.js', [...common, '--no-drop_table', '--max_rows', '2000'],
+      { env: clusterEnv() })
     assert.equal(second.code, 0, second.stderr)
     const answer = await client.sql(aggregateRunSql(parseTableName(results)), ['it-run'])
     const [loadGenerators, ok, failed, seconds, perSec] = answer.rows[0]
@@ -67,7 +73,8 @@ test('results table on a real CrateDB: two runs, one run_id, the documented aggr
 
 // Issue 47: a table of realistic size. The prefilled rows and the run's rows are distinct on (hostname, ts), and the
 // table's count is reconciled with both.
-test('--prefill on a real CrateDB: the table filled first, the run after it, every row distinct and counted', { skip: SKIP },
+test('--prefill on a real CrateDB: the table filled first, the run after it, every row distinct and counted',
+  { skip: SKIP },
   async () => {
     const table = scratchTable('bench_it_prefill')
     const client = clusterClient()

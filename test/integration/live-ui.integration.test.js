@@ -24,7 +24,8 @@ test('a real run steered from its live page: the rate raised, then the run stopp
       waitFor: /live: +http/,
       whileRunning: (child, stderr) => {
         const url = /live: +(http:\/\/\S+\/)/.exec(stderr)[1]
-        const post = (p, body) => fetch(new URL(p, url), { method: 'POST', headers: { 'content-type': 'application/json' },
+        const post = (p, body) => fetch(new URL(p, url), { method: 'POST',
+          headers: { 'content-type': 'application/json' },
           body: JSON.stringify(body) }).then((res) => res.json().then((json) => ({ status: res.status, json })))
         steering = (async () => {
           for (let i = 0; i < 300; i++) {

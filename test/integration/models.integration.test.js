@@ -18,7 +18,9 @@ test('devops on a real CrateDB: nine tables created, counts match', { skip: SKIP
   const schema = scratchTable('bench_it').split('.')[1]
   const client = clusterClient()
   try {
-    const run = await runTool('appClusterIngest.js', ['--model', 'devops', '--schema', schema, '--shards', '2', '--processes', '2', '--max_rows', '1800', '--batch_size', '100', '--scale', '50', '--json'], { env: clusterEnv() })
+    const run = await runTool('appClusterIngest.js', ['--model', 'devops', '--schema', schema, '--shards', '2',
+      '--processes', '2', '--max_rows', '1800', '--batch_size', '100', '--scale', '50', '--json'],
+        { env: clusterEnv() })
     assert.equal(run.code, 0, run.stderr)
     assert.equal(run.json.rows_ok, 3600)
     assert.equal(run.json.table_count_matches, true)
@@ -38,7 +40,8 @@ test('loadtest on a real CrateDB: refresh off during the load, back to the defau
   const table = scratchTable('bench_it_loadtest')
   const client = clusterClient()
   try {
-    const run = await runTool('appClusterIngest.js', ['--model', 'loadtest', '--table', table, '--processes', '1', '--max_rows', '2000', '--batch_size', '500', '--payload_bytes', '256', '--json'], { env: clusterEnv() })
+    const run = await runTool('appClusterIngest.js', ['--model', 'loadtest', '--table', table, '--processes', '1',
+      '--max_rows', '2000', '--batch_size', '500', '--payload_bytes', '256', '--json'], { env: clusterEnv() })
     assert.equal(run.code, 0, run.stderr)
     assert.equal(run.json.table_count, 2000)
     const [schema, name] = table.split('.')
@@ -56,10 +59,12 @@ test('kv on a real CrateDB: keys written, duplicates fail, reads find their keys
   const table = scratchTable('bench_it_kv')
   const client = clusterClient()
   try {
-    const first = await runTool('appClusterIngest.js', ['--model', 'kv', '--table', table, '--processes', '2', '--max_rows', '1000', '--batch_size', '250', '--json'], { env: clusterEnv() })
+    const first = await runTool('appClusterIngest.js', ['--model', 'kv', '--table', table, '--processes', '2',
+      '--max_rows', '1000', '--batch_size', '250', '--json'], { env: clusterEnv() })
     assert.equal(first.code, 0, first.stderr)
     assert.equal(first.json.table_count, 2000)
-    const again = await runTool('appClusterIngest.js', ['--model', 'kv', '--table', table, '--no-drop_table', '--processes', '1', '--max_rows', '100', '--json'], { env: clusterEnv() })
+    const again = await runTool('appClusterIngest.js', ['--model', 'kv', '--table', table, '--no-drop_table',
+      '--processes', '1', '--max_rows', '100', '--json'], { env: clusterEnv() })
     assert.equal(again.code, 1)
     assert.equal(again.json.rows_failed, 100)
     assert.equal(again.json.errors[0].code, 4091)
@@ -71,7 +76,8 @@ test('kv on a real CrateDB: keys written, duplicates fail, reads find their keys
       `- {name: read, query: "SELECT v FROM ${table} WHERE k = ?", ratio: 0.95, args: [{kv_key: {}}]}`,
       `- {name: write, query: "INSERT INTO ${table} (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v", ratio: 0.05, args: [{kv_key: {}}, {kv_value: {}}]}`
     ].join('\n'))
-    const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--table', table, '--max_queries', '500', '--json'], { env: clusterEnv() })
+    const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--table', table, '--max_queries',
+      '500', '--json'], { env: clusterEnv() })
     assert.equal(run.code, 0, run.stderr)
     assert.equal(run.json.queries_failed, 0)
     await client.sql(`REFRESH TABLE ${table}`)

@@ -25,7 +25,8 @@ test('ingest over a real CrateDB\'s PostgreSQL protocol, each shape: exact rows,
         const table = scratchTable(`bench_it_pg_${shape}`)
         tables.push(table)
         const run = await runTool('appClusterIngest.js', ['--protocol', 'pg', '--pg_insert', shape, '--table', table,
-          '--shards', '2', '--processes', '2', '--max_rows', '3000', '--batch_size', '1000', '--json'], { env: pgEnv() })
+          '--shards', '2', '--processes', '2', '--max_rows', '3000', '--batch_size', '1000', '--json'],
+            { env: pgEnv() })
         assert.equal(run.code, 0, `${shape}: ${run.stderr}`)
         assert.equal(run.json.rows_ok, 6000, shape)
         assert.equal(run.json.table_count, 6000, shape)

@@ -62,7 +62,8 @@ test('a node that rejects writes (1-thread write pool): rejected rows failed wit
       CRATE_USER: decodeURIComponent(rejectingUrl.username) || 'crate',
       CRATE_PASSWORD: decodeURIComponent(rejectingUrl.password)
     }
-    const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: env.CRATE_HOST, port: Number(env.CRATE_PORT) }],
+    const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: env.CRATE_HOST,
+      port: Number(env.CRATE_PORT) }],
       user: env.CRATE_USER, password: env.CRATE_PASSWORD, timeoutMs: 60_000 })
     try {
       // Many shards and many requests in flight: more shard writes at once than one thread and one slot take.

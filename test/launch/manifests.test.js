@@ -37,13 +37,17 @@ test('the committed example is what its command prints, and every manifest in it
   const command = /^# made by: crate-bench (fleet manifest .*)$/m.exec(text)[1].split(' ')
   const made = await runTool('bin/crate-bench.js', command, { env: {} })
   assert.equal(made.code, 0, made.stderr)
-  assert.equal(made.stdout, text, 'deploy/kubernetes/fleet-ingest.yaml is out of date: run the command in its first line')
+  assert.equal(made.stdout, text,
+    'deploy/kubernetes/fleet-ingest.yaml is out of date: run the command in its first line')
   const { Job } = await validateAll(text)
   assert.equal(Job.spec.completions, 4)
 })
 
-test('fleet manifest: an Indexed Job of N pods, one core per worker process, exit codes 2 and 3 fail it, no password', async () => {
-  const made = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'queries/cpu-dashboard.yml', '--processes', '2', '--duration', '5m', '--run_id', 'Q_1'], { env: { CRATE_HOST: 'crate.example', CRATE_PASSWORD: 'hunter2-secret', CRATE_USER: 'bench' } })
+test('fleet manifest: an Indexed Job of N pods, one core per worker process, exit codes 2 and 3 fail it, no password',
+  async () => {
+  const made = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '3', 'query',
+    '--queries_config', 'queries/cpu-dashboard.yml', '--processes', '2', '--duration', '5m', '--run_id', 'Q_1'],
+      { env: { CRATE_HOST: 'crate.example', CRATE_PASSWORD: 'hunter2-secret', CRATE_USER: 'bench' } })
   assert.equal(made.code, 0, made.stderr)
   assert.doesNotMatch(made.stdout, /hunter2-secret/, 'the password is never printed')
   const { Job, Secret, ConfigMap, PodMonitor } = await validateAll(made.stdout)
@@ -52,7 +56,8 @@ test('fleet manifest: an Indexed Job of N pods, one core per worker process, exi
   const pod = Job.spec.template.spec
   assert.equal(pod.restartPolicy, 'Never')
   const rules = Job.spec.podFailurePolicy.rules
-  assert.deepEqual(rules[0], { action: 'FailJob', onExitCodes: { containerName: 'generator', operator: 'In', values: [2, 3] } })
+  assert.deepEqual(rules[0], { action: 'FailJob', onExitCodes: { containerName: 'generator', operator: 'In', values: [2,
+    3] } })
   assert.deepEqual(rules[1], { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] })
   const [container] = pod.containers
   assert.equal(container.resources.requests.cpu, '2')
@@ -60,7 +65,8 @@ test('fleet manifest: an Indexed Job of N pods, one core per worker process, exi
   assert.ok(container.args.includes('--generators') && !container.args.includes('--generator'))
   const at = (flag) => container.args[container.args.indexOf(flag) + 1]
   assert.equal(at('--queries_config'), '/etc/crate-bench/cpu-dashboard.yml', 'the query file comes from the ConfigMap')
-  assert.equal(ConfigMap.data['cpu-dashboard.yml'], fs.readFileSync(path.join(ROOT, 'queries', 'cpu-dashboard.yml'), 'utf8'))
+  assert.equal(ConfigMap.data['cpu-dashboard.yml'], fs.readFileSync(path.join(ROOT, 'queries', 'cpu-dashboard.yml'),
+    'utf8'))
   assert.deepEqual([ConfigMap.data.CRATE_HOST, Secret.stringData.CRATE_USER], ['crate.example', 'bench'])
   assert.equal(at('--metrics_host'), '0.0.0.0')
   assert.equal(Job.spec.template.metadata.annotations['prometheus.io/scrape'], 'true')
@@ -91,7 +97,8 @@ test('fleet manifest: a queries file of any name is a ConfigMap key Kubernetes t
 
 test('the validator refuses what Kubernetes would refuse', async () => {
   const { Job } = await validators()
-  assert.throws(() => new Job({ metadata: { name: 'x' }, spec: { completionMode: 'Indexed', completions: 'three', template: { spec: { containers: [] } } } }).validate(), /completions must be integer/)
+  assert.throws(() => new Job({ metadata: { name: 'x' }, spec: { completionMode: 'Indexed', completions: 'three',
+    template: { spec: { containers: [] } } } }).validate(), /completions must be integer/)
 })
 
 // A second, strict validator: kubernetes-validate (PyPI; .ci/run installs it) against Kubernetes 1.33's schemas,
@@ -104,13 +111,16 @@ function validateStrictly (t, text) {
   return spawnSync('kubernetes-validate', ['-k', '1.33', '--strict', '--no-warn', file], { encoding: 'utf8' })
 }
 
-test('every manifest passes strict validation against Kubernetes 1.33, which refuses a rule without its status', { skip: STRICT ? false : 'kubernetes-validate is not installed (pip install kubernetes-validate)' }, async (t) => {
-  const made = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'queries/cpu-dashboard.yml', '--processes', '2', '--duration', '5m', '--run_id', 'Q_1'])
+test('every manifest passes strict validation against Kubernetes 1.33, which refuses a rule without its status',
+  { skip: STRICT ? false : 'kubernetes-validate is not installed (pip install kubernetes-validate)' }, async (t) => {
+  const made = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '3', 'query',
+    '--queries_config', 'queries/cpu-dashboard.yml', '--processes', '2', '--duration', '5m', '--run_id', 'Q_1'])
   const example = fs.readFileSync(path.join(ROOT, 'deploy', 'kubernetes', 'fleet-ingest.yaml'), 'utf8')
   for (const text of [made.stdout, example]) {
     const checked = validateStrictly(t, text)
     assert.equal(checked.status, 0, checked.stdout + checked.stderr)
-    assert.equal((checked.stdout.match(/ passed for resource /g) || []).length, 3, 'the Secret, the ConfigMap and the Job')
+    assert.equal((checked.stdout.match(/ passed for resource /g) || []).length, 3,
+      'the Secret, the ConfigMap and the Job')
   }
   const withoutStatus = made.stdout.replace(/(- type: DisruptionTarget\n)\s+status: ["']?True["']?\n/, '$1')
   assert.notEqual(withoutStatus, made.stdout)
@@ -120,7 +130,8 @@ test('every manifest passes strict validation against Kubernetes 1.33, which ref
 })
 
 test('fleet manifest: every connection setting is carried (pg and its port); a loopback host is refused', async () => {
-  const made = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '2', 'ingest', '--run_id', 'pg'],
+  const made = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '2', 'ingest', '--run_id',
+    'pg'],
     { env: { CRATE_HOST: 'crate.example', CRATE_PROTOCOL: 'pg', CRATE_PG_PORT: '5436' } })
   assert.equal(made.code, 0, made.stderr)
   const { Job, ConfigMap } = await validateAll(made.stdout)
@@ -147,15 +158,23 @@ test('fleet manifest: every connection setting is carried (pg and its port); a l
 test('fleet manifest: bad input is one line and exit 2', async () => {
   for (const [args, pattern] of [
     [['fleet', 'manifest', 'ingest'], /give --generators N/],
-    [['fleet', 'manifest', '--generators', '3', 'ingest', '--json'], /--json and --report are for a fleet on this machine/],
-    [['fleet', 'manifest', '--generators', '3', '--ui', '5666', 'ingest'], /--ui is a page on this machine; a fleet in Kubernetes/],
-    [['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'nope.yml'], /--queries_config 'nope\.yml' cannot be read: no such file/],
-    [['fleet', 'manifest', '--generators', '3', 'ingest', '--namespace', 'Bad_NS'], /--namespace must be a Kubernetes namespace name/],
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--json'],
+      /--json and --report are for a fleet on this machine/],
+    [['fleet', 'manifest', '--generators', '3', '--ui', '5666', 'ingest'],
+      /--ui is a page on this machine; a fleet in Kubernetes/],
+    [['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'nope.yml'],
+      /--queries_config 'nope\.yml' cannot be read: no such file/],
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--namespace', 'Bad_NS'],
+      /--namespace must be a Kubernetes namespace name/],
     // What each pod's generator would refuse at start is refused here, before anything is printed.
-    [['fleet', 'manifest', '--generators', '3', 'ingest', '--table', 'doc.t\nx'], /a flag value with a control character \("doc\.t\\nx"\)/],
-    [['fleet', 'manifest', '--generators', '3', 'ingest', '--table', 'doc.T-1'], /--table 'doc\.T-1' is not a valid table name/],
-    [['fleet', 'manifest', '--generators', '3', 'ingest', '--batch_size', '0'], /--batch_size must be a whole number >= 1/],
-    [['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'queries/cpu-dashboard.yml', '--threshold', 'nope:p99<1ms'], /no query or table named 'nope'/]
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--table', 'doc.t\nx'],
+      /a flag value with a control character \("doc\.t\\nx"\)/],
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--table', 'doc.T-1'],
+      /--table 'doc\.T-1' is not a valid table name/],
+    [['fleet', 'manifest', '--generators', '3', 'ingest', '--batch_size', '0'],
+      /--batch_size must be a whole number >= 1/],
+    [['fleet', 'manifest', '--generators', '3', 'query', '--queries_config', 'queries/cpu-dashboard.yml', '--threshold',
+      'nope:p99<1ms'], /no query or table named 'nope'/]
   ]) {
     const run = await runTool('bin/crate-bench.js', args)
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)

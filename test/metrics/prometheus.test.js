@@ -16,7 +16,8 @@ const { tempDir } = require('../helpers/temp-files')
 const { closedPort } = require('../helpers/ports')
 
 const PROMETHEUS = [process.env.PROMETHEUS_PATH, '/usr/bin/prometheus'].find((p) => p && fs.existsSync(p))
-const NO_PROMETHEUS = PROMETHEUS ? false : 'Prometheus is not installed (apt-get install prometheus, or PROMETHEUS_PATH): /metrics is not scraped by a real Prometheus'
+const NO_PROMETHEUS = PROMETHEUS ? false : 'Prometheus is not installed (apt-get install prometheus, or ' +
+  'PROMETHEUS_PATH): /metrics is not scraped by a real Prometheus'
 if (NO_PROMETHEUS) console.log(`# ${NO_PROMETHEUS}`)
 
 const DASHBOARD = JSON.parse(fs.readFileSync(path.join(ROOT, 'deploy', 'grafana', 'crate-bench.json'), 'utf8'))
@@ -38,7 +39,8 @@ async function waitFor (check, timeoutMs, what) {
 
 function startPrometheus (dir, { port, target }) {
   const config = path.join(dir, 'prometheus.yml')
-  fs.writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: crate-bench\n    static_configs:\n      - targets: ['${target}']\n`)
+  fs.writeFileSync(config,
+    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: crate-bench\n    static_configs:\n      - targets: ['${target}']\n`)
   const child = spawn(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] })
   let log = ''
@@ -46,7 +48,9 @@ function startPrometheus (dir, { port, target }) {
   return { child, log: () => log }
 }
 
-test('Prometheus scrapes a 20 s run: the final counters equal the report; every dashboard query evaluates', { skip: NO_PROMETHEUS, timeout: 120_000 }, (t) => withCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 3 } : undefined) }, async (double) => {
+test('Prometheus scrapes a 20 s run: the final counters equal the report; every dashboard query evaluates',
+  { skip: NO_PROMETHEUS, timeout: 120_000 },
+    (t) => withCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 3 } : undefined) }, async (double) => {
   const dir = tempDir(t)
   const [metricsPort, prometheusPort] = [await closedPort(), await closedPort()]
   const prometheus = startPrometheus(dir, { port: prometheusPort, target: `127.0.0.1:${metricsPort}` })
@@ -55,7 +59,10 @@ test('Prometheus scrapes a 20 s run: the final counters equal the report; every 
     await waitFor(async () => (await fetch(`${base}/-/ready`)).ok, 30_000, 'Prometheus was not ready')
     // Prometheus hands discovered targets to its scrapers every 5 s: the run starts once the target is known.
     await waitFor(async () => (await api(base, '/api/v1/targets')).data.activeTargets.length > 0, 30_000, 'no target')
-    const run = await runTool('appClusterIngest.js', ['--processes', '1', '--concurrent_requests', '2', '--batch_size', '500', '--rate', '20000', '--warmup', '5s', '--duration', '15s', '--monitor_interval', '0', '--metrics_port', String(metricsPort), '--run_id', 'prom-1', '--json'], { env: double.env({ CRATE_BENCH_METRICS_LINGER_MS: '4000' }), timeoutMs: 90_000 })
+    const run = await runTool('appClusterIngest.js', ['--processes', '1', '--concurrent_requests', '2', '--batch_size',
+      '500', '--rate', '20000', '--warmup', '5s', '--duration', '15s', '--monitor_interval', '0', '--metrics_port',
+        String(metricsPort), '--run_id', 'prom-1', '--json'],
+          { env: double.env({ CRATE_BENCH_METRICS_LINGER_MS: '4000' }), timeoutMs: 90_000 })
     assert.equal(run.code, 0, run.stderr)
     // The run has ended: once a scrape finds the target gone, Prometheus marks its series stale and an instant query
     // returns nothing, so the final value is read as the last sample of the past minute.
@@ -85,34 +92,44 @@ test('Prometheus scrapes a 20 s run: the final counters equal the report; every 
     assert.ok(queries.length >= 15)
     for (const { title, expr } of queries) {
       const filled = expr.replaceAll('$run_id', 'prom-1').replaceAll('$__rate_interval', '4s')
-      const answer = await api(base, `/api/v1/query_range?query=${encodeURIComponent(filled)}&start=${start}&end=${end}&step=1`)
+      const answer = await api(base,
+        `/api/v1/query_range?query=${encodeURIComponent(filled)}&start=${start}&end=${end}&step=1`)
       assert.equal(answer.status, 'success', `${title}: ${filled}: ${JSON.stringify(answer).slice(0, 300)}`)
       // CrateDB's own panels have data where its JMX exporter is scraped too; ours must have data here.
       if (/cratebench_/.test(filled)) assert.ok(answer.data.result.length > 0, `${title}: no data for ${filled}`)
     }
-    const phases = await api(base, `/api/v1/query_range?query=${encodeURIComponent('max by (phase) (cratebench_phase{run_id="prom-1"}) == 1')}&start=${start}&end=${end}&step=1`)
+    const phases = await api(base,
+      `/api/v1/query_range?query=${encodeURIComponent('max by (phase) (cratebench_phase{run_id="prom-1"}) == 1')}&start=${start}&end=${end}&step=1`)
     // A scrape may land in the drain too (the last answers after --duration), on a loaded machine.
     const seen = phases.data.result.map((r) => r.metric.phase)
-    assert.ok(seen.includes('warmup') && seen.includes('measure'), `the warm-up and the measured part were seen: ${JSON.stringify(phases.data.result)}`)
+    assert.ok(seen.includes('warmup') && seen.includes('measure'),
+      `the warm-up and the measured part were seen: ${JSON.stringify(phases.data.result)}`)
     assert.deepEqual(seen.filter((p) => !['warmup', 'measure', 'drain'].includes(p)), [], 'no other phase')
   } finally {
     prometheus.child.kill()
   }
 }))
 
-test('/metrics: one scrape while running names every metric with run_id and generator; a port in use is an error before any SQL', () => withCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 3 } : undefined) }, async (double) => {
+test('/metrics: one scrape while running names every metric with run_id and generator; a port in use is an error ' +
+  'before any SQL', () => withCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 3 } : undefined) },
+    async (double) => {
   const port = await closedPort()
   let scrape
-  const run = await runTool('appClusterIngest.js', ['--processes', '1', '--duration', '4s', '--batch_size', '500', '--concurrent_requests', '1', '--monitor_interval', '0', '--metrics_port', String(port), '--run_id', 'scrape-1', '--json'], {
+  const run = await runTool('appClusterIngest.js', ['--processes', '1', '--duration', '4s', '--batch_size', '500',
+    '--concurrent_requests', '1', '--monitor_interval', '0', '--metrics_port', String(port), '--run_id', 'scrape-1',
+      '--json'], {
     env: double.env({ CRATE_BENCH_METRICS_LINGER_MS: '0' }),
     waitFor: /metrics: +http/,
     whileRunning: () => {
-      scrape = new Promise((resolve) => setTimeout(resolve, 2000)).then(() => fetch(`http://127.0.0.1:${port}/metrics`)).then((r) => r.text())
+      scrape = new Promise((resolve) => setTimeout(resolve,
+        2000)).then(() => fetch(`http://127.0.0.1:${port}/metrics`)).then((r) => r.text())
     }
   })
   assert.equal(run.code, 0, run.stderr)
   const scraped = await scrape
-  for (const name of ['cratebench_run_info', 'cratebench_rows_total', 'cratebench_requests_total', 'cratebench_request_duration_seconds_bucket', 'cratebench_in_flight', 'cratebench_late_requests_total', 'cratebench_hosts_up', 'cratebench_client_saturated', 'cratebench_phase']) {
+  for (const name of ['cratebench_run_info', 'cratebench_rows_total', 'cratebench_requests_total',
+    'cratebench_request_duration_seconds_bucket', 'cratebench_in_flight', 'cratebench_late_requests_total',
+      'cratebench_hosts_up', 'cratebench_client_saturated', 'cratebench_phase']) {
     assert.match(scraped, new RegExp(`^${name}\\{[^}]*run_id="scrape-1",generator="1"`, 'm'), name)
   }
   assert.match(scraped, /^cratebench_phase\{[^}]*phase="measure"\} 1$/m)
@@ -120,10 +137,12 @@ test('/metrics: one scrape while running names every metric with run_id and gene
   const busy = net.createServer()
   await new Promise((resolve) => busy.listen(0, '127.0.0.1', resolve))
   try {
-    const refused = await runTool('appClusterIngest.js', ['--metrics_port', String(busy.address().port)], { env: double.env() })
+    const refused = await runTool('appClusterIngest.js', ['--metrics_port', String(busy.address().port)],
+      { env: double.env() })
     assert.equal(refused.code, 3)
     assert.match(refused.stderr, /error: --metrics_port \d+ on 127\.0\.0\.1: the port is in use\n$/)
-    assert.equal(double.statementsMatching(/DROP|CREATE TABLE IF NOT EXISTS "doc"\."cpu"/).length, 1, 'only the first run prepared tables')
+    assert.equal(double.statementsMatching(/DROP|CREATE TABLE IF NOT EXISTS "doc"\."cpu"/).length, 1,
+      'only the first run prepared tables')
   } finally {
     busy.close()
   }

@@ -34,7 +34,8 @@ function resultWith (errors) {
 
 test('the failures table shows the 20 largest groups and one line for the rest; server text is made visible', () => {
   const errors = Array.from({ length: 8000 }, (_, i) => ({
-    code: 5000, status: 200, in_doubt: false, message: 'm', sample: `bad \u001b[31mthing ${i}\nsecond line`, count: 8000 - i
+    code: 5000, status: 200, in_doubt: false, message: 'm', sample: `bad \u001b[31mthing ${i}\nsecond line`,
+      count: 8000 - i
   }))
   const text = renderReport(workload, resultWith(errors))
   assert.ok(!text.includes('\u001b'), 'no raw escape character')
@@ -72,16 +73,19 @@ test('a p99 near --timeout and a write queue that keeps growing are warned about
 })
 
 // Issue 49: under --rate the p99 counts from the schedule; --timeout bounds a request's own time.
-test('under --rate, --timeout is judged by the requests\' own time; a schedule that fell behind is said as such', () => {
+test('under --rate, --timeout is judged by the requests\' own time; a schedule that fell behind is said as such',
+  () => {
   const rate = (requestMaxMs) => ({ target_per_sec: 20, achieved_per_sec: 17, achieved_pct: 85, late_requests: 3353,
     dropped_requests: 0, dropped_units: 0, request_max_ms: requestMaxMs, latency_from: 'scheduled start' })
   const behind = renderReport(workload, { ...resultWith([]), options: { timeout_ms: 60_000 },
     latency_ms: { p50: 300_000, p99: 601_882.62 }, rate: rate(4_200) })
   assert.doesNotMatch(behind, /will time out/)
-  assert.match(behind, /note: p99 601,882\.62 ms counts from each request's scheduled start: the schedule fell behind \(requests waited for a free slot\), while no request's own time came near --timeout \(the slowest 4,200 ms, 7% of --timeout \(60,000 ms\)\)/)
+  assert.match(behind,
+    /note: p99 601,882\.62 ms counts from each request's scheduled start: the schedule fell behind \(requests waited for a free slot\), while no request's own time came near --timeout \(the slowest 4,200 ms, 7% of --timeout \(60,000 ms\)\)/)
   const slow = renderReport(workload, { ...resultWith([]), options: { timeout_ms: 60_000 },
     latency_ms: { p50: 300_000, p99: 601_882.62 }, rate: rate(45_000) })
-  assert.match(slow, /warning: the slowest request took 45,000 ms from send to answer, 75% of --timeout \(60,000 ms\): the slowest requests will time out/)
+  assert.match(slow,
+    /warning: the slowest request took 45,000 ms from send to answer, 75% of --timeout \(60,000 ms\): the slowest requests will time out/)
 })
 
 // Issue 46: what the cluster's own samples say comes first.
@@ -95,28 +99,35 @@ test('a --rate shortfall the cluster caused leads with the cluster; nodes busy b
   const text = renderReport(workload, { ...resultWith([]), options: { concurrent_requests: 4 }, rate, cluster,
     latency_ms: { p99: 500 }, environment: { cluster: { nodes: 1, cores_per_node: 2,
       node_list: [{ name: 'n1', cores: 2 }] } } })
-  assert.match(text, /warning: achieved 60% of the target rate: the load was beyond what the cluster serves \(the write queue of n1 grew from 10 to 950\): lower the rate or add nodes/)
+  assert.match(text,
+    /warning: achieved 60% of the target rate: the load was beyond what the cluster serves \(the write queue of n1 grew from 10 to 950\): lower the rate or add nodes/)
   assert.doesNotMatch(text, /Raise --concurrent_requests/)
-  assert.match(text, /warning: the nodes were busy beyond this load \(n1: load 12 on 2 cores\): these figures are not the cluster's alone/)
+  assert.match(text,
+    /warning: the nodes were busy beyond this load \(n1: load 12 on 2 cores\): these figures are not the cluster's alone/)
   const calm = renderReport(workload, { ...resultWith([]), options: { concurrent_requests: 4 }, rate,
     latency_ms: { p99: 500 } })
   assert.match(calm, /Raise --concurrent_requests to at least/, 'without the cluster\'s samples, the client\'s advice')
 })
 
-test('a node busy before the load began (its CPU with nothing of the run sent) marks the report; an idle one does not', () => {
+test('a node busy before the load began (its CPU with nothing of the run sent) marks the report; an idle one does not',
+  () => {
   const cluster = (cpu) => ({ interval_ms: 1000, failed_samples: 0, write_rejected: 0, search_rejected: 0,
-    samples: [{ t_s: 0, before_load: true, nodes: [{ name: 'n1', process_cpu_pct: cpu }, { name: 'n2', process_cpu_pct: 3 }] },
+    samples: [{ t_s: 0, before_load: true, nodes: [{ name: 'n1', process_cpu_pct: cpu }, { name: 'n2',
+      process_cpu_pct: 3 }] },
       { t_s: 1, nodes: [{ name: 'n1', process_cpu_pct: 99 }, { name: 'n2', process_cpu_pct: 98 }] }],
-    nodes: [{ name: 'n1', peak: { load_1m: 1, process_cpu_pct: 99 } }, { name: 'n2', peak: { load_1m: 1, process_cpu_pct: 98 } }] })
+    nodes: [{ name: 'n1', peak: { load_1m: 1, process_cpu_pct: 99 } }, { name: 'n2', peak: { load_1m: 1,
+      process_cpu_pct: 98 } }] })
   const shape = { environment: { cluster: { nodes: 2, cores_per_node: 2 } } }
   const busy = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster: cluster(85), ...shape })
-  assert.match(busy, /warning: the nodes were busy before this load began \(n1: CPU 85% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
+  assert.match(busy,
+    /warning: the nodes were busy before this load began \(n1: CPU 85% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
   const idle = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster: cluster(4), ...shape })
   assert.doesNotMatch(idle, /busy/, 'CPU during the load is the load\'s own')
   const unmarked = cluster(85)
   delete unmarked.samples[0].before_load
   const older = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster: unmarked, ...shape })
-  assert.doesNotMatch(older, /busy before/, 'a first sample not known to precede the load (an older result) judges nothing')
+  assert.doesNotMatch(older, /busy before/,
+    'a first sample not known to precede the load (an older result) judges nothing')
 })
 
 test('a --rate shortfall whose latency grew through the run is put on the cluster, not on the client', () => {
@@ -127,6 +138,7 @@ test('a --rate shortfall whose latency grew through the run is put on the cluste
     slope_per_hour: { throughput: null, p99_ms: null, errors_per_sec: null }, changes: [] }
   const text = renderReport(workload, { ...resultWith([]), options: { concurrent_requests: 4 }, rate, drift,
     latency_ms: { p99: 9900 } })
-  assert.match(text, /warning: achieved 85% of the target rate: the load was beyond what the cluster serves \(the median latency grew ×15\.3 through the run\)/)
+  assert.match(text,
+    /warning: achieved 85% of the target rate: the load was beyond what the cluster serves \(the median latency grew ×15\.3 through the run\)/)
   assert.doesNotMatch(text, /Raise --concurrent_requests/)
 })

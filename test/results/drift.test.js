@@ -17,7 +17,8 @@ function timelineOf ({ seconds = 600, changeS = 300, warmupS = 0 } = {}) {
     const ingest = { ok: late ? 800 : 1000, failed: 0, in_doubt: late ? 2 : 0, p99_ms: late ? 40 : 10 }
     series.push({ t_s: t, ingest })
     if (t % 5 === 0) {
-      nodes.push({ t_s: t, name: 'n1', process_cpu_pct: late ? 90 : 50, heap_used_pct: 40, write_rejected: late ? t : 0 })
+      nodes.push({ t_s: t, name: 'n1', process_cpu_pct: late ? 90 : 50, heap_used_pct: 40,
+        write_rejected: late ? t : 0 })
       nodes.push({ t_s: t, name: 'n2', process_cpu_pct: 20, heap_used_pct: 30, write_rejected: 0 })
     }
   }
@@ -95,7 +96,8 @@ test('the report line, and a threshold on the drift that a run can miss', () => 
 // Issue 47: the drift line, complete.
 test('p50 beside p99, the one that moved more first', () => {
   const medianMoved = (fromS, toS) => ({ p50: toS <= 300 ? 979 : 14_967, p99: toS <= 300 ? 10_000 : 33_000 })
-  const drift = driftOf({ timeline: timelineOf(), group: 'ingest', unit: 'rows', loadEndS: 600, latencyIn: medianMoved })
+  const drift = driftOf({ timeline: timelineOf(), group: 'ingest', unit: 'rows', loadEndS: 600,
+    latencyIn: medianMoved })
   assert.match(driftLines(drift, fmt)[0], /, p50 \u00d715\.3, p99 \u00d73\.3/)
   assert.equal(drift.p50_change_pct, 1428.8)
 })
@@ -114,7 +116,8 @@ function stagedRun (first, second, served) {
     targetIn })
 }
 
-test('under --stages the throughput drift is the achieved share of each window\'s target, as the threshold reads it', () => {
+test('under --stages the throughput drift is the achieved share of each window\'s target, as the threshold reads it',
+  () => {
   const drift = (d) => evaluateThresholds([parseThreshold('drift_throughput_pct>-10')], { drift: d }, 'rows')[0]
   // A collapsing second stage: 20,000 asked, 2,000 served. Raw throughput +900%; against the target −90%.
   const collapsing = stagedRun(200, 20_000, (target) => Math.min(target, 2000))
@@ -126,7 +129,8 @@ test('under --stages the throughput drift is the achieved share of each window\'
   const rampDown = stagedRun(2000, 200, (target) => target)
   assert.equal(rampDown.throughput_change_pct, 0)
   assert.equal(drift(rampDown).passed, true, 'a ramp-down held is no drift')
-  assert.match(driftLines(rampDown, fmt)[0], /^over the run: throughput \u00b10% against its target \(first 10%: 2,000 rows\/s, 100% of 2,000; last 10%: 200, 100% of 200\)/)
+  assert.match(driftLines(rampDown, fmt)[0],
+    /^over the run: throughput \u00b10% against its target \(first 10%: 2,000 rows\/s, 100% of 2,000; last 10%: 200, 100% of 200\)/)
 })
 
 test('throughput that rises above its target after falling short is a backlog draining, not an improvement', () => {
@@ -137,7 +141,8 @@ test('throughput that rises above its target after falling short is a backlog dr
     loadEndS: 600, targetIn: () => 10 })
   const change = drift.changes.find((c) => c.metric === 'throughput')
   assert.equal(change.backlog_draining, true)
-  assert.ok(driftLines(drift, fmt).some((l) => /changed at \d+ s: throughput \(queries\/s\) 9\.6 \u2192 11\.2: a backlog draining \(above its target of 10 after falling short of it\), not an improvement/.test(l)),
+  assert.ok(driftLines(drift,
+    fmt).some((l) => /changed at \d+ s: throughput \(queries\/s\) 9\.6 \u2192 11\.2: a backlog draining \(above its target of 10 after falling short of it\), not an improvement/.test(l)),
     driftLines(drift, fmt).join('\n'))
 })
 

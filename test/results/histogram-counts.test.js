@@ -2,7 +2,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { newHistogram, decodeHistogram, encodeHistogram, addEncoded, latencySummary, Series } = require('../../lib/results/stats')
+const { newHistogram, decodeHistogram, encodeHistogram, addEncoded, latencySummary,
+  Series } = require('../../lib/results/stats')
 const { decodeCounts, addCounts } = require('../../lib/results/histogram-counts')
 
 /** A seeded generator: the same histograms every run. */

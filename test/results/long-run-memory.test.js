@@ -105,7 +105,8 @@ test('twelve hours of reports: after the first hour the master holds a minute\'s
   assert.equal(self.minutes.length, 12 * 60 + 1)
 })
 
-test('with each interval\'s histograms kept (a run in stages, a fleet generator): encoded, and a minute a minute', () => {
+test('with each interval\'s histograms kept (a run in stages, a fleet generator): encoded, and a minute a minute',
+  () => {
   const timeline = new Timeline({ originMs: ORIGIN, keepHistograms: true })
   const feed = (fromS, toS, periodS) => {
     const rows = report(['doc.cpu', 'doc.mem', 'doc.disk'], periodS)

@@ -100,10 +100,12 @@ test('events are named by their generator and put in order on the fleet\'s clock
   const a = generator(0, [], { events: [{ at_s: 5, kind: 'host_down', host: 'n1', detail: 'refused' }] })
   const b = generator(1000, [], { events: [{ at_s: 1, kind: 'interrupted', host: null, detail: 'SIGINT' }] })
   const merged = mergeTimelines([a, b], ORIGIN)
-  assert.deepEqual(merged.events.map((e) => [e.at_s, e.detail]), [[2, 'generator 2: SIGINT'], [5, 'generator 1: refused']])
+  assert.deepEqual(merged.events.map((e) => [e.at_s, e.detail]), [[2, 'generator 2: SIGINT'], [5,
+    'generator 1: refused']])
 })
 
-test('after the first hour the fleet\'s intervals are minutes: a generator\'s minutes and last seconds merge into them', () => {
+test('after the first hour the fleet\'s intervals are minutes: a generator\'s minutes and last seconds merge into them',
+  () => {
   const resolution = [{ from_s: 0, interval_s: 1 }, { from_s: 3600, interval_s: 60 }]
   const a = generator(0,
     [[3599, { ingest: interval([5]) }], [3600, { ingest: interval([1, 2, 3], { per_sec: 0.05 }) }]], { resolution })

@@ -32,8 +32,10 @@ function generatorResult ({ index, count = 2, machine = 'vm', cpus = 2, ms, serv
     latency_ms: { max: Math.max(...ms) },
     server_ms: { max: Math.max(...serverMs) },
     errors: [],
-    workers: [{ worker: 0, rows_ok: ms.length * 10, rows_failed: 0, requests: ms.length, seconds: 1, rows_per_sec: 1, stop_reason: 'duration', stop_detail: null }],
-    cluster: index === 0 ? null : { interval_ms: 1000, samples: [], nodes: [{ name: 'n1' }], write_rejected: 0, search_rejected: 0 },
+    workers: [{ worker: 0, rows_ok: ms.length * 10, rows_failed: 0, requests: ms.length, seconds: 1, rows_per_sec: 1,
+      stop_reason: 'duration', stop_detail: null }],
+    cluster: index === 0 ? null : { interval_ms: 1000, samples: [], nodes: [{ name: 'n1' }], write_rejected: 0,
+      search_rejected: 0 },
     environment: { tool_version: '0.2.0', node_version: 'v20', load_generator: machine, cpus, cpu_model: 'x' },
     histograms: { latency: encoded(ms), server: encoded(serverMs), labels: {} },
     timeline: { interval_s: 1, warmup_s: 2, series: [], nodes: [], events: [] },
@@ -57,7 +59,8 @@ test('generators in their order, workers named by generator, machines\' CPUs cou
 
 test('client and server percentiles come from the merged histograms, exact, never averaged', () => {
   const a = generatorResult({ index: 0, ms: [1, 1, 1, 1], serverMs: [1, 1, 1, 1] })
-  const b = generatorResult({ index: 1, ms: [100, 100, 100, 100], serverMs: [50, 50, 50, 50], machine: 'other', cpus: 4 })
+  const b = generatorResult({ index: 1, ms: [100, 100, 100, 100], serverMs: [50, 50, 50, 50], machine: 'other',
+    cpus: 4 })
   const merged = mergeResults([a, b])
   assert.equal(merged.latency_ms.p50, 1)
   assert.equal(merged.latency_ms.p99, 100)
@@ -69,16 +72,19 @@ test('client and server percentiles come from the merged histograms, exact, neve
 /** The fleet table's rows of a run as readFleetRun returns them. */
 function fleetRows ({ generators, reconciled }) {
   return {
-    generators: generators.map(([generator, state, counts]) => ({ generator, state, host: `pod-${generator}`, at: 0, detail: { counts, clock_offset_ms: 0 } })),
+    generators: generators.map(([generator, state, counts]) => ({ generator, state, host: `pod-${generator}`, at: 0,
+      detail: { counts, clock_offset_ms: 0 } })),
     prepare: { generator: -1, state: 'prepared', detail: { generator: 0 } },
     start: null,
     reconciled: reconciled ? { generator: -3, state: 'reconciled', detail: reconciled } : null
   }
 }
 
-test('a dead generator: its last heartbeat\'s acknowledged rows count, the rest and its unreported bound are in doubt', () => {
+test('a dead generator: its last heartbeat\'s acknowledged rows count, the rest and its unreported bound are in doubt',
+  () => {
   const alive = generatorResult({ index: 1, count: 2, ms: [10, 20], serverMs: [1, 2] })
-  const reconciliation = { acknowledged: 120, in_doubt: 580, counted: 400, verdict: 'within_in_doubt', excess: 0, missing: 0 }
+  const reconciliation = { acknowledged: 120, in_doubt: 580, counted: 400, verdict: 'within_in_doubt', excess: 0,
+    missing: 0 }
   const fleet = fleetRows({
     generators: [[0, 'running', { sent: 200, ok: 100, failed: 0 }], [1, 'done', { sent: 20, ok: 20, failed: 0 }]],
     reconciled: {
@@ -93,13 +99,16 @@ test('a dead generator: its last heartbeat\'s acknowledged rows count, the rest 
   assert.equal(merged.rows_in_doubt, 100 + 500, 'sent but unanswered by its last heartbeat, and the bound after it')
   assert.equal(merged.rows_sent, 20 + 200 + 500)
   assert.equal(merged.partial, true)
-  assert.deepEqual(merged.partial_reasons, ['generator 1 (pod-0) died (running, no result, judged dead after 7.5 s of silence): the 100 rows acknowledged by its last report are counted, the rest it sent (and up to 500 more after its last report) are in doubt'])
+  assert.deepEqual(merged.partial_reasons,
+    ['generator 1 (pod-0) died (running, no result, judged dead after 7.5 s of silence): the 100 rows acknowledged ' +
+      'by its last report are counted, the rest it sent (and up to 500 more after its last report) are in doubt'])
   assert.equal(merged.fleet.finished_by, 2, 'generator 2 took the finish over')
   assert.equal(merged.fleet.steward, 1)
   assert.equal(merged.reconciliation.verdict, 'within_in_doubt')
 })
 
-test('a dead generator counted in the table by its keys: stored rows ok, none in doubt, by the finisher\'s counts', () => {
+test('a dead generator counted in the table by its keys: stored rows ok, none in doubt, by the finisher\'s counts',
+  () => {
   const alive = generatorResult({ index: 1, count: 2, ms: [10, 20], serverMs: [1, 2] })
   // The finisher judged it on its last heartbeat (100 ok of 200 sent) and found 130 of its rows in the table; the
   // generator came back afterwards and wrote its row again with other counts: the verdict's counts stand.
@@ -116,12 +125,14 @@ test('a dead generator counted in the table by its keys: stored rows ok, none in
   const merged = mergeResults([alive], { fleet })
   assert.deepEqual([merged.rows_ok, merged.rows_failed, merged.rows_in_doubt, merged.rows_sent], [150, 5, 0, 155])
   assert.equal(merged.rows_found_in_table, 30)
-  assert.match(merged.partial_reasons[0], /its rows counted in the table by their keys, 130 stored \(100 acknowledged by its last report, 30 found in the table since\), none in doubt$/)
+  assert.match(merged.partial_reasons[0],
+    /its rows counted in the table by their keys, 130 stored \(100 acknowledged by its last report, 30 found in the table since\), none in doubt$/)
 })
 
 test('a fleet nobody reconciled is partial and says so', () => {
   const merged = mergeResults([generatorResult({ index: 0, ms: [1], serverMs: [1] })], {
-    fleet: fleetRows({ generators: [[0, 'done', { sent: 10, ok: 10, failed: 0 }], [1, 'done', { sent: 10, ok: 10, failed: 0 }]] })
+    fleet: fleetRows({ generators: [[0, 'done', { sent: 10, ok: 10, failed: 0 }], [1, 'done', { sent: 10, ok: 10,
+      failed: 0 }]] })
   })
   assert.equal(merged.partial, true)
   assert.ok(merged.partial_reasons.some((r) => /^the fleet was not reconciled: no generator finished the fleet/.test(r)), merged.partial_reasons.join('\n'))
@@ -146,7 +157,8 @@ test('a fleet\'s drift: its generators\' intervals added, the windows\' latency 
   assert.equal(merged.timeline.series[0].ingest.latency_hist, undefined, 'no stages: the histograms are not kept')
 })
 
-test('a fleet\'s merged options are the fleet\'s (its rate, its size), its events every generator\'s on one clock', () => {
+test('a fleet\'s merged options are the fleet\'s (its rate, its size), its events every generator\'s on one clock',
+  () => {
   const a = generatorResult({ index: 0, ms: [1], serverMs: [1] })
   const b = generatorResult({ index: 1, ms: [1], serverMs: [1] })
   a.options = { ...a.options, rate: 4000 }

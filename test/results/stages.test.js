@@ -106,7 +106,8 @@ test('a stage of a few batches: a shortfall of one request per process is no kne
   assert.equal(warnings.length, 2)
   assert.match(warnings[1], /^warning: stage 2 \(5s:50\) asks 250 rows: 2\.5 requests of 100, over 1 process;/)
   assert.equal(granularityWarnings(few, { unitsPerRequest: 1, processes: 1, unit: 'queries' }).length, 0)
-  assert.equal(granularityWarnings(parseStages('5s:2'), { unitsPerRequest: 1, processes: 1, unit: 'queries' }).length, 1)
+  assert.equal(granularityWarnings(parseStages('5s:2'), { unitsPerRequest: 1, processes: 1, unit: 'queries' }).length,
+    1)
 })
 
 test('a stage that kept its rate by queueing is not kept up: p50 or p99 over 4x the first kept stage\'s', () => {

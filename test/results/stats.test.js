@@ -76,7 +76,8 @@ test('CrateDB messages that differ only in ids and values fall into one group', 
   assert.equal(list.find((g) => g.code === 5000).count, rejected.filter((x) => x.error).length)
   assert.equal(list.find((g) => g.code === 4000).count, 2)
   assert.equal(list.find((g) => g.code === 4000).sample, check[0].error.message)
-  assert.notEqual(errorPattern('DuplicateKeyException[A document with the same primary key exists already]'), errorPattern('SQLParseException[x]'))
+  assert.notEqual(errorPattern('DuplicateKeyException[A document with the same primary key exists already]'),
+    errorPattern('SQLParseException[x]'))
 })
 
 test('different codes never share a group', () => {

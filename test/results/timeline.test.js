@@ -50,7 +50,8 @@ test('intervals between reports are present and empty; groups and queries are ke
   timeline.add('ingest', delta(ORIGIN + 1000, [['doc.cpu', 1000, 0, 0, 3]]))
   timeline.add('analytical', delta(ORIGIN + 4000, [['point', 3, 0, 0, 2]]))
   const series = timeline.toJSON()
-  assert.deepEqual(series.map((e) => Object.keys(e).sort()), [['analytical', 'ingest', 't_s'], ['t_s'], ['t_s'], ['analytical', 't_s']])
+  assert.deepEqual(series.map((e) => Object.keys(e).sort()), [['analytical', 'ingest', 't_s'], ['t_s'], ['t_s'],
+    ['analytical', 't_s']])
   assert.deepEqual(series[0].analytical.labels.range, {
     ok: 5,
     failed: 1,
@@ -78,11 +79,14 @@ test('an interval closes two intervals later: a report after that adds its count
 test('the timeline result puts nodes and events on the load\'s clock, first rejections among the events', () => {
   const cluster = {
     samples: [
-      { t_s: 0, nodes: [{ name: 'n1', process_cpu_pct: 10, heap_used_pct: 20, load_1m: 1, write: { queue: 0, rejected_delta: 0 }, search: { queue: 0, rejected_delta: 0 } }] },
-      { t_s: 2, nodes: [{ name: 'n1', process_cpu_pct: 90, heap_used_pct: 60, load_1m: 3, write: { queue: 5, rejected_delta: 1855 }, search: { queue: 0, rejected_delta: 0 } }] }
+      { t_s: 0, nodes: [{ name: 'n1', process_cpu_pct: 10, heap_used_pct: 20, load_1m: 1, write: { queue: 0,
+        rejected_delta: 0 }, search: { queue: 0, rejected_delta: 0 } }] },
+      { t_s: 2, nodes: [{ name: 'n1', process_cpu_pct: 90, heap_used_pct: 60, load_1m: 3, write: { queue: 5,
+        rejected_delta: 1855 }, search: { queue: 0, rejected_delta: 0 } }] }
     ]
   }
-  const result = timelineResult({ timeline: null, cluster, monitorStartedAt: ORIGIN - 100, loadStartAt: ORIGIN, events: [{ at_s: 0.5, kind: 'host_down', host: 'h', detail: 'x' }] })
+  const result = timelineResult({ timeline: null, cluster, monitorStartedAt: ORIGIN - 100, loadStartAt: ORIGIN,
+    events: [{ at_s: 0.5, kind: 'host_down', host: 'h', detail: 'x' }] })
   assert.deepEqual(
     result.nodes.map((n) => [n.t_s, n.process_cpu_pct, n.write_queue, n.write_rejected]),
     [
@@ -108,7 +112,8 @@ test('a last interval much shorter than the interval keeps its counts but draws 
       [3, null, 0.005]
     ]
   )
-  assert.deepEqual(short.map((e) => e.ingest.labels.t.per_sec), [100, 100, null], 'a label of the tail has no rate either')
+  assert.deepEqual(short.map((e) => e.ingest.labels.t.per_sec), [100, 100, null],
+    'a label of the tail has no rate either')
   const long = new Timeline({ originMs: ORIGIN })
   long.add('ingest', delta(ORIGIN + 1000, [['t', 100, 0, 0, 5]]))
   long.add('ingest', delta(ORIGIN + 1600, [['t', 60, 0, 0, 5]], 600))
@@ -137,7 +142,8 @@ test('the warm-up\'s answers land in the timeline (drawn), never in the totals; 
   assert.equal(warm.warmup.ok, 10)
 })
 
-test('after the first hour an interval is a minute: counts exact, percentiles from all its reports\' histograms', () => {
+test('after the first hour an interval is a minute: counts exact, percentiles from all its reports\' histograms',
+  () => {
   const timeline = new Timeline({ originMs: ORIGIN })
   // The last second of the first hour, then a minute of reports at 1 ms and one at 900 ms, then the next minute.
   timeline.add('ingest', delta(ORIGIN + 3_600_000, [['t', 10, 0, 0, 5]]))

@@ -95,7 +95,8 @@ test('closed: exactly N requests in flight, every request sent once, lanes refil
 test('error answers and refused requests fail their units; lost answers put them in doubt', async () => {
   const clock = new FakeClock()
   const client = scriptedClient((n) => {
-    if (n === 2) throw new CrateHttpError({ status: 404, code: 4041, message: "RelationUnknown[Relation 'doc.cpu' unknown]" })
+    if (n === 2) throw new CrateHttpError({ status: 404, code: 4041,
+      message: "RelationUnknown[Relation 'doc.cpu' unknown]" })
     if (n === 3) throw new TransportError({ code: 'ECLOSED', message: 'closed', sent: true })
     if (n === 4) throw new TransportError({ code: 'ECONNREFUSED', message: 'refused', sent: false })
     return {}
@@ -107,7 +108,8 @@ test('error answers and refused requests fail their units; lost answers put them
   assert.equal(totals.all.failed, 20)
   assert.equal(totals.all.inDoubt, 10)
   assert.equal(totals.all.requestsFailed, 3)
-  assert.deepEqual(totals.errors.toJSON().map((e) => [e.code, e.in_doubt, e.count]).sort(), [[4041, false, 10], ['ECLOSED', true, 10], ['ECONNREFUSED', false, 10]])
+  assert.deepEqual(totals.errors.toJSON().map((e) => [e.code, e.in_doubt, e.count]).sort(), [[4041, false, 10],
+    ['ECLOSED', true, 10], ['ECONNREFUSED', false, 10]])
 })
 
 test('a refused host does not stop the run (the client fails over); no host at all does', async () => {
@@ -140,7 +142,8 @@ test('closed: the deadline stops new requests; those in flight finish and are co
   assert.equal(delta.unitsInFlight, 0)
 })
 
-test('--graceful_stop: after the deadline, answers still missing when the grace is over are abandoned, in doubt', async () => {
+test('--graceful_stop: after the deadline, answers still missing when the grace is over are abandoned, in doubt',
+  async () => {
   const clock = new FakeClock()
   const pending = new Set()
   const client = {
@@ -149,7 +152,8 @@ test('--graceful_stop: after the deadline, answers still missing when the grace 
       const n = ++this.sends
       // The first two requests answer after 60 ms; the next ones never would.
       if (n <= 2) return clock.after(60, {})
-      return new Promise((resolve, reject) => pending.add(() => reject(new TransportError({ code: 'ABORTED', message: 'abandoned', sent: true }))))
+      return new Promise((resolve, reject) => pending.add(() => reject(new TransportError({ code: 'ABORTED',
+        message: 'abandoned', sent: true }))))
     },
     abort: () => { for (const cancel of pending) cancel() }
   }
@@ -246,7 +250,8 @@ test('ok + failed + in flight = sent at every report, while requests are still i
   assert.equal(totals.unitsSent, 300)
 })
 
-test('a table dropped mid-run: after ten unknown-relation answers in a row the run stops, not after max_rows', async () => {
+test('a table dropped mid-run: after ten unknown-relation answers in a row the run stops, not after max_rows',
+  async () => {
   const clock = new FakeClock()
   const client = scriptedClient((n) => {
     if (n <= 5 || n === 8) return {}
@@ -255,7 +260,8 @@ test('a table dropped mid-run: after ten unknown-relation answers in a row the r
   const { recorder, done } = engine(clock, { client, source: fakeSource(1000) })
   const reason = await done
   assert.equal(reason.kind, 'fatal')
-  assert.match(reason.detail, /^RelationUnknown\[Relation 'doc\.cpu' unknown\] \(10 answers in a row: the table was dropped during the run\?\)$/)
+  assert.match(reason.detail,
+    /^RelationUnknown\[Relation 'doc\.cpu' unknown\] \(10 answers in a row: the table was dropped during the run\?\)$/)
   // Five ok, two unknown, one ok (the count starts again), then ten unknown.
   assert.equal(recorder.takeDelta().series.x.requests, 18)
 })

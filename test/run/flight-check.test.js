@@ -6,7 +6,8 @@ const { FlightCheck, flightWarning } = require('../../lib/run/flight-check')
 
 const delta = (ok, lateRequests) => ({ series: { q: { ok } }, warmupSeries: {}, lateRequests })
 
-test('the first second that served a --rate short with requests late says so once, with the flight that would serve it', () => {
+test('the first second that served a --rate short with requests late says so once, with the flight that would serve it',
+  () => {
   const check = new FlightCheck({ targetAt: () => 50, inFlight: 4, unit: 'queries' })
   assert.equal(check.addDelta(delta(14, 10), 500), null, 'not before a second of load')
   const warning = check.addDelta(delta(14, 12), 1000)
@@ -17,12 +18,14 @@ test('the first second that served a --rate short with requests late says so onc
   assert.equal(check.addDelta(delta(14, 12), 2000), null, 'once')
 })
 
-test('no warning when the rate is served, when nothing was late (the answers, not the flight), or with no target', () => {
+test('no warning when the rate is served, when nothing was late (the answers, not the flight), or with no target',
+  () => {
   assert.equal(flightWarning({ targetPerSec: 50, servedPerSec: 49, late: 3, inFlight: 4, unit: 'queries' }), null)
   assert.equal(flightWarning({ targetPerSec: 50, servedPerSec: 20, late: 0, inFlight: 4, unit: 'queries' }), null)
   assert.equal(flightWarning({ targetPerSec: undefined, servedPerSec: 20, late: 9, inFlight: 4, unit: 'rows' }), null)
   assert.equal(flightWarning({ targetPerSec: 50, servedPerSec: 0, late: 9, inFlight: 4, unit: 'queries' }), null,
     'nothing answered yet: no flight to name (the report says the same of a run that served nothing)')
   const rows = flightWarning({ targetPerSec: 200_000, servedPerSec: 50_000, late: 40, inFlight: 2, unit: 'rows' })
-  assert.match(rows, /2 requests in flight per process served about 50,000 rows\/s of the 200,000 targeted, 40 requests due while every one was busy: raise --concurrent_requests to at least 9/)
+  assert.match(rows,
+    /2 requests in flight per process served about 50,000 rows\/s of the 200,000 targeted, 40 requests due while every one was busy: raise --concurrent_requests to at least 9/)
 })

@@ -36,7 +36,8 @@ test('the live rate is each worker\'s latest report over the period it covers, s
   progress.render(totals)
   const line = written.at(-1)
   assert.ok(line.startsWith('\r\u001b[K'), 'the line overwrites itself')
-  assert.match(line.slice(4), /^ {3}3s {2}rows ok 2,500 {2}rows\/s 2,000 {2}failed 0 {2}p99 40(\.\d{1,2})? ms {2}cluster write rejections 7$/)
+  assert.match(line.slice(4),
+    /^ {3}3s {2}rows ok 2,500 {2}rows\/s 2,000 {2}failed 0 {2}p99 40(\.\d{1,2})? ms {2}cluster write rejections 7$/)
   // A worker's next report replaces its rate; p99 covers only the reports since the last line.
   progress.addDelta(deltaOf(500, 1000, 1000), 1)
   progress.render(totals)
@@ -55,7 +56,8 @@ test('bounded runs show how far they are; --rate shows its target; p99 as in the
   timed.addDelta(delta, 0)
   timed.render(totals)
   assert.ok(written.at(-1).startsWith('\r\u001b[K'))
-  assert.match(written.at(-1).slice(4), /^ {2}12s\/30s {2}rows ok 2,500 {2}rows\/s 2,500 \(target 3,000\) {2}failed 0 {2}p99 1,328\.\d{1,2} ms$/)
+  assert.match(written.at(-1).slice(4),
+    /^ {2}12s\/30s {2}rows ok 2,500 {2}rows\/s 2,500 \(target 3,000\) {2}failed 0 {2}p99 1,328\.\d{1,2} ms$/)
   const counted = new ProgressLine({ stream, unit: 'rows', enabled: true, totalUnits: 10_000, now })
   counted.startedAt = 1_000_000
   counted.render(totals)
@@ -84,7 +86,8 @@ test('disabled: nothing is written', () => {
 test('through --warmup the line shows the warm-up\'s clock and its answers; then the measured part\'s against --duration', () => {
   const written = []
   let time = 1_000_000
-  const progress = new ProgressLine({ stream: { write: (text) => written.push(text) }, unit: 'queries', enabled: true, durationMs: 60_000, warmupMs: 10_000, now: () => time })
+  const progress = new ProgressLine({ stream: { write: (text) => written.push(text) }, unit: 'queries', enabled: true,
+    durationMs: 60_000, warmupMs: 10_000, now: () => time })
   progress.startedAt = time
   const totals = new Totals()
   const warm = deltaOf(0, 1000, 1000)
@@ -99,13 +102,16 @@ test('through --warmup the line shows the warm-up\'s clock and its answers; then
   progress.addDelta(warm, 0)
   time += 5_000
   progress.render(totals)
-  assert.match(written.at(-1).slice(4), /^warm-up 5s\/10s {2}queries ok 100 \(warm-up, in no figure\) {2}queries\/s 100 {2}failed 0 {2}p99 3(\.\d+)? ms$/)
+  assert.match(written.at(-1).slice(4),
+    /^warm-up 5s\/10s {2}queries ok 100 \(warm-up, in no figure\) {2}queries\/s 100 {2}failed 0 {2}p99 3(\.\d+)? ms$/)
   time += 65_000
   progress.render(totals)
-  assert.match(written.at(-1).slice(4), /^ {2}60s\/60s {2}queries ok 0 /, 'the measured clock ends at --duration, not at 70 s')
+  assert.match(written.at(-1).slice(4), /^ {2}60s\/60s {2}queries ok 0 /,
+    'the measured clock ends at --duration, not at 70 s')
 })
 
-test('in a log (stderr no terminal): a plain line every logEveryMs, the rate since the line before, the client\'s RSS', () => {
+test('in a log (stderr no terminal): a plain line every logEveryMs, the rate since the line before, the client\'s RSS',
+  () => {
   const written = []
   let time = 1_000_000
   const progress = new ProgressLine({ stream: { write: (text) => written.push(text) }, unit: 'rows', enabled: true,

@@ -34,7 +34,8 @@ class FakeWorker extends EventEmitter {
 
   ready () { this.emit('message', { type: 'ready' }) }
   report (delta) { this.emit('message', { type: 'delta', delta }) }
-  done (reason, delta = emptyDelta()) { this.emit('message', { type: 'done', reason, delta, resources: { cpuMicros: 10, maxRssKb: 1000 } }) }
+  done (reason, delta = emptyDelta()) { this.emit('message', { type: 'done', reason, delta, resources: { cpuMicros: 10,
+    maxRssKb: 1000 } }) }
   fail (message) { this.emit('message', { type: 'fatal', message }) }
 
   exit (code = 0, signal = null) {
@@ -111,7 +112,8 @@ test('the happy path: starting -> ready -> running -> done, deltas merged exactl
   assert.equal(outcome.resources.length, 2)
 })
 
-test('a worker that dies is known by how long the master heard nothing from it: its unheard rows are bounded by it', async () => {
+test('a worker that dies is known by how long the master heard nothing from it: its unheard rows are bounded by it',
+  async () => {
   let clock = 1000
   const { g, fakes } = group(2, () => clock)
   for (const f of fakes) f.ready()
@@ -132,7 +134,8 @@ test('every worker gets the same absolute start time and deadline in go', () => 
   const { g, fakes } = group(3)
   for (const f of fakes) f.ready()
   g.go({ startAt: 123456.5, deadline: 133456.5 })
-  assert.deepEqual(fakes.map((f) => f.said('go')), fakes.map(() => [{ type: 'go', startAt: 123456.5, deadline: 133456.5 }]))
+  assert.deepEqual(fakes.map((f) => f.said('go')), fakes.map(() => [{ type: 'go', startAt: 123456.5,
+    deadline: 133456.5 }]))
   assert.equal(g.go({ startAt: 1 }), false, 'go works once, from ready')
 })
 
@@ -162,7 +165,8 @@ test('a worker that fails during start-up is a start-up failure, not a death', a
   fakes[1].ready()
   fakes[1].exit(0)
   const outcome = await g.whenDone()
-  assert.deepEqual(outcome.incidents, [{ kind: 'worker_failed', worker: 0, detail: "unknown generator 'x'", phase: 'startup' }])
+  assert.deepEqual(outcome.incidents, [{ kind: 'worker_failed', worker: 0, detail: "unknown generator 'x'",
+    phase: 'startup' }])
 })
 
 test('a worker killed while running: its reports so far count, the others drain and report', async () => {
@@ -227,7 +231,8 @@ test('abort(): workers are told to abandon their requests; those that do not rep
   const outcome = await g.whenDone()
   assert.equal(fakes[1].killedWith, 'SIGKILL')
   assert.equal(outcome.totals.all.ok, 7)
-  assert.deepEqual(outcome.incidents, [{ kind: 'abandoned', worker: 1, detail: 'killed after it did not report in time' }])
+  assert.deepEqual(outcome.incidents, [{ kind: 'abandoned', worker: 1,
+    detail: 'killed after it did not report in time' }])
 })
 
 test('a worker whose cluster is gone stops the group; the incident names it', async () => {
@@ -239,10 +244,12 @@ test('a worker whose cluster is gone stops the group; the incident names it', as
   fakes[0].done(fakes[0].said('stop')[0].reason)
   for (const f of fakes) f.exit(0)
   const outcome = await g.whenDone()
-  assert.deepEqual(outcome.incidents, [{ kind: 'server_gone', worker: 1, detail: 'connection refused by http://x:4200' }])
+  assert.deepEqual(outcome.incidents, [{ kind: 'server_gone', worker: 1,
+    detail: 'connection refused by http://x:4200' }])
 })
 
 test('workers are forked without credentials in their environment', () => {
-  const env = workerEnv({ PATH: '/bin', CRATE_PASSWORD: 's3cr3t', CRATE_USER: 'u', CRATE_HOST: 'h', CRATE_BENCH_FAULT_WORKER_STARTUP: 'delay:1' })
+  const env = workerEnv({ PATH: '/bin', CRATE_PASSWORD: 's3cr3t', CRATE_USER: 'u', CRATE_HOST: 'h',
+    CRATE_BENCH_FAULT_WORKER_STARTUP: 'delay:1' })
   assert.deepEqual(env, { PATH: '/bin', CRATE_BENCH_FAULT_WORKER_STARTUP: 'delay:1' })
 })

@@ -16,22 +16,33 @@ function fakeCluster (capacity) {
     runStep: async (rate) => {
       rates.push(rate)
       const over = rate > capacity
-      return { result: { workload: 'ingest', rows_failed: 0, rows_in_doubt: 0, rate: { achieved_per_sec: over ? capacity : rate, achieved_pct: over ? (capacity / rate) * 100 : 100 }, latency_ms: { p99: over ? 900 : 50 }, cluster: { write_rejected: 0, search_rejected: 0 }, client: { saturated: false } } }
+      return { result: { workload: 'ingest', rows_failed: 0, rows_in_doubt: 0,
+        rate: { achieved_per_sec: over ? capacity : rate, achieved_pct: over ? (capacity / rate) * 100 : 100 },
+          latency_ms: { p99: over ? 900 : 50 }, cluster: { write_rejected: 0, search_rejected: 0 },
+            client: { saturated: false } } }
     }
   }
 }
 
 test('a step passes only when every condition holds, and says each reason it did not', () => {
-  const ok = { workload: 'ingest', rows_failed: 0, rows_in_doubt: 0, rate: { achieved_per_sec: 1000, achieved_pct: 100 }, latency_ms: { p99: 150 }, cluster: { write_rejected: 0, search_rejected: 0 }, client: { saturated: false } }
+  const ok = { workload: 'ingest', rows_failed: 0, rows_in_doubt: 0, rate: { achieved_per_sec: 1000,
+    achieved_pct: 100 }, latency_ms: { p99: 150 }, cluster: { write_rejected: 0, search_rejected: 0 },
+      client: { saturated: false } }
   assert.equal(judgeStep(ok, SLO).passed, true)
-  const bad = { ...ok, rows_failed: 3, rows_in_doubt: 2, rate: { achieved_per_sec: 900, achieved_pct: 90 }, latency_ms: { p99: 250 }, cluster: { write_rejected: 12, search_rejected: 0 }, client: { saturated: true }, partial: true, partial_reasons: ['interrupted'] }
+  const bad = { ...ok, rows_failed: 3, rows_in_doubt: 2, rate: { achieved_per_sec: 900, achieved_pct: 90 },
+    latency_ms: { p99: 250 }, cluster: { write_rejected: 12, search_rejected: 0 }, client: { saturated: true },
+      partial: true, partial_reasons: ['interrupted'] }
   const verdict = judgeStep(bad, SLO)
   assert.equal(verdict.passed, false)
-  assert.equal(verdict.reason, 'partial run: interrupted; achieved 90% of the target rate (needs 99%); p99 250 ms over the SLO of 200 ms; 5 rows failed or in doubt (at most 0); 12 thread-pool rejections in sys.nodes; the load generator was saturated: add --processes')
+  assert.equal(verdict.reason,
+    'partial run: interrupted; achieved 90% of the target rate (needs 99%); p99 250 ms over the SLO of 200 ms; 5 ' +
+      'rows failed or in doubt (at most 0); 12 thread-pool rejections in sys.nodes; the load generator was ' +
+        'saturated: add --processes')
   assert.deepEqual([verdict.failed, verdict.rejections, verdict.client_saturated], [5, 12, true])
 })
 
-test('doubling from the start, then bisection: the capacity within the precision, in the steps that implies', async () => {
+test('doubling from the start, then bisection: the capacity within the precision, in the steps that implies',
+  async () => {
   const cluster = fakeCluster(13_000)
   const found = await searchCapacity({
     start: 1000,
@@ -58,8 +69,11 @@ test('a cluster that misses at the start rate says so; a stopped step ends the s
   assert.deepEqual([failsAtStart.capacity, failsAtStart.limit, failsAtStart.steps.length], [null, 'fails_at_start', 1])
   let calls = 0
   const cluster = fakeCluster(1e9)
-  const stopped = await searchCapacity({ start: 100, runStep: (rate) => (++calls === 3 ? { stop: 'interrupted' } : cluster.runStep(rate)), judge: (r) => judgeStep(r, SLO) })
-  assert.deepEqual([stopped.capacity, stopped.limit, stopped.stopped, stopped.steps.length], [200, 'stopped', 'interrupted', 2])
+  const stopped = await searchCapacity({ start: 100,
+    runStep: (rate) => (++calls === 3 ? { stop: 'interrupted' } : cluster.runStep(rate)), judge: (r) => judgeStep(r,
+      SLO) })
+  assert.deepEqual([stopped.capacity, stopped.limit, stopped.stopped, stopped.steps.length], [200, 'stopped',
+    'interrupted', 2])
 })
 
 test('a step whose warm-up saw no answer fails and says why: the load was not steady when measuring began', () => {
@@ -74,7 +88,8 @@ test('a step whose warm-up saw no answer fails and says why: the load was not st
   }
   const step = judgeStep(result, { sloP99Ms: 200, minAchievedPct: 99 })
   assert.equal(step.passed, false)
-  assert.match(step.reason, /no answer arrived during the 3 s warm-up: the load was not steady when measuring began \(raise --warmup\)/)
+  assert.match(step.reason,
+    /no answer arrived during the 3 s warm-up: the load was not steady when measuring began \(raise --warmup\)/)
   assert.equal(judgeStep({ ...result, warmup: { seconds: 3, requests: 40 } }, { sloP99Ms: 200 }).passed, true)
 })
 
@@ -83,10 +98,12 @@ test('a step that missed for several reasons: its row says how many, the lines u
   const step = (rate, passed, reason = null) => ({ rate, achieved: rate, achieved_pct: passed ? 100 : 90, p99_ms: 10,
     failed: 0, rejections: 0, client_saturated: false, passed, reason })
   const found = { capacity: 2000, first_miss: 4000, limit: null, stopped: null, steps: [step(1000, true),
-    step(2000, true), step(4000, false, 'achieved 90% of the target rate (needs 99%); p99 900 ms over the SLO of 800 ms')] }
+    step(2000, true), step(4000, false,
+      'achieved 90% of the target rate (needs 99%); p99 900 ms over the SLO of 800 ms')] }
   const text = render({ sloP99Ms: 800, maxFailed: 0, start: 1000, maxSteps: 10 }, found, 'rows')
   assert.match(text, /achieved 90% of the target rate \(needs 99%\) \(\+1 more\)/)
-  assert.match(text, /^ {2}4,000 rows\/s missed for each of: achieved 90% of the target rate \(needs 99%\); p99 900 ms over the SLO of 800 ms$/m)
+  assert.match(text,
+    /^ {2}4,000 rows\/s missed for each of: achieved 90% of the target rate \(needs 99%\); p99 900 ms over the SLO of 800 ms$/m)
 })
 
 // Issue 46: one run a step cannot tell a step from the noise; the edge is run again before a capacity is said.

@@ -18,7 +18,8 @@ if (NO_CHROMIUM) console.log(`# ${NO_CHROMIUM}`)
 
 const LONG_SUBTITLE = 'with --processes 4 --concurrent_requests 20 --shards 12 --replicas 1 --model tsbs-cpu --table ' +
   'doc.a_benchmark_table_with_a_long_name --ingest_rate 20000 --duration 10m --warmup 30s\n' +
-  'sweet spot: batch_size=16000 (34,000 rows/s); larger values gain at most 2.5% (threshold 5%), and those values had failures'
+  'sweet spot: batch_size=16000 (34,000 rows/s); larger values gain at most 2.5% (threshold 5%), and those values ' +
+    'had failures'
 
 function capacitySteps (n) {
   return Array.from({ length: n }, (_, i) => {
@@ -40,21 +41,27 @@ function sweepPoints (n) {
 }
 
 const CHARTS = {
-  'capacity-1': () => renderCapacityChart({ capacity: null, unit: 'queries', slo: { p99_ms: 2500 }, steps: capacitySteps(1) }),
-  'capacity-10': () => renderCapacityChart({ capacity: 256_000, unit: 'rows', slo: { p99_ms: 2500 }, steps: capacitySteps(10) }),
+  'capacity-1': () => renderCapacityChart({ capacity: null, unit: 'queries', slo: { p99_ms: 2500 },
+    steps: capacitySteps(1) }),
+  'capacity-10': () => renderCapacityChart({ capacity: 256_000, unit: 'rows', slo: { p99_ms: 2500 },
+    steps: capacitySteps(10) }),
   'sweep-1': () => {
     const points = sweepPoints(1)
-    return renderSweepChart({ parameter: 'batch_size', unit: 'rows', title: 'batch-size sweep', subtitle: LONG_SUBTITLE, points, analysis: { sweetSpot: points[0] } })
+    return renderSweepChart({ parameter: 'batch_size', unit: 'rows', title: 'batch-size sweep', subtitle: LONG_SUBTITLE,
+      points, analysis: { sweetSpot: points[0] } })
   },
   'sweep-10': () => {
     const points = sweepPoints(10)
-    return renderSweepChart({ parameter: 'batch_size', unit: 'rows', title: 'batch-size sweep: rows/s and p99 against batch_size', subtitle: LONG_SUBTITLE, points, analysis: { sweetSpot: points[8] } })
+    return renderSweepChart({ parameter: 'batch_size', unit: 'rows',
+      title: 'batch-size sweep: rows/s and p99 against batch_size', subtitle: LONG_SUBTITLE, points,
+        analysis: { sweetSpot: points[8] } })
   }
 }
 
 const texts = (svg) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])
 
-test('capacity: the steps stand as far apart as their rates, a tick at each; the misses in the legend\'s red; the SLO line with its label', () => {
+test('capacity: the steps stand as far apart as their rates, a tick at each; the misses in the legend\'s red; the ' +
+  'SLO line with its label', () => {
   // The new user's ramp: 25, 50, 100, 200, then bisection to 150, 125, 137.5, 131.25.
   const rates = [25, 50, 100, 200, 150, 125, 137.5, 131.25]
   const steps = rates.map((rate) => ({
@@ -69,7 +76,8 @@ test('capacity: the steps stand as far apart as their rates, a tick at each; the
   assert.deepEqual(option.series[0].data.map(([x]) => x), [...rates].sort((a, b) => a - b), 'each step at its own rate')
   const missed = option.series.find((s) => s.name === 'missed the SLO')
   assert.deepEqual(missed.data.map(([x]) => x), [131.25, 137.5, 150, 200])
-  assert.equal(option.color[option.legend.data.indexOf('missed the SLO')], missed.itemStyle.color, 'the legend\'s colour is the marks\'')
+  assert.equal(option.color[option.legend.data.indexOf('missed the SLO')], missed.itemStyle.color,
+    'the legend\'s colour is the marks\'')
   const ten = texts(CHARTS['capacity-10']())
   assert.ok(ten.includes('SLO 2500 ms'))
   assert.ok(ten.includes('capacity 256000'))
@@ -77,9 +85,11 @@ test('capacity: the steps stand as far apart as their rates, a tick at each; the
   assert.ok(one.includes('SLO 2500 ms'), 'the SLO is drawn even when the p99 stayed far below it')
 })
 
-test('sweep: a log axis labelled at every value tried and nowhere else; a long subtitle wrapped within the picture', () => {
+test('sweep: a log axis labelled at every value tried and nowhere else; a long subtitle wrapped within the picture',
+  () => {
   const ten = texts(CHARTS['sweep-10']())
-  for (const value of sweepPoints(10).map((p) => p.value)) assert.ok(ten.includes(formatCount(value)), `${value} labelled`)
+  for (const value of sweepPoints(10).map((p) => p.value)) assert.ok(ten.includes(formatCount(value)),
+    `${value} labelled`)
   assert.ok(!ten.includes('100k') && !ten.includes('1M'), 'no power of ten that was not tried')
   const lines = wrapLines(LONG_SUBTITLE)
   assert.ok(lines.length >= 3, 'the long subtitle takes several lines')

@@ -22,35 +22,46 @@ function fakeBenchmark (throughputOf, { exitCodeOf = () => 0 } = {}) {
     const value = Number(args[args.indexOf('--json') - 1])
     calls.push(args)
     const code = exitCodeOf(value)
-    fs.writeFileSync(logFile, code === 3 ? 'appClusterAnalytical.js: error: cannot reach CrateDB: connection refused\n' : '')
+    fs.writeFileSync(logFile,
+      code === 3 ? 'appClusterAnalytical.js: error: cannot reach CrateDB: connection refused\n' : '')
     const perSec = throughputOf(value)
-    fs.writeFileSync(resultFile, code === 3 ? '' : JSON.stringify({ workload: 'analytical', seconds: 1, queries_sent: perSec, queries_ok: perSec, queries_failed: 0, queries_in_doubt: 0, queries_per_sec: perSec, latency_ms: { p99: 5 }, partial: false }))
+    fs.writeFileSync(resultFile, code === 3 ? '' : JSON.stringify({ workload: 'analytical', seconds: 1,
+      queries_sent: perSec, queries_ok: perSec, queries_failed: 0, queries_in_doubt: 0, queries_per_sec: perSec,
+        latency_ms: { p99: 5 }, partial: false }))
     return { code, signal: null }
   }
   return { calls, run }
 }
 
-test('a ramp stops after the step that gains less than --min_gain, with the stop reason, and reports the steps run', async (t) => {
+test('a ramp stops after the step that gains less than --min_gain, with the stop reason, and reports the steps run',
+  async (t) => {
   const out = tempDir(t)
   const bench = fakeBenchmark((v) => ({ 1: 100, 2: 190, 4: 195, 8: 300 })[v])
   const stderr = sink()
-  const code = await main(def('query-saturation'), ['--values', '1 2 4 8', '--out', out, '--', '--queries_config', 'q.yml'], { stderr, stdout: sink(), signals: signals(), run: bench.run })
+  const code = await main(def('query-saturation'), ['--values', '1 2 4 8', '--out', out, '--', '--queries_config',
+    'q.yml'], { stderr, stdout: sink(), signals: signals(), run: bench.run })
   assert.equal(code, 0, stderr.text)
-  assert.deepEqual(bench.calls.map((a) => a.slice(-3)), [['--concurrent_requests', '1', '--json'], ['--concurrent_requests', '2', '--json'], ['--concurrent_requests', '4', '--json']])
-  assert.deepEqual(bench.calls[0].slice(0, 2), ['--queries_config', 'q.yml'], 'the benchmark options go to every run first')
-  assert.match(stderr.text, /saturated: throughput gain below the threshold: \+2\.6% from 2 to 4 \(target at least \+5%\)/)
+  assert.deepEqual(bench.calls.map((a) => a.slice(-3)), [['--concurrent_requests', '1', '--json'],
+    ['--concurrent_requests', '2', '--json'], ['--concurrent_requests', '4', '--json']])
+  assert.deepEqual(bench.calls[0].slice(0, 2), ['--queries_config', 'q.yml'],
+    'the benchmark options go to every run first')
+  assert.match(stderr.text,
+    /saturated: throughput gain below the threshold: \+2\.6% from 2 to 4 \(target at least \+5%\)/)
   assert.equal(fs.readFileSync(path.join(out, 'query-saturation.jsonl'), 'utf8').trim().split('\n').length, 3)
-  assert.ok(fs.existsSync(path.join(out, 'query-saturation.csv')) && fs.existsSync(path.join(out, 'query-saturation.summary.json')))
+  assert.ok(fs.existsSync(path.join(out, 'query-saturation.csv')) && fs.existsSync(path.join(out,
+    'query-saturation.summary.json')))
 })
 
 test('a benchmark that cannot run stops the sweep with its exit code and a report of the values done', async (t) => {
   const out = tempDir(t)
   const bench = fakeBenchmark(() => 100, { exitCodeOf: (v) => (v === 2000 ? 3 : 0) })
   const stderr = sink()
-  const code = await main(def('batch-size'), ['--values', '1000 2000 4000', '--out', out], { stderr, stdout: sink(), signals: signals(), run: bench.run })
+  const code = await main(def('batch-size'), ['--values', '1000 2000 4000', '--out', out], { stderr, stdout: sink(),
+    signals: signals(), run: bench.run })
   assert.equal(code, 3)
   assert.equal(bench.calls.length, 2)
-  assert.match(stderr.text, /find-optimal-batch-size\.sh: error: the benchmark could not run at --batch_size 2000 \(exit code 3\): appClusterAnalytical\.js: error: cannot reach CrateDB/)
+  assert.match(stderr.text,
+    /find-optimal-batch-size\.sh: error: the benchmark could not run at --batch_size 2000 \(exit code 3\): appClusterAnalytical\.js: error: cannot reach CrateDB/)
   assert.ok(fs.existsSync(path.join(out, 'batch-size.csv')))
 })
 
@@ -63,7 +74,8 @@ test('an interrupt during a run: that run is recorded as it ended, no further va
     events.emit('interrupt', { signal: 'SIGTERM', count: 1 })
     return bench.run(options)
   }
-  const code = await main(def('shards'), ['--values', '3 6', '--out', out], { stderr: sink(), stdout: sink(), signals: events, run })
+  const code = await main(def('shards'), ['--values', '3 6', '--out', out], { stderr: sink(), stdout: sink(),
+    signals: events, run })
   assert.equal(code, 4)
   assert.equal(bench.calls.length, 1)
 })
@@ -72,9 +84,11 @@ test('options are checked before any run, in the words of the sweeps', () => {
   const errors = [
     [def('shards'), ['--step', 'rate'], '--step applies to find-query-saturation.sh only'],
     [def('query-saturation'), ['--step', 'latency'], "--step must be concurrent_requests or rate, not 'latency'"],
-    [def('query-saturation'), ['--step', 'rate', '--values', '10 0'], "'0' is not a value for --rate: give positive numbers"],
+    [def('query-saturation'), ['--step', 'rate', '--values', '10 0'],
+      "'0' is not a value for --rate: give positive numbers"],
     [def('processes'), ['--min_gain', '3'], '--min_gain applies to ramps (find-query-saturation.sh) only'],
-    [def('processes'), ['--', '--processes', '4'], '--processes is what this script sweeps: give its values with --values'],
+    [def('processes'), ['--', '--processes', '4'],
+      '--processes is what this script sweeps: give its values with --values'],
     [def('processes'), ['--bogus'], "unknown option --bogus (benchmark options go after '--'; see --help)"]
   ]
   for (const [d, argv, message] of errors)

@@ -2,7 +2,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, csvField, parseValue } = require('../../lib/sweep/sweep')
+const { pointOf, combineRepeats, withChanges, analyse, maxSpreadPct, saturationReason, toCsv, csvField,
+  parseValue } = require('../../lib/sweep/sweep')
 
 // A result shaped like the benchmarks' --json output, with only the fields a sweep reads.
 function ingestResult ({ ok, perSec, failed = 0, inDoubt = 0, abandoned = 0, p99 = 10, seconds = 1, partial = false }) {
@@ -27,7 +28,8 @@ const sweepOf = (series) =>
     )
   )
 
-test('a point takes throughput, p99, failed and in doubt apart (and the client\'s abandoned requests) from the result', () => {
+test('a point takes throughput, p99, failed and in doubt apart (and the client\'s abandoned requests) from the result',
+  () => {
   const point = pointOf({
     value: 500,
     exitCode: 1,
@@ -138,8 +140,10 @@ test('a ramp stops on failures, on p99, or when a step gains less than the minim
   assert.equal(saturationReason(rising), null)
   assert.match(saturationReason(sweepOf([[1, 100], [2, 103]])), /\+3% from 1 to 2 \(target at least \+5%\)/)
   assert.match(saturationReason(sweepOf([[1, 100], [2, 80]])), /-20% from 1 to 2/)
-  assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { failed: 20 }]]), { maxFailurePct: 1 }), /1\.96% of rows failed at 2 \(limit 1%\)/)
-  assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { p99: 800 }]]), { maxP99Ms: 500 }), /^p99 800 ms at 2, over the SLO of 500 ms \(--max_p99_ms\)$/)
+  assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { failed: 20 }]]), { maxFailurePct: 1 }),
+    /1\.96% of rows failed at 2 \(limit 1%\)/)
+  assert.match(saturationReason(sweepOf([[1, 100], [2, 300, { p99: 800 }]]), { maxP99Ms: 500 }),
+    /^p99 800 ms at 2, over the SLO of 500 ms \(--max_p99_ms\)$/)
   const rejecting = sweepOf([[1, 100], [2, 300]])
   rejecting[1].clusterRejected = 1855
   assert.equal(saturationReason(rejecting), '1855 thread-pool rejections in sys.nodes at 2')
@@ -155,7 +159,8 @@ test('a ramp stops on failures, on p99, or when a step gains less than the minim
       result: { ...ingestResult({ ok: 1000, perSec: achieved }), rate: { target_per_sec: value } }
     })
   assert.equal(saturationReason([rated(100, 100.4), rated(200, 199)]), null, '0.5% short is within 1%')
-  assert.match(saturationReason([rated(100, 100), rated(200, 150)]), /achieved 150 rows\/s at a target of 200 \(25% short, limit 1%\)/)
+  assert.match(saturationReason([rated(100, 100), rated(200, 150)]),
+    /achieved 150 rows\/s at a target of 200 \(25% short, limit 1%\)/)
 })
 
 test('CSV: one row per value, header named after the parameter and the unit', () => {
@@ -209,7 +214,8 @@ test('--max_p99_ms and a saturated load generator rule values out as the sweet s
   })
   const points = [point(1000, 100, 3.5), point(2000, 140, 6), point(4000, 145, 11.9)]
   assert.equal(analyse(points, { thresholdPct: 5 }).sweetSpot.value, 2000)
-  assert.equal(analyse(points, { thresholdPct: 5, maxP99Ms: 5 }).sweetSpot.value, 1000, 'batch 4000 and 2000 answer too slowly')
+  assert.equal(analyse(points, { thresholdPct: 5, maxP99Ms: 5 }).sweetSpot.value, 1000,
+    'batch 4000 and 2000 answer too slowly')
   const saturated = [point(1, 100, 3), point(2, 180, 3), point(4, 300, 3, true)]
   assert.equal(analyse(saturated, { thresholdPct: 5 }).best.value, 2, 'the saturated client limited value 4')
 })
@@ -225,7 +231,8 @@ test('CSV cells a spreadsheet would run as formulas are neutralised; numbers sta
   assert.equal(csvField('a,b'), '"a,b"')
 })
 
-test('values beyond the sweet spot whose only problem is requests abandoned by the client are not called saturation', () => {
+test('values beyond the sweet spot whose only problem is requests abandoned by the client are not called saturation',
+  () => {
   const run = (value, perSec, extra = {}) =>
     pointOf({
       value,

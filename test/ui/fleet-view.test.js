@@ -29,7 +29,8 @@ function fleetOf (fetchImpl) {
   return { view, a, b }
 }
 
-test('a second is merged once every generator closed it, with exact percentiles; before that it is as it stands', () => {
+test('a second is merged once every generator closed it, with exact percentiles; before that it is as it stands',
+  () => {
   const { view, a, b } = fleetOf()
   view.receive(a, 'tick', { series: [second(0, 100, 2), second(1, 100, 2)], provisional: [second(2, 90, 2)],
     nodes: [{ t_s: 1, name: 'n1' }], events: [{ at_s: 1, kind: 'host_down', detail: 'refused' }], now: now(200, 200) })
@@ -60,7 +61,8 @@ test('the rate goes to every generator as its share; a refusal is the fleet\'s a
     posts.push([String(url), JSON.parse(init.body)])
     const body = JSON.parse(init.body)
     if (body.rate === 1) return { ok: false, status: 400, json: async () => ({ error: 'too low' }) }
-    return { ok: true, status: 200, json: async () => ({ ok: true, event: { what: 'rate', from: 200, to: body.rate } }) }
+    return { ok: true, status: 200, json: async () => ({ ok: true, event: { what: 'rate', from: 200,
+      to: body.rate } }) }
   })
   const steering = view.steering()
   const changed = await steering.setRate('main', 800, 'page')
@@ -82,7 +84,8 @@ test('the rate goes to every generator as its share; a refusal is the fleet\'s a
   assert.deepEqual([stopped.ok, stopped.took, stopped.missed], [true, [1, 2], []])
 })
 
-test('a generator that hangs or is gone: each answer bounded, the fleet\'s answer names who took the change', async () => {
+test('a generator that hangs or is gone: each answer bounded, the fleet\'s answer names who took the change',
+  async () => {
   const { view } = fleetOf((url, init) => {
     const port = new URL(url).port
     if (port === '1') {
@@ -99,7 +102,8 @@ test('a generator that hangs or is gone: each answer bounded, the fleet\'s answe
   assert.equal(changed.ok, true)
   assert.deepEqual(changed.took, [2])
   assert.deepEqual(changed.missed, [{ generator: 1, error: 'generator 1: no answer within 2 s' }])
-  assert.match(changed.event.detail, /over 2 generators \(page\); not taken by generator 1: no answer within 2 s: the fleet runs 400 of it$/)
+  assert.match(changed.event.detail,
+    /over 2 generators \(page\); not taken by generator 1: no answer within 2 s: the fleet runs 400 of it$/)
   const gone = fleetOf(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'))).view
   const none = await gone.steering().stop('api')
   assert.deepEqual([none.ok, none.status, none.took], [false, 502, []])

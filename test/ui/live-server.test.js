@@ -26,7 +26,8 @@ function fakeLoad () {
   const told = []
   const options = { runId: 'run-test', stages: parseStages('10s:100,10s:200'), warmupMs: 0 }
   const steering = new Steering({
-    groups: [{ role: 'main', name: 'ingest', unit: 'rows', options, workerGroup: { steer: (at, rate) => told.push(rate) } }],
+    groups: [{ role: 'main', name: 'ingest', unit: 'rows', options, workerGroup: { steer: (at,
+      rate) => told.push(rate) } }],
     startAt: START,
     deadline: START + 20_000,
     now: () => clock.t
@@ -106,7 +107,8 @@ test('events: hello with the run so far, ticks with what is new (closed and open
     assert.equal(before.phase, 'starting')
     view.attach(load)
     for (let s = 0; s < 5; s++) second(s, 100)
-    monitor.samples.push({ t_s: 0, nodes: [{ name: 'n1', process_cpu_pct: 10, write: { queue: 0, rejected_delta: 0 } }] },
+    monitor.samples.push({ t_s: 0, nodes: [{ name: 'n1', process_cpu_pct: 10, write: { queue: 0,
+      rejected_delta: 0 } }] },
       { t_s: 2, nodes: [{ name: 'n1', process_cpu_pct: 40, write: { queue: 1, rejected_delta: 3 } }] })
     hostEvents.events.push({ at_s: 1.5, kind: 'host_down', host: 'h', detail: 'refused' })
     const reading = readEvents(url, (events) => events.some((e) => e.event === 'done'))
@@ -189,7 +191,8 @@ test('on another address, steering needs the token; the page and the state do no
 
 test('a port in use is a usage error naming it', async (t) => {
   const { server } = await serve(t)
-  const second = new LiveServer({ host: '127.0.0.1', port: server.port, view: null, steeringOf: () => null, page: () => '' })
+  const second = new LiveServer({ host: '127.0.0.1', port: server.port, view: null, steeringOf: () => null,
+    page: () => '' })
   await assert.rejects(second.start(), (e) => e.exitCode === 2 && /port \d+ on 127\.0\.0\.1 is in use/.test(e.message))
 })
 
@@ -208,7 +211,8 @@ test('the server waits for an open page to fetch the report, and not for one tha
   const { url, server } = await endedWithPageOpen(t)
   assert.equal(server.pagesAtEnd, 1)
   let slept = 0
-  const closing = server.close({ lingerMs: 60_000, sleep: async () => { slept++; if (slept === 3) await fetch(new URL('/report', url)) } })
+  const closing = server.close({ lingerMs: 60_000,
+    sleep: async () => { slept++; if (slept === 3) await fetch(new URL('/report', url)) } })
   await closing
   assert.ok(slept >= 3 && slept < 10, `${slept} waits, until the report was fetched`)
 })

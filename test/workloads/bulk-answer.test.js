@@ -94,7 +94,8 @@ test('bare -2 rows name the error their siblings carry, in a group of their own 
   assert.equal(outcome.failed, 30)
   const bare = outcome.failures.find((f) => /without error details/.test(f.message))
   assert.equal(bare.count, 3)
-  assert.equal(bare.message, `rowcount -2 without error details; the other failed rows of the request: ${duplicate.error.message}`)
+  assert.equal(bare.message,
+    `rowcount -2 without error details; the other failed rows of the request: ${duplicate.error.message}`)
   assert.equal(outcome.failures.filter((f) => f.message === duplicate.error.message).length, 27)
 })
 

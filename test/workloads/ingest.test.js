@@ -23,11 +23,13 @@ test('the source sends exactly max_rows rows, the last batch smaller, fresh rows
   assert.equal(keys.size, 25)
 })
 
-test('a dead worker\'s unheard rows are bounded by its pace over the time the master heard nothing from it', async () => {
+test('a dead worker\'s unheard rows are bounded by its pace over the time the master heard nothing from it',
+  async () => {
   const options = parseOptions(ingest, ['--batch_size', '100', '--concurrent_requests', '2'], {})
   // 10,000 acknowledged, 200 in doubt; the worker killed sent 7,000 more the master never heard of (its last report
   // 3.5 s before it died, on a loaded machine).
-  const client = { sql: async (stmt) => (/^SELECT count/.test(stmt) ? { rows: [[17_200]] } : { rows: [], rowcount: 1 }) }
+  const client = { sql: async (stmt) => (/^SELECT count/.test(stmt) ? { rows: [[17_200]] } : { rows: [],
+    rowcount: 1 }) }
   const totals = { unitsSent: 10_200, all: { ok: 10_000, failed: 0 }, warmup: { ok: 0, failed: 0 } }
   const finishWith = (silentS) => ingest.finish({ client, options, prepared: { created: ['doc.cpu'] }, totals,
     lostWorkers: [{ index: 1, unitsSent: 5000, seconds: 2.5, silentS }], log: () => {} })

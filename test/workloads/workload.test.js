@@ -19,7 +19,8 @@ test('a module short of a member, or with one the interface does not name, is no
   const { createSource, ...lacking } = loadWorkload('ingest')
   assert.equal(typeof createSource, 'function')
   assert.deepEqual(workloadProblems(lacking), ['missing createSource'])
-  assert.deepEqual(workloadProblems({ ...loadWorkload('ingest'), secretHook: () => {} }), ['not in the interface: secretHook'])
+  assert.deepEqual(workloadProblems({ ...loadWorkload('ingest'), secretHook: () => {} }),
+    ['not in the interface: secretHook'])
 })
 
 test('each workload\'s source is a RequestSource: its next request, and an answer settled into units', () => {
@@ -35,7 +36,8 @@ test('each workload\'s source is a RequestSource: its next request, and an answe
   }
   const batch = rows.next()
   assert.equal(batch.units, 3)
-  const settled = rows.account(batch, rows.parse('{"cols":[],"duration":1,"results":[{"rowcount":1},{"rowcount":-2},{"rowcount":1}]}'))
+  const settled = rows.account(batch,
+    rows.parse('{"cols":[],"duration":1,"results":[{"rowcount":1},{"rowcount":-2},{"rowcount":1}]}'))
   assert.deepEqual([settled.ok, settled.failed], [2, 1])
   assert.equal(rows.next().units, 2)
   assert.equal(rows.next(), null)

@@ -97,7 +97,8 @@ test('a scale of 100 million builds no host up front and keeps none: rows start 
   assert.ok(make({ scale: 50 }).hosts.cache.length === 50)
 })
 
-test('HostTable.spread: at most the count asked, evenly over the whole scale, every host when the scale is small', () => {
+test('HostTable.spread: at most the count asked, evenly over the whole scale, every host when the scale is small',
+  () => {
   const { HostTable } = require('../../../lib/data/generators/tsbs-hosts')
   const built = []
   const hosts = new HostTable(1000, (h) => built.push(h) && h)

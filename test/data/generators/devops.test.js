@@ -2,7 +2,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { MEASUREMENTS, FIELD_VALUES_PER_INTERVAL, DevopsRowWriter, columnDefinitions, insertColumns } = require('../../../lib/data/generators/devops')
+const { MEASUREMENTS, FIELD_VALUES_PER_INTERVAL, DevopsRowWriter, columnDefinitions,
+  insertColumns } = require('../../../lib/data/generators/devops')
 const { TAG_NAMES } = require('../../../lib/data/generators/tsbs-hosts')
 
 const { START, generatorSettings } = require('../../helpers/generator-settings')
@@ -17,14 +18,17 @@ const rowsOf = (name, count, over = {}) => {
 
 test('nine measurements with TSBS\'s names and field counts: 101 field values per host and interval', () => {
   assert.deepEqual(MEASUREMENTS.map((m) => [m.name, m.fields.length]), [
-    ['cpu', 10], ['mem', 9], ['disk', 7], ['diskio', 7], ['kernel', 6], ['net', 8], ['redis', 31], ['postgresl', 16], ['nginx', 7]
+    ['cpu', 10], ['mem', 9], ['disk', 7], ['diskio', 7], ['kernel', 6], ['net', 8], ['redis', 31], ['postgresl', 16],
+      ['nginx', 7]
   ])
   assert.equal(FIELD_VALUES_PER_INTERVAL, 101)
-  assert.deepEqual(insertColumns(measurement('kernel')), ['tags', 'ts', 'boot_time', 'interrupts', 'context_switches', 'processes_forked', 'disk_pages_in', 'disk_pages_out'])
+  assert.deepEqual(insertColumns(measurement('kernel')), ['tags', 'ts', 'boot_time', 'interrupts', 'context_switches',
+    'processes_forked', 'disk_pages_in', 'disk_pages_out'])
 })
 
 test('extra tags per measurement, in the rows and in the table definition', () => {
-  const extra = { disk: ['path', 'fstype'], diskio: ['serial'], net: ['interface'], redis: ['port', 'server'], nginx: ['port', 'server'] }
+  const extra = { disk: ['path', 'fstype'], diskio: ['serial'], net: ['interface'], redis: ['port', 'server'],
+    nginx: ['port', 'server'] }
   for (const m of MEASUREMENTS) {
     const [row] = rowsOf(m.name, 1)
     assert.deepEqual(Object.keys(row[0]).sort(), [...TAG_NAMES, ...(extra[m.name] || [])].sort(), m.name)
@@ -38,7 +42,8 @@ test('extra tags per measurement, in the rows and in the table definition', () =
   assert.match(rowsOf('net', 1)[0][0].interface, /^eth[0-3]$/)
 })
 
-test('values are consistent with TSBS: memory adds up, disk within 1 TiB, counters grow, integers where TSBS has int64', () => {
+test('values are consistent with TSBS: memory adds up, disk within 1 TiB, counters grow, integers where TSBS has int64',
+  () => {
   for (const [, ts, total, available, used, free, , , usedPct, availablePct] of rowsOf('mem', 50)) {
     assert.ok([8, 12, 16].map((g) => g * 2 ** 30).includes(total))
     assert.equal(available + used, total)

@@ -10,7 +10,8 @@ const END = Date.UTC(2016, 0, 2)
 const ctx = () => ({ scale: 50, dataEndMs: END })
 
 test('generators draw from the TSBS data model', () => {
-  const make = compileArgs([{ hostname: {} }, { region: {} }, { datacenter: {} }, { service_environment: {} }, { int: { min: 3, max: 5 } }, { timestamp: { last: '1h' } }, 'literal', 7, { choice: ['a', 'b'] }], ctx(), 'q')
+  const make = compileArgs([{ hostname: {} }, { region: {} }, { datacenter: {} }, { service_environment: {} },
+    { int: { min: 3, max: 5 } }, { timestamp: { last: '1h' } }, 'literal', 7, { choice: ['a', 'b'] }], ctx(), 'q')
   const random = new Random(1)
   for (let i = 0; i < 500; i++) {
     const [host, region, dc, env, n, ts, literal, seven, choice] = make(random)
@@ -65,5 +66,6 @@ test('kv_key draws keys of the kv model below the number written; kv_value rando
     drawn.add(key)
   }
   assert.equal(drawn.size, 50, 'every key is reachable')
-  assert.throws(() => compileArgs([{ kv_key: { bytes: 4 } }], {}, 'q'), /q, arg 1: kv_key bytes must be a whole number of at least 18 \(got 4\)/)
+  assert.throws(() => compileArgs([{ kv_key: { bytes: 4 } }], {}, 'q'),
+    /q, arg 1: kv_key bytes must be a whole number of at least 18 \(got 4\)/)
 })

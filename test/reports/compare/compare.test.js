@@ -50,8 +50,10 @@ test('verdicts: better, worse, no significant difference; with fewer than 3 runs
   assert.ok(of('rows/s').ci_pct[0] > 0 && of('rows/s').ci_pct[1] > of('rows/s').ci_pct[0])
   assert.equal(of('p99 ms').verdict, 'no significant difference')
   const slower = compareRuns(base, [run(30_000, 200), run(31_000, 210), run(29_000, 190)])
-  assert.deepEqual(slower.figures.filter((f) => f.verdict === 'worse').map((f) => f.figure), ['rows/s', 'p50 ms', 'p99 ms', 'p99.9 ms'])
-  assert.deepEqual(regressions(slower, 30).map((f) => f.figure), ['p50 ms', 'p99 ms', 'p99.9 ms'], 'rows/s fell by 25%, latencies doubled')
+  assert.deepEqual(slower.figures.filter((f) => f.verdict === 'worse').map((f) => f.figure), ['rows/s', 'p50 ms',
+    'p99 ms', 'p99.9 ms'])
+  assert.deepEqual(regressions(slower, 30).map((f) => f.figure), ['p50 ms', 'p99 ms', 'p99.9 ms'],
+    'rows/s fell by 25%, latencies doubled')
   const few = compareRuns([run(1, 1), run(1, 1)], [run(2, 2), run(2, 2), run(2, 2)])
   assert.equal(few.judged, false)
   // Not judged, once for all (the note), and each figure still says which way it went.
@@ -71,7 +73,8 @@ test('a comparison says what it compared; options that follow from --protocol ar
     'new: pg-1.json (run r-pg, 2026-11-26 10:05 UTC)\n')
   // Issue 49: the client's CPU per row, the figure an HTTP against pg comparison is about, compared too.
   const withCpu = (result, us) => ({ ...result, client: { cpu_us_per_row: us } })
-  const cpu = compareRuns([withCpu(httpRun, 0.8)], [withCpu(pgRun, 1.6)]).figures.find((f) => f.figure === 'client CPU µs/row')
+  const cpu = compareRuns([withCpu(httpRun, 0.8)], [withCpu(pgRun,
+    1.6)]).figures.find((f) => f.figure === 'client CPU µs/row')
   assert.ok(cpu, 'client CPU µs/row is a figure')
   assert.equal(cpu.change_pct, 100)
   assert.equal(cpu.verdict, 'worse, not judged')
@@ -101,7 +104,8 @@ test('the comparison page: numbers formatted, runs counted, the change chart wit
     fs.writeFileSync(file, JSON.stringify(result))
     return file
   }
-  const one = await runTool('bin/crate-bench.js', ['compare', '--base', write('b.json', run(9550.693, 100)), '--new', write('n.json', run(9000.5, 90, 4)), '-o', path.join(dir, 'one.html')])
+  const one = await runTool('bin/crate-bench.js', ['compare', '--base', write('b.json', run(9550.693, 100)), '--new',
+    write('n.json', run(9000.5, 90, 4)), '-o', path.join(dir, 'one.html')])
   assert.equal(one.code, 0, one.stderr)
   const onePage = fs.readFileSync(path.join(dir, 'one.html'), 'utf8')
   assert.match(onePage, /<h1>Base \(1 run\) against new \(1 run\)<\/h1>/)
@@ -113,7 +117,8 @@ test('the comparison page: numbers formatted, runs counted, the change chart wit
   const base = [run(40_000, 100), run(41_000, 104), run(39_500, 98)].map((r, i) => write(`base-${i}.json`, r))
   const next = [run(30_000, 200), run(31_000, 210), run(29_000, 190)].map((r, i) => write(`new-${i}.json`, r))
   const html = path.join(dir, 'three.html')
-  assert.equal((await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next, '-o', html])).code, 0)
+  assert.equal((await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next, '-o', html])).code,
+    0)
   const dom = chromium(['--dump-dom', `file://${html}`]).stdout
   assert.match(dom, /<body[^>]*data-charts="6"[^>]*data-errors="0"/, 'the change chart and 5 figures drawn, no error')
   const layout = textLayout(html)
@@ -132,7 +137,8 @@ test('crate-bench compare: the table, --json, -o, and --fail_on_regression as an
   const base = [run(40_000, 100), run(41_000, 104), run(39_500, 98)].map((r, i) => write(`base-${i}.json`, r))
   const next = [run(30_000, 200), run(31_000, 210), run(29_000, 190)].map((r, i) => write(`new-${i}.json`, r))
   const html = path.join(dir, 'compare.html')
-  const compared = await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next, '--json', '-o', html])
+  const compared = await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next, '--json', '-o',
+    html])
   assert.equal(compared.code, 0, compared.stderr)
   assert.match(compared.stderr, /│ rows\/s +│ 40,166\.67 +│ 30,000 +│ -25\.3% +│ -?[\d.]+% \.\. -?[\d.]+% +│ worse +│/)
   assert.match(compared.stderr, /Welch's t-test, two-sided, p < 0\.05/)
@@ -140,9 +146,11 @@ test('crate-bench compare: the table, --json, -o, and --fail_on_regression as an
   assert.equal(compared.json.figures.length, 5)
   const page = inspectHtml(fs.readFileSync(html, 'utf8'))
   assert.deepEqual(referencesOutside(page), [], 'the page loads nothing')
-  assert.deepEqual(page.charts, ['chart-compare', ...compared.json.figures.map((_, i) => `chart-figure-${i}`)], 'the changes, then each figure side by side')
+  assert.deepEqual(page.charts, ['chart-compare', ...compared.json.figures.map((_, i) => `chart-figure-${i}`)],
+    'the changes, then each figure side by side')
   assert.deepEqual(compared.json.figures[0].new_values, [30_000, 31_000, 29_000])
-  const gate = await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next, '--fail_on_regression', '10'])
+  const gate = await runTool('bin/crate-bench.js', ['compare', '--base', ...base, '--new', ...next,
+    '--fail_on_regression', '10'])
   assert.equal(gate.code, 1)
   assert.match(gate.stderr, /^regression: rows\/s -25\.3%, p50 ms \+98\.7%.*\(significantly worse by more than 10%\)$/m)
   const bad = await runTool('bin/crate-bench.js', ['compare', '--base', base[0]])
@@ -150,32 +158,40 @@ test('crate-bench compare: the table, --json, -o, and --fail_on_regression as an
   assert.equal(bad.stderr, 'crate-bench compare: error: give at least one --base and one --new result file\n')
 })
 
-test('compare by run id: each side read from --results_table, a run being one result', () => withCrateTestDouble({}, async (double) => {
+test('compare by run id: each side read from --results_table, a run being one result', () => withCrateTestDouble({},
+  async (double) => {
   let delayMs = 2
   double.script.fault = ({ bulk }) => (bulk ? { delayMs } : undefined)
-  const ingestRun = (runId) => runTool('appClusterIngest.js', ['--results_table', 'doc.bench_runs', '--run_id', runId, '--processes', '1', '--max_rows', '2000', '--batch_size', '100', '--concurrent_requests', '1', '--monitor_interval', '0'], { env: double.env() })
+  const ingestRun = (runId) => runTool('appClusterIngest.js', ['--results_table', 'doc.bench_runs', '--run_id', runId,
+    '--processes', '1', '--max_rows', '2000', '--batch_size', '100', '--concurrent_requests', '1', '--monitor_interval',
+      '0'], { env: double.env() })
   for (const id of ['base-1', 'base-2', 'base-3']) assert.equal((await ingestRun(id)).code, 0)
   delayMs = 30
   for (const id of ['new-1', 'new-2', 'new-3']) assert.equal((await ingestRun(id)).code, 0)
-  const args = ['compare', '--results_table', 'doc.bench_runs', '--base_run_id', 'base-1', '--base_run_id', 'base-2', '--base_run_id', 'base-3', '--new_run_id', 'new-1', '--new_run_id', 'new-2', '--new_run_id', 'new-3', '--json']
+  const args = ['compare', '--results_table', 'doc.bench_runs', '--base_run_id', 'base-1', '--base_run_id', 'base-2',
+    '--base_run_id', 'base-3', '--new_run_id', 'new-1', '--new_run_id', 'new-2', '--new_run_id', 'new-3', '--json']
   const compared = await runTool('bin/crate-bench.js', args, { env: double.env() })
   assert.equal(compared.code, 0, compared.stderr)
   assert.deepEqual([compared.json.base_runs, compared.json.new_runs, compared.json.judged], [3, 3, true])
   assert.equal(compared.json.figures.find((f) => f.figure === 'p50 ms').verdict, 'worse')
-  const missing = await runTool('bin/crate-bench.js', ['compare', '--results_table', 'doc.bench_runs', '--base_run_id', 'base-1', '--new_run_id', 'nope'], { env: double.env() })
+  const missing = await runTool('bin/crate-bench.js', ['compare', '--results_table', 'doc.bench_runs', '--base_run_id',
+    'base-1', '--new_run_id', 'nope'], { env: double.env() })
   assert.equal(missing.code, 3)
   assert.equal(missing.stderr, 'crate-bench compare: error: doc.bench_runs has no row with run_id nope\n')
 }))
 
 test('compare says which options differ between the sides, and only those that the user set', () => {
-  const sized = (batch, seed) => ({ ...run(40_000, 100), options: { batch_size: batch, shards: 6, seed, run_id: `r-${seed}`, hosts: ['h'] } })
+  const sized = (batch, seed) => ({ ...run(40_000, 100), options: { batch_size: batch, shards: 6, seed,
+    run_id: `r-${seed}`, hosts: ['h'] } })
   const comparison = compareRuns([sized(5000, 1), sized(5000, 2)], [sized(10000, 3), sized(10000, 4)])
-  assert.deepEqual(comparison.option_differences, [{ option: 'batch_size', base: [5000], new: [10000] }], 'seeds, run ids and hosts are each run\'s own')
+  assert.deepEqual(comparison.option_differences, [{ option: 'batch_size', base: [5000], new: [10000] }],
+    'seeds, run ids and hosts are each run\'s own')
   assert.equal(optionDifferenceText(comparison.option_differences[0]), 'batch_size 5000 (base) -> 10000 (new)')
   assert.deepEqual(compareRuns([sized(5000, 1)], [sized(5000, 2)]).option_differences, [])
 })
 
-test('a significant worsening from a zero base is a regression; values past the range are not judged, never NaN', () => {
+test('a significant worsening from a zero base is a regression; values past the range are not judged, never NaN',
+  () => {
   const base = [run(1000, 10, 0), run(1010, 10, 0), run(990, 10, 0)]
   const next = [run(1000, 10, 100), run(1010, 10, 110), run(990, 10, 120)]
   const comparison = compareRuns(base, next)
@@ -190,7 +206,8 @@ test('a significant worsening from a zero base is a regression; values past the 
   assert.ok(!JSON.stringify(huge).includes('NaN') && !JSON.stringify(huge).includes('null%'))
 })
 
-test('the client\'s CPU is compared but never fails --fail_on_regression: it measures the load generator\'s machine', () => {
+test('the client\'s CPU is compared but never fails --fail_on_regression: it measures the load generator\'s machine',
+  () => {
   const withCpu = (perSec, us) => ({ ...run(perSec, 100), client: { cpu_us_per_row: us } })
   const c = compareRuns([withCpu(40_000, 2.7), withCpu(40_100, 2.75), withCpu(39_900, 2.72)],
     [withCpu(40_050, 3.3), withCpu(40_000, 3.35), withCpu(39_950, 3.32)])

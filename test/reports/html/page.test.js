@@ -70,7 +70,8 @@ const group = (ok, extra = {}) => ({
   labels: {},
   ...extra
 })
-const QUERY_NAMES = ['a_query_with_a_rather_long_descriptive_name', 'second_query_with_a_long_name', 'third_query_long_name_xyz', 'fourth_query', 'fifth']
+const QUERY_NAMES = ['a_query_with_a_rather_long_descriptive_name', 'second_query_with_a_long_name',
+  'third_query_long_name_xyz', 'fourth_query', 'fifth']
 
 function mixedRun () {
   const labels = Object.fromEntries(QUERY_NAMES.map((n) => [n, group(10)]))
@@ -87,7 +88,8 @@ function mixedRun () {
           analytical: group(1, { per_sec: null, labels }),
           ingest: group(0, { per_sec: null })
         }]),
-      nodes: [-0.1, 0.4, 1.4, 2.4].map((t) => ({ t_s: t, name: 'node-1', process_cpu_pct: 10, heap_used_pct: 20, write_queue: 0, write_rejected: 0 })),
+      nodes: [-0.1, 0.4, 1.4, 2.4].map((t) => ({ t_s: t, name: 'node-1', process_cpu_pct: 10, heap_used_pct: 20,
+        write_queue: 0, write_rejected: 0 })),
       events: []
     }
   }
@@ -113,11 +115,13 @@ test('the partial tail is a count, never a group or a rate', () => {
 test('a mixed run draws the ingest latency beside the queries\' latency', () => {
   const { drawn } = drawPage(mixedRun())
   const names = drawn.latency.series.map((s) => s.name)
-  assert.deepEqual(names, ['analytical p50', 'analytical p90', 'analytical p99', 'analytical max', 'ingest p50', 'ingest p99'])
+  assert.deepEqual(names, ['analytical p50', 'analytical p90', 'analytical p99', 'analytical max', 'ingest p50',
+    'ingest p99'])
   assert.deepEqual(drawn.latency.series.filter((s) => s.lineStyle).map((s) => s.name), ['ingest p50', 'ingest p99'])
 })
 
-test('legends show every name (no pages) and the chart grows by the lines they wrap to; axis names stay off the title', () => {
+test('legends show every name (no pages) and the chart grows by the lines they wrap to; axis names stay off the title',
+  () => {
   const { drawn, elements } = drawPage(mixedRun())
   for (const [id, option] of Object.entries(drawn)) {
     if (option.legend) assert.equal(option.legend.type, 'plain', id)
@@ -180,7 +184,8 @@ test('stages are shaded and named on every chart over time, rate changes drawn a
   for (const [id, option] of Object.entries(drawn).filter(([id]) => id !== 'distribution')) {
     if (option.series.length === 0) continue
     const areas = option.series[0].markArea.data
-    assert.deepEqual(areas.map(([from, to]) => [from.name, from.xAxis, to.xAxis]), [['50/s', 0, 2], ['100..200/s', 2, 4]], id)
+    assert.deepEqual(areas.map(([from, to]) => [from.name, from.xAxis, to.xAxis]), [['50/s', 0, 2], ['100..200/s', 2,
+      4]], id)
     assert.deepEqual(option.series[0].markLine.data, [{ name: 'stages 150\u2192300', xAxis: 2.5 }], id)
   }
 })
@@ -198,7 +203,8 @@ test('drawn again every second (the live page), a chart keeps its height and is 
   assert.equal(elements.get('chart-query_latency').style.height, `${320 + 20}px`)
 })
 
-test('the drift\'s windows are shaded; every chart over time zooms together and keeps its zoom when drawn again', () => {
+test('the drift\'s windows are shaded; every chart over time zooms together and keeps its zoom when drawn again',
+  () => {
   const result = {
     workload: 'ingest',
     seconds: 100,
@@ -215,7 +221,8 @@ test('the drift\'s windows are shaded; every chart over time zooms together and 
   assert.deepEqual([...connected], ['over-time'])
 })
 
-test('the master\'s minutes get a chart of their own: memory on one axis, CPU and event-loop delay on the other', () => {
+test('the master\'s minutes get a chart of their own: memory on one axis, CPU and event-loop delay on the other',
+  () => {
   const result = {
     workload: 'ingest',
     seconds: 130,

@@ -29,7 +29,8 @@ function result ({ nodes, cores, perSec, p99 = 50, failed = 0, hostnames = null,
   }
 }
 
-test('per shape its peak within the rules, per node and per core, the ceiling, the efficiency against the smallest', () => {
+test('per shape its peak within the rules, per node and per core, the ceiling, the efficiency against the smallest',
+  () => {
   const points = [
     result({ nodes: 1, cores: 4, perSec: 20_000, batch: 1000 }),
     result({ nodes: 1, cores: 4, perSec: 25_000, batch: 5000 }),
@@ -58,14 +59,17 @@ test('per shape its peak within the rules, per node and per core, the ceiling, t
   assert.deepEqual(group.shapes[0].spread, { median: 20_000, min: 20_000, max: 25_000, spread_pct: 25 })
   assert.match(group.shapes[0].disagreement, /r0\.json 20000 and r1\.json 25000, 20% apart with no interval to judge/)
   const text = require('../../../lib/reports/sizing/command').render(sizing)
-  assert.match(text, /│ cluster +│ results +│ best measured rows\/s +│ field values\/s +│ at the recommended settings +│ settings +│ p99 ms +│ per node \(best\) +│ with replicas per node +│ per core \(best\) +│ to plan with +│ efficiency/)
-  assert.match(text, /│ 6 nodes x 4 cores, 8 GB heap +│ 1 \(one run: a point\) +│ 120,000 +│ 1,200,000 +│ none +│ .* +│ 50 +│ 20,000 +│ 40,000 +│ 5,000 +│ 96,000 /)
+  assert.match(text,
+    /│ cluster +│ results +│ best measured rows\/s +│ field values\/s +│ at the recommended settings +│ settings +│ p99 ms +│ per node \(best\) +│ with replicas per node +│ per core \(best\) +│ to plan with +│ efficiency/)
+  assert.match(text,
+    /│ 6 nodes x 4 cores, 8 GB heap +│ 1 \(one run: a point\) +│ 120,000 +│ 1,200,000 +│ none +│ .* +│ 50 +│ 20,000 +│ 40,000 +│ 5,000 +│ 96,000 /)
   assert.match(text, /^1 node: to plan with 20,000 rows\/s: 20% below the best measured/m)
   assert.match(text, /^warning: 1 node: results of this shape disagree/m)
   assert.match(text, /^note: replicas 0 on 3 nodes: a production cluster keeps replicas/m)
 })
 
-test('workloads and models are never mixed; nodes on one machine are flagged; a result without a shape is named', () => {
+test('workloads and models are never mixed; nodes on one machine are flagged; a result without a shape is named',
+  () => {
   const points = [
     pointOf(result({ nodes: 1, cores: 4, perSec: 10_000 }), 'a.json'),
     pointOf(result({ nodes: 3, cores: 4, perSec: 30_000, hostnames: ['vm', 'vm', 'vm'] }), 'b.json'),
@@ -109,7 +113,8 @@ test('crate-bench sizing over runs on test clusters of 1, 3 and 6 nodes (one sha
     Math.round((group.shapes[1].per_node / group.shapes[0].per_node) * 1000) / 10)
   assert.equal(group.shapes[2].shared_machine, true)
   assert.equal(group.shapes[2].efficiency_pct, null, 'nodes sharing a machine scale nothing')
-  assert.match(sized.stderr, /^ingest \(cpu, http\): rows\/s of each cluster, every figure with the results it stands on$/m)
+  assert.match(sized.stderr,
+    /^ingest \(cpu, http\): rows\/s of each cluster, every figure with the results it stands on$/m)
   assert.match(sized.stderr, /6 nodes x 8 cores, 16 GB heap \(SHARED MACHINE\)/)
   assert.match(sized.stderr, /warning: some of these clusters run several nodes on one machine/)
   const bad = await runTool('bin/crate-bench.js', ['sizing', files[0], '--headroom', '150'])
@@ -157,7 +162,8 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
     assert.equal(code, 0, stderr.text)
   }
   const report = path.join(dir, 'sizing.html')
-  const sized = await runTool('bin/crate-bench.js', ['sizing', path.join(dir, 'three'), path.join(dir, 'six', 'grid.json'),
+  const sized = await runTool('bin/crate-bench.js', ['sizing', path.join(dir, 'three'), path.join(dir, 'six',
+    'grid.json'),
     path.join(dir, 'nine'), path.join(dir, 'twelve'), '--report', report, '--json'])
   assert.equal(sized.code, 0, sized.stderr)
   const [three, sixNodes] = sized.json.groups[0].shapes
@@ -166,21 +172,25 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   assert.equal(three.recommended.rows_per_sec, three.recommended.per_sec)
   assert.equal(three.best.per_sec, 320_000 * 0.99, 'the best measured beside it: never called a peak')
   assert.equal(three.single_result, false, 'a grid of nine runs')
-  assert.match(three.recommended.source, /three \(the grid's recommended cell: batch_size 2000, concurrent_requests 16\)$/)
+  assert.match(three.recommended.source,
+    /three \(the grid's recommended cell: batch_size 2000, concurrent_requests 16\)$/)
   assert.equal(three.planning.rule, '20% below the figure at the recommended settings (one run a cell: no interval)')
   assert.equal(sixNodes.recommended.per_sec, 312_000 * 0.99 * 1.8)
   assert.equal(sixNodes.efficiency_pct, 90)
-  assert.match(sized.stderr, /^scaling \(Universal Scalability Law over 3, 6, 9, 12 nodes of 8 cores; an estimate, R² [0-9.]+\): one node ~[0-9,.]+ rows\/s, contention σ [0-9.]+, coherency κ [0-9.]+: limited by (contention|coherency)/m)
+  assert.match(sized.stderr,
+    /^scaling \(Universal Scalability Law over 3, 6, 9, 12 nodes of 8 cores; an estimate, R² [0-9.]+\): one node ~[0-9,.]+ rows\/s, contention σ [0-9.]+, coherency κ [0-9.]+: limited by (contention|coherency)/m)
   assert.equal(sized.json.groups[0].usl[0].sizes.length, 4)
   assert.match(sized.stderr, /sizing report written to .*sizing\.html/)
   assert.equal((fs.readFileSync(report, 'utf8').match(/<svg/g) || []).length, 2)
   const none = await runTool('bin/crate-bench.js', ['sizing', dir])
   assert.equal(none.code, 2)
-  assert.match(none.stderr, /^crate-bench sizing: error: .* is no grid folder \(crate-bench sweep grid --out\): no .*grid\.json\n$/)
+  assert.match(none.stderr,
+    /^crate-bench sizing: error: .* is no grid folder \(crate-bench sweep grid --out\): no .*grid\.json\n$/)
 })
 
 // Issue 46: sizing that carries its evidence.
-test('results a sizing cannot stand on are left out, said why: --rate runs, forged shapes; groups by protocol and row shape', () => {
+test('results a sizing cannot stand on are left out, said why: --rate runs, forged shapes; groups by protocol and ' +
+  'row shape', () => {
   const withShape = (r, cluster) => ({ ...r, environment: { cluster } })
   const ok = result({ nodes: 3, cores: 4, perSec: 30_000 })
   const list = ok.environment.cluster.node_list
@@ -195,7 +205,8 @@ test('results a sizing cannot stand on are left out, said why: --rate runs, forg
     pointOf({ ...ok, options: { ...ok.options, replicas: '0' } }, 'replicas-text.json')
   ]
   const sizing = sizingOf(points)
-  assert.deepEqual(sizing.groups.map((g) => [g.protocol, g.row_shape]), [['http', {}], ['pg', { extra_tags_length: 500 }]])
+  assert.deepEqual(sizing.groups.map((g) => [g.protocol, g.row_shape]), [['http', {}], ['pg',
+    { extra_tags_length: 500 }]])
   const [http] = sizing.groups
   assert.deepEqual(http.shapes[0].excluded, [{ source: 'rate.json',
     why: 'a --rate run: it held 100% of a 2000/s target, not a peak' }])
@@ -213,7 +224,8 @@ test('results a sizing cannot stand on are left out, said why: --rate runs, forg
   assert.match(text, /^not sizing figures: rate\.json \(a --rate run: it held 100% of a 2000\/s target, not a peak\)/m)
 })
 
-test('two grids of one shape that disagree beyond their intervals: both shown, a warning; the plan from the lower end', () => {
+test('two grids of one shape that disagree beyond their intervals: both shown, a warning; the plan from the lower end',
+  () => {
   const grid = (perSec, low, high, source) => ({ ...pointOf(result({ nodes: 1, cores: 4, perSec }), source), runs: 9,
     ci95: { low, high }, recommended: { ...pointOf(result({ nodes: 1, cores: 4, perSec: perSec * 0.9 }), source),
       ci95: { low: low * 0.9, high: high * 0.9 }, runs: 3 } })
@@ -222,7 +234,8 @@ test('two grids of one shape that disagree beyond their intervals: both shown, a
   assert.equal(shape.results, 2)
   assert.deepEqual(shape.evidence.map((e) => [e.source, e.per_sec, e.recommended_per_sec]),
     [['grid-a', 19_075, 19_075 * 0.9], ['grid-b', 14_242, 14_242 * 0.9]])
-  assert.match(shape.disagreement, /^results of this shape disagree: grid-a 19075 and grid-b 14242, 25\.3% apart beyond their 95% intervals/)
+  assert.match(shape.disagreement,
+    /^results of this shape disagree: grid-a 19075 and grid-b 14242, 25\.3% apart beyond their 95% intervals/)
   assert.equal(shape.best.per_sec, 19_075)
   // The median of the two recommended figures (the lower of two), planned from its interval's lower end, less 20%.
   assert.equal(shape.recommended.per_sec, 14_242 * 0.9)
@@ -230,7 +243,8 @@ test('two grids of one shape that disagree beyond their intervals: both shown, a
   assert.equal(shape.planning.rule, '20% below the lower end of the 95% interval at the recommended settings')
 })
 
-test('crate-bench sizing: the same file twice counts once; a grid naming a result outside its runs/ is refused', async (t) => {
+test('crate-bench sizing: the same file twice counts once; a grid naming a result outside its runs/ is refused',
+  async (t) => {
   const dir = tempDir(t)
   const file = path.join(dir, 'a.json')
   const { scriptedResult, clusterOf } = require('../../helpers/grid-model')
@@ -245,12 +259,14 @@ test('crate-bench sizing: the same file twice counts once; a grid naming a resul
   fs.writeFileSync(path.join(grid, 'grid.json'), JSON.stringify({ best: cell, recommended: cell, cells: [] }))
   const escaped = await runTool('bin/crate-bench.js', ['sizing', grid])
   assert.equal(escaped.code, 2)
-  assert.match(escaped.stderr, /grid\.json names "\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd" as a run's result: not in its runs\/ folder\n$/)
+  assert.match(escaped.stderr,
+    /grid\.json names "\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd" as a run's result: not in its runs\/ folder\n$/)
   assert.doesNotMatch(escaped.stderr, /root:/)
 })
 
 // Issue 47: the caveats written under the table from what the results measured.
-test('caveats from what is missing: write-only, empty-table and short figures; each gone when a result covers it', () => {
+test('caveats from what is missing: write-only, empty-table and short figures; each gone when a result covers it',
+  () => {
   const run = (docs, seconds) => pointOf({ ...result({ nodes: 3, cores: 4, perSec: 30_000 }), seconds,
     table_storage: { start: { docs, size_bytes: 0, segments: 0 }, end: null } }, `${docs}-${seconds}.json`)
   const short = sizingOf([run(0, 60)]).groups[0].caveats
@@ -280,7 +296,8 @@ test('the mixed and sustained columns: a mixed capacity search and a long run of
   assert.deepEqual([shape.sustained.per_sec, shape.sustained.duration_s, shape.sustained.table_rows_end],
     [26_500, 43_200, 1_100_000_000])
   assert.equal(shape.best.per_sec, 30_000, 'the mixed search is no write-only figure')
-  assert.deepEqual(sizing.groups[0].caveats, [], 'mixed given, a table of 1.1 billion rows, twelve hours: no caveat left')
+  assert.deepEqual(sizing.groups[0].caveats, [],
+    'mixed given, a table of 1.1 billion rows, twelve hours: no caveat left')
   const text = require('../../../lib/reports/sizing/command').render(sizing)
   assert.match(text, /18,000 beside 20 queries\/s at p99 ≤ 250 ms/)
   assert.match(text, /26,500 at the end of 720 min on 1,100,000,000 rows \(drift -11\.7%\)/)

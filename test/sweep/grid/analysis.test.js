@@ -6,22 +6,27 @@ const { runFigures, cellFigures, analyseGrid, stopAlong } = require('../../../li
 const { cellsOf } = require('../../../lib/sweep/grid/plan')
 const { scriptedResult } = require('../../helpers/grid-model')
 
-const VARY = [{ name: 'batch_size', values: [100, 500, 2000, 5000] }, { name: 'concurrent_requests', values: [1, 4, 16, 64] }]
+const VARY = [{ name: 'batch_size', values: [100, 500, 2000, 5000] }, { name: 'concurrent_requests', values: [1, 4, 16,
+  64] }]
 
 /** Every cell of the scripted cluster, `repeat` rounds each, as the grid records them. */
 function measuredCells ({ repeat = 1, failsAt } = {}) {
   return cellsOf(VARY).map((cell) => {
     const runs = Array.from({ length: repeat }, (_, i) => {
       const result = scriptedResult(cell.settings, repeat === 1 ? 2 : i + 1, { failsAt })
-      return runFigures({ result, exitCode: result.rows_failed ? 1 : 0, round: i + 1, resultFile: `runs/${cell.id}-r${i + 1}.json`, wallS: 10 })
+      return runFigures({ result, exitCode: result.rows_failed ? 1 : 0, round: i + 1,
+        resultFile: `runs/${cell.id}-r${i + 1}.json`, wallS: 10 })
     })
     return cellFigures(cell, runs)
   })
 }
 
-test('a run\'s figures: throughput, field values, p50/p99 from the same run, the busiest node, the table at the start', () => {
-  const figures = runFigures({ result: scriptedResult({ batch_size: 2000, concurrent_requests: 16 }, 2), exitCode: 0, round: 1, resultFile: 'runs/x.json', wallS: 12.34 })
-  const keys = ['per_sec', 'field_values_per_sec', 'p50_ms', 'p99_ms', 'busiest_cpu_pct', 'write_queue_max', 'in_flight',
+test('a run\'s figures: throughput, field values, p50/p99 from the same run, the busiest node, the table at the start',
+  () => {
+  const figures = runFigures({ result: scriptedResult({ batch_size: 2000, concurrent_requests: 16 }, 2), exitCode: 0,
+    round: 1, resultFile: 'runs/x.json', wallS: 12.34 })
+  const keys = ['per_sec', 'field_values_per_sec', 'p50_ms', 'p99_ms', 'busiest_cpu_pct', 'write_queue_max',
+    'in_flight',
     'table_at_start', 'wall_s']
   assert.deepEqual(keys.map((k) => figures[k]),
     [312_000, 3_120_000, 90, 180, 96, 16, 16, { size_bytes: 0, docs: 0, segments: 0 }, 12.3])
@@ -30,14 +35,16 @@ test('a run\'s figures: throughput, field values, p50/p99 from the same run, the
   assert.match(cellFigures({ id: 'y', settings: {} }, [missing]).excluded, /no result \(exit 3\)/)
 })
 
-test('the best cell is the fastest without failures; the plateau within 5% of it; recommended the cheapest there', () => {
+test('the best cell is the fastest without failures; the plateau within 5% of it; recommended the cheapest there',
+  () => {
   const cells = measuredCells({ failsAt: (batch, flight) => batch === 2000 && flight === 64 })
   const grid = analyseGrid(VARY, cells)
   assert.deepEqual(grid.best.settings, { batch_size: 5000, concurrent_requests: 16 })
   assert.equal(grid.best.per_sec, 320_000)
   assert.deepEqual(grid.plateau, ['batch_size-2000_concurrent_requests-16', 'batch_size-5000_concurrent_requests-16'])
   assert.equal(grid.plateau_rule, 'within 5% of the best')
-  assert.deepEqual(grid.recommended.settings, { batch_size: 2000, concurrent_requests: 16 }, 'fewest in flight, then the smaller batch')
+  assert.deepEqual(grid.recommended.settings, { batch_size: 2000, concurrent_requests: 16 },
+    'fewest in flight, then the smaller batch')
   assert.equal(grid.recommended.note, null)
   assert.deepEqual(grid.recommended.breaks.map((b) => b.reason), ['concurrent_requests 64: 400 rows failed'],
     'more batch stays fine without a latency target; more in flight fails')
@@ -54,7 +61,8 @@ test('with --slo the recommended cell meets the p99 target, and the first neighb
   // A target the plateau misses: the fastest cell within it, said to be below the plateau.
   const tight = analyseGrid(VARY, measuredCells(), { sloP99Ms: 50 })
   assert.deepEqual(tight.recommended.settings, { batch_size: 2000, concurrent_requests: 4 })
-  assert.match(tight.recommended.note, /every cell of the plateau misses the p99 target of 50 ms: the fastest cell within it, below the plateau/)
+  assert.match(tight.recommended.note,
+    /every cell of the plateau misses the p99 target of 50 ms: the fastest cell within it, below the plateau/)
   const none = analyseGrid(VARY, measuredCells(), { sloP99Ms: 1 })
   assert.equal(none.recommended, null)
 })
@@ -80,13 +88,15 @@ test('sentences drawn from the numbers, as the sizing studies write them', () =>
   const grid = analyseGrid(VARY, measuredCells())
   assert.deepEqual(grid.sentences, [
     'batch_size 100 → 2000: ×3.9; beyond 2000 less than 5% (the best over the other settings)',
-    'concurrent_requests 1 → 16: ×4; beyond 16 less than 5%, and down to -37.5% at worst (the best over the other settings)'
+    'concurrent_requests 1 → 16: ×4; beyond 16 less than 5%, and down to -37.5% at worst (the best over the other ' +
+      'settings)'
   ])
   // Where one dimension stops paying depends on the other: a clause per range.
   const shifted = measuredCells().map((c) => (c.settings.batch_size >= 2000 && c.settings.concurrent_requests === 64
     ? { ...c, per_sec: c.per_sec * 2 } : c))
   const sentences = analyseGrid(VARY, shifted).sentences
-  assert.ok(sentences.includes('concurrent_requests stops paying at 16 for batch_size ≤ 500; still pays at 64 for batch_size ≥ 2000'), sentences.join('\n'))
+  assert.ok(sentences.includes('concurrent_requests stops paying at 16 for batch_size ≤ 500; still pays at 64 for ' +
+    'batch_size ≥ 2000'), sentences.join('\n'))
 })
 
 test('where more stops paying along one line: the stop, the gain to it, and still climbing at the end', () => {

@@ -30,16 +30,20 @@ async function grid (argv, bench, events = signals()) {
   return { code, stderr: stderr.text }
 }
 
-test('every cell in rounds; grid.json with its runs, verdicts and sentences; a heatmap with every cell; the HTML page', async (t) => {
+test('every cell in rounds; grid.json with its runs, verdicts and sentences; a heatmap with every cell; the HTML page',
+  async (t) => {
   const out = tempDir(t)
   const bench = fakeGridBenchmark()
-  const run = await grid([...VARY, '--repeat', '2', '--slo', 'p99=200ms', '--out', out, '--', '--processes', '1', '--duration', '10s'], bench)
+  const run = await grid([...VARY, '--repeat', '2', '--slo', 'p99=200ms', '--out', out, '--', '--processes', '1',
+    '--duration', '10s'], bench)
   assert.equal(run.code, 0, run.stderr)
   assert.equal(bench.calls.length, 32)
   const order = bench.calls.map((args) => JSON.stringify(bench.settingsOf(args)))
-  assert.deepEqual(order.slice(16), order.slice(0, 16), 'round 2 runs the cells in the order of round 1, after all of it')
+  assert.deepEqual(order.slice(16), order.slice(0, 16),
+    'round 2 runs the cells in the order of round 1, after all of it')
   // Each cell warms up by default (10% of --duration, at least 5 s): issue 46.
-  assert.deepEqual(bench.calls[0], ['--processes', '1', '--duration', '10s', '--warmup', '5s', '--batch_size', '100', '--concurrent_requests', '1', '--json'])
+  assert.deepEqual(bench.calls[0], ['--processes', '1', '--duration', '10s', '--warmup', '5s', '--batch_size', '100',
+    '--concurrent_requests', '1', '--json'])
   const saved = readGrid(out)
   assert.equal(saved.unit, 'rows')
   assert.equal(saved.complete, true)
@@ -60,9 +64,11 @@ test('every cell in rounds; grid.json with its runs, verdicts and sentences; a h
   assert.deepEqual(saved.recommended.settings, { batch_size: 2000, concurrent_requests: 16 })
   assert.equal(saved.recommended.first_break.reason, 'batch_size 5000: p99 420 ms over the 200 ms target')
   assert.ok(saved.sentences.length >= 2)
-  assert.match(run.stderr, /grid: 16 cells \(batch_size 4 × concurrent_requests 4\), 2 runs a cell in rounds, ingest with --processes 1 --duration 10s/)
+  assert.match(run.stderr,
+    /grid: 16 cells \(batch_size 4 × concurrent_requests 4\), 2 runs a cell in rounds, ingest with --processes 1 --duration 10s/)
   assert.match(run.stderr, /\[cell 16 of 16, round 2 of 2\] batch_size 5000, concurrent_requests 64 — about 5 s left/)
-  assert.match(run.stderr, /recommended \(p99 within 200 ms, no failures\): batch_size 2000, concurrent_requests 16: 308,880 rows\/s/)
+  assert.match(run.stderr,
+    /recommended \(p99 within 200 ms, no failures\): batch_size 2000, concurrent_requests 16: 308,880 rows\/s/)
   assert.match(run.stderr, /beyond it: batch_size 5000: p99 420 ms over the 200 ms target/)
   const svg = fs.readFileSync(path.join(out, 'grid.svg'), 'utf8')
   assert.equal(XMLValidator.validate(svg), true)
@@ -88,12 +94,14 @@ test('a grid killed during a run resumes with the same command: only the runs le
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr, /resuming: 4 of 16 cells done \(4 of 16 runs\); 12 left/)
   assert.equal(second.calls.length, 12)
-  assert.deepEqual(second.settingsOf(second.calls[0]), { batch_size: 500, concurrent_requests: 1 }, 'the killed run is run again')
+  assert.deepEqual(second.settingsOf(second.calls[0]), { batch_size: 500, concurrent_requests: 1 },
+    'the killed run is run again')
   assert.equal(readGrid(out).runs_done, 16)
   assert.equal(readGrid(out).complete, true)
 })
 
-test('a --out holding a grid of other settings is refused in one line; a password in a host after -- is kept out of grid.json', async (t) => {
+test('a --out holding a grid of other settings is refused in one line; a password in a host after -- is kept out of ' +
+  'grid.json', async (t) => {
   const out = tempDir(t)
   const ok = await grid([...VARY, '--out', out, '--', '--host', 'crate:s3cret!@db1'], fakeGridBenchmark())
   assert.equal(ok.code, 0, ok.stderr)
@@ -101,7 +109,8 @@ test('a --out holding a grid of other settings is refused in one line; a passwor
   assert.doesNotMatch(ok.stderr, /s3cret!/)
   assert.equal(readGrid(out).fixed_text, '--host crate:***@db1')
   for (const [argv, message] of [
-    [['--vary', 'batch_size=100,500', '--vary', 'concurrent_requests=1,4', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its vary differ/],
+    [['--vary', 'batch_size=100,500', '--vary', 'concurrent_requests=1,4', '--out', out, '--', '--host',
+      'crate:s3cret!@db1'], /its vary differ/],
     [[...VARY, '--repeat', '2', '--out', out, '--', '--host', 'crate:s3cret!@db1'], /its repeat differ/],
     [[...VARY, '--out', out, '--', '--host', 'crate:s3cret!@db2'], /its benchmark options differ/]
   ]) {
@@ -109,7 +118,8 @@ test('a --out holding a grid of other settings is refused in one line; a passwor
     const run = await grid(argv, bench)
     assert.equal(run.code, 2)
     assert.equal(bench.calls.length, 0)
-    assert.match(run.stderr, new RegExp(`^crate-bench sweep grid: error: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/grid\\.json holds a grid of other settings \\(${message.source}\\): give another --out, or the same settings to resume\\n$`))
+    assert.match(run.stderr,
+      new RegExp(`^crate-bench sweep grid: error: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/grid\\.json holds a grid of other settings \\(${message.source}\\): give another --out, or the same settings to resume\\n$`))
   }
 })
 
@@ -121,12 +131,15 @@ test('bad options: one line each, exit 2', async (t) => {
     [[...VARY, '--repeat', '0', '--out', out], /--repeat must be a whole number of at least 1, not '0'/],
     [[...VARY, '--slo', '200ms', '--out', out], /--slo must be p99=<duration>/],
     [[...VARY, '--plateau_pct', 'x', '--out', out], /--plateau_pct must be a percentage/],
-    [[...VARY, '--out', out, '--', '--batch_size', '5'], /--batch_size is a dimension of the grid: give its values with --vary/],
+    [[...VARY, '--out', out, '--', '--batch_size', '5'],
+      /--batch_size is a dimension of the grid: give its values with --vary/],
     [[...VARY, '--out', out, '--', '--json'], /--json is added by the grid; leave it out/],
     [[...VARY, 'stray', '--out', out], /unexpected argument 'stray'/],
     // Issue 49: a benchmark option before '--' says where it goes; a typo after it is found before anything runs.
-    [[...VARY, '--duration', '5s', '--out', out], /unknown option --duration \(benchmark options go after '--'; see --help\)/],
-    [[...VARY, '--out', out, '--', '--duraton', '5s'], /the benchmark options after '--': unknown option --duraton \(did you mean --duration\? see --help\)/]
+    [[...VARY, '--duration', '5s', '--out', out],
+      /unknown option --duration \(benchmark options go after '--'; see --help\)/],
+    [[...VARY, '--out', out, '--', '--duraton', '5s'],
+      /the benchmark options after '--': unknown option --duraton \(did you mean --duration\? see --help\)/]
   ]) {
     const bench = fakeGridBenchmark()
     const run = await grid(argv, bench)
@@ -138,12 +151,14 @@ test('bad options: one line each, exit 2', async (t) => {
   assert.deepEqual(fs.readdirSync(out), [], 'no grid folder content was made')
 })
 
-test('a benchmark that cannot run stops the grid with exit 3 and keeps the cells done; Ctrl-C stops with exit 4', async (t) => {
+test('a benchmark that cannot run stops the grid with exit 3 and keeps the cells done; Ctrl-C stops with exit 4',
+  async (t) => {
   const out = tempDir(t)
   const bench = fakeGridBenchmark({ exitCodeOf: (s) => (s.batch_size === 500 ? 3 : null) })
   const run = await grid([...VARY, '--out', out], bench)
   assert.equal(run.code, 3)
-  assert.match(run.stderr, /error: the benchmark could not run at batch_size 500, concurrent_requests 1 \(exit 3\): appClusterIngest\.js: error: cannot reach CrateDB/)
+  assert.match(run.stderr,
+    /error: the benchmark could not run at batch_size 500, concurrent_requests 1 \(exit 3\): appClusterIngest\.js: error: cannot reach CrateDB/)
   assert.equal(readGrid(out).runs_done, 4)
   assert.ok(fs.existsSync(path.join(out, 'grid.svg')))
 
@@ -157,19 +172,22 @@ test('a benchmark that cannot run stops the grid with exit 3 and keeps the cells
   }
   const partial = await grid([...VARY, '--out', stopped], interrupting, events)
   assert.equal(partial.code, 4)
-  assert.match(partial.stderr, /interrupted: batch_size 100, concurrent_requests 16 ended early .*not counted, the same command resumes with it/)
+  assert.match(partial.stderr,
+    /interrupted: batch_size 100, concurrent_requests 16 ended early .*not counted, the same command resumes with it/)
   assert.equal(readGrid(stopped).runs_done, 2)
   assert.equal(readGrid(stopped).complete, false)
 })
 
 // Issue 46: verdicts that know their noise.
-test('a noisy grid recommends nothing: it says its runs cannot tell the cells apart, and still names the best', async (t) => {
+test('a noisy grid recommends nothing: it says its runs cannot tell the cells apart, and still names the best',
+  async (t) => {
   const out = tempDir(t)
   const run = await grid([...VARY, '--repeat', '3', '--out', out], fakeGridBenchmark({ noise: noisyRuns }))
   assert.equal(run.code, 0, run.stderr)
   const saved = readGrid(out)
   assert.equal(saved.recommended, null)
-  assert.match(saved.undecided.why, /^the runs of a cell differ by up to \d+(\.\d)?% \([^)]+\): .*the grid cannot tell its cells apart$/)
+  assert.match(saved.undecided.why,
+    /^the runs of a cell differ by up to \d+(\.\d)?% \([^)]+\): .*the grid cannot tell its cells apart$/)
   assert.equal(saved.undecided.advice, 'repeat more (--repeat 5), lengthen --duration or quiet the cluster')
   assert.ok(saved.undecided.would_recommend, 'what the rule would have picked is kept, for the record')
   assert.ok(saved.best.rows_per_sec > 0, 'the best cell is still named')
@@ -177,19 +195,23 @@ test('a noisy grid recommends nothing: it says its runs cannot tell the cells ap
     assert.ok(cell.ci95.low >= 0, `${cell.id}: no interval below zero (${cell.ci95.low})`)
     assert.ok(typeof cell.spread_pct === 'number')
   }
-  assert.match(run.stderr, /\nbest: .* rows\/s \(95% interval [\d,]+–[\d,]+(, clipped at 0)?(, wide)?\), its runs [\d,]+–[\d,]+ \(spread [\d.]+%\)/)
-  assert.match(run.stderr, /\nrecommended: none: the runs of a cell differ by up to [\d.]+% .*the grid cannot tell its cells apart; repeat more \(--repeat 5\), lengthen --duration or quiet the cluster\n/)
+  assert.match(run.stderr,
+    /\nbest: .* rows\/s \(95% interval [\d,]+–[\d,]+(, clipped at 0)?(, wide)?\), its runs [\d,]+–[\d,]+ \(spread [\d.]+%\)/)
+  assert.match(run.stderr,
+    /\nrecommended: none: the runs of a cell differ by up to [\d.]+% .*the grid cannot tell its cells apart; repeat more \(--repeat 5\), lengthen --duration or quiet the cluster\n/)
   assert.match(run.stderr, /±\d+% cpu \d+%/, 'each cell shows its spread and the busiest node\'s CPU')
 })
 
-test('a slow first round is named and left out of the verdict with three rounds; with two, a rerun is advised', async (t) => {
+test('a slow first round is named and left out of the verdict with three rounds; with two, a rerun is advised',
+  async (t) => {
   const out = tempDir(t)
   const run = await grid([...VARY, '--repeat', '3', '--out', out], fakeGridBenchmark({ noise: slowFirstRound }))
   assert.equal(run.code, 0, run.stderr)
   const saved = readGrid(out)
   assert.equal(saved.round_effect.round, 1)
   assert.deepEqual([saved.round_effect.cells, saved.round_effect.of], [16, 16])
-  assert.match(run.stderr, /\nrounds: round 1 was 5\d(\.\d)?% below rounds 2 and 3 in 16 of 16 cells: the cluster was warming up or drifting; round 1 left out of the verdict\n/)
+  assert.match(run.stderr,
+    /\nrounds: round 1 was 5\d(\.\d)?% below rounds 2 and 3 in 16 of 16 cells: the cluster was warming up or drifting; round 1 left out of the verdict\n/)
   // Without round 1 the quiet grid's verdict stands.
   assert.deepEqual(saved.recommended.settings, { batch_size: 2000, concurrent_requests: 16 })
   assert.equal(saved.cells[0].runs_done, 3, 'every run recorded stays in grid.json')
@@ -199,7 +221,8 @@ test('a slow first round is named and left out of the verdict with three rounds;
   const two = await grid([...VARY, '--repeat', '2', '--out', twice], fakeGridBenchmark({ noise: slowFirstRound }))
   const short2 = readGrid(twice)
   assert.equal(short2.recommended, null)
-  assert.match(short2.undecided.why, /^round 1 was 5\d(\.\d)?% below round 2 in 16 of 16 cells: .*two rounds leave one run a cell without it$/)
+  assert.match(short2.undecided.why,
+    /^round 1 was 5\d(\.\d)?% below round 2 in 16 of 16 cells: .*two rounds leave one run a cell without it$/)
   assert.match(two.stderr, /rounds: .*; a rerun advised/)
 })
 
@@ -223,7 +246,8 @@ test('cells over --slo are marked, never shown as plateau cells', async (t) => {
   assert.match(svg, /› slo/)
 })
 
-test('every cell warms up by default: a tenth of --duration, at least 5 s; --warmup given (0 too) is kept', async (t) => {
+test('every cell warms up by default: a tenth of --duration, at least 5 s; --warmup given (0 too) is kept',
+  async (t) => {
   for (const [fixed, expected] of [
     [['--duration', '2m'], ['--duration', '2m', '--warmup', '12s']],
     [['--duration=10s'], ['--duration=10s', '--warmup', '5s']],
@@ -249,30 +273,36 @@ test('a folder in use by a living grid is refused; a dead grid\'s lock is taken 
   const bench = fakeGridBenchmark()
   const code = await main([...VARY, '--out', out], { stderr, stdout: sink(), signals: signals(), run: bench.run })
   assert.equal(code, 2)
-  assert.equal(stderr.text, `crate-bench sweep grid: error: --out '${out}' is in use by another grid (pid ${other.pid}, ` +
+  assert.equal(stderr.text,
+    `crate-bench sweep grid: error: --out '${out}' is in use by another grid (pid ${other.pid}, ` +
     'started 2026-11-27T10:00:00.000Z): one study a folder; wait for it, stop it, or give another --out\n')
   assert.equal(bench.calls.length, 0)
   other.kill()
   await new Promise((resolve) => other.on('exit', resolve))
   const taken = sink()
-  assert.equal(await main([...VARY, '--out', out], { stderr: taken, stdout: sink(), signals: signals(), run: bench.run }), 0)
-  assert.match(taken.text, new RegExp(`^a stale lock of pid ${other.pid}, started 2026-11-27T10:00:00\\.000Z taken over: that grid is no longer running\n`))
+  assert.equal(await main([...VARY, '--out', out], { stderr: taken, stdout: sink(), signals: signals(),
+    run: bench.run }), 0)
+  assert.match(taken.text,
+    new RegExp(`^a stale lock of pid ${other.pid}, started 2026-11-27T10:00:00\\.000Z taken over: that grid is no longer running\n`))
   assert.equal(fs.existsSync(path.join(out, 'grid.lock')), false, 'released at the end')
 })
 
-test('a resume against another cluster is refused: other hosts at once, other nodes at its first run (not recorded)', async (t) => {
+test('a resume against another cluster is refused: other hosts at once, other nodes at its first run (not recorded)',
+  async (t) => {
   const out = tempDir(t)
   const first = await grid([...VARY, '--out', out], fakeGridBenchmark())
   assert.equal(first.code, 0, first.stderr)
   const saved = readGrid(out)
   assert.deepEqual(saved.cluster, { hosts: ['http://localhost:4200'], protocol: 'http', nodes: 3 })
   // The same folder, a cluster of one node: the first run of the resume finds it, and the study stops.
-  fs.writeFileSync(path.join(out, 'grid.json'), JSON.stringify({ ...saved, cells: saved.cells.map((c, i) => (i < 4 ? c : { ...c, runs: [] })) }))
+  fs.writeFileSync(path.join(out, 'grid.json'), JSON.stringify({ ...saved, cells: saved.cells.map((c,
+    i) => (i < 4 ? c : { ...c, runs: [] })) }))
   const single = { nodes: 1, cores_per_node: 8, heap_bytes_per_node: 2 ** 30, shared_machine: false }
   const other = fakeGridBenchmark({ cluster: single })
   const resumed = await grid([...VARY, '--out', out], other)
   assert.equal(resumed.code, 2)
-  assert.match(resumed.stderr, /error: this study began on 3 nodes; this run found 1: a study is one cluster; this run is not recorded/)
+  assert.match(resumed.stderr,
+    /error: this study began on 3 nodes; this run found 1: a study is one cluster; this run is not recorded/)
   assert.equal(other.calls.length, 1)
   assert.equal(readGrid(out).runs_done, 4, 'the other cluster\'s run is not in the study')
   // Other hosts: refused before anything runs.
@@ -282,15 +312,18 @@ test('a resume against another cluster is refused: other hosts at once, other no
   const elsewhere = fakeGridBenchmark()
   const refused = await grid([...VARY, '--out', out], elsewhere)
   assert.equal(refused.code, 2)
-  assert.match(refused.stderr, /grid\.json: this study measured http:\/\/localhost:4200 over http; the options now point at http:\/\/db9:4200 over http: a study is one cluster; give another --out/)
+  assert.match(refused.stderr,
+    /grid\.json: this study measured http:\/\/localhost:4200 over http; the options now point at http:\/\/db9:4200 over http: a study is one cluster; give another --out/)
   assert.equal(elsewhere.calls.length, 0)
 })
 
-test('a grid.json this tool did not write is refused in one line: null, a list, a FIFO, runs outside --repeat, a round twice', async (t) => {
+test('a grid.json this tool did not write is refused in one line: null, a list, a FIFO, runs outside --repeat, a ' +
+  'round twice', async (t) => {
   const cases = [
     ['null', /does not hold a grid \(an object\)/],
     ['[]', /does not hold a grid \(an object\)/],
-    ['{"cells": [{"id": "batch_size-100_concurrent_requests-1", "runs": [{"round": 7}]}]}', /holds a run of round 7 in cell batch_size-100_concurrent_requests-1, outside --repeat 1/],
+    ['{"cells": [{"id": "batch_size-100_concurrent_requests-1", "runs": [{"round": 7}]}]}',
+      /holds a run of round 7 in cell batch_size-100_concurrent_requests-1, outside --repeat 1/],
     ['{"cells": [{"id": "x", "runs": [{"round": 1}, {"round": 1}]}]}', /holds round 1 of cell x twice/],
     ['{"cells": {}}', /has cells that are not a list/]
   ]
@@ -309,13 +342,16 @@ test('a grid.json this tool did not write is refused in one line: null, a list, 
   assert.match(run.stderr, /grid\.json is not a regular file: give another --out/)
 })
 
-test('bad studies refused before anything is built: too many runs, --out empty, one value given twice as numbers', async (t) => {
+test('bad studies refused before anything is built: too many runs, --out empty, one value given twice as numbers',
+  async (t) => {
   for (const [argv, message] of [
-    [['--vary', `batch_size=${Array.from({ length: 2000 }, (_, i) => i + 1).join(',')}`, '--vary', `concurrent_requests=${Array.from({ length: 2000 }, (_, i) => i + 1).join(',')}`, '--out', tempDir(t)],
+    [['--vary', `batch_size=${Array.from({ length: 2000 }, (_, i) => i + 1).join(',')}`, '--vary',
+      `concurrent_requests=${Array.from({ length: 2000 }, (_, i) => i + 1).join(',')}`, '--out', tempDir(t)],
       /a grid of 4,000,000 cells × 1 run is 4,000,000 runs, more than the 10,000 a study may plan/],
     [[...VARY, '--repeat', '999999999', '--out', tempDir(t)], /16 cells × 999,999,999 runs is 15,999,999,984 runs/],
     [[...VARY, '--out', ''], /--out must name a folder for the study \(got ''\)/],
-    [['--vary', 'rate=1000,1000.0', '--vary', 'processes=1,2', '--out', tempDir(t)], /--vary rate names a value twice \(1000 and 1000\.0\)/]
+    [['--vary', 'rate=1000,1000.0', '--vary', 'processes=1,2', '--out', tempDir(t)],
+      /--vary rate names a value twice \(1000 and 1000\.0\)/]
   ]) {
     const bench = fakeGridBenchmark()
     const run = await grid(argv, bench)
@@ -328,9 +364,11 @@ test('bad studies refused before anything is built: too many runs, --out empty, 
 test('cells whose nodes were busy beyond the load are marked, and the grid says so', async (t) => {
   const out = tempDir(t)
   // Another tenant on the machine while the 100-row cells ran: load 40 on 8 cores.
-  const run = await grid([...VARY, '--out', out], fakeGridBenchmark({ nodeLoad: (s) => (s.batch_size === 100 ? 40 : 2) }))
+  const run = await grid([...VARY, '--out', out],
+    fakeGridBenchmark({ nodeLoad: (s) => (s.batch_size === 100 ? 40 : 2) }))
   assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stderr, /\nbusy machine: 4 of 16 cells ran while the nodes were busy beyond this load \(n1: load 40 on 8 cores\): these figures are not the cluster's alone/)
+  assert.match(run.stderr,
+    /\nbusy machine: 4 of 16 cells ran while the nodes were busy beyond this load \(n1: load 40 on 8 cores\): these figures are not the cluster's alone/)
   assert.match(run.stderr, /[\d,]+ \(busy\)/)
   assert.equal(readGrid(out).cells.filter((c) => c.busy_machine).length, 4)
 })
@@ -338,13 +376,16 @@ test('cells whose nodes were busy beyond the load are marked, and the grid says 
 test('cells whose nodes were busy before their load began are marked, and the grid says so', async (t) => {
   const out = tempDir(t)
   // Another client's queries while the 100-row cells started: the node at 90% CPU before a cell sent a row.
-  const run = await grid([...VARY, '--out', out], fakeGridBenchmark({ cpuBeforeLoad: (s) => (s.batch_size === 100 ? 90 : 2) }))
+  const run = await grid([...VARY, '--out', out],
+    fakeGridBenchmark({ cpuBeforeLoad: (s) => (s.batch_size === 100 ? 90 : 2) }))
   assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stderr, /\nbusy machine: 4 of 16 cells ran while the nodes were busy before this load began \(n1: CPU 90% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
+  assert.match(run.stderr,
+    /\nbusy machine: 4 of 16 cells ran while the nodes were busy before this load began \(n1: CPU 90% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
   assert.equal(readGrid(out).cells.filter((c) => c.busy_machine).length, 4)
 })
 
-test('a noisy cell far below the best blurs nothing; a round lowest in 3 of 4 cells is chance, not named', async (t) => {
+test('a noisy cell far below the best blurs nothing; a round lowest in 3 of 4 cells is chance, not named',
+  async (t) => {
   const out = tempDir(t)
   // Only the slowest row (batch 100) is noisy: the best and its neighbours are steady.
   const slowRowNoisy = (settings, round) => (settings.batch_size === 100 ? noisyRuns(settings, round) : 1)
@@ -360,15 +401,18 @@ test('a noisy cell far below the best blurs nothing; a round lowest in 3 of 4 ce
 })
 
 // Issue 47: a grid on a table of realistic size.
-test('--prefill: every run fills only what is missing and never drops the table; refused with the options it sets', async (t) => {
+test('--prefill: every run fills only what is missing and never drops the table; refused with the options it sets',
+  async (t) => {
   const bench = fakeGridBenchmark()
   const run = await grid([...VARY, '--prefill', '1000000', '--out', tempDir(t), '--', '--duration', '10s'], bench)
   assert.equal(run.code, 0, run.stderr)
   assert.ok(bench.calls.every((args) => args.join(' ').includes('--prefill 1000000 --no-drop_table')),
     bench.calls[0].join(' '))
   for (const [argv, message] of [
-    [[...VARY, '--prefill', '10', '--out', tempDir(t), '--', '--drop_table'], /--prefill of the grid sets --prefill and --no-drop_table of every run/],
-    [[...VARY, '--workload', 'query', '--prefill', '10', '--out', tempDir(t), '--', '--queries_config', 'queries/select1.yml'], /--prefill fills the ingest's table/]
+    [[...VARY, '--prefill', '10', '--out', tempDir(t), '--', '--drop_table'],
+      /--prefill of the grid sets --prefill and --no-drop_table of every run/],
+    [[...VARY, '--workload', 'query', '--prefill', '10', '--out', tempDir(t), '--', '--queries_config',
+      'queries/select1.yml'], /--prefill fills the ingest's table/]
   ]) {
     const refused = await grid(argv, fakeGridBenchmark())
     assert.equal(refused.code, 2)

@@ -16,7 +16,8 @@ const VARY = [{ name: 'batch_size', values: [500, 2000] }, { name: 'concurrent_r
 function threeDimensions () {
   const header = { workload: 'ingest', vary: VARY, repeat: 1, slo_p99_ms: null, plateau_pct: 5, fixed_text: '' }
   return gridOf(header, (id) => {
-    const [, batch, flight, processes] = /batch_size-(\d+)_concurrent_requests-(\d+)_processes-(\d+)/.exec(id).map(Number)
+    const [, batch, flight,
+      processes] = /batch_size-(\d+)_concurrent_requests-(\d+)_processes-(\d+)/.exec(id).map(Number)
     const result = scriptedResult({ batch_size: batch, concurrent_requests: flight }, 2, { scale: processes })
     return [runFigures({ result, exitCode: 0, round: 1, resultFile: `runs/${id}-r1.json` })]
   })

@@ -13,7 +13,8 @@ test('--vary: two or more dimensions of known flags, each value checked as the b
   ])
   for (const [texts, message] of [
     [['batch_size=1,2'], /a grid needs --vary NAME=V1,V2,… at least twice/],
-    [['batch_size=1,2', 'workers=1,2'], /--vary workers: a grid varies batch_size, concurrent_requests, processes, shards, replicas, rate/],
+    [['batch_size=1,2', 'workers=1,2'],
+      /--vary workers: a grid varies batch_size, concurrent_requests, processes, shards, replicas, rate/],
     [['batch_size=1,2', 'batch_size=3'], /--vary batch_size is given twice/],
     [['batch_size=1,0', 'shards=3'], /--vary batch_size: '0' is not a value; give whole numbers of at least 1/],
     [['batch_size=1,1', 'shards=3'], /--vary batch_size names a value twice/],
@@ -23,9 +24,12 @@ test('--vary: two or more dimensions of known flags, each value checked as the b
 })
 
 test('the cells: every combination, the first dimension slowest; repeats in rounds over the whole grid', () => {
-  const cells = cellsOf([{ name: 'batch_size', values: [100, 500] }, { name: 'concurrent_requests', values: [1, 4, 16] }])
-  assert.deepEqual(cells.map((c) => c.id), ['batch_size-100_concurrent_requests-1', 'batch_size-100_concurrent_requests-4',
-    'batch_size-100_concurrent_requests-16', 'batch_size-500_concurrent_requests-1', 'batch_size-500_concurrent_requests-4',
+  const cells = cellsOf([{ name: 'batch_size', values: [100, 500] }, { name: 'concurrent_requests', values: [1, 4,
+    16] }])
+  assert.deepEqual(cells.map((c) => c.id), ['batch_size-100_concurrent_requests-1',
+    'batch_size-100_concurrent_requests-4',
+    'batch_size-100_concurrent_requests-16', 'batch_size-500_concurrent_requests-1',
+      'batch_size-500_concurrent_requests-4',
     'batch_size-500_concurrent_requests-16'])
   assert.deepEqual(flagsOf(cells[1].settings), ['--batch_size', '100', '--concurrent_requests', '4'])
   const order = schedule(cells, 3).map((r) => `${r.round}:${cells.indexOf(r.cell)}`)
@@ -33,7 +37,8 @@ test('the cells: every combination, the first dimension slowest; repeats in roun
     '3:0', '3:1', '3:2', '3:3', '3:4', '3:5'], 'round 2 starts only when every cell has run once')
   const done = new Set(['batch_size-100_concurrent_requests-1#1', 'batch_size-500_concurrent_requests-16#1'])
   assert.deepEqual(runsLeft(cells, 1, done).map((r) => r.cell.id), ['batch_size-100_concurrent_requests-4',
-    'batch_size-100_concurrent_requests-16', 'batch_size-500_concurrent_requests-1', 'batch_size-500_concurrent_requests-4'])
+    'batch_size-100_concurrent_requests-16', 'batch_size-500_concurrent_requests-1',
+      'batch_size-500_concurrent_requests-4'])
   assert.equal(timeLeftS([], 4), null)
   assert.equal(timeLeftS([10, 30], 4), 80)
 })
