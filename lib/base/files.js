@@ -73,6 +73,43 @@ function readRegularFile (file, { what, maxBytes, unreadableExit = EXIT.USAGE })
   }
 }
 
+// A study's own files (grid.json, a capacity search's summary and steps): far larger is no file the tool wrote.
+const MAX_STUDY_FILE_BYTES = 64 * 1024 * 1024
+
+/**
+ * The text of a study file the tool wrote (a regular file of at most MAX_STUDY_FILE_BYTES), or what is wrong with it
+ * as `refuse(why)` throws it: "does not exist", "is not a regular file", "has N bytes, more than …". With `missing`,
+ * a file that is not there returns it instead.
+ */
+function readStudyFile (file, refuse, { missing } = {}) {
+  let stat
+  try {
+    stat = fs.statSync(file)
+  } catch (error) {
+    if (missing !== undefined && error.code === 'ENOENT') return missing
+    throw refuse(error.code === 'ENOENT' ? 'does not exist' : `cannot be read: ${error.message}`)
+  }
+  if (!stat.isFile()) throw refuse('is not a regular file')
+  if (stat.size > MAX_STUDY_FILE_BYTES) {
+    throw refuse(`has ${grouped(stat.size)} bytes, more than the ${grouped(MAX_STUDY_FILE_BYTES)} a study's file has`)
+  }
+  return fs.readFileSync(file, 'utf8')
+}
+
+/** A study file's JSON object (never null, an array or a number), or `refuse(why)` thrown; `kind` names the object. */
+function readStudyObject (file, refuse, { kind = 'an object', ...options } = {}) {
+  const text = readStudyFile(file, refuse, options)
+  if ('missing' in options && text === options.missing) return text
+  let value
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw refuse(`is not JSON (${error.message})`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw refuse(`does not hold ${kind}`)
+  return value
+}
+
 /** Whether two paths name one file (through links too): an output must never overwrite an input. */
 function sameFile (a, b) {
   const real = (p) => {
@@ -85,4 +122,6 @@ function sameFile (a, b) {
   return real(a) === real(b)
 }
 
-module.exports = { makeDirectories, writableFile, readRegularFile, sameFile }
+module.exports = {
+  makeDirectories, writableFile, readRegularFile, readStudyFile, readStudyObject, sameFile, MAX_STUDY_FILE_BYTES
+}

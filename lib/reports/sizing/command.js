@@ -7,11 +7,9 @@ const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cl
 const { commandMain } = require('../../cli/command-main')
 const { table } = require('../table')
 const { readResult } = require('../result-file')
+const { readStudyFile, readStudyObject } = require('../../base/files')
 const { groupTitle, groupTable, groupNotes, inputNotes } = require('./rows')
 const { pointOf, gridEvidence, mixedEvidence, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
-
-// A grid.json of 10,000 runs is about 20 MB: far past that, it is not one this tool wrote.
-const MAX_GRID_BYTES = 64 * 1024 * 1024
 
 const USAGE = `Usage: crate-bench sizing RESULT.json|GRID_DIR... [--headroom PCT] [--report FILE.html] [--json]
        crate-bench sizing --results_table TABLE --run_id ID... [the same options, connection flags]
@@ -134,9 +132,7 @@ function isCapacity (input) {
 function capacityPoint (dir) {
   const read = (name) => {
     const file = path.join(dir, name)
-    const stat = fs.statSync(file)
-    if (!stat.isFile() || stat.size > MAX_GRID_BYTES) throw new UsageError(`${file} is not a find-capacity file`)
-    return fs.readFileSync(file, 'utf8')
+    return readStudyFile(file, (why) => new Error(`${file} ${why}`))
   }
   let summary
   let steps
@@ -174,22 +170,8 @@ function isGrid (input) {
  */
 function gridPoint (input) {
   const file = gridFileOf(input)
-  const notGrid = (why) => new UsageError(`${input} is no grid folder (crate-bench sweep grid --out): ${why}`)
-  let stat
-  try {
-    stat = fs.statSync(file)
-  } catch {
-    throw notGrid(`no ${file}`)
-  }
-  if (!stat.isFile()) throw notGrid(`${file} is not a regular file`)
-  if (stat.size > MAX_GRID_BYTES) throw notGrid(`${file} has ${stat.size} bytes, more than a grid's JSON has`)
-  let grid
-  try {
-    grid = JSON.parse(fs.readFileSync(file, 'utf8'))
-  } catch (error) {
-    throw notGrid(error.message)
-  }
-  if (!grid || typeof grid !== 'object' || Array.isArray(grid)) throw notGrid(`${file} does not hold a grid`)
+  const notGrid = (why) => new UsageError(`${input} is no grid folder (crate-bench sweep grid --out): ${file} ${why}`)
+  const grid = readStudyObject(file, notGrid, { kind: 'a grid' })
   const runs = path.resolve(path.dirname(file), 'runs')
   const readRun = (relative) => {
     const target = path.resolve(path.dirname(file), String(relative))

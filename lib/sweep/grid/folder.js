@@ -4,13 +4,12 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { UsageError } = require('../../base/errors')
+const { readStudyObject } = require('../../base/files')
 
 // One study per folder: a lock while a grid runs in it, and a grid.json read as a result is (a regular file of a
 // bounded size holding an object), whose runs are those a grid of these settings can have made.
 
 const LOCK = 'grid.lock'
-// A grid.json of 10,000 runs is about 20 MB: far past that, the file is not one this tool wrote.
-const MAX_GRID_BYTES = 64 * 1024 * 1024
 
 const processAlive = (pid) => {
   try {
@@ -67,28 +66,14 @@ function readLock (file) {
 
 /**
  * DIR/grid.json as this tool wrote it, or null when there is none. A FIFO, a directory, a file past
- * MAX_GRID_BYTES, text that is not JSON, JSON that is not an object, or runs that no grid of `repeat` rounds makes
- * (a round outside 1…repeat, a round twice in a cell) refuse the folder in one line.
+ * MAX_STUDY_FILE_BYTES (a grid.json of 10,000 runs is about 20 MB), text that is not JSON, JSON that is not an
+ * object, or runs that no grid of `repeat` rounds makes (a round outside 1…repeat, a round twice in a cell) refuse the
+ * folder in one line.
  */
 function readGridFile (file, { repeat }) {
-  let stat
-  try {
-    stat = fs.statSync(file)
-  } catch {
-    return null
-  }
   const refuse = (why) => new UsageError(`${file} ${why}: give another --out`)
-  if (!stat.isFile()) throw refuse('is not a regular file')
-  if (stat.size > MAX_GRID_BYTES) throw refuse(`has ${stat.size} bytes, more than a grid's JSON has`)
-  let saved
-  try {
-    saved = JSON.parse(fs.readFileSync(file, 'utf8'))
-  } catch (error) {
-    throw refuse(`is not a grid's JSON (${error.message})`)
-  }
-  if (saved === null || typeof saved !== 'object' || Array.isArray(saved)) {
-    throw refuse('does not hold a grid (an object)')
-  }
+  const saved = readStudyObject(file, refuse, { missing: null, kind: 'a grid (an object)' })
+  if (saved === null) return null
   if (saved.cells !== undefined && !Array.isArray(saved.cells)) throw refuse('has cells that are not a list')
   for (const cell of saved.cells || []) {
     if (cell === null || typeof cell !== 'object' || typeof cell.id !== 'string') {
@@ -126,4 +111,4 @@ function otherCluster (study, now) {
   return null
 }
 
-module.exports = { takeLock, readGridFile, otherCluster, LOCK, MAX_GRID_BYTES }
+module.exports = { takeLock, readGridFile, otherCluster, LOCK }

@@ -185,7 +185,7 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   const none = await runTool('bin/crate-bench.js', ['sizing', dir])
   assert.equal(none.code, 2)
   assert.match(none.stderr,
-    /^crate-bench sizing: error: .* is no grid folder \(crate-bench sweep grid --out\): no .*grid\.json\n$/)
+    /^crate-bench sizing: error: .* is no grid folder \(crate-bench sweep grid --out\): .*grid\.json does not exist\n$/)
 })
 
 // Issue 46: sizing that carries its evidence.
