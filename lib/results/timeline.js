@@ -3,6 +3,7 @@
 const { Series, encodeHistogram, mergedSummary } = require('./stats')
 const { round } = require('../base/format')
 const { Resolution } = require('./resolution')
+const { SummarySlots } = require('./packed-summary')
 
 // An interval stays open for the reports of this many later intervals (workers report every
 // interval, aligned to the load's start); then its percentiles are taken and its histograms
@@ -27,7 +28,10 @@ class Timeline {
     this.intervalMs = intervalMs
     this.resolution = resolution
     this.open = new Map()
+    // index -> { packed, latency, hists }: the figures packed (packed-summary.js), each group's histogram encoded,
+    // and with keepHistograms every group's and label's (a fleet's generator hands them on).
     this.closed = new Map()
+    this.slots = new SummarySlots()
     this.spare = []
     this.newest = -1
     this.newestClosed = -1
@@ -46,7 +50,7 @@ class Timeline {
     const late = this.closed.get(index)
     if (late) {
       // A report for an interval already closed still counts, into its summary; only its latencies are too late.
-      lateCounts(late.summary, group, answered, this.resolution.lengthMs(index) / 1000)
+      late.packed = this.slots.addLate(late.packed, group, answered, this.resolution.lengthMs(index) / 1000)
     } else {
       const interval = this.intervalAt(index)
       const groupEntry = interval.groups[group] ||
@@ -88,7 +92,8 @@ class Timeline {
     for (const [name, g] of Object.entries(interval.groups)) {
       latency[name] = summary[name].latency_hist ?? encodeHistogram(g.all.latency)
     }
-    this.closed.set(index, { summary, latency })
+    const hists = this.keepHistograms ? histogramsOf(summary) : null
+    this.closed.set(index, { packed: this.slots.pack(summary), latency, hists })
     this.newestClosed = Math.max(this.newestClosed, index)
     for (const g of Object.values(interval.groups)) {
       this.spare.push(g.all.reset(), ...[...g.labels.values()].map((s) => s.reset()))
@@ -136,7 +141,7 @@ class Timeline {
         startS + this.resolution.lengthMs(index) / 1000 <= toS + 1e-9
     }).map(([, interval]) => interval)
     const { histogram, summary } = mergedSummary(inside.map((i) => i.latency[group]),
-      inside.map((i) => i.summary[group].max_ms))
+      inside.map((i) => this.slots.figure(i.packed, group, 'max_ms')))
     return histogram.totalCount > 0 ? summary : null
   }
 
@@ -145,18 +150,29 @@ class Timeline {
    * histograms unless asked (a fleet's live view merges them): what a live view adds each second. Returns
    * { entries, newest } (the index to ask after next time).
    */
-  closedAfter (after, { withHistograms = false } = {}) {
+  closedAfter (after, { withHistograms = false, upTo = this.newestClosed } = {}) {
     // Walked from `after` on, not over the whole run: a live view asks each second, and a run has hours of intervals.
     const indexes = []
-    for (let i = Math.max(0, after + 1); i <= this.newestClosed; i++) if (this.closed.has(i)) indexes.push(i)
-    const entries = indexes.map((i) => {
-      const groups = {}
-      for (const [name, g] of Object.entries(this.closed.get(i).summary)) {
-        groups[name] = withHistograms ? g : { ...g, latency_hist: undefined }
-      }
-      return { ...this.entryHead(i), ...groups }
-    })
+    for (let i = Math.max(0, after + 1); i <= Math.min(upTo, this.newestClosed); i++) {
+      if (this.closed.has(i)) indexes.push(i)
+    }
+    const entries = indexes.map((i) => ({ ...this.entryHead(i), ...this.summaryOf(i, { withHistograms }) }))
     return { entries, newest: indexes.length ? indexes[indexes.length - 1] : after }
+  }
+
+  /** A closed interval's summary as objects, with its histograms encoded when they were kept and are asked for. */
+  summaryOf (index, { withHistograms = true } = {}) {
+    const closed = this.closed.get(index)
+    const summary = this.slots.unpack(closed.packed)
+    if (withHistograms && closed.hists) {
+      for (const [name, g] of Object.entries(summary)) {
+        const hists = closed.hists[name]
+        if (!hists) continue
+        g.latency_hist = hists.all
+        for (const [label, l] of Object.entries(g.labels)) if (hists.labels[label]) l.latency_hist = hists.labels[label]
+      }
+    }
+    return summary
   }
 
   /**
@@ -194,7 +210,7 @@ class Timeline {
       const interval = this.closed.get(i)
       const entry = this.entryHead(i)
       if (interval) {
-        const summary = { ...interval.summary }
+        const summary = this.summaryOf(i)
         // The last interval ends with the run, usually before a whole interval has passed.
         const startMs = this.originMs + this.resolution.startMs(i)
         const lengthMs = this.resolution.lengthMs(i)
@@ -222,20 +238,14 @@ class Timeline {
   }
 }
 
-/** Counts of a report that came after its interval closed, added to the closed summary (a new label included). */
-function lateCounts (summary, group, answered, seconds) {
-  const empty = () => ({ ok: 0, failed: 0, in_doubt: 0, per_sec: 0, p50_ms: null, p90_ms: null, p99_ms: null,
-    max_ms: null })
-  const g = summary[group] || (summary[group] = { ...empty(), labels: {} })
-  for (const [label, d] of answered) {
-    const l = g.labels[label] || (g.labels[label] = empty())
-    for (const entry of [g, l]) {
-      entry.ok += d.ok
-      entry.failed += d.failed
-      entry.in_doubt += d.inDoubt || 0
-      entry.per_sec = round(entry.ok / seconds)
-    }
+/** The encoded histograms of a summary's groups and labels: { group: { all, labels: { label: hist } } }. */
+function histogramsOf (summary) {
+  const hists = {}
+  for (const [name, g] of Object.entries(summary)) {
+    hists[name] = { all: g.latency_hist, labels: Object.fromEntries(Object.entries(g.labels)
+      .map(([label, l]) => [label, l.latency_hist])) }
   }
+  return hists
 }
 
 /**

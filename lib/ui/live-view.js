@@ -7,8 +7,9 @@ const { stageText } = require('../data/load-profile')
 /**
  * What the live page shows, built from the same objects the report is built from: the timeline's closed intervals
  * (the report's series, so the page's charts and the final report agree), the groups' totals as the workers report
- * them, the monitor's samples of the nodes, the host events and the steering's changes. Keeps everything sent so
- * far, so that a page opened late gets the whole run; each tick() gives only what is new.
+ * them, the monitor's samples of the nodes, the host events and the steering's changes. A page opened late gets the
+ * whole run, read again from the timeline and the monitor (never a copy of them: a run's first hour keeps every
+ * second); each tick() gives only what is new.
  */
 class LiveView {
   constructor ({ workload, options, now = Date.now }) {
@@ -17,8 +18,6 @@ class LiveView {
     this.now = now
     this.load = null
     this.phase = 'starting'
-    this.series = []
-    this.nodes = []
     this.events = []
     this.newestInterval = -1
     this.samplesSeen = 0
@@ -60,18 +59,33 @@ class LiveView {
       this.steeringEventsSeen = load.steering.events.length
       fresh.events.sort((a, b) => a.at_s - b.at_s)
     }
-    this.series.push(...fresh.series)
-    this.nodes.push(...fresh.nodes.filter((n) => n.t_s >= 0))
     this.events.push(...fresh.events)
     const provisional = load ? load.timeline.provisional() : []
     return { ...fresh, nodes: fresh.nodes.filter((n) => n.t_s >= 0), provisional, now: this.current() }
+  }
+
+  /** The intervals the ticks have sent so far. */
+  seriesSoFar () {
+    if (!this.load) return []
+    return this.load.timeline.closedAfter(-1, { upTo: this.newestInterval,
+      withHistograms: Boolean(this.options.fleet) }).entries
+  }
+
+  /** The nodes' rows of the samples the ticks have sent so far. */
+  nodesSoFar () {
+    const monitor = this.load && this.load.monitor
+    if (!monitor) return []
+    const offsetS = (monitor.startedAt - this.load.startAt) / 1000
+    return monitor.samples.slice(0, this.samplesSeen).flatMap((sample) => nodeRows(sample, offsetS))
+      .filter((n) => n.t_s >= 0)
   }
 
   /** Everything so far, for a page that connects now. */
   whole () {
     const provisional = this.load ? this.load.timeline.provisional() : []
     return {
-      ...this.describe(), series: this.series, provisional, nodes: this.nodes, events: this.events, now: this.current()
+      ...this.describe(), series: this.seriesSoFar(), provisional, nodes: this.nodesSoFar(), events: this.events,
+      now: this.current()
     }
   }
 

@@ -42,6 +42,7 @@ const SHRINK = [
   [/--duration (\S+)/g, () => '--duration 1s'],
   [/--warmup (\S+)/g, () => '--warmup 200ms'],
   [/--max_rows (\d+)/g, (n) => `--max_rows ${capped(20_000)(n)}`],
+  [/--(ingest_)?prefill (\d+)/g, (ingest, n) => `--${ingest || ''}prefill ${capped(20_000)(n)}`],
   [/--max_queries (\d+)/g, (n) => `--max_queries ${capped(300)(n)}`],
   [/--processes (\d+)/g, (n) => `--processes ${capped(2)(n)}`],
   [/fleet --generators (\d+)/g, (n) => `fleet --generators ${capped(2)(n)}`],
@@ -71,7 +72,7 @@ function commandsOf (block) {
 
 function shrink (command) {
   let out = command
-  for (const [pattern, replace] of SHRINK) out = out.replace(pattern, (_, value) => replace(value))
+  for (const [pattern, replace] of SHRINK) out = out.replace(pattern, (_, ...groups) => replace(...groups))
   // A sweep without --values would run every default value: the first two show the same.
   const sweep = Object.values(SWEEPS).find((s) => out.includes(`scripts/${s.script}`))
   if (sweep && !out.includes('--values')) {
