@@ -59,7 +59,8 @@ function gridText (grid) {
     out.push(t.toString())
   }
   out.push('best: highest throughput without failures; ~: on the plateau; rec.: recommended; › slo: p99 over --slo; ' +
-    '✗: ruled out; busy: nodes busy beyond the load; ±: half the spread of its runs; cpu: the busiest node\'s peak')
+    '✗: ruled out; busy: nodes busy beyond the load or before it; ±: half the spread of its runs; ' +
+    'cpu: the busiest node\'s peak')
   out.push(...verdictLines(grid))
   return `${out.join('\n')}\n`
 }
