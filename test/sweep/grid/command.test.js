@@ -361,28 +361,23 @@ test('bad studies refused before anything is built: too many runs, --out empty, 
   }
 })
 
-test('cells whose nodes were busy beyond the load are marked, and the grid says so', async (t) => {
-  const out = tempDir(t)
-  // Another tenant on the machine while the 100-row cells ran: load 40 on 8 cores.
-  const run = await grid([...VARY, '--out', out],
-    fakeGridBenchmark({ nodeLoad: (s) => (s.batch_size === 100 ? 40 : 2) }))
-  assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stderr,
-    /\nbusy machine: 4 of 16 cells ran while the nodes were busy beyond this load \(n1: load 40 on 8 cores\): these figures are not the cluster's alone/)
-  assert.match(run.stderr, /[\d,]+ \(busy\)/)
-  assert.equal(readGrid(out).cells.filter((c) => c.busy_machine).length, 4)
-})
-
-test('cells whose nodes were busy before their load began are marked, and the grid says so', async (t) => {
-  const out = tempDir(t)
-  // Another client's queries while the 100-row cells started: the node at 90% CPU before a cell sent a row.
-  const run = await grid([...VARY, '--out', out],
-    fakeGridBenchmark({ cpuBeforeLoad: (s) => (s.batch_size === 100 ? 90 : 2) }))
-  assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stderr,
-    /\nbusy machine: 4 of 16 cells ran while the nodes were busy before this load began \(n1: CPU 90% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
-  assert.equal(readGrid(out).cells.filter((c) => c.busy_machine).length, 4)
-})
+// Another tenant on the machine while the 100-row cells ran (load 40 on 8 cores), or another client's queries while
+// they started (the node at 90% CPU before a cell sent a row).
+for (const [why, script, expected] of [
+  ['busy beyond the load', { nodeLoad: (s) => (s.batch_size === 100 ? 40 : 2) },
+    /\nbusy machine: 4 of 16 cells ran while the nodes were busy beyond this load \(n1: load 40 on 8 cores\): these figures are not the cluster's alone/],
+  ['busy before their load began', { cpuBeforeLoad: (s) => (s.batch_size === 100 ? 90 : 2) },
+    /\nbusy machine: 4 of 16 cells ran while the nodes were busy before this load began \(n1: CPU 90% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/]
+]) {
+  test(`cells whose nodes were ${why} are marked, and the grid says so`, async (t) => {
+    const out = tempDir(t)
+    const run = await grid([...VARY, '--out', out], fakeGridBenchmark(script))
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(run.stderr, expected)
+    assert.match(run.stderr, /[\d,]+ \(busy\)/)
+    assert.equal(readGrid(out).cells.filter((c) => c.busy_machine).length, 4)
+  })
+}
 
 test('a noisy cell far below the best blurs nothing; a round lowest in 3 of 4 cells is chance, not named',
   async (t) => {
