@@ -162,4 +162,11 @@ test('a run of ten minutes or more has a sustained figure; a shorter one is said
   assert.equal(sustainedOf(short), null)
   assert.equal(sustainedLine(short, null, fmt), '  not a sustained figure: 5 min of load (sustained needs 10 minutes ' +
     'or more)')
+  // A run of --duration 10m whose last answer came half a second before the deadline ran ten minutes.
+  const tenMinutes = driftOf({ timeline: timelineOf({ seconds: 600 }), group: 'ingest', unit: 'rows',
+    loadEndS: 599.5, latencyIn })
+  assert.equal(sustainedOf(tenMinutes).duration_s, 599.5)
+  const underTen = driftOf({ timeline: timelineOf({ seconds: 600 }), group: 'ingest', unit: 'rows', loadEndS: 590,
+    latencyIn })
+  assert.equal(sustainedOf(underTen), null)
 })
