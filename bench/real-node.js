@@ -35,7 +35,7 @@ async function measureRealNode () {
   const { rows, batch, inFlight } = ROW_BY_ROW
   const env = { CRATE_HOST: node.host, CRATE_PORT: node.port, CRATE_PG_PORT: node.pgPort }
   const shape = ['--processes', '1', '--concurrent_requests', inFlight, '--batch_size', batch, '--max_rows', rows,
-    '--seed', '1', '--monitor_interval', '0', '--table', name, '--shards', '4'].map(String)
+    '--seed', '1', '--monitor_interval', '0', '--table', name, '--shards', '4', '--no-drop_table'].map(String)
   const runs = { http: [], pg: [], bare: [] }
   const tool = async (protocol) => {
     const result = await runTool('appClusterIngest.js', [...shape, '--protocol', protocol], env)
@@ -43,7 +43,8 @@ async function measureRealNode () {
     runs[protocol].push({ us: result.client.cpu_us_per_row, perSec: result.rows_per_sec, p99: result.latency_ms.p99 })
   }
   try {
-    // The first run creates the table; every later one, the bare reader's too, adds to it.
+    // The first run creates the table; every later one, the bare reader's too, adds to it (the bare reader's rows
+    // unknown to the tool's record of its table: --no-drop_table says to add to it all the same).
     await tool('http')
     for (let i = 0; i < RUNS; i++) {
       if (i > 0) await tool('http')
