@@ -32,6 +32,7 @@ const NOT_RUN_HERE = [
   [/^kubectl /, 'needs a Kubernetes cluster; test/launch/manifests.test.js validates what it would apply'],
   [/^apt-get /, 'installs system packages'],
   [/CRATE_TEST_URLS?=/, 'the integration tests need a real CrateDB'],
+  [/^CRATE_BENCH_URL=/, 'the real-node bench needs a real CrateDB (and is a benchmark, not a test)'],
   [/\.\.\/shared\/cratedb\//, 'starts a real CrateDB from the workplace\'s shared folder (.ci/run does)'],
   [/^node bench\/stand-in-server\.js/, 'npm run bench starts it'],
   [/^export CRATE_HOST=.*<that port>/, 'a placeholder for the stand-in port']
