@@ -44,7 +44,11 @@ const essential = (messages, { rows = true } = {}) => messages
 function clientBytes (exchange, rename = (text) => text) {
   const bytes = Buffer.from(exchange.client.bytes_base64, 'base64')
   const untyped = ['SSLRequest', 'StartupMessage'].includes(exchange.client.messages[0].type)
-  if (untyped) return bytes
+  return untyped ? bytes : reframe(bytes, rename)
+}
+
+/** Typed protocol messages (a type byte, a length, a body) with `rename` applied to each body, lengths set again. */
+function reframe (bytes, rename) {
   const messages = []
   for (let at = 0; at < bytes.length; at += 1 + bytes.readInt32BE(at + 1)) {
     const body = Buffer.from(rename(bytes.subarray(at + 5, at + 1 + bytes.readInt32BE(at + 1)).toString('latin1')),
@@ -71,8 +75,10 @@ async function rawConnection (port, host = '127.0.0.1') {
   let got = []
   let waiter = null
   const reads = []
+  const chunks = []
   socket.on('data', (chunk) => {
     reads.push(chunk.length)
+    chunks.push(chunk)
     if (chunk.length === 1 && chunk[0] === 0x4e && got.length === 0) got.push({ name: 'N' })
     else parser.parse(chunk, (m) => got.push(m))
     if (waiter) waiter()
@@ -81,9 +87,12 @@ async function rawConnection (port, host = '127.0.0.1') {
   return {
     socket,
     reads,
+    /** The bytes of the last answer, as they came. */
+    answerBytes: () => Buffer.concat(chunks),
     async send (bytes, done = (m) => m.some((x) => x.name === 'readyForQuery')) {
       got = []
       reads.length = 0
+      chunks.length = 0
       socket.write(bytes)
       while (!done(got)) {
         const closed = await new Promise((resolve) => { waiter = resolve })
@@ -99,11 +108,16 @@ const anyAnswer = (m) => m.length > 0
 /**
  * Replays the pgwire captures against host:port: an SSLRequest on a connection of its own (answered N without TLS),
  * the startup, PG_REPLAYED_IN_ORDER on its connection, an unknown user on another. Returns the differences found, each
- * naming the capture and the first message that differs ([] when the server answers as captured).
+ * naming the capture and the first message that differs ([] when the server answers as captured). `onAnswer(name, k,
+ * messages, bytes)` gets each exchange's answer (the k-th of its capture): what scripts/record-fixtures.js writes.
  */
-async function replayPg (port, { host = '127.0.0.1', rename, skip = [] } = {}) {
+async function replayPg (port, { host = '127.0.0.1', rename, skip = [], onAnswer = () => {} } = {}) {
   const found = []
-  const compare = (name, exchange, answer) => {
+  const seen = new Map()
+  const compare = (name, exchange, answer, bytes) => {
+    const k = seen.get(name) ?? 0
+    seen.set(name, k + 1)
+    onAnswer(name, k, answer, bytes)
     const rows = !ROWS_NOT_COMPARED.has(name)
     const want = essential(exchange.server.messages, { rows })
     const got = essential(answer, { rows })
@@ -117,16 +131,18 @@ async function replayPg (port, { host = '127.0.0.1', rename, skip = [] } = {}) {
   const [sslRequest, startup] = capture('00-startup').exchanges
   const tlsAsked = await rawConnection(port, host)
   const tlsAnswer = await tlsAsked.send(clientBytes(sslRequest), anyAnswer)
+  seen.set('00-startup', 1)
+  onAnswer('00-startup', 0, [], tlsAsked.answerBytes())
   if (JSON.stringify(tlsAnswer) !== JSON.stringify([{ name: 'N' }])) {
     found.push(`00-startup SSLRequest: captured N, got ${JSON.stringify(tlsAnswer).slice(0, 80)}`)
   }
   tlsAsked.socket.destroy()
   const connection = await rawConnection(port, host)
   try {
-    compare('00-startup', startup, await connection.send(clientBytes(startup)))
+    compare('00-startup', startup, await connection.send(clientBytes(startup)), connection.answerBytes())
     for (const name of PG_REPLAYED_IN_ORDER.filter((n) => !skip.includes(n))) {
       for (const exchange of capture(name).exchanges) {
-        compare(name, exchange, await connection.send(clientBytes(exchange, rename)))
+        compare(name, exchange, await connection.send(clientBytes(exchange, rename)), connection.answerBytes())
       }
     }
   } finally {
@@ -135,7 +151,7 @@ async function replayPg (port, { host = '127.0.0.1', rename, skip = [] } = {}) {
   const stranger = await rawConnection(port, host)
   try {
     for (const exchange of capture('13-unknown-user').exchanges) {
-      compare('13-unknown-user', exchange, await stranger.send(clientBytes(exchange), anyAnswer))
+      compare('13-unknown-user', exchange, await stranger.send(clientBytes(exchange), anyAnswer), stranger.answerBytes())
     }
   } finally {
     stranger.socket.destroy()
@@ -155,5 +171,6 @@ function batchOf (rows, rename) {
 }
 
 module.exports = {
-  capture, essential, clientBytes, rawConnection, replayPg, batchOf, PG_REPLAYED_IN_ORDER, NOT_SERVED_BY_THE_DOUBLE
+  capture, essential, clientBytes, reframe, rawConnection, replayPg, batchOf, PG_REPLAYED_IN_ORDER,
+  NOT_SERVED_BY_THE_DOUBLE, ROWS_NOT_COMPARED
 }

@@ -8,6 +8,10 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { runTool } = require('../helpers/run-tool')
 const { SKIP, clusterEnv } = require('../helpers/real-cluster')
 const { REPLAYED_IN_ORDER, replay, contractOf, differences, fixture } = require('../helpers/contract')
 const { replayPg, rawConnection, capture, clientBytes, batchOf } = require('../helpers/pg-contract')
@@ -95,4 +99,22 @@ test('a batch\'s answer over pg arrives whole and in order, in pieces of any siz
       connection.socket.destroy()
       await httpSql(`DROP TABLE IF EXISTS ${own}`).catch(() => {})
     }
+  })
+
+test('npm run fixtures:record records every capture again from the node: nothing the tool relies on changed',
+  { skip: SKIP_PG }, async (t) => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'crate-bench-fixtures-'))
+    t.after(() => fs.rmSync(out, { recursive: true, force: true }))
+    const env = clusterEnv()
+    const httpUrl = `${env.CRATE_SSL === 'true' ? 'https' : 'http'}://${env.CRATE_HOST}:${env.CRATE_PORT}`
+    const run = await runTool('scripts/record-fixtures.js', ['--out', out],
+      { env: { CRATE_TEST_URL: httpUrl, CRATE_TEST_PG_URL: pgUrl.href } })
+    assert.equal(run.code, 0, run.stderr)
+    // The HTTP answers that differ from the captures are the known variants only (27: the contract's VARIANTS).
+    assert.match(run.stderr, /^recorded 24 exchanges from .* (0 changed|1 changed \(27-invalid-shards\))$/m)
+    assert.match(run.stderr, /^recorded 20 pgwire exchanges of 12 captures from .*: 0 changed in what the tool relies on$/m)
+    const recorded = JSON.parse(fs.readFileSync(path.join(out, 'pgwire', '05-batch-insert-check-violations.json'),
+      'utf8'))
+    assert.ok(recorded.exchanges[0].server.messages.some((m) => m.text === 'INSERT 0 -3'))
+    assert.doesNotMatch(JSON.stringify(recorded), /fixture_pg_cpu/, 'the captures keep their own table name')
   })
