@@ -2,10 +2,15 @@
 
 // The cluster a result was measured on, from sys.nodes at the start: what lets results of different clusters be put
 // side by side (a sizing study), and says when a "cluster" of several nodes is one machine.
+// Read before the run does anything to the cluster (no table made, nothing sent): each node's CPU then is what it did
+// without this run.
 const SHAPE_SQL = "SELECT name, hostname, os_info['available_processors'] AS cores, heap, mem, " +
-  "version['number'] AS version FROM sys.nodes ORDER BY name"
+  "version['number'] AS version, process['cpu']['percent'] AS cpu_pct FROM sys.nodes ORDER BY name"
 
-/** Each node of the answer: name, hostname, cores, heap max and OS memory in bytes, CrateDB version. */
+/**
+ * Each node of the answer: name, hostname, cores, heap max and OS memory in bytes, CrateDB version, and its process's
+ * CPU (% of its machine) before the run.
+ */
 function parseShape (answer) {
   if (!answer || !Array.isArray(answer.cols) || !Array.isArray(answer.rows)) return null
   const at = (name) => answer.cols.indexOf(name)
@@ -20,7 +25,8 @@ function parseShape (answer) {
       cores: number(row[at('cores')]),
       heap_max_bytes: number(heap.max),
       memory_bytes: memTotal,
-      version: row[at('version')] ?? null
+      version: row[at('version')] ?? null,
+      cpu_pct_before_run: at('cpu_pct') >= 0 ? number(row[at('cpu_pct')]) : null
     }
   })
 }

@@ -433,7 +433,7 @@ class CrateTestDouble {
       return { cols: body.cols, rows: body.rows, rowcount: body.rowcount }
     }
     if (stmt === "SELECT name, hostname, os_info['available_processors'] AS cores, heap, mem, version['number'] AS " +
-      'version FROM sys.nodes ORDER BY name') {
+      "version, process['cpu']['percent'] AS cpu_pct FROM sys.nodes ORDER BY name") {
       // Capture 20's node (hostname, heap, mem), once per node alive; os_info's processors as CrateDB documents it
       // (not in the captures: the machine's count); script.nodeShapes gives each node its own machine.
       const captured = SYS_NODES_20.response.body
@@ -444,9 +444,11 @@ class CrateTestDouble {
         const heap = { ...row[at('heap')], ...(shape.heapMax ? { max: shape.heapMax } : {}) }
         const mem = shape.memTotal ? { ...row[at('mem')], used: Math.round(shape.memTotal / 4), free: shape.memTotal -
           Math.round(shape.memTotal / 4) } : row[at('mem')]
-        return [n.name, shape.hostname ?? row[at('hostname')], shape.cores ?? 4, heap, mem, '6.4.3']
+        // Its process's CPU as capture 20's node read idle (0), unless the script makes it busy before the run.
+        return [n.name, shape.hostname ?? row[at('hostname')], shape.cores ?? 4, heap, mem, '6.4.3',
+          shape.cpuPct ?? 0]
       }).sort((a, b) => a[0].localeCompare(b[0]))
-      return { cols: ['name', 'hostname', 'cores', 'heap', 'mem', 'version'], rows, rowcount: rows.length }
+      return { cols: ['name', 'hostname', 'cores', 'heap', 'mem', 'version', 'cpu_pct'], rows, rowcount: rows.length }
     }
     if (stmt === "SELECT count(*) AS nodes, max(version['number']) AS version FROM sys.nodes") {
       // The version of the captures.

@@ -43,9 +43,10 @@ function scriptedResult (settings, round = 1, { failsAt = () => false, cluster =
     options: { hosts: ['http://db1:4200'], model: 'cpu', batch_size: batch, concurrent_requests: flight, processes: 1 },
     cluster: { nodes: [{ name: 'n1', peak: { process_cpu_pct: Math.min(100, flight * 6), write_queue: flight,
       load_1m: nodeLoad(settings) } }],
-    samples: [{ t_s: 0, before_load: true, nodes: [{ name: 'n1', process_cpu_pct: cpuBeforeLoad(settings) }] }],
     write_rejected: 0, search_rejected: 0 },
-    environment: { cluster },
+    // The first node's CPU before the run did anything (cluster-shape.js): another client's work when high.
+    environment: { cluster: cluster.node_list ? { ...cluster, node_list: cluster.node_list.map((n, i) => (i === 0
+      ? { ...n, cpu_pct_before_run: cpuBeforeLoad(settings) } : n)) } : cluster },
     table_storage: { start: { shards: 6, size_bytes: 0, docs: 0, segments: 0 }, end: null }
   }
 }

@@ -109,25 +109,23 @@ test('a --rate shortfall the cluster caused leads with the cluster; nodes busy b
   assert.match(calm, /Raise --concurrent_requests to at least/, 'without the cluster\'s samples, the client\'s advice')
 })
 
-test('a node busy before the load began (its CPU with nothing of the run sent) marks the report; an idle one does not',
+test('a node busy before the run began (its CPU when the run read the cluster) marks the report; an idle one does not',
   () => {
-  const cluster = (cpu) => ({ interval_ms: 1000, failed_samples: 0, write_rejected: 0, search_rejected: 0,
-    samples: [{ t_s: 0, before_load: true, nodes: [{ name: 'n1', process_cpu_pct: cpu }, { name: 'n2',
-      process_cpu_pct: 3 }] },
-      { t_s: 1, nodes: [{ name: 'n1', process_cpu_pct: 99 }, { name: 'n2', process_cpu_pct: 98 }] }],
+  const shape = (cpu) => ({ environment: { cluster: { nodes: 2, cores_per_node: 2, node_list: [
+    { name: 'n1', cores: 2, cpu_pct_before_run: cpu }, { name: 'n2', cores: 2, cpu_pct_before_run: 3 }] } } })
+  // CPU during the load is the load's own.
+  const cluster = { interval_ms: 1000, failed_samples: 0, write_rejected: 0, search_rejected: 0,
+    samples: [{ t_s: 1, nodes: [{ name: 'n1', process_cpu_pct: 99 }, { name: 'n2', process_cpu_pct: 98 }] }],
     nodes: [{ name: 'n1', peak: { load_1m: 1, process_cpu_pct: 99 } }, { name: 'n2', peak: { load_1m: 1,
-      process_cpu_pct: 98 } }] })
-  const shape = { environment: { cluster: { nodes: 2, cores_per_node: 2 } } }
-  const busy = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster: cluster(85), ...shape })
+      process_cpu_pct: 98 } }] }
+  const busy = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster, ...shape(85) })
   assert.match(busy,
-    /warning: the nodes were busy before this load began \(n1: CPU 85% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
-  const idle = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster: cluster(4), ...shape })
-  assert.doesNotMatch(idle, /busy/, 'CPU during the load is the load\'s own')
-  const unmarked = cluster(85)
-  delete unmarked.samples[0].before_load
-  const older = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster: unmarked, ...shape })
-  assert.doesNotMatch(older, /busy before/,
-    'a first sample not known to precede the load (an older result) judges nothing')
+    /warning: the nodes were busy before this run began \(n1: CPU 85% before it made a table or sent a row: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
+  const idle = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster, ...shape(4) })
+  assert.doesNotMatch(idle, /busy/)
+  const older = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster,
+    environment: { cluster: { nodes: 2, cores_per_node: 2, node_list: [{ name: 'n1', cores: 2 }] } } })
+  assert.doesNotMatch(older, /busy before/, 'a result read before the tool read the CPU (an older one) judges nothing')
 })
 
 test('a --rate shortfall whose latency grew through the run is put on the cluster, not on the client', () => {

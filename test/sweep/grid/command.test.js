@@ -361,13 +361,13 @@ test('bad studies refused before anything is built: too many runs, --out empty, 
   }
 })
 
-// Another tenant on the machine while the 100-row cells ran (load 40 on 8 cores), or another client's queries while
-// they started (the node at 90% CPU before a cell sent a row).
+// Another tenant on the machine while the 100-row cells ran (load 40 on 8 cores), or another client's queries when
+// they began (the node at 90% CPU before a cell made its table or sent a row).
 for (const [why, script, expected] of [
   ['busy beyond the load', { nodeLoad: (s) => (s.batch_size === 100 ? 40 : 2) },
     /\nbusy machine: 4 of 16 cells ran while the nodes were busy beyond this load \(n1: load 40 on 8 cores\): these figures are not the cluster's alone/],
   ['busy before their load began', { cpuBeforeLoad: (s) => (s.batch_size === 100 ? 90 : 2) },
-    /\nbusy machine: 4 of 16 cells ran while the nodes were busy before this load began \(n1: CPU 90% with none of it sent: another client, or the merges of an earlier load\): these figures are not the cluster's alone/]
+    /\nbusy machine: 4 of 16 cells ran while the nodes were busy before this run began \(n1: CPU 90% before it made a table or sent a row: another client, or the merges of an earlier load\): these figures are not the cluster's alone/]
 ]) {
   test(`cells whose nodes were ${why} are marked, and the grid says so`, async (t) => {
     const out = tempDir(t)
