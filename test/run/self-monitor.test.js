@@ -37,6 +37,18 @@ test('a master that grows 0.35 MB a second is not flat, with its growth per hour
   assert.equal(sized.flat, true, JSON.stringify(sized))
 })
 
+test('a half-hour run is judged over its second half: V8 sizing its heap first is no leak, a steady leak is', () => {
+  // As measured on a real node (36 min): fast at first, slowing, then +2 MB in the second half (about 7 MB/h).
+  const sizing = (t) => 68 * MB + 9 * MB * (1 - Math.exp(-t / 600_000)) + (t / 3_600_000) * 3 * MB
+  const real = simulate(0.6, sizing).summary()
+  assert.equal(real.flat, true, JSON.stringify(real))
+  assert.equal(real.judged_from_minute >= 14 && real.judged_from_minute <= 18, true, JSON.stringify(real))
+  // A steady 15 MB an hour, from the first minute to the last.
+  const leak = simulate(0.6, (t) => 70 * MB + (t / 3_600_000) * 15 * MB).summary()
+  assert.equal(leak.flat, false, JSON.stringify(leak))
+  assert.ok(Math.abs(leak.rss_growth_mb_per_hour - 15) < 2, JSON.stringify(leak))
+})
+
 test('the master minute by minute on the load\'s clock: least memory, CPU share, worst event-loop delay', () => {
   let t = 0
   let cpu = 0
