@@ -9,6 +9,7 @@
 const { RUNS, ROW_BY_ROW } = require('./targets')
 const { runTool, runBare, median, round3 } = require('./harness')
 const { table } = require('../lib/reports/table')
+const { CrateClient } = require('../lib/cluster/http-client')
 
 function nodeOf () {
   const { CRATE_BENCH_URL: httpUrl, CRATE_BENCH_PG_URL: pgUrl } = process.env
@@ -19,14 +20,9 @@ function nodeOf () {
   const http = new URL(httpUrl)
   const pg = new URL(pgUrl)
   if (http.hostname !== pg.hostname) throw new Error('CRATE_BENCH_URL and CRATE_BENCH_PG_URL name different hosts')
-  return { url: http.origin, host: http.hostname, port: http.port || '4200', pgPort: pg.port || '5432' }
-}
-
-async function sql (node, stmt) {
-  const answer = await fetch(`${node.url}/_sql`, { method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ stmt }) })
-  if (!answer.ok) throw new Error(`${stmt}: HTTP ${answer.status} ${await answer.text()}`)
-  return answer.json()
+  return { url: http.origin, protocol: http.protocol.replace(':', ''), host: http.hostname,
+    port: http.port || '4200', pgPort: pg.port || '5432', user: decodeURIComponent(http.username) || 'crate',
+    password: decodeURIComponent(http.password) }
 }
 
 async function measureRealNode () {
@@ -55,7 +51,12 @@ async function measureRealNode () {
       runs.bare.push({ us: round3((counts.send_cpu_s * 1e6) / rows), build: round3((counts.build_cpu_s * 1e6) / rows) })
     }
   } finally {
-    await sql(node, `DROP TABLE IF EXISTS doc.${name}`).catch(() => {})
+    const client = new CrateClient({ hosts: [{ protocol: node.protocol, hostname: node.host, port: Number(node.port) }],
+      user: node.user, password: node.password, timeoutMs: 60_000 })
+    await client.sql(`DROP TABLE IF EXISTS doc.${name}`).catch((error) => {
+      process.stderr.write(`bench: could not drop its table doc.${name}: ${error.message}\n`)
+    })
+    client.close()
   }
   const of = (list, key) => median(list.map((r) => r[key]))
   const m = {

@@ -44,33 +44,41 @@ function writableFile (file, flag) {
 }
 
 /**
- * The text of a regular file of at most `maxBytes`: never a device (/dev/zero), a FIFO (which would block for
- * ever) or a directory. `what` names the file in the error; a file that cannot be read at all is exit
- * `unreadableExit`, one of the wrong kind or size a usage error.
+ * The text of a regular file of at most `maxBytes`: never a device (/dev/zero), a FIFO (which would block for ever) or
+ * a directory. What is wrong with it is `fail(why, detail)` thrown: 'missing', 'unreadable' (detail: the error's
+ * message), 'not regular' or 'too large' (detail: its size); with `nullIfMissing`, a file not there is null.
  */
-function readRegularFile (file, { what, maxBytes, unreadableExit = EXIT.USAGE }) {
-  const shown = `${what} '${visible(file)}'`
-  const unreadable = (why) => {
-    const message = `${shown} cannot be read: ${why}`
-    if (unreadableExit === EXIT.USAGE) return new UsageError(message)
-    return new ToolError(message, unreadableExit)
-  }
+function boundedFileText (file, maxBytes, fail, { nullIfMissing = false } = {}) {
   let stat
   try {
     stat = fs.statSync(file)
   } catch (error) {
-    throw unreadable(error.code === 'ENOENT' ? 'no such file' : error.message)
+    if (error.code === 'ENOENT' && nullIfMissing) return null
+    throw fail(error.code === 'ENOENT' ? 'missing' : 'unreadable', error.message)
   }
-  if (!stat.isFile()) throw new UsageError(`${shown} is not a regular file`)
-  if (stat.size > maxBytes) {
-    throw new UsageError(`${shown} is ${grouped(stat.size)} bytes, more than the ` +
-      `${grouped(maxBytes)} it may have`)
-  }
+  if (!stat.isFile()) throw fail('not regular')
+  if (stat.size > maxBytes) throw fail('too large', stat.size)
   try {
     return fs.readFileSync(file, 'utf8')
   } catch (error) {
-    throw unreadable(error.message)
+    throw fail('unreadable', error.message)
   }
+}
+
+/**
+ * A file the user names (.env, a query file, a result): `what` names it in the error; a file that cannot be read at
+ * all is exit `unreadableExit`, one of the wrong kind or size a usage error.
+ */
+function readRegularFile (file, { what, maxBytes, unreadableExit = EXIT.USAGE }) {
+  const shown = `${what} '${visible(file)}'`
+  return boundedFileText(file, maxBytes, (why, detail) => {
+    if (why === 'not regular') return new UsageError(`${shown} is not a regular file`)
+    if (why === 'too large') {
+      return new UsageError(`${shown} is ${grouped(detail)} bytes, more than the ${grouped(maxBytes)} it may have`)
+    }
+    const message = `${shown} cannot be read: ${why === 'missing' ? 'no such file' : detail}`
+    return unreadableExit === EXIT.USAGE ? new UsageError(message) : new ToolError(message, unreadableExit)
+  })
 }
 
 // A study's own files (grid.json, a capacity search's summary and steps): far larger is no file the tool wrote.
@@ -78,28 +86,22 @@ const MAX_STUDY_FILE_BYTES = 64 * 1024 * 1024
 
 /**
  * The text of a study file the tool wrote (a regular file of at most MAX_STUDY_FILE_BYTES), or what is wrong with it
- * as `refuse(why)` throws it: "does not exist", "is not a regular file", "has N bytes, more than …". With `missing`,
- * a file that is not there returns it instead.
+ * as `refuse(why)` throws it: "does not exist", "is not a regular file", "has N bytes, more than …". With
+ * `nullIfMissing`, a file that is not there is null.
  */
-function readStudyFile (file, refuse, { missing } = {}) {
-  let stat
-  try {
-    stat = fs.statSync(file)
-  } catch (error) {
-    if (missing !== undefined && error.code === 'ENOENT') return missing
-    throw refuse(error.code === 'ENOENT' ? 'does not exist' : `cannot be read: ${error.message}`)
-  }
-  if (!stat.isFile()) throw refuse('is not a regular file')
-  if (stat.size > MAX_STUDY_FILE_BYTES) {
-    throw refuse(`has ${grouped(stat.size)} bytes, more than the ${grouped(MAX_STUDY_FILE_BYTES)} a study's file has`)
-  }
-  return fs.readFileSync(file, 'utf8')
+function readStudyFile (file, refuse, { nullIfMissing = false } = {}) {
+  return boundedFileText(file, MAX_STUDY_FILE_BYTES, (why, detail) => {
+    if (why === 'missing') return refuse('does not exist')
+    if (why === 'unreadable') return refuse(`cannot be read: ${detail}`)
+    if (why === 'not regular') return refuse('is not a regular file')
+    return refuse(`has ${grouped(detail)} bytes, more than the ${grouped(MAX_STUDY_FILE_BYTES)} a study's file has`)
+  }, { nullIfMissing })
 }
 
 /** A study file's JSON object (never null, an array or a number), or `refuse(why)` thrown; `kind` names the object. */
-function readStudyObject (file, refuse, { kind = 'an object', ...options } = {}) {
-  const text = readStudyFile(file, refuse, options)
-  if ('missing' in options && text === options.missing) return text
+function readStudyObject (file, refuse, { kind = 'an object', nullIfMissing = false } = {}) {
+  const text = readStudyFile(file, refuse, { nullIfMissing })
+  if (text === null) return null
   let value
   try {
     value = JSON.parse(text)
@@ -122,6 +124,4 @@ function sameFile (a, b) {
   return real(a) === real(b)
 }
 
-module.exports = {
-  makeDirectories, writableFile, readRegularFile, readStudyFile, readStudyObject, sameFile, MAX_STUDY_FILE_BYTES
-}
+module.exports = { makeDirectories, writableFile, readRegularFile, readStudyFile, readStudyObject, sameFile }

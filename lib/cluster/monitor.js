@@ -67,10 +67,9 @@ class ClusterMonitor {
     this.inFlight = null
   }
 
-  /** The first sample is taken before anything of the load is sent: what the nodes did without it. */
   async start () {
     this.startedAt = this.now()
-    await this.sample({ beforeLoad: true })
+    await this.sample()
     this.timer = this.timers.setInterval(() => { if (!this.inFlight) this.sample() }, this.intervalMs)
     if (this.timer.unref) this.timer.unref()
   }
@@ -82,9 +81,9 @@ class ClusterMonitor {
     await this.sample()
   }
 
-  sample ({ beforeLoad = false } = {}) {
+  sample () {
     this.inFlight = this.client.sql(NODES_SQL)
-      .then((answer) => this.record(parseNodesAnswer(answer), this.now(), { beforeLoad }))
+      .then((answer) => this.record(parseNodesAnswer(answer), this.now()))
       .catch((error) => {
         this.failures++
         this.lastError = error.message
@@ -93,9 +92,8 @@ class ClusterMonitor {
     return this.inFlight
   }
 
-  record (nodes, at, { beforeLoad = false } = {}) {
-    const sample = { t_s: round((at - this.startedAt) / 1000, 1), ...(beforeLoad ? { before_load: true } : {}),
-      nodes: [] }
+  record (nodes, at) {
+    const sample = { t_s: round((at - this.startedAt) / 1000, 1), nodes: [] }
     for (const node of nodes) {
       if (!this.baseline.has(node.name)) this.baseline.set(node.name, node)
       const base = this.baseline.get(node.name)

@@ -4,8 +4,8 @@ const { fmt } = require('../base/format')
 
 // What the cluster's own samples say about a run: whether the cluster was the limit of a load it could not serve
 // (its write queue growing, writes rejected), and whether its machines ran more than this load (a load average far
-// above their cores, or a node's CPU busy before any of the load was sent): then the figures are not the cluster's
-// alone.
+// above their cores, or a node's CPU busy before the run made a table or sent a row): then the figures are not the
+// cluster's alone.
 
 // A write queue this long that is still at its peak at the end of the run is growing, not a burst.
 const GROWING_QUEUE_MIN = 100
@@ -68,8 +68,8 @@ function busyBeforeLoad (result) {
 }
 
 /**
- * "the nodes were busy beyond this load (n1: load 12 on 2 cores): …", "the nodes were busy before this load began
- * (n1: CPU 85% with none of it sent): …", both, or null.
+ * "the nodes were busy beyond this load (n1: load 12 on 2 cores): …", "the nodes were busy before this run began
+ * (n1: CPU 85% before it made a table or sent a row: …): …", both, or null.
  */
 function busyMachineLine (result) {
   const reasons = []

@@ -47,11 +47,10 @@ class LiveView {
       const closed = load.timeline.closedAfter(this.newestInterval, { withHistograms: Boolean(this.options.fleet) })
       this.newestInterval = closed.newest
       fresh.series = closed.entries
-      const samples = load.monitor ? load.monitor.samples : []
-      const monitorStart = load.monitor ? load.monitor.startedAt : null
-      const offsetS = monitorStart !== null ? (monitorStart - load.startAt) / 1000 : 0
-      for (const sample of samples.slice(this.samplesSeen)) fresh.nodes.push(...nodeRows(sample, offsetS))
-      this.samplesSeen = samples.length
+      if (load.monitor) {
+        fresh.nodes = this.nodeRowsOf(load.monitor.samples.slice(this.samplesSeen))
+        this.samplesSeen = load.monitor.samples.length
+      }
       const hostEvents = load.hostEvents.toJSON(load.startAt)
       const steered = load.steering.events.slice(this.steeringEventsSeen)
       fresh.events.push(...hostEvents.slice(this.hostEventsSeen), ...steered)
@@ -61,7 +60,7 @@ class LiveView {
     }
     this.events.push(...fresh.events)
     const provisional = load ? load.timeline.provisional() : []
-    return { ...fresh, nodes: fresh.nodes.filter((n) => n.t_s >= 0), provisional, now: this.current() }
+    return { ...fresh, provisional, now: this.current() }
   }
 
   /** The intervals the ticks have sent so far. */
@@ -74,10 +73,13 @@ class LiveView {
   /** The nodes' rows of the samples the ticks have sent so far. */
   nodesSoFar () {
     const monitor = this.load && this.load.monitor
-    if (!monitor) return []
-    const offsetS = (monitor.startedAt - this.load.startAt) / 1000
-    return monitor.samples.slice(0, this.samplesSeen).flatMap((sample) => nodeRows(sample, offsetS))
-      .filter((n) => n.t_s >= 0)
+    return monitor ? this.nodeRowsOf(monitor.samples.slice(0, this.samplesSeen)) : []
+  }
+
+  /** The monitor's samples as the page's node rows, on the load's clock; those before the load are left out. */
+  nodeRowsOf (samples) {
+    const offsetS = (this.load.monitor.startedAt - this.load.startAt) / 1000
+    return samples.flatMap((sample) => nodeRows(sample, offsetS)).filter((n) => n.t_s >= 0)
   }
 
   /** Everything so far, for a page that connects now. */

@@ -16,7 +16,7 @@ test('a study file is read only as the tool writes it: a regular file holding a 
   }
   assert.deepEqual(readStudyObject(file('ok.json', '{"cells":[]}'), refuse), { cells: [] })
   assert.throws(() => readStudyFile(path.join(dir, 'none.json'), refuse), /^Error: grid\.json does not exist$/)
-  assert.equal(readStudyObject(path.join(dir, 'none.json'), refuse, { missing: null }), null)
+  assert.equal(readStudyObject(path.join(dir, 'none.json'), refuse, { nullIfMissing: true }), null)
   assert.throws(() => readStudyFile(dir, refuse), /grid\.json is not a regular file/)
   assert.throws(() => readStudyObject(file('list.json', '[1]'), refuse, { kind: 'a grid' }), /does not hold a grid$/)
   assert.throws(() => readStudyObject(file('null.json', 'null'), refuse), /does not hold an object$/)

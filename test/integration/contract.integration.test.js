@@ -12,7 +12,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { runTool } = require('../helpers/run-tool')
-const { SKIP, clusterEnv } = require('../helpers/real-cluster')
+const { SKIP, clusterEnv, clusterClient } = require('../helpers/real-cluster')
 const { REPLAYED_IN_ORDER, replay, contractOf, differences, fixture } = require('../helpers/contract')
 const { replayPg, rawConnection, capture, clientBytes, batchOf } = require('../helpers/pg-contract')
 
@@ -48,27 +48,19 @@ test('the captured HTTP exchanges answer on a real CrateDB as the double answers
       `the real node differs from the captures (the double is held to them):\n${found.join('\n')}`)
   })
 
-/** A statement over HTTP on the test's node (its scratch tables made and dropped there). */
-async function httpSql (stmt) {
-  const env = clusterEnv()
-  const headers = env.CRATE_PASSWORD || env.CRATE_USER !== 'crate'
-    ? { authorization: `Basic ${Buffer.from(`${env.CRATE_USER}:${env.CRATE_PASSWORD}`).toString('base64')}` } : {}
-  const answer = await fetch(`${env.CRATE_SSL === 'true' ? 'https' : 'http'}://${env.CRATE_HOST}:${env.CRATE_PORT}/_sql`,
-    { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ stmt }) })
-  return answer.json()
-}
-
 test('the pgwire captures answer on a real CrateDB as the double answers them: messages, tags, codes, types, rows',
   { skip: SKIP_PG }, async () => {
     const own = `doc.pg_cpu_${process.pid}`
+    const client = clusterClient()
     // 03 answered DROP 1: the table existed before it.
-    await httpSql(`CREATE TABLE ${own} (a INT)`)
+    await client.sql(`CREATE TABLE ${own} (a INT)`)
     try {
       const found = await replayPg(Number(pgUrl.port || 5432), { host: pgUrl.hostname,
         rename: (text) => text.replaceAll('doc.pg_cpu', own) })
       assert.deepEqual(found, [], `the real node differs from the pgwire captures:\n${found.join('\n')}`)
     } finally {
-      await httpSql(`DROP TABLE IF EXISTS ${own}`).catch(() => {})
+      await client.sql(`DROP TABLE IF EXISTS ${own}`).catch(() => {})
+      client.close()
     }
   })
 
@@ -76,7 +68,8 @@ test('a batch\'s answer over pg arrives whole and in order, in pieces of any siz
   { skip: SKIP_PG },
   async () => {
     const own = `doc.pg_chunks_${process.pid}`
-    await httpSql(`CREATE TABLE ${own} (tags OBJECT(DYNAMIC), ts TIMESTAMP WITH TIME ZONE, usage_user INT, ` +
+    const client = clusterClient()
+    await client.sql(`CREATE TABLE ${own} (tags OBJECT(DYNAMIC), ts TIMESTAMP WITH TIME ZONE, usage_user INT, ` +
       'usage_system INT) WITH (number_of_replicas = 0)')
     const connection = await rawConnection(Number(pgUrl.port || 5432), pgUrl.hostname)
     try {
@@ -97,7 +90,8 @@ test('a batch\'s answer over pg arrives whole and in order, in pieces of any siz
       }
     } finally {
       connection.socket.destroy()
-      await httpSql(`DROP TABLE IF EXISTS ${own}`).catch(() => {})
+      await client.sql(`DROP TABLE IF EXISTS ${own}`).catch(() => {})
+      client.close()
     }
   })
 

@@ -72,7 +72,7 @@ function readLock (file) {
  */
 function readGridFile (file, { repeat }) {
   const refuse = (why) => new UsageError(`${file} ${why}: give another --out`)
-  const saved = readStudyObject(file, refuse, { missing: null, kind: 'a grid (an object)' })
+  const saved = readStudyObject(file, refuse, { nullIfMissing: true, kind: 'a grid (an object)' })
   if (saved === null) return null
   if (saved.cells !== undefined && !Array.isArray(saved.cells)) throw refuse('has cells that are not a list')
   for (const cell of saved.cells || []) {
