@@ -4,6 +4,7 @@ const { EventEmitter } = require('node:events')
 const path = require('node:path')
 const { fork } = require('node:child_process')
 const { Totals } = require('../results/stats')
+const { now: machineNow } = require('../base/clock')
 const { stopReason } = require('./stop-reason')
 
 const WORKER_PATH = path.join(__dirname, 'worker.js')
@@ -34,7 +35,7 @@ const STATES = Object.freeze(['starting', 'ready', 'running', 'draining', 'done'
  */
 class WorkerGroup extends EventEmitter {
   constructor ({ name, workload, options, prepared, spawnWorker = forkWorker, timers = { setTimeout, clearTimeout },
-    now = Date.now }) {
+    now = machineNow }) {
     super()
     this.now = now
     this.name = name
@@ -103,7 +104,7 @@ class WorkerGroup extends EventEmitter {
   go ({ startAt, deadline = null }) {
     if (this.state !== 'ready') return false
     this.loadStarted = true
-    this.loadStartedAt = this.now()
+    this.loadStartedAt = startAt ?? this.now()
     this.setState('running')
     this.broadcast({ type: 'go', startAt, deadline })
     return true
@@ -166,7 +167,9 @@ class WorkerGroup extends EventEmitter {
     if (!delta) return
     this.totals.addDelta(delta)
     worker.totals.addDelta(delta)
-    worker.lastReportAt = this.now()
+    // When the worker took it (the machine's clock, shared by every process), not when it got here: on a loaded
+    // machine a report can wait in the pipe while the worker keeps sending.
+    worker.lastReportAt = typeof delta.at === 'number' ? delta.at : this.now()
     this.emit('delta', { worker: worker.index, delta })
   }
 
@@ -203,7 +206,7 @@ class WorkerGroup extends EventEmitter {
         stopReason: w.stopReason,
         exit: w.exit,
         reported: w.reported,
-        // How long the master heard nothing from it before it ended: what a dead worker sent unheard is bounded by it.
+        // From its last report's taking to its end: what a dead worker sent unheard is bounded by it.
         silentMs: w.exitAt === undefined ? null
           : w.exitAt - (w.lastReportAt ?? this.loadStartedAt ?? w.exitAt)
       })),
