@@ -22,5 +22,6 @@ module.exports = async function * summary (source) {
   const total = counts.passed + counts.failed + counts.skipped + counts.todo
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
   for (const failure of failures) yield `failed: ${failure}\n`
-  yield `\n${total} tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped in ${seconds} s\n`
+  const { passed, failed, skipped } = counts
+  yield `\n${total} tests: ${passed} passed, ${failed} failed, ${skipped} skipped in ${seconds} s\n`
 }

@@ -7,6 +7,7 @@ const { parseDuration, requireConcurrency } = require('../../lib/base/values')
 const { parseHosts } = require('../../lib/cluster/connection')
 const ingest = require('../../lib/workloads/ingest')
 const { UsageError } = require('../../lib/base/errors')
+const { joined } = require('../helpers/patterns')
 
 const parse = (argv, env = {}) => parseOptions(ingest, argv, env)
 
@@ -79,7 +80,9 @@ test('bad sizes are usage errors naming the flag', () => {
     [['--timeout', 'x'], /--timeout/],
     [['--ui_host', '0.0.0.0'], /--ui_host is the address --ui listens on: give --ui too/],
     [['--table', 'doc.crate_bench_fleet', '--drop_table'],
-      /--table doc\.crate_bench_fleet is where the generators of fleets coordinate \(--fleet_table\): the run would drop and fill it/],
+      joined(
+        /--table doc\.crate_bench_fleet is where the generators of fleets /,
+        /coordinate \(--fleet_table\): the run would drop and fill it/)],
     [['--table', 'runs.f', '--generator', '1/2', '--run_id', 'r', '--fleet_table', 'runs.f'],
       /--table runs\.f is where the generators of fleets coordinate/],
     [['--table', 'doc.crate_bench_tables'],
@@ -126,14 +129,18 @@ test('every duration has a range; a negative one says so', () => {
   assert.throws(() => parse(['--timeout', '-1s']),
     /--timeout must be a positive duration such as 500ms, 30s, 5m or 1h \(got '-1s'\)/)
   assert.throws(() => parse(['--processes', '1', '--rate', '0.001', '--duration', '3s']),
-    /--rate 0\.001 over 1 process sends a request of 10000 every 2777.78h per process: --duration 3s cannot hold two of them/)
+    joined(
+      /--rate 0\.001 over 1 process sends a request of 10000 every /,
+      /2777.78h per process: --duration 3s cannot hold two of them/))
   assert.equal(parse(['--processes', '2', '--rate', '4000', '--batch_size', '100', '--duration', '50ms']).durationMs,
     50)
 })
 
 test('more requests in flight than the open-file limit allows is refused', () => {
   assert.throws(() => requireConcurrency(100_000, 'concurrent_requests', 20_000),
-    /--concurrent_requests 100000 needs a socket per request in flight, more than this process may open \(ulimit -n 20000\): use at most 19936/)
+    joined(
+      /--concurrent_requests 100000 needs a socket per request in flight, more /,
+      /than this process may open \(ulimit -n 20000\): use at most 19936/))
   assert.equal(requireConcurrency(20, 'concurrent_requests', 1024), 20)
   assert.equal(requireConcurrency(100_000, 'concurrent_requests', null), 100_000, 'no limit known: no limit applied')
 })

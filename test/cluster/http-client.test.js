@@ -108,7 +108,8 @@ test('a refused connection (capture 62) names the host; nothing was sent', async
     timeoutMs: 2000 })
   assert.equal(fixture('62-node-loss-connection-refused').response.transportError.code, 'ECONNREFUSED')
   await assert.rejects(client.sql('SELECT 1'),
-    (e) => e.code === 'ECONNREFUSED' && e.sent === false && e.message === `connection refused by http://127.0.0.1:${port}`)
+    (e) => e.code === 'ECONNREFUSED' && e.sent === false &&
+      e.message === `connection refused by http://127.0.0.1:${port}`)
   client.close()
 })
 

@@ -63,7 +63,8 @@ test('a counter that starts before this run does not count; a node restart count
 })
 
 test('a failed sample is counted and shown, never thrown', async () => {
-  const monitor = new ClusterMonitor({ client: { sql: async () => { throw new Error('permission denied for sys.nodes') } }, intervalMs: 60_000 })
+  const refusing = { sql: async () => { throw new Error('permission denied for sys.nodes') } }
+  const monitor = new ClusterMonitor({ client: refusing, intervalMs: 60_000 })
   await monitor.start()
   await monitor.stop()
   const json = monitor.toJSON()

@@ -43,7 +43,8 @@ async function timed (promise) {
   return { ...outcome, ms: Date.now() - startedAt }
 }
 
-test('--ssl on the PostgreSQL port: an SSLRequest first; N, silence or an untrusted certificate end it, no password sent',
+test('--ssl on the PostgreSQL port: an SSLRequest first; N, silence ' +
+  'or an untrusted certificate end it, no password sent',
   async (t) => {
     const auth = { auth: { user: 'bench', password: 'pw-in-clear?' } }
     const plain = await hostile(t, auth)

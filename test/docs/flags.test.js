@@ -12,7 +12,8 @@ const ingest = require('../../lib/workloads/ingest')
 const analytical = require('../../lib/workloads/analytical')
 
 const page = (name) => fs.readFileSync(path.join(__dirname, '..', '..', 'docs', name), 'utf8')
-const tableFlags = (text) => new Set([...text.matchAll(/^\| `(--[a-z_]+)`(?:, `(--[a-z_]+)`)?/gm)].flatMap((m) => m.slice(1).filter(Boolean)))
+const tableFlags = (text) => new Set([...text.matchAll(/^\| `(--[a-z_]+)`(?:, `(--[a-z_]+)`)?/gm)]
+  .flatMap((m) => m.slice(1).filter(Boolean)))
 
 test('docs/ingest.md lists every flag of the ingest benchmark, and no other', () => {
   const documented = tableFlags(page('ingest.md'))

@@ -8,6 +8,7 @@ const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { testOverProtocols } = require('../helpers/protocols')
 const { tempFile } = require('../helpers/temp-files')
+const { joined } = require('../helpers/patterns')
 
 const analytical = (args, options) => runTool('appClusterAnalytical.js', args, options)
 const DATA_END = Date.UTC(2016, 0, 3)
@@ -69,7 +70,8 @@ testOverProtocols('weights as Locust writes them (2 : 10 : 9 : 8 : 7 : 1) run in
     { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.deepEqual(run.json.queries.map((q) => q.count), weights.map((w) => w * 10))
-  assert.equal(run.stderr.match(/query mix: weights 2, 10, 9, 8, 7, 1 sum to 37: each query runs its weight \/ 37 of the mix/g).length, 1)
+  const mixLine = /query mix: weights 2, 10, 9, 8, 7, 1 sum to 37: each query runs its weight \/ 37 of the mix/g
+  assert.equal(run.stderr.match(mixLine).length, 1)
 })
 
 testOverProtocols('--threshold: a pass/fail table at the end; a miss exits 5, per query too; all passed keeps the ' +
@@ -110,11 +112,13 @@ test('failed queries are counted per query and grouped; exit 1', (t) => {
 testOverProtocols('a query CrateDB rejects stops the run before it starts: one line naming it, exit 3', {},
   async (double, t) => {
   const config = queryFile(t,
-    '- {name: good, query: SELECT 1, ratio: 0.5}\n- {name: broken, query: SELECT * FROM doc.no_such_table, ratio: 0.5}\n')
+    '- {name: good, query: SELECT 1, ratio: 0.5}\n- {name: broken, ' +
+      'query: SELECT * FROM doc.no_such_table, ratio: 0.5}\n')
   const run = await analytical(['--queries_config', config], { env: double.env() })
   assert.equal(run.code, 3)
   assert.equal(run.stderr.split('\n').filter((l) => /error:/.test(l)).join('\n'),
-    "appClusterAnalytical.js: error: query 'broken' failed validation: RelationUnknown[Relation 'doc.no_such_table' unknown]")
+    "appClusterAnalytical.js: error: query 'broken' failed " +
+      "validation: RelationUnknown[Relation 'doc.no_such_table' unknown]")
 })
 
 testOverProtocols('bad query files: one-line errors, exit 2', {}, async (double, t) => {
@@ -187,6 +191,8 @@ testOverProtocols('{table} follows --table, quoted; a query that names another t
   assert.equal(double.statementsMatching(/^SELECT count\(\*\) FROM "doc"\."mine" WHERE ts/).length, 11)
   assert.equal(double.statementsMatching(/^SELECT max\(ts\) FROM "doc"\."mine"$/).length, 1)
   assert.match(run.stderr,
-    /warning: query 'theirs' names doc\.cpu, not --table doc\.mine \(write \{table\} in the query file to follow --table\)/)
+    joined(
+      /warning: query 'theirs' names doc\.cpu, not --table doc\.mine /,
+      /\(write \{table\} in the query file to follow --table\)/))
   assert.doesNotMatch(run.stderr, /query 'mine' names/)
 })

@@ -8,6 +8,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { startCrateTestCluster } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
+const { joined, assertSomeMatch } = require('../helpers/patterns')
 
 const ingest = (args, options) => runTool('appClusterIngest.js', args, options)
 const BATCH = 200
@@ -65,7 +66,9 @@ test('a node killed mid-run and revived: the run finishes, rows are classified a
   assert.equal(r.reconciliation.excess, stored - r.rows_ok - r.rows_in_doubt)
   assert.match(run.stderr, /│ [\d,]+: [\d,]+ more than acknowledged \+ in doubt +│/)
   assert.match(run.stderr,
-    /\nwarning: the table holds [\d,]+ rows more than the [\d,]+ acknowledged and the [\d,]+ in doubt together: CrateDB stored rows it had reported as failed/)
+    joined(
+      /\nwarning: the table holds [\d,]+ rows more than the [\d,]+ acknowledged and the /,
+      /[\d,]+ in doubt together: CrateDB stored rows it had reported as failed/))
   // The loss and the return of node 2, in order.
   const node2 = `http://127.0.0.1:${cluster.nodes[2].port}`
   assert.deepEqual(r.events.map((e) => [e.kind, e.host]), [['host_down', node2], ['host_up', node2]])
@@ -80,7 +83,8 @@ test('a node dead before the run: a warning, the run completes on the others, ev
     { env: cluster.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr,
-    new RegExp(`warning: connection refused by http://127\\.0\\.0\\.1:${cluster.nodes[1].port}; the run goes on with the other hosts`))
+    new RegExp(`warning: connection refused by http://127\\.0\\.0\\.1:${cluster.nodes[1].port}; ` +
+      'the run goes on with the other hosts'))
   assert.equal(run.json.rows_ok, 10_000)
   assert.equal(run.json.reconciliation.verdict, 'exact')
   assert.equal(cluster.nodes[1].requests, 0)
@@ -96,7 +100,8 @@ test('every node killed: server gone within --timeout, the report printed, exit 
   const run = await ingest(['--processes', '1', '--max_rows', '1000000', '--batch_size', '100', '--timeout', '1s',
     '--json'], { env: cluster.env() })
   assert.equal(run.code, 4, run.stderr)
-  assert.ok(run.json.partial_reasons.some((r) => /server gone: no host answers: all 3 hosts have been down for more than 1000 ms/.test(r)), run.json.partial_reasons.join(' | '))
+  assertSomeMatch(run.json.partial_reasons,
+    /server gone: no host answers: all 3 hosts have been down for more than 1000 ms/)
   assert.match(run.stderr, /PARTIAL RESULT/)
   assert.equal(run.json.rows_ok + run.json.rows_failed + run.json.rows_in_doubt, run.json.rows_sent)
   assert.equal(run.json.rows_ok, cluster.rowsAcknowledged)

@@ -10,6 +10,7 @@ const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { runFleet } = require('../helpers/fleet-run')
 const { assertCountWithinAcknowledged } = require('../helpers/table-invariant')
+const { joined, assertSomeMatch } = require('../helpers/patterns')
 
 // Heartbeats every 200 ms and a 1 s --timeout: a dead generator is judged after 1.6 s of silence.
 const HEARTBEAT_ENV = { CRATE_BENCH_FLEET_HEARTBEAT_MS: '200' }
@@ -50,12 +51,16 @@ test('a generator killed mid-run: the rows it may have sent after its last heart
   assert.equal(report.code, 4)
   const m = report.json
   // Its rows counted in the table by their keys (the cpu model's row index names its generator): none in doubt.
-  assert.ok(m.partial_reasons.some((r) => /^generator 2 .*judged dead after [\d.]+ s of silence\): its rows counted in the table by their keys, \d+ stored \(\d+ acknowledged by its last report, \d+ found in the table since\), none in doubt$/.test(r)), m.partial_reasons.join('\n'))
+  assertSomeMatch(m.partial_reasons, joined(
+    /^generator 2 .*judged dead after [\d.]+ s of silence\): its rows counted in the table by their keys, /,
+    /\d+ stored \(\d+ acknowledged by its last report, \d+ found in the table since\), none in doubt$/))
   assert.equal(m.rows_in_doubt, 0, 'nothing the table can answer is left in doubt')
   assert.equal(m.reconciliation.verdict, 'exact', JSON.stringify(m.reconciliation))
   assert.equal(double.keys.size, m.rows_ok)
   assert.match(steward.stderr,
-    /fleet: generator 2 \([^)]+\) was judged dead after [\d.]+ s of silence: its rows counted in the table by their keys, [\d,]+ rows stored/)
+    joined(
+      /fleet: generator 2 \([^)]+\) was judged dead after [\d.]+ s of silence: /,
+      /its rows counted in the table by their keys, [\d,]+ rows stored/))
   assertCountWithinAcknowledged(m, double)
 }))
 
@@ -76,7 +81,8 @@ for (const victim of [1, 2]) {
     // A kept table is not counted whole (it holds the earlier run's rows): the fleet's own rows are the check.
     assert.equal(m.rows_in_doubt, 0)
     assert.equal(m.rows_ok, double.keys.size - before, 'the fleet\'s rows, none of the earlier run\'s')
-    assert.ok(m.partial_reasons.some((r) => new RegExp(`^generator ${victim} .*its rows counted in the table by their keys, \\d+ stored`).test(r)), m.partial_reasons.join('\n'))
+    assertSomeMatch(m.partial_reasons,
+      new RegExp(`^generator ${victim} .*its rows counted in the table by their keys, \\d+ stored`))
   }))
 }
 
@@ -90,10 +96,13 @@ test('rows of the fleet\'s keys beyond what a living generator sent: the dead on
   assert.equal(second.signal, 'SIGKILL')
   assert.equal(steward.code, 4, steward.stderr)
   assert.match(steward.stderr,
-    /warning: the table holds [\d,]+ rows of generator 1's keys since the run's start, more than the [\d,]+ it sent and did not see fail: .* the dead generators' rows are bounded, not counted/)
+    joined(
+      /warning: the table holds [\d,]+ rows of generator 1's keys since the run's start, more than the /,
+      /[\d,]+ it sent and did not see fail: .* the dead generators' rows are bounded, not counted/))
   const m = report.json
   assert.ok(m.rows_in_doubt > 0, 'what the dead generator may have sent is in doubt')
-  assert.ok(m.partial_reasons.some((r) => /^generator 2 .*judged dead after [\d.]+ s of silence.*up to \d+ more after its last report/.test(r)), m.partial_reasons.join('\n'))
+  assertSomeMatch(m.partial_reasons,
+    /^generator 2 .*judged dead after [\d.]+ s of silence.*up to \d+ more after its last report/)
   assert.equal(m.rows_ok + m.rows_failed + m.rows_in_doubt, m.rows_sent)
 }))
 
@@ -105,7 +114,8 @@ test('a generator of a model without row keys killed mid-run: what it may have s
   assert.equal(second.signal, 'SIGKILL')
   assert.equal(steward.code, 4, steward.stderr)
   const m = report.json
-  assert.ok(m.partial_reasons.some((r) => /^generator 2 .*judged dead after [\d.]+ s of silence.*up to \d+ more after its last report/.test(r)), m.partial_reasons.join('\n'))
+  assertSomeMatch(m.partial_reasons,
+    /^generator 2 .*judged dead after [\d.]+ s of silence.*up to \d+ more after its last report/)
   assert.ok(m.rows_in_doubt > 0)
   assert.equal(m.rows_ok + m.rows_failed + m.rows_in_doubt, m.rows_sent)
   assert.ok(m.reconciliation.counted >= m.rows_ok && m.reconciliation.counted <= m.rows_ok + m.rows_in_doubt,
@@ -201,7 +211,9 @@ test('a generator killed before it registers, or while it waits at the barrier: 
   })
   assert.equal(before.runs[2].signal, 'SIGKILL')
   assert.match(before.runs[0].stderr,
-    /error: the start barrier of run never-registers was not complete within --barrier_timeout 5s: generator 3 \(never registered\) of 3 not ready/)
+    joined(
+      /error: the start barrier of run never-registers was not complete within /,
+      /--barrier_timeout 5s: generator 3 \(never registered\) of 3 not ready/))
   assert.equal(atBarrier.runs[2].signal, 'SIGKILL')
   for (const { runs } of [before, atBarrier]) {
     assert.deepEqual(runs.slice(0, 2).map((r) => r.code), [3, 3], runs.map((r) => r.stderr).join('\n'))
@@ -218,7 +230,9 @@ test('every generator dead: crate-bench report says the fleet was not reconciled
   assert.deepEqual(runs.map((r) => r.signal), ['SIGKILL', 'SIGKILL'])
   assert.equal(report.code, 4, report.stderr)
   assert.match(report.stderr,
-    /run all-die was not reconciled and has no result: every generator of its fleet died before storing one \(doc\.crate_bench_fleet: generator 1 on [^ ]+ running, \d+ acknowledged by its last heartbeat; generator 2 /)
+    joined(
+      /run all-die was not reconciled and has no result: every generator of its fleet died before storing one /,
+      /\(doc\.crate_bench_fleet: generator 1 on [^ ]+ running, \d+ acknowledged by its last heartbeat; generator 2 /))
   assert.equal(report.stdout, '')
 }))
 
@@ -236,7 +250,7 @@ test('a generator paused past the death rule resumes: its result is kept apart a
   const m = report.json
   assert.equal(m.partial, true)
   assert.deepEqual(m.late_results.map((r) => r.generator), [2], JSON.stringify(m.late_results))
-  assert.ok(m.partial_reasons.some((r) => /generator 2 stored its result after the fleet was finished without it/.test(r)))
+  assertSomeMatch(m.partial_reasons, /generator 2 stored its result after the fleet was finished without it/)
   assertCountWithinAcknowledged(m, double)
 }))
 
@@ -251,7 +265,10 @@ test('the finisher paused past the rule: the takeover finishes once; the steward
   assert.equal(finish.finished_by, 2, `${steward.stderr}\n---\n${second.stderr}`)
   // Back, it learns the finish was taken (or its own write, timed out across the pause, ends it): no second finish.
   assert.match(steward.stderr,
-    /generator 1\/3( was silent past the death rule, and generator 2 took the fleet's finish over|: the fleet was already finished by generator 2)|error: fleet table .*: no answer from .* within /)
+    joined(
+      /generator 1\/3 was silent past the death rule, and generator 2 took the fleet's finish over|/,
+      /generator 1\/3: the fleet was already finished by generator 2|/,
+      /error: fleet table .*: no answer from .* within /))
   assert.doesNotMatch(steward.stderr, /fleet of run steward-paused: \d of 3 generators done/, 'no second finish')
   const reconciliations = double.statementsMatching(/ ON CONFLICT DO NOTHING$/).filter((s) => s.args[1] === -3)
   assert.equal(reconciliations.length, 1, 'one verdict stored')

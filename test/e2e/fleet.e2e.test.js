@@ -15,6 +15,7 @@ const { tempDir } = require('../helpers/temp-files')
 const { inspectHtml } = require('../helpers/html')
 const { closedPort } = require('../helpers/ports')
 const net = require('node:net')
+const { joined, assertSomeMatch } = require('../helpers/patterns')
 
 const SMALL = ['--processes', '1', '--concurrent_requests', '2', '--batch_size', '100']
 
@@ -81,7 +82,9 @@ testOverProtocols('generators started by hand with --generator K/N: the one with
   const b = await second
   assert.equal(b.code, 2, b.stderr)
   assert.match(b.stderr,
-    /generator 2\/2 does not run the fleet's options \(those of generator 1 on [^)]+\): model: "devops" here, "cpu" there/)
+    joined(
+      /generator 2\/2 does not run the fleet's options \(those of /,
+      /generator 1 on [^)]+\): model: "devops" here, "cpu" there/))
   assert.equal(a.code, 3, a.stderr)
   assert.match(a.stderr, /generator 2 \([^)]+\) failed before the start: .*does not run the fleet's options/)
 })
@@ -92,7 +95,9 @@ testOverProtocols('a start barrier that is not complete within --barrier_timeout
     '--barrier_timeout', '1s', ...SMALL], { env: double.env() })
   assert.equal(alone.code, 3)
   assert.match(alone.stderr,
-    /error: the start barrier of run lonely was not complete within --barrier_timeout 1s: generators 2 \(never registered\), 3 \(never registered\) of 3 not ready\n$/)
+    joined(
+      /error: the start barrier of run lonely was not complete within --barrier_timeout 1s: /,
+      /generators 2 \(never registered\), 3 \(never registered\) of 3 not ready\n$/))
 })
 
 testOverProtocols('--generators N takes K from JOB_COMPLETION_INDEX; without it, one line and exit 2', {},
@@ -101,7 +106,9 @@ testOverProtocols('--generators N takes K from JOB_COMPLETION_INDEX; without it,
     { env: double.env() })
   assert.equal(missing.code, 2)
   assert.match(missing.stderr,
-    /--generators 2 without --generator takes K from JOB_COMPLETION_INDEX \(0 to 1, set by a Kubernetes Indexed Job\), which is not set\n$/)
+    joined(
+      /--generators 2 without --generator takes K from JOB_COMPLETION_INDEX /,
+      /\(0 to 1, set by a Kubernetes Indexed Job\), which is not set\n$/))
   const noRunId = await runTool('appClusterIngest.js', ['--generators', '2'],
     { env: double.env({ JOB_COMPLETION_INDEX: '1' }) })
   assert.equal(noRunId.code, 2)
@@ -231,7 +238,9 @@ testOverProtocols('a generator that dies mid-run: the merged run is partial and 
   assert.equal(merged.code, 4, 'a partial merged run exits 4, as a single run does')
   const m = merged.json
   assert.equal(m.partial, true)
-  assert.ok(m.partial_reasons.some((r) => /^generator 2 \([^)]+\) died \(running, no result, judged dead after [\d.]+ s of silence\): its rows counted in the table by their keys, \d+ stored/.test(r)), m.partial_reasons.join('\n'))
+  assertSomeMatch(m.partial_reasons, joined(
+    /^generator 2 \([^)]+\) died \(running, no result, judged dead after [\d.]+ s /,
+    /of silence\): its rows counted in the table by their keys, \d+ stored/))
   assert.equal(m.rows_ok, double.keys.size, 'the dead generator\'s rows counted in the table by their keys')
   assert.equal(m.rows_in_doubt, 0)
   assert.equal(m.reconciliation.counted, double.keys.size)

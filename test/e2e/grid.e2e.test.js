@@ -12,6 +12,7 @@ const { XMLValidator } = require('fast-xml-parser')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { tempDir } = require('../helpers/temp-files')
+const { joined } = require('../helpers/patterns')
 
 // An answer takes 5 ms + 1 ms per 10 rows; past four requests at once, (in flight / 4)² as long: four in flight is
 // the sweet spot, four times the rows a second of one or sixteen, and a batch of 200 carries 2.8 times the rows a
@@ -96,7 +97,9 @@ test('scripts/find-grid.sh --help: the usage, the dimensions it varies, examples
   assert.match(run.stdout,
     /^Usage: crate-bench sweep grid --vary NAME=V1,V2,… --vary NAME=V1,V2,… \[options\] \[-- benchmark options\]$/m)
   assert.match(run.stdout,
-    /--vary NAME=V1,V2,… +a dimension, given two or more times; NAME is one of\n +batch_size, concurrent_requests, processes, shards, replicas, rate\n/)
+    joined(
+      /--vary NAME=V1,V2,… +a dimension, given two or more times; NAME is one /,
+      /of\n +batch_size, concurrent_requests, processes, shards, replicas, rate\n/))
   assert.match(run.stdout, /Examples:\n {2}crate-bench sweep grid /)
   assert.match(run.stdout, /Exit codes: 0 the grid finished/)
   assert.equal(run.stderr, '')

@@ -11,6 +11,7 @@ const { runTool, childPids } = require('../helpers/run-tool')
 const { tempFile, tempDir } = require('../helpers/temp-files')
 const path = require('node:path')
 const { closedPort } = require('../helpers/ports')
+const { joined } = require('../helpers/patterns')
 
 const SECRET = 'S3cr3t-pw'
 const stackTrace = /\n\s+at .+:\d+:\d+/
@@ -32,8 +33,9 @@ function cases (t, double, port) {
   const env = (extra = {}) => double.env({ CRATE_PASSWORD: SECRET, ...extra })
   const mix = (text) => tempFile(t, 'mix.yml', text)
   // Nine levels of ten aliases: ten billion values if anything expanded them.
-  const bomb = `- name: bomb\n  query: "SELECT ?"\n  ratio: 1\n  args:\n    - choice: &a0 [x, x, x, x, x, x, x, x, x, x]\n${
-    [1, 2, 3, 4, 5, 6, 7, 8, 9].map((level) => `    - choice: &a${level} [${Array(10).fill(`*a${level - 1}`).join(', ')}]`).join('\n')}\n`
+  const level = (n) => `    - choice: &a${n} [${Array(10).fill(`*a${n - 1}`).join(', ')}]`
+  const bomb = '- name: bomb\n  query: "SELECT ?"\n  ratio: 1\n  args:\n' +
+    `    - choice: &a0 [x, x, x, x, x, x, x, x, x, x]\n${[1, 2, 3, 4, 5, 6, 7, 8, 9].map(level).join('\n')}\n`
   return [
     ['password in the host URL, host unreachable', 'appClusterIngest.js', [],
       { CRATE_HOST: `http://crate:${SECRET}@127.0.0.1:${port}` }, 3,
@@ -119,7 +121,9 @@ function cases (t, double, port) {
         /query 'red\\u001b\[31m' failed validation: RelationUnknown/],
     // Issue 49: what a new user tripped on.
     ['--processes 1e3', 'appClusterIngest.js', ['--processes', '1e3'], env(), 2,
-      /--processes 1000 is more than this machine runs well: at most \d+ \(8 per CPU, \d+ CPUs? here; each worker process takes about 60 MB\)/],
+      joined(
+        /--processes 1000 is more than this machine runs well: at most \d+ \(8 /,
+        /per CPU, \d+ CPUs? here; each worker process takes about 60 MB\)/)],
     ['--batchsize', 'appClusterIngest.js', ['--batchsize', '5'], env(), 2,
       /unknown option --batchsize \(did you mean --batch_size\? see --help\)$/],
     ['a misspelt {tabel}', 'appClusterAnalytical.js', ['--queries_config',
@@ -141,7 +145,8 @@ test('every bad input: one line, its exit code, no stack trace, no secret, at on
     const lines = run.stderr.trimEnd().split('\n')
     const errorLine = lines.at(-1)
     assert.equal(run.code, code, `${what}: exit ${run.code}\n${run.stderr}`)
-    const prefix = script === 'bin/crate-bench.js' ? (args[0] === 'sweep' ? 'find-capacity.sh' : `crate-bench ${args[0]}`) : script
+    const command = args[0] === 'sweep' ? 'find-capacity.sh' : `crate-bench ${args[0]}`
+    const prefix = script === 'bin/crate-bench.js' ? command : script
     assert.ok(errorLine.startsWith(`${prefix}: error: `), `${what}: the last line is the error: ${errorLine}`)
     assert.match(errorLine, pattern, what)
     assert.equal(lines.filter((l) => / error: /.test(l)).length, 1, `${what}: one error line`)
@@ -164,7 +169,9 @@ test('a table dropped by another client mid-run: the run stops after ten unknown
     '--concurrent_requests', '1', '--json'], { env: double.env() })
   assert.equal(run.code, 3, run.stderr)
   assert.match(run.stderr.trimEnd().split('\n').at(-1),
-    /error: RelationUnknown\[Relation 'doc\.cpu' unknown\] \(10 answers in a row: the table was dropped during the run\?\)$/)
+    joined(
+      /error: RelationUnknown\[Relation 'doc\.cpu' unknown\] \(10 /,
+      /answers in a row: the table was dropped during the run\?\)$/))
   assert.ok(bulks <= 14, `${bulks} bulk requests sent`)
   assert.equal(run.json.workers[0].stop_reason, 'fatal')
 }))

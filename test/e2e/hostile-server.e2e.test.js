@@ -7,6 +7,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
+const { joined } = require('../helpers/patterns')
 
 const isSysNodes = (stmt) => /\bFROM sys\.nodes\b/.test(stmt) && !/count\(\*\)/.test(stmt)
 
@@ -95,7 +96,9 @@ test('answers of the wrong shape to the ownership check: "unknown", the table ke
       { env: double.env() })
     assert.equal(second.code, 3, second.stderr)
     assert.match(lastLine(second.stderr),
-      /error: whether this tool made table doc\.cpu is unknown: the answer to doc\.crate_bench_tables has an unexpected shape \(.*\); it is kept; give --drop_table/)
+      joined(
+        /error: whether this tool made table doc\.cpu is unknown: the answer to /,
+        /doc\.crate_bench_tables has an unexpected shape \(.*\); it is kept; give --drop_table/))
     assert.doesNotMatch(second.stderr, /undefined|NaN/)
     assert.equal(double.statementsMatching(/^DROP/).length, 0)
   }))

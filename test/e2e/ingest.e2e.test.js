@@ -10,6 +10,7 @@ const { testOverProtocols } = require('../helpers/protocols')
 const { closedPort } = require('../helpers/ports')
 const { CrateClient } = require('../../lib/cluster/http-client')
 const { NO_REASON } = require('../../lib/cluster/pg-client')
+const { joined, assertSomeMatch } = require('../helpers/patterns')
 
 const ingest = (args, options) => runTool('appClusterIngest.js', args, options)
 const noStackTrace = (stderr) => !/\n\s+at .+:\d+:\d+/.test(stderr)
@@ -78,7 +79,8 @@ testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, t
   assert.deepEqual(r.workers.map((w) => w.rows_ok), [25_000, 25_000])
   // Each worker's share of a core and event-loop delay over the load; the master is not a worker.
   assert.equal(r.client.workers.length, 2)
-  assert.ok(r.client.workers.every((w) => w.cpu_pct > 0 && w.cpu_pct < 150 && typeof w.event_loop_delay_p99_ms === 'number'))
+  assert.ok(r.client.workers.every((w) => w.cpu_pct > 0 && w.cpu_pct < 150 &&
+    typeof w.event_loop_delay_p99_ms === 'number'))
   assert.equal(typeof r.client.saturated, 'boolean')
   // The server saw exactly that: no batch more, unique rows, DDL once, by the master.
   assert.deepEqual(inserts(double).map((s) => s.rows).sort(), [10000, 10000, 10000, 10000, 5000, 5000].sort())
@@ -190,7 +192,8 @@ testOverProtocols('wrong password: one-line error, exit 3, nothing created', { a
   assert.equal(run.code, 3)
   const errors = run.stderr.split('\n').filter((l) => /error:/.test(l))
   assert.deepEqual(errors,
-    [`appClusterIngest.js: error: http://127.0.0.1:${double.port} refused the connection check: authentication failed: password authentication failed for user "bench"`])
+    [`appClusterIngest.js: error: http://127.0.0.1:${double.port} refused the connection check: ` +
+      'authentication failed: password authentication failed for user "bench"'])
   assert.ok(!run.stderr.includes('wrong-secret') && !run.stdout.includes('wrong-secret'))
   assert.equal(double.statementsMatching(/^CREATE/).length, 0)
 })
@@ -343,7 +346,9 @@ testOverProtocols('by default a table is dropped only when this tool made it and
     const refused = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
     assert.equal(refused.code, 3, refused.stderr)
     assert.match(refused.stderr,
-      /^appClusterIngest\.js: error: table doc\.cpu exists and this tool did not make it: it is kept; give --drop_table to drop it, --no-drop_table to add rows to it, or another --table$/m)
+      joined(
+        /^appClusterIngest\.js: error: table doc\.cpu exists and this tool did not make it: it is kept; /,
+        /give --drop_table to drop it, --no-drop_table to add rows to it, or another --table$/m))
     assert.equal(double.statementsMatching(/^DROP/).length, 0, 'the user\'s table was not dropped')
     assert.equal(double.bulkRowsReceived, 0)
 
@@ -361,7 +366,9 @@ testOverProtocols('by default a table is dropped only when this tool made it and
     const written = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
     assert.equal(written.code, 3, written.stderr)
     assert.match(written.stderr,
-      /error: table doc\.cpu was made by this tool \(run run-\S+, 300 rows\) but holds 301 rows: written since, or that run was cut short; it is kept; give --drop_table/)
+      joined(
+        /error: table doc\.cpu was made by this tool \(run run-\S+, 300 rows\) but holds 301 /,
+        /rows: written since, or that run was cut short; it is kept; give --drop_table/))
     assert.equal(double.statementsMatching(/^DROP/).length, 2)
   } finally {
     client.close()
@@ -415,7 +422,8 @@ test('the server going away mid-run: partial result, exit 4', async () => {
   assert.ok(stopped)
   assert.equal(run.code, 4, run.stderr)
   assert.equal(run.json.partial, true)
-  assert.ok(run.json.partial_reasons.some((r) => /server gone: no host answers: all 1 host has been down for more than 1000 ms/.test(r)), run.json.partial_reasons.join())
+  assertSomeMatch(run.json.partial_reasons,
+    /server gone: no host answers: all 1 host has been down for more than 1000 ms/)
   assert.ok(accountingHolds(run.json))
   assert.ok(run.json.rows_ok > 0)
   assert.equal(run.json.events[0].kind, 'host_down')

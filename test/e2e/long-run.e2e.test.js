@@ -9,6 +9,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
+const { joined } = require('../helpers/patterns')
 
 test('a 125 s ingest: the master\'s heap flat, its minutes in the timeline, the drift of the run', async () => {
   await withCrateTestDouble({}, async (double) => {
@@ -37,7 +38,9 @@ test('a 125 s ingest: the master\'s heap flat, its minutes in the timeline, the 
     // A --rate run's throughput is judged against its target: the share of it each window held.
     assert.equal(drift.throughput_judged, 'achieved share of the target')
     assert.match(run.stderr,
-      /^over the run: throughput [+\u2212\u00b1][\d.]+% against its target \(first 10%: [\d,]+ rows\/s, [\d.]+% of 2,000; last 10%: [\d,]+, [\d.]+% of 2,000\)/m)
+      joined(
+        /^over the run: throughput [+\u2212\u00b1][\d.]+% against its target \(first 10%: /,
+        /[\d,]+ rows\/s, [\d.]+% of 2,000; last 10%: [\d,]+, [\d.]+% of 2,000\)/m))
     assert.match(run.stderr, /^ {2}table: 0 MB, 0 segments at the start; [\d.]+ MB, 4 segments at the end$/m)
   })
 })

@@ -12,6 +12,7 @@ const { startCrateTestDouble } = require('../helpers/crate-test-double')
 const { startPgFront } = require('../helpers/pg-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { assertCountWithinAcknowledged } = require('../helpers/table-invariant')
+const { joined } = require('../helpers/patterns')
 
 const TLS_FILES = path.join(__dirname, '..', 'fixtures', 'tls')
 const CERTIFICATE = { key: fs.readFileSync(path.join(TLS_FILES, 'self-signed.key')),
@@ -46,7 +47,9 @@ test('--ssl --protocol pg: the rows and the password go inside TLS; a port witho
     const refused = await runTool('appClusterIngest.js', INGEST, { env: { ...plain.env, ...trusted } })
     assert.equal(refused.code, 3, refused.stderr)
     assert.match(lastLine(refused.stderr),
-      /^appClusterIngest.js: error: cannot use the PostgreSQL protocol .*does not offer TLS over the PostgreSQL protocol/)
+      joined(
+        /^appClusterIngest.js: error: cannot use the PostgreSQL /,
+        /protocol .*does not offer TLS over the PostgreSQL protocol/))
     assert.deepEqual(plain.pg.cleartextPasswords, [], 'the password was never sent in clear')
     assert.equal(plain.double.bulkRowsReceived, 0)
 
@@ -66,7 +69,9 @@ test('a port that never answers the startup: one line within --timeout, exit 3; 
     const run = await runTool('appClusterIngest.js', [...INGEST, '--timeout', '2s'], { env })
     assert.equal(run.code, 3, run.stderr)
     assert.match(lastLine(run.stderr),
-      /^appClusterIngest.js: error: cannot use the PostgreSQL protocol \(--protocol pg, port \d+\): .*127\.0\.0\.1:\d+ did not answer the startup within 2 s \(--timeout\)$/)
+      joined(
+        /^appClusterIngest.js: error: cannot use the PostgreSQL protocol \(--protocol pg, port /,
+        /\d+\): .*127\.0\.0\.1:\d+ did not answer the startup within 2 s \(--timeout\)$/))
     let signalledAt = null
     const interrupted = await runTool('appClusterIngest.js', [...INGEST, '--timeout', '60s'], {
       env,

@@ -10,6 +10,7 @@ const assert = require('node:assert/strict')
 const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { tempFile } = require('../helpers/temp-files')
+const { joined } = require('../helpers/patterns')
 
 const withDouble = withCrateTestDouble
 
@@ -90,7 +91,10 @@ test('a target the server cannot reach: the report warns, late requests pile up,
   assert.ok(run.json.rate.late_requests > 150, `${run.json.rate.late_requests} late`)
   // One in flight at ~5 ms serves ~200/s: the report says which limit it was and what would have served 1000/s.
   const [, served,
-    needed] = /this client's 1 requests in flight per process were all busy when requests were due \([\d,]+ late, [\d,]+ never sent\): at this latency they serve about ([\d,]+) queries\/s\. Raise --concurrent_requests to at least ([\d,]+)/.exec(run.stderr) || []
+    needed] = joined(
+      /this client's 1 requests in flight per process were all busy when requests were /,
+      /due \([\d,]+ late, [\d,]+ never sent\): at this latency they serve about /,
+      /([\d,]+) queries\/s\. Raise --concurrent_requests to at least ([\d,]+)/).exec(run.stderr) || []
   assert.ok(served && needed, run.stderr)
   const number = (text) => Number(text.replace(/,/g, ''))
   assert.equal(number(needed), Math.ceil(1000 / run.json.rate.achieved_per_sec * 1.1))
@@ -107,7 +111,10 @@ test('a flight too small for the --rate is said in the first second, above the p
   const run = await runTool('appClusterAnalytical.js', ['--queries_config', config, '--processes', '1',
     '--concurrent_requests', '2', '--rate', '500', '--duration', '3s'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
-  const early = /warning: in the first second, 2 requests in flight per process served about ([\d,]+) queries\/s of the 500 targeted, [\d,]+ requests due while every one was busy: raise --concurrent_requests to at least ([\d,]+)/.exec(run.stderr)
+  const early = joined(
+    /warning: in the first second, 2 requests in flight per process served about ([\d,]+) queries\/s of the 500 /,
+    /targeted, [\d,]+ requests due while every one was busy: raise --concurrent_requests to at least ([\d,]+)/
+  ).exec(run.stderr)
   assert.ok(early, run.stderr)
   assert.ok(Number(early[1].replace(/,/g, '')) < 150 && Number(early[2].replace(/,/g, '')) >= 8, early[0])
   assert.ok(run.stderr.indexOf(early[0]) < run.stderr.indexOf('Raise --concurrent_requests'),
@@ -132,7 +139,8 @@ test('a saturated --rate run counts the requests it never sent (dropped), and it
   assert.equal(r.queries_sent + r.rate.dropped_requests, 800, 'every request due in the 2 s was either sent or dropped')
   assert.ok(r.sending_seconds > 1.9, `sending ${r.sending_seconds} s: until the last request went out`)
   assert.match(run.stderr,
-    new RegExp(`dropped requests \\(due, never sent before the end or their stage\\)\\s+│ ${r.rate.dropped_requests.toLocaleString('en-US')} \\(`))
+    new RegExp('dropped requests \\(due, never sent before the end or their stage\\)\\s+│ ' +
+      `${r.rate.dropped_requests.toLocaleString('en-US')} \\(`))
   assert.deepEqual(r.thresholds.map((x) => [x.threshold, x.passed, x.actual]), [['dropped=0', false,
     r.rate.dropped_requests]])
 }))
@@ -143,7 +151,8 @@ test('bad --rate: one line naming it, exit 2, no SQL sent', () => withDouble({},
     assert.equal(run.code, 2, `--rate '${value}': ${run.stderr}`)
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
     assert.match(run.stderr,
-      new RegExp(`^appClusterIngest\\.js: error: --rate must be a decimal number from 0\\.001 to 1e\\+9 per second \\(got '${value}'\\)\\n$`))
+      new RegExp('^appClusterIngest\\.js: error: --rate must be a decimal number from 0\\.001 to 1e\\+9 per second ' +
+        `\\(got '${value}'\\)\\n$`))
   }
   assert.equal(double.statements.length, 0)
 }))

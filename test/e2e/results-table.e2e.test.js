@@ -11,6 +11,7 @@ const { runTool } = require('../helpers/run-tool')
 const { CrateClient } = require('../../lib/cluster/http-client')
 const { aggregateRunSql, RESULT_COLUMNS } = require('../../lib/results/store')
 const { parseTableName } = require('../../lib/data/schema')
+const { joined } = require('../helpers/patterns')
 
 const withDouble = withCrateTestDouble
 const clientFor = (double) => new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }],
@@ -59,7 +60,8 @@ test('two load generators with one --run_id start together and add up in SQL',
   }
 }))
 
-test('two generators of one run write disjoint rows; crate-bench report merges their histograms exactly, not their p99s', async () => {
+test('two generators of one run write disjoint rows; crate-bench report merges their histograms exactly, ' +
+  'not their p99s', async () => {
   // Generator 1 talks to node 0, which answers every bulk in 5 ms; generator 2 to node 1, which
   // answers one bulk in ten after 200 ms. Generator 2's p99 is ~200 ms, generator 1's ~5 ms: their
   // mean is ~100 ms, but 5% of all requests took 200 ms, so the p99 of the run is ~200 ms.
@@ -128,7 +130,8 @@ test('bad --generator: one line, exit 2', () => withDouble({}, async (double) =>
     const run = await runTool('appClusterIngest.js', ['--generator', value], { env: double.env() })
     assert.equal(run.code, 2)
     assert.match(run.stderr,
-      new RegExp(`^appClusterIngest\\.js: error: --generator must be K/N with 1 <= K <= N, e\\.g\\. 2/3 for the second of three load generators \\(got '${value}'\\)\\n$`))
+      new RegExp('^appClusterIngest\\.js: error: --generator must be K/N with 1 <= K <= N, ' +
+        `e\\.g\\. 2/3 for the second of three load generators \\(got '${value}'\\)\\n$`))
   }
 }))
 
@@ -153,7 +156,9 @@ test('an existing table with other columns as --results_table: found before the 
     '--processes', '1'], { env: double.env() })
   assert.equal(run.code, 3)
   assert.match(run.stderr,
-    /^appClusterIngest\.js: error: the results table doc\.not_results exists without the columns run_id, load_generator, .*: it holds something else; give another --results_table$/m)
+    joined(
+      /^appClusterIngest\.js: error: the results table doc\.not_results exists without the columns /,
+      /run_id, load_generator, .*: it holds something else; give another --results_table$/m))
   assert.equal(double.bulkRowsReceived, inserted, 'no load was started')
 }))
 
@@ -164,17 +169,21 @@ const LEGACY_COLUMNS = ['run_id TEXT', 'load_generator TEXT', 'workload TEXT', '
   'latency_p90_ms DOUBLE PRECISION', 'latency_p99_ms DOUBLE PRECISION', 'latency_p999_ms DOUBLE PRECISION',
   'latency_max_ms DOUBLE PRECISION', 'partial BOOLEAN', 'options OBJECT(IGNORED)', 'result TEXT']
 
-test('a results table of an earlier version (indexed result): refused before the load with the fix; its runs still read', () => withDouble({}, async (double) => {
+test('a results table of an earlier version (indexed result): refused before the load with the fix; ' +
+  'its runs still read', () => withDouble({}, async (double) => {
   const client = clientFor(double)
   try {
-    await client.sql(`CREATE TABLE "doc"."old_runs" (${LEGACY_COLUMNS.join(', ')}) CLUSTERED INTO 1 SHARDS WITH (number_of_replicas = '0-1')`)
+    await client.sql(`CREATE TABLE "doc"."old_runs" (${LEGACY_COLUMNS.join(', ')}) ` +
+      "CLUSTERED INTO 1 SHARDS WITH (number_of_replicas = '0-1')")
     const earlier = await runTool('appClusterIngest.js', ['--max_rows', '1000', '--processes', '1', '--json'],
       { env: double.env() })
     assert.equal(earlier.code, 0, earlier.stderr)
     const columns = LEGACY_COLUMNS.map((c) => c.split(' ')[0])
     const values = { run_id: 'old-1', started_at: Date.parse(earlier.json.started_at), ok: earlier.json.rows_ok,
       result: earlier.stdout.trim() }
-    await client.sql(`INSERT INTO "doc"."old_runs" (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, columns.map((c) => values[c] ?? null))
+    const placeholders = columns.map(() => '?').join(', ')
+    await client.sql(`INSERT INTO "doc"."old_runs" (${columns.join(', ')}) VALUES (${placeholders})`,
+      columns.map((c) => values[c] ?? null))
     await client.sql('REFRESH TABLE "doc"."old_runs"')
   } finally {
     client.close()
@@ -184,7 +193,10 @@ test('a results table of an earlier version (indexed result): refused before the
     '--processes', '1'], { env: double.env() })
   assert.equal(run.code, 3, run.stderr)
   assert.match(run.stderr,
-    /^appClusterIngest\.js: error: the results table doc\.old_runs was made by an earlier version of this tool: its indexed "result" column refuses a result over 32 KB, .*\(ALTER TABLE doc\.old_runs RENAME TO old_runs_v1\) and the tool creates a new one, or give another --results_table$/m)
+    joined(
+      /^appClusterIngest\.js: error: the results table doc\.old_runs was made by an earlier version of /,
+      /this tool: its indexed "result" column refuses a result over 32 KB, .*\(ALTER TABLE doc\.old_runs /,
+      /RENAME TO old_runs_v1\) and the tool creates a new one, or give another --results_table$/m))
   assert.equal(double.bulkRowsReceived, sent, 'no load was started')
   const report = await runTool('bin/crate-bench.js', ['report', '--results_table', 'doc.old_runs', '--run_id', 'old-1',
     '--json'], { env: double.env() })

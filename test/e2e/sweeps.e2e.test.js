@@ -12,6 +12,7 @@ const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool } = require('../helpers/run-tool')
 const { closedPort } = require('../helpers/ports')
 const { tempDir } = require('../helpers/temp-files')
+const { joined } = require('../helpers/patterns')
 
 const withDouble = withCrateTestDouble
 
@@ -149,7 +150,8 @@ test('a benchmark that cannot run stops the sweep with its error and exit code',
     '--max_rows', '100'], { env: { CRATE_HOST: '127.0.0.1', CRATE_PORT: String(port) } })
   assert.equal(unreachable.code, 3)
   assert.match(unreachable.stderr,
-    new RegExp(`error: the benchmark could not run at --batch_size 50 \\(exit code 3\\): .*connection refused by http://127.0.0.1:${port}`))
+    new RegExp('error: the benchmark could not run at --batch_size 50 \\(exit code 3\\): ' +
+      `.*connection refused by http://127.0.0.1:${port}`))
   assert.doesNotMatch(unreachable.stderr, /\[2\/2\]/)
 
   const badBenchmarkOption = await runTool('scripts/find-optimal-shards.sh', ['--values', '3', '--out', out, '--',
@@ -164,7 +166,9 @@ test('bad sweep options: one line, exit 2, before any run', async () => {
     [['--nonsense'], /unknown option --nonsense \(benchmark options go after '--'; see --help\)/],
     [['--plateau_pct', 'x'], /--plateau_pct must be a non-negative number, not 'x'/],
     [['--threshold', '10'],
-      /--threshold is the benchmarks' pass\/fail check: give it after '--' to judge every run; the sweet spot's gain is --plateau_pct PCT/],
+      joined(
+        /--threshold is the benchmarks' pass\/fail check: give it after '--' /,
+        /to judge every run; the sweet spot's gain is --plateau_pct PCT/)],
     [['--values', '1;rm'], /'1;rm' is not a value for --batch_size/],
     [['--', '--batch_size', '5'], /--batch_size is what this script sweeps: give its values with --values/],
     [['--min_gain', '5'], /--min_gain applies to ramps/],

@@ -13,6 +13,7 @@ const { FleetCoordinator } = require('../../lib/fleet/coordinator')
 const { comparedOptions, differences } = require('../../lib/fleet/compared-options')
 const { measureClockOffset } = require('../../lib/fleet/clock-offset')
 const { parseTableName } = require('../../lib/data/schema')
+const { joined, assertSomeMatch } = require('../helpers/patterns')
 
 const TABLE = parseTableName('doc.fleet_test', 'fleet_table')
 
@@ -47,7 +48,8 @@ test('three generators: one prepares, the others take what it prepared; all get 
   try {
     await Promise.all(gens.map((g) => g.join({ compared: { batch_size: 1000 } })))
     let preparations = 0
-    const outcomes = await Promise.all(gens.map((g) => g.prepareOnce(async () => { preparations++; return { startTime: 'T' } }, { seed: 7, seedGiven: true })))
+    const prepare = async () => { preparations++; return { startTime: 'T' } }
+    const outcomes = await Promise.all(gens.map((g) => g.prepareOnce(prepare, { seed: 7, seedGiven: true })))
     assert.equal(preparations, 1, 'exactly one generator prepares')
     assert.equal(outcomes.filter((o) => o.steward).length, 1)
     assert.deepEqual(outcomes.map((o) => o.prepared), [{ startTime: 'T' }, { startTime: 'T' }, { startTime: 'T' }])
@@ -76,7 +78,9 @@ test('a generator whose options differ from the steward\'s is refused, naming ea
     await assert.rejects(other.prepareOnce(async () => ({}), { seed: 6, seedGiven: true }), (error) => {
       assert.equal(error.exitCode, 2)
       assert.match(error.message,
-        /generator 2\/3 does not run the fleet's options \(those of generator 1 on gen-0\): batch_size: 5000 here, 1000 there; seed: 6 here, 5 there/)
+        joined(
+          /generator 2\/3 does not run the fleet's options \(those of generator 1 on /,
+          /gen-0\): batch_size: 5000 here, 1000 there; seed: 6 here, 5 there/))
       return true
     })
     const adopted = await third.prepareOnce(async () => ({}), { seed: 99, seedGiven: false })
@@ -99,7 +103,9 @@ test('a start barrier not complete in --barrier_timeout fails, naming the genera
     await assert.rejects(gens[0].barrier(), (error) => {
       assert.equal(error.exitCode, 3)
       assert.match(error.message,
-        /^the start barrier of run r1 was not complete within --barrier_timeout 1m: generators 2 \(registered, silent for (59|60)(\.\d+)?s on gen-1\), 3 \(never registered\) of 3 not ready$/)
+        joined(
+          /^the start barrier of run r1 was not complete within --barrier_timeout 1m: generators 2 /,
+          /\(registered, silent for (59|60)(\.\d+)?s on gen-1\), 3 \(never registered\) of 3 not ready$/))
       return true
     })
     // The silence is measured on the server's clock (the row's write time), so real milliseconds pass in it too.
@@ -119,7 +125,8 @@ test('the waiting ends when the steward cannot prepare: its error reaches every 
     }, { seed: 1, seedGiven: true })))
     const failures = [first, second].map((r) => r.reason.message)
     assert.ok(failures.includes('cannot create table doc.cpu: permission denied'))
-    assert.ok(failures.some((m) => /^generator \d \(gen-\d\) could not prepare the tables: cannot create table doc\.cpu: permission denied$/.test(m)))
+    assertSomeMatch(failures,
+      /^generator \d \(gen-\d\) could not prepare the tables: cannot create table doc\.cpu: permission denied$/)
   } finally {
     closeAll(gens)
   }
@@ -146,7 +153,8 @@ test('a generator silent for longer than the limit is dead; one that never regis
 test('a count still on its way when the generator is done does not overwrite done: its own writes go in order', () => {
   // The first UPDATE (the count) takes 300 ms on the server before it is applied; 'done' is sent right after it.
   let updates = 0
-  return withCrateTestDouble({ fault: ({ stmt }) => (/^UPDATE/.test(stmt) && ++updates === 1 ? { delayMs: 300 } : undefined) }, async (double) => {
+  const fault = ({ stmt }) => (/^UPDATE/.test(stmt) && ++updates === 1 ? { delayMs: 300 } : undefined)
+  return withCrateTestDouble({ fault }, async (double) => {
     const [g] = generators(double, 1)
     try {
       await g.join({ compared: {} })
@@ -307,7 +315,8 @@ test('a generator still heartbeating at the barrier cannot be replaced by a seco
   }
 }))
 
-test('twelve generators arriving one after another: only the steward refreshes the fleet table, a few times per arrival', () => withCrateTestDouble({}, async (double) => {
+test('twelve generators arriving one after another: only the steward refreshes the fleet table, ' +
+  'a few times per arrival', () => withCrateTestDouble({}, async (double) => {
   // Arrivals every 2 polls of the steward, as pods a second apart against its 500 ms poll are.
   const gens = generators(double, 12, { pollMs: 20, barrierTimeoutMs: 30_000 }).map(countingRefreshes)
   try {

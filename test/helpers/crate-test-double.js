@@ -13,6 +13,7 @@
 const http = require('node:http')
 const fs = require('node:fs')
 const path = require('node:path')
+const { joined } = require('./patterns')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures')
 const JSON_TYPE = 'application/json; charset=UTF-8'
@@ -42,6 +43,25 @@ const RUN_AGGREGATE = new RegExp('^' + [
     'per_sec ',
   'FROM (\\S+) WHERE run_id = \\?$'
 ].join(''))
+
+// The other statements the double understands, each as the tool writes it.
+const STATEMENT = {
+  createTable: joined(
+    /^CREATE TABLE (IF NOT EXISTS )?(\S+) \(([\s\S]*)\) CLUSTERED INTO (\d+) SHARDS /,
+    /WITH \(number_of_replicas = '([^']*)'([^)]*)\)$/i),
+  insert: /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)( ON CONFLICT \(([a-z_]+)\) DO UPDATE SET .+)?$/i,
+  keyLookup: /^SELECT ([a-z_, ]+) FROM (\S+) WHERE ([a-z_]+) = \?$/i,
+  columns: /^SELECT column_name FROM information_schema\.columns WHERE table_schema = \? AND table_name = \?$/i,
+  shape: joined(
+    /^SELECT number_of_shards, number_of_replicas FROM information_schema\.tables /,
+    /WHERE table_schema = \? AND table_name = \?$/i),
+  shards: joined(
+    /^SELECT count\(\*\), sum\(size\), sum\(num_docs\) FROM sys\.shards /,
+    /WHERE schema_name = \? AND table_name = \? AND "primary" = true$/),
+  segments: /^SELECT count\(\*\) FROM sys\.segments WHERE table_schema = \? AND table_name = \? AND "primary" = true$/
+}
+const missingParameter = (given) => `SQLParseException[The query contains a parameter placeholder $${given + 1}, ` +
+  `but there are only ${given} parameter values]`
 
 // The fleet's rows per generator by the cpu rows' keys, in the statement the cpu model writes.
 const { MODELS } = require('../../lib/data/models')
@@ -215,7 +235,8 @@ class CrateTestDouble {
       body = JSON.parse(text)
     } catch {
       return sendError(res, 400, 4000,
-        `SQLParseException[Can't parse [${text}]. Expecting payload with \`stmt\` string and \`args\` or \`bulk_args\` arrays]`)
+        `SQLParseException[Can't parse [${text}]. ` +
+        'Expecting payload with `stmt` string and `args` or `bulk_args` arrays]')
     }
     if (typeof body.stmt !== 'string') return sendError(res, 500, 5000,
       'SQLParseSourceException[Field [stmt] is missing]')
@@ -284,7 +305,7 @@ class CrateTestDouble {
     if (/^CREATE TABLE [^(]+\([\s\S]*\)$/i.test(stmt) && !/\) CLUSTERED INTO \d+ SHARDS WITH \(/i.test(stmt)) {
       stmt = `${stmt} CLUSTERED INTO 4 SHARDS WITH (number_of_replicas = '0-1')`
     }
-    if ((m = /^CREATE TABLE (IF NOT EXISTS )?(\S+) \(([\s\S]*)\) CLUSTERED INTO (\d+) SHARDS WITH \(number_of_replicas = '([^']*)'([^)]*)\)$/i.exec(stmt))) {
+    if ((m = STATEMENT.createTable.exec(stmt))) {
       const name = tableName(m[2])
       const shards = Number(m[4])
       if (shards < 1) return error(400, 4000,
@@ -312,7 +333,7 @@ class CrateTestDouble {
       })
       return { rowcount: 1 }
     }
-    if ((m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)( ON CONFLICT \(([a-z_]+)\) DO UPDATE SET .+)?$/i.exec(stmt))) {
+    if ((m = STATEMENT.insert.exec(stmt))) {
       // A single-row insert with parameters (the results table, the kv mix's writes); rows are
       // kept for the run aggregate and the primary-key lookups.
       const name = tableName(m[1])
@@ -321,7 +342,7 @@ class CrateTestDouble {
       const columns = m[2].split(',').map((c) => c.trim().replace(/"/g, ''))
       if (args.length < columns.length) {
         return error(400, 4000,
-          `SQLParseException[The query contains a parameter placeholder $${args.length + 1}, but there are only ${args.length} parameter values]`)
+          missingParameter(args.length))
       }
       const record = Object.fromEntries(columns.map((c, i) => [c, args[i]]))
       const immense = immenseTermError(table, record)
@@ -372,7 +393,7 @@ class CrateTestDouble {
       if (!this.tables.has(tableName(m[1]))) return unknownRelation(tableName(m[1]))
       return { rowcount: -1 }
     }
-    if ((m = /^SELECT ([a-z_, ]+) FROM (\S+) WHERE ([a-z_]+) = \?$/i.exec(stmt)) && this.tables.has(tableName(m[2])) && this.tables.get(tableName(m[2])).pk === m[3]) {
+    if ((m = STATEMENT.keyLookup.exec(stmt)) && this.tables.get(tableName(m[2]))?.pk === m[3]) {
       // A primary-key lookup: like CrateDB's, it sees every write at once, refreshed or not (52, 53).
       const table = this.tables.get(tableName(m[2]))
       const cols = m[1].split(',').map((c) => c.trim())
@@ -407,23 +428,23 @@ class CrateTestDouble {
       // Like CrateDB, a count sees what the last refresh made visible.
       return { cols: ['count'], rows: [[table.visible]], rowcount: 1 }
     }
-    if (/^SELECT column_name FROM information_schema\.columns WHERE table_schema = \? AND table_name = \?$/i.test(stmt)) {
+    if (STATEMENT.columns.test(stmt)) {
       const table = this.tables.get(`${args[0]}.${args[1]}`)
       const names = table ? topLevelParts(table.columns).map((part) => /^\s*"?([a-z_][a-z0-9_]*)"?/i.exec(part)[1]) : []
       return { cols: ['column_name'], rows: names.map((n) => [n]), rowcount: names.length }
     }
-    if (/^SELECT number_of_shards, number_of_replicas FROM information_schema\.tables WHERE table_schema = \? AND table_name = \?$/i.test(stmt)) {
+    if (STATEMENT.shape.test(stmt)) {
       const table = this.tables.get(`${args[0]}.${args[1]}`)
       return { cols: ['number_of_shards', 'number_of_replicas'], rows: table ? [[table.shards, table.replicas]] : [],
         rowcount: table ? 1 : 0 }
     }
-    if (/^SELECT count\(\*\), sum\(size\), sum\(num_docs\) FROM sys\.shards WHERE schema_name = \? AND table_name = \? AND "primary" = true$/.test(stmt)) {
+    if (STATEMENT.shards.test(stmt)) {
       // The shape of sys.shards (22); a row's size on disk modelled as 100 bytes.
       const table = this.tables.get(`${args[0]}.${args[1]}`)
       const row = table ? [table.shards || 1, table.visible * 100, table.visible] : [0, null, null]
       return { cols: ['count(*)', 'sum(size)', 'sum(num_docs)'], rows: [row], rowcount: 1 }
     }
-    if (/^SELECT count\(\*\) FROM sys\.segments WHERE table_schema = \? AND table_name = \? AND "primary" = true$/.test(stmt)) {
+    if (STATEMENT.segments.test(stmt)) {
       const table = this.tables.get(`${args[0]}.${args[1]}`)
       return { cols: ['count(*)'], rows: [[table ? table.segments || 0 : 0]], rowcount: 1 }
     }
@@ -537,7 +558,7 @@ class CrateTestDouble {
   }
 
   executeBulk (stmt, bulkArgs) {
-    const m = /^INSERT INTO (\S+) \(([^)]*)\) VALUES \(([^)]*)\)( ON CONFLICT \(([a-z_]+)\) DO UPDATE SET .+)?$/i.exec(stmt)
+    const m = STATEMENT.insert.exec(stmt)
     if (!m) return error(400, 4004,
       'UnsupportedFeatureException[Bulk operations for statements that return result sets is not supported]')
     const upsert = Boolean(m[4])
@@ -550,7 +571,7 @@ class CrateTestDouble {
     for (const row of bulkArgs) {
       if (row.length < placeholders) {
         return error(400, 4000,
-          `SQLParseException[The query contains a parameter placeholder $${row.length + 1}, but there are only ${row.length} parameter values]`)
+          missingParameter(row.length))
       }
       for (let i = 0; i < columns.length; i++) {
         if (columns[i].startsWith('usage_') && !Number.isInteger(row[i])) {

@@ -100,7 +100,8 @@ test('a test cluster: one table on every node; a killed node resets (61) and ref
   const rows = (n) => Array.from({ length: n }, (_, i) => [{ hostname: `h${i}` }, i, 1])
   const bulk = (client) => client.post(JSON.stringify({ stmt: insert, bulk_args: rows(1000) }))
   try {
-    await clients[0].sql("CREATE TABLE doc.nodeloss (tags OBJECT, ts TIMESTAMP, usage_user INTEGER) CLUSTERED INTO 6 SHARDS WITH (number_of_replicas = '1')")
+    await clients[0].sql("CREATE TABLE doc.nodeloss (tags OBJECT, ts TIMESTAMP, usage_user " +
+      "INTEGER) CLUSTERED INTO 6 SHARDS WITH (number_of_replicas = '1')")
     const before = await bulk(clients[1])
     const captured60 = fixture('60-node-loss-bulk-before-kill').response
     assert.ok(before.results.every((r) => JSON.stringify(r) === JSON.stringify(captured60.body.results[0])),

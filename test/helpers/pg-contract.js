@@ -124,7 +124,8 @@ async function replayPg (port, { host = '127.0.0.1', rename, skip = [], onAnswer
     const at = want.findIndex((m, i) => m !== got[i])
     if (at >= 0 || got.length !== want.length) {
       const i = at >= 0 ? at : want.length
-      found.push(`${name} "${exchange.client.messages[0].text || exchange.client.messages[0].type}": message ${i + 1} ` +
+      const [first] = exchange.client.messages
+      found.push(`${name} "${first.text || first.type}": message ${i + 1} ` +
         `captured ${JSON.stringify(want[i] ?? '(none)')}, got ${JSON.stringify(got[i] ?? '(none)')}`)
     }
   }
@@ -151,7 +152,8 @@ async function replayPg (port, { host = '127.0.0.1', rename, skip = [], onAnswer
   const stranger = await rawConnection(port, host)
   try {
     for (const exchange of capture('13-unknown-user').exchanges) {
-      compare('13-unknown-user', exchange, await stranger.send(clientBytes(exchange), anyAnswer), stranger.answerBytes())
+      const answer = await stranger.send(clientBytes(exchange), anyAnswer)
+      compare('13-unknown-user', exchange, answer, stranger.answerBytes())
     }
   } finally {
     stranger.socket.destroy()

@@ -32,7 +32,8 @@ function clusterClient () {
   })
 }
 
-const nodeUrls = (process.env.CRATE_TEST_URLS || '').split(',').map((u) => u.trim()).filter(Boolean).map((u) => new URL(u))
+const nodeUrls = (process.env.CRATE_TEST_URLS || '').split(',').map((u) => u.trim()).filter(Boolean)
+  .map((u) => new URL(u))
 const SKIP_MULTI_NODE = nodeUrls.length >= 2 ? false : 'CRATE_TEST_URLS does not list two or more nodes: integration ' +
   'tests against a real multi-node cluster skipped'
 

@@ -82,7 +82,9 @@ async function waitForChildren (pid, count, { timeoutMs = 20_000 } = {}) {
   for (;;) {
     const pids = childPids(pid)
     if (pids.length >= count) return pids
-    if (Date.now() > until) throw new Error(`pid ${pid} has ${pids.length} children, not ${count}, after ${timeoutMs} ms`)
+    if (Date.now() > until) {
+      throw new Error(`pid ${pid} has ${pids.length} children, not ${count}, after ${timeoutMs} ms`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }

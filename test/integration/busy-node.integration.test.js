@@ -9,6 +9,7 @@ const assert = require('node:assert/strict')
 const { SKIP, clusterEnv, clusterClient, scratchTable } = require('../helpers/real-cluster')
 const { runTool } = require('../helpers/run-tool')
 const { BUSY_IDLE_CPU_PCT } = require('../../lib/reports/cluster-limits')
+const { joined } = require('../helpers/patterns')
 
 if (SKIP) console.log(`# ${SKIP}`)
 
@@ -50,7 +51,9 @@ test('a node busy with another client\'s queries before the run began is said to
       }
       const busy = await runTool('appClusterIngest.js', shortRun(ours), { env: clusterEnv() })
       assert.equal(busy.code, 0, busy.stderr)
-      assert.match(busy.stderr, /warning: the nodes were busy before this run began \([^)]*CPU \d+% before it made a table or sent a row: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
+      assert.match(busy.stderr, joined(
+        /warning: the nodes were busy before this run began \([^)]*CPU \d+% before it made a table or sent a /,
+        /row: another client, or the merges of an earlier load\): these figures are not the cluster's alone/))
       burning = false
       await Promise.all(loops)
       // Quiet again: the other client gone.

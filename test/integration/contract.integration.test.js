@@ -106,7 +106,8 @@ test('npm run fixtures:record records every capture again from the node: nothing
     assert.equal(run.code, 0, run.stderr)
     // The HTTP answers that differ from the captures are the known variants only (27: the contract's VARIANTS).
     assert.match(run.stderr, /^recorded 24 exchanges from .* (0 changed|1 changed \(27-invalid-shards\))$/m)
-    assert.match(run.stderr, /^recorded 20 pgwire exchanges of 12 captures from .*: 0 changed in what the tool relies on$/m)
+    assert.match(run.stderr,
+      /^recorded 20 pgwire exchanges of 12 captures from .*: 0 changed in what the tool relies on$/m)
     const recorded = JSON.parse(fs.readFileSync(path.join(out, 'pgwire', '05-batch-insert-check-violations.json'),
       'utf8'))
     assert.ok(recorded.exchanges[0].server.messages.some((m) => m.text === 'INSERT 0 -3'))

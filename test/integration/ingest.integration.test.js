@@ -7,6 +7,9 @@ const { runTool } = require('../helpers/run-tool')
 
 if (SKIP) console.log(`# ${SKIP}`)
 
+// Distinct (host, timestamp) pairs: the cpu model's rows are unique by them, so resent rows would show here.
+const distinctRows = (table) => `SELECT count(DISTINCT tags['hostname'] || '|' || CAST(ts AS TEXT)) FROM ${table}`
+
 test('ingest into a real CrateDB: exact rows, count after refresh matches', { skip: SKIP }, async () => {
   const table = scratchTable('bench_it_cpu')
   const client = clusterClient()
@@ -23,7 +26,7 @@ test('ingest into a real CrateDB: exact rows, count after refresh matches', { sk
     const shards = await client.sql('SELECT number_of_shards FROM information_schema.tables WHERE table_schema = ? ' +
       'AND table_name = ?', [schema, name])
     assert.equal(shards.rows[0][0], 2)
-    const distinct = await client.sql(`SELECT count(DISTINCT tags['hostname'] || '|' || CAST(ts AS TEXT)) FROM ${table}`)
+    const distinct = await client.sql(distinctRows(table))
     assert.equal(distinct.rows[0][0], 10_000, 'rows are unique on (hostname, ts)')
     const range = await client.sql(`SELECT min(usage_user), max(usage_user), count(tags['tag_1']) FROM ${table}`)
     assert.ok(range.rows[0][0] >= 0 && range.rows[0][1] <= 100)
@@ -87,7 +90,7 @@ test('--prefill on a real CrateDB: the table filled first, the run after it, eve
       assert.equal(run.json.table_count, 60_000)
       assert.equal(run.json.reconciliation.verdict, 'exact')
       assert.equal(run.json.table_storage.start.docs, 50_000)
-      const distinct = await client.sql(`SELECT count(DISTINCT tags['hostname'] || '|' || CAST(ts AS TEXT)) FROM ${table}`)
+      const distinct = await client.sql(distinctRows(table))
       assert.equal(distinct.rows[0][0], 60_000)
     } finally {
       await client.sql(`DROP TABLE IF EXISTS ${table}`).catch(() => {})

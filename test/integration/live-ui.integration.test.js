@@ -58,7 +58,7 @@ test('a real run steered from its live page: the rate raised, then the run stopp
     const before = m.timeline.series.filter((e) => e.t_s >= 1 && e.t_s < change.at_s - 1)
     const after = m.timeline.series.filter((e) => e.t_s >= change.at_s + 1 && e.t_s <= change.at_s + 5)
     assert.ok(before.length >= 1 && after.length >= 2 && mean(after) > mean(before) * 1.3,
-      `before ${JSON.stringify(before.map((e) => e.ingest.ok))}, after ${JSON.stringify(after.map((e) => e.ingest.ok))}`)
+      JSON.stringify({ before: before.map((e) => e.ingest.ok), after: after.map((e) => e.ingest.ok) }))
     assert.equal(m.table_count, m.rows_ok, 'every row counted exactly')
     console.log(`# steered: 1000 -> 3000 rows/s at ${change.at_s} s, stopped by the API; ${m.rows_ok} rows, ` +
       `achieved ${m.rate.achieved_pct}% of the mean target ${m.rate.target_per_sec}`)

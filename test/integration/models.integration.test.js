@@ -28,7 +28,8 @@ test('devops on a real CrateDB: nine tables created, counts match', { skip: SKIP
       const count = await client.sql(`SELECT count(*) FROM "${schema}"."${name}"`)
       assert.equal(count.rows[0][0], 400, name)
     }
-    const redis = await client.sql(`SELECT tags['server'], uptime_in_seconds FROM "${schema}"."redis" ORDER BY ts DESC LIMIT 1`)
+    const redis = await client.sql(
+      `SELECT tags['server'], uptime_in_seconds FROM "${schema}"."redis" ORDER BY ts DESC LIMIT 1`)
     assert.match(redis.rows[0][0], /^redis_\d+$/)
   } finally {
     for (const name of DEVOPS_TABLES) await client.sql(`DROP TABLE IF EXISTS "${schema}"."${name}"`).catch(() => {})
@@ -45,7 +46,8 @@ test('loadtest on a real CrateDB: refresh off during the load, back to the defau
     assert.equal(run.code, 0, run.stderr)
     assert.equal(run.json.table_count, 2000)
     const [schema, name] = table.split('.')
-    const settings = await client.sql("SELECT settings['refresh_interval'] FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", [schema, name])
+    const settings = await client.sql("SELECT settings['refresh_interval'] FROM information_schema.tables " +
+      "WHERE table_schema = ? AND table_name = ?", [schema, name])
     assert.equal(settings.rows[0][0], 1000, 'reset to the default 1 s')
     const lengths = await client.sql(`SELECT min(char_length(data)), max(char_length(data)) FROM ${table}`)
     assert.deepEqual(lengths.rows[0], [256, 256])
@@ -74,7 +76,8 @@ test('kv on a real CrateDB: keys written, duplicates fail, reads find their keys
     }
     const mix = tempFile(t, 'kv.yml', [
       `- {name: read, query: "SELECT v FROM ${table} WHERE k = ?", ratio: 0.95, args: [{kv_key: {}}]}`,
-      `- {name: write, query: "INSERT INTO ${table} (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v", ratio: 0.05, args: [{kv_key: {}}, {kv_value: {}}]}`
+      `- {name: write, query: "INSERT INTO ${table} (k, v) VALUES (?, ?) ` +
+        'ON CONFLICT (k) DO UPDATE SET v = excluded.v", ratio: 0.05, args: [{kv_key: {}}, {kv_value: {}}]}'
     ].join('\n'))
     const run = await runTool('appClusterAnalytical.js', ['--queries_config', mix, '--table', table, '--max_queries',
       '500', '--json'], { env: clusterEnv() })

@@ -40,7 +40,8 @@ async function waitFor (check, timeoutMs, what) {
 function startPrometheus (dir, { port, target }) {
   const config = path.join(dir, 'prometheus.yml')
   fs.writeFileSync(config,
-    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: crate-bench\n    static_configs:\n      - targets: ['${target}']\n`)
+    'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n' +
+    `scrape_configs:\n  - job_name: crate-bench\n    static_configs:\n      - targets: ['${target}']\n`)
   const child = spawn(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] })
   let log = ''
@@ -99,7 +100,8 @@ test('Prometheus scrapes a 20 s run: the final counters equal the report; every 
       if (/cratebench_/.test(filled)) assert.ok(answer.data.result.length > 0, `${title}: no data for ${filled}`)
     }
     const phases = await api(base,
-      `/api/v1/query_range?query=${encodeURIComponent('max by (phase) (cratebench_phase{run_id="prom-1"}) == 1')}&start=${start}&end=${end}&step=1`)
+      `/api/v1/query_range?query=${encodeURIComponent('max by (phase) (cratebench_phase{run_id="prom-1"}) == 1')}` +
+      `&start=${start}&end=${end}&step=1`)
     // A scrape may land in the drain too (the last answers after --duration), on a loaded machine.
     const seen = phases.data.result.map((r) => r.metric.phase)
     assert.ok(seen.includes('warmup') && seen.includes('measure'),

@@ -3,6 +3,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { renderReport } = require('../../lib/reports/text')
+const { joined } = require('../helpers/patterns')
 
 const workload = { unit: 'rows', name: 'ingest', detailTable: null }
 
@@ -81,11 +82,16 @@ test('under --rate, --timeout is judged by the requests\' own time; a schedule t
     latency_ms: { p50: 300_000, p99: 601_882.62 }, rate: rate(4_200) })
   assert.doesNotMatch(behind, /will time out/)
   assert.match(behind,
-    /note: p99 601,882\.62 ms counts from each request's scheduled start: the schedule fell behind \(requests waited for a free slot\), while no request's own time came near --timeout \(the slowest 4,200 ms, 7% of --timeout \(60,000 ms\)\)/)
+    joined(
+      /note: p99 601,882\.62 ms counts from each request's scheduled start: the schedule /,
+      /fell behind \(requests waited for a free slot\), while no request's own time came /,
+      /near --timeout \(the slowest 4,200 ms, 7% of --timeout \(60,000 ms\)\)/))
   const slow = renderReport(workload, { ...resultWith([]), options: { timeout_ms: 60_000 },
     latency_ms: { p50: 300_000, p99: 601_882.62 }, rate: rate(45_000) })
   assert.match(slow,
-    /warning: the slowest request took 45,000 ms from send to answer, 75% of --timeout \(60,000 ms\): the slowest requests will time out/)
+    joined(
+      /warning: the slowest request took 45,000 ms from send to answer, 75% /,
+      /of --timeout \(60,000 ms\): the slowest requests will time out/))
 })
 
 // Issue 46: what the cluster's own samples say comes first.
@@ -100,10 +106,14 @@ test('a --rate shortfall the cluster caused leads with the cluster; nodes busy b
     latency_ms: { p99: 500 }, environment: { cluster: { nodes: 1, cores_per_node: 2,
       node_list: [{ name: 'n1', cores: 2 }] } } })
   assert.match(text,
-    /warning: achieved 60% of the target rate: the load was beyond what the cluster serves \(the write queue of n1 grew from 10 to 950\): lower the rate or add nodes/)
+    joined(
+      /warning: achieved 60% of the target rate: the load was beyond what the cluster /,
+      /serves \(the write queue of n1 grew from 10 to 950\): lower the rate or add nodes/))
   assert.doesNotMatch(text, /Raise --concurrent_requests/)
   assert.match(text,
-    /warning: the nodes were busy beyond this load \(n1: load 12 on 2 cores\): these figures are not the cluster's alone/)
+    joined(
+      /warning: the nodes were busy beyond this load \(n1: load 12 on /,
+      /2 cores\): these figures are not the cluster's alone/))
   const calm = renderReport(workload, { ...resultWith([]), options: { concurrent_requests: 4 }, rate,
     latency_ms: { p99: 500 } })
   assert.match(calm, /Raise --concurrent_requests to at least/, 'without the cluster\'s samples, the client\'s advice')
@@ -120,7 +130,9 @@ test('a node busy before the run began (its CPU when the run read the cluster) m
       process_cpu_pct: 98 } }] }
   const busy = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster, ...shape(85) })
   assert.match(busy,
-    /warning: the nodes were busy before this run began \(n1: CPU 85% before it made a table or sent a row: another client, or the merges of an earlier load\): these figures are not the cluster's alone/)
+    joined(
+      /warning: the nodes were busy before this run began \(n1: CPU 85% before it made a table or sent a row: /,
+      /another client, or the merges of an earlier load\): these figures are not the cluster's alone/))
   const idle = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster, ...shape(4) })
   assert.doesNotMatch(idle, /busy/)
   const older = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster,
@@ -137,6 +149,8 @@ test('a --rate shortfall whose latency grew through the run is put on the cluste
   const text = renderReport(workload, { ...resultWith([]), options: { concurrent_requests: 4 }, rate, drift,
     latency_ms: { p99: 9900 } })
   assert.match(text,
-    /warning: achieved 85% of the target rate: the load was beyond what the cluster serves \(the median latency grew ×15\.3 through the run\)/)
+    joined(
+      /warning: achieved 85% of the target rate: the load was beyond what the /,
+      /cluster serves \(the median latency grew ×15\.3 through the run\)/))
   assert.doesNotMatch(text, /Raise --concurrent_requests/)
 })

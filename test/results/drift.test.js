@@ -7,6 +7,7 @@ const assert = require('node:assert/strict')
 const { driftOf, driftLines, theilSen } = require('../../lib/results/drift')
 const { parseThreshold, evaluateThresholds } = require('../../lib/results/thresholds')
 const { fmt } = require('../../lib/base/format')
+const { joined, assertSomeMatch } = require('../helpers/patterns')
 
 /** A 600 s ingest: 1,000 rows/s and p99 10 ms until `changeS`, then 800 rows/s and 40 ms; a node at 50%, then 90%. */
 function timelineOf ({ seconds = 600, changeS = 300, warmupS = 0 } = {}) {
@@ -86,7 +87,9 @@ test('the report line, and a threshold on the drift that a run can miss', () => 
   assert.equal(lines[0], 'over the run: throughput \u221220% (first 10%: 1,000 rows/s, last 10%: 800), p50 \u00d74, ' +
     'p99 \u00d74, rejections 0 \u2192 60')
   assert.equal(lines[1], '  table: 0 MB, 0 segments at the start; 50 MB, 48 segments at the end')
-  assert.ok(lines.some((l) => /^ {2}changed at \d+ s: throughput \(rows\/s\) 1,000 \u2192 800; busiest node n1 CPU 50% before, n1 CPU 90%, [\d,]+ rejections after$/.test(l)), lines.join('\n'))
+  assertSomeMatch(lines, joined(
+    /^ {2}changed at \d+ s: throughput \(rows\/s\) 1,000 \u2192 800; /,
+    /busiest node n1 CPU 50% before, n1 CPU 90%, [\d,]+ rejections after$/))
   const [checked] = evaluateThresholds([parseThreshold('drift_throughput_pct>-10')], { drift }, 'rows')
   assert.deepEqual([checked.actual, checked.passed], [-20, false])
   assert.throws(() => parseThreshold('ingest:drift_throughput_pct>-10'), /for the whole run/)
@@ -130,7 +133,9 @@ test('under --stages the throughput drift is the achieved share of each window\'
   assert.equal(rampDown.throughput_change_pct, 0)
   assert.equal(drift(rampDown).passed, true, 'a ramp-down held is no drift')
   assert.match(driftLines(rampDown, fmt)[0],
-    /^over the run: throughput \u00b10% against its target \(first 10%: 2,000 rows\/s, 100% of 2,000; last 10%: 200, 100% of 200\)/)
+    joined(
+      /^over the run: throughput \u00b10% against its target \(first 10%: /,
+      /2,000 rows\/s, 100% of 2,000; last 10%: 200, 100% of 200\)/))
 })
 
 test('throughput that rises above its target after falling short is a backlog draining, not an improvement', () => {
@@ -142,7 +147,9 @@ test('throughput that rises above its target after falling short is a backlog dr
   const change = drift.changes.find((c) => c.metric === 'throughput')
   assert.equal(change.backlog_draining, true)
   assert.ok(driftLines(drift,
-    fmt).some((l) => /changed at \d+ s: throughput \(queries\/s\) 9\.6 \u2192 11\.2: a backlog draining \(above its target of 10 after falling short of it\), not an improvement/.test(l)),
+    fmt).some((l) => joined(
+      /changed at \d+ s: throughput \(queries\/s\) 9\.6 \u2192 11\.2: a backlog draining /,
+      /\(above its target of 10 after falling short of it\), not an improvement/).test(l)),
     driftLines(drift, fmt).join('\n'))
 })
 

@@ -4,6 +4,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { reconcile, describeReconciliation } = require('../../lib/results/reconcile')
 const { fmt } = require('../../lib/base/format')
+const { joined } = require('../helpers/patterns')
 
 test('each verdict at its boundaries', () => {
   const verdict = (counted) => reconcile({ acknowledged: 1000, inDoubt: 200, counted }).verdict
@@ -27,7 +28,9 @@ test('the capture of a node lost under load reads as rows stored although report
   const { cell, warning } = describeReconciliation(above, fmt)
   assert.equal(cell, '174,322: 2,248 more than acknowledged + in doubt')
   assert.match(warning,
-    /^warning: the table holds 2,248 rows more than the 140,074 acknowledged and the 32,000 in doubt together: CrateDB stored rows it had reported as failed/)
+    joined(
+      /^warning: the table holds 2,248 rows more than the 140,074 acknowledged and the /,
+      /32,000 in doubt together: CrateDB stored rows it had reported as failed/))
 })
 
 test('the words say how many rows in doubt were written, or that rows are missing', () => {
@@ -47,7 +50,9 @@ test('rows a dead worker sent after its last report are named as such, not blame
   assert.equal(r.excess, 1700)
   const { warning } = describeReconciliation(r, fmt)
   assert.match(warning,
-    /worker 1 died before its final report, and the rows it sent after its last report \(up to about 2,500\) are unknown to this run/)
+    joined(
+      /worker 1 died before its final report, and the rows it sent after /,
+      /its last report \(up to about 2,500\) are unknown to this run/))
   assert.doesNotMatch(warning, /failover/)
   // Beyond what the dead worker can explain, the failover explanation stands.
   const more = reconcile({ acknowledged: 6300, inDoubt: 0, counted: 9000, unreported: { workers: [1], bound: 2500 } })

@@ -172,7 +172,8 @@ test('--graceful_stop: after the deadline, answers still missing when the grace 
   assert.equal(totals.sendingSeconds, 0.06)
 })
 
-test('--warmup: answers before its end are counted apart; the measured window starts there; every unit is accounted once', async () => {
+test('--warmup: answers before its end are counted apart; the ' +
+  'measured window starts there; every unit is accounted once', async () => {
   const clock = new FakeClock()
   const client = fakeClient(clock, () => 10)
   const startAt = clock.now()

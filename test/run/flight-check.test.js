@@ -3,6 +3,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { FlightCheck, flightWarning } = require('../../lib/run/flight-check')
+const { joined } = require('../helpers/patterns')
 
 const delta = (ok, lateRequests) => ({ series: { q: { ok } }, warmupSeries: {}, lateRequests })
 
@@ -27,5 +28,7 @@ test('no warning when the rate is served, when nothing was late (the answers, no
     'nothing answered yet: no flight to name (the report says the same of a run that served nothing)')
   const rows = flightWarning({ targetPerSec: 200_000, servedPerSec: 50_000, late: 40, inFlight: 2, unit: 'rows' })
   assert.match(rows,
-    /2 requests in flight per process served about 50,000 rows\/s of the 200,000 targeted, 40 requests due while every one was busy: raise --concurrent_requests to at least 9/)
+    joined(
+      /2 requests in flight per process served about 50,000 rows\/s of the 200,000 targeted, 40 /,
+      /requests due while every one was busy: raise --concurrent_requests to at least 9/))
 })

@@ -111,7 +111,8 @@ test('changes within a second of each other are one event with their count; the 
     assert.equal(steering.events.at(-1).kind, 'user_stop', 'the stop is kept past the cap')
   })
 
-test('a rate typed by mistake and taken back within the second: one event that keeps the highest rate it passed through',
+test('a rate typed by mistake and taken back within the second: ' +
+  'one event that keeps the highest rate it passed through',
   () => {
     const { steering, clock } = steeringOf({ main: { rate: 2000 } })
     clock.t = 5000

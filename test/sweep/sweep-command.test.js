@@ -13,6 +13,7 @@ const { tempDir } = require('../helpers/temp-files')
 
 const def = (name) => ({ name, ...SWEEPS[name] })
 const { memoryStream: sink } = require('../helpers/memory-stream')
+const { joined } = require('../helpers/patterns')
 const signals = () => Object.assign(new EventEmitter(), { interrupted: false })
 
 /** A benchmark whose result at each value is `throughputOf(value)` queries/s; it logs every call. */
@@ -61,7 +62,9 @@ test('a benchmark that cannot run stops the sweep with its exit code and a repor
   assert.equal(code, 3)
   assert.equal(bench.calls.length, 2)
   assert.match(stderr.text,
-    /find-optimal-batch-size\.sh: error: the benchmark could not run at --batch_size 2000 \(exit code 3\): appClusterAnalytical\.js: error: cannot reach CrateDB/)
+    joined(
+      /find-optimal-batch-size\.sh: error: the benchmark could not run at --batch_size /,
+      /2000 \(exit code 3\): appClusterAnalytical\.js: error: cannot reach CrateDB/))
   assert.ok(fs.existsSync(path.join(out, 'batch-size.csv')))
 })
 

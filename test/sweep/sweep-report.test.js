@@ -9,6 +9,7 @@ const { main, SATURATED } = require('../../lib/sweep/sweep-report')
 const { tempDir } = require('../helpers/temp-files')
 const { runTool } = require('../helpers/run-tool')
 const { memoryStream } = require('../helpers/memory-stream')
+const { joined } = require('../helpers/patterns')
 
 function runReport (argv) {
   const stdout = memoryStream()
@@ -111,7 +112,9 @@ test('report says when the values beyond the sweet spot all failed', (t) => {
   const r = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', path.join(dir, 'o')])
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stderr,
-    /sweet spot: batch_size=1000 \(900 rows\/s\); every larger value had failures, the cluster saturates beyond it: 2000 \(100 rows failed\)$/m)
+    joined(
+      /sweet spot: batch_size=1000 \(900 rows\/s\); every larger value had /,
+      /failures, the cluster saturates beyond it: 2000 \(100 rows failed\)$/m))
 })
 
 test('every verdict names the rule that decided it: a faster value ruled out by --max_p99_ms is named with its p99',
@@ -131,9 +134,13 @@ test('every verdict names the rule that decided it: a faster value ruled out by 
     '--max_p99_ms', '3000', '--json'])
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stderr,
-    /^best throughput: batch_size=1000 \(39,704 rows\/s\) of the values within the rules; batch_size=10000 was faster \(56,898 rows\/s\) but is ruled out: p99 7300 ms over --max_p99_ms 3000$/m)
+    joined(
+      /^best throughput: batch_size=1000 \(39,704 rows\/s\) of the values within the rules; batch_size=10000 /,
+      /was faster \(56,898 rows\/s\) but is ruled out: p99 7300 ms over --max_p99_ms 3000$/m))
   assert.match(r.stderr,
-    /^sweet spot: batch_size=1000 \(39,704 rows\/s\); the larger values are ruled out: 5000 \(p99 4100 ms over --max_p99_ms 3000\), 10000 \(p99 7300 ms over --max_p99_ms 3000\), 20000 \([^)]*\)/m)
+    joined(
+      /^sweet spot: batch_size=1000 \(39,704 rows\/s\); the larger values are ruled out: 5000 \(p99 4100 /,
+      /ms over --max_p99_ms 3000\), 10000 \(p99 7300 ms over --max_p99_ms 3000\), 20000 \([^)]*\)/m))
   assert.doesNotMatch(r.stderr, /larger values only had requests the client abandoned/)
   const summary = JSON.parse(r.stdout)
   assert.deepEqual(summary.ruled_out.map((x) => x.value), [5000, 10000, 20000])
@@ -154,7 +161,9 @@ test('a saturation ramp never names its saturated step the sweet spot, in the te
     '--saturation', '--json'])
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stderr,
-    /^sweet spot: max_rows=2000 \(800 rows\/s\): the last value before the ramp saturated at 4000 \(throughput gain below the threshold/m)
+    joined(
+      /^sweet spot: max_rows=2000 \(800 rows\/s\): the last value before the /,
+      /ramp saturated at 4000 \(throughput gain below the threshold/m))
   assert.doesNotMatch(r.stderr, /not reached/)
   assert.equal(JSON.parse(r.stdout).sweet_spot.value, 2000)
 })
@@ -202,7 +211,9 @@ test('--saturation: the first value where a ramp would have stopped, in find-cap
     '--saturation', '--json'])
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stderr,
-    /^saturated at max_rows=4000: throughput gain below the threshold: \+1\.3% from 2000 to 4000 \(target at least \+5%\)$/m)
+    joined(
+      /^saturated at max_rows=4000: throughput gain below the /,
+      /threshold: \+1\.3% from 2000 to 4000 \(target at least \+5%\)$/m))
   assert.deepEqual(JSON.parse(r.stdout).saturation, { value: 4000,
     reason: 'throughput gain below the threshold: +1.3% from 2000 to 4000 (target at least +5%)' })
 })
@@ -267,5 +278,7 @@ test('one verdict everywhere: a curve still climbing has no sweet spot in the te
   const guarded = runReport(['report', '--file', file, '--parameter', 'batch_size', '--out', out, '--json'])
   assert.equal(JSON.parse(guarded.stdout).sweet_spot.value, 10000)
   assert.match(guarded.stderr,
-    /sweet spot: batch_size=10000 \(1,400 rows\/s\); batch_size=20000 is 9\.9% faster, but its p99 is 3\.2x \(1\.5 s -> 4\.8 s\): not worth it \(--latency_guard 2; 0 lifts it\)/)
+    joined(
+      /sweet spot: batch_size=10000 \(1,400 rows\/s\); batch_size=20000 is 9\.9% faster, but its /,
+      /p99 is 3\.2x \(1\.5 s -> 4\.8 s\): not worth it \(--latency_guard 2; 0 lifts it\)/))
 })

@@ -166,7 +166,8 @@ test('a ramp stops on failures, on p99, or when a step gains less than the minim
 test('CSV: one row per value, header named after the parameter and the unit', () => {
   const csv = toCsv('batch_size', sweepOf([[500, 100], [1000, 150, { failed: 5 }]]))
   assert.equal(csv, [
-    'batch_size,seconds,rows,rows_per_sec,change_pct,p99_ms,failed,in_doubt,abandoned,exit_code,partial,runs,rows_per_sec_min,rows_per_sec_max,cluster_write_rejected',
+    'batch_size,seconds,rows,rows_per_sec,change_pct,p99_ms,failed,in_doubt,abandoned,exit_code,partial,runs,' +
+      'rows_per_sec_min,rows_per_sec_max,cluster_write_rejected',
     '500,1,1000,100,,10,0,0,0,0,false,1,100,100,',
     '1000,1,1000,150,50,10,5,0,0,1,false,1,150,150,',
     ''

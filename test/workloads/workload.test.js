@@ -32,7 +32,9 @@ test('each workload\'s source is a RequestSource: its next request, and an answe
   const queries = query.createSource(queryOptions, { workerIndex: 0, workerCount: 1 }, {})
   for (const source of [rows, queries]) {
     for (const member of SOURCE_REQUIRED) assert.notEqual(source[member], undefined, member)
-    for (const member of SOURCE_OPTIONAL) assert.ok(source[member] === undefined || typeof source[member] === 'function', member)
+    for (const member of SOURCE_OPTIONAL) {
+      assert.ok(source[member] === undefined || typeof source[member] === 'function', member)
+    }
   }
   const batch = rows.next()
   assert.equal(batch.units, 3)

@@ -8,6 +8,7 @@ const { pointOf, sizingOf } = require('../../../lib/reports/sizing')
 const { startCrateTestCluster } = require('../../helpers/crate-test-double')
 const { runTool } = require('../../helpers/run-tool')
 const { tempDir } = require('../../helpers/temp-files')
+const { joined } = require('../../helpers/patterns')
 
 const GB = 2 ** 30
 
@@ -60,9 +61,13 @@ test('per shape its peak within the rules, per node and per core, the ceiling, t
   assert.match(group.shapes[0].disagreement, /r0\.json 20000 and r1\.json 25000, 20% apart with no interval to judge/)
   const text = require('../../../lib/reports/sizing/command').render(sizing)
   assert.match(text,
-    /│ cluster +│ results +│ best measured rows\/s +│ field values\/s +│ at the recommended settings +│ settings +│ p99 ms +│ per node \(best\) +│ with replicas per node +│ per core \(best\) +│ to plan with +│ efficiency/)
+    joined(
+      /│ cluster +│ results +│ best measured rows\/s +│ field values\/s +│ at the recommended settings +│ settings +│ /,
+      /p99 ms +│ per node \(best\) +│ with replicas per node +│ per core \(best\) +│ to plan with +│ efficiency/))
   assert.match(text,
-    /│ 6 nodes x 4 cores, 8 GB heap +│ 1 \(one run: a point\) +│ 120,000 +│ 1,200,000 +│ none +│ .* +│ 50 +│ 20,000 +│ 40,000 +│ 5,000 +│ 96,000 /)
+    joined(
+      /│ 6 nodes x 4 cores, 8 GB heap +│ 1 \(one run: a point\) +│ 120,000 +│ /,
+      /1,200,000 +│ none +│ .* +│ 50 +│ 20,000 +│ 40,000 +│ 5,000 +│ 96,000 /))
   assert.match(text, /^1 node: to plan with 20,000 rows\/s: 20% below the best measured/m)
   assert.match(text, /^warning: 1 node: results of this shape disagree/m)
   assert.match(text, /^note: replicas 0 on 3 nodes: a production cluster keeps replicas/m)
@@ -146,7 +151,8 @@ test('crate-bench sizing --results_table --run_id: each run read from the cluste
   })
 })
 
-test('crate-bench sizing over grid folders: each cluster at its grid\'s recommended cell, the study\'s runs not a point', async (t) => {
+test('crate-bench sizing over grid folders: each cluster at its grid\'s recommended cell, ' +
+  'the study\'s runs not a point', async (t) => {
   const { EventEmitter } = require('node:events')
   const { main: grid } = require('../../../lib/sweep/grid/command')
   const { fakeGridBenchmark } = require('../../helpers/grid-model')
@@ -178,7 +184,9 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   assert.equal(sixNodes.recommended.per_sec, 312_000 * 0.99 * 1.8)
   assert.equal(sixNodes.efficiency_pct, 90)
   assert.match(sized.stderr,
-    /^scaling \(Universal Scalability Law over 3, 6, 9, 12 nodes of 8 cores; an estimate, R² [0-9.]+\): one node ~[0-9,.]+ rows\/s, contention σ [0-9.]+, coherency κ [0-9.]+: limited by (contention|coherency)/m)
+    joined(
+      /^scaling \(Universal Scalability Law over 3, 6, 9, 12 nodes of 8 cores; an estimate, R² [0-9.]+\): one /,
+      /node ~[0-9,.]+ rows\/s, contention σ [0-9.]+, coherency κ [0-9.]+: limited by (contention|coherency)/m))
   assert.equal(sized.json.groups[0].usl[0].sizes.length, 4)
   assert.match(sized.stderr, /sizing report written to .*sizing\.html/)
   assert.equal((fs.readFileSync(report, 'utf8').match(/<svg/g) || []).length, 2)

@@ -13,6 +13,7 @@ const { short } = require('../../../lib/sweep/grid/heatmap')
 const { fakeGridBenchmark, noisyRuns, slowFirstRound } = require('../../helpers/grid-model')
 const { memoryStream: sink } = require('../../helpers/memory-stream')
 const { tempDir } = require('../../helpers/temp-files')
+const { joined, escaped } = require('../../helpers/patterns')
 
 const signals = () => Object.assign(new EventEmitter(), { interrupted: false })
 const VARY = ['--vary', 'batch_size=100,500,2000,5000', '--vary', 'concurrent_requests=1,4,16,64']
@@ -65,7 +66,9 @@ test('every cell in rounds; grid.json with its runs, verdicts and sentences; a h
   assert.equal(saved.recommended.first_break.reason, 'batch_size 5000: p99 420 ms over the 200 ms target')
   assert.ok(saved.sentences.length >= 2)
   assert.match(run.stderr,
-    /grid: 16 cells \(batch_size 4 × concurrent_requests 4\), 2 runs a cell in rounds, ingest with --processes 1 --duration 10s/)
+    joined(
+      /grid: 16 cells \(batch_size 4 × concurrent_requests 4\), 2 runs a /,
+      /cell in rounds, ingest with --processes 1 --duration 10s/))
   assert.match(run.stderr, /\[cell 16 of 16, round 2 of 2\] batch_size 5000, concurrent_requests 64 — about 5 s left/)
   assert.match(run.stderr,
     /recommended \(p99 within 200 ms, no failures\): batch_size 2000, concurrent_requests 16: 308,880 rows\/s/)
@@ -119,7 +122,8 @@ test('a --out holding a grid of other settings is refused in one line; a passwor
     assert.equal(run.code, 2)
     assert.equal(bench.calls.length, 0)
     assert.match(run.stderr,
-      new RegExp(`^crate-bench sweep grid: error: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/grid\\.json holds a grid of other settings \\(${message.source}\\): give another --out, or the same settings to resume\\n$`))
+      new RegExp(`^crate-bench sweep grid: error: ${escaped(out)}/grid\\.json holds a grid of other settings ` +
+        `\\(${message.source}\\): give another --out, or the same settings to resume\\n$`))
   }
 })
 
@@ -158,7 +162,9 @@ test('a benchmark that cannot run stops the grid with exit 3 and keeps the cells
   const run = await grid([...VARY, '--out', out], bench)
   assert.equal(run.code, 3)
   assert.match(run.stderr,
-    /error: the benchmark could not run at batch_size 500, concurrent_requests 1 \(exit 3\): appClusterIngest\.js: error: cannot reach CrateDB/)
+    joined(
+      /error: the benchmark could not run at batch_size 500, concurrent_requests /,
+      /1 \(exit 3\): appClusterIngest\.js: error: cannot reach CrateDB/))
   assert.equal(readGrid(out).runs_done, 4)
   assert.ok(fs.existsSync(path.join(out, 'grid.svg')))
 
@@ -196,9 +202,13 @@ test('a noisy grid recommends nothing: it says its runs cannot tell the cells ap
     assert.ok(typeof cell.spread_pct === 'number')
   }
   assert.match(run.stderr,
-    /\nbest: .* rows\/s \(95% interval [\d,]+–[\d,]+(, clipped at 0)?(, wide)?\), its runs [\d,]+–[\d,]+ \(spread [\d.]+%\)/)
+    joined(
+      /\nbest: .* rows\/s \(95% interval [\d,]+–[\d,]+(, clipped at 0)?(, wide)?\), /,
+      /its runs [\d,]+–[\d,]+ \(spread [\d.]+%\)/))
   assert.match(run.stderr,
-    /\nrecommended: none: the runs of a cell differ by up to [\d.]+% .*the grid cannot tell its cells apart; repeat more \(--repeat 5\), lengthen --duration or quiet the cluster\n/)
+    joined(
+      /\nrecommended: none: the runs of a cell differ by up to [\d.]+% .*the grid cannot tell its /,
+      /cells apart; repeat more \(--repeat 5\), lengthen --duration or quiet the cluster\n/))
   assert.match(run.stderr, /±\d+% cpu \d+%/, 'each cell shows its spread and the busiest node\'s CPU')
 })
 
@@ -211,7 +221,9 @@ test('a slow first round is named and left out of the verdict with three rounds;
   assert.equal(saved.round_effect.round, 1)
   assert.deepEqual([saved.round_effect.cells, saved.round_effect.of], [16, 16])
   assert.match(run.stderr,
-    /\nrounds: round 1 was 5\d(\.\d)?% below rounds 2 and 3 in 16 of 16 cells: the cluster was warming up or drifting; round 1 left out of the verdict\n/)
+    joined(
+      /\nrounds: round 1 was 5\d(\.\d)?% below rounds 2 and 3 in 16 of 16 cells: the /,
+      /cluster was warming up or drifting; round 1 left out of the verdict\n/))
   // Without round 1 the quiet grid's verdict stands.
   assert.deepEqual(saved.recommended.settings, { batch_size: 2000, concurrent_requests: 16 })
   assert.equal(saved.cells[0].runs_done, 3, 'every run recorded stays in grid.json')
@@ -283,7 +295,8 @@ test('a folder in use by a living grid is refused; a dead grid\'s lock is taken 
   assert.equal(await main([...VARY, '--out', out], { stderr: taken, stdout: sink(), signals: signals(),
     run: bench.run }), 0)
   assert.match(taken.text,
-    new RegExp(`^a stale lock of pid ${other.pid}, started 2026-11-27T10:00:00\\.000Z taken over: that grid is no longer running\n`))
+    new RegExp(`^a stale lock of pid ${other.pid}, started 2026-11-27T10:00:00\\.000Z taken over: ` +
+      'that grid is no longer running\n'))
   assert.equal(fs.existsSync(path.join(out, 'grid.lock')), false, 'released at the end')
 })
 
@@ -313,7 +326,9 @@ test('a resume against another cluster is refused: other hosts at once, other no
   const refused = await grid([...VARY, '--out', out], elsewhere)
   assert.equal(refused.code, 2)
   assert.match(refused.stderr,
-    /grid\.json: this study measured http:\/\/localhost:4200 over http; the options now point at http:\/\/db9:4200 over http: a study is one cluster; give another --out/)
+    joined(
+      /grid\.json: this study measured http:\/\/localhost:4200 over http; the options now /,
+      /point at http:\/\/db9:4200 over http: a study is one cluster; give another --out/))
   assert.equal(elsewhere.calls.length, 0)
 })
 
@@ -365,9 +380,14 @@ test('bad studies refused before anything is built: too many runs, --out empty, 
 // they began (the node at 90% CPU before a cell made its table or sent a row).
 for (const [why, script, expected] of [
   ['busy beyond the load', { nodeLoad: (s) => (s.batch_size === 100 ? 40 : 2) },
-    /\nbusy machine: 4 of 16 cells ran while the nodes were busy beyond this load \(n1: load 40 on 8 cores\): these figures are not the cluster's alone/],
+    joined(
+      /\nbusy machine: 4 of 16 cells ran while the nodes were busy beyond this load /,
+      /\(n1: load 40 on 8 cores\): these figures are not the cluster's alone/)],
   ['busy before their load began', { cpuBeforeLoad: (s) => (s.batch_size === 100 ? 90 : 2) },
-    /\nbusy machine: 4 of 16 cells ran while the nodes were busy before this run began \(n1: CPU 90% before it made a table or sent a row: another client, or the merges of an earlier load\): these figures are not the cluster's alone/]
+    joined(
+      /\nbusy machine: 4 of 16 cells ran while the nodes were busy before this run /,
+      /began \(n1: CPU 90% before it made a table or sent a row: another client, or the /,
+      /merges of an earlier load\): these figures are not the cluster's alone/)]
 ]) {
   test(`cells whose nodes were ${why} are marked, and the grid says so`, async (t) => {
     const out = tempDir(t)
