@@ -103,14 +103,8 @@ class Recorder {
     this.firstSentAt = null
     this.lastSentAt = null
     this.lastAnsweredAt = null
-    this.unitsSent = 0
     this.unitsInFlight = 0
-    this.lateRequests = 0
-    this.maxOwnMicros = 0
-    this.droppedRequests = 0
-    this.droppedUnits = 0
-    this.withdrawnRequests = 0
-    this.withdrawnUnits = 0
+    startCounts(this)
     this.events = []
     this.periodStartedAt = this.now()
     // Series handed over and emptied, for the next period's labels: two histograms of 94 KB each a label a second
@@ -223,14 +217,8 @@ class Recorder {
       lastSentAt: this.lastSentAt,
       warmup: this.warmup,
       lastAnsweredAt: this.lastAnsweredAt,
-      unitsSent: this.unitsSent,
       unitsInFlight: this.unitsInFlight,
-      lateRequests: this.lateRequests,
-      maxOwnMicros: this.maxOwnMicros,
-      droppedRequests: this.droppedRequests,
-      droppedUnits: this.droppedUnits,
-      withdrawnRequests: this.withdrawnRequests,
-      withdrawnUnits: this.withdrawnUnits,
+      ...countsOf(this),
       events: this.events,
       // The period this delta covers and when it ended, so a live rate can be exact however the
       // deltas arrive, and the timeline can place each one in its interval.
@@ -242,17 +230,26 @@ class Recorder {
     this.series = new Map()
     this.warmupSeries = new Map()
     this.errors.clear()
-    this.unitsSent = 0
-    this.lateRequests = 0
-    this.maxOwnMicros = 0
-    this.droppedRequests = 0
-    this.droppedUnits = 0
-    this.withdrawnRequests = 0
-    this.withdrawnUnits = 0
+    startCounts(this)
     this.events = []
     this.warmup = emptyWarmup()
     return delta
   }
+}
+
+// A period's counts: the master adds every worker's up, but for the slowest own time of a request, the largest.
+const SUMMED_COUNTS = ['unitsSent', 'lateRequests', 'droppedRequests', 'droppedUnits', 'withdrawnRequests',
+  'withdrawnUnits']
+
+function startCounts (holder) {
+  for (const name of SUMMED_COUNTS) holder[name] = 0
+  holder.maxOwnMicros = 0
+}
+
+function countsOf (holder) {
+  const counts = { maxOwnMicros: holder.maxOwnMicros }
+  for (const name of SUMMED_COUNTS) counts[name] = holder[name]
+  return counts
 }
 
 function emptyWarmup () {
@@ -268,13 +265,7 @@ class Totals {
     this.firstSentAt = null
     this.lastSentAt = null
     this.lastAnsweredAt = null
-    this.unitsSent = 0
-    this.lateRequests = 0
-    this.maxOwnMicros = 0
-    this.droppedRequests = 0
-    this.droppedUnits = 0
-    this.withdrawnRequests = 0
-    this.withdrawnUnits = 0
+    startCounts(this)
     this.warmup = emptyWarmup()
   }
 
@@ -299,13 +290,8 @@ class Totals {
     if (delta.lastSentAt != null && (this.lastSentAt === null || delta.lastSentAt > this.lastSentAt)) {
       this.lastSentAt = delta.lastSentAt
     }
-    this.unitsSent += delta.unitsSent
-    this.lateRequests += delta.lateRequests || 0
+    for (const name of SUMMED_COUNTS) this[name] += delta[name] || 0
     this.maxOwnMicros = Math.max(this.maxOwnMicros, delta.maxOwnMicros || 0)
-    this.droppedRequests += delta.droppedRequests || 0
-    this.droppedUnits += delta.droppedUnits || 0
-    this.withdrawnRequests += delta.withdrawnRequests || 0
-    this.withdrawnUnits += delta.withdrawnUnits || 0
   }
 
   /** The measurement window: first request sent to last answer received, in seconds. */
