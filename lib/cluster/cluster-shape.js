@@ -1,9 +1,11 @@
 'use strict'
 
+const { confirmBusyCpu } = require('./idle-cpu')
+
 // The cluster a result was measured on, from sys.nodes at the start: what lets results of different clusters be put
 // side by side (a sizing study), and says when a "cluster" of several nodes is one machine.
 // Read before the run does anything to the cluster (no table made, nothing sent): each node's CPU then is what it did
-// without this run.
+// without this run (read again for a few seconds when it is busy: idle-cpu.js).
 const SHAPE_SQL = "SELECT name, hostname, os_info['available_processors'] AS cores, heap, mem, " +
   "version['number'] AS version, process['cpu']['percent'] AS cpu_pct FROM sys.nodes ORDER BY name"
 
@@ -36,7 +38,7 @@ function parseShape (answer) {
  * list), the version(s), and whether several nodes share a machine (the same hostname): a scaling figure from such
  * a cluster is no scaling figure.
  */
-function summarizeShape (nodes) {
+function summarizeShape (nodes, cpuReadOverS = 0) {
   if (!nodes || nodes.length === 0) return null
   const same = (key) => {
     const values = [...new Set(nodes.map((n) => n[key]))]
@@ -54,14 +56,18 @@ function summarizeShape (nodes) {
     version: same('version'),
     shared_machine: shared.length > 0,
     machines_shared: shared,
-    node_list: nodes
+    node_list: nodes,
+    // The seconds over which each node's cpu_pct_before_run is the lowest reading (0: a single reading).
+    cpu_read_over_s: cpuReadOverS
   }
 }
 
 /** environment.cluster, or null (with the reason logged) when the cluster would not say. */
-async function clusterShape (client, log = () => {}) {
+async function clusterShape (client, log = () => {}, { sleep } = {}) {
   try {
-    return summarizeShape(parseShape(await client.sql(SHAPE_SQL)))
+    const nodes = parseShape(await client.sql(SHAPE_SQL))
+    if (!nodes || nodes.length === 0) return null
+    return summarizeShape(nodes, await confirmBusyCpu(client, nodes, { sleep }))
   } catch (error) {
     log(`warning: could not read the cluster's shape from sys.nodes: ${error.message}`)
     return null

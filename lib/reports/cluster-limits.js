@@ -1,6 +1,7 @@
 'use strict'
 
 const { fmt } = require('../base/format')
+const { isBusy } = require('../cluster/idle-cpu')
 
 // What the cluster's own samples say about a run: whether the cluster was the limit of a load it could not serve
 // (its write queue growing, writes rejected), and whether its machines ran more than this load (a load average far
@@ -51,20 +52,18 @@ function busyNodes (result) {
     .filter((n) => typeof n.load === 'number' && n.cores !== null && n.load > n.cores * BUSY_LOAD_PER_CORE)
 }
 
-// A node's CrateDB process at this share of its machine's CPU while the load generator had sent nothing was busy with
-// other work: an idle 6.4.3 node reads 0–1%, one serving another client's CPU-bound queries 84–97%.
-const BUSY_IDLE_CPU_PCT = 50
-
 /**
  * Nodes busy before the run began: their CPU when the run read the cluster's shape, before it made a table or sent
- * anything (another client's work, or the merges of an earlier load): [{ node, cpu }]. Not the monitor's first sample:
- * that one follows the run's own DDL (a CREATE TABLE of 12 shards kept a 6.4.3 node at 34–48%).
+ * anything (another client's work, or the merges of an earlier load), the lowest of readings a second apart over
+ * `overS` seconds (cluster/idle-cpu.js): [{ node, cpu, overS }]. Not the monitor's first sample: that one follows the
+ * run's own DDL (a CREATE TABLE of 12 shards kept a 6.4.3 node at 34–48%).
  */
 function busyBeforeLoad (result) {
   const shape = result.environment && result.environment.cluster
   const nodes = shape && Array.isArray(shape.node_list) ? shape.node_list : []
-  return nodes.filter((n) => typeof n.cpu_pct_before_run === 'number' && n.cpu_pct_before_run >= BUSY_IDLE_CPU_PCT)
-    .map((n) => ({ node: n.name, cpu: n.cpu_pct_before_run }))
+  const overS = shape && shape.cpu_read_over_s > 0 ? shape.cpu_read_over_s : 0
+  return nodes.filter((n) => isBusy(n.cpu_pct_before_run))
+    .map((n) => ({ node: n.name, cpu: n.cpu_pct_before_run, overS }))
 }
 
 /**
@@ -80,7 +79,8 @@ function busyMachineLine (result) {
   }
   const before = busyBeforeLoad(result)
   if (before.length) {
-    reasons.push(`the nodes were busy before this run began (${before.map((b) => `${b.node}: CPU ${fmt(b.cpu)}%`)
+    const cpu = (b) => (b.overS > 0 ? `CPU ${fmt(b.cpu)}% or more through ${fmt(b.overS)} s` : `CPU ${fmt(b.cpu)}%`)
+    reasons.push(`the nodes were busy before this run began (${before.map((b) => `${b.node}: ${cpu(b)}`)
       .join('; ')} before it made a table or sent a row: another client, or the merges of an earlier load)`)
   }
   return reasons.length ? `${reasons.join('; ')}: these figures are not the cluster's alone` : null
@@ -113,6 +113,5 @@ function clusterLimitReason (result) {
 }
 
 module.exports = {
-  growingWriteQueues, busyNodes, busyBeforeLoad, busyMachineLine, clusterLimitReason, BUSY_LOAD_PER_CORE,
-  BUSY_IDLE_CPU_PCT
+  growingWriteQueues, busyNodes, busyBeforeLoad, busyMachineLine, clusterLimitReason, BUSY_LOAD_PER_CORE
 }

@@ -92,8 +92,9 @@ class CrateTestDouble {
    * @param {(counts: Map<number, number>) => Map<number, number>} [script.fleetRows] what the count of a fleet's
    *        rows by their keys answers, from the counts of the keys tracked (a table with rows they cannot tell apart)
    * @param {{key: Buffer, cert: Buffer}} [script.tls] answer over HTTPS with this key and certificate
-   * @param {{hostname?: string, cores?: number, heapMax?: number, memTotal?: number}[]} [script.nodeShapes] each
-   *        node's machine as the cluster-shape query reads it (default: capture 20's node, 4 processors)
+   * @param {{hostname?: string, cores?: number, heapMax?: number, memTotal?: number, cpuPct?: number|number[]}[]}
+   *        [script.nodeShapes] each node's machine as the cluster-shape query reads it (default: capture 20's node, 4
+   *        processors, idle); cpuPct its process's CPU, or its CPU at each reading in turn (the last one repeats)
    * @param {{nodes: number}} [topology] endpoints over the one table state
    */
   constructor (script = {}, { nodes = 1 } = {}) {
@@ -107,6 +108,7 @@ class CrateTestDouble {
     this.rows = script.keepRows ? [] : null
     this.duplicateKeys = 0
     this.sysNodesSamples = 0
+    this.cpuReadings = 0
     this.hanging = new Set()
     // What the cluster confirmed, and what it stored without a confirmation reaching the client.
     this.rowsAcknowledged = 0
@@ -120,6 +122,12 @@ class CrateTestDouble {
       return { index, name: `node-${index}`, server, port: null, killed: false, requests: 0 }
     })
     this.server = this.nodes[0].server
+  }
+
+  /** The i-th node's process CPU at this reading of it. */
+  cpuOf (i) {
+    const cpu = ((this.script.nodeShapes || [])[i] || {}).cpuPct ?? 0
+    return Array.isArray(cpu) ? cpu[Math.min(this.cpuReadings, cpu.length - 1)] : cpu
   }
 
   async start () {
@@ -466,10 +474,16 @@ class CrateTestDouble {
         const mem = shape.memTotal ? { ...row[at('mem')], used: Math.round(shape.memTotal / 4), free: shape.memTotal -
           Math.round(shape.memTotal / 4) } : row[at('mem')]
         // Its process's CPU as capture 20's node read idle (0), unless the script makes it busy before the run.
-        return [n.name, shape.hostname ?? row[at('hostname')], shape.cores ?? 4, heap, mem, '6.4.3',
-          shape.cpuPct ?? 0]
+        return [n.name, shape.hostname ?? row[at('hostname')], shape.cores ?? 4, heap, mem, '6.4.3', this.cpuOf(i)]
       }).sort((a, b) => a[0].localeCompare(b[0]))
+      this.cpuReadings++
       return { cols: ['name', 'hostname', 'cores', 'heap', 'mem', 'version', 'cpu_pct'], rows, rowcount: rows.length }
+    }
+    if (stmt === "SELECT name, process['cpu']['percent'] AS cpu_pct FROM sys.nodes") {
+      // The CPU read again while a node reads busy before the run (as a 6.4.3 node answers it).
+      const rows = this.nodes.filter((n) => !n.killed).map((n, i) => [n.name, this.cpuOf(i)])
+      this.cpuReadings++
+      return { cols: ['name', 'cpu_pct'], rows, rowcount: rows.length }
     }
     if (stmt === "SELECT count(*) AS nodes, max(version['number']) AS version FROM sys.nodes") {
       // The version of the captures.

@@ -133,6 +133,10 @@ test('a node busy before the run began (its CPU when the run read the cluster) m
     joined(
       /warning: the nodes were busy before this run began \(n1: CPU 85% before it made a table or sent a row: /,
       /another client, or the merges of an earlier load\): these figures are not the cluster's alone/))
+  const confirmed = shape(85)
+  confirmed.environment.cluster.cpu_read_over_s = 3
+  assert.match(renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster, ...confirmed }),
+    /\(n1: CPU 85% or more through 3 s before it made a table or sent a row: /, 'the lowest of its readings, said so')
   const idle = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster, ...shape(4) })
   assert.doesNotMatch(idle, /busy/)
   const older = renderReport(workload, { ...resultWith([]), latency_ms: { p99: 500 }, cluster,
