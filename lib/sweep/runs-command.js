@@ -2,13 +2,14 @@
 
 // What every command of many runs (a sweep, the grid) does around its runs: the command's frame
 // (lib/cli/command-main.js) with the output folder made before the first run; a benchmark that could not run named by
-// its log.
+// its log, and by what the run before it saw when that one lost the cluster.
 
 const fs = require('node:fs')
 const path = require('node:path')
 const { UsageError } = require('../base/errors')
 const { makeDirectories } = require('../base/files')
 const { commandMain } = require('../cli/command-main')
+const { fmt } = require('../base/format')
 
 /**
  * `parse()` gives the config (or { help: true }); `usage()` the help text; `body(config)` the runs, resolving to the
@@ -31,4 +32,27 @@ function lastErrorOf (logFile) {
   return log.find((l) => l.includes('error:')) || log.at(-1) || 'no output'
 }
 
-module.exports = { runsCommand, lastErrorOf }
+/**
+ * When the run before one that could not reach the cluster lost it (its hosts down during the run), what it saw: "; the
+ * run before it (batch_size 10000, concurrent_requests 16) lost http://db1:4200 at 20.2 s, the cluster answering
+ * OutOfMemoryError[Java heap space] (20,000 rows) before" — a load the cluster did not survive. Else ''.
+ */
+function clusterLostBefore (resultFile, label) {
+  let result
+  try {
+    result = JSON.parse(fs.readFileSync(resultFile, 'utf8'))
+  } catch {
+    return ''
+  }
+  const lost = (result.events || []).find((e) => e.kind === 'host_down')
+  if (!lost) return ''
+  // The cluster's own answers (an HTTP status or a SQLSTATE), not the connections that closed.
+  const own = (result.errors || []).filter((e) => e.status >= 500 || /^[0-9A-Z]{5}$/.test(String(e.code)))
+    .sort((a, b) => b.count - a.count).slice(0, 2)
+  const unit = result.workload === 'analytical' ? 'queries' : 'rows'
+  return `; the run before it (${label}) lost ${lost.host} at ${fmt(lost.at_s)} s` +
+    (own.length ? `, the cluster answering ${own.map((e) => `${e.message} (${fmt(e.count)} ${unit})`).join(', ')} ` +
+      'before' : '')
+}
+
+module.exports = { runsCommand, lastErrorOf, clusterLostBefore }

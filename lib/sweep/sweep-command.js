@@ -12,7 +12,7 @@ const { visible } = require('../base/format')
 const { pointsOf, writeSweepReport, recordRun } = require('./sweep-report')
 const { saturationReason } = require('./sweep')
 const { runBenchmark, withDefaultWarmup } = require('./benchmark-run')
-const { runsCommand, lastErrorOf } = require('./runs-command')
+const { runsCommand, lastErrorOf, clusterLostBefore } = require('./runs-command')
 const { commandParser } = require('../cli/command-args')
 const { unknownOptionMessage } = require('../cli/suggest')
 
@@ -213,6 +213,7 @@ async function sweep (def, config, { stderr, signals, run }) {
   stderr.write(`${def.name} sweep: --${config.param} ${values}${times}${withText}; results in ${config.out}\n`)
   let recorded = 0
   let stoppedBecause = ''
+  let previous = null
   for (const [index, v] of config.values.entries()) {
     for (let r = 1; r <= config.repeat; r++) {
       const runName = config.repeat > 1 ? `${config.param}-${v}-${r}` : `${config.param}-${v}`
@@ -232,9 +233,10 @@ async function sweep (def, config, { stderr, signals, run }) {
       // Stopped at once, before it could take the signal: nothing of this run to record.
       if (signal && signals.interrupted) break
       if (code !== EXIT.OK && code !== EXIT.FAILURES && code !== EXIT.PARTIAL) {
+        const before = previous ? clusterLostBefore(previous.resultFile, previous.label) : ''
         stderr.write(
           `${def.script}: error: the benchmark could not run at --${config.param} ${v} (exit ` +
-          `code ${code}): ${lastErrorOf(logFile)}\n`
+          `code ${code}): ${lastErrorOf(logFile)}${before}\n`
         )
         if (recorded > 0) writeReport(def, config, jsonl, `stopped at ${v}: the benchmark could not run`, stderr)
         // Bad benchmark options stay exit 2; anything else (unreachable, killed) is 3.
@@ -243,6 +245,7 @@ async function sweep (def, config, { stderr, signals, run }) {
       try {
         recordRun({ file: jsonl, parameter: config.param, value: String(v), exit_code: code, result: resultFile },
           { stderr })
+        previous = { resultFile, label: `--${config.param} ${v}` }
       } catch (error) {
         throw new FatalError(`could not record the run at --${config.param} ${v}: ${error.message}`)
       }

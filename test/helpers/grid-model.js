@@ -20,7 +20,7 @@ const THREE_NODES = clusterOf(3)
 
 /** `cluster`: the shape the result names (environment.cluster); `scale`: its throughput against three nodes'. */
 function scriptedResult (settings, round = 1, { failsAt = () => false, cluster = THREE_NODES, scale = 1,
-  noise = () => 1, nodeLoad = () => 1, cpuBeforeLoad = () => 2 } = {}) {
+  noise = () => 1, nodeLoad = () => 1, cpuBeforeLoad = () => 2, lostAt = () => false } = {}) {
   const { batch_size: batch, concurrent_requests: flight } = settings
   const perSec = BATCH[batch] * FLIGHT[flight] * (1 + (round - 2) * 0.01) * scale * noise(settings, round)
   const failed = failsAt(batch, flight) ? 400 : 0
@@ -37,7 +37,13 @@ function scriptedResult (settings, round = 1, { failsAt = () => false, cluster =
     latency_ms: { p50: (5 + batch / 50) * (flight / 8), p99: (5 + batch / 50) * (flight / 4) },
     partial: false,
     requests: Math.round((perSec * seconds) / batch),
-    errors: failed ? [{ code: 'EsRejectedExecutionException', count: failed }] : [],
+    errors: [...(failed ? [{ code: 'EsRejectedExecutionException', count: failed }] : []),
+      // A load the cluster did not survive, as a 512 MB node answered its last batches (OutOfMemoryError), then died.
+      ...(lostAt(settings) ? [{ code: 5000, status: 500, in_doubt: false, message: 'OutOfMemoryError[Java heap space]',
+        count: 20_000 }, { code: 'ECLOSED', in_doubt: true, message: 'connection to http://#:# closed before the ' +
+        'answer arrived', count: 250_000 }] : [])],
+    events: lostAt(settings) ? [{ at_s: 20.237, kind: 'host_down', host: 'http://db1:4200',
+      detail: 'connection to http://db1:4200 closed before the answer arrived' }] : [],
     workers: [],
     client: { saturated: false },
     options: { hosts: ['http://db1:4200'], model: 'cpu', batch_size: batch, concurrent_requests: flight, processes: 1 },
@@ -67,7 +73,7 @@ function settingsOf (args) {
  * a factor on the throughput: a busy or warming cluster) as scriptedResult takes them.
  */
 function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => null, cluster, scale, noise,
-  nodeLoad, cpuBeforeLoad } = {}) {
+  nodeLoad, cpuBeforeLoad, lostAt } = {}) {
   const calls = []
   const rounds = new Map()
   const run = ({ args, resultFile, logFile }) => {
@@ -83,7 +89,7 @@ function fakeGridBenchmark ({ failsAt, hangAt = () => false, exitCodeOf = () => 
       return Promise.resolve({ code, signal: null })
     }
     const result = scriptedResult(settings, rounds.get(key), { failsAt, cluster, scale, noise, nodeLoad,
-      cpuBeforeLoad })
+      cpuBeforeLoad, lostAt })
     fs.writeFileSync(logFile, 'report\n')
     fs.writeFileSync(resultFile, JSON.stringify(result))
     return Promise.resolve({ code: result.rows_failed > 0 ? 1 : 0, signal: null })

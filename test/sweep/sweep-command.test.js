@@ -17,7 +17,7 @@ const { joined } = require('../helpers/patterns')
 const signals = () => Object.assign(new EventEmitter(), { interrupted: false })
 
 /** A benchmark whose result at each value is `throughputOf(value)` queries/s; it logs every call. */
-function fakeBenchmark (throughputOf, { exitCodeOf = () => 0 } = {}) {
+function fakeBenchmark (throughputOf, { exitCodeOf = () => 0, lostAt = () => false } = {}) {
   const calls = []
   const run = async ({ args, resultFile, logFile }) => {
     const value = Number(args[args.indexOf('--json') - 1])
@@ -28,7 +28,10 @@ function fakeBenchmark (throughputOf, { exitCodeOf = () => 0 } = {}) {
     const perSec = throughputOf(value)
     fs.writeFileSync(resultFile, code === 3 ? '' : JSON.stringify({ workload: 'analytical', seconds: 1,
       queries_sent: perSec, queries_ok: perSec, queries_failed: 0, queries_in_doubt: 0, queries_per_sec: perSec,
-        latency_ms: { p99: 5 }, partial: false }))
+        latency_ms: { p99: 5 }, partial: false,
+      // A node that died under this load: its last answers a SQLSTATE, then the connection gone.
+      ...(lostAt(value) ? { events: [{ at_s: 4.5, kind: 'host_down', host: 'http://db1:4200' }],
+        errors: [{ code: 'XX000', message: 'OutOfMemoryError[Java heap space]', count: 3 }] } : {}) }))
     return { code, signal: null }
   }
   return { calls, run }
@@ -66,6 +69,15 @@ test('a benchmark that cannot run stops the sweep with its exit code and a repor
       /find-optimal-batch-size\.sh: error: the benchmark could not run at --batch_size /,
       /2000 \(exit code 3\): appClusterAnalytical\.js: error: cannot reach CrateDB/))
   assert.ok(fs.existsSync(path.join(out, 'batch-size.csv')))
+  assert.doesNotMatch(stderr.text, /the run before it/)
+
+  const lost = fakeBenchmark(() => 100, { exitCodeOf: (v) => (v === 2000 ? 3 : 0), lostAt: (v) => v === 1000 })
+  const lostErr = sink()
+  assert.equal(await main(def('batch-size'), ['--values', '1000 2000 4000', '--out', tempDir(t)], { stderr: lostErr,
+    stdout: sink(), signals: signals(), run: lost.run }), 3)
+  assert.match(lostErr.text, joined(
+    /cannot reach CrateDB: connection refused; the run before it \(--batch_size 1000\) lost http:\/\/db1:4200 /,
+    /at 4\.5 s, the cluster answering OutOfMemoryError\[Java heap space\] \(3 queries\) before\n/))
 })
 
 test('an interrupt during a run: that run is recorded as it ended, no further value runs, exit 4', async (t) => {

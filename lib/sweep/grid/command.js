@@ -11,7 +11,7 @@ const { redact } = require('../../base/secrets')
 const { visible, fmt } = require('../../base/format')
 const { commandParser } = require('../../cli/command-args')
 const { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote, gives } = require('../benchmark-run')
-const { runsCommand, lastErrorOf } = require('../runs-command')
+const { runsCommand, lastErrorOf, clusterLostBefore } = require('../runs-command')
 const { parseSlo } = require('../slo')
 const { parseVary, cellsOf, runsLeft, flagsOf, timeLeftS, DIMENSIONS } = require('./plan')
 const { runFigures, settingsText, DEFAULT_PLATEAU_PCT } = require('./analysis')
@@ -233,6 +233,7 @@ async function studyLocked (config, { stderr, signals, run, now }) {
   }
   const walls = []
   let total = done.size
+  let previous = null
   for (const [i, step] of left.entries()) {
     const estimate = timeLeftS(walls, left.length - i)
     const index = cells.indexOf(step.cell) + 1
@@ -252,11 +253,13 @@ async function studyLocked (config, { stderr, signals, run, now }) {
     }
     if (signal || (code !== EXIT.OK && code !== EXIT.FAILURES && code !== EXIT.PARTIAL &&
       code !== EXIT.THRESHOLDS)) {
+      const before = previous ? clusterLostBefore(previous.resultFile, settingsText(previous.settings)) : ''
       stderr.write(errorText(NAME, `the benchmark could not run at ${settingsText(step.cell.settings)} (exit ` +
-        `${code ?? signal}): ${lastErrorOf(logFile)}`))
+        `${code ?? signal}): ${lastErrorOf(logFile)}${before}`))
       if (total > 0) writeGrid(config.out, gridNow(), { final: true })
       return code === EXIT.USAGE ? EXIT.USAGE : EXIT.CANNOT_RUN
     }
+    previous = { resultFile, settings: step.cell.settings }
     const wallS = (now() - started) / 1000
     walls.push(wallS)
     let result = null

@@ -155,6 +155,21 @@ test('bad options: one line each, exit 2', async (t) => {
   assert.deepEqual(fs.readdirSync(out), [], 'no grid folder content was made')
 })
 
+test('a cluster lost in one cell: the next cell cannot reach it, and the error says what the cell before it saw',
+  async (t) => {
+  const out = tempDir(t)
+  const bench = fakeGridBenchmark({ exitCodeOf: (s) => (s.batch_size === 500 ? 3 : null),
+    lostAt: (s) => s.batch_size === 100 && s.concurrent_requests === 64 })
+  const run = await grid([...VARY, '--out', out], bench)
+  assert.equal(run.code, 3)
+  assert.match(run.stderr, joined(
+    /error: the benchmark could not run at batch_size 500, concurrent_requests 1 \(exit 3\): /,
+    /appClusterIngest\.js: error: cannot reach CrateDB: connection refused; /,
+    /the run before it \(batch_size 100, concurrent_requests 64\) lost http:\/\/db1:4200 at 20\.24 s, /,
+    /the cluster answering OutOfMemoryError\[Java heap space\] \(20,000 rows\) before\n$/))
+  assert.equal(readGrid(out).runs_done, 4, 'the cells done are kept: the same command resumes once the cluster is back')
+})
+
 test('a benchmark that cannot run stops the grid with exit 3 and keeps the cells done; Ctrl-C stops with exit 4',
   async (t) => {
   const out = tempDir(t)
@@ -165,6 +180,7 @@ test('a benchmark that cannot run stops the grid with exit 3 and keeps the cells
     joined(
       /error: the benchmark could not run at batch_size 500, concurrent_requests /,
       /1 \(exit 3\): appClusterIngest\.js: error: cannot reach CrateDB/))
+  assert.doesNotMatch(run.stderr, /the run before it/, 'the cell before it kept its cluster')
   assert.equal(readGrid(out).runs_done, 4)
   assert.ok(fs.existsSync(path.join(out, 'grid.svg')))
 
