@@ -13,6 +13,7 @@ const { fmt } = require('../base/format')
 const { judgeStep, searchCapacity } = require('./capacity')
 const { csvField } = require('./sweep')
 const { runBenchmark, checkBenchmarkOptions, gives } = require('./benchmark-run')
+const { clusterLostBefore } = require('./runs-command')
 const { makeDirectories } = require('../base/files')
 const { commandParser } = require('../cli/command-args')
 const { parseSlo } = require('./slo')
@@ -162,8 +163,9 @@ function parseArgs (argv) {
 }
 
 /** One step: the benchmark at `rate`, its JSON result, or why the search must stop. */
-function stepRunner (config, { stderr, signals }) {
+function stepRunner (config, { stderr, signals, run = runBenchmark }) {
   let steps = 0
+  let previous = null
   const runsOf = new Map()
   return async (rate) => {
     runsOf.set(rate, (runsOf.get(rate) || 0) + 1)
@@ -186,7 +188,7 @@ function stepRunner (config, { stderr, signals }) {
     const logFile = path.join(config.out, 'runs', `${name}.log`)
     stderr.write(`step ${fmt(rate)}/s ... `)
     // Ctrl-C or SIGTERM to the search stops the run in progress at once; it reports partial.
-    const { code } = await runBenchmark({ app: APPS[config.workload], args, resultFile, logFile, signals })
+    const { code } = await run({ app: APPS[config.workload], args, resultFile, logFile, signals })
     if (signals.interrupted) return { stop: 'interrupted' }
     if (code === EXIT.USAGE || code === EXIT.CANNOT_RUN) {
       const line = fs
@@ -195,11 +197,14 @@ function stepRunner (config, { stderr, signals }) {
         .split('\n')
         .filter((l) => / error: /.test(l))
         .pop()
+      // A step the cluster did not survive stops the search at the next one: say which load brought it down.
+      const before = previous ? clusterLostBefore(previous.resultFile, previous.label) : ''
       return {
-        stop: `the benchmark could not run at --rate ${rate} (exit code ${code})${line ? `: ${line}` : ''}`,
+        stop: `the benchmark could not run at --rate ${rate} (exit code ${code})${line ? `: ${line}` : ''}${before}`,
         exitCode: code
       }
     }
+    previous = { resultFile, label: `--rate ${rate}` }
     try {
       const result = JSON.parse(fs.readFileSync(resultFile, 'utf8'))
       fs.appendFileSync(
@@ -373,4 +378,4 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, s
   return found.capacity === null ? EXIT.FAILURES : EXIT.OK
 }
 
-module.exports = { main, parseArgs, render }
+module.exports = { main, parseArgs, render, stepRunner }

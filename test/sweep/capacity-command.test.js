@@ -1,0 +1,46 @@
+'use strict'
+
+// One step of the capacity search with a fake benchmark: no child processes.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { EventEmitter } = require('node:events')
+const { stepRunner } = require('../../lib/sweep/capacity-command')
+const { tempDir } = require('../helpers/temp-files')
+const { memoryStream: sink } = require('../helpers/memory-stream')
+const { joined } = require('../helpers/patterns')
+
+test('a step that cannot reach the cluster names the step before it when that one lost the cluster', async (t) => {
+  const out = tempDir(t)
+  fs.mkdirSync(path.join(out, 'runs'))
+  const config = { workload: 'ingest', benchmark: [], durationMs: 10_000, warmupMs: 1000, out }
+  const calls = []
+  // The first step's load brings the node down (as a 512 MB node answered OutOfMemoryError, then died); the second
+  // finds nobody.
+  const run = async ({ args, resultFile, logFile }) => {
+    calls.push(args)
+    if (calls.length === 1) {
+      fs.writeFileSync(resultFile, JSON.stringify({ workload: 'ingest', rows_ok: 40_000, rows_failed: 20_000,
+        events: [{ at_s: 20.237, kind: 'host_down', host: 'http://db1:4200' }],
+        errors: [
+          { code: 'ECLOSED', in_doubt: true, message: 'connection closed before the answer arrived', count: 250_000 },
+          { code: 5000, status: 500, message: 'OutOfMemoryError[Java heap space]', count: 20_000 }] }))
+      fs.writeFileSync(logFile, 'report\n')
+      return { code: 1 }
+    }
+    fs.writeFileSync(logFile, 'appClusterIngest.js: error: cannot reach CrateDB: connection refused\n')
+    return { code: 3 }
+  }
+  const step = stepRunner(config, { stderr: sink(), signals: Object.assign(new EventEmitter(), { interrupted: false }),
+    run })
+  assert.equal((await step(4000)).result.rows_ok, 40_000)
+  const stopped = await step(8000)
+  assert.equal(stopped.exitCode, 3)
+  assert.match(stopped.stop, joined(
+    /^the benchmark could not run at --rate 8000 \(exit code 3\): appClusterIngest\.js: error: cannot reach CrateDB: /,
+    /connection refused; the run before it \(--rate 4000\) lost http:\/\/db1:4200 at 20\.24 s, /,
+    /the cluster answering OutOfMemoryError\[Java heap space\] \(20,000 rows\) before$/))
+  assert.ok(calls[1].includes('--no-drop_table'), 'a later step keeps the table')
+})
