@@ -46,13 +46,21 @@ function clusterLostBefore (resultFile, label) {
   }
   const lost = (result.events || []).find((e) => e.kind === 'host_down')
   if (!lost) return ''
-  // The cluster's own answers (an HTTP status or a SQLSTATE), not the connections that closed.
-  const own = (result.errors || []).filter((e) => e.status >= 500 || /^[0-9A-Z]{5}$/.test(String(e.code)))
-    .sort((a, b) => b.count - a.count).slice(0, 2)
+  // The largest groups first, as the result lists them; each with its raw sample, not its grouping pattern.
+  const own = (result.errors || []).filter(answeredByCluster).slice(0, 2)
   const unit = result.workload === 'analytical' ? 'queries' : 'rows'
   return `; the run before it (${label}) lost ${lost.host} at ${fmt(lost.at_s)} s` +
-    (own.length ? `, the cluster answering ${own.map((e) => `${e.message} (${fmt(e.count)} ${unit})`).join(', ')} ` +
-      'before' : '')
+    (own.length ? `, the cluster answering ${own.map((e) => `${e.sample ?? e.message} (${fmt(e.count)} ${unit})`)
+      .join(', ')} before` : '')
+}
+
+/**
+ * An error group the cluster itself answered: an HTTP status, CrateDB's numeric code (over pg too: XX000 is 5000), or
+ * a SQLSTATE (five characters with a digit); not a connection that closed or never opened (ECLOSED, EPIPE, ENOHOST).
+ */
+function answeredByCluster (group) {
+  return typeof group.status === 'number' || typeof group.code === 'number' ||
+    /^(?=.*\d)[0-9A-Z]{5}$/.test(String(group.code))
 }
 
 module.exports = { runsCommand, lastErrorOf, clusterLostBefore }
