@@ -1,6 +1,7 @@
 'use strict'
 
 const { confirmBusyCpu } = require('./idle-cpu')
+const { knownFigure } = require('./monitor')
 
 // The cluster a result was measured on, from sys.nodes at the start: what lets results of different clusters be put
 // side by side (a sizing study), and says when a "cluster" of several nodes is one machine.
@@ -16,19 +17,18 @@ const SHAPE_SQL = "SELECT name, hostname, os_info['available_processors'] AS cor
 function parseShape (answer) {
   if (!answer || !Array.isArray(answer.cols) || !Array.isArray(answer.rows)) return null
   const at = (name) => answer.cols.indexOf(name)
-  const number = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null)
   return answer.rows.map((row) => {
     const heap = row[at('heap')] || {}
     const mem = row[at('mem')] || {}
-    const memTotal = number(mem.used) !== null && number(mem.free) !== null ? mem.used + mem.free : null
+    const memTotal = knownFigure(mem.used) !== null && knownFigure(mem.free) !== null ? mem.used + mem.free : null
     return {
       name: String(row[at('name')]),
       hostname: row[at('hostname')] === null || row[at('hostname')] === undefined ? null : String(row[at('hostname')]),
-      cores: number(row[at('cores')]),
-      heap_max_bytes: number(heap.max),
+      cores: knownFigure(row[at('cores')]),
+      heap_max_bytes: knownFigure(heap.max),
       memory_bytes: memTotal,
       version: row[at('version')] ?? null,
-      cpu_pct_before_run: at('cpu_pct') >= 0 ? number(row[at('cpu_pct')]) : null
+      cpu_pct_before_run: at('cpu_pct') >= 0 ? knownFigure(row[at('cpu_pct')]) : null
     }
   })
 }

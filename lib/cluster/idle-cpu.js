@@ -1,6 +1,7 @@
 'use strict'
 
 const { systemClock } = require('../base/clock')
+const { knownFigure } = require('./monitor')
 
 // A node's CPU before a run sent anything: busy only if it stays busy. CrateDB's process CPU is its share of the
 // machine since the stats were last refreshed (each second), so readings a second apart each cover their own second.
@@ -17,7 +18,6 @@ const READING_INTERVAL_MS = 1000
 const CPU_SQL = "SELECT name, process['cpu']['percent'] AS cpu_pct FROM sys.nodes"
 
 const isBusy = (cpu) => typeof cpu === 'number' && cpu >= BUSY_IDLE_CPU_PCT
-const validCpu = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null)
 
 /**
  * While a node of `nodes` reads busy (`cpu_pct_before_run`), reads the nodes' CPU again a second later, up to
@@ -35,7 +35,7 @@ async function confirmBusyCpu (client, nodes, { sleep = systemClock.sleep } = {}
       break
     }
     readings++
-    const byName = new Map((answer.rows || []).map(([name, cpu]) => [String(name), validCpu(cpu)]))
+    const byName = new Map((answer.rows || []).map(([name, cpu]) => [String(name), knownFigure(cpu)]))
     for (const node of nodes) {
       const cpu = byName.get(node.name)
       if (cpu !== null && cpu !== undefined && node.cpu_pct_before_run !== null) {

@@ -10,6 +10,9 @@ const NODES_SQL =
   "SELECT name, load, heap, process['cpu'] AS process_cpu, os['cpu'] AS os_cpu, thread_pools FROM sys.nodes"
 const POOLS = ['write', 'search']
 
+/** A figure of a sys.nodes answer: a number of 0 or more, else null (CrateDB writes -1 where the OS hides a value). */
+const knownFigure = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null)
+
 /** One node's row of a sys.nodes answer, in the units we report. CrateDB writes -1 where the OS hides a value. */
 function parseNode (row, cols) {
   const get = (name) => row[cols.indexOf(name)]
@@ -23,13 +26,12 @@ function parseNode (row, cols) {
       pools[pool.name] = { active: pool.active, queue: pool.queue, rejected: pool.rejected, completed: pool.completed }
     }
   }
-  const known = (x) => (typeof x === 'number' && x >= 0 ? x : null)
   return {
     name: get('name'),
-    load1: known(load['1']),
+    load1: knownFigure(load['1']),
     heapUsedPct: heap.max > 0 ? round((heap.used / heap.max) * 100, 1) : null,
-    processCpuPct: known(processCpu.percent),
-    osCpuPct: known(osCpu.used),
+    processCpuPct: knownFigure(processCpu.percent),
+    osCpuPct: knownFigure(osCpu.used),
     pools
   }
 }
@@ -195,4 +197,4 @@ function foldSample (minute, sample) {
   }
 }
 
-module.exports = { ClusterMonitor, parseNodesAnswer, NODES_SQL }
+module.exports = { ClusterMonitor, parseNodesAnswer, NODES_SQL, knownFigure }
