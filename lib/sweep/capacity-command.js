@@ -263,7 +263,21 @@ function render (config, found, unit) {
   }
   const slo = `p99 <= ${config.sloP99Ms} ms, at most ${config.maxFailed} failed, no rejections`
   const edge = found.edge
-  if (edge && !edge.pass_held) {
+  const busy = found.steps.filter((s) => s.busy)
+  if (busy.length) {
+    lines.push(`warning: ${busy.length} of ${found.steps.length} steps ran on busy nodes (${busy[0].busy}): the ` +
+      'capacity is not the cluster\'s alone')
+  }
+  if (found.capacity_kind === 'lower_bound') {
+    const runs = found.steps.filter((s) => s.rate === found.capacity).length
+    const above = found.steps.filter((s) => s.rate === found.capacity_below)
+    lines.push(`capacity: at least ${fmt(found.capacity)} ${unit}/s (every one of its ${runs} runs passed), below ` +
+      `${fmt(found.capacity_below)} (${above.filter((s) => s.passed).length} of ${above.length} runs passed): the ` +
+      `runs disagree above it, so this is a lower bound (${slo}); plan with ${fmt(found.capacity)}`)
+  } else if (found.limit === 'disputed_start') {
+    lines.push(`no capacity the runs carry: at ${fmt(config.start)} ${unit}/s some runs passed and some missed, and ` +
+      `no rate below it passed every run (${slo}); try a lower --start`)
+  } else if (edge && !edge.pass_held) {
     lines.push(`no capacity the runs carry: at ${fmt(edge.pass_rate)} ${unit}/s only ${edge.pass_passed} of ` +
       `${edge.pass_runs} runs passed: the noise is larger than a step; the capacity is below ${fmt(edge.pass_rate)} ` +
       `${unit}/s (${slo}). Lengthen --duration, quiet the cluster, or widen --precision`)
@@ -299,7 +313,13 @@ function writeResults (config, found, unit) {
     workload: config.workload,
     ...(config.workload === 'mixed' ? { query_rate: config.queryRate } : {}),
     capacity: found.capacity,
-    capacity_range: found.edge ? found.edge.range : null,
+    // 'edge': between the last rate every run passed and the first that missed; 'lower_bound': at least, below.
+    capacity_kind: found.capacity_kind,
+    capacity_below: found.capacity_below,
+    capacity_range: found.edge ? found.edge.range : found.capacity_below !== null
+      ? { low: found.capacity, high: found.capacity_below } : null,
+    busy_steps: found.steps.filter((s) => s.busy).length,
+    busy: (found.steps.find((s) => s.busy) || {}).busy ?? null,
     edge: found.edge,
     unit: `${unit}/s`,
     slo: { p99_ms: config.sloP99Ms, max_failed: config.maxFailed, min_achieved_pct: config.minAchievedPct },

@@ -110,22 +110,65 @@ test('a step that missed for several reasons: its row says how many, the lines u
 })
 
 // Issue 46: one run a step cannot tell a step from the noise; the edge is run again before a capacity is said.
-test('the edge run again: a range where every run agreed; no capacity where the last pass did not hold', async () => {
+test('the edge run again: a range where every run agreed; where the last pass did not hold, the search goes on ' +
+  'below until a rate passes every run: a lower bound', async () => {
   const steady = fakeCluster(13_000)
   const found = await searchCapacity({ start: 1000, precisionPct: 5, edgeRepeat: 3, runStep: steady.runStep,
     judge: (r) => judgeStep(r, SLO) })
   assert.deepEqual(steady.rates.slice(-4), [13000, 13500, 13000, 13500], 'the edge, alternated')
   assert.equal(found.capacity, 13000)
+  assert.equal(found.capacity_kind, 'edge')
   assert.deepEqual(found.edge.range, { low: 13000, high: 13500 })
   assert.equal(found.edge.noisy, false)
   // The same cluster, its capacity 12,900 on the third visit of 13,000: the last pass does not hold.
   let visits = 0
   const noisy = fakeCluster(13_000)
   const wobbly = (rate) => (rate === 13000 && ++visits === 3 ? fakeCluster(12_900).runStep(rate) : noisy.runStep(rate))
-  const undecided = await searchCapacity({ start: 1000, precisionPct: 5, edgeRepeat: 3, runStep: wobbly,
+  const disputed = await searchCapacity({ start: 1000, precisionPct: 5, edgeRepeat: 3, runStep: wobbly,
     judge: (r) => judgeStep(r, SLO) })
-  assert.equal(undecided.capacity, null)
-  assert.deepEqual([undecided.edge.pass_passed, undecided.edge.pass_runs, undecided.edge.range],
-    [2, 3, { low: null, high: 13000 }])
-  assert.equal(undecided.edge.noisy, true)
+  assert.deepEqual([disputed.edge.pass_passed, disputed.edge.pass_runs], [2, 3])
+  assert.equal(disputed.edge.noisy, true)
+  // 12,000 passed once on the way up: run twice more, it passes every run.
+  assert.deepEqual(noisy.rates.slice(-2), [12000, 12000])
+  assert.equal(disputed.capacity, 12000)
+  assert.equal(disputed.capacity_kind, 'lower_bound')
+  assert.equal(disputed.capacity_below, 13000)
+  assert.deepEqual(disputed.edge.range, { low: 12000, high: 13000 })
+  assert.deepEqual(disputed.steps.filter((s) => s.rate === 12000).map((s) => s.passed), [true, true, true])
+})
+
+test('a first step that misses is run again as the edge is: all miss, no capacity; some pass, the search goes ' +
+  'below it', async () => {
+  const down = fakeCluster(500)
+  const none = await searchCapacity({ start: 1000, edgeRepeat: 3, runStep: down.runStep,
+    judge: (r) => judgeStep(r, SLO) })
+  assert.deepEqual(down.rates.slice(0, 3), [1000, 1000, 1000])
+  assert.equal(none.limit, 'fails_at_start')
+  assert.equal(none.capacity, null)
+  // The start misses once, then passes twice: disputed, so the search halves below it until every run passes.
+  let calls = 0
+  const cluster = fakeCluster(2000)
+  const first = (rate) => (++calls === 1 ? fakeCluster(900).runStep(rate) : cluster.runStep(rate))
+  const found = await searchCapacity({ start: 1000, edgeRepeat: 3, runStep: first, judge: (r) => judgeStep(r, SLO) })
+  assert.equal(found.limit, 'disputed_start')
+  assert.deepEqual(cluster.rates, [1000, 1000, 500, 500, 500])
+  assert.equal(found.capacity, 500)
+  assert.equal(found.capacity_kind, 'lower_bound')
+  assert.equal(found.capacity_below, 1000)
+})
+
+test('a rate judged on what was due: every request on time and none unsent passes though the window read below ' +
+  'the target (the wait for the last answers); late requests do not', () => {
+  const base = { workload: 'analytical', queries_failed: 0, queries_in_doubt: 0, latency_ms: { p99: 120 },
+    cluster: { write_rejected: 0, search_rejected: 0 }, client: { saturated: false } }
+  const onTime = { ...base, rate: { achieved_per_sec: 1.93, achieved_pct: 96.5, late_requests: 0,
+    dropped_requests: 0 } }
+  assert.equal(judgeStep(onTime, SLO).passed, true)
+  const late = { ...base, rate: { ...onTime.rate, late_requests: 2 } }
+  assert.equal(judgeStep(late, SLO).reason,
+    'achieved 96.5% of the target rate (needs 99%; 2 requests late, 0 never sent)')
+  const mixed = { ...onTime, ingest: { rows_failed: 0, rows_in_doubt: 0, rate: { achieved_per_sec: 1930,
+    achieved_pct: 96.5, late_requests: 0, dropped_requests: 1 } } }
+  assert.equal(judgeStep(mixed, { ...SLO, workload: 'mixed' }).reason,
+    'ingest: achieved 96.5% of the target rate (needs 99%; 0 requests late, 1 never sent)')
 })

@@ -1,5 +1,7 @@
 'use strict'
 
+const { busyMachineLine, clusterLimitReason } = require('../cluster-limits')
+
 // What one input of a sizing measured: a result file (a run), or a grid's folder (its best cell and, when the grid
 // could decide, its recommended cell, each as the median run that stands for it, with the cell's interval). Each
 // point says why it cannot be a sizing figure (failures, a --rate target held, a shape that is no cluster's).
@@ -77,10 +79,40 @@ function pointOf (result, source) {
     ci95: null,
     recommended: null,
     undecided: null,
-    // A run of ten minutes or more: what it held at its end (lib/results/drift.js).
-    sustained: result.sustained ? { ...result.sustained, source } : null,
-    mixed: null
+    // A run of ten minutes or more: what it held at its end (lib/results/drift.js), and whether it held at all.
+    sustained: result.sustained ? sustainedEvidence(result, unit, source) : null,
+    mixed: null,
+    // Nodes busy beyond this load or before it: the figure is not the cluster's alone (reports/cluster-limits.js).
+    busy: busyMachineLine(result),
+    busy_runs: busyMachineLine(result) ? 1 : 0,
+    grid: null
   }
+}
+
+// Under a --rate, the share of its target a long run must reach to have held it.
+const HELD_PCT = 99
+
+/**
+ * A long run's sustained figure with its verdict: under --rate it held its target (a lower bound of what the cluster
+ * sustains) or it did not; without one, its end rate is what the cluster kept up, unless its latency grew through
+ * the run or its queue grew (the load was beyond what the cluster serves). Failures or a partial end never hold.
+ */
+function sustainedEvidence (result, unit, source) {
+  const o = result.options || {}
+  const s = result.sustained
+  const target = o.rate !== null && o.rate !== undefined && result.rate ? result.rate.target_per_sec ?? o.rate : null
+  const achievedPct = target !== null && result.rate ? result.rate.achieved_pct ?? null : null
+  const why = []
+  if (result.partial) why.push('it ended partial')
+  const failed = (result[`${unit}_failed`] || 0) + (result[`${unit}_in_doubt`] || 0)
+  if (failed > 0) why.push(`${failed} ${unit} failed or in doubt`)
+  if (target !== null && !(achievedPct >= HELD_PCT)) why.push(`it achieved ${achievedPct}% of its ${target}/s target`)
+  const limit = clusterLimitReason(result)
+  if (limit) why.push(`the load was beyond what the cluster serves (${limit})`)
+  const drift = s.drift || {}
+  return { ...s, source, target_per_sec: target, achieved_pct: achievedPct, lower_bound: target !== null,
+    held: why.length === 0, not_held_why: why.length ? why.join('; ') : null,
+    p99_change_pct: drift.p99_change_pct ?? null, p50_change_pct: drift.p50_change_pct ?? null }
 }
 
 /**
@@ -93,9 +125,15 @@ function mixedEvidence (summary, stepResult, source) {
   const base = pointOf({ ...stepResult, workload: 'ingest', options: { ...(ingest.options || {}),
     protocol: (stepResult.options || {}).protocol } }, source)
   if (!base) return null
+  const busy = summary.busy_steps > 0 ? summary.busy : null
   return { ...base, throughput: null, sustained: null, problems: ['a mixed capacity: no write-only figure'],
+    busy, busy_runs: summary.busy_steps || 0,
     mixed: { per_sec: summary.capacity, range: summary.capacity_range ?? null, query_rate: summary.query_rate,
-      slo_p99_ms: summary.slo ? summary.slo.p99_ms : null, source } }
+      slo_p99_ms: summary.slo ? summary.slo.p99_ms : null, source,
+      // "at least X (every run passed), below Y": the search's lower bound where the edge's runs disagreed.
+      lower_bound: summary.capacity_kind === 'lower_bound', below: summary.capacity_below ?? null,
+      runs: Array.isArray(summary.steps) ? summary.steps.filter((s) => s.rate === summary.capacity).length : null,
+      busy } }
 }
 
 const held = (result, unit) => {
@@ -113,15 +151,51 @@ function gridEvidence (grid, source, readRun) {
   const cellPoint = (cell, which) => {
     const point = pointOf(readRun(cell.median_result_file), `${source} (the grid's ${which} cell: ` +
       `${Object.entries(cell.settings || {}).map(([k, v]) => `${k} ${v}`).join(', ')})`)
-    return point && { ...point, ci95: cell.ci95 ?? null, runs: cell.runs_done ?? 1 }
+    if (!point) return null
+    // The figure stands on its cell's runs; busy when any of them ran on busy nodes.
+    const busy = busyOfCell(grid, cell.id)
+    return { ...point, ci95: cell.ci95 ?? null, runs: cell.runs_done ?? 1, busy: busy.line ?? point.busy,
+      busy_runs: busy.runs }
   }
   if (!grid.best || !grid.best.median_result_file) return null
   const best = cellPoint(grid.best, 'best')
   if (!best) return null
-  const recommended = grid.recommended && grid.recommended.median_result_file
+  const picked = grid.recommended && grid.recommended.median_result_file
     ? cellPoint(grid.recommended, 'recommended') : null
-  return { ...best, runs: grid.runs_done ?? best.runs, recommended,
-    undecided: recommended ? null : (grid.undecided && grid.undecided.why) ?? 'the grid recommended no cell' }
+  // A grid of one run a cell recommends untested (grids before this version said so in `sureness` alone).
+  const untested = grid.recommended ? grid.recommended.untested ?? grid.sureness ?? null : null
+  const recommended = picked && { ...picked, untested: typeof untested === 'string' ? untested : null }
+  const all = busyOfCell(grid, null)
+  return { ...best, recommended,
+    undecided: recommended ? null : (grid.undecided && grid.undecided.why) ?? 'the grid recommended no cell',
+    grid: { source, runs_done: numberOr(grid.runs_done, null), runs_total: numberOr(grid.runs_total, null),
+      repeat: numberOr(grid.repeat, null), busy_runs: all.runs, busy: all.line,
+      one_run_a_cell: numberOr(grid.repeat, null) === 1, table_growth: tableGrowthOf(grid) } }
 }
 
-module.exports = { pointOf, gridEvidence, mixedEvidence, shapeProblem, ROW_SHAPE }
+const numberOr = (value, otherwise) => (typeof value === 'number' && Number.isFinite(value) ? value : otherwise)
+const cellsOf = (grid) => (Array.isArray(grid.cells) ? grid.cells.filter((c) => c && typeof c === 'object') : [])
+const runsOfCell = (cell) => (Array.isArray(cell.runs) ? cell.runs.filter((r) => r && typeof r === 'object') : [])
+
+/** How many runs of a cell (`id`), or of the whole grid (null), ran on busy nodes, and the first one's words. */
+function busyOfCell (grid, id) {
+  const runs = cellsOf(grid).filter((c) => id === null || c.id === id).flatMap(runsOfCell)
+    .filter((r) => typeof r.busy_machine === 'string')
+  return { runs: runs.length, line: runs.length ? runs[0].busy_machine : null }
+}
+
+// A table that grows this many times through a study: its later rounds measured a larger table than its first.
+const TABLE_GROWTH_FACTOR = 3
+
+/** The table's rows at the first and the last run of a grid (run order: its rounds), when it grew several-fold. */
+function tableGrowthOf (grid) {
+  const starts = cellsOf(grid).flatMap(runsOfCell)
+    .filter((r) => r.table_at_start && typeof r.table_at_start.docs === 'number')
+    .map((r) => r.table_at_start.docs)
+  if (starts.length < 2) return null
+  const first = Math.min(...starts)
+  const last = Math.max(...starts)
+  return first > 0 && last >= first * TABLE_GROWTH_FACTOR ? { rows_first: first, rows_last: last } : null
+}
+
+module.exports = { pointOf, gridEvidence, mixedEvidence, shapeProblem, ROW_SHAPE, HELD_PCT }

@@ -34,7 +34,7 @@ function throughputChart (group) {
     { type: 'scatter', name: 'at the recommended settings', symbol: 'diamond', symbolSize: 11,
       data: own.filter((s) => s.recommended).map((s) => [s.nodes, s.recommended.per_sec]) },
     { type: 'scatter', name: 'to plan with', symbol: 'triangle', symbolSize: 11,
-      data: own.filter((s) => s.planning).map((s) => [s.nodes, s.planning.per_sec]) }
+      data: own.filter((s) => s.planning.per_sec !== null).map((s) => [s.nodes, s.planning.per_sec]) }
   ]
   if (apart.length) {
     series.push({ type: 'scatter', name: 'nodes sharing a machine (no scaling figure)', symbol: 'emptyCircle',

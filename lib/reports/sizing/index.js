@@ -37,7 +37,8 @@ function sizingOf (points, { headroomPct = DEFAULT_HEADROOM_PCT } = {}) {
     without_shape: points.filter((p) => !p.shape && !p.shape_problem).map((p) => p.source),
     bad_shape: points.filter((p) => p.shape_problem).map((p) => ({ source: p.source, why: p.shape_problem })),
     groups: [...groups.values()].map((g) => {
-      const shapes = [...g.shapes.values()].map((s) => shapeFigures(s, headroomPct))
+      const groupPoints = [...g.shapes.values()].flatMap((s) => s.points)
+      const shapes = [...g.shapes.values()].map((s) => shapeFigures(s, headroomPct, groupPoints, g))
         .sort((a, b) => a.nodes - b.nodes || (a.cores_total ?? 0) - (b.cores_total ?? 0))
       const base = shapes.find((s) => s.best !== null && !s.shared_machine) ?? shapes.find((s) => s.best !== null)
       // Nodes that share a machine scale nothing: no efficiency for them.
@@ -46,7 +47,7 @@ function sizingOf (points, { headroomPct = DEFAULT_HEADROOM_PCT } = {}) {
           : s === base ? 100 : round((s.per_node / base.per_node) * 100, 1)
       }
       return { ...g, shapes, shared_machine: shapes.some((s) => s.shared_machine), ...scalabilityOf(shapes),
-        caveats: caveatsOf(g, [...g.shapes.values()].flatMap((s) => s.points)) }
+        caveats: caveatsOf(g, groupPoints, shapes) }
     })
   }
 }
@@ -87,8 +88,9 @@ function scalabilityOf (shapes) {
 /**
  * What the figures of a group are not, from what its results measured: write-only (an ingest), on an empty table
  * (every run started on one), short (no run of ten minutes or more): the studies this tool follows size up for each.
+ * The group's caveats hold for every shape; each shape's own (no mixed capacity, no sustained run) are its own.
  */
-function caveatsOf (g, points) {
+function caveatsOf (g, points, shapes) {
   const caveats = []
   if (g.workload === 'ingest' && !points.some((p) => p.mixed)) {
     caveats.push('write-only figures: no mixed capacity was given; a cluster that also serves queries needs more ' +
@@ -99,28 +101,43 @@ function caveatsOf (g, points) {
     caveats.push('empty-table figures: every run started on an empty table; throughput drops as the data grows ' +
       '(measure on a table of realistic size)')
   }
-  if (points.length > 0 && !points.some((p) => p.sustained) &&
-    points.every((p) => typeof p.seconds !== 'number' || p.seconds < SUSTAINED_MIN_S)) {
+  // A long run at a rate far below a shape's plan measured nothing of the rate planned with.
+  const longEnough = shapes.some((s) => s.sustained && !s.sustained_below_plan) ||
+    points.some((p) => !p.sustained && typeof p.seconds === 'number' && p.seconds >= SUSTAINED_MIN_S)
+  if (points.length > 0 && !longEnough) {
     caveats.push(`short runs: none ran ${SUSTAINED_MIN_S / 60} minutes or more; what a cluster keeps up for hours ` +
       '(flushes, merges) is not in these figures (a long run: --duration 12h)')
   }
   return caveats
 }
 
+/** A shape's own caveats: what its runs did not measure, though other shapes' did (never hidden by them). */
+function shapeCaveatsOf (g, points, groupPoints) {
+  const caveats = []
+  if (g.workload === 'ingest' && groupPoints.some((p) => p.mixed) && !points.some((p) => p.mixed)) {
+    caveats.push('no mixed capacity the runs carry for this shape (write-only figures)')
+  }
+  const long = groupPoints.some((p) => p.sustained)
+  if (long && !points.some((p) => p.sustained)) caveats.push('no sustained run of this shape (short runs only)')
+  return caveats
+}
+
 /** A figure as the reference shows it: the rate, its unit's name, field values, p99, settings, source, interval. */
 function figureOf (p) {
   return { per_sec: p.throughput, [`${p.unit}_per_sec`]: p.throughput, field_values_per_sec: p.field_values_per_sec,
-    p99_ms: p.p99_ms, settings: p.settings, source: p.source, ci95: p.ci95 ?? null, runs: p.runs }
+    p99_ms: p.p99_ms, settings: p.settings, source: p.source, ci95: p.ci95 ?? null, runs: p.runs,
+    busy: p.busy ?? null }
 }
 
 const medianOf = (items, value) => [...items].sort((a, b) => value(a) - value(b))[Math.floor((items.length - 1) / 2)]
 
-function shapeFigures ({ shape, points }, headroomPct) {
+function shapeFigures ({ shape, points }, headroomPct, groupPoints, g) {
   const eligible = points.filter((p) => p.problems.length === 0 && p.throughput > 0)
   const best = eligible.reduce((a, p) => (!a || p.throughput > a.throughput ? p : a), null)
   const recommendations = eligible.map((p) => p.recommended).filter((r) => r && r.problems.length === 0)
   const recommended = recommendations.length ? medianOf(recommendations, (r) => r.throughput) : null
   const cores = typeof shape.cores_per_node === 'number' ? shape.cores_per_node * shape.nodes : null
+  const disagreement = disagreementOf(eligible)
   const entry = {
     nodes: shape.nodes,
     cores_per_node: shape.cores_per_node,
@@ -129,18 +146,24 @@ function shapeFigures ({ shape, points }, headroomPct) {
     shared_machine: Boolean(shape.shared_machine),
     results: points.length,
     // A grid's cell stands for the many runs of its study; a single run is a point.
-    single_result: points.length === 1 && (points[0].runs ?? 1) === 1,
+    single_result: points.length === 1 && (points[0].runs ?? 1) === 1 && !points[0].grid,
     evidence: points.map((p) => ({ source: p.source, runs: p.runs, per_sec: p.throughput, ci95: p.ci95,
       recommended_per_sec: p.recommended ? p.recommended.throughput : null,
-      undecided: p.undecided ?? null, left_out: p.problems.length ? p.problems.join(', ') : null })),
+      undecided: p.undecided ?? null, untested: p.recommended && p.recommended.untested ? p.recommended.untested
+        : null, busy_runs: p.grid ? p.grid.busy_runs : p.busy_runs ?? 0,
+      runs_done: p.grid ? p.grid.runs_done : null, runs_total: p.grid ? p.grid.runs_total : null,
+      left_out: p.problems.length ? p.problems.join(', ') : null })),
     spread: spreadOf(eligible),
-    disagreement: disagreementOf(eligible),
+    disagreement,
     excluded: points.filter((p) => !eligible.includes(p)).map((p) => ({ source: p.source, why: p.problems.join(', ') ||
       'no throughput' })),
     best: best && figureOf(best),
     recommended: recommended && figureOf(recommended),
     recommended_note: recommended ? null : recommendedNote(eligible),
+    verdicts: verdictsOf(points),
+    caveats: shapeCaveatsOf(g, points, groupPoints),
     planning: null,
+    write_only: null,
     per_node: null,
     per_core: null,
     replicas: best ? best.replicas : null,
@@ -148,33 +171,149 @@ function shapeFigures ({ shape, points }, headroomPct) {
     mixed: mixedOf(points),
     sustained: sustainedOf(points)
   }
+  entry.write_only = writeOnlyOf({ best, recommended, recommendations, eligible, disagreement }, headroomPct)
+  entry.planning = planningOf(entry, headroomPct, g.unit)
+  const s = entry.sustained
+  entry.sustained_below_plan = Boolean(s && s.held && s.lower_bound && entry.planning.per_sec !== null &&
+    s.target_per_sec < entry.planning.per_sec)
+  if (entry.sustained_below_plan) {
+    entry.caveats.push(`its long run held ${whole(s.target_per_sec)} ${g.unit}/s, below the figure to plan with ` +
+      `(${whole(entry.planning.per_sec)}): no long run at the planning rate (run one: --rate ` +
+      `${Math.round(entry.planning.per_sec)} --duration 1h)`)
+  } else if (s && s.held && s.lower_bound && entry.planning.per_sec !== null) {
+    entry.planning.checked_by = `${s.source} held ${whole(s.target_per_sec)} ${g.unit}/s for ` +
+      `${Math.round(s.duration_s / 60)} min at p99 ${round(s.p99_ms, 1)} ms`
+  }
   if (!best) return entry
-  entry.planning = planningOf(recommended, best, headroomPct)
   entry.per_node = round(best.throughput / shape.nodes)
   entry.per_core = cores ? round(best.throughput / cores) : null
-  entry.planning_per_node = round(entry.planning.per_sec / shape.nodes)
+  entry.planning_per_node = entry.planning.per_sec === null ? null : round(entry.planning.per_sec / shape.nodes)
   if (typeof best.replicas === 'number' && best.replicas > 0) {
     entry.replicated_writes_per_node = round((best.throughput * (1 + best.replicas)) / shape.nodes)
   }
   return entry
 }
 
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
+
 /**
- * The figure to plan with and its rule: the headroom below the lower end of the 95% interval at the recommended
- * settings; without an interval, below the recommended figure; without recommended settings, below the best measured.
+ * Every doubt the inputs of a shape raised, in words: runs on busy nodes (how many of how many), grids that did not
+ * finish, grids that could not decide (beside those that did), recommendations untested (one run a cell), a table
+ * that grew several-fold through a grid.
  */
-function planningOf (recommended, best, headroomPct) {
-  const keep = 1 - headroomPct / 100
-  if (recommended && recommended.ci95) {
-    return { per_sec: round(recommended.ci95.low * keep), rule: `${headroomPct}% below the lower end of the 95% ` +
-      'interval at the recommended settings' }
+function verdictsOf (points) {
+  const out = []
+  const runsOf = (p) => (p.grid && typeof p.grid.runs_done === 'number' ? p.grid.runs_done : p.runs ?? 1)
+  const total = points.reduce((s, p) => s + runsOf(p), 0)
+  const busy = points.filter((p) => (p.grid ? p.grid.busy_runs : p.busy_runs) > 0)
+  if (busy.length) {
+    const count = busy.reduce((s, p) => s + (p.grid ? p.grid.busy_runs : p.busy_runs), 0)
+    const first = busy[0].grid ? busy[0].grid.busy : busy[0].busy
+    out.push(`busy: ${count} of ${plural(total, 'run')} ran on nodes busy beyond the load or before it ` +
+      `(${busy.map((p) => p.grid ? p.grid.source : p.source).join(', ')}: ${first})`)
   }
-  if (recommended) {
-    return { per_sec: round(recommended.throughput * keep), rule: `${headroomPct}% below the figure at the ` +
-      'recommended settings (one run a cell: no interval)' }
+  for (const p of points.filter((x) => x.grid && x.grid.runs_total > 0 && x.grid.runs_done < x.grid.runs_total)) {
+    out.push(`incomplete: ${p.grid.source} ran ${p.grid.runs_done} of ${p.grid.runs_total} runs`)
   }
-  return { per_sec: round(best.throughput * keep), rule: `${headroomPct}% below the best measured (no recommended ` +
-    'settings for this shape)' }
+  const decided = points.filter((p) => p.recommended && !p.recommended.untested)
+  for (const p of points.filter((x) => x.grid && x.undecided)) {
+    out.push(`undecided: ${p.grid.source}: ${p.undecided}${decided.length ? ` (beside ${decided.length} ` +
+      `decided ${decided.length === 1 ? 'grid' : 'grids'} of this shape: ${decided.map((d) => d.grid ? d.grid.source
+        : d.source).join(', ')})` : ''}`)
+  }
+  for (const p of points.filter((x) => x.recommended && x.recommended.untested)) {
+    out.push(`untested: ${p.grid ? p.grid.source : p.source}: ${p.recommended.untested}`)
+  }
+  for (const p of points.filter((x) => x.grid && x.grid.table_growth)) {
+    out.push(`table grew: ${p.grid.source}: its table grew from ${whole(p.grid.table_growth.rows_first)} to ` +
+      `${whole(p.grid.table_growth.rows_last)} rows through the study; its later rounds measured a larger table`)
+  }
+  return out
+}
+
+const whole = (x) => Math.round(x).toLocaleString('en-US')
+
+/**
+ * The write-only figure a plan may use: the headroom below the lower end of the 95% interval at the recommended
+ * settings; or, where the evidence cannot carry one, none and why, with what to run next.
+ */
+function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreement }, headroomPct) {
+  const none = (why, next) => ({ per_sec: null, why, next })
+  if (!best) return none('no result within the rules', 'a grid on this shape: crate-bench sweep grid … --repeat 3')
+  if (disagreement) {
+    return none('its results disagree (the warning below)', 'measure it again on a quiet cluster (a grid with ' +
+      '--repeat 3)')
+  }
+  const undecided = eligible.filter((p) => p.grid && p.undecided)
+  if (!recommended) {
+    return undecided.length
+      ? none(`the grid could not tell its cells apart (${undecided.map((p) => p.grid.source).join(', ')})`,
+        'repeat more (--repeat 5), lengthen --duration or quiet the cluster')
+      : none(eligible.some((p) => p.grid) ? 'no grid of this shape recommended a cell'
+        : 'single runs recommend no settings', 'a grid on this shape: crate-bench sweep grid … --repeat 3')
+  }
+  if (undecided.length) {
+    return none(`its grids do not agree: ${undecided.map((p) => p.grid.source).join(', ')} could not tell its cells ` +
+      'apart where another recommended one', 'measure it again on a quiet cluster (a grid with --repeat 3)')
+  }
+  if (recommendations.some((r) => r.untested)) {
+    return none('one run a cell: the recommended cell is untested (no interval)', 'the grid again with --repeat 3')
+  }
+  if (!recommended.ci95) return none('the recommended figure has no interval', 'the grid again with --repeat 3')
+  if (recommended.ci95.clipped || !(recommended.ci95.low > 0)) {
+    return none('the recommended cell\'s 95% interval reaches 0: its runs differ too much to carry a figure',
+      'repeat more (--repeat 5), lengthen --duration or quiet the cluster')
+  }
+  if (recommendations.some((r) => r.busy)) {
+    return none(`the recommended cell ran on busy nodes (${recommendations.find((r) => r.busy).busy})`,
+      'run it again on quiet nodes')
+  }
+  return { per_sec: round(recommended.ci95.low * (1 - headroomPct / 100)), why: null, next: null,
+    rule: `${headroomPct}% below the lower end of the 95% interval at the recommended settings` }
+}
+
+/**
+ * The one figure to plan with: the lowest of what the inputs carry for the shape (the write-only figure, the mixed
+ * capacity, a sustained run's end rate less the headroom), its rule naming which set it; none where a figure the
+ * shape has cannot be carried (the plan must be the lowest of all of them), or where it has none.
+ */
+function planningOf (entry, headroomPct, unit) {
+  const candidates = []
+  const blocked = []
+  const w = entry.write_only
+  if (w.per_sec !== null) {
+    candidates.push({ kind: 'write-only', per_sec: w.per_sec, text: `write-only ${whole(w.per_sec)}` })
+  }
+  else if (entry.best || entry.results > 0) blocked.push(`write-only: ${w.why}`)
+  const m = entry.mixed
+  if (m && m.busy) blocked.push(`mixed capacity: its steps ran on busy nodes (${m.busy})`)
+  else if (m && typeof m.per_sec === 'number') {
+    candidates.push({ kind: 'mixed', per_sec: m.per_sec, text: `the mixed capacity beside ${m.query_rate} queries/s` +
+      `${m.lower_bound ? ' (a lower bound: every run passed)' : ''}` })
+  } else if (m) blocked.push('mixed capacity: the search found none the runs carry')
+  const s = entry.sustained
+  if (s && s.held && !s.lower_bound) {
+    const perSec = round(s.per_sec * (1 - headroomPct / 100))
+    candidates.push({ kind: 'sustained', per_sec: perSec, text: `${headroomPct}% below the rate held at the end of ` +
+      `${Math.round(s.duration_s / 60)} min` })
+  }
+  const mixedBlocked = blocked.some((b) => b.startsWith('mixed'))
+  const failedSustained = s && !s.held ? s : null
+  if (blocked.length || candidates.length === 0) {
+    return { per_sec: null, set_by: null, rule: null, none: blocked.length ? blocked.join('; ')
+      : 'no figure the runs carry', next: mixedBlocked && !w.next ? 'the mixed capacity again on quiet nodes'
+      : w.next ?? null, above_failed_sustained: null }
+  }
+  const lowest = candidates.reduce((a, c) => (c.per_sec < a.per_sec ? c : a))
+  const others = candidates.filter((c) => c !== lowest).map((c) => c.text)
+  const rule = lowest.kind === 'write-only' ? w.rule : lowest.text
+  const failedRate = failedSustained ? failedSustained.target_per_sec ?? failedSustained.per_sec : null
+  return { per_sec: lowest.per_sec, set_by: lowest.kind,
+    rule: `${rule}${others.length ? `; ${others.join('; ')}` : ''}`, none: null, next: null,
+    // A long run that did not hold a rate at or below the plan: the plan stands above what the cluster kept up.
+    above_failed_sustained: failedRate !== null && lowest.per_sec >= failedRate
+      ? `the figure to plan with is above ${whole(failedRate)} ${unit}/s, a rate ${failedSustained.source} did not ` +
+        `hold (${failedSustained.not_held_why})` : null }
 }
 
 /** Why a shape has no recommended settings when a grid of it could not decide them; null otherwise. */
@@ -183,17 +322,29 @@ function recommendedNote (eligible) {
   return undecided.length ? `none: ${undecided.map((p) => `${p.source}: ${p.undecided}`).join('; ')}` : null
 }
 
-/** The mixed capacity of a shape: the lowest its searches found (each with the query rate and SLO it held). */
+/**
+ * The mixed capacity of a shape: the lowest its searches found (each with the query rate and SLO it held), busy
+ * when any search that gave one ran on busy nodes.
+ */
 function mixedOf (points) {
   const found = points.map((p) => p.mixed).filter((m) => m && typeof m.per_sec === 'number')
-  return found.length ? found.reduce((a, m) => (m.per_sec < a.per_sec ? m : a)) : null
+  if (found.length) return found.reduce((a, m) => (m.per_sec < a.per_sec ? m : a))
+  const searched = points.map((p) => p.mixed).filter(Boolean)
+  return searched.length ? { ...searched[0], per_sec: null } : null
 }
 
-/** The sustained figure of a shape: its longest run's, without failures or a partial end. */
+/**
+ * The sustained figure of a shape: its longest run that held (a full-speed run before a --rate run that held its
+ * target, a lower bound); without one, its longest run that did not hold, said so. Failures or a partial end never
+ * hold (sizing/evidence.js).
+ */
 function sustainedOf (points) {
-  const clean = points.filter((p) => p.sustained && !p.problems.some((x) => /failures|partial|load generator/.test(x)))
-  return clean.length ? clean.reduce((a, p) => (p.sustained.duration_s > a.duration_s ? p.sustained : a),
-    clean[0].sustained) : null
+  const long = points.map((p) => p.sustained).filter(Boolean)
+  if (!long.length) return null
+  const longest = (list) => list.reduce((a, s) => (s.duration_s > a.duration_s ? s : a))
+  const held = long.filter((s) => s.held)
+  const fullSpeed = held.filter((s) => !s.lower_bound)
+  return fullSpeed.length ? longest(fullSpeed) : held.length ? longest(held) : longest(long)
 }
 
 /** Median, lowest, highest and spread of the results' best figures, when there are two or more. */
@@ -205,18 +356,29 @@ function spreadOf (eligible) {
     spread_pct: round(((values[values.length - 1] - values[0]) / median) * 100, 1) }
 }
 
-/** Results of one shape that cannot both be right: intervals apart, or apart beyond DISAGREE_PCT without them. */
+// Two figures of one shape this far apart (of the larger) disagree whatever their intervals say: an interval that
+// reaches 0 overlaps everything and would let two grids ×1.85 apart pass as agreeing.
+const FAR_APART_PCT = 25
+
+/**
+ * Results of one shape that cannot both be right: intervals apart (both informative: neither reaching 0), apart
+ * beyond DISAGREE_PCT without informative intervals, or beyond FAR_APART_PCT whatever their intervals.
+ */
 function disagreementOf (eligible) {
+  const informative = (ci) => ci && !ci.clipped && ci.low > 0
   for (let i = 0; i < eligible.length; i++) {
     for (let j = i + 1; j < eligible.length; j++) {
       const [a, b] = [eligible[i], eligible[j]]
       const apartPct = round((Math.abs(a.throughput - b.throughput) / Math.max(a.throughput, b.throughput)) * 100, 1)
-      const intervals = a.ci95 && b.ci95
-      const apart = intervals ? a.ci95.high < b.ci95.low || b.ci95.high < a.ci95.low : apartPct > DISAGREE_PCT
-      if (apart) {
+      const intervals = informative(a.ci95) && informative(b.ci95)
+      const disjoint = intervals && (a.ci95.high < b.ci95.low || b.ci95.high < a.ci95.low)
+      const why = disjoint ? 'beyond their 95% intervals'
+        : apartPct > FAR_APART_PCT ? `(more than ${FAR_APART_PCT}%, whatever their intervals say)`
+          : !intervals && apartPct > DISAGREE_PCT
+            ? 'with no interval to judge (measure each more than once)' : null
+      if (why) {
         return `results of this shape disagree: ${a.source} ${round(a.throughput)} and ${b.source} ` +
-          `${round(b.throughput)}, ${apartPct}% apart ${intervals ? 'beyond their 95% intervals'
-            : 'with no interval to judge (measure each more than once)'}: measure it again before sizing with it`
+          `${round(b.throughput)}, ${apartPct}% apart ${why}: measure it again before sizing with it`
       }
     }
   }

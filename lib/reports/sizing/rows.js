@@ -18,6 +18,46 @@ const settingsOf = (figure) => (figure ? Object.entries(figure.settings).map(([k
 const withInterval = (figure) => `${whole(figure.per_sec)}${figure.ci95 ? ` (${whole(figure.ci95.low)}–` +
   `${whole(figure.ci95.high)})` : ''}`
 
+/** "2 (17,333–32,107, spread 85.2%)", "a grid of 12 runs (1 of 12 done)", "1 (one run: a point)". */
+function resultsText (s) {
+  const grids = s.evidence.filter((e) => e.runs_total !== null)
+  const incomplete = grids.filter((e) => e.runs_done < e.runs_total)
+  const busy = s.evidence.reduce((n, e) => n + (e.busy_runs || 0), 0)
+  const notes = [incomplete.length ? `${incomplete.map((e) => `${fmt(e.runs_done)} of ${fmt(e.runs_total)}`)
+    .join(', ')} runs done` : null, busy ? `${fmt(busy)} busy` : null].filter(Boolean)
+  const base = `${s.results}${s.spread ? ` (${whole(s.spread.min)}–${whole(s.spread.max)}, spread ` +
+    `${fmt(s.spread.spread_pct)}%)` : s.single_result ? ' (one run: a point)'
+    : s.evidence.length === 1 && grids.length === 1 ? ` (a grid of ${fmt(grids[0].runs_done)} runs)` : ''}`
+  return `${base}${notes.length ? ` [${notes.join('; ')}]` : ''}`
+}
+
+/** "20,000 for 10 min at p99 35.7 ms (drift: throughput -1.8%, p99 +520%)", with what it held or did not. */
+function sustainedText (s, unit) {
+  const minutes = fmt(Math.round(s.duration_s / 60))
+  const rows = s.table_rows_end !== null && s.table_rows_end !== undefined ? ` on ${whole(s.table_rows_end)} rows` : ''
+  const drift = s.drift || {}
+  const latency = typeof s.p99_change_pct === 'number' ? `, p99 ${signed(s.p99_change_pct)}%` : ''
+  const driftText = ` (drift: throughput ${fmt(drift.throughput_change_pct)}%${latency})`
+  const p99 = ` at p99 ${fmt(s.p99_ms)} ms`
+  if (s.lower_bound) {
+    return s.held ? `held ${whole(s.target_per_sec)}/s for ${minutes} min${p99}${rows} (a lower bound)${driftText}`
+      : `did not hold ${whole(s.target_per_sec)}/s (${fmt(s.achieved_pct)}%) over ${minutes} min${p99}${driftText}`
+  }
+  return s.held ? `${whole(s.per_sec)} held at the end of ${minutes} min${p99}${rows}${driftText}`
+    : `NOT held: ${whole(s.per_sec)} ${unit}/s at the end of ${minutes} min${p99}, beyond what the cluster ` +
+      `serves${driftText}`
+}
+
+const signed = (v) => `${v > 0 ? '+' : ''}${fmt(v)}`
+
+/** The mixed cell: "1,750 beside 2 queries/s at p99 ≤ 3,000 ms", "at least 10,000 … below 11,000". */
+function mixedText (m) {
+  if (m.per_sec === null) return `none the runs carry (beside ${fmt(m.query_rate)} queries/s)`
+  const bound = m.lower_bound ? `at least ${whole(m.per_sec)} (every run passed)${m.below ? `, below ` +
+    `${whole(m.below)}` : ''}` : whole(m.per_sec)
+  return `${bound} beside ${fmt(m.query_rate)} queries/s at p99 ≤ ${fmt(m.slo_p99_ms)} ms${m.busy ? ' (BUSY)' : ''}`
+}
+
 /** The group's table: { head, rows }, one row a cluster shape, every cell text. */
 function groupTable (g) {
   // Field values/s (Lindorm's unit) for a model that has them; writes with their replicas where there are any.
@@ -35,10 +75,8 @@ function groupTable (g) {
     const at = s.recommended ?? s.best
     return [
       `${shape}${s.shared_machine ? ' (SHARED MACHINE)' : ''}`,
-      `${s.results}${s.spread ? ` (${whole(s.spread.min)}–${whole(s.spread.max)}, spread ` +
-        `${fmt(s.spread.spread_pct)}%)` : s.single_result ? ' (one run: a point)'
-        : s.evidence.length === 1 ? ` (a grid of ${fmt(s.evidence[0].runs)} runs)` : ''}`,
-      s.best ? withInterval(s.best) : 'no result within the rules',
+      resultsText(s),
+      s.best ? `${withInterval(s.best)}${s.best.busy ? ' (BUSY)' : ''}` : 'no result within the rules',
       ...(fields ? [s.best ? whole(s.best.field_values_per_sec) : ''] : []),
       s.recommended ? withInterval(s.recommended) : s.best ? 'none' : '',
       settingsOf(at),
@@ -46,27 +84,39 @@ function groupTable (g) {
       whole(s.per_node),
       ...(replicated ? [whole(s.replicated_writes_per_node)] : []),
       whole(s.per_core),
-      s.planning ? whole(s.planning.per_sec) : '',
+      s.planning.per_sec !== null ? whole(s.planning.per_sec) : 'none: see below',
       s.efficiency_pct === null ? (s.shared_machine && s.best ? 'none: shared machine' : '')
         : `${fmt(s.efficiency_pct)}%`,
-      ...(mixed ? [s.mixed ? `${whole(s.mixed.per_sec)} beside ${fmt(s.mixed.query_rate)} queries/s at p99 ≤ ` +
-        `${fmt(s.mixed.slo_p99_ms)} ms` : ''] : []),
-      ...(sustained ? [s.sustained ? `${whole(s.sustained.per_sec)} at the end of ${fmt(Math.round(
-        s.sustained.duration_s / 60))} min${s.sustained.table_rows_end !== null ? ` on ${whole(
-        s.sustained.table_rows_end)} rows` : ''} (drift ${fmt(s.sustained.drift.throughput_change_pct)}%)` : ''] : [])
+      ...(mixed ? [s.mixed ? mixedText(s.mixed) : 'not measured'] : []),
+      ...(sustained ? [s.sustained ? sustainedText(s.sustained, g.unit) : 'no run of 10 min'] : [])
     ]
   })
   return { head, rows }
 }
 
-/** The lines under a group's table: each planning rule, recommendations, disagreements, scaling, what was left out. */
+/**
+ * The lines under a group's table: each shape's figure to plan with (or why there is none and what to run next),
+ * every verdict of its inputs and its own caveats, then recommendations, disagreements, scaling, what was left out.
+ */
 function groupNotes (g) {
   const out = []
   for (const s of g.shapes) {
     const name = `${s.nodes} node${s.nodes === 1 ? '' : 's'}`
-    if (s.planning) out.push(`${name}: to plan with ${whole(s.planning.per_sec)} ${g.unit}/s: ${s.planning.rule}`)
+    const p = s.planning
+    if (p.per_sec !== null) {
+      out.push(`${name}: to plan with ${whole(p.per_sec)} ${g.unit}/s: ${p.rule}${p.checked_by
+        ? `; held for as long by ${p.checked_by.replace(/^\S+ held /, '')} (${p.checked_by.split(' ')[0]})` : ''}`)
+    } else {
+      out.push(`${name}: no figure to plan with: ${p.none}${p.next ? `; next: ${p.next}` : ''}`)
+    }
+    if (p.above_failed_sustained) out.push(`warning: ${name}: ${p.above_failed_sustained}`)
     if (s.best && s.recommended_note) out.push(`${name}: recommended settings ${s.recommended_note}`)
     if (s.disagreement) out.push(`warning: ${name}: ${s.disagreement}`)
+    for (const v of s.verdicts) out.push(`${v.startsWith('busy') ? 'warning' : 'note'}: ${name}: ${v}`)
+    if (s.sustained && !s.sustained.held) {
+      out.push(`warning: ${name}: ${s.sustained.source} did not hold: ${s.sustained.not_held_why}`)
+    }
+    for (const caveat of s.caveats) out.push(`caveat: ${name}: ${caveat}`)
   }
   for (const u of g.usl) {
     out.push(`scaling (Universal Scalability Law over ${u.sizes.join(', ')} nodes${u.cores_per_node

@@ -153,8 +153,11 @@ function analyseGrid (dimensions, cells, { sloP99Ms = null, plateauPct = DEFAULT
     best: best && summaryOf(best),
     plateau: plateau.map((c) => c.id),
     plateau_rule: repeated ? '95% confidence intervals overlap the best\'s' : `within ${plateauPct}% of the best`,
+    // One run a cell: the rule's pick, not a finding (no interval): said as untested, and sized as none.
     recommended: recommended && !cannotTell
-      ? { ...summaryOf(recommended), note, breaks, first_break: breaks[0] ?? null }
+      ? { ...summaryOf(recommended), note, breaks, first_break: breaks[0] ?? null,
+          untested: surenessOf(cells) ? 'one run a cell: no cell has an interval, so this is the rule\'s pick, not ' +
+            'a finding (--repeat 3 tests it)' : null }
       : null,
     undecided: cannotTell && { ...cannotTell, would_recommend: recommended.id },
     sureness: recommended && !cannotTell ? surenessOf(cells) : null,

@@ -34,7 +34,10 @@ function heatmapOption (grid) {
   const candidates = grid.cells.filter((c) => c.excluded === null && c.per_sec > 0).map((c) => c.per_sec)
   const bestId = grid.best && grid.best.id
   const recommendedId = grid.recommended && grid.recommended.id
-  const subtitle = wrapLines(grid.subtitle || '').join('\n')
+  const recommendedMark = grid.recommended && grid.recommended.untested ? 'rec. (untested)' : 'rec.'
+  const legend = 'outlines: red the best, green the recommended (dashed green: the best is recommended too), dashed ' +
+    'orange over --slo, dotted purple busy nodes; ✗ ruled out'
+  const subtitle = wrapLines([grid.subtitle, legend].filter(Boolean).join('; ')).join('\n')
   const top = 70 + (subtitle ? subtitle.split('\n').length * 16 : 0)
   const option = {
     animation: false,
@@ -63,7 +66,10 @@ function heatmapOption (grid) {
       const x = columns.values.indexOf(cell.settings[columns.name])
       const y = rows.values.indexOf(cell.settings[rows.name])
       const ruledOut = cell.excluded !== null || !(cell.per_sec > 0)
-      const mark = cell.id === bestId ? ' best' : cell.id === recommendedId ? ' rec.' : ''
+      // Every mark the cell has, as the legend names them: the best may be the recommended cell too.
+      const marks = [cell.id === bestId ? 'best' : null, cell.id === recommendedId ? recommendedMark : null,
+        cell.busy_machine ? 'busy' : null].filter(Boolean)
+      const mark = marks.length ? ` ${marks.join(', ')}` : ''
       const overSlo = missesSlo(cell, grid.slo_p99_ms)
       const spread = typeof cell.spread_pct === 'number' ? `±${Math.round(cell.spread_pct / 2)}% ` : ''
       const p99 = typeof cell.p99_ms === 'number' ? `p99 ${short(cell.p99_ms)} ms${overSlo ? ' › slo' : ''}` : ''
@@ -71,8 +77,10 @@ function heatmapOption (grid) {
         value: [x, y, ruledOut ? '-' : cell.per_sec],
         label: { formatter: ruledOut ? `✗ ${short(cell.per_sec)}`
           : [`${short(cell.per_sec)}${mark}`, `${spread}${p99}`.trim()].filter(Boolean).join('\n') },
-        itemStyle: ruledOut ? { color: '#ddd' } : cell.id === bestId ? { borderColor: '#b00', borderWidth: 3 }
-          : cell.id === recommendedId ? { borderColor: '#1a7f37', borderWidth: 3 }
+        itemStyle: ruledOut ? { color: '#ddd' } : cell.id === recommendedId ? { borderColor: '#1a7f37', borderWidth: 4,
+          ...(cell.id === bestId ? { borderType: [8, 4] } : {}) }
+          : cell.id === bestId ? { borderColor: '#b00', borderWidth: 3 }
+            : cell.busy_machine ? { borderColor: '#7b3294', borderWidth: 2, borderType: 'dotted' }
             : overSlo ? { borderColor: '#d4700a', borderWidth: 2, borderType: 'dashed' } : {}
       })
     }

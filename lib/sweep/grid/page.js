@@ -4,30 +4,53 @@ const { escapeHtml, chartPageHead } = require('../../reports/html/parts')
 const { fmt, fmtWhole: whole } = require('../../base/format')
 const { renderSvgChart } = require('../../reports/html/svg-chart')
 const { heatmapSvg } = require('./heatmap')
-const { ridgeAlong, settingsText, missesSlo } = require('./analysis')
+const { settingsText, missesSlo } = require('./analysis')
 const { gridText } = require('./report')
 
 // grid.html: one self-contained page (its charts drawn here as SVG, no script): the heatmap, the ridge (the best cell
 // of each row), a line chart per dimension and every cell's figures.
 
-/** Throughput along one dimension: a line per value of the other (two dimensions), or its ridge (more). */
+/** The cell of `settings` (some of them fixed), the fastest candidate where several fit: a line's point. */
+function cellAt (grid, fixed) {
+  const fits = grid.cells.filter((c) => c.excluded === null && c.per_sec > 0 &&
+    Object.entries(fixed).every(([k, v]) => c.settings[k] === v))
+  return fits.reduce((a, c) => (!a || c.per_sec > a.per_sec ? c : a), null)
+}
+
+/**
+ * Throughput along one dimension: a line per value of the other (two dimensions), or its ridge (more); beside each
+ * point the runs it stands on (dots) and its 95% interval (a bar), so that a step the noise covers looks like one.
+ */
 function dimensionChart (grid, dimension) {
   const others = grid.vary.filter((d) => d !== dimension)
   const lines = others.length === 1
-    ? others[0].values.map((v) => ({ name: `${others[0].name} ${v}`, points: ridgeAlong(dimension, grid.cells,
-      { [others[0].name]: v }) }))
-    : [{ name: 'best over the other settings', points: ridgeAlong(dimension, grid.cells) }]
+    ? others[0].values.map((v) => ({ name: `${others[0].name} ${v}`, fixed: { [others[0].name]: v } }))
+    : [{ name: 'best over the other settings', fixed: {} }]
+  const series = []
+  for (const l of lines) {
+    const cells = dimension.values.map((value) => cellAt(grid, { ...l.fixed, [dimension.name]: value }))
+    series.push({ type: 'line', name: l.name, connectNulls: false, symbolSize: 7,
+      data: cells.map((c) => (c ? c.per_sec : null)) })
+    series.push({ type: 'scatter', name: `${l.name}: each run`, symbolSize: 4, itemStyle: { opacity: 0.6 },
+      data: cells.flatMap((c, x) => (c ? (c.runList || []).filter((r) => r.per_sec > 0).map((r) => [x, r.per_sec])
+        : [])) })
+    const bars = cells.flatMap((c, x) => (c && c.ci95 ? [[x, c.ci95.low], [x, c.ci95.high], [x, '-']] : []))
+    if (bars.length) {
+      series.push({ type: 'line', name: `${l.name}: 95% interval`, symbol: 'none', connectNulls: false,
+        lineStyle: { width: 3, opacity: 0.5 }, data: bars })
+    }
+  }
   return renderSvgChart({
     animation: false,
-    title: { text: `${grid.unit || 'units'}/s by ${dimension.name}`, left: 'center' },
+    title: { text: `${grid.unit || 'units'}/s by ${dimension.name}`, subtext: 'lines: the median run; dots: each ' +
+      'run; bars: the 95% interval', left: 'center' },
     legend: { bottom: 0, type: 'scroll' },
-    grid: { left: 90, right: 30, top: 50, bottom: 70 },
+    grid: { left: 90, right: 30, top: 60, bottom: 70 },
     xAxis: { type: 'category', name: dimension.name, nameLocation: 'middle', nameGap: 28,
       data: dimension.values.map(String) },
     yAxis: { type: 'value', name: `${grid.unit || 'units'}/s` },
-    series: lines.map((l) => ({ type: 'line', name: l.name, connectNulls: false, symbolSize: 7,
-      data: l.points.map((p) => p.per_sec) }))
-  }, { width: 640, height: 360 })
+    series
+  }, { width: 640, height: 380 })
 }
 
 function cellRows (grid) {
@@ -37,7 +60,8 @@ function cellRows (grid) {
     whole(c.field_values_per_sec), fmt(c.p50_ms),
     `${fmt(c.p99_ms)}${missesSlo(c, grid.slo_p99_ms) ? ' › slo' : ''}`, fmt(c.failed),
     fmt(c.in_doubt),
-      fmt(c.busiest_cpu_pct), fmt(c.write_queue_max), fmt(c.rejections), c.excluded ?? '']
+      fmt(c.busiest_cpu_pct), fmt(c.write_queue_max), fmt(c.rejections), c.busy_machine ? 'busy' : '',
+      c.excluded ?? '']
       .map((x) => `<td>${escapeHtml(x)}</td>`).join('') + '</tr>').join('\n')
 }
 
@@ -77,7 +101,7 @@ ${ridgeRows(grid)}
 <table><tr><th>settings</th><th>runs</th><th>${escapeHtml(unit)}/s</th><th>95% interval</th><th>spread</th>
 <th>field values/s</th>
 <th>p50 ms</th><th>p99 ms</th><th>failed</th><th>in doubt</th><th>busiest CPU %</th><th>write queue</th>
-<th>rejections</th><th>ruled out</th></tr>
+<th>rejections</th><th>busy nodes</th><th>ruled out</th></tr>
 ${cellRows(grid)}
 </table>
 </body>

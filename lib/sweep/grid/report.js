@@ -99,11 +99,12 @@ function verdictLines (grid) {
   } else if (!r) {
     lines.push(`recommended: none (${target})`)
   } else {
-    lines.push(`recommended (${target}): ${settingsText(r.settings)}: ${fmtWhole(r.per_sec)} ${unit}/s, p99 ` +
-      `${fmt(r.p99_ms)} ms${r.note ? ` (${r.note})` : ''}`)
+    lines.push(`recommended${r.untested ? ': UNTESTED' : ''} (${target}): ${settingsText(r.settings)}: ` +
+      `${fmtWhole(r.per_sec)} ${unit}/s, p99 ${fmt(r.p99_ms)} ms${r.note ? ` (${r.note})` : ''}` +
+      `${r.untested ? ` — ${r.untested}` : ''}`)
     lines.push(r.first_break ? `  beyond it: ${r.first_break.reason}`
       : '  beyond it: no neighbour with more load broke within the grid')
-    if (grid.sureness) lines.push(`  how sure: ${grid.sureness}`)
+    if (grid.sureness && !r.untested) lines.push(`  how sure: ${grid.sureness}`)
   }
   if (!grid.complete) {
     const left = grid.cells.filter((c) => c.runs_done === 0).length

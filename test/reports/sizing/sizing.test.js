@@ -41,21 +41,23 @@ test('per shape its peak within the rules, per node and per core, the ceiling, t
   ].map((r, i) => pointOf(r, `r${i}.json`))
   const sizing = sizingOf(points, { headroomPct: 20 })
   const [group] = sizing.groups
+  // Single runs recommend no settings and carry no interval: no figure to plan with, said why and what to run next.
   assert.deepEqual(group.shapes.map((s) => [s.nodes, s.best.per_sec, s.per_node, s.per_core, s.planning.per_sec,
     s.efficiency_pct]), [
-    [1, 25_000, 25_000, 6250, 20_000, 100],
-    [3, 66_000, 22_000, 5500, 52_800, 88],
-    [6, 120_000, 20_000, 5000, 96_000, 80]
+    [1, 25_000, 25_000, 6250, null, 100],
+    [3, 66_000, 22_000, 5500, null, 88],
+    [6, 120_000, 20_000, 5000, null, 80]
   ])
+  assert.equal(group.shapes[2].planning.none, 'write-only: single runs recommend no settings')
+  assert.equal(group.shapes[2].planning.next, 'a grid on this shape: crate-bench sweep grid … --repeat 3')
   assert.deepEqual(group.shapes[0].best.settings,
     { batch_size: 5000, concurrent_requests: 8, processes: 2, replicas: 0 })
   assert.deepEqual(group.shapes[1].excluded, [{ source: 'r3.json', why: 'failures or in doubt' }],
     'the faster run with failures is no peak')
   assert.equal(group.shapes[2].replicated_writes_per_node, 40_000, 'rows written and their replicas, per node')
   assert.equal(group.shapes[2].single_result, true)
-  // No grid: no recommended settings, and the planning figure says it comes from the best measured.
   assert.equal(group.shapes[0].recommended, null)
-  assert.equal(group.shapes[0].planning.rule, '20% below the best measured (no recommended settings for this shape)')
+  assert.equal(group.shapes[0].planning.none, 'write-only: its results disagree (the warning below)')
   // Two single runs of one shape 20% apart, with no interval to judge: said.
   assert.deepEqual(group.shapes[0].spread, { median: 20_000, min: 20_000, max: 25_000, spread_pct: 25 })
   assert.match(group.shapes[0].disagreement, /r0\.json 20000 and r1\.json 25000, 20% apart with no interval to judge/)
@@ -67,8 +69,9 @@ test('per shape its peak within the rules, per node and per core, the ceiling, t
   assert.match(text,
     joined(
       /│ 6 nodes x 4 cores, 8 GB heap +│ 1 \(one run: a point\) +│ 120,000 +│ /,
-      /1,200,000 +│ none +│ .* +│ 50 +│ 20,000 +│ 40,000 +│ 5,000 +│ 96,000 /))
-  assert.match(text, /^1 node: to plan with 20,000 rows\/s: 20% below the best measured/m)
+      /1,200,000 +│ none +│ .* +│ 50 +│ 20,000 +│ 40,000 +│ 5,000 +│ none: see below /))
+  assert.match(text, joined(/^6 nodes: no figure to plan with: write-only: single runs recommend no settings; /,
+    /next: a grid on this shape: crate-bench sweep grid … --repeat 3$/m))
   assert.match(text, /^warning: 1 node: results of this shape disagree/m)
   assert.match(text, /^note: replicas 0 on 3 nodes: a production cluster keeps replicas/m)
 })
@@ -180,7 +183,10 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   assert.equal(three.single_result, false, 'a grid of nine runs')
   assert.match(three.recommended.source,
     /three \(the grid's recommended cell: batch_size 2000, concurrent_requests 16\)$/)
-  assert.equal(three.planning.rule, '20% below the figure at the recommended settings (one run a cell: no interval)')
+  // One run a cell: the grid's pick is untested, so no figure to plan with, and the page says why.
+  assert.equal(three.planning.per_sec, null)
+  assert.equal(three.planning.none, 'write-only: one run a cell: the recommended cell is untested (no interval)')
+  assert.match(sized.stderr, /^note: 3 nodes: untested: .*three: one run a cell: no cell has an interval/m)
   assert.equal(sixNodes.recommended.per_sec, 312_000 * 0.99 * 1.8)
   assert.equal(sixNodes.efficiency_pct, 90)
   assert.match(sized.stderr,
@@ -232,7 +238,7 @@ test('results a sizing cannot stand on are left out, said why: --rate runs, forg
   assert.match(text, /^not sizing figures: rate\.json \(a --rate run: it held 100% of a 2000\/s target, not a peak\)/m)
 })
 
-test('two grids of one shape that disagree beyond their intervals: both shown, a warning; the plan from the lower end',
+test('two grids of one shape that disagree beyond their intervals: both shown, a warning, no figure to plan with',
   () => {
   const grid = (perSec, low, high, source) => ({ ...pointOf(result({ nodes: 1, cores: 4, perSec }), source), runs: 9,
     ci95: { low, high }, recommended: { ...pointOf(result({ nodes: 1, cores: 4, perSec: perSec * 0.9 }), source),
@@ -245,10 +251,15 @@ test('two grids of one shape that disagree beyond their intervals: both shown, a
   assert.match(shape.disagreement,
     /^results of this shape disagree: grid-a 19075 and grid-b 14242, 25\.3% apart beyond their 95% intervals/)
   assert.equal(shape.best.per_sec, 19_075)
-  // The median of the two recommended figures (the lower of two), planned from its interval's lower end, less 20%.
+  // The median of the two recommended figures (the lower of two); but repeats that disagree carry no plan.
   assert.equal(shape.recommended.per_sec, 14_242 * 0.9)
-  assert.equal(shape.planning.per_sec, Math.round(13_500 * 0.9 * 0.8 * 100) / 100)
-  assert.equal(shape.planning.rule, '20% below the lower end of the 95% interval at the recommended settings')
+  assert.equal(shape.planning.per_sec, null)
+  assert.equal(shape.planning.none, 'write-only: its results disagree (the warning below)')
+  // One grid alone: its recommended cell's interval, less the headroom.
+  const [alone] = sizingOf([grid(19_075, 18_000, 20_100, 'grid-a')]).groups[0].shapes
+  assert.equal(alone.planning.per_sec, Math.round(18_000 * 0.9 * 0.8 * 100) / 100)
+  assert.equal(alone.planning.rule, '20% below the lower end of the 95% interval at the recommended settings')
+  assert.equal(alone.planning.set_by, 'write-only')
 })
 
 test('crate-bench sizing: the same file twice counts once; a grid naming a result outside its runs/ is refused',
@@ -308,5 +319,154 @@ test('the mixed and sustained columns: a mixed capacity search and a long run of
     'mixed given, a table of 1.1 billion rows, twelve hours: no caveat left')
   const text = require('../../../lib/reports/sizing/command').render(sizing)
   assert.match(text, /18,000 beside 20 queries\/s at p99 ≤ 250 ms/)
-  assert.match(text, /26,500 at the end of 720 min on 1,100,000,000 rows \(drift -11\.7%\)/)
+  assert.match(text, /26,500 held at the end of 720 min at p99 80 ms on 1,100,000,000 rows \(drift: throughput -11\.7%\)/)
+})
+
+// Issue 54: the sizing page carries every verdict of its inputs, and plans only with what they carry.
+
+/**
+ * A grid folder as sizing reads it (gridEvidence over a grid.json): its best and recommended cells' runs at
+ * `perSec` (each cell's median run), `ci95` per cell, `busy` runs, `done` of `total` runs, undecided or untested.
+ */
+function gridPoint ({ nodes = 1, perSec, recommendedPerSec = perSec * 0.9, ci95 = null, recommendedCi95 = ci95,
+  undecided = null, untested = null, busyRuns = 0, done = 12, total = 12, repeat = 3, source = 'grid', docs = null }) {
+  const { gridEvidence } = require('../../../lib/reports/sizing')
+  const runs = Array.from({ length: done }, (_, i) => ({ round: 1 + (i % repeat),
+    busy_machine: i < busyRuns ? 'the nodes were busy before this run began (n0: CPU 95%)' : null,
+    table_at_start: docs ? { docs: docs[Math.min(i, docs.length - 1)] } : null }))
+  const best = { id: 'best', settings: { batch_size: 5000 }, median_result_file: 'runs/best.json', runs_done: repeat,
+    ci95 }
+  const recommended = undecided ? null : { id: 'rec', settings: { batch_size: 2000 },
+    median_result_file: 'runs/rec.json', runs_done: repeat, ci95: recommendedCi95, untested }
+  const grid = { repeat, runs_done: done, runs_total: total, best, recommended,
+    undecided: undecided ? { why: undecided } : null,
+    cells: [{ id: 'rec', runs: runs.slice(0, Math.ceil(done / 2)) }, { id: 'best', runs: runs.slice(Math.ceil(done / 2)) }] }
+  const files = { 'runs/best.json': result({ nodes, cores: 4, perSec }),
+    'runs/rec.json': result({ nodes, cores: 4, perSec: recommendedPerSec }) }
+  return gridEvidence(grid, source, (f) => files[f])
+}
+
+const text = (sizing) => require('../../../lib/reports/sizing/command').render(sizing)
+
+test('an undecided grid: no figure to plan with, why and what to run next; its "none" kept beside a decided grid',
+  () => {
+  const undecided = gridPoint({ perSec: 17_333, ci95: { low: 0, high: 38_903, clipped: true, wide: true },
+    undecided: 'the runs of a cell differ by up to 90%: the grid cannot tell its cells apart', source: 'grid-1' })
+  const [shape] = sizingOf([undecided]).groups[0].shapes
+  assert.equal(shape.planning.per_sec, null)
+  assert.equal(shape.planning.none, 'write-only: the grid could not tell its cells apart (grid-1)')
+  assert.equal(shape.planning.next, 'repeat more (--repeat 5), lengthen --duration or quiet the cluster')
+  assert.deepEqual(shape.verdicts, ['undecided: grid-1: the runs of a cell differ by up to 90%: the grid cannot tell ' +
+    'its cells apart'])
+  // The same shape measured again, decided, 4% apart: still none, and the first grid's "none" is on the page.
+  const decided = gridPoint({ perSec: 18_000, ci95: { low: 17_000, high: 19_000 }, source: 'grid-2' })
+  const sizing = sizingOf([undecided, decided])
+  const [both] = sizing.groups[0].shapes
+  assert.equal(both.planning.per_sec, null)
+  assert.match(both.planning.none, /grid-1 could not tell its cells apart where another recommended one/)
+  assert.match(text(sizing), /^note: 1 node: undecided: grid-1: .* \(beside 1 decided grid of this shape: grid-2\)$/m)
+})
+
+test('two grids of one shape ×1.85 apart disagree though one interval reaches 0; each figure says its own runs', () => {
+  const first = gridPoint({ perSec: 17_333, ci95: { low: 0, high: 38_903, clipped: true }, source: 'grid-1' })
+  const second = gridPoint({ perSec: 32_107, ci95: { low: 29_000, high: 35_000 }, source: 'grid-2' })
+  const [shape] = sizingOf([first, second]).groups[0].shapes
+  assert.match(shape.disagreement, joined(/grid-1 \(the grid's best cell: batch_size 5000\) 17333 and grid-2 /,
+    /\(the grid's best cell: batch_size 5000\) 32107, 46% apart \(more than 25%, whatever their intervals say\)/))
+  assert.equal(shape.planning.per_sec, null)
+  assert.equal(shape.best.runs, 3, 'the best figure stands on its cell\'s 3 runs, not the grid\'s 12')
+  assert.deepEqual(shape.evidence.map((e) => [e.runs, e.runs_done, e.runs_total]), [[3, 12, 12], [3, 12, 12]])
+})
+
+test('busy inputs: counted per shape on every page, and a recommended cell that ran busy carries no plan', () => {
+  const busy = gridPoint({ perSec: 30_000, ci95: { low: 28_000, high: 32_000 }, busyRuns: 12, source: 'grid-busy' })
+  const sizing = sizingOf([busy])
+  const [shape] = sizing.groups[0].shapes
+  assert.match(shape.verdicts[0], /^busy: 12 of 12 runs ran on nodes busy beyond the load or before it \(grid-busy: /)
+  assert.match(shape.planning.none, /^write-only: the recommended cell ran on busy nodes \(the nodes were busy/)
+  assert.equal(shape.best.busy, 'the nodes were busy before this run began (n0: CPU 95%)')
+  const page = text(sizing)
+  assert.match(page, /│ 30,000 \(28,000–32,000\) \(BUSY\) +│/)
+  assert.match(page, /│ 1 \(a grid of 12 runs\) \[12 busy\] +│/)
+  assert.match(page, /^warning: 1 node: busy: 12 of 12 runs/m)
+  const html = require('../../../lib/reports/sizing/html').renderSizingHtml(sizing)
+  assert.match(html, /warning: 1 node: busy: 12 of 12 runs/)
+  // One busy run of twelve, none of them the recommended cell's: said, and the plan stands.
+  const once = gridPoint({ perSec: 30_000, ci95: { low: 28_000, high: 32_000 }, busyRuns: 1, done: 12 })
+  const [quiet] = sizingOf([pointOfRunsReordered(once)]).groups[0].shapes
+  assert.match(quiet.verdicts[0], /^busy: 1 of 12 runs/)
+  assert.equal(quiet.planning.per_sec, Math.round(28_000 * 0.8 * 100) / 100)
+})
+
+/** The grid point with its busy run moved out of the recommended cell (gridPoint puts busy runs first, there). */
+function pointOfRunsReordered (point) {
+  return { ...point, recommended: { ...point.recommended, busy: null, busy_runs: 0 } }
+}
+
+test('an incomplete grid says how many of its runs ran; a table that grew several-fold through the grid says so',
+  () => {
+  const partial = gridPoint({ perSec: 30_000, ci95: null, done: 1, total: 12, repeat: 3, source: 'grid-cut',
+    untested: 'one run a cell: no cell has an interval' })
+  const sizing = sizingOf([partial])
+  const [shape] = sizing.groups[0].shapes
+  assert.ok(shape.verdicts.includes('incomplete: grid-cut ran 1 of 12 runs'), shape.verdicts.join('\n'))
+  assert.equal(shape.planning.per_sec, null)
+  assert.match(text(sizing), /│ 1 \(a grid of 1 runs\) \[1 of 12 runs done\] +│/)
+  const grown = gridPoint({ perSec: 30_000, ci95: { low: 28_000, high: 32_000 }, docs: [1_000_000, 2_000_000,
+    5_000_000], source: 'grid-grew' })
+  const [filled] = sizingOf([grown]).groups[0].shapes
+  assert.ok(filled.verdicts.includes('table grew: grid-grew: its table grew from 1,000,000 to 5,000,000 rows through ' +
+    'the study; its later rounds measured a larger table'), filled.verdicts.join('\n'))
+})
+
+test('a mixed capacity below the write-only figure sets the plan, its rule naming both; a lower bound said so', () => {
+  const { mixedEvidence } = require('../../../lib/reports/sizing')
+  const write = gridPoint({ perSec: 24_000, recommendedPerSec: 21_000, ci95: { low: 19_506, high: 23_000 } })
+  const step = { ...result({ nodes: 1, cores: 4, perSec: 0 }), workload: 'analytical', options: {},
+    ingest: { options: { model: 'cpu' } } }
+  const mixed = mixedEvidence({ workload: 'mixed', capacity: 1750, query_rate: 2, slo: { p99_ms: 3000 },
+    capacity_kind: 'lower_bound', capacity_below: 2000, steps: [{ rate: 1750 }, { rate: 1750 }, { rate: 1750 }] },
+  step, 'mixed-1')
+  const sizing = sizingOf([write, mixed])
+  const [shape] = sizing.groups[0].shapes
+  assert.equal(shape.planning.per_sec, 1750)
+  assert.equal(shape.planning.set_by, 'mixed')
+  assert.equal(shape.planning.rule, 'the mixed capacity beside 2 queries/s (a lower bound: every run passed); ' +
+    'write-only 15,605')
+  assert.deepEqual(sizing.groups[0].caveats.filter((c) => c.startsWith('write-only')), [])
+  const page = text(sizing)
+  assert.match(page, /^1 node: to plan with 1,750 rows\/s: the mixed capacity beside 2 queries\/s/m)
+  assert.match(page, /│ at least 1,750 \(every run passed\), below 2,000 beside 2 queries\/s at p99 ≤ 3,000 ms/)
+  // A second shape without a mixed capacity says so itself: the other shape's figure does not hide it.
+  const three = gridPoint({ nodes: 3, perSec: 60_000, ci95: { low: 50_000, high: 70_000 } })
+  const [, threeNodes] = sizingOf([write, mixed, three]).groups[0].shapes
+  assert.deepEqual(threeNodes.caveats, ['no mixed capacity the runs carry for this shape (write-only figures)'])
+})
+
+test('a long run that did not hold is never "held": what it held, its p99 and drift; a plan above it is warned', () => {
+  const base = result({ nodes: 1, cores: 4, perSec: 13_559, p99: 7237 })
+  const sustained = { per_sec: 13_559, p99_ms: 7237, duration_s: 600, table_rows_end: null,
+    drift: { throughput_change_pct: -1.8, p99_change_pct: 1480, p50_change_pct: 1480 } }
+  const beyond = pointOf({ ...base, options: { ...base.options, rate: 13_866 }, seconds: 600, sustained,
+    rate: { target_per_sec: 13_866, achieved_pct: 98.5 }, drift: { first: { p50_ms: 40 }, last: { p50_ms: 632 } } },
+  'sustained.json')
+  assert.equal(beyond.sustained.held, false)
+  assert.match(beyond.sustained.not_held_why, /it achieved 98\.5% of its 13866\/s target; the load was beyond what/)
+  const write = gridPoint({ perSec: 24_000, recommendedPerSec: 21_000, ci95: { low: 19_506, high: 23_000 } })
+  const sizing = sizingOf([write, beyond])
+  const [shape] = sizing.groups[0].shapes
+  assert.equal(shape.planning.per_sec, 15_604.8)
+  assert.match(shape.planning.above_failed_sustained,
+    /^the figure to plan with is above 13,866 rows\/s, a rate sustained\.json did not hold/)
+  const page = text(sizing)
+  assert.match(page, /did not hold 13,866\/s \(98\.5%\) over 10 min at p99 7,237 ms \(drift: throughput -1\.8%, p99/)
+  assert.doesNotMatch(page, /13,559 held/)
+  assert.match(page, /^warning: 1 node: the figure to plan with is above 13,866 rows\/s/m)
+  // A --rate run far below the plan held its rate: a lower bound, and no long run at the planning rate.
+  const slow = pointOf({ ...base, options: { ...base.options, rate: 100 }, seconds: 600,
+    sustained: { ...sustained, per_sec: 100, p99_ms: 3 }, rate: { target_per_sec: 100, achieved_pct: 100 } }, 'slow.json')
+  const low = sizingOf([write, slow])
+  assert.match(text(low), /held 100\/s for 10 min at p99 3 ms \(a lower bound\)/)
+  assert.match(low.groups[0].shapes[0].caveats[0], /^its long run held 100 rows\/s, below the figure to plan with/)
+  assert.ok(low.groups[0].caveats.some((c) => c.startsWith('short runs')), 'a run at 100/s measured no planning rate')
 })

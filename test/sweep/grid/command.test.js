@@ -254,12 +254,17 @@ test('a slow first round is named and left out of the verdict with three rounds;
   assert.match(two.stderr, /rounds: .*; a rerun advised/)
 })
 
-test('one run a cell: the recommendation says its noise is unknown', async (t) => {
+test('one run a cell: the recommendation is untested, said so in grid.json and in words', async (t) => {
   const out = tempDir(t)
   const run = await grid([...VARY, '--out', out], fakeGridBenchmark())
   assert.equal(run.code, 0, run.stderr)
-  assert.match(readGrid(out).sureness, /^one run a cell: the grid cannot know its noise/)
-  assert.match(run.stderr, /\n {2}how sure: one run a cell: the grid cannot know its noise/)
+  const saved = readGrid(out)
+  assert.match(saved.sureness, /^one run a cell: the grid cannot know its noise/)
+  assert.match(saved.recommended.untested, /^one run a cell: no cell has an interval, so this is the rule's pick/)
+  assert.match(run.stderr, /\nrecommended: UNTESTED \(no --slo: .*\): batch_size 2000, concurrent_requests 16: .* — one run/)
+  const repeated = tempDir(t)
+  await grid([...VARY, '--repeat', '3', '--out', repeated], fakeGridBenchmark())
+  assert.equal(readGrid(repeated).recommended.untested, null, 'three runs a cell: an interval each')
 })
 
 test('cells over --slo are marked, never shown as plateau cells', async (t) => {

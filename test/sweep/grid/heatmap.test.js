@@ -30,14 +30,36 @@ test('three dimensions: a heatmap panel for each value of the third, every cell 
   assert.match(option.yAxis[1].name, /processes 2/)
   assert.deepEqual(option.series.map((s) => s.data.length), [4, 4])
   const labels = option.series.flatMap((s) => s.data.map((d) => d.label.formatter))
-  // Each cell its p99 under its throughput (one run a cell: no spread to show).
+  // Each cell its p99 under its throughput (one run a cell: no spread to show); the best is the rule's pick too,
+  // untested with one run a cell, and marked as both, as the legend says.
   assert.deepEqual(labels, ['210k\np99 15 ms', '240k\np99 60 ms', '273k\np99 45 ms', '312k\np99 180 ms',
-    '420k\np99 15 ms', '480k\np99 60 ms', '546k\np99 45 ms', '624k best\np99 180 ms'])
+    '420k\np99 15 ms', '480k\np99 60 ms', '546k\np99 45 ms', '624k best, rec. (untested)\np99 180 ms'])
+  const best = option.series[1].data[3].itemStyle
+  assert.deepEqual([best.borderColor, best.borderType], ['#1a7f37', [8, 4]])
+  assert.match(option.title.subtext, /dashed green: the best is recommended too/)
   assert.equal(XMLValidator.validate(heatmapSvg(grid)), true)
   const text = gridText(grid)
   assert.match(text, /rows\/s \(median run\) and its p99, batch_size down, concurrent_requests across; processes 1/)
   assert.match(text, /rows\/s \(median run\) and its p99, batch_size down, concurrent_requests across; processes 2/)
   assert.match(text, /best: batch_size 2000, concurrent_requests 16, processes 2: 624,000 rows\/s/)
+})
+
+test('a cell whose runs found busy nodes is marked busy on the heatmap and on grid.html', () => {
+  const header = { workload: 'ingest', vary: VARY.slice(0, 2), repeat: 1, slo_p99_ms: null, plateau_pct: 5,
+    fixed_text: '' }
+  const grid = gridOf(header, (id) => {
+    const [, batch, flight] = /batch_size-(\d+)_concurrent_requests-(\d+)/.exec(id).map(Number)
+    const result = scriptedResult({ batch_size: batch, concurrent_requests: flight }, 2)
+    const run = runFigures({ result, exitCode: 0, round: 1, resultFile: `runs/${id}-r1.json` })
+    return [batch === 500 && flight === 4 ? { ...run, busy_machine: 'the nodes were busy before this run began' } : run]
+  })
+  const { option } = heatmapOption(grid)
+  const busy = option.series[0].data[0]
+  assert.equal(busy.label.formatter, '210k busy\np99 15 ms')
+  assert.equal(busy.itemStyle.borderType, 'dotted')
+  const html = require('../../../lib/sweep/grid/page').gridHtml(grid)
+  assert.match(html, /<td>batch_size 500, concurrent_requests 4<\/td>(<td>[^<]*<\/td>){12}<td>busy<\/td>/)
+  assert.match(html, /each run; bars: the 95% interval/)
 })
 
 test('labels fit a cell', () => {
