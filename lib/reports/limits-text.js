@@ -2,7 +2,7 @@
 
 const { fmt } = require('../base/format')
 const { flightNeeded } = require('../results/result')
-const { clusterLimitReason } = require('./cluster-limits')
+const { clusterLimitReason, busyMachineLine } = require('./cluster-limits')
 
 // The report's words on what limited a run: a --rate shortfall (the cluster first, when its samples say so, then
 // the client's flight) and requests near --timeout (judged by their own time, not the schedule's).
@@ -18,7 +18,11 @@ function rateShortfallLine (result, unit) {
   // The cluster's own samples first: a load it could not serve is no client's to fix.
   const limit = clusterLimitReason(result)
   if (limit) {
-    return `${head}: the load was beyond what the cluster serves (${limit}): lower the rate or add nodes; more ` +
+    // A machine that ran more than this load first: more nodes would not fix another client's work.
+    const busy = busyMachineLine(result)
+    const advice = busy ? `but ${busy.replace(/: these figures are not the cluster's alone$/, '')}: quiet them ` +
+      'and measure again before you lower the rate or add nodes' : 'lower the rate or add nodes'
+    return `${head}: the load was beyond what the cluster serves (${limit}): ${advice}; more ` +
       `requests in flight would only queue more (${fmt(rate.late_requests)} late, ` +
       `${fmt(rate.dropped_requests ?? 0)} never sent)`
   }

@@ -264,3 +264,35 @@ test('--workload mixed needs --query_rate, and searches the ingest: --ingest_rat
     assert.match(run.stderr, message)
   }
 })
+
+// Issue 54: a step judged on what was due, not on a window that includes the wait for the last answers.
+test('--workload mixed at 2 queries/s, the last query answered in 1.4 s: every query due went out on time and met ' +
+  'the SLO, so the step passes though its window read below the target', (t) => {
+  const isQuery = (stmt) => /^SELECT count\(\*\) FROM doc\.cpu WHERE/.test(stmt)
+  let firstQueryAt = null
+  return withCrateTestDouble({
+    query: (stmt) => (isQuery(stmt) ? { cols: ['count'], rows: [[1]], rowcount: 1 } : null),
+    // Fast answers, but the queries due in the last half second of the 1 s warm-up and 3 s step answer slowly.
+    fault: ({ stmt, bulk }) => {
+      if (bulk || !isQuery(stmt)) return undefined
+      firstQueryAt = firstQueryAt ?? Date.now()
+      return { delayMs: Date.now() - firstQueryAt >= 3500 ? 1400 : 5 }
+    }
+  }, async (double) => {
+    const out = tempDir(t)
+    const mix = tempFile(t, 'mix.yml',
+      '- {name: hosts, query: "SELECT count(*) FROM doc.cpu WHERE tags[\'hostname\'] = ?", ratio: 1, args: ' +
+        '[{hostname: {}}]}\n')
+    const run = await capacity(['--slo', 'p99=3s', '--duration', '3s', '--warmup', '1s', '--min_achieved_pct', '99',
+      '--no-client_check', '--workload', 'mixed', '--query_rate', '2', '--start', '500', '--max_steps', '1',
+      '--out', out, '--', '--queries_config', mix, '--concurrent_requests', '8', '--ingest_batch_size', '100',
+      '--monitor_interval', '0'], { env: double.env(), timeoutMs: 60_000 })
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'capacity.summary.json'), 'utf8'))
+    const [step] = fs.readFileSync(path.join(out, 'capacity.jsonl'), 'utf8').trim().split('\n').map(JSON.parse)
+    const rate = step.result.rate
+    assert.ok(rate.achieved_pct < 99, `the window read ${rate.achieved_pct}% of the target`)
+    assert.deepEqual([rate.late_requests, rate.dropped_requests], [0, 0])
+    assert.equal(summary.steps[0].passed, true, `${summary.steps[0].reason}\n${run.stderr}`)
+    assert.equal(run.code, 0, run.stderr)
+  })
+})

@@ -8,6 +8,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { SKIP, clusterEnv, clusterClient, scratchTable } = require('../helpers/real-cluster')
 const { runTool } = require('../helpers/run-tool')
+const { tempDir } = require('../helpers/temp-files')
 const { BUSY_IDLE_CPU_PCT } = require('../../lib/cluster/idle-cpu')
 const { joined } = require('../helpers/patterns')
 
@@ -56,6 +57,19 @@ test('a node busy with another client\'s queries before the run began is said to
         /before it made a table or sent a row: another client, or the merges of an earlier load\): /,
         /these figures are not the cluster's alone/))
       console.log(`# ${busy.stderr.split('\n').find((line) => /busy before this run began/.test(line))}`)
+      // Issue 54: a grid run beside the other client, then sized: the sizing names its busy runs and plans with none.
+      const out = tempDir(t)
+      const grid = await runTool('bin/crate-bench.js', ['sweep', 'grid', '--vary', 'batch_size=500,1000', '--vary',
+        'concurrent_requests=1,2', '--out', out, '--', '--table', ours, '--duration', '2s', '--monitor_interval', '1s',
+        '--warmup', '0'], { env: clusterEnv(), timeoutMs: 180_000 })
+      assert.equal(grid.code, 0, grid.stderr)
+      const sized = await runTool('bin/crate-bench.js', ['sizing', out, '--json'])
+      assert.equal(sized.code, 0, sized.stderr)
+      const [shape] = sized.json.groups[0].shapes
+      assert.match(shape.verdicts.join('\n'), /^busy: [1-4] of 4 runs ran on nodes busy beyond the load or before it/m)
+      assert.equal(shape.planning.per_sec, null, 'no figure to plan with from busy runs of one run a cell')
+      assert.match(sized.stderr, /^warning: 1 node: busy: [1-4] of 4 runs/m)
+      console.log(`# ${sized.stderr.split('\n').find((line) => /^warning: 1 node: busy/.test(line))}`)
       burning = false
       await Promise.all(loops)
       // Quiet again: the other client gone.

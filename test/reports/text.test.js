@@ -108,8 +108,15 @@ test('a --rate shortfall the cluster caused leads with the cluster; nodes busy b
   assert.match(text,
     joined(
       /warning: achieved 60% of the target rate: the load was beyond what the cluster /,
-      /serves \(the write queue of n1 grew from 10 to 950\): lower the rate or add nodes/))
+      /serves \(the write queue of n1 grew from 10 to 950\): but the nodes were busy beyond this load \(n1: load /,
+      /12 on 2 cores\): quiet them and measure again before you lower the rate or add nodes/))
   assert.doesNotMatch(text, /Raise --concurrent_requests/)
+  // The same queue on a machine that ran nothing else: the cluster's own advice.
+  const quietCluster = { ...cluster, nodes: [{ ...cluster.nodes[0], peak: { ...cluster.nodes[0].peak, load_1m: 2 } }] }
+  const quiet = renderReport(workload, { ...resultWith([]), options: { concurrent_requests: 4 }, rate,
+    cluster: quietCluster, latency_ms: { p99: 500 }, environment: { cluster: { nodes: 1, cores_per_node: 2,
+      node_list: [{ name: 'n1', cores: 2 }] } } })
+  assert.match(quiet, /grew from 10 to 950\): lower the rate or add nodes; more requests in flight/)
   assert.match(text,
     joined(
       /warning: the nodes were busy beyond this load \(n1: load 12 on /,

@@ -8,7 +8,7 @@ const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cl
 const { commandMain } = require('../../cli/command-main')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../table')
-const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText } =
+const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText, busyText } =
   require('./wording')
 
 const USAGE = `Usage: crate-bench compare --base FILE... --new FILE...
@@ -145,7 +145,7 @@ function render (comparison) {
     : `significance cannot be judged with fewer than 3 runs a side (${comparison.base_runs} ` +
       `base, ${comparison.new_runs} new): repeat each configuration`
   return `${sidesText(comparison.sides)}${protocolsText(comparison.protocols)}\n${optionsText(comparison)}` +
-    `${t.toString()}\n${note}\n`
+    `${t.toString()}\n${note}\n${busyText(comparison.busy)}`
 }
 
 /** The options that differ between the sides, one line, or that none does. */

@@ -1,7 +1,7 @@
 'use strict'
 
 const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('../html/parts')
-const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText } =
+const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText, busyText } =
   require('./wording')
 
 /**
@@ -32,6 +32,7 @@ ${ERROR_COUNTER}
 <h1>Base (${runsText(comparison.base_runs)}) against new (${runsText(comparison.new_runs)})</h1>
 <p>${escapeHtml(sidesText(comparison.sides)).replace('\n', '<br>')}</p>
 <p>${escapeHtml(protocolsText(comparison.protocols))}</p>
+${comparison.busy ? `<p class="warning"><b>${escapeHtml(busyText(comparison.busy).trim())}</b></p>` : ''}
 <p>${escapeHtml(comparison.judged ? comparison.method : 'fewer than 3 runs a side: significance cannot be judged')}</p>
 <p>${escapeHtml((comparison.option_differences || []).length === 0
     ? 'options: the same on both sides'

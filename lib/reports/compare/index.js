@@ -4,6 +4,7 @@ const { welch, mean } = require('./welch')
 const { round } = require('../../base/format')
 const { comparedOptions } = require('../../fleet/compared-options')
 const { unitOfWorkload } = require('../../results/result')
+const { busyMachineLine } = require('../cluster-limits')
 
 // The figures compared, and which way is better.
 const MIN_RUNS = 3
@@ -51,6 +52,8 @@ function compareRuns (baseResults, newResults, { baseNames = [], newNames = [] }
     // What carried each side's load: HTTP or the PostgreSQL protocol (runs before --protocol were HTTP).
     protocols: { base: protocolsOf(baseResults), new: protocolsOf(newResults) },
     option_differences: optionDifferences(baseResults, newResults),
+    // Runs whose nodes were busy beyond their load or before it: their figures are not the cluster's alone.
+    busy: busyOf(baseResults, newResults, baseNames, newNames),
     method: `Welch's t-test, two-sided, p < ${SIGNIFICANCE}; 95% confidence interval of the change`,
     judged,
     figures: names.map((name) => ({
@@ -65,6 +68,16 @@ function compareRuns (baseResults, newResults, { baseNames = [], newNames = [] }
       ...(base[0][name].client ? { of: 'client' } : {})
     }))
   }
+}
+
+/** The runs of each side whose nodes were busy, with the first one's words; null when none was. */
+function busyOf (baseResults, newResults, baseNames, newNames) {
+  const side = (results, names) => results.map((r, i) => ({ source: names[i] ?? `run ${i + 1}`,
+    busy: busyMachineLine(r) })).filter((x) => x.busy)
+  const base = side(baseResults, baseNames)
+  const next = side(newResults, newNames)
+  if (!base.length && !next.length) return null
+  return { base: base.map((x) => x.source), new: next.map((x) => x.source), first: (base[0] || next[0]).busy }
 }
 
 /**
@@ -127,7 +140,12 @@ function compareFigure (name, baseValues, newValues, higherIsBetter, judged) {
   if (!judged) return { ...entry, verdict: `${entry.direction}, not judged` }
   const test = welch(baseValues, newValues)
   entry.p_value = round(test.pValue, 4)
+  // No figure compared here goes below zero (rates, latencies, counts): the change cannot be worse than -100%.
   entry.ci_pct = b ? [pct(test.low), pct(test.high)] : null
+  if (entry.ci_pct && b > 0 && entry.ci_pct[0] < -100) {
+    entry.ci_pct[0] = -100
+    entry.ci_clipped = true
+  }
   if (test.pValue >= SIGNIFICANCE) entry.verdict = 'no significant difference'
   else entry.verdict = (test.diff > 0) === higherIsBetter ? 'better' : 'worse'
   return entry

@@ -18,8 +18,16 @@ function changeText (f) {
 
 /** The 95% interval of the change, or why there is none. */
 function intervalText (f) {
-  if (f.ci_pct) return `${signed(f.ci_pct[0])} .. ${signed(f.ci_pct[1])}`
+  if (f.ci_pct) return `${signed(f.ci_pct[0])}${f.ci_clipped ? ' (clipped)' : ''} .. ${signed(f.ci_pct[1])}`
   return f.p_value === null ? 'not judged' : 'none (base 0)'
+}
+
+/** "warning: busy nodes: base a.json, new b.json (…): …", or '' when no run was busy. */
+function busyText (busy) {
+  if (!busy) return ''
+  const side = (name, list) => (list.length ? `${name} ${list.join(', ')}` : null)
+  return `warning: busy nodes in ${[side('base', busy.base), side('new', busy.new)].filter(Boolean).join('; ')} ` +
+    `(${busy.first}): a difference may be the other load's, not the change's\n`
 }
 
 /** One option's values on each side: "batch_size 5000 (base) -> 10000 (new)". */
@@ -47,5 +55,5 @@ function sidesText (sides) {
 
 const dateText = (iso) => String(iso).replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC')
 
-module.exports = { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText,
+module.exports = { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText, busyText,
   PROTOCOL_NAMES }

@@ -1,6 +1,7 @@
 'use strict'
 
 const { busyMachineLine, clusterLimitReason } = require('../cluster-limits')
+const { tableGrowth } = require('../table-growth')
 
 // What one input of a sizing measured: a result file (a run), or a grid's folder (its best cell and, when the grid
 // could decide, its recommended cell, each as the median run that stands for it, with the cell's interval). Each
@@ -170,7 +171,7 @@ function gridEvidence (grid, source, readRun) {
     undecided: recommended ? null : (grid.undecided && grid.undecided.why) ?? 'the grid recommended no cell',
     grid: { source, runs_done: numberOr(grid.runs_done, null), runs_total: numberOr(grid.runs_total, null),
       repeat: numberOr(grid.repeat, null), busy_runs: all.runs, busy: all.line,
-      one_run_a_cell: numberOr(grid.repeat, null) === 1, table_growth: tableGrowthOf(grid) } }
+      one_run_a_cell: numberOr(grid.repeat, null) === 1, table_growth: tableGrowth(grid) } }
 }
 
 const numberOr = (value, otherwise) => (typeof value === 'number' && Number.isFinite(value) ? value : otherwise)
@@ -182,20 +183,6 @@ function busyOfCell (grid, id) {
   const runs = cellsOf(grid).filter((c) => id === null || c.id === id).flatMap(runsOfCell)
     .filter((r) => typeof r.busy_machine === 'string')
   return { runs: runs.length, line: runs.length ? runs[0].busy_machine : null }
-}
-
-// A table that grows this many times through a study: its later rounds measured a larger table than its first.
-const TABLE_GROWTH_FACTOR = 3
-
-/** The table's rows at the first and the last run of a grid (run order: its rounds), when it grew several-fold. */
-function tableGrowthOf (grid) {
-  const starts = cellsOf(grid).flatMap(runsOfCell)
-    .filter((r) => r.table_at_start && typeof r.table_at_start.docs === 'number')
-    .map((r) => r.table_at_start.docs)
-  if (starts.length < 2) return null
-  const first = Math.min(...starts)
-  const last = Math.max(...starts)
-  return first > 0 && last >= first * TABLE_GROWTH_FACTOR ? { rows_first: first, rows_last: last } : null
 }
 
 module.exports = { pointOf, gridEvidence, mixedEvidence, shapeProblem, ROW_SHAPE, HELD_PCT }

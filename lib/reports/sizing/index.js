@@ -225,8 +225,8 @@ function verdictsOf (points) {
     out.push(`untested: ${p.grid ? p.grid.source : p.source}: ${p.recommended.untested}`)
   }
   for (const p of points.filter((x) => x.grid && x.grid.table_growth)) {
-    out.push(`table grew: ${p.grid.source}: its table grew from ${whole(p.grid.table_growth.rows_first)} to ` +
-      `${whole(p.grid.table_growth.rows_last)} rows through the study; its later rounds measured a larger table`)
+    out.push(`table grew: ${p.grid.source}: its table grew from ${whole(p.grid.table_growth.first)} to ` +
+      `${whole(p.grid.table_growth.last)} rows through the study; its later rounds measured a larger table`)
   }
   return out
 }

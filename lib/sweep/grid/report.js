@@ -2,6 +2,7 @@
 
 const { fmt, fmtWhole } = require('../../base/format')
 const { table } = require('../../reports/table')
+const { tableGrowth } = require('../../reports/table-growth')
 const { panelsOf } = require('./heatmap')
 const { settingsText, durationText, missesSlo } = require('./analysis')
 
@@ -77,6 +78,12 @@ function verdictLines (grid) {
     lines.push(`busy machine: ${busy.length} of ${grid.cells.length} cells ran while ${busy[0].busy_machine}` +
       `${busy.length > 1 ? ` (and the others alike: ${busy.slice(1).map((c) => settingsText(c.settings)).join('; ')})`
         : ''}`)
+  }
+  const growth = tableGrowth(grid)
+  if (growth) {
+    lines.push(`table grew: from ${fmtWhole(growth.first)} to ${fmtWhole(growth.last)} rows through the study ` +
+      `(×${fmt(Math.round((growth.last / growth.first) * 10) / 10)}): the later runs measured a larger table than ` +
+      'the first (a larger --prefill, or fewer runs, keeps it nearer one size)')
   }
   if (!grid.best) {
     lines.push('no best cell: every cell run had failures, a saturated load generator or no result')

@@ -215,3 +215,22 @@ test('the client\'s CPU is compared but never fails --fail_on_regression: it mea
   assert.deepEqual([cpu.verdict, cpu.of], ['worse', 'client'])
   assert.deepEqual(regressions(c, 5), [], 'a client 22% costlier is no regression of the cluster')
 })
+
+// Issue 54: no change below -100%, and busy inputs said.
+test('a change\'s interval never goes below -100%; a side that ran on busy nodes is named', () => {
+  // A noisy base against a collapse: Welch's interval of the change reaches far below -100%.
+  const base = [run(1000, 10), run(10_000, 10), run(30_000, 10)]
+  const busy = { ...run(100, 10), environment: { cluster: { nodes: 1, node_list: [{ name: 'n1', cores: 2,
+    cpu_pct_before_run: 97 }], cpu_read_over_s: 3 } } }
+  const comparison = compareRuns(base, [busy, run(120, 10), run(90, 10)], { baseNames: ['a', 'b', 'c'],
+    newNames: ['x', 'y', 'z'] })
+  const rate = comparison.figures.find((f) => f.figure === 'rows/s')
+  assert.equal(rate.ci_pct[0], -100)
+  assert.equal(rate.ci_clipped, true)
+  assert.match(intervalText(rate), /^-100% \(clipped\) \.\. /)
+  assert.deepEqual([comparison.busy.base, comparison.busy.new], [[], ['x']])
+  const { busyText } = require('../../../lib/reports/compare/wording')
+  assert.match(busyText(comparison.busy),
+    /^warning: busy nodes in new x \(the nodes were busy before this run began \(n1: /)
+  assert.equal(compareRuns(base, base).busy, null)
+})

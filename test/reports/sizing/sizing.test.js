@@ -319,7 +319,8 @@ test('the mixed and sustained columns: a mixed capacity search and a long run of
     'mixed given, a table of 1.1 billion rows, twelve hours: no caveat left')
   const text = require('../../../lib/reports/sizing/command').render(sizing)
   assert.match(text, /18,000 beside 20 queries\/s at p99 ≤ 250 ms/)
-  assert.match(text, /26,500 held at the end of 720 min at p99 80 ms on 1,100,000,000 rows \(drift: throughput -11\.7%\)/)
+  assert.match(text,
+    /26,500 held at the end of 720 min at p99 80 ms on 1,100,000,000 rows \(drift: throughput -11\.7%\)/)
 })
 
 // Issue 54: the sizing page carries every verdict of its inputs, and plans only with what they carry.
@@ -329,7 +330,8 @@ test('the mixed and sustained columns: a mixed capacity search and a long run of
  * `perSec` (each cell's median run), `ci95` per cell, `busy` runs, `done` of `total` runs, undecided or untested.
  */
 function gridPoint ({ nodes = 1, perSec, recommendedPerSec = perSec * 0.9, ci95 = null, recommendedCi95 = ci95,
-  undecided = null, untested = null, busyRuns = 0, done = 12, total = 12, repeat = 3, source = 'grid', docs = null }) {
+  undecided = null, untested = null, busyRuns = 0, done = 12, total = 12, repeat = 3, source = 'grid',
+  docs = null }) {
   const { gridEvidence } = require('../../../lib/reports/sizing')
   const runs = Array.from({ length: done }, (_, i) => ({ round: 1 + (i % repeat),
     busy_machine: i < busyRuns ? 'the nodes were busy before this run began (n0: CPU 95%)' : null,
@@ -340,7 +342,8 @@ function gridPoint ({ nodes = 1, perSec, recommendedPerSec = perSec * 0.9, ci95 
     median_result_file: 'runs/rec.json', runs_done: repeat, ci95: recommendedCi95, untested }
   const grid = { repeat, runs_done: done, runs_total: total, best, recommended,
     undecided: undecided ? { why: undecided } : null,
-    cells: [{ id: 'rec', runs: runs.slice(0, Math.ceil(done / 2)) }, { id: 'best', runs: runs.slice(Math.ceil(done / 2)) }] }
+    cells: [['rec', runs.slice(0, Math.ceil(done / 2))], ['best', runs.slice(Math.ceil(done / 2))]].map(([id, list]) =>
+      ({ id, runs: list, table_at_start: list.map((r) => r.table_at_start).filter(Boolean) })) }
   const files = { 'runs/best.json': result({ nodes, cores: 4, perSec }),
     'runs/rec.json': result({ nodes, cores: 4, perSec: recommendedPerSec }) }
   return gridEvidence(grid, source, (f) => files[f])
@@ -464,7 +467,8 @@ test('a long run that did not hold is never "held": what it held, its p99 and dr
   assert.match(page, /^warning: 1 node: the figure to plan with is above 13,866 rows\/s/m)
   // A --rate run far below the plan held its rate: a lower bound, and no long run at the planning rate.
   const slow = pointOf({ ...base, options: { ...base.options, rate: 100 }, seconds: 600,
-    sustained: { ...sustained, per_sec: 100, p99_ms: 3 }, rate: { target_per_sec: 100, achieved_pct: 100 } }, 'slow.json')
+    sustained: { ...sustained, per_sec: 100, p99_ms: 3 }, rate: { target_per_sec: 100, achieved_pct: 100 } },
+  'slow.json')
   const low = sizingOf([write, slow])
   assert.match(text(low), /held 100\/s for 10 min at p99 3 ms \(a lower bound\)/)
   assert.match(low.groups[0].shapes[0].caveats[0], /^its long run held 100 rows\/s, below the figure to plan with/)

@@ -261,7 +261,8 @@ test('one run a cell: the recommendation is untested, said so in grid.json and i
   const saved = readGrid(out)
   assert.match(saved.sureness, /^one run a cell: the grid cannot know its noise/)
   assert.match(saved.recommended.untested, /^one run a cell: no cell has an interval, so this is the rule's pick/)
-  assert.match(run.stderr, /\nrecommended: UNTESTED \(no --slo: .*\): batch_size 2000, concurrent_requests 16: .* — one run/)
+  assert.match(run.stderr,
+    /\nrecommended: UNTESTED \(no --slo: .*\): batch_size 2000, concurrent_requests 16: .* — one run/)
   const repeated = tempDir(t)
   await grid([...VARY, '--repeat', '3', '--out', repeated], fakeGridBenchmark())
   assert.equal(readGrid(repeated).recommended.untested, null, 'three runs a cell: an interval each')
