@@ -17,10 +17,14 @@ const USAGE = `Usage: crate-bench sizing RESULT.json|GRID_DIR... [--headroom PCT
 A sizing reference from runs measured on clusters of different shapes (each result's environment.cluster, read
 from sys.nodes when it ran): per shape every result it stands on (how many, each one's figure, their spread, and a
 warning when they disagree), the best measured (the highest rows/s or queries/s without failures, partial runs, a
-saturated load generator or a --rate target), the figure at the settings a grid recommended, and the figure to plan
-with, its rule beside it (--headroom below the lower end of the recommended cell's 95% interval, default
-${DEFAULT_HEADROOM_PCT}%), per node and per core, and the scaling efficiency of every larger shape against the
-smallest (best measured per node: 100% is linear).
+saturated load generator or a --rate target), the figure at the settings a grid recommended, per node and per core,
+the scaling efficiency of every larger shape against the smallest (best measured per node: 100% is linear), and ONE
+figure to plan with per shape: the lowest of what its inputs carry (write-only: --headroom below the lower end of the
+recommended cell's 95% interval, default ${DEFAULT_HEADROOM_PCT}%; the mixed capacity; a sustained run's end rate less
+the headroom), the rule that set it beside it. None, with why and what to run next, where the evidence cannot carry
+one: a grid undecided or of one run a cell, an interval that reaches 0, single runs, results that disagree, busy
+runs. Under the table, every verdict of the inputs per shape: busy runs, incomplete and undecided grids, a long run
+that did not hold, what the shape lacks.
 
 Compare each size at its own best: a grid folder (crate-bench sweep grid --out) gives its best cell and, when the
 grid could tell its cells apart, its recommended cell; never a load raised with the nodes. Results of different

@@ -41,7 +41,8 @@ Options:
   --vary NAME=V1,V2,…    a dimension, given two or more times; NAME is one of
                          ${Object.keys(DIMENSIONS).join(', ')}
   --workload W           ingest (default) or query (appClusterAnalytical.js: pass --queries_config after '--')
-  --repeat N             runs per cell, in rounds (default: 1; 3 gives each cell a 95% confidence interval)
+  --repeat N             runs per cell, in rounds (default: 1, an exploration: its recommendation is UNTESTED
+                         and sizes nothing; 3 gives each cell a 95% confidence interval: use it to size)
   --slo p99=DURATION     the latency target the recommended cell must meet (as find-capacity takes it)
   --plateau_pct PCT      the plateau is the cells within PCT percent of the best (default: ${DEFAULT_PLATEAU_PCT}); with
                          --repeat 3 or more, the cells whose 95% interval overlaps the best's
