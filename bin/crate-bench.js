@@ -52,6 +52,12 @@ const COMMANDS = {
     interrupts: 'forward',
     main: sweep
   },
+  cluster: {
+    usage: 'cluster <start|status|stop|list|download>',
+    describe: 'the CrateDB cluster under test, started on this machine from a version or a tarball, and stopped',
+    interrupts: 'forward',
+    main: (argv, { signals }) => require('../lib/provision/command').main(argv, { signals })
+  },
   fleet: {
     usage: 'fleet --generators N <ingest|query> [options]',
     describe: 'N load generators as one run on this machine (fleet manifest: on Kubernetes)',
@@ -72,6 +78,7 @@ Examples:
   crate-bench sweep batch-size --values "1000 5000 10000" -- --duration 30s
   crate-bench sweep grid --vary batch_size=500,2000,5000 --vary concurrent_requests=2,8,32 -- --duration 1m
   crate-bench sizing small/grid large/grid
+  crate-bench cluster start --nodes 3 --version 6.4.3 --heap 2g --dir /tmp/c3 > .env
   crate-bench fleet --generators 3 ingest --processes 2 --duration 5m --report fleet.html
 
 Each command has --help. Exit codes: 0 ok, 1 failures, 2 bad input, 3 could not run, 4 partial run,

@@ -15,9 +15,11 @@ const ALLOWED = {
   workloads: ['base', 'data', 'results'],
   cli: ['base', 'data', 'cluster', 'results'],
   reports: ['base', 'data', 'cluster', 'fleet', 'results', 'workloads', 'cli'],
-  run: ['base', 'data', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli', 'ui'],
+  // What starts the cluster under test (a distribution, Java, its nodes), apart from cluster/, which talks to one.
+  provision: ['base', 'cli'],
+  run: ['base', 'data', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli', 'ui', 'provision'],
   ui: ['base', 'data', 'results', 'reports'],
-  sweep: ['base', 'workloads', 'reports', 'cli'],
+  sweep: ['base', 'workloads', 'reports', 'cli', 'provision'],
   launch: ['base', 'data', 'results', 'workloads', 'reports', 'cli', 'ui']
 }
 const LIB = path.join(__dirname, '..', 'lib')

@@ -1,0 +1,203 @@
+'use strict'
+
+const path = require('node:path')
+const { EXIT, UsageError } = require('../base/errors')
+const { commandParser } = require('../cli/command-args')
+const { commandMain } = require('../cli/command-main')
+const { parseDuration } = require('../base/values')
+const { startCluster, DEFAULT_HTTP_PORT, DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS } = require('./cluster')
+const { stopNodes, living } = require('./stop')
+const { readState, registered, unregister } = require('./state')
+const { resolveDistribution, cacheDirOf } = require('./distribution')
+
+const NAME = 'crate-bench cluster'
+
+const USAGE = `Usage: crate-bench cluster start --nodes N (--version X.Y.Z | --tarball PATH|URL) [options]
+       crate-bench cluster status --dir DIR
+       crate-bench cluster stop (--dir DIR | --all) [--keep]
+       crate-bench cluster list
+       crate-bench cluster download (--version X.Y.Z | --tarball URL) [--sha256 HEX]
+
+The CrateDB cluster under test, started by the tool on this machine: N nodes that form one cluster, each with its own
+ports, data and logs under --dir, explicit discovery and loopback only. start exits 0 only when every node it started
+answers, on its own port, that it is one of N nodes of this cluster, and prints the .env lines a run needs on stdout
+(CRATE_HOST with every node, CRATE_PORT, CRATE_PG_PORT); DIR/cluster.json records what was started (the spec, the
+version and build hash the nodes report, the distribution's SHA-256, Java, pids, ports, heap, settings, each node's
+time to ready). A node that exits while starting, a start past --start_timeout, or Ctrl-C stops every node started
+so far and names the node with its last log lines.
+
+The distribution: --version X.Y.Z, downloaded once from CrateDB's release URL for this platform (from 4.2 on;
+CRATE_BENCH_DOWNLOAD_URL overrides the URL, with {version}, {os} (linux, mac) and {arch} (x64, aarch64)), or
+--tarball PATH|URL; both cached once under CRATE_BENCH_CACHE (default: crate-bench in the user's cache folder), the
+download checked whole (and against --sha256) before it is used, unpacked into a folder named by its SHA-256 and
+never written to. Java: the distribution's bundled jdk/, else JAVA_HOME, else a JDK in /usr/lib/jvm of the version
+its jars need. CrateDB refuses to run as root: as root the nodes run as --run_as (default crate).
+
+Options of start:
+  --nodes N              nodes of the cluster, on this machine (default 1; several share its cores: each gets
+                         processors = cores / N, said in the output)
+  --version X.Y.Z        a CrateDB release to download (once)
+  --tarball PATH|URL     a CrateDB tarball (a release or a build of its source)
+  --sha256 HEX           the tarball's SHA-256: anything else is refused, nothing kept
+  --heap SIZE            each node's heap, always passed (default ${DEFAULT_HEAP}; CrateDB alone sets no maximum)
+  --setting KEY=VALUE    a CrateDB setting for every node (-C), repeatable
+  --http_port PORT       node i's HTTP port is PORT+i, PostgreSQL PORT+100+i, transport PORT+200+i (default
+                         ${DEFAULT_HTTP_PORT}); each is checked free before anything starts
+  --dir DIR              the cluster's folder (default: a new one under the system's temporary folder)
+  --run_as USER          as root, the user the nodes run as (default crate)
+  --start_timeout T      how long the nodes may take to form the cluster (default ${DEFAULT_START_TIMEOUT_MS / 1000}s)
+  --json                 cluster.json on stdout instead of the .env lines
+Options of stop: --dir DIR (or --all: every cluster this tool started on this machine), --keep (keep data and logs),
+  --grace T (SIGTERM, then SIGKILL after T; default 30s).
+
+Examples:
+  crate-bench cluster start --nodes 3 --version 6.4.3 --heap 2g --dir /tmp/c3 > .env
+  crate-bench cluster start --tarball ./crate-6.4.3.tar.gz --setting thread_pool.write.queue_size=10 --dir /tmp/c1
+  crate-bench cluster status --dir /tmp/c3
+  crate-bench cluster stop --dir /tmp/c3
+  crate-bench cluster list
+  crate-bench cluster stop --all
+
+Exit codes: 0 done (status: every node alive), 1 status: a node is not alive, 2 bad input (a taken port, too
+little memory or disk, no Java, no such user), 3 the cluster could not start (its node's last log lines follow),
+4 interrupted (every node started so far stopped).`
+
+function parseArgs (argv) {
+  const text = { type: 'string', requiresArg: true }
+  const parsed = commandParser(argv).options({ nodes: text, version: text, tarball: text, sha256: text, heap: text,
+    setting: { type: 'string', array: true, requiresArg: true, default: [] }, http_port: text, dir: text,
+    run_as: text, start_timeout: text, json: { type: 'boolean', default: false }, all: { type: 'boolean' },
+    keep: { type: 'boolean', default: false }, grace: text }).parseSync()
+  if (parsed.help) return { help: true }
+  const [action, ...rest] = parsed._.map(String)
+  if (!['start', 'stop', 'status', 'list', 'download'].includes(action)) {
+    throw new UsageError(action ? `unknown cluster command '${action}': start, stop, status, list or download`
+      : 'give a cluster command: start, stop, status, list or download (see --help)')
+  }
+  if (rest.length) throw new UsageError(`unexpected argument '${rest[0]}' (see --help)`)
+  return {
+    action,
+    nodes: parsed.nodes,
+    version: parsed.version,
+    tarball: parsed.tarball,
+    sha256: parsed.sha256,
+    heap: parsed.heap,
+    settings: parsed.setting,
+    httpPort: parsed.http_port,
+    dir: parsed.dir,
+    runAs: parsed.run_as,
+    startTimeoutMs: parsed.start_timeout === undefined ? undefined
+      : parseDuration(parsed.start_timeout, 'start_timeout'),
+    json: parsed.json,
+    all: Boolean(parsed.all),
+    keep: parsed.keep,
+    graceMs: parsed.grace === undefined ? undefined : parseDuration(parsed.grace, 'grace')
+  }
+}
+
+/** The .env lines a run needs: every node's HTTP address, the first node's ports. */
+function envLines (state) {
+  const first = state.nodes[0]
+  return [`CRATE_HOST=${state.nodes.map((n) => `http://127.0.0.1:${n.http_port}`).join(',')}`,
+    `CRATE_PORT=${first.http_port}`, `CRATE_PG_PORT=${first.pg_port}`]
+}
+
+async function start (args, { stdout, stderr, signals, env }) {
+  const log = (line) => stderr.write(`${line}\n`)
+  const { state } = await startCluster(args, { env, log, signals })
+  stdout.write(args.json ? `${JSON.stringify(state)}\n` : `${envLines(state).join('\n')}\n`)
+  log(`CrateDB ${state.version} (build ${state.build_hash ?? 'unknown'}): ${state.nodes.length} node` +
+    `${state.nodes.length === 1 ? '' : 's'} × ${state.heap} heap in ${state.dir}; stop it with: crate-bench cluster ` +
+    `stop --dir ${state.dir}`)
+  return EXIT.OK
+}
+
+async function stop (args, { stderr, env }) {
+  const log = (line) => stderr.write(`${line}\n`)
+  if (args.all === Boolean(args.dir)) throw new UsageError('give --dir DIR or --all (one of them)')
+  const dirs = args.all ? registered(env).map((e) => e.dir) : [path.resolve(args.dir)]
+  if (args.all && dirs.length === 0) log('no cluster of this tool runs on this machine')
+  for (const dir of dirs) {
+    const stopped = await stopNodes(dir, { remove: !args.keep, graceMs: args.graceMs, log, quietIfGone: args.all,
+      env })
+    if (stopped) {
+      log(`${stopped.name}: ${stopped.stopped + stopped.killed} node${stopped.stopped + stopped.killed === 1 ? ''
+        : 's'} stopped${stopped.killed ? ` (${stopped.killed} killed)` : ''}; ${args.keep ? `kept: ${dir}`
+        : 'its data and logs removed'}`)
+    }
+  }
+  return EXIT.OK
+}
+
+/** A node's heap in use, from its own sys.nodes row; null when it does not answer. */
+async function heapUsed (port) {
+  try {
+    const answer = await fetch(`http://127.0.0.1:${port}/_sql`, { method: 'POST', signal: AbortSignal.timeout(3000),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ stmt: "SELECT heap['used'], heap['max'] FROM sys.nodes WHERE name = (SELECT " +
+        "name FROM sys.nodes LIMIT 1) LIMIT 1" }) })
+    const body = await answer.json()
+    return body.rows && body.rows[0] ? { used: body.rows[0][0], max: body.rows[0][1] } : null
+  } catch {
+    return null
+  }
+}
+
+async function status (args, { stdout }) {
+  if (!args.dir) throw new UsageError('give --dir DIR (the folder cluster start was given or printed)')
+  const state = readState(path.resolve(args.dir))
+  const alive = new Set(living(state).map((n) => n.name))
+  const mb = (b) => `${Math.round(b / 1024 / 1024)} MB`
+  const lines = [`${state.name}: CrateDB ${state.version} (build ${state.build_hash ?? 'unknown'}), ` +
+    `${state.nodes.length} node${state.nodes.length === 1 ? '' : 's'} × ${state.heap} heap, started ` +
+    `${state.started_at}`]
+  for (const node of state.nodes) {
+    const heap = alive.has(node.name) ? await heapUsed(node.http_port) : null
+    lines.push(`  ${node.name}: ${alive.has(node.name) ? 'alive' : 'NOT RUNNING'} (pid ${node.pid}), http ` +
+      `${node.http_port}, pg ${node.pg_port}, transport ${node.transport_port}${heap ? `, heap ${mb(heap.used)} of ` +
+        `${mb(heap.max)}` : alive.has(node.name) ? ', not answering' : ''}`)
+  }
+  stdout.write(`${lines.join('\n')}\n`)
+  return alive.size === state.nodes.length ? EXIT.OK : EXIT.FAILURES
+}
+
+async function list (args, { stdout, env }) {
+  const lines = []
+  for (const entry of registered(env)) {
+    let state = null
+    try {
+      state = readState(entry.dir, { nullIfMissing: true })
+    } catch {
+      state = null
+    }
+    const alive = state && state.name === entry.name ? living(state) : []
+    // An entry whose nodes are all gone (stopped by hand, the machine restarted) leaves the registry.
+    if (alive.length === 0) {
+      unregister(entry.name, env)
+      continue
+    }
+    lines.push(`${state.name}: CrateDB ${state.version}, ${alive.length} of ${state.nodes.length} nodes alive, ` +
+      `http ${state.nodes.map((n) => n.http_port).join(',')}, in ${state.dir}`)
+  }
+  stdout.write(lines.length ? `${lines.join('\n')}\n` : 'no cluster of this tool runs on this machine\n')
+  return EXIT.OK
+}
+
+async function download (args, { stdout, stderr, env }) {
+  const log = (line) => stderr.write(`${line}\n`)
+  const dist = await resolveDistribution({ version: args.version, tarball: args.tarball, sha256: args.sha256, env,
+    log })
+  stdout.write(`${dist.home}\n`)
+  log(`CrateDB ${dist.version ?? '(version unknown)'}, SHA-256 ${dist.sha256}, in the cache ${cacheDirOf(env)}`)
+  return EXIT.OK
+}
+
+const ACTIONS = { start, stop, status, list, download }
+
+/** crate-bench cluster … Returns the exit code. `signals`: Ctrl-C or SIGTERM stops a start (lib/cli/interrupts.js). */
+function main (argv, { stdout = process.stdout, stderr = process.stderr, signals = null, env = process.env } = {}) {
+  return commandMain({ name: NAME, usage: () => `${USAGE}\n`, parse: () => parseArgs(argv), stdout, stderr,
+    body: (args) => ACTIONS[args.action](args, { stdout, stderr, signals, env }) })
+}
+
+module.exports = { main, USAGE, envLines, parseArgs }

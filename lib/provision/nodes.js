@@ -1,0 +1,110 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { nodePorts } = require('./ports')
+
+// A node's process: started from a home of the cluster's own (DIR/home: bin/ copied, jdk/ the Java found, everything
+// else a link into the shared read-only distribution), so that nothing is ever written into the cache, and a
+// distribution without a bundled JDK runs on the one found. Data, logs, GC logs and heap dumps go under DIR/nodeN.
+
+// bin/crate keeps 16 GC logs of 64 MB a node by default: a gigabyte each, for a benchmark's few minutes.
+const GC_LOG_FILES = '4'
+const GC_LOG_SIZE = '16m'
+
+/** DIR/home: the distribution's entries linked, bin/ copied (bin/crate finds its home from where it lies). */
+function makeHome (dir, install, javaHome) {
+  const home = path.join(dir, 'home')
+  fs.rmSync(home, { recursive: true, force: true })
+  fs.mkdirSync(path.join(home, 'bin'), { recursive: true })
+  for (const entry of fs.readdirSync(install)) {
+    if (entry === 'bin' || entry === 'jdk') continue
+    fs.symlinkSync(path.join(install, entry), path.join(home, entry))
+  }
+  for (const entry of fs.readdirSync(path.join(install, 'bin'))) {
+    const from = path.join(install, 'bin', entry)
+    if (fs.statSync(from).isFile()) fs.copyFileSync(from, path.join(home, 'bin', entry))
+    fs.chmodSync(path.join(home, 'bin', entry), fs.statSync(from).mode & 0o777)
+  }
+  fs.symlinkSync(javaHome, path.join(home, 'jdk'))
+  return home
+}
+
+/**
+ * Node i's (0-based) settings: its name, the cluster's, loopback, its ports, its folders, explicit discovery (a
+ * single node alone; several seeded with each other's transport ports, every one an initial master), `processors`
+ * when the nodes share the machine's cores, then the user's settings (last: CrateDB takes the last of a name).
+ */
+function nodeSettings ({ name, nodes, httpPort, nodeDir, processors, settings }, i) {
+  const ports = nodePorts(httpPort, i)
+  const names = Array.from({ length: nodes }, (_, n) => `${name}-n${n + 1}`)
+  const discovery = nodes === 1 ? ['discovery.type=single-node']
+    : [`discovery.seed_hosts=${names.map((_, n) => `127.0.0.1:${nodePorts(httpPort, n).transport}`).join(',')}`,
+        `cluster.initial_master_nodes=${names.join(',')}`]
+  return [
+    `node.name=${names[i]}`,
+    `cluster.name=${name}`,
+    'network.host=127.0.0.1',
+    `http.port=${ports.http}`,
+    `psql.port=${ports.pg}`,
+    `transport.port=${ports.transport}`,
+    `path.data=${path.join(nodeDir, 'data')}`,
+    `path.logs=${path.join(nodeDir, 'logs')}`,
+    ...discovery,
+    ...(processors ? [`processors=${processors}`] : []),
+    ...settings.map(([k, v]) => `${k}=${v}`)
+  ].map((s) => `-C${s}`)
+}
+
+/**
+ * Starts node i: its folders made (owned by `user` when the nodes run as another user), its output in
+ * DIR/nodeN/out.log, in a process group of its own (a Ctrl-C at the terminal reaches the tool, which stops its nodes in
+ * order). Returns { name, pid, ports, dir, log, child }.
+ */
+function startNode (spec, i, { home, javaHome, user }) {
+  const nodeDir = path.join(spec.dir, `node${i + 1}`)
+  for (const sub of ['', 'data', 'logs']) fs.mkdirSync(path.join(nodeDir, sub), { recursive: true })
+  if (user) for (const sub of ['', 'data', 'logs']) fs.chownSync(path.join(nodeDir, sub), user.uid, user.gid)
+  const log = path.join(nodeDir, 'out.log')
+  const out = fs.openSync(log, 'a')
+  if (user) fs.fchownSync(out, user.uid, user.gid)
+  const args = nodeSettings({ ...spec, nodeDir }, i)
+  const env = {
+    PATH: process.env.PATH || '/usr/bin:/bin',
+    HOME: nodeDir,
+    LANG: 'C.UTF-8',
+    JAVA_HOME: javaHome,
+    CRATE_HEAP_SIZE: spec.heap.text,
+    CRATE_GC_LOG_DIR: path.join(nodeDir, 'logs'),
+    CRATE_GC_LOG_FILES: GC_LOG_FILES,
+    CRATE_GC_LOG_SIZE: GC_LOG_SIZE,
+    CRATE_HEAP_DUMP_PATH: nodeDir
+  }
+  let child
+  try {
+    child = spawn(path.join(home, 'bin', 'crate'), args, { cwd: nodeDir, env, detached: true,
+      stdio: ['ignore', out, out], ...(user ? { uid: user.uid, gid: user.gid } : {}) })
+  } finally {
+    fs.closeSync(out)
+  }
+  child.unref()
+  return { name: `${spec.name}-n${i + 1}`, pid: child.pid, ports: nodePorts(spec.httpPort, i), dir: nodeDir, log,
+    child, args }
+}
+
+/** The last `count` lines of a node's output and its CrateDB log, where its start went wrong. */
+function lastLogLines (node, clusterName, count = 15) {
+  const lines = []
+  for (const file of [node.log, path.join(node.dir, 'logs', `${clusterName}.log`)]) {
+    try {
+      const text = fs.readFileSync(file, 'utf8')
+      lines.push(...text.trimEnd().split('\n').slice(-count))
+    } catch {
+      // Not written yet: the node died before it logged anything there.
+    }
+  }
+  return lines.slice(-count)
+}
+
+module.exports = { makeHome, nodeSettings, startNode, lastLogLines }
