@@ -219,4 +219,27 @@ const RUN_OPTIONS = {
   }
 }
 
-module.exports = { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS }
+// The cluster under test, started by the run on this machine and stopped after it (docs/cluster.md): taken out of the
+// options before they are parsed (lib/provision/for-benchmark.js), declared here for --help and the docs' table.
+const CLUSTER_OPTIONS = {
+  start_cluster: {
+    type: 'string',
+    group: 'Cluster under test:',
+    describe: 'start a CrateDB cluster of N nodes on this machine for this run, and stop it after (also when the run ' +
+      'fails or is interrupted); the run goes to its nodes (--host is its own)'
+  },
+  crate_version: { type: 'string', group: 'Cluster under test:', describe: 'the CrateDB release to start (downloaded ' +
+    'once into CRATE_BENCH_CACHE)' },
+  crate_tarball: { type: 'string', group: 'Cluster under test:', describe: 'a CrateDB tarball to start (a path or a ' +
+    'URL; for air-gapped machines)' },
+  crate_sha256: { type: 'string', group: 'Cluster under test:', describe: 'the tarball\'s SHA-256: anything else is ' +
+    'refused' },
+  crate_heap: { type: 'string', group: 'Cluster under test:', describe: 'each node\'s heap (default 1g)' },
+  crate_setting: { type: 'string', array: true, group: 'Cluster under test:', describe: 'a CrateDB setting ' +
+    'KEY=VALUE for every node, repeatable' },
+  crate_http_port: { type: 'string', group: 'Cluster under test:', describe: 'node i\'s HTTP port is PORT+i, its ' +
+    'PostgreSQL port PORT+100+i, transport PORT+200+i (default 4250)' }
+}
+
+module.exports = { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,
+  CLUSTER_OPTIONS }

@@ -11,7 +11,8 @@ const { connectionFromArgs } = require('../cluster/connection')
 const { unknownOptionMessage } = require('./suggest')
 const { parseThreshold, requireKnownLabels, requireRateForAchieved } = require('../results/thresholds')
 const { parseRunId, parseGenerator } = require('../results/run-identity')
-const { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS } = require('./flags')
+const { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,
+  CLUSTER_OPTIONS } = require('./flags')
 
 // What the user asked, checked: the flags of lib/cli/flags.js parsed into one options object for the run, every
 // problem a UsageError naming the flag.
@@ -156,6 +157,7 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
     .usage(`${workload.usage}\n\nUsage: ${invocation} [options]`)
     .options(CONNECTION_OPTIONS)
     .options(RUN_OPTIONS)
+    .options(CLUSTER_OPTIONS)
     .options({
       processes: {
         ...RUN_OPTIONS.processes,
@@ -345,8 +347,10 @@ function joinNegativeValues (argv, workload) {
 
 // What we print and put into --json: everything a rerun needs, never the password.
 function describeOptions (options, exclude = []) {
-  const { connection, ...all } = options
+  const { connection, provisioned, ...all } = options
   const rest = Object.fromEntries(Object.entries(all).filter(([key]) => !exclude.includes(key)))
+  // A cluster the run started: its nodes here, the rest in environment.cluster.provisioned.
+  if (provisioned) rest.startCluster = provisioned.nodes.length
   return {
     hosts: connection.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`),
     user: connection.user,

@@ -9,6 +9,7 @@ const { stageText, granularityWarnings } = require('../data/load-profile')
 const { unitsPerRequestOf } = require('../workloads/workload')
 const { grouped } = require('../base/format')
 const { clusterShape, shapeText } = require('../cluster/cluster-shape')
+const { provisionedLine, provisionedRecord } = require('../provision/for-benchmark')
 
 // The run's first stages: the header a person reads, then every host checked before any DDL.
 
@@ -42,6 +43,7 @@ function announce (ctx) {
     `  cluster:  ${c.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`).join(', ')} as ${c.user} (${tls}), ` +
     `timeout ${c.timeoutMs / 1000} s`
   )
+  if (options.provisioned) ctx.log(`  ${provisionedLine(provisionedRecord(options.provisioned))}`)
   if (c.protocol === 'pg') {
     ctx.log(`  protocol: the load over the PostgreSQL wire protocol, port ${c.pgPort} (checks and DDL over HTTP)`)
   }

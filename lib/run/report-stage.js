@@ -14,9 +14,33 @@ const { stageResults } = require('../results/stages')
 const { unitsPerRequestOf } = require('../workloads/workload')
 const { evaluateThresholds } = require('../results/thresholds')
 const { round, fmt } = require('../base/format')
+const { provisionedRecord, provisionedLine, lostNodes } = require('../provision/for-benchmark')
 
 // The report stage: each group's result from what the load measured (timeline, stages, drift, the master's own
 // figures), printed, written as JSON and HTML.
+
+/**
+ * The environment with what the run started (environment.cluster.provisioned): the spec, version, build hash, the
+ * distribution's SHA-256, nodes, heap, settings, Java; and its nodes that died during the run, each with its log.
+ */
+function withProvisioned (environment, state) {
+  if (!state) return environment
+  const provisioned = { ...provisionedRecord(state), lost_nodes: lostNodes(state) }
+  const base = environment || {}
+  return { ...base, cluster: { ...(base.cluster || {}), provisioned } }
+}
+
+/** The report's lines on what the run started: the line of its header, and each node that died during the run. */
+function provisionedText (result) {
+  const p = result.environment && result.environment.cluster && result.environment.cluster.provisioned
+  if (!p) return ''
+  const lines = [provisionedLine(p)]
+  for (const lost of p.lost_nodes || []) {
+    lines.push(`warning: ${lost.node} (pid ${lost.pid}) of the cluster this run started is no longer running` +
+      `${lost.cause ? `: ${lost.cause}` : ''}; its last log lines:`, ...lost.last_lines.map((l) => `    ${l}`))
+  }
+  return `${lines.join('\n')}\n`
+}
 
 /** The human report on stderr; returns each group's result, by role. */
 function report (ctx, groups, load) {
@@ -34,7 +58,7 @@ function report (ctx, groups, load) {
     warmupMs: options.warmupMs || 0,
     events: runEvents(ctx, load, result.events)
   })
-  result.environment = ctx.environment || null
+  result.environment = withProvisioned(ctx.environment || null, options.provisioned)
   const stoppedAt = stoppedEarlyAt(ctx, load)
   if (stoppedAt !== null) result.stopped_at_s = round((stoppedAt - load.startAt) / 1000, 3)
   if (options.stages) {
@@ -63,7 +87,8 @@ function report (ctx, groups, load) {
   // The master minute by minute, on the load's clock: a day-long run's report shows the tool stayed flat.
   if (load && load.startAt) result.timeline.client = ctx.selfMonitor.timelineRows(load.startAt)
   result.thresholds = evaluateThresholds(options.thresholds || [], result, main.workload.unit)
-  const text = renderReport(main.workload, result) + (companion ? renderCompanion(side.workload, companion) : '')
+  const text = renderReport(main.workload, result) + (companion ? renderCompanion(side.workload, companion) : '') +
+    provisionedText(result)
   // A generator of a fleet on this machine: its figures in one line, the fleet's merged report follows them.
   ctx.stderr.write(process.env.CRATE_BENCH_FLEET_LOCAL ? briefLine(main.workload.unit, result) : text)
   // A fleet generator's --json waits for the fleet's finish (run()), to say who finished it.

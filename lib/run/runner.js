@@ -1,6 +1,7 @@
 'use strict'
 
-const { EXIT, FatalError, errorLine, errorText } = require('../base/errors')
+const { EXIT, FatalError, UsageError, errorLine, errorText } = require('../base/errors')
+const { splitClusterArgs, clusterOptionsOf, hostArgs, startForRun } = require('../provision/for-benchmark')
 const { loadEnvFile } = require('../cli/env-file')
 const { guardOutput, outputFailure } = require('../cli/output')
 const { parseOptions } = require('../cli/options')
@@ -29,14 +30,48 @@ const { workersInMasterProcess, applyWorkerFlags } = require('./worker-placement
  * reports, and the run exits 4. Returns the exit code.
  */
 async function run (workload, { argv, env, stdout, stderr, signalTarget = process, name = workload.script }) {
-  const options = parseOptions(workload, argv, env, { name })
+  const { rest, given } = splitClusterArgs(argv)
+  const clusterOptions = clusterOptionsOf(given)
+  const checked = parseOptions(workload, rest, env, { name })
+  if (!clusterOptions) return runParsed(workload, checked, { env, stdout, stderr, signalTarget, name })
+  if (checked.fleet) {
+    throw new UsageError('--start_cluster starts a cluster for one run: the generators of a fleet share one')
+  }
+  if (rest.some((a) => /^--(host|port|user)(=|$)/.test(a))) {
+    throw new UsageError('--start_cluster points the run at the cluster it starts: leave --host, --port and --user out')
+  }
+  // The start is interruptible: Ctrl-C stops the nodes started so far, and the run that would follow never starts.
+  const interrupts = new Interrupts({ target: signalTarget }).install()
+  const log = (line) => stderr.write(`${line}\n`)
+  let cluster
+  try {
+    cluster = await startForRun(clusterOptions, { log, signals: interrupts, env })
+  } catch (error) {
+    interrupts.uninstall()
+    throw error
+  }
+  try {
+    const pg = checked.connection.protocol === 'pg'
+    const ownEnv = { ...env, CRATE_PASSWORD: '' }
+    const options = parseOptions(workload, [...rest, ...hostArgs(cluster, { pg })], ownEnv, { name })
+    options.provisioned = cluster.state
+    return await runParsed(workload, options, { env: ownEnv, stdout, stderr, signalTarget, name, interrupts })
+  } finally {
+    const stopped = await cluster.stop().catch((error) => ({ error }))
+    log(stopped && stopped.error ? `warning: stopping the cluster this run started: ${stopped.error.message}`
+      : `stopped the cluster this run started (${cluster.state.name}); nothing of it is left`)
+  }
+}
+
+/** The run of options parsed (and pointed at a started cluster, where the run started one). */
+async function runParsed (workload, options, { env, stdout, stderr, signalTarget, name, interrupts = null }) {
   const groups = loadGroups(workload, options)
   // A run of one process runs its worker here; its V8 flags are set before the first request.
   const workersInMaster = workersInMasterProcess(groups, env)
   if (workersInMaster) applyWorkerFlags(workload)
   // Only a fleet's generators load its coordination (and the merged report it prints): no start-up cost otherwise.
   const coordination = options.fleet ? new (require('./fleet-coordination').FleetCoordination)() : soloCoordination
-  const ctx = createContext(workload, options, { stdout, stderr, signalTarget, coordination })
+  const ctx = createContext(workload, options, { stdout, stderr, signalTarget, coordination, interrupts })
   ctx.name = name
   ctx.selfMonitor = new SelfMonitor().start()
   try {
@@ -144,7 +179,7 @@ function finalResults (groups, results) {
  * The run's services, which every stage may use: the options, output, the master's client, host events, interrupts,
  * the coordination and the run's events ('go'). What the stages produce is returned, not kept here.
  */
-function createContext (workload, options, { stdout, stderr, signalTarget, coordination }) {
+function createContext (workload, options, { stdout, stderr, signalTarget, coordination, interrupts }) {
   // The master's statements change nothing twice when retried: a refused one goes to the next host.
   const client = new CrateClient({ ...options.connection, maxSockets: 2, retryUnsent: true })
   const ctx = {
@@ -156,7 +191,7 @@ function createContext (workload, options, { stdout, stderr, signalTarget, coord
     client,
     hostEvents: new HostEvents({ hosts: client.hosts.map((h) => h.base) }),
     startedAt: now(),
-    interrupts: new Interrupts({ target: signalTarget }).install(),
+    interrupts: interrupts ?? new Interrupts({ target: signalTarget }).install(),
     coordination,
     events: new EventEmitter(),
     stage: 'parse',
