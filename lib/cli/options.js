@@ -348,7 +348,9 @@ function joinNegativeValues (argv, workload) {
 // What we print and put into --json: everything a rerun needs, never the password.
 function describeOptions (options, exclude = []) {
   const { connection, provisioned, ...all } = options
-  const rest = Object.fromEntries(Object.entries(all).filter(([key]) => !exclude.includes(key)))
+  // What a study started is the result's environment's, not an option of the run.
+  const rest = Object.fromEntries(Object.entries(all).filter(([key]) => !exclude.includes(key) &&
+    key !== 'provisionedByStudy'))
   // A cluster the run started: its nodes here, the rest in environment.cluster.provisioned.
   if (provisioned) rest.startCluster = provisioned.nodes.length
   return {

@@ -4,6 +4,7 @@ const { UsageError } = require('../base/errors')
 const { startCluster, clusterSpec } = require('./cluster')
 const { living } = require('./stop')
 const { lastLogLines } = require('./nodes')
+const { nodePorts } = require('./ports')
 
 // --start_cluster on a benchmark or a study: its flags taken out of the benchmark's options, the cluster started
 // before the run (with a watchdog: it never outlives the tool), the run pointed at its nodes, what was started
@@ -12,6 +13,18 @@ const { lastLogLines } = require('./nodes')
 const FLAGS = ['start_cluster', 'crate_version', 'crate_tarball', 'crate_sha256', 'crate_heap', 'crate_setting',
   'crate_http_port']
 const REPEATABLE = new Set(['crate_setting'])
+// What a study started, for each of its runs to record (a JSON of provisionedRecord, set by the study for its runs).
+const STUDY_CLUSTER_ENV = 'CRATE_BENCH_STUDY_CLUSTER'
+
+/** The cluster the study of this run started, as it recorded it; null for a run of no such study. */
+function studyCluster (env = process.env) {
+  try {
+    const record = JSON.parse(env[STUDY_CLUSTER_ENV] || 'null')
+    return record && typeof record === 'object' && typeof record.nodes === 'number' ? record : null
+  } catch {
+    return null
+  }
+}
 
 /**
  * The benchmark's arguments without the cluster's flags, and those flags' values: { rest, given } (given: flag ->
@@ -58,6 +71,17 @@ function clusterOptionsOf (given) {
   return options
 }
 
+/**
+ * The connection the runs of a cluster still to start will take (its ports follow from --crate_http_port and the
+ * nodes): a study checks its benchmark options, and records its hosts, before the cluster starts.
+ */
+function plannedHostArgs (options, { pg = false } = {}) {
+  const spec = clusterSpec(options)
+  const ports = Array.from({ length: spec.nodes }, (_, i) => nodePorts(spec.httpPort, i))
+  return ['--host', ports.map((p) => `http://127.0.0.1:${p.http}`).join(','), '--user', 'crate',
+    ...(pg ? ['--pg_port', String(ports[0].pg)] : [])]
+}
+
 /** The connection a run of the started cluster takes: every node, the user crate, the first node's PostgreSQL port. */
 function hostArgs (cluster, { pg = false } = {}) {
   return ['--host', cluster.hosts.join(','), '--user', 'crate', ...(pg ? ['--pg_port', String(cluster.pgPorts[0])]
@@ -84,7 +108,7 @@ function provisionedRecord (state) {
 }
 
 /** "started by this run: CrateDB 6.4.3, 3 nodes × 1 GB heap on this machine". */
-function provisionedLine (record, by = 'this run') {
+function provisionedLine (record, by = record.by ?? 'this run') {
   const heap = /^([0-9]+)g$/.test(record.heap) ? `${record.heap.slice(0, -1)} GB` : /^([0-9]+)m$/.test(record.heap)
     ? `${record.heap.slice(0, -1)} MB` : record.heap
   return `started by ${by}: CrateDB ${record.version ?? '?'}, ${record.nodes} node${record.nodes === 1 ? '' : 's'} ` +
@@ -106,5 +130,5 @@ function startForRun (options, { log, signals, env }) {
   return startCluster(options, { log, signals, env, watchdog: true })
 }
 
-module.exports = { splitClusterArgs, clusterOptionsOf, hostArgs, provisionedRecord, provisionedLine, lostNodes,
-  startForRun, CLUSTER_FLAGS: FLAGS }
+module.exports = { splitClusterArgs, clusterOptionsOf, hostArgs, plannedHostArgs, provisionedRecord,
+  provisionedLine, lostNodes, startForRun, studyCluster, CLUSTER_FLAGS: FLAGS, STUDY_CLUSTER_ENV }

@@ -44,6 +44,7 @@ function announce (ctx) {
     `timeout ${c.timeoutMs / 1000} s`
   )
   if (options.provisioned) ctx.log(`  ${provisionedLine(provisionedRecord(options.provisioned))}`)
+  if (options.provisionedByStudy) ctx.log(`  ${provisionedLine(options.provisionedByStudy)}`)
   if (c.protocol === 'pg') {
     ctx.log(`  protocol: the load over the PostgreSQL wire protocol, port ${c.pgPort} (checks and DDL over HTTP)`)
   }

@@ -23,9 +23,9 @@ const { provisionedRecord, provisionedLine, lostNodes } = require('../provision/
  * The environment with what the run started (environment.cluster.provisioned): the spec, version, build hash, the
  * distribution's SHA-256, nodes, heap, settings, Java; and its nodes that died during the run, each with its log.
  */
-function withProvisioned (environment, state) {
-  if (!state) return environment
-  const provisioned = { ...provisionedRecord(state), lost_nodes: lostNodes(state) }
+function withProvisioned (environment, state, byStudy) {
+  if (!state && !byStudy) return environment
+  const provisioned = state ? { ...provisionedRecord(state), lost_nodes: lostNodes(state) } : byStudy
   const base = environment || {}
   return { ...base, cluster: { ...(base.cluster || {}), provisioned } }
 }
@@ -58,7 +58,7 @@ function report (ctx, groups, load) {
     warmupMs: options.warmupMs || 0,
     events: runEvents(ctx, load, result.events)
   })
-  result.environment = withProvisioned(ctx.environment || null, options.provisioned)
+  result.environment = withProvisioned(ctx.environment || null, options.provisioned, options.provisionedByStudy)
   const stoppedAt = stoppedEarlyAt(ctx, load)
   if (stoppedAt !== null) result.stopped_at_s = round((stoppedAt - load.startAt) / 1000, 3)
   if (options.stages) {

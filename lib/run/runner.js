@@ -1,7 +1,8 @@
 'use strict'
 
 const { EXIT, FatalError, UsageError, errorLine, errorText } = require('../base/errors')
-const { splitClusterArgs, clusterOptionsOf, hostArgs, startForRun } = require('../provision/for-benchmark')
+const { splitClusterArgs, clusterOptionsOf, hostArgs, startForRun, studyCluster } =
+  require('../provision/for-benchmark')
 const { loadEnvFile } = require('../cli/env-file')
 const { guardOutput, outputFailure } = require('../cli/output')
 const { parseOptions } = require('../cli/options')
@@ -33,7 +34,11 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   const { rest, given } = splitClusterArgs(argv)
   const clusterOptions = clusterOptionsOf(given)
   const checked = parseOptions(workload, rest, env, { name })
-  if (!clusterOptions) return runParsed(workload, checked, { env, stdout, stderr, signalTarget, name })
+  if (!clusterOptions) {
+    const started = studyCluster(env)
+    if (started) checked.provisionedByStudy = started
+    return runParsed(workload, checked, { env, stdout, stderr, signalTarget, name })
+  }
   if (checked.fleet) {
     throw new UsageError('--start_cluster starts a cluster for one run: the generators of a fleet share one')
   }

@@ -13,6 +13,7 @@ const { fmt } = require('../base/format')
 const { judgeStep, searchCapacity } = require('./capacity')
 const { csvField } = require('./sweep')
 const { runBenchmark, checkBenchmarkOptions, gives } = require('./benchmark-run')
+const { studyBenchmarkArgs, withStudyCluster } = require('./study-cluster')
 const { clusterLostBefore } = require('./runs-command')
 const { makeDirectories } = require('../base/files')
 const { commandParser } = require('../cli/command-args')
@@ -33,7 +34,7 @@ function rateFlags (workload, rate, ingestRate, queryRate) {
 function parseArgs (argv) {
   const dash = argv.indexOf('--')
   const own = dash >= 0 ? argv.slice(0, dash) : argv
-  const benchmark = dash >= 0 ? argv.slice(dash + 1) : []
+  const { args: benchmark, cluster } = studyBenchmarkArgs(dash >= 0 ? argv.slice(dash + 1) : [])
   const parser = commandParser(own, { benchmarkAfterDash: true })
     .scriptName('find-capacity.sh')
     .usage(
@@ -158,7 +159,8 @@ function parseArgs (argv) {
     edgeRepeat: args.edge_repeat,
     clientCheck: args.client_check,
     out: args.out ?? path.join('capacity-results', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')),
-    benchmark
+    benchmark,
+    cluster
   }
 }
 
@@ -373,6 +375,16 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, s
     `precision ${config.precisionPct}%, ${config.durationMs / 1000} s a step after ${config.warmupMs / 1000} s ` +
     `warm-up; results in ${config.out}\n`
   )
+  try {
+    return await withStudyCluster(config.cluster, { stderr, signals }, () => search(config, unit, { stderr, signals }))
+  } catch (error) {
+    stderr.write(errorText('find-capacity.sh', error.message))
+    return error.exitCode ?? EXIT.CANNOT_RUN
+  }
+}
+
+/** The search and its report: the exit code. */
+async function search (config, unit, { stderr, signals }) {
   let stopCode = null
   const runner = stepRunner(config, { stderr, signals })
   const found = await searchCapacity({

@@ -12,6 +12,7 @@ const { visible } = require('../base/format')
 const { pointsOf, writeSweepReport, recordRun } = require('./sweep-report')
 const { saturationReason } = require('./sweep')
 const { runBenchmark, withDefaultWarmup } = require('./benchmark-run')
+const { studyBenchmarkArgs, withStudyCluster } = require('./study-cluster')
 const { runsCommand, lastErrorOf, clusterLostBefore } = require('./runs-command')
 const { commandParser } = require('../cli/command-args')
 const { unknownOptionMessage } = require('../cli/suggest')
@@ -79,7 +80,7 @@ Example:
 function parseArgs (def, argv) {
   const dash = argv.indexOf('--')
   const own = dash >= 0 ? argv.slice(0, dash) : argv
-  const fixed = dash >= 0 ? argv.slice(dash + 1) : []
+  const { args: fixed, cluster } = studyBenchmarkArgs(dash >= 0 ? argv.slice(dash + 1) : [])
   const names = ['values', 'out', 'plateau_pct', 'threshold', 'repeat', 'step', 'max_p99_ms', 'latency_guard',
     ...RAMP_ONLY]
   const usageError = (message) => new UsageError(message)
@@ -147,7 +148,8 @@ function parseArgs (def, argv) {
         'sweep-results',
         `${def.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')}`
       ),
-    fixed: withDefaultWarmup(fixed)
+    fixed: withDefaultWarmup(fixed),
+    cluster
   }
   if (config.values.length === 0) throw usageError('--values is empty')
   // Every value as the benchmark will take it: a rate is a positive number, the rest whole numbers.
@@ -200,7 +202,8 @@ async function main (def, argv, options = {}) {
   const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark } = options
   return runsCommand({ name: def.script, parse: () => parseArgs(def, argv),
     usage: () => usage(def, def.param, def.values), stdout, stderr,
-    body: (config) => sweep(def, config, { stderr, signals, run }) })
+    body: (config) => withStudyCluster(config.cluster, { stderr, signals },
+      () => sweep(def, config, { stderr, signals, run })) })
 }
 
 async function sweep (def, config, { stderr, signals, run }) {

@@ -20,6 +20,7 @@ const { gridText, gridJson, unitUnnamed } = require('./report')
 const { heatmapSvg } = require('./heatmap')
 const { gridHtml } = require('./page')
 const { takeLock, readGridFile, otherCluster } = require('./folder')
+const { studyBenchmarkArgs, withStudyCluster } = require('../study-cluster')
 
 // Runs a grid may plan (cells × --repeat), checked before a cell is built: a typo of a value list or of --repeat
 // would otherwise fill the memory before the first run.
@@ -73,7 +74,7 @@ grid, 3 the benchmark could not run, 4 interrupted (grid.json keeps the runs don
 function parseArgs (argv) {
   const dash = argv.indexOf('--')
   const own = dash >= 0 ? argv.slice(0, dash) : argv
-  const fixed = dash >= 0 ? argv.slice(dash + 1) : []
+  const { args: fixed, cluster } = studyBenchmarkArgs(dash >= 0 ? argv.slice(dash + 1) : [])
   const text = { type: 'string', requiresArg: true }
   const parsed = commandParser(own, { benchmarkAfterDash: true })
     .options({ vary: text, workload: text, repeat: text, slo: text, plateau_pct: text, out: text, prefill: text })
@@ -123,7 +124,8 @@ function parseArgs (argv) {
     sloP99Ms: parsed.slo === undefined ? null : parseSlo(parsed.slo),
     plateauPct,
     out: parsed.out ?? path.join('sweep-results', `grid-${stamp}`),
-    fixed: benchmark
+    fixed: benchmark,
+    cluster
   }
 }
 
@@ -205,7 +207,7 @@ async function study (config, options) {
   const release = takeLock(config.out, { said: (line) => options.stderr.write(`${line}\n`),
     alive: options.processAlive })
   try {
-    return await studyLocked(config, options)
+    return await withStudyCluster(config.cluster, options, () => studyLocked(config, options))
   } finally {
     release()
   }
