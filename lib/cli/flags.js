@@ -238,7 +238,9 @@ const CLUSTER_OPTIONS = {
   crate_setting: { type: 'string', array: true, group: 'Cluster under test:', describe: 'a CrateDB setting ' +
     'KEY=VALUE for every node, repeatable' },
   crate_http_port: { type: 'string', group: 'Cluster under test:', describe: 'node i\'s HTTP port is PORT+i, its ' +
-    'PostgreSQL port PORT+100+i, transport PORT+200+i (default 4250)' }
+    'PostgreSQL port PORT+100+i, transport PORT+200+i (default 4250)' },
+  crate_run_as: { type: 'string', group: 'Cluster under test:', describe: 'as root, the user the nodes run as ' +
+    '(CrateDB refuses root; default crate)' }
 }
 
 module.exports = { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,

@@ -132,12 +132,13 @@ async function askNode (port) {
 async function startCluster (options, { env = process.env, log = () => {}, signals = null, watchdog = false,
   fetchImpl } = {}) {
   const spec = clusterSpec(options)
+  // What fails in an instant first: a taken port, too little memory, no user to run as; then the distribution.
+  await checkPorts(spec)
+  checkMemory(spec.nodes, spec.heap)
+  const user = nodeUser(spec.runAs)
   const dist = await resolveDistribution({ version: spec.version, tarball: spec.tarball, sha256: spec.sha256, env,
     fetchImpl, log })
   const java = findJava(dist.home, { env })
-  const user = nodeUser(spec.runAs)
-  checkMemory(spec.nodes, spec.heap)
-  await checkPorts(spec)
   const { dir, made } = clusterDir(spec)
   try {
     const full = checkDisk(dir, spec.nodes)
@@ -155,6 +156,7 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
     name,
     dir,
     made_dir: made,
+    dir_given: Boolean(spec.dir),
     spec: { nodes: spec.nodes, heap: spec.heap.text, settings: Object.fromEntries(spec.settings),
       http_port: spec.httpPort, distribution: dist.source },
     version: dist.version,
@@ -199,8 +201,8 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
     await describe(state)
     writeState(dir, state)
   } catch (error) {
-    // A folder given keeps what the failed start wrote (its logs); one the start made goes.
-    await stopNodes(dir, { remove: made && !spec.keepOnFailure, quietIfGone: true, env }).catch(() => {})
+    // A folder given (--dir) keeps what the failed start wrote there (its logs); a temporary one goes.
+    await stopNodes(dir, { remove: !spec.dir && !spec.keepOnFailure, quietIfGone: true, env }).catch(() => {})
     if (guard) guard.release()
     throw error
   }
@@ -256,7 +258,7 @@ function nodeFailure (node, state, what, log) {
   const cause = [...lines].reverse().find((l) => /^Caused by: /.test(l.trim())) ??
     [...lines].reverse().find((l) => /(Exception|Error)\b.*:/.test(l) && !/^\s*at /.test(l))
   return new FatalError(`${node.name} ${what}${cause ? `: ${cause.trim().replace(/^Caused by: /, '')}` : ''}; ` +
-    `every node of ${state.name} stopped${state.made_dir ? ' and its folder removed (its last log lines above)'
+    `every node of ${state.name} stopped${!state.dir_given ? ' and its folder removed (its last log lines above)'
       : ` (its log kept: ${node.log})`}`)
 }
 

@@ -11,7 +11,7 @@ const { nodePorts } = require('./ports')
 // recorded in the result, a node that died during the run named with its log, and the cluster stopped after it.
 
 const FLAGS = ['start_cluster', 'crate_version', 'crate_tarball', 'crate_sha256', 'crate_heap', 'crate_setting',
-  'crate_http_port']
+  'crate_http_port', 'crate_run_as']
 const REPEATABLE = new Set(['crate_setting'])
 // What a study started, for each of its runs to record (a JSON of provisionedRecord, set by the study for its runs).
 const STUDY_CLUSTER_ENV = 'CRATE_BENCH_STUDY_CLUSTER'
@@ -63,7 +63,7 @@ function clusterOptionsOf (given) {
   const options = { nodes: given.start_cluster[0], version: given.crate_version && given.crate_version[0],
     tarball: given.crate_tarball && given.crate_tarball[0], sha256: given.crate_sha256 && given.crate_sha256[0],
     heap: given.crate_heap && given.crate_heap[0], settings: given.crate_setting || [],
-    httpPort: given.crate_http_port && given.crate_http_port[0] }
+    httpPort: given.crate_http_port && given.crate_http_port[0], runAs: given.crate_run_as && given.crate_run_as[0] }
   if (!options.version && !options.tarball) {
     throw new UsageError('--start_cluster needs the distribution: --crate_version X.Y.Z or --crate_tarball PATH|URL')
   }

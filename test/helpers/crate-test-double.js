@@ -95,6 +95,7 @@ class CrateTestDouble {
    * @param {{hostname?: string, cores?: number, heapMax?: number, memTotal?: number, cpuPct?: number|number[]}[]}
    *        [script.nodeShapes] each node's machine as the cluster-shape query reads it (default: capture 20's node, 4
    *        processors, idle); cpuPct its process's CPU, or its CPU at each reading in turn (the last one repeats)
+   * @param {number} [script.nodeCount] what `SELECT count(*) FROM sys.nodes` answers (default: the nodes alive)
    * @param {{nodes: number}} [topology] endpoints over the one table state
    */
   constructor (script = {}, { nodes = 1 } = {}) {
@@ -130,9 +131,13 @@ class CrateTestDouble {
     return Array.isArray(cpu) ? cpu[Math.min(this.cpuReadings, cpu.length - 1)] : cpu
   }
 
-  async start () {
+  /** Listens on `ports` (node i on ports[i]; any free one where none is given). */
+  async start ({ ports = [] } = {}) {
     for (const node of this.nodes) {
-      await new Promise((resolve) => node.server.listen(0, '127.0.0.1', resolve))
+      await new Promise((resolve, reject) => {
+        node.server.once('error', reject)
+        node.server.listen(ports[node.index] ?? 0, '127.0.0.1', resolve)
+      })
       node.port = node.server.address().port
     }
     this.port = this.nodes[0].port
@@ -429,6 +434,11 @@ class CrateTestDouble {
       const table = this.tables.get(tableName(m[1]))
       // What the last refresh made visible, as a count.
       return { cols: ['max(ts)'], rows: [[table.visibleMaxTs ?? null]], rowcount: 1 }
+    }
+    if (/^SELECT count\(\*\) FROM sys\.nodes$/i.test(stmt)) {
+      // The nodes of the cluster as this endpoint sees them: its own, or what the script says it has joined.
+      const nodes = this.script.nodeCount ?? this.nodes.filter((n) => !n.killed).length
+      return { cols: ['count(*)'], rows: [[nodes]], rowcount: 1 }
     }
     if ((m = /^SELECT count\(\*\) FROM (\S+)$/i.exec(stmt))) {
       const table = this.tables.get(tableName(m[1]))

@@ -127,8 +127,9 @@ function mixedEvidence (summary, stepResult, source) {
     protocol: (stepResult.options || {}).protocol } }, source)
   if (!base) return null
   const busy = summary.busy_steps > 0 ? summary.busy : null
+  // The search's runs are its steps: a busy step counts among them.
   return { ...base, throughput: null, sustained: null, problems: ['a mixed capacity: no write-only figure'],
-    busy, busy_runs: summary.busy_steps || 0,
+    busy, busy_runs: summary.busy_steps || 0, runs: Array.isArray(summary.steps) ? summary.steps.length : 1,
     mixed: { per_sec: summary.capacity, range: summary.capacity_range ?? null, query_rate: summary.query_rate,
       slo_p99_ms: summary.slo ? summary.slo.p99_ms : null, source,
       // "at least X (every run passed), below Y": the search's lower bound where the edge's runs disagreed.

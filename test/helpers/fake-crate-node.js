@@ -1,0 +1,53 @@
+'use strict'
+
+// A CrateDB node as the provisioner sees one, for its tests: the bin/crate of a fake distribution
+// (test/helpers/fake-distribution.js) runs this script with CrateDB's -C settings. It serves the CrateDB test double
+// on -Chttp.port, answers that it is one of N nodes of -Ccluster.name (N: its seed hosts, 1 for a single node), and
+// refuses a setting CrateDB does not know as CrateDB 6.4.3 does (its cause printed, exit 1). -Cfake.never_ready=true
+// answers 0 nodes for ever (a cluster that never forms).
+
+const { CrateTestDouble } = require('./crate-test-double')
+
+const KNOWN = new RegExp('^(node\\.name|cluster\\.name|network\\.host|http\\.port|psql\\.port|transport\\.port|' +
+  'path\\.(data|logs)|discovery\\.(type|seed_hosts)|cluster\\.initial_master_nodes|processors|thread_pool\\..*|' +
+  'indices\\..*|fake\\.never_ready)$')
+
+function settingsOf (argv) {
+  const settings = {}
+  for (const arg of argv) {
+    const m = /^-C([^=]+)=(.*)$/s.exec(arg)
+    if (m) settings[m[1]] = m[2]
+  }
+  return settings
+}
+
+async function main (argv) {
+  const settings = settingsOf(argv)
+  const unknown = Object.keys(settings).find((key) => !KNOWN.test(key))
+  if (unknown) {
+    console.log('[ERROR][o.e.b.Bootstrap] Exception')
+    console.log(`Caused by: java.lang.IllegalArgumentException: unknown setting [${unknown}] please check that any ` +
+      'required plugins are installed, or check the breaking changes documentation for removed settings')
+    console.log('\tat org.elasticsearch.common.settings.AbstractScopedSettings.validate(AbstractScopedSettings.java)')
+    process.exit(1)
+  }
+  const nodes = settings['discovery.seed_hosts'] ? settings['discovery.seed_hosts'].split(',').length : 1
+  const answers = {
+    'SELECT name FROM sys.cluster': [[settings['cluster.name']]],
+    "SELECT version['number'], version['build_hash'] FROM sys.nodes LIMIT 1": [['9.9.9', 'fake-build-hash']]
+  }
+  const double = new CrateTestDouble({
+    nodeCount: settings['fake.never_ready'] === 'true' ? 0 : nodes,
+    query: (stmt) => (answers[stmt] ? { cols: ['x'], rows: answers[stmt], rowcount: answers[stmt].length }
+      : /^SELECT heap\['used'\], heap\['max'\] FROM sys\.nodes/.test(stmt)
+        ? { cols: ['used', 'max'], rows: [[100 * 2 ** 20, 512 * 2 ** 20]], rowcount: 1 } : null)
+  })
+  await double.start({ ports: [Number(settings['http.port'])] })
+  console.log(`[INFO ][o.e.n.Node] [${settings['node.name']}] started on ${settings['http.port']}`)
+  process.on('SIGTERM', () => double.stop().finally(() => process.exit(0)))
+}
+
+main(process.argv.slice(2)).catch((error) => {
+  console.log(`Caused by: ${error.message}`)
+  process.exit(1)
+})
