@@ -381,4 +381,4 @@ function snakeCaseDeep (value) {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [toSnakeCase(key), snakeCaseDeep(v)]))
 }
 
-module.exports = { parseOptions, describeOptions, parseUi, CONNECTION_OPTIONS, RUN_OPTIONS }
+module.exports = { parseOptions, describeOptions, parseUi, CONNECTION_OPTIONS, RUN_OPTIONS, CLUSTER_OPTIONS }

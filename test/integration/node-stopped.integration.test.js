@@ -1,10 +1,11 @@
 'use strict'
 
-// A node of a real 3-node cluster (CRATE_TEST_URLS; CRATE_TEST_NODES_DIR names the folder of start.sh, whose
-// nodeN/pid holds each node's pid) stopped mid-run with SIGSTOP: it answers nothing, as a node lost under load
-// answers nothing, and comes back with SIGCONT at the end so that the cluster stays whole for the other tests. The
-// run goes on through the other nodes; its rows are ok, failed or in doubt, and the table's count lies within
-// [acknowledged, acknowledged + in doubt]: the in-doubt rows are what the stopped node may or may not have written.
+// A node of a real 3-node cluster (CRATE_TEST_URLS; CRATE_TEST_NODES_DIR names the folder `crate-bench cluster start
+// --dir` was given, whose cluster.json holds each node's pid) stopped mid-run with SIGSTOP: it answers nothing, as a
+// node lost under load answers nothing, and comes back with SIGCONT at the end so that the cluster stays whole for the
+// other tests. The run goes on through the other nodes; its rows are ok, failed or in doubt, and the table's count lies
+// within [acknowledged, acknowledged + in doubt]: the in-doubt rows are what the stopped node may or may not have
+// written.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -16,15 +17,24 @@ const { CrateClient } = require('../../lib/cluster/http-client')
 const { parseHosts } = require('../../lib/cluster/connection')
 
 const nodesDir = process.env.CRATE_TEST_NODES_DIR
-const SKIP = SKIP_MULTI_NODE || (nodesDir && fs.existsSync(path.join(nodesDir, 'node3', 'pid')) ? false
-  : 'CRATE_TEST_NODES_DIR does not name the folder of a 3-node cluster started by start.sh: the node stopped ' +
-    'mid-run skipped')
+/** The third node's pid, from the cluster's state (crate-bench cluster start), or null. */
+function thirdNodePid () {
+  try {
+    const state = JSON.parse(fs.readFileSync(path.join(nodesDir, 'cluster.json'), 'utf8'))
+    return state.nodes.length === 3 ? state.nodes[2].pid : null
+  } catch {
+    return null
+  }
+}
+const SKIP = SKIP_MULTI_NODE || (nodesDir && thirdNodePid() ? false
+  : 'CRATE_TEST_NODES_DIR does not name the folder of a 3-node cluster started by crate-bench cluster start: the ' +
+    'node stopped mid-run skipped')
 if (SKIP) console.log(`# ${SKIP}`)
 
 test('a node of 3 stopped mid-run: the run goes on through the others, the count within ok + in doubt', { skip: SKIP,
   timeout: 240_000 }, async (t) => {
   const env = multiNodeEnv()
-  const pid = Number(fs.readFileSync(path.join(nodesDir, 'node3', 'pid'), 'utf8'))
+  const pid = thirdNodePid()
   const resume = () => {
     try {
       process.kill(pid, 'SIGCONT')
