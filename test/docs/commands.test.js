@@ -17,9 +17,18 @@ const { startCrateTestDouble } = require('../helpers/crate-test-double')
 const { startPgFront } = require('../helpers/pg-test-double')
 const { tempDir } = require('../helpers/temp-files')
 const { SWEEPS } = require('../../lib/sweep/definitions')
+const { fakeDistribution, testRunAs, openDir } = require('../helpers/fake-distribution')
+const { freeClusterPort } = require('../helpers/ports')
+const { platformOf } = require('../../lib/provision/platform')
 
 const PAGES = ['README.md', ...fs.readdirSync(path.join(ROOT,
   'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+
+// The pages' clusters (crate-bench cluster start, --start_cluster) start from a fake distribution of the version they
+// name (test/helpers/fake-distribution.js: the test double as a node), served from a file URL as a mirror would.
+const runAs = testRunAs()
+const CANNOT_START = runAs.skip ?? (runAs.user && runAs.user !== 'crate'
+  ? 'as root the nodes run as the user crate, which this machine lacks' : null)
 
 // Lines that cannot run here, each with the reason; any other program a page shows must run.
 const NOT_RUN_HERE = [
@@ -34,8 +43,13 @@ const NOT_RUN_HERE = [
   [/CRATE_TEST_URLS?=/, 'the integration tests need a real CrateDB'],
   [/^CRATE_BENCH_URL=/, 'the real-node bench needs a real CrateDB (and is a benchmark, not a test)'],
   [/\.\.\/shared\/cratedb\//, 'starts a real CrateDB from the workplace\'s shared folder (.ci/run does)'],
+  [/^export CRATE_BENCH_CACHE=/, 'the cache of the real servers started by hand (.ci/run sets its own)'],
   [/^node bench\/stand-in-server\.js/, 'npm run bench starts it'],
-  [/^export CRATE_HOST=.*<that port>/, 'a placeholder for the stand-in port']
+  [/^export CRATE_HOST=.*<that port>/, 'a placeholder for the stand-in port'],
+  [/--start_cluster [2-9]/, 'a load on several started nodes: the fake distribution\'s nodes are a double each, not ' +
+    'one cluster (test/integration/provision.integration.test.js loads 3 nodes of the real tarball)'],
+  // As root the started nodes run as the user crate: a machine without it cannot start the pages' clusters.
+  ...(CANNOT_START ? [[/cluster start|--start_cluster/, CANNOT_START]] : [])
 ]
 
 const capped = (max) => (value) => String(Math.min(Number(value), max))
@@ -56,6 +70,30 @@ const SHRINK = [
   // A grid: two values a dimension.
   [/--vary ([a-z_]+=\S+)/g, (v) => `--vary ${v.split('=')[0]}=${v.split('=')[1].split(',').slice(0, 2).join(',')}`]
 ]
+
+/**
+ * What a page's clusters need: the fake distribution of 6.4.3 behind CRATE_BENCH_DOWNLOAD_URL, a cache the nodes'
+ * user reaches, and free ports (`ports(command)` adds them to each start, whose default may be taken here).
+ */
+async function clusterSetUp (t, commands) {
+  if (!commands.some((c) => /cluster start|--start_cluster|cluster download/.test(c))) {
+    return { env: {}, ports: (c) => c, tarball: null }
+  }
+  const root = openDir(tempDir(t, 'crate-bench-docs-dist-'))
+  const { os, arch } = platformOf()
+  fs.mkdirSync(path.join(root, `${arch}_${os}`))
+  const tarball = await fakeDistribution(root, { version: '6.4.3' })
+  fs.renameSync(tarball, path.join(root, `${arch}_${os}`, 'crate-6.4.3.tar.gz'))
+  const port = await freeClusterPort(3)
+  return {
+    tarball: path.join(root, `${arch}_${os}`, 'crate-6.4.3.tar.gz'),
+    env: { CRATE_BENCH_CACHE: path.join(root, 'cache'),
+      CRATE_BENCH_DOWNLOAD_URL: `file://${root}/{arch}_{os}/crate-{version}.tar.gz` },
+    ports: (command) => command
+      .replace(/cluster start(?!.*--http_port)/, `cluster start --http_port ${port}`)
+      .replace(/--start_cluster (\d+)(?!.*--crate_http_port)/, `--start_cluster $1 --crate_http_port ${port}`)
+  }
+}
 
 function shellBlocks (markdown) {
   const blocks = []
@@ -123,7 +161,8 @@ function runBash (script, { cwd, env }) {
 test('the pages show commands, and only programs this test knows how to treat', () => {
   const all = PAGES.flatMap((page) => shellBlocks(fs.readFileSync(path.join(ROOT, page), 'utf8')).flatMap(commandsOf))
   assert.ok(all.length >= 20, `only ${all.length} commands found: the block parser is broken`)
-  const runnable = /^(node (appCluster\w+\.js|bin\/crate-bench\.js)|crate-bench|scripts\/find-[\w-]+\.sh|cp |for |done)/
+  const runnable = new RegExp('^(node (appCluster\\w+\\.js|bin/crate-bench\\.js)|(npx )?crate-bench|' +
+    'scripts/find-[\\w-]+\\.sh|cp |for |done)')
   for (const command of all) {
     if (NOT_RUN_HERE.some(([pattern]) => pattern.test(command))) continue
     assert.match(command, runnable, `a page shows '${command}': run it here, or say in NOT_RUN_HERE why not`)
@@ -137,16 +176,25 @@ for (const page of PAGES) {
   test(`${page}: every command it shows runs against the test double`, { timeout: 240_000 }, async (t) => {
     const double = await startCrateTestDouble({ query: (stmt) => answerAnyQueryOfATable(double, stmt) })
     try {
+      const clusters = await clusterSetUp(t, commands)
       const script = [
         'set -euo pipefail',
         `crate-bench () { node "${path.join(ROOT, 'bin', 'crate-bench.js')}" "$@"; }`,
-        ...commands.map(shrink)
+        'npx () { if [ "$1" = crate-bench ]; then shift; crate-bench "$@"; else command npx "$@"; fi; }',
+        ...commands.map(shrink).map(clusters.ports)
       ].join('\n')
       // The pages' --protocol pg commands reach the double's PostgreSQL protocol.
       const pg = await startPgFront(double)
       t.after(() => pg.close())
-      const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...double.env({ CRATE_PG_PORT: String(pg.port) }) }
-      const { code, stderr } = await runBash(script, { cwd: scratchCheckout(t), env })
+      const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...double.env({ CRATE_PG_PORT: String(pg.port) }),
+        ...clusters.env }
+      const cwd = scratchCheckout(t)
+      if (clusters.tarball) fs.copyFileSync(clusters.tarball, path.join(cwd, 'crate-6.4.3.tar.gz'))
+      const { code, stderr } = await runBash(script, { cwd, env })
+      // Whatever a failed page left running of its clusters.
+      if (clusters.tarball) {
+        await runBash(`node "${path.join(ROOT, 'bin', 'crate-bench.js')}" cluster stop --all`, { cwd, env })
+      }
       assert.equal(code, 0,
         `${page}: a command failed (exit ${code}):\n${script}\n--- stderr (end):\n${stderr.slice(-3000)}`)
       assert.doesNotMatch(stderr, /\n\s+at .*\(.*:\d+:\d+\)/, 'no stack trace')
