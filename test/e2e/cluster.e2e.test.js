@@ -256,3 +256,25 @@ test('--start_cluster on a benchmark: started before, recorded in the result and
   assert.equal(fs.existsSync(dir), false, `${dir} removed by the watchdog`)
   assert.deepEqual(processesWith(`-Ccluster.name=${name}`), [], 'no node of the killed run still runs')
 })
+
+test('a node of the started cluster that dies during the run is named in the report, with its last log lines',
+  { skip }, async (t) => {
+    const { tarball, env } = await setUp(t)
+    const port = await freeClusterPort(1)
+    const run = await runTool('appClusterIngest.js', ['--start_cluster', '1', '--crate_tarball', tarball,
+      '--crate_heap', '256m', '--crate_http_port', String(port), ...(user ? ['--crate_run_as', user] : []),
+      '--duration', '4s', '--timeout', '3s', '--processes', '1', '--monitor_interval', '0', '--json'], { env,
+      waitFor: /^created table/m,
+      whileRunning: (child, stderr) => {
+        const name = /\((crate-bench-[0-9a-f]+), 256m heap/.exec(stderr)[1]
+        setTimeout(() => processesWith(`-Ccluster.name=${name}`).forEach((pid) => process.kill(Number(pid),
+          'SIGKILL')), 500)
+      } })
+    assert.notEqual(run.code, 0, 'a run that lost its only node did not go well')
+    const lost = run.json.environment.cluster.provisioned.lost_nodes
+    assert.equal(lost.length, 1, run.stderr)
+    assert.match(lost[0].node, /^crate-bench-[0-9a-f]+-n1$/)
+    assert.ok(lost[0].last_lines.some((l) => /started on/.test(l)), lost[0].last_lines.join('\n'))
+    assert.match(run.stderr, new RegExp(`^warning: ${lost[0].node} \\(pid \\d+\\) of the cluster this run started is ` +
+      'no longer running; its last log lines:$', 'm'))
+  })
