@@ -10,7 +10,7 @@ const { resolveDistribution } = require('./distribution')
 const { findJava } = require('./java')
 const { parseHeap, checkMemory, checkDisk, nodeUser, checkReach } = require('./preflight')
 const { firstTaken, nodePorts } = require('./ports')
-const { makeHome, startNode, lastLogLines } = require('./nodes')
+const { makeHome, startNode, lastLogLines, causeOf } = require('./nodes')
 const { writeState, readState, register } = require('./state')
 const { stopNodes, living } = require('./stop')
 
@@ -255,9 +255,8 @@ async function waitReady (state, { spec, started, exits, signals, log }) {
 function nodeFailure (node, state, what, log) {
   const lines = lastLogLines(node, state.name)
   log(`${node.name}: its last log lines (${node.log}):\n${lines.map((l) => `  ${l}`).join('\n') || '  (none)'}`)
-  const cause = [...lines].reverse().find((l) => /^Caused by: /.test(l.trim())) ??
-    [...lines].reverse().find((l) => /(Exception|Error)\b.*:/.test(l) && !/^\s*at /.test(l))
-  return new FatalError(`${node.name} ${what}${cause ? `: ${cause.trim().replace(/^Caused by: /, '')}` : ''}; ` +
+  const cause = causeOf(lines)
+  return new FatalError(`${node.name} ${what}${cause ? `: ${cause}` : ''}; ` +
     `every node of ${state.name} stopped${!state.dir_given ? ' and its folder removed (its last log lines above)'
       : ` (its log kept: ${node.log})`}`)
 }

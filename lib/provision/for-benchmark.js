@@ -3,7 +3,7 @@
 const { UsageError } = require('../base/errors')
 const { startCluster, clusterSpec } = require('./cluster')
 const { living } = require('./stop')
-const { lastLogLines } = require('./nodes')
+const { lastLogLines, causeOf } = require('./nodes')
 const { nodePorts } = require('./ports')
 
 // --start_cluster on a benchmark or a study: its flags taken out of the benchmark's options, the cluster started
@@ -120,8 +120,7 @@ function lostNodes (state) {
   const alive = new Set(living(state).map((n) => n.name))
   return state.nodes.filter((n) => !alive.has(n.name)).map((n) => {
     const lines = lastLogLines(n, state.name, 10)
-    const cause = [...lines].reverse().find((l) => /(Exception|Error)\b/.test(l) && !/^\s*at /.test(l)) ?? null
-    return { node: n.name, pid: n.pid, cause: cause && cause.trim(), last_lines: lines }
+    return { node: n.name, pid: n.pid, cause: causeOf(lines), last_lines: lines }
   })
 }
 

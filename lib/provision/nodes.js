@@ -107,4 +107,12 @@ function lastLogLines (node, clusterName, count = 15) {
   return lines.slice(-count)
 }
 
-module.exports = { makeHome, nodeSettings, startNode, lastLogLines }
+/** The cause a node's log lines give: the last "Caused by" line, else the last exception or error line; or null. */
+function causeOf (lines) {
+  const caused = [...lines].reverse().find((l) => /^Caused by: /.test(l.trim()))
+  const thrown = [...lines].reverse().find((l) => /(Exception|Error)\b/.test(l) && !/^\s*at /.test(l))
+  const cause = caused ?? thrown
+  return cause ? cause.trim().replace(/^Caused by: /, '') : null
+}
+
+module.exports = { makeHome, nodeSettings, startNode, lastLogLines, causeOf }
