@@ -69,8 +69,23 @@ function clusterSpec (options) {
     version: options.version ?? null,
     tarball: options.tarball ?? null,
     sha256: options.sha256 ?? null,
-    keepOnFailure: Boolean(options.keepOnFailure)
+    keepOnFailure: Boolean(options.keepOnFailure),
+    stopWith: stopWithOf(options.stopWith)
   }
+}
+
+/** --stop_with PID: a process that runs now, whose end stops the cluster; null without one. */
+function stopWithOf (value) {
+  if (value === undefined || value === null) return null
+  const pid = Number(value)
+  let alive = false
+  try {
+    alive = Number.isSafeInteger(pid) && pid > 1 && (process.kill(pid, 0) || true)
+  } catch (error) {
+    alive = error.code === 'EPERM'
+  }
+  if (!alive) throw new UsageError(`--stop_with must be the pid of a running process (got '${value}')`)
+  return pid
 }
 
 /** The folder the cluster lives in: DIR as given (refused while a cluster of the tool runs there), or a new one. */
@@ -176,7 +191,7 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
   const home = makeHome(dir, dist.home, java.home)
   writeState(dir, state)
   register(state, env)
-  const guard = watchdog ? startWatchdog(dir) : null
+  const guard = watchdog ? startWatchdog(dir) : spec.stopWith ? startWatchdog(dir, spec.stopWith) : null
   const stop = async ({ keep = false } = {}) => {
     const stopped = await stopNodes(dir, { remove: !keep, log, quietIfGone: true, env })
     if (guard) guard.release()
@@ -278,11 +293,12 @@ async function describe (state) {
  * The watchdog (watchdog.js), its own process, holding a pipe from this one: when this process ends, however it ends,
  * the pipe ends and the watchdog stops the nodes. `release()` ends it once the nodes are stopped.
  */
-function startWatchdog (dir) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'watchdog.js'), dir], { detached: true,
-    stdio: ['pipe', 'ignore', 'ignore'] })
-  child.stdin.on('error', () => {})
+function startWatchdog (dir, pid = null) {
+  const child = spawn(process.execPath, [path.join(__dirname, 'watchdog.js'), dir, ...(pid ? ['--pid', String(pid)]
+    : [])], { detached: true, stdio: [pid ? 'ignore' : 'pipe', 'ignore', 'ignore'] })
   child.unref()
+  if (pid) return { pid: child.pid, release: () => {} }
+  child.stdin.on('error', () => {})
   if (typeof child.stdin.unref === 'function') child.stdin.unref()
   return { pid: child.pid, release: () => child.stdin.end() }
 }

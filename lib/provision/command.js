@@ -46,6 +46,8 @@ Options of start:
   --dir DIR              the cluster's folder (default: a new one under the system's temporary folder)
   --run_as USER          as root, the user the nodes run as (default crate)
   --start_timeout T      how long the nodes may take to form the cluster (default ${DEFAULT_START_TIMEOUT_MS / 1000}s)
+  --stop_with PID        stop the cluster when process PID ends, however it ends (a CI script's $$): a watchdog
+                         of its own polls it every second; without it the cluster runs until cluster stop
   --json                 cluster.json on stdout instead of the .env lines
 Options of stop: --dir DIR (or --all: every cluster this tool started on this machine), --keep (keep data and logs),
   --grace T (SIGTERM, then SIGKILL after T; default 30s).
@@ -66,7 +68,8 @@ function parseArgs (argv) {
   const text = { type: 'string', requiresArg: true }
   const parsed = commandParser(argv).options({ nodes: text, version: text, tarball: text, sha256: text, heap: text,
     setting: { type: 'string', array: true, requiresArg: true, default: [] }, http_port: text, dir: text,
-    run_as: text, start_timeout: text, json: { type: 'boolean', default: false }, all: { type: 'boolean' },
+    run_as: text, start_timeout: text, stop_with: text, json: { type: 'boolean', default: false },
+    all: { type: 'boolean' },
     keep: { type: 'boolean', default: false }, grace: text }).parseSync()
   if (parsed.help) return { help: true }
   const [action, ...rest] = parsed._.map(String)
@@ -88,6 +91,7 @@ function parseArgs (argv) {
     runAs: parsed.run_as,
     startTimeoutMs: parsed.start_timeout === undefined ? undefined
       : parseDuration(parsed.start_timeout, 'start_timeout'),
+    stopWith: parsed.stop_with,
     json: parsed.json,
     all: Boolean(parsed.all),
     keep: parsed.keep,

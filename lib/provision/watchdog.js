@@ -3,16 +3,35 @@
 // The watchdog of a cluster started for one benchmark or study: a small process of its own that holds a pipe from the
 // tool and, when the pipe ends (the tool finished, or was killed outright, SIGKILL included), stops whatever of the
 // cluster still runs, as `cluster stop` would. Its nodes never outlive the tool that started them.
-//   node lib/provision/watchdog.js DIR     (stdin: the pipe the tool holds)
+//   node lib/provision/watchdog.js DIR             (stdin: the pipe the tool holds)
+//   node lib/provision/watchdog.js DIR --pid PID   (cluster start --stop_with PID: until that process ends)
 
 const { stopNodes } = require('./stop')
 
-function main ([dir]) {
-  process.stdin.on('error', () => {})
-  process.stdin.resume()
-  process.stdin.on('end', () => {
-    stopNodes(dir, { remove: true, quietIfGone: true }).catch(() => {}).finally(() => process.exit(0))
-  })
+// With --pid, the process it outlives not: polled this often (a CI script's $$, which holds no pipe to it).
+const PID_POLL_MS = 1000
+
+function main ([dir, flag, pid]) {
+  const stop = () => stopNodes(dir, { remove: true, quietIfGone: true }).catch(() => {}).finally(() => process.exit(0))
+  if (flag === '--pid') {
+    const alive = () => {
+      try {
+        process.kill(Number(pid), 0)
+        return true
+      } catch (error) {
+        return error.code === 'EPERM'
+      }
+    }
+    const timer = setInterval(() => {
+      if (alive()) return
+      clearInterval(timer)
+      stop()
+    }, PID_POLL_MS)
+  } else {
+    process.stdin.on('error', () => {})
+    process.stdin.resume()
+    process.stdin.on('end', stop)
+  }
   // A watchdog stops only when its tool is gone, never on a signal meant for the tool's process group.
   for (const signal of ['SIGINT', 'SIGHUP']) process.on(signal, () => {})
 }

@@ -278,3 +278,24 @@ test('a node of the started cluster that dies during the run is named in the rep
     assert.match(run.stderr, new RegExp(`^warning: ${lost[0].node} \\(pid \\d+\\) of the cluster this run started is ` +
       'no longer running; its last log lines:$', 'm'))
   })
+
+test('cluster start --stop_with PID: the cluster ends with that process, however it ends', { skip }, async (t) => {
+  const { env, common } = await setUp(t)
+  const port = await freeClusterPort(1)
+  const owner = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'],
+    { stdio: 'ignore' })
+  t.after(() => owner.kill('SIGKILL'))
+  const started = await cluster(['start', '--http_port', String(port), '--stop_with', String(owner.pid), '--json',
+    ...common], { env })
+  assert.equal(started.code, 0, started.stderr)
+  const state = started.json
+  assert.equal(await anyAlive(state, 0), true)
+  owner.kill('SIGKILL')
+  assert.equal(await anyAlive(state, 15_000), false, 'the nodes ended with the process they were tied to')
+  const deadline = Date.now() + 10_000
+  while (fs.existsSync(state.dir) && Date.now() < deadline) await sleep(200)
+  assert.equal(fs.existsSync(state.dir), false)
+  const gone = await cluster(['start', '--stop_with', '999999999', ...common], { env })
+  assert.equal(gone.code, 2)
+  assert.match(gone.stderr, /--stop_with must be the pid of a running process \(got '999999999'\)/)
+})
