@@ -27,6 +27,8 @@ async function setUp (t) {
   const tarball = await fakeDistribution(root)
   const cache = path.join(root, 'cache')
   const env = { CRATE_BENCH_CACHE: cache }
+  // Whatever a failed test left running (cluster start has no watchdog: it is meant to stay up).
+  t.after(() => runTool('bin/crate-bench.js', ['cluster', 'stop', '--all'], { env }))
   const heap = ['--heap', '256m']
   const common = ['--tarball', tarball, ...heap, ...(user ? ['--run_as', user] : [])]
   const commonNoHeap = ['--tarball', tarball, ...(user ? ['--run_as', user] : [])]
