@@ -7,11 +7,11 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
+const os = require('node:os')
 const net = require('node:net')
 const http = require('node:http')
 const path = require('node:path')
 const { runTool } = require('../helpers/run-tool')
-const { tempDir } = require('../helpers/temp-files')
 const { freeClusterPort } = require('../helpers/ports')
 const { fakeDistribution, testRunAs, openDir } = require('../helpers/fake-distribution')
 const { isNodeOf } = require('../../lib/provision/state')
@@ -23,12 +23,15 @@ const skip = why || false
 
 /** A fake distribution, a cache and a folder for the test; the tool's env and the options every start shares. */
 async function setUp (t) {
-  const root = openDir(tempDir(t))
+  const root = openDir(fs.mkdtempSync(path.join(os.tmpdir(), 'crate-bench-')))
   const tarball = await fakeDistribution(root)
   const cache = path.join(root, 'cache')
   const env = { CRATE_BENCH_CACHE: cache }
-  // Whatever a failed test left running (cluster start has no watchdog: it is meant to stay up).
-  t.after(() => runTool('bin/crate-bench.js', ['cluster', 'stop', '--all'], { env }))
+  // Whatever a failed test left running (cluster start has no watchdog: it is meant to stay up), then its folder.
+  t.after(async () => {
+    await runTool('bin/crate-bench.js', ['cluster', 'stop', '--all'], { env })
+    fs.rmSync(root, { recursive: true, force: true })
+  })
   const heap = ['--heap', '256m']
   const common = ['--tarball', tarball, ...heap, ...(user ? ['--run_as', user] : [])]
   const commonNoHeap = ['--tarball', tarball, ...(user ? ['--run_as', user] : [])]
