@@ -213,6 +213,8 @@ module.exports = {
   examples: [
     ['$0', '1,000,000 rows per CPU into doc.cpu on localhost:4200'],
     ['$0 --processes 4 --batch_size 5000 --duration 2m', 'four processes, 5000-row batches, at most two minutes'],
+    ['$0 --start_cluster 1 --crate_version 6.4.3 --max_rows 500000',
+      'start a CrateDB 6.4.3 node on this machine, ingest into it, stop it (docs/cluster.md)'],
     [
       'CRATE_HOST=n1,n2,n3 $0 --shards 6 --replicas 1 --json > run.json',
       'three nodes round-robin, JSON result on stdout'
