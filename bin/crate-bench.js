@@ -52,6 +52,12 @@ const COMMANDS = {
     interrupts: 'forward',
     main: sweep
   },
+  study: {
+    usage: 'study FILE.yml --out DIR',
+    describe: 'a whole sizing study: each cluster shape started fresh, its grid, mixed and sustained runs, the sizing',
+    interrupts: 'forward',
+    main: (argv, { signals }) => require('../lib/sweep/study/command').main(argv, { signals })
+  },
   cluster: {
     usage: 'cluster <start|status|stop|list|download>',
     describe: 'the CrateDB cluster under test, started on this machine from a version or a tarball, and stopped',

@@ -31,17 +31,23 @@ async function main (argv) {
     console.log('\tat org.elasticsearch.common.settings.AbstractScopedSettings.validate(AbstractScopedSettings.java)')
     process.exit(1)
   }
-  const nodes = settings['discovery.seed_hosts'] ? settings['discovery.seed_hosts'].split(',').length : 1
+  const seeds = settings['discovery.seed_hosts'] ? settings['discovery.seed_hosts'].split(',') : []
+  const nodes = seeds.length || 1
+  // Every node after the first serves the first one's state, as the nodes of one cluster do: it passes each
+  // request on to the first node's HTTP port (its transport port less 200, as the provisioner gives them).
+  const firstHttp = seeds.length ? Number(seeds[0].split(':')[1]) - 200 : null
+  if (firstHttp && firstHttp !== Number(settings['http.port'])) return proxyTo(firstHttp, settings)
   const answers = {
     'SELECT name FROM sys.cluster': [[settings['cluster.name']]],
     "SELECT version['number'], version['build_hash'] FROM sys.nodes LIMIT 1": [['9.9.9', 'fake-build-hash']]
   }
+  // The first node holds the cluster's state; the double lists as many nodes in sys.nodes (its other endpoints idle).
   const double = new CrateTestDouble({
     nodeCount: settings['fake.never_ready'] === 'true' ? 0 : nodes,
     query: (stmt) => (answers[stmt] ? { cols: ['x'], rows: answers[stmt], rowcount: answers[stmt].length }
       : /^SELECT heap\['used'\], heap\['max'\] FROM sys\.nodes/.test(stmt)
         ? { cols: ['used', 'max'], rows: [[100 * 2 ** 20, 512 * 2 ** 20]], rowcount: 1 } : anyQueryOfATable(stmt))
-  })
+  }, { nodes })
   // A query mix's SELECT on a table the node has: one row, as CrateDB answers one (the double has no query engine).
   const anyQueryOfATable = (stmt) => {
     const from = /^SELECT\b[\s\S]*?\bFROM\s+([\w."]+)/i.exec(stmt)
@@ -52,6 +58,24 @@ async function main (argv) {
   await double.start({ ports: [Number(settings['http.port'])] })
   console.log(`[INFO ][o.e.n.Node] [${settings['node.name']}] started on ${settings['http.port']}`)
   process.on('SIGTERM', () => double.stop().finally(() => process.exit(0)))
+}
+
+/** A node that passes every request on to the first node of its cluster. */
+function proxyTo (port, settings) {
+  const http = require('node:http')
+  const server = http.createServer((req, res) => {
+    const ahead = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode, answer.headers)
+        answer.pipe(res)
+      })
+    ahead.on('error', () => res.destroy())
+    req.pipe(ahead)
+  })
+  server.listen(Number(settings['http.port']), '127.0.0.1', () => {
+    console.log(`[INFO ][o.e.n.Node] [${settings['node.name']}] started on ${settings['http.port']}`)
+  })
+  process.on('SIGTERM', () => process.exit(0))
 }
 
 main(process.argv.slice(2)).catch((error) => {

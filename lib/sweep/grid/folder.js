@@ -25,8 +25,8 @@ const processAlive = (pid) => {
  * study; one of a process that is gone is taken over (`said` gets the line); one of another machine (a shared folder)
  * cannot be judged and refuses. Returns the release function.
  */
-function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive } = {}) {
-  const file = path.join(dir, LOCK)
+function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive, name = LOCK } = {}) {
+  const file = path.join(dir, name)
   const mine = JSON.stringify({ pid: process.pid, host: os.hostname(), started_at: new Date(now()).toISOString() })
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -1,0 +1,158 @@
+'use strict'
+
+// crate-bench study end to end on the fake distribution (test/helpers/fake-distribution.js): shapes started fresh,
+// their parts run, stopped, the sizing of all of them; resume; a shape whose cluster does not start; bad files.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const net = require('node:net')
+const path = require('node:path')
+const { runTool } = require('../helpers/run-tool')
+const { freeClusterPort } = require('../helpers/ports')
+const { fakeDistribution, testRunAs, openDir } = require('../helpers/fake-distribution')
+
+const { user, skip: why } = testRunAs()
+const skip = why || false
+
+async function setUp (t) {
+  const root = openDir(fs.mkdtempSync(path.join(os.tmpdir(), 'crate-bench-study-')))
+  const env = { CRATE_BENCH_CACHE: path.join(root, 'cache') }
+  t.after(async () => {
+    await runTool('bin/crate-bench.js', ['cluster', 'stop', '--all'], { env })
+    fs.rmSync(root, { recursive: true, force: true })
+  })
+  const tarball = await fakeDistribution(root)
+  const mix = path.join(root, 'mix.yml')
+  fs.writeFileSync(mix, '- {name: count, query: "SELECT count(*) FROM doc.cpu", ratio: 1}\n')
+  return { root, env, tarball, mix }
+}
+
+const studyFile = (root, text) => {
+  const file = path.join(root, `study-${Math.random().toString(36).slice(2)}.yml`)
+  fs.writeFileSync(file, text)
+  return file
+}
+
+const study = (args, options) => runTool('bin/crate-bench.js', ['study', ...args], { timeoutMs: 180_000, ...options })
+
+test('each shape started fresh, its grid, mixed capacity and sustained run, stopped; the sizing of all; resumed ' +
+  'with nothing to run', { skip }, async (t) => {
+  const { root, env, tarball, mix } = await setUp(t)
+  const port = await freeClusterPort(2)
+  const file = studyFile(root, `cluster:
+  tarball: ${tarball}
+  nodes: [1, 2]
+  heap: 256m
+  http_port: ${port}
+${user ? `  run_as: ${user}\n` : ''}grid:
+  vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}
+  repeat: 1
+  duration: 1s
+  warmup: 200ms
+  args: [--processes, 1, --monitor_interval, '0']
+mixed:
+  queries: ${mix}
+  query_rate: 5
+  slo: p99=2s
+  duration: 1s
+  warmup: 500ms
+  start: 1000
+  edge_repeat: 1
+  max_steps: 2
+  args: [--monitor_interval, '0']
+sustained:
+  duration: 2s
+  args: [--processes, 1, --monitor_interval, '0']
+`)
+  const out = path.join(root, 'out')
+  const run = await study([file, '--out', out], { env })
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /^study: 2 shapes \(1 node, 2 nodes\) of CrateDB .*; 2 to run, about \d+ min; results in /m)
+  assert.match(run.stderr, /^\[shape 2 of 2: 2 nodes\] the later parts run at the grid's (recommended|best)/m)
+  for (const shape of ['1-node', '2-nodes']) {
+    for (const made of ['grid/grid.json', 'mixed/capacity.summary.json', 'sustained.json', 'cluster.json']) {
+      assert.ok(fs.existsSync(path.join(out, shape, made)), `${shape}/${made}`)
+    }
+  }
+  assert.equal(JSON.parse(fs.readFileSync(path.join(out, '2-nodes', 'cluster.json'), 'utf8')).nodes, 2)
+  const sizing = JSON.parse(fs.readFileSync(path.join(out, 'sizing.json'), 'utf8'))
+  assert.deepEqual(sizing.groups[0].shapes.map((s) => s.nodes), [1, 2])
+  assert.match(sizing.study_caveats[0], /^2 nodes on one \d+-core machine: this measures CrateDB's scaling on shared/)
+  assert.deepEqual(Object.keys(sizing.started), ['1-node', '2-nodes'])
+  assert.ok(fs.existsSync(path.join(out, 'sizing.html')))
+  const sustained = JSON.parse(fs.readFileSync(path.join(out, '2-nodes', 'sustained.json'), 'utf8'))
+  assert.equal(sustained.environment.cluster.provisioned.by, 'the study')
+  const listed = await runTool('bin/crate-bench.js', ['cluster', 'list'], { env })
+  assert.equal(listed.stdout, 'no cluster of this tool runs on this machine\n', 'every shape\'s cluster stopped')
+  const again = await study([file, '--out', out], { env })
+  assert.equal(again.code, 0, again.stderr)
+  assert.match(again.stderr, /resuming: 2 done, 0 to run/)
+  assert.doesNotMatch(again.stderr, /starting the cluster/)
+})
+
+test('a shape whose cluster does not start: the study goes on with the next and says which failed; bad files are ' +
+  'one line before anything starts', { skip }, async (t) => {
+  const { root, env, tarball } = await setUp(t)
+  const port = await freeClusterPort(2)
+  // The 2-node shape's second node finds its HTTP port taken.
+  const holder = net.createServer()
+  await new Promise((resolve) => holder.listen(port + 1, '127.0.0.1', resolve))
+  t.after(() => holder.close())
+  const file = studyFile(root, `cluster: {tarball: ${tarball}, nodes: [2, 1], heap: 256m, http_port: ${port}` +
+    `${user ? `, run_as: ${user}` : ''}}
+grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, duration: 1s, warmup: 200ms,
+  args: [--processes, 1, --monitor_interval, '0']}
+`)
+  const out = path.join(root, 'out')
+  const run = await study([file, '--out', out], { env })
+  assert.equal(run.code, 4, run.stderr)
+  assert.match(run.stderr, new RegExp(`^\\[shape 1 of 2: 2 nodes\\] its cluster did not start: port ${port + 1} ` +
+    '\\(HTTP of node 2\\) is taken', 'm'))
+  assert.match(run.stderr, /^warning: shape 2-nodes: its cluster did not start: /m)
+  const sizing = JSON.parse(fs.readFileSync(path.join(out, 'sizing.json'), 'utf8'))
+  assert.deepEqual(sizing.groups[0].shapes.map((s) => s.nodes), [1])
+  const progress = JSON.parse(fs.readFileSync(path.join(out, 'study.json'), 'utf8'))
+  assert.deepEqual([progress.shapes[2].status, progress.shapes[1].status], ['failed', 'done'])
+  for (const [text, pattern] of [
+    ['cluster: {tarball: x, nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\nforks: 3\n',
+      /unknown key forks in the study file \(known: cluster, grid, mixed, sustained\)/],
+    ['cluster: {tarball: x, nodes: [0]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\n',
+      /cluster\.nodes must be a list of node counts of at least 1 \(got \[0\]\)/],
+    ['cluster: {nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\n',
+      /cluster: give the distribution: version: X\.Y\.Z or tarball: PATH\|URL/],
+    ['cluster: {tarball: x, heap_size: 1g}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\n',
+      /unknown key cluster\.heap_size in the study file \(known under cluster: /]
+  ]) {
+    const bad = await study([studyFile(root, text), '--out', path.join(root, 'bad')], { env })
+    assert.equal(bad.code, 2, bad.stderr)
+    assert.match(bad.stderr, pattern)
+    assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr)
+  }
+})
+
+test('Ctrl-C during a shape: its part and its cluster stopped, exit 4, nothing left running; the same command ' +
+  'measures that shape again from a fresh cluster', { skip }, async (t) => {
+  const { root, env, tarball } = await setUp(t)
+  const port = await freeClusterPort(1)
+  const file = studyFile(root, `cluster: {tarball: ${tarball}, nodes: [1], heap: 256m, http_port: ${port}` +
+    `${user ? `, run_as: ${user}` : ''}}
+grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, duration: 3s, warmup: 200ms,
+  args: [--processes, 1, --monitor_interval, '0']}
+`)
+  const out = path.join(root, 'out')
+  const stopped = await study([file, '--out', out], { env, detached: true, waitFor: /\[shape 1 of 1: 1 node\] grid$/m,
+    whileRunning: (child) => setTimeout(() => process.kill(-child.pid, 'SIGINT'), 1500) })
+  assert.equal(stopped.code, 4, stopped.stderr)
+  assert.match(stopped.stderr,
+    /interrupted: 1-node is not counted; the same command runs it again, from a fresh cluster/)
+  assert.match(stopped.stderr, /\[shape 1 of 1: 1 node\] its cluster stopped/)
+  const listed = await runTool('bin/crate-bench.js', ['cluster', 'list'], { env })
+  assert.equal(listed.stdout, 'no cluster of this tool runs on this machine\n')
+  assert.equal(fs.existsSync(path.join(out, 'study.lock')), false, 'the lock released')
+  const resumed = await study([file, '--out', out], { env })
+  assert.equal(resumed.code, 0, resumed.stderr)
+  assert.match(resumed.stderr, /1 to run/)
+  assert.match(resumed.stderr, /\[shape 1 of 1: 1 node\] starting the cluster/)
+})
