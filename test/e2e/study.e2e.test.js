@@ -116,8 +116,12 @@ grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, 
   const progress = JSON.parse(fs.readFileSync(path.join(out, 'study.json'), 'utf8'))
   assert.deepEqual([progress.shapes[2].status, progress.shapes[1].status], ['failed', 'done'])
   for (const [text, pattern] of [
+    ['cluster: {tarball: x, nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\nrounds: 3\n',
+      /unknown key rounds in the study file \(known: cluster, grid, mixed, sustained, contenders, forks, run\)/],
     ['cluster: {tarball: x, nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\nforks: 3\n',
-      /unknown key forks in the study file \(known: cluster, grid, mixed, sustained\)/],
+      /forks: goes with contenders: \(a comparison\)/],
+    ['contenders: [{name: a, tarball: x}]\n', /contenders: must list two clusters or more/],
+    ['contenders: [{name: a, tarball: x}, {name: a, version: 6.4.3}]\n', /contenders: two have the same name/],
     ['cluster: {tarball: x, nodes: [0]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\n',
       /cluster\.nodes must be a list of node counts of at least 1 \(got \[0\]\)/],
     ['cluster: {nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\n',
@@ -155,4 +159,38 @@ grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, 
   assert.equal(resumed.code, 0, resumed.stderr)
   assert.match(resumed.stderr, /1 to run/)
   assert.match(resumed.stderr, /\[shape 1 of 1: 1 node\] starting the cluster/)
+})
+
+test('contenders: each fork starts each contender fresh, in alternating order; compare\'s verdict finds a slower ' +
+  'build', { skip }, async (t) => {
+  const { root, env, tarball } = await setUp(t)
+  const port = await freeClusterPort(1)
+  const runAs = user ? `, run_as: ${user}` : ''
+  const file = studyFile(root, `contenders:
+  - {name: fast, tarball: ${tarball}, heap: 256m, http_port: ${port}${runAs}}
+  - {name: slow, tarball: ${tarball}, heap: 256m, http_port: ${port}, settings: {fake.delay_ms: 150}${runAs}}
+forks: 3
+run:
+  workload: ingest
+  args: [--max_rows, '2000', --batch_size, '500', --concurrent_requests, '1', --processes, '1',
+    --monitor_interval, '0']
+`)
+  const out = path.join(root, 'out')
+  const run = await study([file, '--out', out], { env })
+  assert.equal(run.code, 0, run.stderr)
+  const order = [...run.stderr.matchAll(/^\[fork (\d) of 3: (\w+)\] starting the cluster/gm)]
+    .map((m) => `${m[1]}${m[2]}`)
+  assert.deepEqual(order, ['1fast', '1slow', '2slow', '2fast', '3fast', '3slow'], 'alternating order')
+  const { comparisons } = JSON.parse(fs.readFileSync(path.join(out, 'comparison.json'), 'utf8'))
+  const rate = comparisons[0].figures.find((f) => f.figure === 'rows/s')
+  assert.equal(rate.verdict, 'worse', JSON.stringify(rate))
+  assert.ok(rate.ci_pct[1] < 0, 'the whole interval below zero')
+  assert.match(run.stderr, /^ {2}rows\/s: [0-9,.]+ -> [0-9,.]+ \(-[0-9.]+%, 95% interval .*\): worse$/m)
+  assert.ok(fs.existsSync(path.join(out, 'comparison.html')))
+  const result = JSON.parse(fs.readFileSync(path.join(out, 'forks', '2-slow.json'), 'utf8'))
+  assert.deepEqual(result.environment.cluster.provisioned.settings, { 'fake.delay_ms': '150' })
+  const again = await study([file, '--out', out], { env })
+  assert.equal(again.code, 0, again.stderr)
+  assert.match(again.stderr, /resuming: 6 of 6 runs done/)
+  assert.doesNotMatch(again.stderr, /starting the cluster/)
 })

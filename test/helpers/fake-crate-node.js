@@ -4,13 +4,13 @@
 // (test/helpers/fake-distribution.js) runs this script with CrateDB's -C settings. It serves the CrateDB test double
 // on -Chttp.port, answers that it is one of N nodes of -Ccluster.name (N: its seed hosts, 1 for a single node), and
 // refuses a setting CrateDB does not know as CrateDB 6.4.3 does (its cause printed, exit 1). -Cfake.never_ready=true
-// answers 0 nodes for ever (a cluster that never forms).
+// answers 0 nodes for ever (a cluster that never forms); -Cfake.delay_ms=N answers every bulk N ms late.
 
 const { CrateTestDouble } = require('./crate-test-double')
 
 const KNOWN = new RegExp('^(node\\.name|cluster\\.name|network\\.host|http\\.port|psql\\.port|transport\\.port|' +
   'path\\.(data|logs)|discovery\\.(type|seed_hosts)|cluster\\.initial_master_nodes|processors|thread_pool\\..*|' +
-  'indices\\..*|fake\\.never_ready)$')
+  'indices\\..*|fake\\.never_ready|fake\\.delay_ms)$')
 
 function settingsOf (argv) {
   const settings = {}
@@ -44,6 +44,9 @@ async function main (argv) {
   // The first node holds the cluster's state; the double lists as many nodes in sys.nodes (its other endpoints idle).
   const double = new CrateTestDouble({
     nodeCount: settings['fake.never_ready'] === 'true' ? 0 : nodes,
+    // -Cfake.delay_ms=N: every bulk answered N ms late (a slower build, for a comparison that must see it).
+    fault: ({ bulk }) => (bulk && settings['fake.delay_ms'] ? { delayMs: Number(settings['fake.delay_ms']) }
+      : undefined),
     query: (stmt) => (answers[stmt] ? { cols: ['x'], rows: answers[stmt], rowcount: answers[stmt].length }
       : /^SELECT heap\['used'\], heap\['max'\] FROM sys\.nodes/.test(stmt)
         ? { cols: ['used', 'max'], rows: [[100 * 2 ** 20, 512 * 2 ** 20]], rowcount: 1 } : anyQueryOfATable(stmt))

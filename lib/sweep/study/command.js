@@ -45,8 +45,19 @@ says so.
 Examples:
   crate-bench study study.yml --out study-6.4.3
 
-Exit codes: 0 every shape measured and sized, 2 a bad study file or folder, 3 no shape could be measured, 4
-interrupted or a shape failed (the others are sized; the same command runs what is left).`
+To compare (a version, a setting: did it change the throughput?), the file names contenders: instead:
+  contenders: a list, each name: with its own version: or tarball:, nodes, heap, settings, http_port, run_as
+  forks:      how many times each contender is started fresh and run (default 5), in alternating order (a, b;
+              b, a; …) so that a drift of the machine falls on both
+  run:        workload: ingest or query, args: [the benchmark's options]
+and the study writes compare's figures of the first contender against each other (change, 95% interval, verdict;
+throughput and p99 among them) as DIR/comparison.json and DIR/comparison.html. Run an A/A study first (two
+contenders that are the same cluster): it must come out "no significant difference" before a version comparison
+means anything.
+
+Exit codes: 0 every shape measured and sized (or every fork run and compared), 2 a bad study file or folder, 3
+nothing could be measured, 4 interrupted or a shape failed (the others are sized; the same command runs what is
+left).`
 
 function parseArgs (argv) {
   const parsed = commandParser(argv).options({ out: { type: 'string', requiresArg: true } }).parseSync()
@@ -77,7 +88,7 @@ const minutes = (s) => (s >= 5400 ? `${fmt(Math.round(s / 360) / 10)} h` : `${Ma
 
 /** DIR/study.json: the study as parsed, and each shape's state; a folder of another study is refused. */
 function readProgress (file, study) {
-  if (!fs.existsSync(file)) return { study, shapes: {} }
+  if (!fs.existsSync(file)) return { study, shapes: {}, forks: {} }
   let saved
   try {
     saved = JSON.parse(fs.readFileSync(file, 'utf8'))
@@ -88,7 +99,7 @@ function readProgress (file, study) {
     throw new UsageError(`${file} holds a study of another file or settings: give another --out, or the same file to ` +
       'resume')
   }
-  return { study, shapes: saved.shapes || {} }
+  return { study, shapes: saved.shapes || {}, forks: saved.forks || {} }
 }
 
 function writeProgress (file, progress) {
@@ -218,8 +229,116 @@ async function sizeStudy (out, shapes, { stderr, env }) {
   return EXIT.OK
 }
 
-async function runStudy (config, { stderr, signals, run, env }) {
+/**
+ * A comparison: each fork starts each contender fresh, in alternating order (a, b; b, a; …) so that a drift of the
+ * machine falls on both, and runs the same benchmark on it; then compare's figures of the first contender against
+ * each other (DIR/comparison.json, comparison.html). Forks done are kept across a resume.
+ */
+async function runComparison (config, progress, file, { stderr, signals, run, env }) {
+  const { contenders, forks } = config.study
+  const log = (line) => stderr.write(`${line}\n`)
+  const app = config.study.run.workload === 'query' ? 'appClusterAnalytical.js' : 'appClusterIngest.js'
+  const dir = path.join(config.out, 'forks')
+  fs.mkdirSync(dir, { recursive: true })
+  const runs = forks * contenders.length
+  const done = () => Object.values(progress.forks).filter((f) => f.status === 'done').length
+  log(`study: ${contenders.map((c) => c.name).join(' against ')}, ${forks} fork${forks === 1 ? '' : 's'} (each ` +
+    `contender started fresh in each, in alternating order), ${config.study.run.workload}; ${done() ? `resuming: ` +
+    `${done()} of ${runs} runs done; ` : ''}results in ${config.out}`)
+  for (let fork = 1; fork <= forks; fork++) {
+    const order = fork % 2 === 1 ? contenders : [...contenders].reverse()
+    for (const contender of order) {
+      const key = `${fork}-${contender.name}`
+      if (progress.forks[key] && progress.forks[key].status === 'done') continue
+      const head = `[fork ${fork} of ${forks}: ${contender.name}]`
+      log(`${head} starting the cluster${done() ? ` (${done()} of ${runs} runs done)` : ''}`)
+      progress.forks[key] = { status: 'started' }
+      writeProgress(file, progress)
+      let cluster
+      try {
+        cluster = await startForRun(contender, { log: (line) => log(`  ${line}`), signals, env })
+      } catch (error) {
+        if (signals.interrupted) return EXIT.PARTIAL
+        throw Object.assign(new Error(`${head} its cluster did not start: ${error.message}`),
+          { exitCode: EXIT.CANNOT_RUN })
+      }
+      let outcome
+      try {
+        process.env[STUDY_CLUSTER_ENV] = JSON.stringify({ ...provisionedRecord(cluster.state), by: 'the study' })
+        outcome = await run({ app, args: [...hostArgs(cluster), ...config.study.run.args, '--json'],
+          resultFile: path.join(dir, `${key}.json`), logFile: path.join(dir, `${key}.log`), signals })
+      } finally {
+        delete process.env[STUDY_CLUSTER_ENV]
+        await cluster.stop().catch((error) => log(`${head} warning: stopping its cluster: ${error.message}`))
+      }
+      if (signals.interrupted) {
+        log(`interrupted: fork ${fork} of ${contender.name} is not counted; the same command runs it again`)
+        return EXIT.PARTIAL
+      }
+      log(`${head} exit ${outcome.code ?? outcome.signal}`)
+      progress.forks[key] = { status: 'done', exit_code: outcome.code }
+      writeProgress(file, progress)
+    }
+  }
+  return compareContenders(config, { stderr })
+}
+
+/** compare's figures of the first contender against each of the others, from every fork's result. */
+function compareContenders (config, { stderr }) {
+  const { contenders, forks } = config.study
+  const { compareRuns } = require('../../reports/compare')
+  const { renderCompareHtml } = require('../../reports/compare/html')
+  const resultsOf = (name) => {
+    const files = Array.from({ length: forks }, (_, i) => path.join(config.out, 'forks', `${i + 1}-${name}.json`))
+    return files.map((f) => {
+      try {
+        return JSON.parse(fs.readFileSync(f, 'utf8'))
+      } catch {
+        return null
+      }
+    }).filter((r) => r && r.workload)
+  }
+  const [base, ...others] = contenders
+  const baseResults = resultsOf(base.name)
+  const comparisons = others.map((other) => {
+    const comparison = compareRuns(baseResults, resultsOf(other.name), {
+      baseNames: baseResults.map((_, i) => `${base.name} fork ${i + 1}`),
+      newNames: resultsOf(other.name).map((_, i) => `${other.name} fork ${i + 1}`) })
+    return { base: base.name, new: other.name, ...comparison }
+  })
+  fs.writeFileSync(path.join(config.out, 'comparison.json'), `${JSON.stringify({ contenders, forks, comparisons },
+    null, 1)}\n`)
+  fs.writeFileSync(path.join(config.out, 'comparison.html'), comparisons.map((c) => renderCompareHtml(c)).join('\n'))
+  for (const c of comparisons) {
+    stderr.write(`${c.new} against ${c.base} (${c.base_runs} and ${c.new_runs} runs; ${c.judged ? c.method
+      : 'fewer than 3 runs a side: not judged'}):\n`)
+    for (const f of c.figures.filter((x) => x.of !== 'client')) {
+      stderr.write(`  ${f.figure}: ${fmt(f.base)} -> ${fmt(f.new)} (${f.change_pct === null ? 'no change in %'
+        : `${f.change_pct > 0 ? '+' : ''}${fmt(f.change_pct)}%`}${f.ci_pct ? `, 95% interval ${fmt(f.ci_pct[0])}% .. ` +
+        `${fmt(f.ci_pct[1])}%` : ''}): ${f.verdict}\n`)
+    }
+  }
+  stderr.write(`wrote ${path.join(config.out, 'comparison.json')} and comparison.html\n`)
+  return EXIT.OK
+}
+
+async function runStudy (config, options) {
   fs.mkdirSync(config.out, { recursive: true })
+  if (config.study.contenders) {
+    const release = takeLock(config.out, { name: 'study.lock', said: (line) => options.stderr.write(`${line}\n`) })
+    try {
+      const file = path.join(config.out, 'study.json')
+      const progress = readProgress(file, config.study)
+      progress.forks = progress.forks || {}
+      return await runComparison(config, progress, file, options)
+    } finally {
+      release()
+    }
+  }
+  return runSizing(config, options)
+}
+
+async function runSizing (config, { stderr, signals, run, env }) {
   const release = takeLock(config.out, { name: 'study.lock', said: (line) => stderr.write(`${line}\n`) })
   try {
     const file = path.join(config.out, 'study.json')
@@ -267,4 +386,4 @@ function main (argv, { stdout = process.stdout, stderr = process.stderr, signals
     body: (config) => runStudy(config, { stderr, signals, run, env }) })
 }
 
-module.exports = { main, USAGE, shapePlanS }
+module.exports = { main, USAGE, shapePlanS, compareContenders }

@@ -7,7 +7,9 @@ const { readStudyFile } = require('../../base/files')
 // anything starts: an unknown one, a missing distribution, a shape of 0 nodes is one line naming the key (exit 2).
 
 const KEYS = {
-  '': ['cluster', 'grid', 'mixed', 'sustained'],
+  '': ['cluster', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run'],
+  contender: ['name', 'version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
+  run: ['workload', 'args'],
   cluster: ['version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
   grid: ['vary', 'repeat', 'duration', 'warmup', 'prefill', 'slo', 'args'],
   mixed: ['queries', 'query_rate', 'slo', 'duration', 'warmup', 'start', 'edge_repeat', 'max_steps', 'args'],
@@ -51,23 +53,22 @@ function readStudy (file) {
     throw new UsageError(`${file} is no YAML: ${error.message.split('\n')[0]}`)
   }
   checkKeys(study, '')
+  if (study.contenders !== undefined) return contendersOf(study)
+  for (const key of ['forks', 'run']) {
+    if (study[key] !== undefined) throw new UsageError(`${key}: goes with contenders: (a comparison)`)
+  }
   if (!study.cluster) throw new UsageError('the study file needs cluster: (what to start for each shape)')
   if (!study.grid) throw new UsageError('the study file needs grid: (the settings to measure on each shape)')
   for (const section of ['cluster', 'grid', 'mixed', 'sustained']) {
     if (study[section]) checkKeys(study[section], section)
   }
   const c = study.cluster
-  if ((c.version === undefined) === (c.tarball === undefined)) {
-    throw new UsageError('cluster: give the distribution: version: X.Y.Z or tarball: PATH|URL (one of them)')
-  }
+  const cluster = clusterOf(c, 'cluster')
   const nodes = [].concat(c.nodes ?? 1)
   if (nodes.length === 0 || nodes.some((n) => !Number.isInteger(n) || n < 1)) {
     throw new UsageError(`cluster.nodes must be a list of node counts of at least 1 (got ${JSON.stringify(c.nodes)})`)
   }
   if (new Set(nodes).size !== nodes.length) throw new UsageError('cluster.nodes names a node count twice')
-  if (c.settings !== undefined && (typeof c.settings !== 'object' || Array.isArray(c.settings) || !c.settings)) {
-    throw new UsageError('cluster.settings must be a mapping of CrateDB settings (key: value)')
-  }
   const g = study.grid
   if (!g.vary || typeof g.vary !== 'object' || Array.isArray(g.vary) || Object.keys(g.vary).length < 2) {
     throw new UsageError('grid.vary must name two settings or more, each with its values (batch_size: [2000, 5000])')
@@ -85,13 +86,7 @@ function readStudy (file) {
     throw new UsageError('mixed: needs queries:, query_rate: and slo: (find-capacity --workload mixed)')
   }
   return {
-    cluster: { version: c.version === undefined ? null : text(c.version, 'cluster.version'),
-      tarball: c.tarball === undefined ? null : text(c.tarball, 'cluster.tarball'),
-      sha256: c.sha256 === undefined ? null : text(c.sha256, 'cluster.sha256'),
-      heap: c.heap === undefined ? '1g' : text(c.heap, 'cluster.heap'),
-      settings: Object.entries(c.settings || {}).map(([k, v]) => `${k}=${v}`),
-      httpPort: c.http_port === undefined ? undefined : Number(c.http_port),
-      runAs: c.run_as === undefined ? undefined : text(c.run_as, 'cluster.run_as') },
+    cluster,
     shapes: nodes,
     grid: { vary: Object.entries(g.vary).map(([name, values]) => `${name}=${values.join(',')}`),
       repeat: g.repeat === undefined ? 3 : Number(g.repeat), duration: text(g.duration ?? '10s', 'grid.duration'),
@@ -110,6 +105,66 @@ function readStudy (file) {
       prefill: study.sustained.prefill === undefined ? null : Number(study.sustained.prefill),
       args: strings(study.sustained.args, 'sustained.args') } : null
   }
+}
+
+/** The distribution and shape of one cluster: `c` from the file, `key` where it stands in it. */
+function clusterOf (c, key) {
+  if ((c.version === undefined) === (c.tarball === undefined)) {
+    throw new UsageError(`${key}: give the distribution: version: X.Y.Z or tarball: PATH|URL (one of them)`)
+  }
+  if (c.settings !== undefined && (typeof c.settings !== 'object' || Array.isArray(c.settings) || !c.settings)) {
+    throw new UsageError(`${key}.settings must be a mapping of CrateDB settings (key: value)`)
+  }
+  return { version: c.version === undefined ? null : text(c.version, `${key}.version`),
+    tarball: c.tarball === undefined ? null : text(c.tarball, `${key}.tarball`),
+    sha256: c.sha256 === undefined ? null : text(c.sha256, `${key}.sha256`),
+    heap: c.heap === undefined ? '1g' : text(c.heap, `${key}.heap`),
+    settings: Object.entries(c.settings || {}).map(([k, v]) => `${k}=${v}`),
+    httpPort: c.http_port === undefined ? undefined : Number(c.http_port),
+    runAs: c.run_as === undefined ? undefined : text(c.run_as, `${key}.run_as`) }
+}
+
+/**
+ * A comparison: contenders (each a cluster: name, distribution, nodes, heap, settings), forks (each fork starts each
+ * contender fresh, in alternating order) and the run (ingest or query, with the benchmark's options).
+ */
+function contendersOf (study) {
+  for (const key of ['cluster', 'grid', 'mixed', 'sustained']) {
+    if (study[key] !== undefined) {
+      throw new UsageError(`${key}: is a sizing's; a comparison has contenders:, forks:, run:`)
+    }
+  }
+  if (!Array.isArray(study.contenders) || study.contenders.length < 2) {
+    throw new UsageError('contenders: must list two clusters or more (each with name:, and version: or tarball:)')
+  }
+  const contenders = study.contenders.map((c, i) => {
+    checkKeys(c, 'contender')
+    const name = c.name === undefined ? null : text(c.name, `contenders[${i}].name`)
+    if (!name || !/^[A-Za-z0-9_.-]+$/.test(name)) {
+      throw new UsageError(`contenders[${i}].name must be a name of letters, digits, _ . - (got ` +
+        `${JSON.stringify(c.name)})`)
+    }
+    const nodes = c.nodes === undefined ? 1 : c.nodes
+    if (!Number.isInteger(nodes) || nodes < 1) {
+      throw new UsageError(`contenders[${i}].nodes must be a node count of at least 1 (got ` +
+        `${JSON.stringify(c.nodes)})`)
+    }
+    return { name, nodes, ...clusterOf(c, `contenders[${i}]`) }
+  })
+  if (new Set(contenders.map((c) => c.name)).size !== contenders.length) {
+    throw new UsageError('contenders: two have the same name')
+  }
+  const forks = study.forks === undefined ? 5 : study.forks
+  if (!Number.isInteger(forks) || forks < 1) {
+    throw new UsageError(`forks must be a whole number of at least 1 (got ${JSON.stringify(study.forks)})`)
+  }
+  const run = study.run || {}
+  checkKeys(run, 'run')
+  const workload = run.workload === undefined ? 'ingest' : text(run.workload, 'run.workload')
+  if (!['ingest', 'query'].includes(workload)) {
+    throw new UsageError(`run.workload must be ingest or query (got '${workload}')`)
+  }
+  return { contenders, forks, run: { workload, args: strings(run.args, 'run.args') } }
 }
 
 module.exports = { readStudy, KEYS }
