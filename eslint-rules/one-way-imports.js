@@ -20,7 +20,7 @@ const ALLOWED = {
   run: ['base', 'data', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli', 'ui', 'provision'],
   ui: ['base', 'data', 'results', 'reports'],
   sweep: ['base', 'workloads', 'reports', 'cli', 'provision'],
-  launch: ['base', 'data', 'results', 'workloads', 'reports', 'cli', 'ui']
+  launch: ['base', 'data', 'results', 'workloads', 'reports', 'cli', 'ui', 'provision']
 }
 const LIB = path.join(__dirname, '..', 'lib')
 

@@ -6,7 +6,9 @@ const yaml = require('js-yaml')
 const { EXIT, UsageError } = require('../base/errors')
 const { parseFleetArgs, flagValue } = require('./fleet-args')
 const { commandParser, passedThrough } = require('../cli/command-args')
-const { fleetManifests, mountedQueriesPath } = require('./manifests')
+const { fleetManifests, mountedQueriesPath, dnsName } = require('./manifests')
+const { crateDbResource, serviceHost } = require('./cratedb-resource')
+const { splitClusterArgs, clusterOptionsOf } = require('../provision/for-benchmark')
 const { parseOptions } = require('../cli/options')
 const { loadWorkload } = require('../workloads')
 
@@ -21,8 +23,12 @@ function main (argv, { stdout, env = process.env }) {
   if (control !== undefined) {
     throw new UsageError(`a flag value with a control character (${JSON.stringify(control)}): no generator takes one`)
   }
-  const { rest: withoutOwn, image, namespace } = takeOwn(argv)
+  const { rest: withoutOwn, image, namespace, crate: podSize } = takeOwn(argv)
   const fleet = parseFleetArgs(withoutOwn)
+  // --start_cluster N and its flags: the cluster under test as a CrateDB resource beside the generators.
+  const { rest: sharedArgs, given } = splitClusterArgs(fleet.shared)
+  const started = clusterOptionsOf(given, { distributionRequired: false })
+  fleet.shared = sharedArgs
   // Every option checked here exactly as each pod's generator will check it: a Job whose pods all exit 2 at start
   // is never printed.
   parseOptions(loadWorkload(fleet.workload === 'query' ? 'analytical' : 'ingest'),
@@ -51,7 +57,11 @@ function main (argv, { stdout, env = process.env }) {
   }
   const processes = Number(flagValue(shared, 'processes') ?? 1)
   if (flagValue(shared, 'processes') === undefined) shared.push('--processes', '1')
-  const host = flagValue(shared, 'host') ?? env.CRATE_HOST ?? 'cratedb'
+  const clusterName = dnsName(`crate-bench-${fleet.runId}`)
+  if (started && flagValue(shared, 'host') !== undefined) {
+    throw new UsageError('--start_cluster writes the cluster the generators use: leave --host out')
+  }
+  const host = started ? serviceHost(clusterName, namespace) : flagValue(shared, 'host') ?? env.CRATE_HOST ?? 'cratedb'
   refuseLoopback(host, flagValue(shared, 'host') !== undefined ? '--host' : 'CRATE_HOST')
   const protocol = flagValue(shared, 'protocol') ?? env.CRATE_PROTOCOL ?? 'http'
   const pgPort = flagValue(shared, 'pg_port') ?? env.CRATE_PG_PORT ?? null
@@ -74,7 +84,13 @@ function main (argv, { stdout, env = process.env }) {
     },
     queriesFile
   })
-  const secretName = manifests[0].metadata.name
+  if (started) {
+    manifests.unshift(crateDbResource({ name: clusterName, namespace, labels: manifests[0].metadata.labels,
+      nodes: Number(started.nodes), version: started.version, heap: started.heap ?? '1g', cpus: podSize.cpus,
+      disk: podSize.disk, storageClass: podSize.storageClass,
+      settings: (started.settings || []).map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]) }))
+  }
+  const secretName = manifests.find((m) => m.kind === 'Secret').metadata.name
   stdout.write([
     `# made by: crate-bench fleet manifest ${argv.join(' ')}`,
     `# crate-bench fleet: ${fleet.generators} generators of run ${fleet.runId}. Before applying, replace the`,
@@ -82,6 +98,9 @@ function main (argv, { stdout, env = process.env }) {
     `#   kubectl -n ${namespace} create secret generic ${secretName} --from-literal=CRATE_USER=... \\`,
     '#     --from-literal=CRATE_PASSWORD=...',
     '# then: kubectl apply -f this file. The PodMonitor needs the Prometheus operator (leave it out otherwise).',
+    ...(started ? [`# The CrateDB resource ${clusterName} needs the CrateDB operator. Apply it first and wait`,
+      `# until its Service ${serviceHost(clusterName, namespace)} answers: a generator that finds no cluster`,
+      '# exits 3 and ends the Job.'] : []),
     '# The merged report: kubectl logs of the generator that prepared, or crate-bench report --results_table ' +
       `${fleet.resultsTable} --run_id ${fleet.runId}`,
     ...manifests.map((m) => `---\n${yaml.dump(m, { lineWidth: 120, noRefs: true })}`)
@@ -116,7 +135,10 @@ function takeOwn (argv) {
   const own = commandParser(argv, { passThrough: true })
     .options({
       image: { type: 'string', requiresArg: true, default: `crate-bench:${require('../../package.json').version}` },
-      namespace: { type: 'string', requiresArg: true, default: 'default' }
+      namespace: { type: 'string', requiresArg: true, default: 'default' },
+      crate_cpus: { type: 'string', requiresArg: true, default: '2' },
+      crate_disk: { type: 'string', requiresArg: true, default: '100Gi' },
+      crate_storage_class: { type: 'string', requiresArg: true, default: 'default' }
     })
     .parseSync()
   const { image, namespace } = own
@@ -124,7 +146,8 @@ function takeOwn (argv) {
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace)) {
     throw new UsageError(`--namespace must be a Kubernetes namespace name (got '${namespace}')`)
   }
-  return { rest: passedThrough(own), image, namespace }
+  return { rest: passedThrough(own), image, namespace, crate: { cpus: own.crate_cpus, disk: own.crate_disk,
+    storageClass: own.crate_storage_class } }
 }
 
 module.exports = { main }

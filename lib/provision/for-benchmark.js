@@ -54,7 +54,7 @@ function splitClusterArgs (argv) {
  * The spec of the cluster to start, from those flags; null without --start_cluster (then none of the others may be
  * given). The nodes' settings are checked here, before anything starts.
  */
-function clusterOptionsOf (given) {
+function clusterOptionsOf (given, { distributionRequired = true } = {}) {
   const named = Object.keys(given)
   if (!given.start_cluster) {
     if (named.length) throw new UsageError(`--${named[0]} goes with --start_cluster N (the cluster the run starts)`)
@@ -64,6 +64,7 @@ function clusterOptionsOf (given) {
     tarball: given.crate_tarball && given.crate_tarball[0], sha256: given.crate_sha256 && given.crate_sha256[0],
     heap: given.crate_heap && given.crate_heap[0], settings: given.crate_setting || [],
     httpPort: given.crate_http_port && given.crate_http_port[0], runAs: given.crate_run_as && given.crate_run_as[0] }
+  if (!distributionRequired) return options
   if (!options.version && !options.tarball) {
     throw new UsageError('--start_cluster needs the distribution: --crate_version X.Y.Z or --crate_tarball PATH|URL')
   }
