@@ -48,8 +48,6 @@ const NOT_RUN_HERE = [
   [/^export CRATE_HOST=.*<that port>/, 'a placeholder for the stand-in port'],
   [/^crate-bench study /, 'a study runs for an hour or more; test/e2e/study.e2e.test.js runs short ones on the fake ' +
     'distribution'],
-  [/^(?!.*fleet manifest).*--start_cluster [2-9]/, 'a load on several started nodes: the fake distribution\'s nodes are a double each, not ' +
-    'one cluster (test/integration/provision.integration.test.js loads 3 nodes of the real tarball)'],
   // As root the started nodes run as the user crate: a machine without it cannot start the pages' clusters.
   ...(CANNOT_START ? [[/cluster start|--start_cluster/, CANNOT_START]] : [])
 ]
