@@ -1,0 +1,49 @@
+'use strict'
+
+// crate-bench study on the real distribution (CRATE_TEST_TARBALL, CRATE_BENCH_CACHE as the provisioner's test has
+// them): a short study of one node and three, each started fresh, measured and stopped, then sized.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { runTool } = require('../helpers/run-tool')
+const { tempDir } = require('../helpers/temp-files')
+const { freeClusterPort } = require('../helpers/ports')
+const { openDir } = require('../helpers/fake-distribution')
+
+const tarball = process.env.CRATE_TEST_TARBALL
+const SKIP = tarball && fs.existsSync(tarball) ? false
+  : 'CRATE_TEST_TARBALL does not name a CrateDB tarball: the study on a real distribution skipped'
+if (SKIP) console.log(`# ${SKIP}`)
+
+test('a short study of 1 and 3 nodes of the real distribution: each shape fresh, measured, stopped, sized',
+  { skip: SKIP, timeout: 600_000 }, async (t) => {
+    const root = openDir(tempDir(t))
+    const port = await freeClusterPort(3)
+    const file = path.join(root, 'study.yml')
+    fs.writeFileSync(file, `cluster: {tarball: ${path.resolve(tarball)}, nodes: [1, 3], heap: 384m, http_port: ${port}}
+grid:
+  vary: {batch_size: [1000, 5000], concurrent_requests: [1, 2]}
+  repeat: 1
+  duration: 2s
+  warmup: 1s
+  args: [--processes, '1', --monitor_interval, '1s']
+sustained: {duration: 3s, args: [--processes, '1']}
+`)
+    const out = path.join(root, 'out')
+    const env = { CRATE_BENCH_CACHE: process.env.CRATE_BENCH_CACHE }
+    const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out], { env, timeoutMs: 540_000 })
+    assert.equal(run.code, 0, run.stderr)
+    const sizing = JSON.parse(fs.readFileSync(path.join(out, 'sizing.json'), 'utf8'))
+    const shapes = sizing.groups[0].shapes
+    assert.deepEqual(shapes.map((s) => s.nodes), [1, 3])
+    assert.equal(sizing.started['3-nodes'].nodes, 3)
+    assert.match(sizing.started['3-nodes'].build_hash, /^[0-9a-f]{40}$/)
+    assert.ok(shapes.every((s) => s.best && s.best.per_sec > 0), JSON.stringify(shapes.map((s) => s.best)))
+    assert.match(sizing.study_caveats[0], /^3 nodes on one \d+-core machine/)
+    const listed = await runTool('bin/crate-bench.js', ['cluster', 'list'], { env })
+    assert.equal(listed.stdout, 'no cluster of this tool runs on this machine\n')
+    console.log(`# ${run.stderr.split('\n').filter((l) => /^(study:|\[shape \d of 2: \d nodes?\] (grid|sustained):)/
+      .test(l)).join(' | ')}`)
+  })
