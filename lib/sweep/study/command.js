@@ -241,6 +241,7 @@ async function runComparison (config, progress, file, { stderr, signals, run, en
   const dir = path.join(config.out, 'forks')
   fs.mkdirSync(dir, { recursive: true })
   const runs = forks * contenders.length
+  const walls = []
   const done = () => Object.values(progress.forks).filter((f) => f.status === 'done').length
   log(`study: ${contenders.map((c) => c.name).join(' against ')}, ${forks} fork${forks === 1 ? '' : 's'} (each ` +
     `contender started fresh in each, in alternating order), ${config.study.run.workload}; ${done() ? `resuming: ` +
@@ -251,7 +252,11 @@ async function runComparison (config, progress, file, { stderr, signals, run, en
       const key = `${fork}-${contender.name}`
       if (progress.forks[key] && progress.forks[key].status === 'done') continue
       const head = `[fork ${fork} of ${forks}: ${contender.name}]`
-      log(`${head} starting the cluster${done() ? ` (${done()} of ${runs} runs done)` : ''}`)
+      // The time left from the runs this command did: each one a cluster's start, its run and its stop.
+      const left = walls.length ? ` (${done()} of ${runs} runs done, about ${minutes((walls.reduce((a, b) => a + b, 0) /
+        walls.length) * (runs - done()))} left)` : done() ? ` (${done()} of ${runs} runs done)` : ''
+      log(`${head} starting the cluster${left}`)
+      const began = Date.now()
       progress.forks[key] = { status: 'started' }
       writeProgress(file, progress)
       let cluster
@@ -276,6 +281,7 @@ async function runComparison (config, progress, file, { stderr, signals, run, en
         return EXIT.PARTIAL
       }
       log(`${head} exit ${outcome.code ?? outcome.signal}`)
+      walls.push((Date.now() - began) / 1000)
       progress.forks[key] = { status: 'done', exit_code: outcome.code }
       writeProgress(file, progress)
     }
