@@ -14,6 +14,7 @@ const { judgeStep, searchCapacity } = require('./capacity')
 const { csvField } = require('./sweep')
 const { runBenchmark, checkBenchmarkOptions, gives } = require('./benchmark-run')
 const { studyBenchmarkArgs, withStudyCluster } = require('./study-cluster')
+const { takeLock } = require('./grid/folder')
 const { clusterLostBefore } = require('./runs-command')
 const { makeDirectories } = require('../base/files')
 const { commandParser } = require('../cli/command-args')
@@ -366,6 +367,24 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, s
     stderr.write(errorText('find-capacity.sh', error.message))
     return error.exitCode ?? EXIT.USAGE
   }
+  // One search a folder: two on one --out would write the same step files and report each other's errors.
+  let release
+  try {
+    release = takeLock(config.out, { name: 'capacity.lock', what: 'capacity search',
+      said: (line) => stderr.write(`${line}\n`) })
+  } catch (error) {
+    stderr.write(errorText('find-capacity.sh', error.message))
+    return error.exitCode ?? EXIT.USAGE
+  }
+  try {
+    return await searchIn(config, { stderr, signals })
+  } finally {
+    release()
+  }
+}
+
+/** The search in its folder, the lock held. Returns the exit code. */
+async function searchIn (config, { stderr, signals }) {
   const unit = config.workload === 'query' ? 'queries' : 'rows'
   const mixed = config.workload === 'mixed' ? ` (the ingest beside the query mix at ${fmt(config.queryRate)} ` +
     'queries/s, whose p99 the SLO judges)' : ''

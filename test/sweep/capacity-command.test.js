@@ -44,3 +44,18 @@ test('a step that cannot reach the cluster names the step before it when that on
     /the cluster answering OutOfMemoryError\[Java heap space\] \(20,000 rows\) before$/))
   assert.ok(calls[1].includes('--no-drop_table'), 'a later step keeps the table')
 })
+
+// Issue 57 (item 7): one search a folder.
+test('a second search on the same --out is refused in one line while the first runs', async (t) => {
+  const { main } = require('../../lib/sweep/capacity-command')
+  const out = tempDir(t)
+  fs.writeFileSync(path.join(out, 'capacity.lock'), JSON.stringify({ pid: process.pid, host: require('node:os')
+    .hostname(), started_at: '2026-11-27T10:00:00.000Z' }))
+  const stderr = sink()
+  const code = await main(['--slo', 'p99=1s', '--out', out], { stderr, stdout: sink(),
+    signals: Object.assign(new EventEmitter(), { interrupted: false }) })
+  assert.equal(code, 2)
+  assert.match(stderr.text, joined(/^find-capacity\.sh: error: --out '.*' is in use by another capacity search /,
+    /\(pid \d+, started 2026-11-27T10:00:00\.000Z\): one study a folder/))
+  assert.ok(!fs.existsSync(path.join(out, 'capacity.jsonl')), 'nothing of the first search touched')
+})

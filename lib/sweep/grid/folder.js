@@ -25,7 +25,7 @@ const processAlive = (pid) => {
  * study; one of a process that is gone is taken over (`said` gets the line); one of another machine (a shared folder)
  * cannot be judged and refuses. Returns the release function.
  */
-function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive, name = LOCK } = {}) {
+function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive, name = LOCK, what = 'grid' } = {}) {
   const file = path.join(dir, name)
   const mine = JSON.stringify({ pid: process.pid, host: os.hostname(), started_at: new Date(now()).toISOString() })
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -42,17 +42,17 @@ function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive,
     const held = readLock(file)
     const since = held.started_at ? `, started ${held.started_at}` : ''
     if (held.host && held.host !== os.hostname()) {
-      throw new UsageError(`--out '${dir}' is locked by a grid on ${held.host} (pid ${held.pid}${since}): one study ` +
-        `a folder; if that grid is gone, delete ${file}`)
+      throw new UsageError(`--out '${dir}' is locked by a ${what} on ${held.host} (pid ${held.pid}${since}): one ` +
+        `study a folder; if that ${what} is gone, delete ${file}`)
     }
     if (Number.isSafeInteger(held.pid) && held.pid > 0 && alive(held.pid)) {
-      throw new UsageError(`--out '${dir}' is in use by another grid (pid ${held.pid}${since}): one study a ` +
+      throw new UsageError(`--out '${dir}' is in use by another ${what} (pid ${held.pid}${since}): one study a ` +
         'folder; wait for it, stop it, or give another --out')
     }
-    said(`a stale lock of pid ${held.pid ?? '?'}${since} taken over: that grid is no longer running`)
+    said(`a stale lock of pid ${held.pid ?? '?'}${since} taken over: that ${what} is no longer running`)
     fs.rmSync(file, { force: true })
   }
-  throw new UsageError(`--out '${dir}': another grid took its lock at the same moment`)
+  throw new UsageError(`--out '${dir}': another ${what} took its lock at the same moment`)
 }
 
 function readLock (file) {

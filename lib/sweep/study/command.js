@@ -331,7 +331,8 @@ function compareContenders (config, { stderr }) {
 async function runStudy (config, options) {
   fs.mkdirSync(config.out, { recursive: true })
   if (config.study.contenders) {
-    const release = takeLock(config.out, { name: 'study.lock', said: (line) => options.stderr.write(`${line}\n`) })
+    const release = takeLock(config.out, { name: 'study.lock', what: 'study',
+      said: (line) => options.stderr.write(`${line}\n`) })
     try {
       const file = path.join(config.out, 'study.json')
       const progress = readProgress(file, config.study)
@@ -345,7 +346,7 @@ async function runStudy (config, options) {
 }
 
 async function runSizing (config, { stderr, signals, run, env }) {
-  const release = takeLock(config.out, { name: 'study.lock', said: (line) => stderr.write(`${line}\n`) })
+  const release = takeLock(config.out, { name: 'study.lock', what: 'study', said: (line) => stderr.write(`${line}\n`) })
   try {
     const file = path.join(config.out, 'study.json')
     const progress = readProgress(file, config.study)
