@@ -27,6 +27,8 @@ const { studyBenchmarkArgs, withStudyCluster } = require('../study-cluster')
 const MAX_RUNS = 10_000
 
 const NAME = 'crate-bench sweep grid'
+// The grid's own options: given after '--' they would reach the benchmark, which takes none of them.
+const OWN = ['vary', 'workload', 'repeat', 'slo', 'plateau_pct', 'out']
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
 
 const USAGE = `Usage: crate-bench sweep grid --vary NAME=V1,V2,… --vary NAME=V1,V2,… [options] [-- benchmark options]
@@ -97,6 +99,8 @@ function parseArgs (argv) {
   for (const arg of fixed) {
     const flag = arg.split('=')[0]
     if (flag === '--json') throw new UsageError('--json is added by the grid; leave it out')
+    const own = OWN.find((o) => flag === `--${o}`)
+    if (own) throw new UsageError(`--${own} is a grid option: put it before '--'`)
     const varied = vary.find((d) => flag === `--${d.name}`)
     if (varied) throw new UsageError(`--${varied.name} is a dimension of the grid: give its values with --vary`)
   }

@@ -138,6 +138,8 @@ test('bad options: one line each, exit 2', async (t) => {
     [[...VARY, '--out', out, '--', '--batch_size', '5'],
       /--batch_size is a dimension of the grid: give its values with --vary/],
     [[...VARY, '--out', out, '--', '--json'], /--json is added by the grid; leave it out/],
+    // Issue 57 (item 14): not "did you mean --report?".
+    [[...VARY, '--out', out, '--', '--repeat', '3'], /--repeat is a grid option: put it before '--'/],
     [[...VARY, 'stray', '--out', out], /unexpected argument 'stray'/],
     // Issue 49: a benchmark option before '--' says where it goes; a typo after it is found before anything runs.
     [[...VARY, '--duration', '5s', '--out', out],
