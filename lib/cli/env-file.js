@@ -1,6 +1,7 @@
 'use strict'
 
 const fs = require('node:fs')
+const path = require('node:path')
 const { readRegularFile } = require('../base/files')
 const { addSecret } = require('../base/secrets')
 
@@ -19,12 +20,32 @@ function loadEnvFile (env = process.env) {
     fs.lstatSync(file)
     exists = true
   } catch { /* no .env: the environment and flags alone */ }
+  read = { file: path.resolve(file), found: exists, set: [] }
   if (exists) {
     const text = readRegularFile(file, { what: '.env', maxBytes: MAX_ENV_FILE_BYTES })
     const parsed = require('dotenv').parse(text)
-    for (const [key, value] of Object.entries(parsed)) if (env[key] === undefined) env[key] = value
+    for (const [key, value] of Object.entries(parsed)) {
+      if (env[key] !== undefined) continue
+      env[key] = value
+      read.set.push(key)
+    }
   }
   addSecret(env.CRATE_PASSWORD)
 }
 
-module.exports = { loadEnvFile }
+// What the last loadEnvFile read: a run says which .env it took its settings from, or that there was none (started
+// from another folder, the quick start's .env is not the one read, and a node that is not the user's gets the load).
+let read = null
+
+/** "  .env:     /home/u/bench/.env (CRATE_HOST, CRATE_PORT)", or that none was found; null before loadEnvFile. */
+function envFileLine () {
+  if (!read) return null
+  if (!read.found) {
+    return `  .env:     none (${read.file}): the connection is the flags', the environment's CRATE_*, else the ` +
+      'defaults'
+  }
+  return `  .env:     ${read.file}${read.set.length ? ` (${read.set.join(', ')})` : ' (nothing it holds was not set ' +
+    'already)'}`
+}
+
+module.exports = { loadEnvFile, envFileLine }

@@ -3,6 +3,7 @@
 const os = require('node:os')
 const { FatalError } = require('../base/errors')
 const { describeOptions } = require('../cli/options')
+const { envFileLine } = require('../cli/env-file')
 const { CrateHttpError } = require('../cluster/http-client')
 const { now } = require('../base/clock')
 const { stageText, granularityWarnings } = require('../data/load-profile')
@@ -43,6 +44,8 @@ function announce (ctx) {
     `  cluster:  ${c.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`).join(', ')} as ${c.user} (${tls}), ` +
     `timeout ${c.timeoutMs / 1000} s`
   )
+  const envFile = envFileLine()
+  if (envFile && !options.provisioned) ctx.log(envFile)
   if (options.provisioned) ctx.log(`  ${provisionedLine(provisionedRecord(options.provisioned))}`)
   if (options.provisionedByStudy) ctx.log(`  ${provisionedLine(options.provisionedByStudy)}`)
   if (c.protocol === 'pg') {
