@@ -21,8 +21,11 @@ function runTool (script, args, {
     const startedAt = Date.now()
     const child = spawn(command[0], command[1], {
       cwd,
-      // A clean environment: no .env from the developer's machine, no CRATE_* leaking in.
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      // A clean environment: no .env from the developer's machine, no CRATE_* leaking in. Run from the checkout, the
+      // tool would read the developer's own .env there (the README's quick start makes one): a file that is never
+      // there is read instead, unless the test names one.
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...(cwd === ROOT ? { CRATE_BENCH_ENV_FILE:
+        path.join(ROOT, 'test', 'fixtures', 'never-an.env') } : {}), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached
     })
