@@ -83,8 +83,11 @@ function requireFactor (value) {
 const PROCESSES_PER_CPU = 8
 const MIN_PROCESSES_CAP = 16
 
+/** The most worker processes this machine runs well: 8 per CPU, at least 16. */
+const processesCap = (cpus = os.availableParallelism()) => Math.max(MIN_PROCESSES_CAP, PROCESSES_PER_CPU * cpus)
+
 function requireProcessesThisMachineRuns (processes, cpus = os.availableParallelism()) {
-  const cap = Math.max(MIN_PROCESSES_CAP, PROCESSES_PER_CPU * cpus)
+  const cap = processesCap(cpus)
   if (processes > cap) {
     const here = `${PROCESSES_PER_CPU} per CPU, ${cpus} CPU${cpus === 1 ? '' : 's'} here`
     throw new UsageError(`--processes ${processes} is more than this machine runs well: at most ${cap} (${here}; ` +
@@ -381,4 +384,5 @@ function snakeCaseDeep (value) {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [toSnakeCase(key), snakeCaseDeep(v)]))
 }
 
-module.exports = { parseOptions, describeOptions, parseUi, CONNECTION_OPTIONS, RUN_OPTIONS, CLUSTER_OPTIONS }
+module.exports = { parseOptions, describeOptions, parseUi, processesCap, CONNECTION_OPTIONS, RUN_OPTIONS,
+  CLUSTER_OPTIONS }

@@ -1,8 +1,11 @@
 'use strict'
 
+const os = require('node:os')
+
 const path = require('node:path')
 const readline = require('node:readline')
 const { spawn } = require('node:child_process')
+const { processesCap } = require('../cli/options')
 const { EXIT, UsageError, errorLine, errorText } = require('../base/errors')
 const { writableFile } = require('../base/files')
 const { exitCodeOf, unitOfWorkload } = require('../results/result')
@@ -99,6 +102,23 @@ function signalGroup (child, signal) {
   }
 }
 
+/**
+ * A fleet on this machine runs every generator's worker processes here: together they are held to the cap one run's
+ * --processes is (1,000 generators × 16 processes took a 2-core machine's load average from 2.9 to 67).
+ */
+function requireRoomForFleet (fleet, cpus = os.availableParallelism()) {
+  const given = flagValue(fleet.shared, 'processes')
+  const perGenerator = given === undefined ? (fleet.workload === 'query' ? 1 : cpus) : Number(given)
+  const total = fleet.generators * (Number.isFinite(perGenerator) && perGenerator > 0 ? perGenerator : 1)
+  const cap = processesCap(cpus)
+  if (total > cap) {
+    const each = `${perGenerator} process${perGenerator === 1 ? '' : 'es'}`
+    throw new UsageError(`--generators ${fleet.generators} × ${each} is ${total} worker processes on this machine: ` +
+      `at most ${cap} (8 per CPU, ${cpus} here, as --processes); spread the fleet over machines (crate-bench fleet ` +
+      'manifest)')
+  }
+}
+
 /** crate-bench fleet … Returns the exit code. */
 async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env, signals } = {}) {
   let ui = null
@@ -109,6 +129,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     }
     if (argv[0] === 'manifest') return require('./manifest-command').main(argv.slice(1), { stdout, stderr })
     const fleet = parseFleetArgs(argv)
+    requireRoomForFleet(fleet)
     if (fleet.report) writableFile(fleet.report, 'report')
     stderr.write(`crate-bench fleet: ${fleet.generators} generators of run ${fleet.runId} (${fleet.workload})\n`)
     ui = fleet.ui ? await startFleetUi(fleet, stderr) : null
