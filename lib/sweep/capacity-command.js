@@ -32,9 +32,24 @@ function rateFlags (workload, rate, ingestRate, queryRate) {
   return ['--rate', String(rate), ...(ingestRate ? ['--ingest_rate', String(ingestRate)] : [])]
 }
 
+// Options whose value may start with a minus: "--precision -5%" is a bad percentage to name, not an option "-5".
+const SIGNED_VALUES = new Set(['--precision', '--start', '--max_failed', '--min_achieved_pct', '--max_steps',
+  '--edge_repeat'])
+
+/** "--precision -5%" as "--precision=-5%", so that the value is checked (and refused) as a value. */
+function valuesThatLookLikeFlags (args) {
+  const out = []
+  for (let i = 0; i < args.length; i++) {
+    if (SIGNED_VALUES.has(args[i]) && i + 1 < args.length && /^-[0-9.]/.test(args[i + 1])) {
+      out.push(`${args[i]}=${args[++i]}`)
+    } else out.push(args[i])
+  }
+  return out
+}
+
 function parseArgs (argv) {
   const dash = argv.indexOf('--')
-  const own = dash >= 0 ? argv.slice(0, dash) : argv
+  const own = valuesThatLookLikeFlags(dash >= 0 ? argv.slice(0, dash) : argv)
   const { args: benchmark, cluster } = studyBenchmarkArgs(dash >= 0 ? argv.slice(dash + 1) : [])
   const parser = commandParser(own, { benchmarkAfterDash: true })
     .scriptName('find-capacity.sh')

@@ -193,6 +193,8 @@ test('bad options: one line, exit 2, before any run', async () => {
   for (const [args, pattern] of [
     [['--slo', '200'], /--slo must be p99=<duration>, e\.g\. p99=200ms \(got '200'\)/],
     [['--slo', 'p99=200ms', '--precision', 'x'], /--precision must be a percentage such as 5% \(got 'x'\)/],
+    // Issue 57 (item 10): a negative value is named as a bad value, not as an unknown option "-5".
+    [['--slo', 'p99=200ms', '--precision', '-5%'], /--precision must be a percentage such as 5% \(got '-5%'\)/],
     [['--slo', 'p99=200ms', '--', '--rate', '5'],
       /--rate is set by find-capacity; leave it out of the benchmark options/],
     [['--slo', 'p99=200ms', '--ingest_rate', '100'], /--ingest_rate goes with --workload query/]
