@@ -18,6 +18,12 @@ const { replayPg, capture, essential, reframe, ROWS_NOT_COMPARED } = require('..
 const PG_TABLE = 'doc.pg_cpu'
 const PG_OWN = 'doc.fixture_pg_cpu'
 
+/** One line and exit 2: bad input to the script. */
+function fail (message) {
+  process.stderr.write(`fixtures:record: error: ${message}\n`)
+  process.exit(2)
+}
+
 async function main () {
   const url = new URL(process.env.CRATE_TEST_URL || 'http://localhost:4200')
   const base = `${url.protocol}//${url.host}`
@@ -26,6 +32,9 @@ async function main () {
   const from = path.join(__dirname, '..', 'test', 'fixtures')
   const at = process.argv.indexOf('--out')
   const dir = at >= 0 ? process.argv[at + 1] : from
+  // Checked before the first exchange is replayed: a missing folder is one line, not a type error after the replay.
+  if (at >= 0 && (!dir || dir.startsWith('--'))) fail('--out needs a folder: npm run fixtures:record -- --out DIR')
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) fail(`--out ${dir}: no such folder`)
   const changed = []
   for (const name of REPLAYED_IN_ORDER) {
     const capture = JSON.parse(fs.readFileSync(path.join(from, `${name}.json`), 'utf8'))
