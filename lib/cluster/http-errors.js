@@ -89,6 +89,11 @@ function describeTransportFailure (code, detail, hostUrl, timeoutMs, timeoutName
       message: `TLS certificate of ${hostUrl} is not trusted (${detail}); --insecure skips verification`
     }
   }
+  // CrateDB's PostgreSQL port answers an HTTP request with a protocol error of its own, which no HTTP parser reads.
+  if (/does not match the HTTP\/1\.1 protocol|HPE_INVALID_CONSTANT/i.test(`${code} ${detail}`)) {
+    return { code: 'ENOTHTTP', message: `${hostUrl} does not answer in HTTP (${detail}): this looks like CrateDB's ` +
+      'PostgreSQL port (5432 by default); give its HTTP port (4200 by default), or --protocol pg with --pg_port' }
+  }
   return { code: code || 'EUNKNOWN', message: `request to ${hostUrl} failed: ${detail}` }
 }
 

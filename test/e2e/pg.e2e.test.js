@@ -180,3 +180,21 @@ test('a fleet over pg with a generator killed mid-run: the count lies within ack
     'the dead generator\'s rows are counted in the table, not bounded')
   assertCountWithinAcknowledged(m, double)
 })
+
+// Issue 57 (item 14): HTTP sent to the PostgreSQL port is named as such, not left as a parser's error. CrateDB 6.4.3's
+// PostgreSQL port answers an HTTP request with an ErrorResponse ("invalid length of startup packet") and closes.
+test('the HTTP load pointed at the PostgreSQL port: one line that names the port for what it is', async (t) => {
+  const net = require('node:net')
+  const fields = Buffer.from('SFATAL\0Minvalid length of startup packet\0CXX000\0\0', 'latin1')
+  const header = Buffer.alloc(5)
+  header.write('E', 0, 'latin1')
+  header.writeUInt32BE(fields.length + 4, 1)
+  const pgPort = net.createServer((socket) => socket.once('data', () => socket.end(Buffer.concat([header, fields]))))
+  await new Promise((resolve) => pgPort.listen(0, '127.0.0.1', resolve))
+  t.after(() => pgPort.close())
+  const run = await runTool('appClusterIngest.js', ['--host', `127.0.0.1:${pgPort.address().port}`, '--max_rows',
+    '10'])
+  assert.equal(run.code, 3, run.stderr)
+  assert.match(run.stderr,
+    /does not answer in HTTP \(.*\): this looks like CrateDB's PostgreSQL port \(5432 by default\)/)
+})
