@@ -22,4 +22,28 @@ function withDollars (stmt) {
   return out
 }
 
-module.exports = { withDollars }
+/**
+ * How many arguments a statement takes: its ? placeholders, or the highest $n (a $n may stand twice), outside quoted
+ * text and identifiers.
+ */
+function parameterCount (stmt) {
+  let questions = 0
+  let highest = 0
+  let quote = null
+  for (let i = 0; i < stmt.length; i++) {
+    const c = stmt[i]
+    if (quote) {
+      if (c === quote) quote = null
+    } else if (c === "'" || c === '"') {
+      quote = c
+    } else if (c === '?') {
+      questions++
+    } else if (c === '$') {
+      const m = /^[0-9]+/.exec(stmt.slice(i + 1))
+      if (m) highest = Math.max(highest, Number(m[0]))
+    }
+  }
+  return questions || highest
+}
+
+module.exports = { withDollars, parameterCount }

@@ -1,6 +1,7 @@
 'use strict'
 
 const yaml = require('js-yaml')
+const { parameterCount } = require('../base/placeholders')
 const { UsageError } = require('../base/errors')
 const { visible } = require('../base/format')
 const { readRegularFile } = require('../base/files')
@@ -87,6 +88,13 @@ function loadQueryConfig (file, ctx) {
     for (let n = 2; names.has(name); n++) name = `${given} #${n}`
     names.add(name)
     compileArgs(entry.args, ctx, `${where} (${name})`)
+    // Each ? (or $n) takes one argument: a count that differs would reach CrateDB as its error at every request.
+    const placeholders = parameterCount(entry.query)
+    const args = Array.isArray(entry.args) ? entry.args.length : 0
+    if (placeholders !== args) {
+      throw new UsageError(`${where} (${name}) takes ${placeholders} argument${placeholders === 1 ? '' : 's'} ` +
+        `(its ? or $n placeholders) and has ${args}: give each placeholder one argument`)
+    }
     return { name, query: entry.query.trim(), ratio: share, args: entry.args ?? null }
   })
   const sum = queries.reduce((s, q) => s + q.ratio, 0)

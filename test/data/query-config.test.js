@@ -77,3 +77,13 @@ test('{table} binds to the quoted table; only real tables other than it are warn
   assert.equal(warnings.length, 1)
   assert.match(warnings[0], /^warning: query 'other' names doc\.cpu, not --table doc\.mine/)
 })
+
+// Issue 57 (item 14): a query whose placeholders and arguments differ is refused here, not at every request.
+test('a query takes as many arguments as its ? (or its highest $n): any other count is one line before any SQL',
+  (t) => {
+    const int = '{int: {min: 1, max: 9}}'
+    assert.throws(() => load(file(t, `- {name: two, query: "SELECT ? + ? FROM t WHERE x = '?'", ratio: 1, ` +
+      `args: [${int}]}\n`)), /entry 1 \(two\) takes 2 arguments \(its \? or \$n placeholders\) and has 1/)
+    assert.doesNotThrow(() => load(file(t, `- {name: reused, query: "SELECT $1, $1, $2", ratio: 1, args: [${int}, ` +
+      `${int}]}\n`)))
+  })
