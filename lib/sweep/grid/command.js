@@ -239,6 +239,7 @@ async function studyLocked (config, { stderr, signals, run, now }) {
       `${cells.length * config.repeat} runs); ${left.length} left\n`)
   }
   const walls = []
+  const prefilling = config.fixed.includes('--prefill')
   let total = done.size
   let previous = null
   for (const [i, step] of left.entries()) {
@@ -268,7 +269,8 @@ async function studyLocked (config, { stderr, signals, run, now }) {
     }
     previous = { resultFile, settings: step.cell.settings }
     const wallS = (now() - started) / 1000
-    walls.push(wallS)
+    // The run that filled the table (--prefill) took its time to fill it too: no estimate of a cell's time.
+    if (!(prefilling && total === done.size)) walls.push(wallS)
     let result = null
     try {
       const text = fs.readFileSync(resultFile, 'utf8')

@@ -458,3 +458,20 @@ test('--prefill: every run fills only what is missing and never drops the table;
     assert.match(refused.stderr, message)
   }
 })
+
+// Issue 57 (item 14): the first run of a --prefill grid filled the table too; no cell takes that long.
+test('the time left leaves out the run that filled the table', async (t) => {
+  const stderr = sink()
+  // The first run takes 100 s (it filled the table), every other 10 s.
+  const times = [0, 100_000]
+  for (let i = 1; i < 16; i++) times.push(100_000 + (i - 1) * 10_000, 100_000 + i * 10_000)
+  let call = 0
+  const code = await main([...VARY, '--prefill', '1000000', '--out', tempDir(t), '--', '--duration', '10s'],
+    { stderr, stdout: sink(), signals: signals(), run: fakeGridBenchmark().run, now: () => times[call++],
+      processAlive: () => false })
+  assert.equal(code, 0, stderr.text)
+  // After the filling run and one more: 14 runs left at 10 s each (2 min), not at the 55 s the two average (13 min).
+  assert.match(stderr.text, /\[cell 3 of 16\] batch_size 100, concurrent_requests 16 — about 2 min left/)
+  assert.match(stderr.text, /\[cell 2 of 16\] batch_size 100, concurrent_requests 4\n/,
+    'no estimate from the filling run alone')
+})
