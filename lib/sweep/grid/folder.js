@@ -11,24 +11,37 @@ const { readStudyObject } = require('../../base/files')
 
 const LOCK = 'grid.lock'
 
+/**
+ * Whether `pid` is a study of this tool that still runs: alive and, where /proc shows its command line, a node
+ * process of crate-bench (a pid reused by another program after a reboot holds no folder).
+ */
 const processAlive = (pid) => {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
-    return error.code === 'EPERM'
+    if (error.code !== 'EPERM') return false
+  }
+  try {
+    return /crate-bench|appCluster/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))
+  } catch {
+    // No /proc (macOS): alive is all that can be known.
+    return !fs.existsSync('/proc')
   }
 }
 
+// A lock is a line of JSON: anything longer was not written by this tool.
+const MAX_LOCK_BYTES = 4096
+
 /**
- * Takes DIR's lock for this process: { pid, host, started_at }. A lock of a living grid on this machine refuses the
- * study; one of a process that is gone is taken over (`said` gets the line); one of another machine (a shared folder)
- * cannot be judged and refuses. Returns the release function.
+ * Takes DIR's lock for this process: { pid, host, started_at }. A lock of a living study on this machine refuses the
+ * study; one of a process that is gone is taken over (`said` gets the line) by renaming it aside, so that of two
+ * that find it stale at once exactly one takes it; one of another machine (a shared folder) cannot be judged and
+ * refuses. A lock that is no regular file (a link, a FIFO, a folder) is never read: refused. Returns the release.
  */
 function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive, name = LOCK, what = 'grid' } = {}) {
   const file = path.join(dir, name)
   const mine = JSON.stringify({ pid: process.pid, host: os.hostname(), started_at: new Date(now()).toISOString() })
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (let attempt = 0; attempt < 20; attempt++) {
     try {
       fs.writeFileSync(file, `${mine}\n`, { flag: 'wx' })
       return () => {
@@ -39,7 +52,9 @@ function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive,
     } catch (error) {
       if (error.code !== 'EEXIST') throw new UsageError(`--out '${dir}': cannot write its lock (${error.message})`)
     }
-    const held = readLock(file)
+    const heldText = readLockText(file, dir)
+    if (heldText === null) continue
+    const held = parseLock(heldText)
     const since = held.started_at ? `, started ${held.started_at}` : ''
     if (held.host && held.host !== os.hostname()) {
       throw new UsageError(`--out '${dir}' is locked by a ${what} on ${held.host} (pid ${held.pid}${since}): one ` +
@@ -49,15 +64,65 @@ function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive,
       throw new UsageError(`--out '${dir}' is in use by another ${what} (pid ${held.pid}${since}): one study a ` +
         'folder; wait for it, stop it, or give another --out')
     }
+    // One taker at a time (an exclusive file beside the lock): it removes the lock only if it is still the stale one
+    // it read, so that of several that found it stale exactly one takes it.
+    if (!withTakeover(file, () => {
+      let current = null
+      try {
+        current = fs.readFileSync(file, 'utf8')
+      } catch { /* gone: the next attempt creates it */ }
+      if (current === heldText) fs.rmSync(file, { force: true })
+    })) continue
     said(`a stale lock of pid ${held.pid ?? '?'}${since} taken over: that ${what} is no longer running`)
-    fs.rmSync(file, { force: true })
   }
   throw new UsageError(`--out '${dir}': another ${what} took its lock at the same moment`)
 }
 
-function readLock (file) {
+// A takeover file older than this belongs to a taker that died in the middle: it is removed.
+const TAKEOVER_STALE_MS = 5000
+
+/** Runs `fn` holding FILE.takeover (exclusively); false (after a short wait) when another taker holds it. */
+function withTakeover (file, fn) {
+  const takeover = `${file}.takeover`
   try {
-    const held = JSON.parse(fs.readFileSync(file, 'utf8'))
+    fs.writeFileSync(takeover, String(process.pid), { flag: 'wx' })
+  } catch {
+    try {
+      if (Date.now() - fs.statSync(takeover).mtimeMs > TAKEOVER_STALE_MS) fs.rmSync(takeover, { force: true })
+    } catch { /* gone meanwhile */ }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20)
+    return false
+  }
+  try {
+    fn()
+    return true
+  } finally {
+    fs.rmSync(takeover, { force: true })
+  }
+}
+
+/** The lock's text, or null when it went meanwhile; a lock that is no small regular file is refused. */
+function readLockText (file, dir) {
+  let stat
+  try {
+    stat = fs.lstatSync(file)
+  } catch {
+    return null
+  }
+  if (!stat.isFile() || stat.size > MAX_LOCK_BYTES) {
+    throw new UsageError(`--out '${dir}': ${path.basename(file)} is not a lock this tool wrote (${stat.isSymbolicLink()
+      ? 'a link' : stat.isFile() ? `${stat.size} bytes` : 'not a regular file'}): remove it if no study runs there`)
+  }
+  try {
+    return fs.readFileSync(file, 'utf8')
+  } catch {
+    return null
+  }
+}
+
+function parseLock (text) {
+  try {
+    const held = JSON.parse(text)
     return held && typeof held === 'object' ? held : {}
   } catch {
     return {}

@@ -1,0 +1,58 @@
+'use strict'
+
+// Issue 57 (item 6): the lock of a study's folder, read with guards, taken over by exactly one, never by a pid reused.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawn, execFileSync } = require('node:child_process')
+const { takeLock } = require('../../../lib/sweep/grid/folder')
+const { tempDir } = require('../../helpers/temp-files')
+
+const FOLDER = path.join(__dirname, '..', '..', '..', 'lib', 'sweep', 'grid', 'folder.js')
+const stale = (pid) => `${JSON.stringify({ pid, host: os.hostname(), started_at: '2026-11-27T10:00:00.000Z' })}\n`
+
+test('a lock that is no regular file is refused at once, never read: a link to /dev/zero, a FIFO, a folder', (t) => {
+  for (const make of [(f) => fs.symlinkSync('/dev/zero', f), (f) => execFileSync('mkfifo', [f]),
+    (f) => fs.mkdirSync(f)]) {
+    const dir = tempDir(t)
+    make(path.join(dir, 'grid.lock'))
+    assert.throws(() => takeLock(dir), /grid\.lock is not a lock this tool wrote \((a link|not a regular file)\): /)
+  }
+  const dir = tempDir(t)
+  fs.writeFileSync(path.join(dir, 'grid.lock'), 'x'.repeat(10_000))
+  assert.throws(() => takeLock(dir), /is not a lock this tool wrote \(10000 bytes\)/)
+})
+
+test('a lock of a pid that lives but is no study of this tool (pid 1, reused) is stale: taken over', (t) => {
+  const dir = tempDir(t)
+  fs.writeFileSync(path.join(dir, 'grid.lock'), stale(1))
+  const said = []
+  const release = takeLock(dir, { said: (line) => said.push(line) })
+  assert.match(said[0], /a stale lock of pid 1, started 2026-11-27T10:00:00\.000Z taken over/)
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'grid.lock'), 'utf8')).pid, process.pid)
+  release()
+  assert.equal(fs.existsSync(path.join(dir, 'grid.lock')), false)
+})
+
+// A winner holds the lock for 4 s: every taker of the trial tries while it lives (one that came after it was gone
+// would take its stale lock rightly).
+test('six takers of one stale lock at once: exactly one wins', async (t) => {
+  if (!fs.existsSync('/proc')) return t.skip('no /proc: a live pid is all that can be known here')
+  for (let trial = 0; trial < 3; trial++) {
+    const dir = tempDir(t)
+    fs.writeFileSync(path.join(dir, 'grid.lock'), stale(2 ** 22 + 7))
+    const script = `const { takeLock } = require(${JSON.stringify(FOLDER)})
+      try { takeLock(${JSON.stringify(dir)}); console.log('won'); setTimeout(() => {}, 4000) }
+      catch (error) { console.log('refused') }`
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => new Promise((resolve) => {
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+      let out = ''
+      child.stdout.on('data', (d) => { out += d })
+      child.on('exit', () => resolve(out.trim()))
+    })))
+    assert.equal(outcomes.filter((o) => o === 'won').length, 1, `trial ${trial + 1}: ${outcomes.join(', ')}`)
+  }
+})
