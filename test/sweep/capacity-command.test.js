@@ -49,7 +49,11 @@ test('a step that cannot reach the cluster names the step before it when that on
 test('a second search on the same --out is refused in one line while the first runs', async (t) => {
   const { main } = require('../../lib/sweep/capacity-command')
   const out = tempDir(t)
-  fs.writeFileSync(path.join(out, 'capacity.lock'), JSON.stringify({ pid: process.pid, host: require('node:os')
+  // A search of this tool as /proc shows one: a node process whose command line names crate-bench.
+  const other = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)',
+    'bin/crate-bench.js'], { stdio: 'ignore' })
+  t.after(() => other.kill())
+  fs.writeFileSync(path.join(out, 'capacity.lock'), JSON.stringify({ pid: other.pid, host: require('node:os')
     .hostname(), started_at: '2026-11-27T10:00:00.000Z' }))
   const stderr = sink()
   const code = await main(['--slo', 'p99=1s', '--out', out], { stderr, stdout: sink(),

@@ -301,7 +301,9 @@ test('every cell warms up by default: a tenth of --duration, at least 5 s; --war
 test('a folder in use by a living grid is refused; a dead grid\'s lock is taken over and said', async (t) => {
   const out = tempDir(t)
   const { spawn } = require('node:child_process')
-  const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+  // A grid of this tool as /proc shows one: a node process whose command line names crate-bench.
+  const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', 'bin/crate-bench.js'],
+    { stdio: 'ignore' })
   t.after(() => other.kill())
   fs.writeFileSync(path.join(out, 'grid.lock'), JSON.stringify({ pid: other.pid, host: require('node:os').hostname(),
     started_at: '2026-11-27T10:00:00.000Z' }))
