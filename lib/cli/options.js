@@ -9,7 +9,8 @@ const { parseTableName } = require('../data/schema')
 const { parseStages, parseRateText } = require('../data/load-profile')
 const { connectionFromArgs } = require('../cluster/connection')
 const { unknownOptionMessage } = require('./suggest')
-const { parseThreshold, requireKnownLabels, requireRateForAchieved } = require('../results/thresholds')
+const { parseThreshold, requireKnownLabels, requireRateForAchieved, requireLoadForDrift } =
+  require('../results/thresholds')
 const { parseRunId, parseGenerator } = require('../results/run-identity')
 const { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,
   CLUSTER_OPTIONS } = require('./flags')
@@ -211,6 +212,7 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
   requireOwnResultsTable(options, workload)
   if (workload.labelsOf) requireKnownLabels(options.thresholds, workload.labelsOf(options))
   requireRateForAchieved(options.thresholds, options.rate ?? (options.stages ? 'stages' : null))
+  requireLoadForDrift(options.thresholds, options.durationMs)
   return options
 }
 

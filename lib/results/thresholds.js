@@ -108,6 +108,21 @@ function requireRateForAchieved (thresholds, rate) {
   }
 }
 
+// A drift compares the first and last tenth of a load of a minute or more (results/drift.js): a shorter one has none.
+const DRIFT_MIN_LOAD_MS = 60_000
+
+/**
+ * A drift threshold on a run whose --duration is under a minute could only fail after it ("n/a"): refused before.
+ * Without --duration (a count ends the run) the run may be long enough; its threshold says so when it is not.
+ */
+function requireLoadForDrift (thresholds, durationMs) {
+  const drift = thresholds.find((t) => DRIFT[t.metric])
+  if (drift && typeof durationMs === 'number' && durationMs > 0 && durationMs < DRIFT_MIN_LOAD_MS) {
+    throw new UsageError(`--threshold '${drift.text}': a drift needs a load of a minute or more (the first and last ` +
+      `tenth compared); --duration is ${durationMs / 1000} s`)
+  }
+}
+
 function requireKnownLabels (thresholds, labels) {
   for (const t of thresholds) {
     if (t.label !== null && !labels.includes(t.label)) {
@@ -118,4 +133,5 @@ function requireKnownLabels (thresholds, labels) {
   }
 }
 
-module.exports = { parseThreshold, evaluateThresholds, requireKnownLabels, requireRateForAchieved }
+module.exports = { parseThreshold, evaluateThresholds, requireKnownLabels, requireRateForAchieved,
+  requireLoadForDrift }

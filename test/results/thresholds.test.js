@@ -47,3 +47,14 @@ test('a name the run does not have is a usage error before the run', () => {
     /no query or table named 'nope' \(there are: a, b\)/)
   requireKnownLabels([parseThreshold('a:p99<3')], ['a', 'b'])
 })
+
+// Issue 57 (item 10): a drift threshold on a run too short to have a drift is refused before the run.
+test('a drift threshold with a --duration under a minute is a usage error before the run; without one it waits', () => {
+  const { requireLoadForDrift } = require('../../lib/results/thresholds')
+  const drift = [parseThreshold('drift_p99_pct<100')]
+  assert.throws(() => requireLoadForDrift(drift, 30_000),
+    /--threshold 'drift_p99_pct<100': a drift needs a load of a minute or more .*--duration is 30 s/)
+  assert.doesNotThrow(() => requireLoadForDrift(drift, 60_000))
+  assert.doesNotThrow(() => requireLoadForDrift(drift, undefined), 'a run that ends at a count may be long enough')
+  assert.doesNotThrow(() => requireLoadForDrift([parseThreshold('p99<250ms')], 1000))
+})
