@@ -87,6 +87,9 @@ function mergeResults (unordered, { fleet = null } = {}) {
   }
   if (workload === 'analytical') merged.queries = mergedQueries(results, seconds, merged.histograms)
   if (workload === 'ingest') Object.assign(merged, mergedIngest(results, seconds))
+  // The table was filled once, by the generator that prepared it: its prefill is the fleet's.
+  const prefilled = results.find((r) => r.prefill)
+  if (prefilled) merged.prefill = prefilled.prefill
   if (fleet) addFleet(merged, results, fleet, unit, started)
   const staged = mergedStageResults(results, merged, unit)
   if (staged) {

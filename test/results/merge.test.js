@@ -176,3 +176,13 @@ test('a fleet\'s merged options are the fleet\'s (its rate, its size), its event
   assert.deepEqual(merged.events.map((e) => [e.kind, e.at_s, e.generator]), [
     ['host_down', 0.11, '2/2 on vm'], ['rate_change', 0.5, '1/2 on vm'], ['rate_change', 0.51, '2/2 on vm']])
 })
+
+// Issue 57 (item 10): the fleet's merged result keeps the prefill its preparing generator did.
+test('the merged result keeps the prefill of the generator that filled the table', () => {
+  const first = generatorResult({ index: 0, ms: [5], serverMs: [4] })
+  const second = { ...generatorResult({ index: 1, ms: [6], serverMs: [5] }),
+    prefill: { rows_target: 1_000_000, rows_ok: 1_000_000, rows_in_doubt: 0, seconds: 12.5 } }
+  const merged = mergeResults([first, second])
+  assert.deepEqual(merged.prefill, second.prefill)
+  assert.equal(mergeResults([first, generatorResult({ index: 1, ms: [6], serverMs: [5] })]).prefill, undefined)
+})
