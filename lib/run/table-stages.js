@@ -24,7 +24,8 @@ async function prepare (ctx, groups) {
   // Before any load: a results table that cannot be created or take the run's row must not cost a whole run.
   if (options.resultsTable) await prepareResultsTable(options.resultsTable, sqlOrFail)
   for (const g of [...groups].reverse()) {
-    g.prepared = await g.workload.prepare({ client, options: g.options, log, sqlOrFail })
+    g.prepared = await g.workload.prepare({ client, options: g.options, log, sqlOrFail,
+      stopped: () => ctx.interrupts.interrupted })
   }
 }
 

@@ -29,7 +29,7 @@ const tablesOf = (options) => MODELS[options.model || 'cpu'].tables(options)
 const setsRefreshInterval = (options) => options.refreshIntervalMs !== null && options.refreshIntervalMs !== undefined
 
 /** Creates the model's tables once, before any worker starts. Workers never run DDL. */
-async function prepare ({ client, options, log, sqlOrFail }) {
+async function prepare ({ client, options, log, sqlOrFail, stopped = () => false }) {
   const created = []
   const kept = []
   let startTime = options.startTime
@@ -85,7 +85,9 @@ async function prepare ({ client, options, log, sqlOrFail }) {
     }
   }
   let prefill = null
-  if (options.prefill > 0) ({ prefill, startTime } = await prefillStage({ client, options, startTime, log }))
+  if (options.prefill > 0) {
+    ({ prefill, startTime } = await prefillStage({ client, options, startTime, log, stopped }))
+  }
   // The table's size and segments as the load starts: a long ingest's drift sets them beside the end's.
   const storageAtStart = await tableStorage(client, tablesOf(options).map((spec) => spec.table), log)
   return { created, kept, startTime, storageAtStart, prefill }

@@ -13,6 +13,8 @@ const { UsageError } = require('../base/errors')
 
 // Requests in flight while filling: enough to keep a node busy, few enough not to queue at the client.
 const IN_FLIGHT = 4
+// A prefill past this is a typo, not a table: checked before anything is written.
+const MAX_PREFILL_ROWS = 10_000_000_000
 // Models whose rows a prefill can write ahead of a run's: one table, rows placed by time.
 const PREFILLABLE = new Set(['cpu', 'loadtest'])
 
@@ -26,7 +28,7 @@ function rowsToWrite (target, already) {
  * workers start where the prefill ended), `IN_FLIGHT` bulk requests at a time over the master's client. Resolves
  * with { rows, rows_ok, rows_failed, rows_in_doubt, seconds, end_ms } (end_ms: the time after its last row).
  */
-async function prefillTable ({ client, options, startMs, rows, now = Date.now }) {
+async function prefillTable ({ client, options, startMs, rows, now = Date.now, stopped = () => false }) {
   const model = MODELS[options.model || 'cpu']
   const [spec] = model.tables(options)
   const rowWriter = model.rowWriter(spec, options, { workerIndex: 0, workerCount: 1 }, startMs)
@@ -35,8 +37,9 @@ async function prefillTable ({ client, options, startMs, rows, now = Date.now })
   const started = now()
   const counts = { rows, rows_ok: 0, rows_failed: 0, rows_in_doubt: 0 }
   let left = rows
+  // Ctrl-C, SIGTERM or the end of the study that started the run: no new request; those in flight are answered.
   const lane = async () => {
-    while (left > 0) {
+    while (left > 0 && !stopped()) {
       const size = Math.min(options.batchSize, left)
       left -= size
       const { body, buffer } = bodies.take(size)
@@ -56,7 +59,8 @@ async function prefillTable ({ client, options, startMs, rows, now = Date.now })
   }
   await Promise.all(Array.from({ length: IN_FLIGHT }, lane))
   const steps = Math.ceil(rows / options.scale)
-  return { ...counts, seconds: Math.round(now() - started) / 1000, end_ms: startMs + steps * options.intervalMs }
+  return { ...counts, stopped: left > 0, rows_not_sent: left, seconds: Math.round(now() - started) / 1000,
+    end_ms: startMs + steps * options.intervalMs }
 }
 
 /** --prefill: a whole number of rows (0: none), for a model whose rows a prefill can write ahead of the run's. */
@@ -69,6 +73,10 @@ function prefillRows (text, model, flag = '--prefill') {
     throw new UsageError(`${flag} takes the models ${[...PREFILLABLE].join(' and ')}: --model ${model} has ` +
       'rows that a prefill cannot write ahead of the run\'s')
   }
+  if (Number(text) > MAX_PREFILL_ROWS) {
+    throw new UsageError(`${flag} ${text} is more than the ${MAX_PREFILL_ROWS.toLocaleString('en-US')} rows a ` +
+      'prefill may write (about a terabyte of cpu rows): fill a table that large with a run of its own')
+  }
   return Number(text)
 }
 
@@ -76,7 +84,7 @@ function prefillRows (text, model, flag = '--prefill') {
  * --prefill: the table filled to the rows asked before the load, from `startTime` on; the run's own rows start after
  * them. Returns { prefill, startTime } (prefill null when nothing was written).
  */
-async function prefillStage ({ client, options, startTime, log }) {
+async function prefillStage ({ client, options, startTime, log, stopped = () => false }) {
   const [{ table }] = MODELS[options.model || 'cpu'].tables(options)
   await client.sql(`REFRESH TABLE ${table.sql}`)
   const already = (await client.sql(`SELECT count(*) FROM ${table.sql}`)).rows[0][0]
@@ -87,13 +95,14 @@ async function prefillStage ({ client, options, startTime, log }) {
   }
   log(`prefilling ${table.display} with ${rows} rows (to ${options.prefill}) before the load; not counted in its ` +
     'figures')
-  const filled = await prefillTable({ client, options, startMs: Date.parse(startTime), rows })
+  const filled = await prefillTable({ client, options, startMs: Date.parse(startTime), rows, stopped })
   await client.sql(`REFRESH TABLE ${table.sql}`)
   const { end_ms: endMs, ...prefill } = filled
+  if (prefill.stopped) log(`the prefill was stopped: ${prefill.rows_not_sent} of its ${rows} rows never sent`)
   log(`prefilled ${table.display}: ${prefill.rows_ok} rows in ${prefill.seconds} s` +
     `${prefill.rows_failed || prefill.rows_in_doubt ? ` (${prefill.rows_failed} failed, ${prefill.rows_in_doubt} in ` +
       'doubt: the table holds fewer than asked)' : ''}`)
   return { prefill: { ...prefill, table_rows_before: already }, startTime: new Date(endMs).toISOString() }
 }
 
-module.exports = { prefillTable, prefillStage, prefillRows, rowsToWrite, PREFILLABLE }
+module.exports = { prefillTable, prefillStage, prefillRows, rowsToWrite, PREFILLABLE, MAX_PREFILL_ROWS }

@@ -49,3 +49,18 @@ test('--prefill refuses what it cannot do: not a whole number, a model whose row
     assert.equal(run.stderr.trim().split('\n').length, 1)
   }
 })
+
+// Issue 57 (item 2): a prefill stops at the first interruption like the load, and a prefill past any table is refused.
+test('Ctrl-C during the prefill stops it at once: its rows so far reported, exit 4; a prefill past the cap is one ' +
+  'line', () => withCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 100 } : undefined) }, async (double) => {
+  const run = await ingest(['--processes', '1', '--batch_size', '1000', '--prefill', '100000000', '--max_rows', '1000',
+    '--monitor_interval', '0', '--json'], { env: double.env(), waitFor: /^prefilling doc\.cpu/m,
+    whileRunning: (child) => setTimeout(() => child.kill('SIGINT'), 700), timeoutMs: 30_000 })
+  assert.equal(run.code, 4, run.stderr)
+  assert.match(run.stderr, /^the prefill was stopped: \d+ of its 100000000 rows never sent$/m)
+  assert.ok(run.json.prefill.rows_ok > 0 && run.json.prefill.rows_ok < 100_000, JSON.stringify(run.json.prefill))
+  assert.equal(run.json.prefill.stopped, true)
+  const huge = await ingest(['--prefill', '1000000000000000', '--max_rows', '1'], { env: double.env() })
+  assert.equal(huge.code, 2)
+  assert.match(huge.stderr, /--prefill 1000000000000000 is more than the 10,000,000,000 rows a prefill may write/)
+}))
