@@ -20,8 +20,9 @@ function readResult (file) {
   let result
   try {
     result = JSON.parse(text)
-  } catch (error) {
-    throw new UsageError(`not a result file: ${visible(file)}: ${error.message}`)
+  } catch {
+    // Never the parser's message: it quotes the file's first bytes, and a file named by mistake may hold a secret.
+    throw new UsageError(`not a result file: ${visible(file)}: not JSON`)
   }
   const problem = resultProblem(result)
   if (problem) throw new UsageError(`not a result file: ${visible(file)}: ${problem}`)

@@ -7,7 +7,7 @@ const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cl
 const { commandMain } = require('../../cli/command-main')
 const { table } = require('../table')
 const { readResult } = require('../result-file')
-const { readStudyFile, readStudyObject } = require('../../base/files')
+const { readStudyFile, readStudyObject, writableFile } = require('../../base/files')
 const { groupTitle, groupTable, groupNotes, inputNotes } = require('./rows')
 const { pointOf, gridEvidence, mixedEvidence, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
 
@@ -63,6 +63,8 @@ function parseArgs (argv) {
   if (!(headroom >= 0 && headroom < 100)) {
     throw new UsageError(`--headroom must be a percentage from 0 to below 100 (got '${parsed.headroom}')`)
   }
+  // Checked before the work: a report to a link to nothing or to a folder fails here, not after every input is read.
+  if (parsed.report !== undefined) writableFile(parsed.report, 'report')
   return { help: parsed.help, files: parsed._.map(String), headroom, json: parsed.json, report: parsed.report,
     resultsTable: parsed.results_table, runIds: parsed.run_id.map(String), connection: connectionFlagsOf(parsed) }
 }
@@ -179,7 +181,15 @@ function gridPoint (input) {
   const runs = path.resolve(path.dirname(file), 'runs')
   const readRun = (relative) => {
     const target = path.resolve(path.dirname(file), String(relative))
-    if (!target.startsWith(`${runs}${path.sep}`)) {
+    // Its real path too: a link inside runs/ to a file elsewhere (/etc/passwd) is no run of the grid.
+    const real = (p) => {
+      try {
+        return fs.realpathSync(p)
+      } catch {
+        return p
+      }
+    }
+    if (!target.startsWith(`${runs}${path.sep}`) || !real(target).startsWith(`${real(runs)}${path.sep}`)) {
       throw new UsageError(`${file} names ${JSON.stringify(relative)} as a run's result: not in its runs/ folder`)
     }
     return readResult(target)

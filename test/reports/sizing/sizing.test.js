@@ -97,7 +97,8 @@ test('crate-bench sizing over runs on test clusters of 1, 3 and 6 nodes (one sha
     const double = await startCrateTestCluster({ nodeShapes: hostnames.map((hostname) => ({ hostname, cores: 8,
       heapMax: 16 * GB })) }, { nodes })
     try {
-      const run = await runTool('appClusterIngest.js', ['--max_rows', '5000', '--batch_size', '500', '--processes',
+      // Two seconds of load: a run of a few requests is too short for a sizing (issue 57).
+      const run = await runTool('appClusterIngest.js', ['--duration', '2s', '--batch_size', '500', '--processes',
         '1', '--monitor_interval', '0', '--json'], { env: double.env() })
       assert.equal(run.code, 0, run.stderr)
       const file = path.join(dir, `${nodes}-nodes.json`)
@@ -136,7 +137,7 @@ test('crate-bench sizing --results_table --run_id: each run read from the cluste
     const rates = []
     for (const [runId, batch] of [['small-1', '200'], ['small-2', '1000']]) {
       const run = await runTool('appClusterIngest.js', ['--results_table', 'doc.bench_runs', '--run_id', runId,
-        '--max_rows', '4000', '--batch_size', batch, '--processes', '1', '--monitor_interval', '0', '--json'],
+        '--duration', '2s', '--batch_size', batch, '--processes', '1', '--monitor_interval', '0', '--json'],
       { env: double.env() })
       assert.equal(run.code, 0, run.stderr)
       rates.push(run.json.rows_per_sec)
@@ -473,4 +474,26 @@ test('a long run that did not hold is never "held": what it held, its p99 and dr
   assert.match(text(low), /held 100\/s for 10 min at p99 3 ms \(a lower bound\)/)
   assert.match(low.groups[0].shapes[0].caveats[0], /^its long run held 100 rows\/s, below the figure to plan with/)
   assert.ok(low.groups[0].caveats.some((c) => c.startsWith('short runs')), 'a run at 100/s measured no planning rate')
+})
+
+// Issue 57 (item 9): a run too short for a steady rate is no sizing figure; a link in a grid's runs/ is not followed.
+test('a run of 51 ms is left out, said why; a grid whose runs/ holds a link to a file elsewhere is refused',
+  async (t) => {
+  const short = pointOf({ ...result({ nodes: 1, cores: 4, perSec: 19_600 }), seconds: 0.051 }, 'short.json')
+  assert.deepEqual(short.problems, ['too short for a steady rate (0.051 s of load, under 1 s)'])
+  const dir = tempDir(t)
+  const grid = path.join(dir, 'grid')
+  fs.mkdirSync(path.join(grid, 'runs'), { recursive: true })
+  fs.symlinkSync('/etc/passwd', path.join(grid, 'runs', 'cell-r1.json'))
+  const cell = { id: 'x', settings: { batch_size: 1 }, median_result_file: 'runs/cell-r1.json', runs_done: 1 }
+  fs.writeFileSync(path.join(grid, 'grid.json'), JSON.stringify({ best: cell, recommended: cell, cells: [] }))
+  const linked = await runTool('bin/crate-bench.js', ['sizing', grid])
+  assert.equal(linked.code, 2)
+  assert.match(linked.stderr, /names "runs\/cell-r1\.json" as a run's result: not in its runs\/ folder/)
+  assert.doesNotMatch(linked.stderr, /root:/)
+  // A report to a link to nothing is refused before any input is read.
+  fs.symlinkSync('/no/such/dir/sizing.html', path.join(dir, 'dangling.html'))
+  const dangling = await runTool('bin/crate-bench.js', ['sizing', grid, '--report', path.join(dir, 'dangling.html')])
+  assert.equal(dangling.code, 2)
+  assert.match(dangling.stderr, /--report '.*dangling\.html' is a symbolic link to nothing/)
 })
