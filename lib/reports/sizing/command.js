@@ -153,10 +153,29 @@ function capacityPoint (dir) {
     throw new UsageError(`${dir}: a capacity of --workload ${workload} is not a sizing input (a grid or a run is); ` +
       'give find-capacity --workload mixed folders for a mixed capacity')
   }
+  const problem = capacityProblem(summary)
+  if (problem) throw new UsageError(`${dir} is no find-capacity folder this tool wrote: ${problem}`)
   const step = steps.find((s) => s && s.result && s.result.environment) || null
   const point = step ? mixedEvidence(summary, step.result, `${dir} (mixed capacity)`) : null
   if (!point) throw new UsageError(`${dir}: no step of the search says what cluster it ran on`)
   return point
+}
+
+/** Why a capacity summary holds figures no search makes (a negative capacity, rate or SLO), or null. */
+function capacityProblem (summary) {
+  const positive = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0
+  if (summary.capacity !== null && !positive(summary.capacity)) {
+    return `its capacity is ${JSON.stringify(summary.capacity)}, not a rate above 0 (or null)`
+  }
+  if (!positive(summary.query_rate)) return `its query_rate is ${JSON.stringify(summary.query_rate)}, not above 0`
+  if (!summary.slo || !positive(summary.slo.p99_ms)) {
+    return `its slo.p99_ms is ${JSON.stringify(summary.slo && summary.slo.p99_ms)}, not above 0`
+  }
+  const range = summary.capacity_range
+  if (range && [range.low, range.high].some((v) => v !== null && !positive(v))) {
+    return `its capacity_range ${JSON.stringify(range)} is not of rates above 0`
+  }
+  return null
 }
 
 const gridFileOf = (input) => (input.endsWith('grid.json') ? input : path.join(input, 'grid.json'))

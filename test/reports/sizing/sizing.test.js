@@ -497,3 +497,14 @@ test('a run of 51 ms is left out, said why; a grid whose runs/ holds a link to a
   assert.equal(dangling.code, 2)
   assert.match(dangling.stderr, /--report '.*dangling\.html' is a symbolic link to nothing/)
 })
+
+test('a capacity summary whose figures no search makes is refused, named: a negative capacity, rate or SLO',
+  async (t) => {
+    const dir = tempDir(t)
+    const summary = { workload: 'mixed', capacity: -5000, query_rate: -3, slo: { p99_ms: -1 }, steps: [] }
+    fs.writeFileSync(path.join(dir, 'capacity.summary.json'), JSON.stringify(summary))
+    fs.writeFileSync(path.join(dir, 'capacity.jsonl'), '')
+    const run = await runTool('bin/crate-bench.js', ['sizing', dir])
+    assert.equal(run.code, 2)
+    assert.match(run.stderr, /is no find-capacity folder this tool wrote: its capacity is -5000, not a rate above 0/)
+  })
