@@ -45,11 +45,25 @@ function coresOf (result, name) {
   return typeof shape.cores_per_node === 'number' && shape.cores_per_node > 0 ? shape.cores_per_node : null
 }
 
-/** Nodes whose peak 1-minute load was far above their cores: [{ node, load, cores }]. */
+/** How many nodes of the cluster share the machine of node `name` (1 where the shape does not say). */
+function nodesOnMachineOf (result, name) {
+  const shape = result.environment && result.environment.cluster
+  const list = shape && Array.isArray(shape.node_list) ? shape.node_list : []
+  const node = list.find((n) => n.name === name)
+  if (!node || !node.hostname) return 1
+  return Math.max(1, list.filter((n) => n.hostname === node.hostname).length)
+}
+
+/**
+ * Nodes whose peak 1-minute load was far above their cores: [{ node, load, cores }]. Nodes that share a machine each
+ * bring their own load to its average: the bound grows with them (three nodes on 2 cores load it to 12 by themselves).
+ */
 function busyNodes (result) {
   const nodes = (result.cluster && Array.isArray(result.cluster.nodes)) ? result.cluster.nodes : []
-  return nodes.map((n) => ({ node: n.name, load: n.peak ? n.peak.load_1m : null, cores: coresOf(result, n.name) }))
-    .filter((n) => typeof n.load === 'number' && n.cores !== null && n.load > n.cores * BUSY_LOAD_PER_CORE)
+  return nodes.map((n) => ({ node: n.name, load: n.peak ? n.peak.load_1m : null, cores: coresOf(result, n.name),
+    sharing: nodesOnMachineOf(result, n.name) }))
+    .filter((n) => typeof n.load === 'number' && n.cores !== null &&
+      n.load > n.cores * BUSY_LOAD_PER_CORE * n.sharing)
 }
 
 /**
