@@ -479,8 +479,9 @@ test('a long run that did not hold is never "held": what it held, its p99 and dr
 // Issue 57 (item 9): a run too short for a steady rate is no sizing figure; a link in a grid's runs/ is not followed.
 test('a run of 51 ms is left out, said why; a grid whose runs/ holds a link to a file elsewhere is refused',
   async (t) => {
-  const short = pointOf({ ...result({ nodes: 1, cores: 4, perSec: 19_600 }), seconds: 0.051 }, 'short.json')
-  assert.deepEqual(short.problems, ['too short for a steady rate (0.051 s of load, under 1 s)'])
+  const short = pointOf({ ...result({ nodes: 1, cores: 4, perSec: 19_600 }), seconds: 0.051, requests: 1 },
+    'short.json')
+  assert.deepEqual(short.problems, ['too short for a steady rate (1 request in 0.051 s, under 10)'])
   const dir = tempDir(t)
   const grid = path.join(dir, 'grid')
   fs.mkdirSync(path.join(grid, 'runs'), { recursive: true })
