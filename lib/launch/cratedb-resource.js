@@ -1,6 +1,7 @@
 'use strict'
 
 const { UsageError } = require('../base/errors')
+const { heapSize } = require('../provision/preflight')
 
 // The cluster under test on Kubernetes: a `CrateDB` resource of the CrateDB operator (group cloud.crate.io), from
 // the options that start one on this machine (--start_cluster N, --crate_version, --crate_heap, --crate_setting) and
@@ -8,14 +9,13 @@ const { UsageError } = require('../base/errors')
 // memory limit times heapRatio: the limit is the heap asked for, over that ratio.
 
 const HEAP_RATIO = 0.5
-const UNITS = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }
+const GI = 1024 ** 3
+const MI = 1024 ** 2
 
 /** "2g" as the memory a pod needs for that heap at HEAP_RATIO: "4Gi" (Mi below a whole Gi). */
 function memoryFor (heap) {
-  const m = /^([1-9][0-9]*)([kmg])$/i.exec(String(heap))
-  if (!m) throw new UsageError(`--crate_heap must be a size such as 512m or 2g (got '${heap}')`)
-  const bytes = (Number(m[1]) * UNITS[m[2].toLowerCase()]) / HEAP_RATIO
-  return bytes % UNITS.g === 0 ? `${bytes / UNITS.g}Gi` : `${Math.ceil(bytes / UNITS.m)}Mi`
+  const bytes = heapSize(heap, '--crate_heap').bytes / HEAP_RATIO
+  return bytes % GI === 0 ? `${bytes / GI}Gi` : `${Math.ceil(bytes / MI)}Mi`
 }
 
 /**

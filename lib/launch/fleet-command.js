@@ -1,7 +1,6 @@
 'use strict'
 
 const os = require('node:os')
-
 const path = require('node:path')
 const readline = require('node:readline')
 const { spawn } = require('node:child_process')

@@ -6,11 +6,12 @@ const path = require('node:path')
 const crypto = require('node:crypto')
 const { spawn } = require('node:child_process')
 const { EXIT, UsageError, FatalError } = require('../base/errors')
+const { processRuns } = require('../base/processes')
 const { resolveDistribution } = require('./distribution')
 const { findJava } = require('./java')
 const { parseHeap, checkMemory, checkDisk, nodeUser, checkReach } = require('./preflight')
 const { firstTaken, nodePorts } = require('./ports')
-const { makeHome, startNode, lastLogLines, causeOf } = require('./nodes')
+const { makeHome, startNode, lastLogLines, causeOf, sqlOnNode } = require('./nodes')
 const { writeState, readState, register } = require('./state')
 const { stopNodes, living } = require('./stop')
 
@@ -78,13 +79,9 @@ function clusterSpec (options) {
 function stopWithOf (value) {
   if (value === undefined || value === null) return null
   const pid = Number(value)
-  let alive = false
-  try {
-    alive = Number.isSafeInteger(pid) && pid > 1 && (process.kill(pid, 0) || true)
-  } catch (error) {
-    alive = error.code === 'EPERM'
+  if (!(Number.isSafeInteger(pid) && pid > 1 && processRuns(pid))) {
+    throw new UsageError(`--stop_with must be the pid of a running process (got '${value}')`)
   }
-  if (!alive) throw new UsageError(`--stop_with must be the pid of a running process (got '${value}')`)
   return pid
 }
 
@@ -123,20 +120,9 @@ async function checkPorts (spec) {
 
 /** What a node answers on its own HTTP port: { cluster, nodes } or null (not up yet). */
 async function askNode (port) {
-  const ask = async (stmt) => {
-    const answer = await fetch(`http://127.0.0.1:${port}/_sql`, { method: 'POST', body: JSON.stringify({ stmt }),
-      headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(2000) })
-    if (answer.status !== 200) return null
-    const body = await answer.json()
-    return body && Array.isArray(body.rows) ? body.rows : null
-  }
-  try {
-    const cluster = await ask('SELECT name FROM sys.cluster')
-    const nodes = await ask('SELECT count(*) FROM sys.nodes')
-    return cluster && nodes ? { cluster: cluster[0][0], nodes: nodes[0][0] } : null
-  } catch {
-    return null
-  }
+  const cluster = await sqlOnNode(port, 'SELECT name FROM sys.cluster', 2000)
+  const nodes = cluster && await sqlOnNode(port, 'SELECT count(*) FROM sys.nodes', 2000)
+  return cluster && nodes ? { cluster: cluster[0][0], nodes: nodes[0][0] } : null
 }
 
 /**
@@ -276,17 +262,12 @@ function nodeFailure (node, state, what, log) {
       : ` (its log kept: ${node.log})`}`)
 }
 
-/** The version and build hash the nodes report, each node's heap: what every result records. */
+/** The version and build hash the nodes report: what every result records. */
 async function describe (state) {
-  try {
-    const answer = await fetch(`http://127.0.0.1:${state.nodes[0].http_port}/_sql`, { method: 'POST',
-      headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(10_000),
-      body: JSON.stringify({ stmt: "SELECT version['number'], version['build_hash'] FROM sys.nodes LIMIT 1" }) })
-    const body = await answer.json()
-    if (Array.isArray(body.rows) && body.rows[0]) [state.version, state.build_hash] = body.rows[0]
-  } catch {
-    // The version the jars named stays; the build hash is unknown.
-  }
+  const rows = await sqlOnNode(state.nodes[0].http_port,
+    "SELECT version['number'], version['build_hash'] FROM sys.nodes LIMIT 1", 10_000)
+  // Without an answer the version the jars named stays, and the build hash is unknown.
+  if (rows && rows[0]) [state.version, state.build_hash] = rows[0]
 }
 
 /**

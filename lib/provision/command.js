@@ -9,6 +9,7 @@ const { startCluster, DEFAULT_HTTP_PORT, DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS 
 const { stopNodes, living } = require('./stop')
 const { readState, registered, unregister } = require('./state')
 const { resolveDistribution, cacheDirOf } = require('./distribution')
+const { sqlOnNode } = require('./nodes')
 
 const NAME = 'crate-bench cluster'
 
@@ -135,16 +136,9 @@ async function stop (args, { stderr, env }) {
 
 /** A node's heap in use, from its own sys.nodes row; null when it does not answer. */
 async function heapUsed (port) {
-  try {
-    const answer = await fetch(`http://127.0.0.1:${port}/_sql`, { method: 'POST', signal: AbortSignal.timeout(3000),
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ stmt: "SELECT heap['used'], heap['max'] FROM sys.nodes WHERE name = (SELECT " +
-        "name FROM sys.nodes LIMIT 1) LIMIT 1" }) })
-    const body = await answer.json()
-    return body.rows && body.rows[0] ? { used: body.rows[0][0], max: body.rows[0][1] } : null
-  } catch {
-    return null
-  }
+  const rows = await sqlOnNode(port, "SELECT heap['used'], heap['max'] FROM sys.nodes WHERE name = (SELECT " +
+    'name FROM sys.nodes LIMIT 1) LIMIT 1', 3000)
+  return rows && rows[0] ? { used: rows[0][0], max: rows[0][1] } : null
 }
 
 async function status (args, { stdout }) {

@@ -83,6 +83,23 @@ function plannedHostArgs (options, { pg = false } = {}) {
     ...(pg ? ['--pg_port', String(ports[0].pg)] : [])]
 }
 
+/** --host, --port or --user beside --start_cluster: refused, since `runs` go to the cluster started. */
+function refuseConnectionFlags (args, runs = 'the run at the cluster it starts') {
+  if (args.some((a) => /^--(host|port|user)(=|$)/.test(a))) {
+    throw new UsageError(`--start_cluster points ${runs}: leave --host, --port and --user out`)
+  }
+}
+
+/** Runs `fn` with what a study started recorded for its runs (they inherit the variable), and without it after. */
+async function withStudyRecord (record, fn) {
+  process.env[STUDY_CLUSTER_ENV] = JSON.stringify(record)
+  try {
+    return await fn()
+  } finally {
+    delete process.env[STUDY_CLUSTER_ENV]
+  }
+}
+
 /** The connection a run of the started cluster takes: every node, the user crate, the first node's PostgreSQL port. */
 function hostArgs (cluster, { pg = false } = {}) {
   return ['--host', cluster.hosts.join(','), '--user', 'crate', ...(pg ? ['--pg_port', String(cluster.pgPorts[0])]
@@ -130,5 +147,6 @@ function startForRun (options, { log, signals, env }) {
   return startCluster(options, { log, signals, env, watchdog: true })
 }
 
-module.exports = { splitClusterArgs, clusterOptionsOf, hostArgs, plannedHostArgs, provisionedRecord,
-  provisionedLine, lostNodes, startForRun, studyCluster, CLUSTER_FLAGS: FLAGS, STUDY_CLUSTER_ENV }
+module.exports = { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags, withStudyRecord, hostArgs,
+  plannedHostArgs, provisionedRecord, provisionedLine, lostNodes, startForRun, studyCluster, CLUSTER_FLAGS: FLAGS,
+  STUDY_CLUSTER_ENV }

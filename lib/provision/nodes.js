@@ -115,4 +115,20 @@ function causeOf (lines) {
   return cause ? cause.trim().replace(/^Caused by: /, '') : null
 }
 
-module.exports = { makeHome, nodeSettings, startNode, lastLogLines, causeOf }
+/**
+ * The rows a statement answers on a node's own HTTP port, or null (no answer within `timeoutMs`, an error, no rows):
+ * the provisioner asks nodes it started before any client of the run exists, and never retries elsewhere.
+ */
+async function sqlOnNode (port, stmt, timeoutMs) {
+  try {
+    const answer = await fetch(`http://127.0.0.1:${port}/_sql`, { method: 'POST', body: JSON.stringify({ stmt }),
+      headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
+    if (answer.status !== 200) return null
+    const body = await answer.json()
+    return body && Array.isArray(body.rows) ? body.rows : null
+  } catch {
+    return null
+  }
+}
+
+module.exports = { makeHome, nodeSettings, startNode, lastLogLines, causeOf, sqlOnNode }

@@ -12,13 +12,18 @@ const { UsageError, FatalError } = require('../base/errors')
 
 const UNITS = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }
 
-/** "1g", "512m" as bytes; CrateDB's CRATE_HEAP_SIZE takes the same text. */
-function parseHeap (text) {
+/** A heap's text as CrateDB's CRATE_HEAP_SIZE takes it ("1g", "512m"): { text, bytes }, or `flag` named in one line. */
+function heapSize (text, flag = '--heap') {
   const m = /^([1-9][0-9]*)([kmg])$/i.exec(String(text))
-  if (!m) throw new UsageError(`--heap must be a size such as 512m or 2g (got '${text}')`)
-  const bytes = Number(m[1]) * UNITS[m[2].toLowerCase()]
-  if (bytes < 256 * UNITS.m) throw new UsageError(`--heap ${text} is below the 256m a CrateDB node needs to start`)
-  return { text: `${m[1]}${m[2].toLowerCase()}`, bytes }
+  if (!m) throw new UsageError(`${flag} must be a size such as 512m or 2g (got '${text}')`)
+  return { text: `${m[1]}${m[2].toLowerCase()}`, bytes: Number(m[1]) * UNITS[m[2].toLowerCase()] }
+}
+
+/** The heap of a node started here: a size, and at least the 256m a node needs. */
+function parseHeap (text) {
+  const heap = heapSize(text)
+  if (heap.bytes < 256 * UNITS.m) throw new UsageError(`--heap ${text} is below the 256m a CrateDB node needs to start`)
+  return heap
 }
 
 const gb = (bytes) => `${(bytes / UNITS.g).toFixed(1)} GB`
@@ -117,4 +122,4 @@ function checkReach (user, { home, dir, run = spawnSync }) {
   }
 }
 
-module.exports = { parseHeap, checkMemory, checkDisk, nodeUser, checkReach, userOf, availableMemory }
+module.exports = { heapSize, parseHeap, checkMemory, checkDisk, nodeUser, checkReach, userOf, availableMemory }

@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { UsageError } = require('../base/errors')
 const { readStudyObject } = require('../base/files')
+const { processRuns } = require('../base/processes')
 const { cacheDirOf } = require('./distribution')
 
 // What a started cluster is, kept where it runs: DIR/cluster.json (the spec, the version and build hash its nodes
@@ -72,12 +73,7 @@ function registered (env = process.env) {
  * reused by another process is never taken for a node, so nothing but the tool's own nodes is ever signalled.
  */
 function isNodeOf (pid, name, { procRoot = '/proc' } = {}) {
-  if (!Number.isSafeInteger(pid) || pid <= 1) return false
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    if (error.code !== 'EPERM') return false
-  }
+  if (!Number.isSafeInteger(pid) || pid <= 1 || !processRuns(pid)) return false
   let cmdline
   try {
     cmdline = fs.readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8')

@@ -7,6 +7,7 @@
 //   node lib/provision/watchdog.js DIR --pid PID   (cluster start --stop_with PID: until that process ends)
 
 const { stopNodes } = require('./stop')
+const { processRuns } = require('../base/processes')
 
 // With --pid, the process it outlives not: polled this often (a CI script's $$, which holds no pipe to it).
 const PID_POLL_MS = 1000
@@ -14,16 +15,8 @@ const PID_POLL_MS = 1000
 function main ([dir, flag, pid]) {
   const stop = () => stopNodes(dir, { remove: true, quietIfGone: true }).catch(() => {}).finally(() => process.exit(0))
   if (flag === '--pid') {
-    const alive = () => {
-      try {
-        process.kill(Number(pid), 0)
-        return true
-      } catch (error) {
-        return error.code === 'EPERM'
-      }
-    }
     const timer = setInterval(() => {
-      if (alive()) return
+      if (processRuns(Number(pid))) return
       clearInterval(timer)
       stop()
     }, PID_POLL_MS)

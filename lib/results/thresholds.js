@@ -1,6 +1,7 @@
 'use strict'
 
 const { UsageError } = require('../base/errors')
+const { MIN_LOAD_S } = require('./drift')
 
 /** The stages judged and kept up (lib/results/stages.js writes kept_up; read here to spare a cycle of requires). */
 function stagesKeptUp (stages) {
@@ -108,8 +109,6 @@ function requireRateForAchieved (thresholds, rate) {
   }
 }
 
-// A drift compares the first and last tenth of a load of a minute or more (results/drift.js): a shorter one has none.
-const DRIFT_MIN_LOAD_MS = 60_000
 
 /**
  * A drift threshold on a run whose --duration is under a minute could only fail after it ("n/a"): refused before.
@@ -117,7 +116,8 @@ const DRIFT_MIN_LOAD_MS = 60_000
  */
 function requireLoadForDrift (thresholds, durationMs) {
   const drift = thresholds.find((t) => DRIFT[t.metric])
-  if (drift && typeof durationMs === 'number' && durationMs > 0 && durationMs < DRIFT_MIN_LOAD_MS) {
+  // A drift compares the first and last tenth of a load of MIN_LOAD_S or more: a shorter one has none.
+  if (drift && typeof durationMs === 'number' && durationMs > 0 && durationMs < MIN_LOAD_S * 1000) {
     throw new UsageError(`--threshold '${drift.text}': a drift needs a load of a minute or more (the first and last ` +
       `tenth compared); --duration is ${durationMs / 1000} s`)
   }

@@ -1,7 +1,7 @@
 'use strict'
 
 const { EXIT, FatalError, UsageError, errorLine, errorText } = require('../base/errors')
-const { splitClusterArgs, clusterOptionsOf, hostArgs, startForRun, studyCluster } =
+const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags, hostArgs, startForRun, studyCluster } =
   require('../provision/for-benchmark')
 const { loadEnvFile } = require('../cli/env-file')
 const { guardOutput, outputFailure } = require('../cli/output')
@@ -42,9 +42,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   if (checked.fleet) {
     throw new UsageError('--start_cluster starts a cluster for one run: the generators of a fleet share one')
   }
-  if (rest.some((a) => /^--(host|port|user)(=|$)/.test(a))) {
-    throw new UsageError('--start_cluster points the run at the cluster it starts: leave --host, --port and --user out')
-  }
+  refuseConnectionFlags(rest)
   // The start is interruptible: Ctrl-C stops the nodes started so far, and the run that would follow never starts.
   const interrupts = new Interrupts({ target: signalTarget }).install()
   const log = (line) => stderr.write(`${line}\n`)

@@ -1,8 +1,7 @@
 'use strict'
 
-const { UsageError } = require('../base/errors')
-const { splitClusterArgs, clusterOptionsOf, plannedHostArgs, startForRun, provisionedLine, provisionedRecord,
-  STUDY_CLUSTER_ENV } = require('../provision/for-benchmark')
+const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags, withStudyRecord, plannedHostArgs, startForRun,
+  provisionedLine, provisionedRecord } = require('../provision/for-benchmark')
 
 // --start_cluster in a study's benchmark options (a sweep, a grid, find-capacity): one cluster for the whole study,
 // started before its first run and stopped after its last (however the study ends: a watchdog ends it with the
@@ -13,10 +12,7 @@ function studyBenchmarkArgs (args) {
   const { rest, given } = splitClusterArgs(args)
   const cluster = clusterOptionsOf(given)
   if (!cluster) return { args, cluster: null }
-  if (rest.some((a) => /^--(host|port|user)(=|$)/.test(a))) {
-    throw new UsageError('--start_cluster points the runs at the cluster the study starts: leave --host, --port and ' +
-      '--user out')
-  }
+  refuseConnectionFlags(rest, 'the runs at the cluster the study starts')
   const at = rest.findIndex((a) => a === '--protocol' || a.startsWith('--protocol='))
   const protocol = at < 0 ? null : rest[at].includes('=') ? rest[at].split('=')[1] : rest[at + 1]
   return { args: [...rest, ...plannedHostArgs(cluster, { pg: protocol === 'pg' })], cluster }
@@ -29,12 +25,10 @@ async function withStudyCluster (cluster, { stderr, signals, env = process.env }
   const started = await startForRun(cluster, { log, signals, env })
   const record = { ...provisionedRecord(started.state), by: 'the study' }
   log(provisionedLine(record, 'this study'))
-  // Each run records what its study started (the runs inherit the variable).
-  process.env[STUDY_CLUSTER_ENV] = JSON.stringify(record)
   try {
-    return await body(started)
+    // Each run records what its study started.
+    return await withStudyRecord(record, () => body(started))
   } finally {
-    delete process.env[STUDY_CLUSTER_ENV]
     const stopped = await started.stop().catch((error) => ({ error }))
     log(stopped && stopped.error ? `warning: stopping the cluster this study started: ${stopped.error.message}`
       : `stopped the cluster this study started (${started.state.name}); nothing of it is left`)

@@ -5,6 +5,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { UsageError } = require('../../base/errors')
 const { readStudyObject } = require('../../base/files')
+const { processRuns } = require('../../base/processes')
 
 // One study per folder: a lock while a grid runs in it, and a grid.json read as a result is (a regular file of a
 // bounded size holding an object), whose runs are those a grid of these settings can have made.
@@ -16,11 +17,7 @@ const LOCK = 'grid.lock'
  * process of crate-bench (a pid reused by another program after a reboot holds no folder).
  */
 const processAlive = (pid) => {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    if (error.code !== 'EPERM') return false
-  }
+  if (!processRuns(pid)) return false
   try {
     return /crate-bench|appCluster/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))
   } catch {

@@ -16,7 +16,7 @@ const { parseDuration } = require('../../base/values')
 const { runBenchmark } = require('../benchmark-run')
 const { takeLock } = require('../grid/folder')
 const { readStudy } = require('./study-file')
-const { startForRun, hostArgs, provisionedRecord, STUDY_CLUSTER_ENV } = require('../../provision/for-benchmark')
+const { startForRun, hostArgs, provisionedRecord, withStudyRecord } = require('../../provision/for-benchmark')
 
 const NAME = 'crate-bench study'
 
@@ -146,8 +146,6 @@ async function runShape (nodes, context) {
   }
   const record = { ...provisionedRecord(cluster.state), by: 'the study' }
   fs.writeFileSync(path.join(dir, 'cluster.json'), `${JSON.stringify(record, null, 1)}\n`)
-  // Every run of the shape records what the study started for it (its children inherit the variable).
-  process.env[STUDY_CLUSTER_ENV] = JSON.stringify(record)
   const part = async (name, app, args, resultFile = path.join(dir, `${name}.out`)) => {
     log(`${head} ${name}`)
     const { code, signal } = await run({ app, args, resultFile, logFile: path.join(dir, `${name}.log`), signals })
@@ -156,35 +154,37 @@ async function runShape (nodes, context) {
     return { code, signal }
   }
   try {
-    const host = hostArgs(cluster)
-    const g = study.grid
-    const grid = await part('grid', 'bin/crate-bench.js', ['sweep', 'grid', ...g.vary.flatMap((v) => ['--vary', v]),
-      '--repeat', String(g.repeat), ...(g.slo ? ['--slo', g.slo] : []), ...(g.prefill ? ['--prefill',
-        String(g.prefill)] : []), '--out', path.join(dir, 'grid'), '--', ...host, '--duration', g.duration,
-      ...(g.warmup ? ['--warmup', g.warmup] : []), ...g.args])
-    if (signals.interrupted) return { interrupted: true }
-    const cell = cellOf(path.join(dir, 'grid'))
-    if (cell) log(`${head} the later parts run at the grid's ${cell.which} cell: ${flagsOf(cell.settings).join(' ')}`)
-    if (study.mixed) {
-      const m = study.mixed
-      await part('mixed', 'bin/crate-bench.js', ['sweep', 'capacity', '--workload', 'mixed', '--query_rate',
-        String(m.queryRate), '--slo', m.slo, '--duration', m.duration, ...(m.warmup ? ['--warmup', m.warmup] : []),
-        '--edge_repeat', String(m.edgeRepeat), ...(m.start ? ['--start', String(m.start)] : []),
-        ...(m.maxSteps ? ['--max_steps', String(m.maxSteps)] : []), '--out',
-        path.join(dir, 'mixed'), '--', ...host, '--queries_config', path.resolve(m.queries),
-        ...ingestFlagsOf(cell && cell.settings), ...m.args])
+    // Every run of the shape records what the study started for it.
+    return await withStudyRecord(record, async () => {
+      const host = hostArgs(cluster)
+      const g = study.grid
+      const grid = await part('grid', 'bin/crate-bench.js', ['sweep', 'grid', ...g.vary.flatMap((v) => ['--vary', v]),
+        '--repeat', String(g.repeat), ...(g.slo ? ['--slo', g.slo] : []), ...(g.prefill ? ['--prefill',
+          String(g.prefill)] : []), '--out', path.join(dir, 'grid'), '--', ...host, '--duration', g.duration,
+        ...(g.warmup ? ['--warmup', g.warmup] : []), ...g.args])
       if (signals.interrupted) return { interrupted: true }
-    }
-    if (study.sustained) {
-      const s = study.sustained
-      await part('sustained', 'appClusterIngest.js', [...host, '--duration', s.duration, ...flagsOf(cell &&
-        cell.settings), ...(s.prefill ? ['--prefill', String(s.prefill)] : []), ...s.args, '--json'],
-      path.join(dir, 'sustained.json'))
-      if (signals.interrupted) return { interrupted: true }
-    }
-    return { done: true, grid: grid.code }
+      const cell = cellOf(path.join(dir, 'grid'))
+      if (cell) log(`${head} the later parts run at the grid's ${cell.which} cell: ${flagsOf(cell.settings).join(' ')}`)
+      if (study.mixed) {
+        const m = study.mixed
+        await part('mixed', 'bin/crate-bench.js', ['sweep', 'capacity', '--workload', 'mixed', '--query_rate',
+          String(m.queryRate), '--slo', m.slo, '--duration', m.duration, ...(m.warmup ? ['--warmup', m.warmup] : []),
+          '--edge_repeat', String(m.edgeRepeat), ...(m.start ? ['--start', String(m.start)] : []),
+          ...(m.maxSteps ? ['--max_steps', String(m.maxSteps)] : []), '--out',
+          path.join(dir, 'mixed'), '--', ...host, '--queries_config', path.resolve(m.queries),
+          ...ingestFlagsOf(cell && cell.settings), ...m.args])
+        if (signals.interrupted) return { interrupted: true }
+      }
+      if (study.sustained) {
+        const s = study.sustained
+        await part('sustained', 'appClusterIngest.js', [...host, '--duration', s.duration, ...flagsOf(cell &&
+          cell.settings), ...(s.prefill ? ['--prefill', String(s.prefill)] : []), ...s.args, '--json'],
+        path.join(dir, 'sustained.json'))
+        if (signals.interrupted) return { interrupted: true }
+      }
+      return { done: true, grid: grid.code }
+    })
   } finally {
-    delete process.env[STUDY_CLUSTER_ENV]
     await cluster.stop().catch((error) => log(`${head} warning: stopping its cluster: ${error.message}`))
     log(`${head} its cluster stopped`)
   }
@@ -269,11 +269,10 @@ async function runComparison (config, progress, file, { stderr, signals, run, en
       }
       let outcome
       try {
-        process.env[STUDY_CLUSTER_ENV] = JSON.stringify({ ...provisionedRecord(cluster.state), by: 'the study' })
-        outcome = await run({ app, args: [...hostArgs(cluster), ...config.study.run.args, '--json'],
-          resultFile: path.join(dir, `${key}.json`), logFile: path.join(dir, `${key}.log`), signals })
+        outcome = await withStudyRecord({ ...provisionedRecord(cluster.state), by: 'the study' }, () => run({ app,
+          args: [...hostArgs(cluster), ...config.study.run.args, '--json'], resultFile: path.join(dir, `${key}.json`),
+          logFile: path.join(dir, `${key}.log`), signals }))
       } finally {
-        delete process.env[STUDY_CLUSTER_ENV]
         await cluster.stop().catch((error) => log(`${head} warning: stopping its cluster: ${error.message}`))
       }
       if (signals.interrupted) {
