@@ -5,8 +5,8 @@
 // (that would measure the machine): the query path against a bare undici loop, the whole process tree's CPU per row
 // (start-up included) against a bare ingest loop (bench/bare-ingest.js). Start-up is measured on its own. With
 // NIB_DIR, nodeIngestBench runs beside the tool. Prints tables and a JSON line; exits non-zero when a target is missed.
-// `npm run bench -- watching|pg|dashboard` runs one part; `npm run bench -- real` measures the pg and HTTP paths on
-// a real node (CRATE_BENCH_URL, CRATE_BENCH_PG_URL) instead of the stand-in.
+// `npm run bench -- watching|pg|dashboard|grid` runs one part; `npm run bench -- real` measures the pg and HTTP paths
+// on a real node (CRATE_BENCH_URL, CRATE_BENCH_PG_URL) instead of the stand-in.
 
 const os = require('node:os')
 const { RUNS, TARGET_METRICS_COST, TARGET_UI_COST } = require('./targets')
@@ -14,9 +14,10 @@ const { SCENARIOS, RATE_SCENARIOS, measure, measureRate } = require('./scenarios
 const { measureQueryPath, measureDashboard } = require('./query-path')
 const { TREE_SCENARIOS, measureTree } = require('./process-tree')
 const { measurePgPath } = require('./pg-path')
+const { measureGridBookkeeping } = require('./grid-bookkeeping')
 const { measureRealNode, realNodeTableOf } = require('./real-node')
 const {
-  scenarioTableOf, queryTableOf, treeTableOf, rateTableOf, dashboardTableOf, pgTableOf, watchingTableOf
+  scenarioTableOf, queryTableOf, treeTableOf, rateTableOf, dashboardTableOf, pgTableOf, watchingTableOf, gridTableOf
 } = require('./tables')
 
 const print = (tables, json) => {
@@ -52,6 +53,12 @@ const PARTS = {
     print([dashboardTableOf(dashboard)], { dashboard })
     return dashboard.met
   },
+  // A grid's bookkeeping between runs, 1,024 cells against 10,000.
+  async grid () {
+    const grid = measureGridBookkeeping()
+    print([gridTableOf(grid)], { grid_bookkeeping: grid })
+    return grid.met
+  },
   // The pg and HTTP paths on a real node: figures, no target (a real node's pace is not the client's).
   async real () {
     const realNode = await measureRealNode()
@@ -78,6 +85,7 @@ async function whole () {
   const rates = []
   for (const scenario of RATE_SCENARIOS) rates.push(await measureRate(scenario))
   const pgPath = await measurePgPath()
+  const grid = measureGridBookkeeping()
   const machine = machineOf()
   process.stderr.write(`machine: ${machine.cpu}, ${machine.cpus} CPUs, node ${machine.node}, ${machine.date}; ` +
     `${RUNS} runs per scenario, median shown\n`)
@@ -85,9 +93,10 @@ async function whole () {
     process.stderr.write('# nodeIngestBench skipped: set NIB_DIR to a checkout with its dependencies\n')
   }
   print([scenarioTableOf(rows), queryTableOf(queryPath), dashboardTableOf(dashboard), treeTableOf(trees),
-    rateTableOf(rates), pgTableOf(pgPath)],
-  { machine, results: rows, query_path: queryPath, dashboard, process_tree: trees, rates, pg_path: pgPath })
-  return queryPath.met && dashboard.met && !trees.some((t) => t.met === false) && pgPath.met
+    rateTableOf(rates), pgTableOf(pgPath), gridTableOf(grid)],
+  { machine, results: rows, query_path: queryPath, dashboard, process_tree: trees, rates, pg_path: pgPath,
+    grid_bookkeeping: grid })
+  return queryPath.met && dashboard.met && !trees.some((t) => t.met === false) && pgPath.met && grid.met
 }
 
 async function main () {

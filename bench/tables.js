@@ -161,6 +161,16 @@ function watchingTableOf (queryPath, trees) {
   return watching
 }
 
+/** A grid's bookkeeping between runs: the large grid's time against the small one's. */
+function gridTableOf (grid) {
+  const t = table(['a grid\'s bookkeeping after each run (figures, verdicts, grid.json)',
+    `${n(grid.cells_small)} cells`, `${n(grid.cells_large)} cells`, 'growth', 'target', 'met'])
+  t.push([`ms a run (cells ×${Math.round(grid.cells_large / grid.cells_small * 10) / 10})`, grid.small_ms,
+    grid.large_ms, `${grid.growth}x`, `<= ${grid.target}x`, grid.met ? 'yes' : 'NO'])
+  return t
+}
+
 module.exports = {
-  scenarioTableOf, queryTableOf, treeTableOf, rateTableOf, dashboardTableOf, pgTableOf, watchingTableOf, n
+  scenarioTableOf, queryTableOf, treeTableOf, rateTableOf, dashboardTableOf, pgTableOf, watchingTableOf, gridTableOf,
+  n
 }

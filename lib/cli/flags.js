@@ -5,10 +5,11 @@
 
 // k6's web dashboard takes 5665 and Locust's 8089: the next one up from k6's, so both can run beside this tool.
 const DEFAULT_UI_PORT = 5666
-// Where a fleet coordinates (--fleet_table), and where the tool records the tables it made (owned-tables.js, which
-// lib/cli may not import): tables of the tool's own, never a run's --table.
+// Where a fleet coordinates (--fleet_table), where the tool records the tables it made (owned-tables.js, which
+// lib/cli may not import) and which run uses them (table-lease.js): tables of the tool's own, never a run's --table.
 const DEFAULT_FLEET_TABLE = 'doc.crate_bench_fleet'
 const REGISTRY_TABLE = 'doc.crate_bench_tables'
+const LEASES_TABLE = 'doc.crate_bench_leases'
 
 const CONNECTION_OPTIONS = {
   host: {
@@ -243,5 +244,5 @@ const CLUSTER_OPTIONS = {
     '(CrateDB refuses root; default crate)' }
 }
 
-module.exports = { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,
+module.exports = { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, LEASES_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,
   CLUSTER_OPTIONS }

@@ -12,7 +12,7 @@ const { unknownOptionMessage } = require('./suggest')
 const { parseThreshold, requireKnownLabels, requireRateForAchieved, requireLoadForDrift } =
   require('../results/thresholds')
 const { parseRunId, parseGenerator } = require('../results/run-identity')
-const { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,
+const { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, LEASES_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,
   CLUSTER_OPTIONS } = require('./flags')
 
 // What the user asked, checked: the flags of lib/cli/flags.js parsed into one options object for the run, every
@@ -320,7 +320,8 @@ function requireOwnResultsTable (options, workload) {
       'where runs store their results (--results_table)'],
     [options.fleet ? options.fleet.table : parseTableName(DEFAULT_FLEET_TABLE, 'fleet_table'),
       'where the generators of fleets coordinate (--fleet_table)'],
-    [parseTableName(REGISTRY_TABLE, 'table'), 'where this tool records the tables it made']
+    [parseTableName(REGISTRY_TABLE, 'table'), 'where this tool records the tables it made'],
+    [parseTableName(LEASES_TABLE, 'table'), 'where this tool records which run uses its tables']
   ]
   for (const written of workload.writtenTables(options)) {
     const clash = kept.find(([table]) => table.display === written.display)

@@ -152,10 +152,11 @@ class FleetCoordination {
     const sum = (key) => generators.reduce((total, g) => total + ((g.detail.counts && g.detail.counts[key]) || 0), 0)
     // A dead generator's rows counted in the table by their keys, where the model can tell: what it stored is then
     // known exactly, and nothing of it is in doubt. Elsewhere, what it may have sent since its last heartbeat is.
+    const bounds = new Map(dead.map((g) => [g.generator, unreportedOf(ctx, g, generators, this.start)]))
     const counted = dead.length > 0
-      ? trustedCounts(ctx, generators, await countFleetRows(ctx.options.generator.count))
+      ? trustedCounts(ctx, generators, await countFleetRows(ctx.options.generator.count), bounds)
       : new Map()
-    const unreported = dead.map((g) => ({ generator: g.generator, ...unreportedOf(ctx, g, generators, this.start),
+    const unreported = dead.map((g) => ({ generator: g.generator, ...bounds.get(g.generator),
       ...(counted.has(g.generator) ? countedOf(g, counted.get(g.generator)) : {}) }))
     const found = unreported.reduce((total, u) => total + (u.found_in_table || 0), 0)
     // What a dead generator may have sent after its last heartbeat is in doubt, like a request whose answer was
@@ -222,25 +223,34 @@ class FleetCoordination {
 }
 
 /**
- * The fleet's rows counted by their keys, where they can be trusted for the dead generators: every living
- * generator's count must lie within what it sent and did not see fail. More means the table holds rows of this run's
- * span that the keys cannot tell apart from this fleet's (another run writing the same keys meanwhile): then no dead
- * generator is counted exactly, its rows are bounded and in doubt, and the log says why.
+ * The fleet's rows counted by their keys (`counts`: generator → { rows, distinct }), where they can be trusted for the
+ * dead generators: each generator's keys written once, every living generator's rows within what it sent and did not
+ * see fail, and every dead one's within what it could have stored: what it sent and did not see fail by its last
+ * heartbeat and its bound since (`bounds`). Anything else means the table holds rows of this run's span that the keys
+ * cannot tell apart from this fleet's (another writer of the same keys meanwhile): then no dead generator is counted
+ * exactly, its rows are bounded and in doubt, and the log says why.
  */
-function trustedCounts (ctx, generators, counts) {
+function trustedCounts (ctx, generators, counts, bounds) {
   if (!counts) return new Map()
-  for (const g of generators.filter((x) => !x.dead)) {
+  const untrusted = (why) => {
+    ctx.log(`warning: ${why}: rows the keys cannot tell apart from this fleet's (another writer of the same keys?); ` +
+      'the dead generators\' rows are bounded, not counted')
+    return new Map()
+  }
+  for (const g of generators) {
     const c = g.detail.counts || { sent: 0, failed: 0 }
-    const found = counts.get(g.generator) || 0
-    const most = (c.sent || 0) - (c.failed || 0)
-    if (found > most) {
-      ctx.log(`warning: the table holds ${fmt(found)} rows of generator ${g.generator + 1}'s keys since the run's ` +
-        `start, more than the ${fmt(most)} it sent and did not see fail: rows the keys cannot tell apart from this ` +
-        'fleet\'s (another run writing the same keys?); the dead generators\' rows are bounded, not counted')
-      return new Map()
+    const { rows, distinct } = counts.get(g.generator) || { rows: 0, distinct: 0 }
+    const most = (c.sent || 0) - (c.failed || 0) + (g.dead ? bounds.get(g.generator).bound : 0)
+    const whose = `generator ${g.generator + 1}'s keys since the run's start`
+    if (rows > distinct) return untrusted(`the table holds ${fmt(rows)} rows of ${whose} and only ${fmt(distinct)} ` +
+      'distinct keys: a key written twice')
+    if (rows > most) {
+      return untrusted(`the table holds ${fmt(rows)} rows of ${whose}, more than the ${fmt(most)} it ` +
+        (g.dead ? 'could have stored before it died' : 'sent and did not see fail'))
     }
   }
-  return new Map(generators.filter((g) => g.dead).map((g) => [g.generator, counts.get(g.generator) || 0]))
+  const rowsOf = (g) => (counts.get(g.generator) || { rows: 0 }).rows
+  return new Map(generators.filter((g) => g.dead).map((g) => [g.generator, rowsOf(g)]))
 }
 
 /**

@@ -57,10 +57,16 @@ async function finish (ctx, groups, load) {
       // Workers that died before their final report: what they sent after their last delta is unknown here.
       lostWorkers: outcome.workers.filter((w) => w.exit && !w.reported)
         .map((w) => ({ index: w.index, unitsSent: w.totals.unitsSent, seconds: w.totals.seconds,
-          silentS: w.silentMs === null ? null : w.silentMs / 1000 })),
+          silentS: w.silentMs === null ? null : w.silentMs / 1000, fastestAnswerMs: fastestAnswerMs(w.totals) })),
       shouldCount
     }
   })
+}
+
+/** The quickest answer a worker got, in milliseconds (null before any): how fast its request slots can turn over. */
+function fastestAnswerMs (totals) {
+  const latency = totals.all && totals.all.latency
+  return latency && latency.totalCount > 0 ? latency.minNonZeroValue / 1000 : null
 }
 
 /**

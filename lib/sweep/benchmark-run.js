@@ -8,6 +8,7 @@ const { spawn } = require('node:child_process')
 
 const { UsageError } = require('../base/errors')
 const { parseDuration, formatMs } = require('../base/values')
+const { holderForChildren, HOLDER_ENV } = require('../workloads/table-lease')
 
 const ROOT = path.join(__dirname, '..', '..')
 const WORKLOADS = { 'appClusterIngest.js': 'ingest', 'appClusterAnalytical.js': 'analytical' }
@@ -29,6 +30,9 @@ function checkBenchmarkOptions (app, args) {
   }
 }
 
+// What a study is, for a run that finds its table in use: `grid`, `find-capacity`, `study`, ….
+const studyName = () => (/^[a-z-]+$/.test(process.argv[2] || '') ? process.argv[2] : 'study')
+
 /**
  * `node app args`, stdout (the --json result) and stderr (its report) to files. It gets a process
  * group of its own, so that Ctrl-C in a terminal reaches it once, from the caller, and not twice
@@ -42,7 +46,9 @@ function runBenchmark ({ app, args, resultFile, logFile, signals }) {
     // as on Ctrl-C (lib/cli/interrupts.js), instead of loading the cluster beside the resumed study.
     const child = spawn(process.execPath, [path.join(ROOT, app), ...args], {
       stdio: ['pipe', stdout, stderr],
-      env: { ...process.env, CRATE_BENCH_STOP_WITH_PARENT: '1' },
+      // Its tables' leases are the study's: the study's next run may drop them, nobody else's.
+      env: { ...process.env, CRATE_BENCH_STOP_WITH_PARENT: '1',
+        [HOLDER_ENV]: holderForChildren(`crate-bench ${studyName()}`) },
       detached: true
     })
     child.stdin.on('error', () => {})

@@ -87,6 +87,8 @@ test('bad sizes are usage errors naming the flag', () => {
       /--table runs\.f is where the generators of fleets coordinate/],
     [['--table', 'doc.crate_bench_tables'],
       /--table doc\.crate_bench_tables is where this tool records the tables it made/],
+    [['--table', 'doc.crate_bench_leases'],
+      /--table doc\.crate_bench_leases is where this tool records which run uses its tables/],
     [['--table', 'doc.crate_bench_results'], /--table doc\.crate_bench_results is where runs store their results/],
     [['--pg_port', '5433'], /--pg_port is the port of --protocol pg: give --protocol pg too/],
     [['--start_time', 'yesterday'], /--start_time/],

@@ -157,7 +157,9 @@ test('bad input is one line before anything starts: a port taken by another proc
   ]
   for (const [args, pattern] of cases) {
     const heap = args.includes('--heap') ? [] : ['--heap', '256m']
-    const run = await cluster(['start', ...commonNoHeap, ...heap, ...args], { env })
+    // Not the default port: a CrateDB of this machine may hold it, and the check of the ports comes first.
+    const ports = args.includes('--http_port') ? [] : ['--http_port', String(await freeClusterPort(1))]
+    const run = await cluster(['start', ...commonNoHeap, ...heap, ...ports, ...args], { env })
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
     assert.match(run.stderr, pattern)
     assert.equal(run.stderr.trim().split('\n').filter((l) => /error:/.test(l)).length, 1, run.stderr)

@@ -106,6 +106,33 @@ test('rows of the fleet\'s keys beyond what a living generator sent: the dead on
   assert.equal(m.rows_ok + m.rows_failed + m.rows_in_doubt, m.rows_sent)
 }))
 
+// Another writer's rows in the dead generator's share only: the living ones' counts look right. Issue 57: 1,000 rows of
+// its keys written again, or more rows of new keys than it could have stored (a million in its 4 s).
+const inShareOf = (generator, add) => (counts) =>
+  new Map([...counts].map(([g, rows]) => [g, g === generator ? add(rows) : rows]))
+for (const [what, add, warning] of [
+  ['its keys written twice', (rows) => [rows + 1000, rows],
+    /the table holds [\d,]+ rows of generator 2's keys since the run's start and only [\d,]+ distinct keys: a key /],
+  ['more rows than it could have stored', (rows) => rows + 1_000_000,
+    /the table holds [\d,]+ rows of generator 2's keys since the run's start, more than the [\d,]+ it could have /]
+]) {
+  test(`another writer's rows in a dead generator's share (${what}): its rows bounded and in doubt, not counted`,
+    () => withCrateTestDouble({ ...slowBulks, fleetRows: inShareOf(1, add) }, async (double) => {
+    const { runs: [steward, second], report } = await fleet(double, { runId: 'foreign-dead-share', count: 2,
+      kills: { 2: { at: /the load starts at/, delayMs: 2500 } } })
+    assert.equal(second.signal, 'SIGKILL')
+    assert.equal(steward.code, 4, steward.stderr)
+    assert.match(steward.stderr, warning)
+    assert.match(steward.stderr, /another writer of the same keys\?\); the dead generators' rows are bounded, not /)
+    const m = report.json
+    assert.ok(m.rows_in_doubt > 0, 'what the dead generator may have sent is in doubt')
+    assert.ok(m.rows_ok <= double.keys.size, `${m.rows_ok} ok of ${double.keys.size} rows the fleet wrote`)
+    assertSomeMatch(m.partial_reasons,
+      /^generator 2 .*judged dead after [\d.]+ s of silence.*up to \d+ more after its last report/)
+    assert.equal(m.rows_ok + m.rows_failed + m.rows_in_doubt, m.rows_sent)
+  }))
+}
+
 test('a generator of a model without row keys killed mid-run: what it may have sent since its last report is in ' +
   'doubt, bounded', () => withCrateTestDouble({ ...slowBulks, trackKeys: false }, async (double) => {
   const { runs: [steward, second], report } = await fleet(double, { runId: 'one-dies-loadtest', count: 2,

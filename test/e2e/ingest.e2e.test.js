@@ -11,6 +11,8 @@ const { closedPort } = require('../helpers/ports')
 const { CrateClient } = require('../../lib/cluster/http-client')
 const { NO_REASON } = require('../../lib/cluster/pg-client')
 const { joined, assertSomeMatch } = require('../helpers/patterns')
+const { takeLease } = require('../../lib/workloads/table-lease')
+const { parseTableName } = require('../../lib/data/schema')
 
 const ingest = (args, options) => runTool('appClusterIngest.js', args, options)
 const noStackTrace = (stderr) => !/\n\s+at .+:\d+:\d+/.test(stderr)
@@ -374,6 +376,35 @@ testOverProtocols('by default a table is dropped only when this tool made it and
     client.close()
   }
 })
+
+test('a table in use by a running study of this tool is not dropped, even with --drop_table; the study\'s own ' +
+  'runs drop it; --no-drop_table adds rows beside it', () => withDouble({}, async (double) => {
+  const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }],
+    user: 'crate', timeoutMs: 5000 })
+  try {
+    const first = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
+    assert.equal(first.code, 0, first.stderr)
+    // A grid on another machine between its runs: its lease renewed a moment ago.
+    const grid = { host: 'other-machine', pid: 77, what: 'crate-bench grid' }
+    assert.ok((await takeLease({ client, table: parseTableName('doc.cpu', 'table'), holder: grid })).taken)
+    for (const flags of [[], ['--drop_table']]) {
+      const refused = await ingest(['--processes', '1', '--max_rows', '100', ...flags], { env: double.env() })
+      assert.equal(refused.code, 3, refused.stderr)
+      assert.match(refused.stderr, joined(
+        /^appClusterIngest\.js: error: table doc\.cpu is in use by crate-bench grid of this tool \(pid 77 on /m,
+        /other-machine, its lease renewed \d+ s ago\): it is kept; wait for that run to end/), flags.join(' '))
+    }
+    assert.equal(double.statementsMatching(/^DROP/).length, 0, 'the study\'s table was not dropped')
+    const beside = await ingest(['--processes', '1', '--max_rows', '100', '--no-drop_table'], { env: double.env() })
+    assert.equal(beside.code, 0, beside.stderr)
+    const studysRun = await ingest(['--processes', '1', '--max_rows', '100', '--drop_table'],
+      { env: double.env({ CRATE_BENCH_TABLE_HOLDER: JSON.stringify(grid) }) })
+    assert.equal(studysRun.code, 0, studysRun.stderr)
+    assert.match(studysRun.stderr, /^dropped table doc\.cpu \(--drop_table\)$/m)
+  } finally {
+    client.close()
+  }
+}))
 
 testOverProtocols('Ctrl-C: the master stops the workers and prints what was measured, marked partial',
   { fault: ({ bulk }) => (bulk ? { delayMs: 100 } : undefined) }, async (double) => {

@@ -66,7 +66,7 @@ const missingParameter = (given) => `SQLParseException[The query contains a para
 // The fleet's rows per generator by the cpu rows' keys, in the statement the cpu model writes.
 const { MODELS } = require('../../lib/data/models')
 function fleetRowsTable (stmt) {
-  const m = / FROM (\S+) WHERE "ts" >= \? GROUP BY 1$/.exec(stmt)
+  const m = / FROM (\S+) WHERE "ts" >= \?\) AS "keys" GROUP BY 1$/.exec(stmt)
   if (!m) return null
   return MODELS.cpu.fleetRowsSql({ sql: m[1] }, {}, 0, 1).sql === stmt ? m[1] : null
 }
@@ -89,8 +89,9 @@ class CrateTestDouble {
    * @param {{windowMs: number, duplicateEvery: number, bareEvery: number}} [script.failover] for
    *        windowMs after a kill, every duplicateEvery-th bulk row on a survivor answers -2 with 4091
    *        but is stored, every bareEvery-th answers a bare -2 and is not (63)
-   * @param {(counts: Map<number, number>) => Map<number, number>} [script.fleetRows] what the count of a fleet's
-   *        rows by their keys answers, from the counts of the keys tracked (a table with rows they cannot tell apart)
+   * @param {(counts: Map<number, number>) => Map<number, number|number[]>} [script.fleetRows] what the count of a
+   *        fleet's rows by their keys answers, from the counts of the keys tracked (a table with rows they cannot tell
+   *        apart): a generator's rows, or [rows, distinct keys]
    * @param {{key: Buffer, cert: Buffer}} [script.tls] answer over HTTPS with this key and certificate
    * @param {{hostname?: string, cores?: number, heapMax?: number, memTotal?: number, cpuPct?: number|number[]}[]}
    *        [script.nodeShapes] each node's machine as the cluster-shape query reads it (default: capture 20's node, 4
@@ -378,7 +379,7 @@ class CrateTestDouble {
       if (!this.keys || !this.tables.has(tableName(keyedTable))) {
         return error(400, 4000, 'SQLParseException[the CrateDB test double counts rows by key with trackKeys only]')
       }
-      const [startMs, intervalMs, scale, count, since] = args
+      const [count, startMs, intervalMs, scale, since] = args
       const counts = new Map()
       for (const key of this.keys) {
         const [hostname, ts] = key.split('|')
@@ -386,8 +387,10 @@ class CrateTestDouble {
         const i = Math.trunc((Number(ts) - startMs) / intervalMs) * scale + Number(hostname.slice(5))
         counts.set(i % count, (counts.get(i % count) || 0) + 1)
       }
+      // The keys are a set: each distinct once, unless the script answers [rows, distinct].
       const answered = this.script.fleetRows ? this.script.fleetRows(counts) : counts
-      return { cols: ['generator', 'count(*)'], rows: [...answered], rowcount: answered.size }
+      const rows = [...answered].map(([g, n]) => (Array.isArray(n) ? [g, ...n] : [g, n, n]))
+      return { cols: ['generator', 'count(*)', 'count(DISTINCT i)'], rows, rowcount: rows.length }
     }
     if ((m = RUN_AGGREGATE.exec(stmt))) {
       const table = this.tables.get(tableName(m[1]))

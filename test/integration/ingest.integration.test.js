@@ -4,6 +4,8 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { SKIP, clusterEnv, clusterClient, scratchTable } = require('../helpers/real-cluster')
 const { runTool } = require('../helpers/run-tool')
+const { takeLease } = require('../../lib/workloads/table-lease')
+const { parseTableName } = require('../../lib/data/schema')
 
 if (SKIP) console.log(`# ${SKIP}`)
 
@@ -94,6 +96,33 @@ test('--prefill on a real CrateDB: the table filled first, the run after it, eve
       assert.equal(distinct.rows[0][0], 60_000)
     } finally {
       await client.sql(`DROP TABLE IF EXISTS ${table}`).catch(() => {})
+      client.close()
+    }
+  })
+
+// Issue 57: a second run dropped the table a running grid used. The lease (lib/workloads/table-lease.js) on a real
+// CrateDB: one winner, a real-time read, the study's own runs let through.
+test('a table in use by a study of this tool on a real CrateDB: not dropped by another run; its own runs drop it',
+  { skip: SKIP }, async () => {
+    const table = scratchTable('bench_it_lease')
+    const client = clusterClient()
+    const grid = { host: 'other-machine', pid: 77, what: 'crate-bench grid' }
+    const args = ['--table', table, '--processes', '1', '--max_rows', '1000', '--json']
+    try {
+      const first = await runTool('appClusterIngest.js', args, { env: clusterEnv() })
+      assert.equal(first.code, 0, first.stderr)
+      assert.ok((await takeLease({ client, table: parseTableName(table, 'table'), holder: grid })).taken)
+      const refused = await runTool('appClusterIngest.js', [...args, '--drop_table'], { env: clusterEnv() })
+      assert.equal(refused.code, 3, refused.stderr)
+      assert.match(refused.stderr, /error: table \S+ is in use by crate-bench grid of this tool \(pid 77 on other-/)
+      const own = await runTool('appClusterIngest.js', args,
+        { env: { ...clusterEnv(), CRATE_BENCH_TABLE_HOLDER: JSON.stringify(grid) } })
+      assert.equal(own.code, 0, own.stderr)
+      assert.match(own.stderr, /^dropped table \S+ \(made by this tool in run /m)
+      assert.equal(own.json.table_count, 1000)
+    } finally {
+      await client.sql(`DROP TABLE IF EXISTS ${table}`).catch(() => {})
+      await client.sql('DELETE FROM "doc"."crate_bench_leases" WHERE "table_name" = ?', [table]).catch(() => {})
       client.close()
     }
   })

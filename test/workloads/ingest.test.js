@@ -23,19 +23,21 @@ test('the source sends exactly max_rows rows, the last batch smaller, fresh rows
   assert.equal(keys.size, 25)
 })
 
-test('a dead worker\'s unheard rows are bounded by its pace over the time the master heard nothing from it',
-  async () => {
+test('a dead worker\'s unheard rows are bounded by its request slots turning over at its quickest answer, for the ' +
+  'time the master heard nothing from it', async () => {
   const options = parseOptions(ingest, ['--batch_size', '100', '--concurrent_requests', '2'], {})
-  // 10,000 acknowledged, 200 in doubt; the worker killed sent 7,000 more the master never heard of (its last report
-  // 3.5 s before it died, on a loaded machine).
-  const client = { sql: async (stmt) => (/^SELECT count/.test(stmt) ? { rows: [[17_200]] } : { rows: [],
+  // 10,000 acknowledged, 200 in doubt; the worker killed sent 7,700 more the master never heard of. Its average pace
+  // (5,000 rows in 2.5 s, slow at its start) would allow 2,000 rows/s; its slots answered within 20 ms at best.
+  const client = { sql: async (stmt) => (/^SELECT count/.test(stmt) ? { rows: [[17_900]] } : { rows: [],
     rowcount: 1 }) }
   const totals = { unitsSent: 10_200, all: { ok: 10_000, failed: 0 }, warmup: { ok: 0, failed: 0 } }
-  const finishWith = (silentS) => ingest.finish({ client, options, prepared: { created: ['doc.cpu'] }, totals,
-    lostWorkers: [{ index: 1, unitsSent: 5000, seconds: 2.5, silentS }], log: () => {} })
-  const late = (await finishWith(3.5)).reconciliation
-  assert.deepEqual([late.verdict, late.excess, late.unreported], ['above', 7000, { workers: [1], bound: 7200 }],
-    '2,000 rows/s for 3.5 s and the 200 rows in flight')
-  const prompt = (await finishWith(0.2)).reconciliation
-  assert.equal(prompt.unreported.bound, 2200, 'a report interval at least: 2,000 rows/s for 1 s and the 200 in flight')
+  const finishWith = (silentS, fastestAnswerMs) => ingest.finish({ client, options, prepared: { created: ['doc.cpu'] },
+    totals, lostWorkers: [{ index: 1, unitsSent: 5000, seconds: 2.5, silentS, fastestAnswerMs }], log: () => {} })
+  const late = (await finishWith(1.1, 20)).reconciliation
+  assert.deepEqual([late.verdict, late.excess, late.unreported], ['above', 7700, { workers: [1], bound: 11_200 }],
+    '2 slots of 100 rows, 55 answers each in 1.1 s and one in flight')
+  const prompt = (await finishWith(0.2, 20)).reconciliation
+  assert.equal(prompt.unreported.bound, 10_200, 'a report interval at least: 50 answers a slot in 1 s, one in flight')
+  const unanswered = (await finishWith(3.5, null)).reconciliation
+  assert.equal(unanswered.unreported.bound, 7200, 'no answer yet: its pace, 2,000 rows/s for 3.5 s, and 200 in flight')
 })

@@ -5,26 +5,15 @@ const os = require('node:os')
 const path = require('node:path')
 const { UsageError } = require('../../base/errors')
 const { readStudyObject } = require('../../base/files')
-const { processRuns } = require('../../base/processes')
+const { toolProcessRuns } = require('../../base/processes')
 
 // One study per folder: a lock while a grid runs in it, and a grid.json read as a result is (a regular file of a
 // bounded size holding an object), whose runs are those a grid of these settings can have made.
 
 const LOCK = 'grid.lock'
 
-/**
- * Whether `pid` is a study of this tool that still runs: alive and, where /proc shows its command line, a node
- * process of crate-bench (a pid reused by another program after a reboot holds no folder).
- */
-const processAlive = (pid) => {
-  if (!processRuns(pid)) return false
-  try {
-    return /crate-bench|appCluster/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))
-  } catch {
-    // No /proc (macOS): alive is all that can be known.
-    return !fs.existsSync('/proc')
-  }
-}
+// A study of this tool that still runs holds its folder.
+const processAlive = toolProcessRuns
 
 // A lock is a line of JSON: anything longer was not written by this tool.
 const MAX_LOCK_BYTES = 4096

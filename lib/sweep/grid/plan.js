@@ -13,8 +13,24 @@ const DIMENSIONS = {
   concurrent_requests: WHOLE,
   processes: WHOLE,
   shards: WHOLE,
-  replicas: { test: (v) => /^[0-9]+(-([0-9]+|all))?$/.test(v), text: 'replica counts (0, 1, 0-1, …)' },
+  replicas: { test: (v) => /^[0-9]+(-([0-9]+|all))?$/.test(v) && replicaBounds(v) !== null,
+    text: 'replica counts (0, 1, 0-1, 1-all; a range\'s upper bound not below its lower)',
+    canonical: (v) => canonicalReplicas(v) },
   rate: { test: (v) => /^[0-9]+(\.[0-9]+)?$/.test(v) && Number(v) > 0, text: 'positive numbers' }
+}
+
+/** A replicas value's bounds: [lower, upper] (upper Infinity for all), null for a range whose upper is below. */
+function replicaBounds (v) {
+  const [lower, upper = lower] = String(v).split('-')
+  const bounds = [Number(lower), upper === 'all' ? Infinity : Number(upper)]
+  return bounds[1] < bounds[0] ? null : bounds
+}
+
+/** One text per replica range, as CrateDB reads it: 0-01 is 0-1, 1-1 is 1. */
+function canonicalReplicas (v) {
+  const [lower, upper] = replicaBounds(v)
+  if (upper === lower) return lower
+  return `${lower}-${upper === Infinity ? 'all' : upper}`
 }
 
 const numberOrText = (v) => (/^[0-9]+(\.[0-9]+)?$/.test(v) ? Number(v) : v)
@@ -36,10 +52,11 @@ function parseVary (texts) {
     const values = list.split(',').map((v) => v.trim()).filter(Boolean)
     const bad = values.find((v) => !kind.test(v))
     if (bad !== undefined) throw new UsageError(`--vary ${name}: '${bad}' is not a value; give ${kind.text}`)
-    // Compared as the benchmark reads them: 1000 and 1000.0 are one value given twice.
+    // Compared as the benchmark reads them: 1000 and 1000.0 are one value given twice, as are replicas 0-1 and 0-01.
+    const read = kind.canonical || numberOrText
     const seen = new Map()
     for (const v of values) {
-      const key = String(numberOrText(v))
+      const key = String(read(v))
       if (seen.has(key)) {
         const given = seen.get(key) === v ? v : `${seen.get(key)} and ${v}`
         throw new UsageError(`--vary ${name} names a value twice (${given})`)
@@ -47,7 +64,7 @@ function parseVary (texts) {
       seen.set(key, v)
     }
     if (values.length === 0) throw new UsageError(`--vary ${name} has no values`)
-    dimensions.push({ name, values: values.map(numberOrText) })
+    dimensions.push({ name, values: values.map(read) })
   }
   return dimensions
 }

@@ -11,6 +11,8 @@ test('--vary: two or more dimensions of known flags, each value checked as the b
     { name: 'rate', values: [2.5, 10] },
     { name: 'replicas', values: [0, '0-1'] }
   ])
+  assert.deepEqual(parseVary(['batch_size=1', 'replicas=00-01,2-2,1-all'])[1].values, ['0-1', 2, '1-all'],
+    'each range in one spelling')
   for (const [texts, message] of [
     [['batch_size=1,2'], /a grid needs --vary NAME=V1,V2,… at least twice/],
     [['batch_size=1,2', 'workers=1,2'],
@@ -19,7 +21,12 @@ test('--vary: two or more dimensions of known flags, each value checked as the b
     [['batch_size=1,0', 'shards=3'], /--vary batch_size: '0' is not a value; give whole numbers of at least 1/],
     [['batch_size=1,1', 'shards=3'], /--vary batch_size names a value twice/],
     [['batch_size', 'shards=3'], /--vary must be NAME=V1,V2,… \(got 'batch_size'\)/],
-    [['batch_size=1', 'rate=-3'], /--vary rate: '-3' is not a value; give positive numbers/]
+    [['batch_size=1', 'rate=-3'], /--vary rate: '-3' is not a value; give positive numbers/],
+    // Issue 57: replica ranges compared by their bounds, as CrateDB reads them.
+    [['batch_size=1', 'replicas=0-1,0-01'], /--vary replicas names a value twice \(0-1 and 0-01\)/],
+    [['batch_size=1', 'replicas=1,1-1'], /--vary replicas names a value twice \(1 and 1-1\)/],
+    [['batch_size=1', 'replicas=01,1'], /--vary replicas names a value twice \(01 and 1\)/],
+    [['batch_size=1', 'replicas=2-1'], /--vary replicas: '2-1' is not a value; give replica counts .*upper bound not /]
   ]) assert.throws(() => parseVary(texts), (e) => e.exitCode === 2 && message.test(e.message), message)
 })
 

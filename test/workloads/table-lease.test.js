@@ -1,0 +1,106 @@
+'use strict'
+
+// Which run of this tool uses a table, against the CrateDB test double (which answers the lease table as the fleet
+// table: one winner of ON CONFLICT DO NOTHING, real-time reads by key, optimistic updates on _seq_no).
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { CrateClient } = require('../../lib/cluster/http-client')
+const { parseHosts } = require('../../lib/cluster/connection')
+const { parseTableName } = require('../../lib/data/schema')
+const { takeLease, inUseMessage, holderOfRun, holderForChildren, LeaseKeeper, TTL_MS, HOLDER_ENV } =
+  require('../../lib/workloads/table-lease')
+
+const TABLE = parseTableName('doc.cpu', 'table')
+const grid = { host: 'vm', pid: 4242, what: 'crate-bench grid' }
+const run = { host: 'vm', pid: 5151, what: 'run r2' }
+
+async function withClient (body) {
+  await withCrateTestDouble({}, async (double) => {
+    const client = new CrateClient({ hosts: parseHosts(`127.0.0.1:${double.port}`, double.port, false), user: 'crate',
+      password: '', timeoutMs: 5000 })
+    try {
+      await body(client, double)
+    } finally {
+      client.close()
+    }
+  })
+}
+
+const take = (client, holder, extra = {}) =>
+  takeLease({ client, table: TABLE, holder, hostname: 'vm', alive: () => true, ...extra })
+
+test('a table\'s lease: one holder at a time; the holder takes it again; another is told who has it', () =>
+  withClient(async (client) => {
+  assert.deepEqual(await take(client, grid), { taken: true })
+  assert.deepEqual(await take(client, grid), { taken: true }, 'its own lease, renewed')
+  const refused = await take(client, run)
+  assert.deepEqual(refused.heldBy, grid)
+  assert.ok(refused.renewedAgoMs >= 0 && refused.renewedAgoMs < TTL_MS, String(refused.renewedAgoMs))
+  assert.match(inUseMessage(TABLE, refused), new RegExp('^table doc\\.cpu is in use by crate-bench grid of this ' +
+    'tool \\(pid 4242 on vm, its lease renewed \\d+ s ago\\): it is kept; wait for that run to end \\(a lease ' +
+    'nobody renews lapses after 60 s\\), give another --table, or --no-drop_table to add rows beside it$'))
+}))
+
+test('a lease lapses when its holder of this machine is gone, or when nobody renewed it for its TTL', () =>
+  withClient(async (client, double) => {
+  await take(client, grid)
+  assert.deepEqual(await take(client, run, { alive: (pid) => pid !== grid.pid }), { taken: true }, 'holder gone')
+  const elsewhere = { ...grid, host: 'other-machine' }
+  await take(client, { ...run, pid: 1 }, { alive: () => false }).then((r) => assert.ok(r.taken))
+  const fresh = parseTableName('doc.other', 'table')
+  assert.ok((await takeLease({ client, table: fresh, holder: elsewhere, hostname: 'vm', alive: () => false })).taken)
+  const held = await takeLease({ client, table: fresh, holder: run, hostname: 'vm', alive: () => false })
+  assert.deepEqual(held.heldBy, elsewhere, 'a holder of another machine cannot be judged gone: its TTL rules')
+  double.script.serverClockOffsetMs = TTL_MS + 1000
+  assert.deepEqual(await takeLease({ client, table: fresh, holder: run, hostname: 'vm', alive: () => false }),
+    { taken: true }, 'not renewed for its TTL')
+}))
+
+test('a run releases its lease at its end; a study\'s runs leave theirs to the study\'s next run', () =>
+  withClient(async (client) => {
+  const timers = { setInterval: () => ({}), clearInterval: () => {} }
+  const own = new LeaseKeeper({ client, holder: { ...run, inherited: false }, log: () => {}, timers })
+  await take(client, run)
+  own.keep(TABLE)
+  await own.stop()
+  assert.deepEqual(await take(client, grid), { taken: true }, 'released')
+  const child = new LeaseKeeper({ client, holder: { ...grid, inherited: true }, log: () => {}, timers })
+  child.keep(TABLE)
+  await child.stop()
+  assert.deepEqual((await take(client, run)).heldBy, grid, 'the study still holds it')
+}))
+
+test('a keeper renews its leases on its timer; a renewal that fails is one warning', async () => {
+  let tick = null
+  const timers = { setInterval: (fn) => { tick = fn; return {} }, clearInterval: () => { tick = null } }
+  const statements = []
+  let fail = false
+  const client = { sql: async (stmt, args) => {
+    statements.push([stmt, args])
+    if (fail) throw new Error('connection refused')
+    return { rowcount: 1 }
+  } }
+  const lines = []
+  const keeper = new LeaseKeeper({ client, holder: { ...run, inherited: false }, log: (l) => lines.push(l), timers })
+  keeper.keep(TABLE)
+  await tick()
+  assert.match(statements[0][0], /^UPDATE "doc"\."crate_bench_leases" SET "at" = CURRENT_TIMESTAMP WHERE /)
+  assert.deepEqual(statements[0][1], ['doc.cpu', JSON.stringify({ host: 'vm', pid: 5151, what: 'run r2' })])
+  fail = true
+  await tick()
+  await tick()
+  assert.deepEqual(lines, ['warning: could not renew the lease of doc.cpu: connection refused'])
+  await keeper.stop()
+  assert.equal(tick, null, 'no renewal after the end')
+})
+
+test('the holder of a run: its study\'s (from the environment), else itself; a malformed holder is ignored', () => {
+  const env = { [HOLDER_ENV]: JSON.stringify(grid) }
+  assert.deepEqual(holderOfRun('r1', env), { ...grid, inherited: true })
+  assert.equal(holderForChildren('crate-bench study', env), env[HOLDER_ENV], 'a grid inside a study: the study\'s')
+  const own = holderOfRun('r1', { [HOLDER_ENV]: '{"host": "vm", "pid": -1, "what": "x"}' })
+  assert.deepEqual([own.pid, own.what, own.inherited], [process.pid, 'run r1', false])
+  assert.deepEqual(JSON.parse(holderForChildren('crate-bench grid', {})).what, 'crate-bench grid')
+})
