@@ -53,4 +53,4 @@ function measureGridBookkeeping () {
     met: growth <= TARGET_GRID_BOOKKEEPING_GROWTH }
 }
 
-module.exports = { measureGridBookkeeping }
+module.exports = { measureGridBookkeeping, gridState }

@@ -61,7 +61,7 @@ test('bench/bare-pg.js --as-it-comes walks each answer to its ReadyForQuery, as 
 })
 
 test('bench/run.js names an unknown part, and the real-node part the variables it needs, in one line', async () => {
-  for (const [part, expected] of [['nonsense', /unknown part "nonsense": one of watching, pg, dashboard, real/],
+  for (const [part, expected] of [['nonsense', /unknown part "nonsense": one of watching, pg, dashboard, grid, real/],
     ['real', /needs CRATE_BENCH_URL .* and CRATE_BENCH_PG_URL/]]) {
     const child = spawn(process.execPath, [path.join(BENCH, 'run.js'), part],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } })
