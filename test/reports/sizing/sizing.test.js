@@ -115,11 +115,18 @@ test('crate-bench sizing over runs on test clusters of 1, 3 and 6 nodes (one sha
   assert.deepEqual(group.shapes.map((s) => [s.nodes, s.cores_per_node, s.heap_bytes_per_node]),
     [[1, 8, 16 * GB], [3, 8, 16 * GB], [6, 8, 16 * GB]])
   group.shapes.forEach((s, i) => {
-    assert.equal(s.per_node, Math.round((results[i].rows_per_sec / s.nodes) * 100) / 100)
+    // On a loaded machine the load generator itself may be the limit: that run is no figure, and the sizing says so.
+    if (results[i].client && results[i].client.saturated) {
+      assert.deepEqual([s.per_node, s.excluded.map((e) => e.why)], [null, ['the load generator was the limit']])
+      return
+    }
+    assert.equal(s.per_node, Math.round((results[i].rows_per_sec / s.nodes) * 100) / 100, JSON.stringify(s))
     assert.equal(s.per_core, Math.round((results[i].rows_per_sec / (s.nodes * 8)) * 100) / 100)
   })
-  assert.equal(group.shapes[1].efficiency_pct,
-    Math.round((group.shapes[1].per_node / group.shapes[0].per_node) * 1000) / 10)
+  if (group.shapes[0].per_node !== null && group.shapes[1].per_node !== null) {
+    assert.equal(group.shapes[1].efficiency_pct,
+      Math.round((group.shapes[1].per_node / group.shapes[0].per_node) * 1000) / 10)
+  }
   assert.equal(group.shapes[2].shared_machine, true)
   assert.equal(group.shapes[2].efficiency_pct, null, 'nodes sharing a machine scale nothing')
   assert.match(sized.stderr,
