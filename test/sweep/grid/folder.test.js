@@ -37,22 +37,28 @@ test('a lock of a pid that lives but is no study of this tool (pid 1, reused) is
   assert.equal(fs.existsSync(path.join(dir, 'grid.lock')), false)
 })
 
-// A winner holds the lock for 4 s: every taker of the trial tries while it lives (one that came after it was gone
-// would take its stale lock rightly).
+// A winner holds the lock until every taker of the trial has said its outcome: a taker that came after the winner was
+// gone would take its stale lock rightly (CI under load: six processes started more than 4 s apart).
 test('six takers of one stale lock at once: exactly one wins', async (t) => {
   if (!fs.existsSync('/proc')) return t.skip('no /proc: a live pid is all that can be known here')
   for (let trial = 0; trial < 3; trial++) {
     const dir = tempDir(t)
     fs.writeFileSync(path.join(dir, 'grid.lock'), stale(2 ** 22 + 7))
     const script = `const { takeLock } = require(${JSON.stringify(FOLDER)})
-      try { takeLock(${JSON.stringify(dir)}); console.log('won'); setTimeout(() => {}, 4000) }
+      try { takeLock(${JSON.stringify(dir)}); console.log('won'); setInterval(() => {}, 1000) }
       catch (error) { console.log('refused') }`
+    const children = []
     const outcomes = await Promise.all(Array.from({ length: 6 }, () => new Promise((resolve) => {
       const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+      children.push(child)
       let out = ''
-      child.stdout.on('data', (d) => { out += d })
+      child.stdout.on('data', (d) => {
+        out += d
+        if (out.includes('\n')) resolve(out.trim())
+      })
       child.on('exit', () => resolve(out.trim()))
     })))
+    for (const child of children) child.kill('SIGKILL')
     assert.equal(outcomes.filter((o) => o === 'won').length, 1, `trial ${trial + 1}: ${outcomes.join(', ')}`)
   }
 })
