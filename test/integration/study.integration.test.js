@@ -40,7 +40,15 @@ sustained: {duration: 3s, args: [--processes, '1']}
     assert.deepEqual(shapes.map((s) => s.nodes), [1, 3])
     assert.equal(sizing.started['3-nodes'].nodes, 3)
     assert.match(sizing.started['3-nodes'].build_hash, /^[0-9a-f]{40}$/)
-    assert.ok(shapes.every((s) => s.best && s.best.per_sec > 0), JSON.stringify(shapes.map((s) => s.best)))
+    for (const s of shapes) {
+      // On a loaded machine every run of a shape may be left out (too short for a steady rate, the load generator the
+      // limit): then the sizing names each one and why, and offers no figure (CI beside four busy loops: 3 nodes).
+      if (s.best === null) {
+        assert.ok(s.excluded.every((e) => /too short for a steady rate|the load generator was the limit/.test(e.why)),
+          JSON.stringify(s))
+      }
+      if (s.best !== null) assert.ok(s.best.per_sec > 0, JSON.stringify(s.best))
+    }
     assert.match(sizing.study_caveats[0], /^3 nodes on one \d+-core machine/)
     // Every cluster of the study stopped (CI's own servers, in the same cache's registry, still run).
     const listed = await runTool('bin/crate-bench.js', ['cluster', 'list'], { env })
