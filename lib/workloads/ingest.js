@@ -204,10 +204,10 @@ async function countFleetRows ({ client, options, prepared, generatorCount }) {
   const { sql, args } = model.fleetRowsSql(tables[0].table, options, startMs, generatorCount)
   const answer = await client.sql(sql, args)
   if (!answer || !Array.isArray(answer.rows)) return null
+  const count = (n) => Number.isSafeInteger(n) && n >= 0
   const counts = new Map()
   for (const row of answer.rows) {
     const [generator, rows, distinct] = Array.isArray(row) ? row : []
-    const count = (n) => Number.isSafeInteger(n) && n >= 0
     if (!Number.isSafeInteger(generator) || !count(rows) || !count(distinct) || distinct > rows) return null
     counts.set(generator, { rows, distinct })
   }

@@ -39,16 +39,15 @@ const NOW_SQL = 'SELECT CURRENT_TIMESTAMP AS now'
  */
 function holderOfRun (runId, env = process.env) {
   const given = parseHolder(env[HOLDER_ENV])
-  if (given) return { ...given, inherited: true }
-  return { host: os.hostname(), pid: process.pid, what: `run ${runId}`, inherited: false }
+  return given ? { ...given, inherited: true } : { ...ownHolder(`run ${runId}`), inherited: false }
 }
 
 /** The holder a study hands its runs: itself, or the study that started it. */
 function holderForChildren (what, env = process.env) {
-  return env[HOLDER_ENV] && parseHolder(env[HOLDER_ENV])
-    ? env[HOLDER_ENV]
-    : JSON.stringify({ host: os.hostname(), pid: process.pid, what })
+  return parseHolder(env[HOLDER_ENV]) ? env[HOLDER_ENV] : holderText(ownHolder(what))
 }
+
+const ownHolder = (what) => ({ host: os.hostname(), pid: process.pid, what })
 
 function parseHolder (text) {
   if (typeof text !== 'string' || text.length > 1000) return null

@@ -229,11 +229,9 @@ function stopAlong (series, pct) {
 const gainText = (ratio) => (ratio >= 2 ? `×${round(ratio, 1)}`
   : `${ratio >= 1 ? '+' : ''}${Math.round((ratio - 1) * 100)}%`)
 
-/** The best candidate throughput of the cells where `fixed` holds, per value of `dimension`. */
-function ridgeAlong (dimension, cells, fixed = {}) {
-  const conditions = Object.entries(fixed)
-  return ridgeOf(dimension, bestPerValue(dimension, cells.filter((c) => conditions.every(([k, v]) =>
-    c.settings[k] === v))))
+/** The best candidate throughput of the cells, per value of `dimension`. */
+function ridgeAlong (dimension, cells) {
+  return ridgeOf(dimension, bestPerValue(dimension, cells))
 }
 
 /**

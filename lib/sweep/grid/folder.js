@@ -12,9 +12,6 @@ const { toolProcessRuns } = require('../../base/processes')
 
 const LOCK = 'grid.lock'
 
-// A study of this tool that still runs holds its folder.
-const processAlive = toolProcessRuns
-
 // A lock is a line of JSON: anything longer was not written by this tool.
 const MAX_LOCK_BYTES = 4096
 
@@ -24,7 +21,7 @@ const MAX_LOCK_BYTES = 4096
  * that find it stale at once exactly one takes it; one of another machine (a shared folder) cannot be judged and
  * refuses. A lock that is no regular file (a link, a FIFO, a folder) is never read: refused. Returns the release.
  */
-function takeLock (dir, { said = () => {}, now = Date.now, alive = processAlive, name = LOCK, what = 'grid' } = {}) {
+function takeLock (dir, { said = () => {}, now = Date.now, alive = toolProcessRuns, name = LOCK, what = 'grid' } = {}) {
   const file = path.join(dir, name)
   const mine = JSON.stringify({ pid: process.pid, host: os.hostname(), started_at: new Date(now()).toISOString() })
   for (let attempt = 0; attempt < 20; attempt++) {

@@ -15,7 +15,7 @@ const DIMENSIONS = {
   shards: WHOLE,
   replicas: { test: (v) => /^[0-9]+(-([0-9]+|all))?$/.test(v) && replicaBounds(v) !== null,
     text: 'replica counts (0, 1, 0-1, 1-all; a range\'s upper bound not below its lower)',
-    canonical: (v) => canonicalReplicas(v) },
+    canonical: canonicalReplicas },
   rate: { test: (v) => /^[0-9]+(\.[0-9]+)?$/.test(v) && Number(v) > 0, text: 'positive numbers' }
 }
 
