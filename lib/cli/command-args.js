@@ -24,7 +24,7 @@ function commandParser (argv, { passThrough = false, benchmarkAfterDash = false 
     .option('help', { alias: 'h', type: 'boolean', describe: 'show this help' })
     .fail((message, error) => {
       const known = Object.keys(parser.getOptions().key)
-      throw new UsageError(inOurWords(message || (error && error.message), known, benchmarkAfterDash))
+      throw new UsageError(inOurWords(message || (error && error.message), known, benchmarkAfterDash, argv))
     })
   return passThrough ? parser : parser.strictOptions()
 }
@@ -33,14 +33,24 @@ function commandParser (argv, { passThrough = false, benchmarkAfterDash = false 
  * yargs' messages in the words of the rest of the tool, naming the flag as the user typed it and the declared one it
  * most likely meant; a command that passes benchmark options on after `--` says so.
  */
-function inOurWords (message, known, afterDash) {
+function inOurWords (message, known, afterDash, argv) {
   const unknown = /^Unknown arguments?: (.+)$/.exec(message)
-  if (unknown) return unknownOptionMessage(unknown[1].split(', ')[0], known, { afterDash })
+  if (unknown) return unknownOptionMessage(firstTyped(unknown[1].split(', '), argv), known, { afterDash })
   const noValue = /^Not enough arguments following: (.+)$/.exec(message)
   if (noValue) return `--${noValue[1]} needs a value`
   const missing = /^Missing required arguments?: (.+)$/.exec(message)
   if (missing) return `give ${missing[1].split(', ').map((name) => `--${name}`).join(' and ')} (see --help)`
   return message
+}
+
+/**
+ * Of the unknown names yargs lists (in its own order), the one the user typed first as an option of its own: in
+ * `--precision -5%` that is `precision`, not the `5` and `%` yargs reads from the negative value.
+ */
+function firstTyped (names, argv) {
+  const typedAt = (name) => argv.findIndex((arg) => arg === `--${name}` || String(arg).startsWith(`--${name}=`))
+  const long = names.map((name) => [name, typedAt(name)]).filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1])
+  return long.length > 0 ? long[0][0] : names[0]
 }
 
 /** The arguments a pass-through parser left for others: positionals and unknown options, then what followed `--`. */

@@ -18,6 +18,9 @@ test('a strict parser keeps positionals and values as typed, and names an unknow
   assert.throws(() => parse(['--bogus'], {}), (e) => e instanceof UsageError &&
     e.message === 'unknown option --bogus (see --help)')
   assert.throws(() => parse(['-x'], {}), { message: 'unknown option -x (see --help)' })
+  // yargs lists the negative value's characters first ('5, precision, %'): the option typed is the one named.
+  assert.throws(() => parse(['--vary', 'a=1', '--precision', '-5%'], { vary: { type: 'string' } }),
+    { message: 'unknown option --precision (see --help)' })
 })
 
 test('a flag without its value is one line naming the flag', () => {
