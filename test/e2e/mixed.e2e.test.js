@@ -7,6 +7,9 @@ const { runTool } = require('../helpers/run-tool')
 const { testOverProtocols } = require('../helpers/protocols')
 const { tempFile } = require('../helpers/temp-files')
 const { closedPort } = require('../helpers/ports')
+const { scrapeUntil } = require('../helpers/scrape')
+
+const DROPPED_INGEST = /^cratebench_dropped_requests_total\{[^}]*workload="ingest"\} \d+$/m
 
 
 const mixFile = (t) => tempFile(t, 'mix.yml',
@@ -69,16 +72,15 @@ testOverProtocols('/metrics gives each workload its target rate: the queries\' -
       String(port)], {
     env: double.env({ CRATE_BENCH_METRICS_LINGER_MS: '0' }),
     waitFor: /metrics: +http/,
-    whileRunning: () => {
-      scraping = new Promise((resolve) => setTimeout(resolve,
-        1000)).then(() => fetch(`http://127.0.0.1:${port}/metrics`)).then((r) => r.text())
-    }
+    // Until the ingest has reported (on a loaded machine its worker may start seconds after the endpoint).
+    whileRunning: (child) => { scraping = scrapeUntil(port, DROPPED_INGEST, child) }
   })
   assert.equal(run.code, 0, run.stderr)
   const scraped = await scraping
   assert.match(scraped, /^cratebench_target_rate\{[^}]*workload="analytical"\} 20$/m)
   assert.match(scraped, /^cratebench_target_rate\{[^}]*workload="ingest"\} 2000$/m)
-  assert.match(scraped, /^cratebench_dropped_requests_total\{[^}]*workload="ingest"\} 0$/m)
+  // Its count is the machine's (a busy one may find every slot taken): the series, by workload, is the point.
+  assert.match(scraped, DROPPED_INGEST)
 })
 
 testOverProtocols('--threshold can judge the ingest beside the queries: "ingest:…" or its table\'s name',

@@ -14,6 +14,7 @@ const { withCrateTestDouble } = require('../helpers/crate-test-double')
 const { runTool, ROOT } = require('../helpers/run-tool')
 const { tempDir } = require('../helpers/temp-files')
 const { closedPort } = require('../helpers/ports')
+const { scrapeUntil } = require('../helpers/scrape')
 
 const PROMETHEUS = [process.env.PROMETHEUS_PATH, '/usr/bin/prometheus'].find((p) => p && fs.existsSync(p))
 const NO_PROMETHEUS = PROMETHEUS ? false : 'Prometheus is not installed (apt-get install prometheus, or ' +
@@ -116,25 +117,24 @@ test('/metrics: one scrape while running names every metric with run_id and gene
   'before any SQL', () => withCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 3 } : undefined) },
     async (double) => {
   const port = await closedPort()
+  const series = ['cratebench_run_info', 'cratebench_rows_total', 'cratebench_requests_total',
+    'cratebench_request_duration_seconds_bucket', 'cratebench_in_flight', 'cratebench_late_requests_total',
+    'cratebench_hosts_up', 'cratebench_client_saturated', 'cratebench_phase']
+    .map((name) => new RegExp(`^${name}\\{[^}]*run_id="scrape-1",generator="1"`, 'm'))
+  const MEASURING = /^cratebench_phase\{[^}]*phase="measure"\} 1$/m
   let scrape
   const run = await runTool('appClusterIngest.js', ['--processes', '1', '--duration', '4s', '--batch_size', '500',
     '--concurrent_requests', '1', '--monitor_interval', '0', '--metrics_port', String(port), '--run_id', 'scrape-1',
       '--json'], {
     env: double.env({ CRATE_BENCH_METRICS_LINGER_MS: '0' }),
     waitFor: /metrics: +http/,
-    whileRunning: () => {
-      scrape = new Promise((resolve) => setTimeout(resolve,
-        2000)).then(() => fetch(`http://127.0.0.1:${port}/metrics`)).then((r) => r.text())
-    }
+    // Until the worker has reported in the measured part (a loaded machine may take seconds to start it).
+    whileRunning: (child) => { scrape = scrapeUntil(port, [MEASURING, ...series], child) }
   })
   assert.equal(run.code, 0, run.stderr)
   const scraped = await scrape
-  for (const name of ['cratebench_run_info', 'cratebench_rows_total', 'cratebench_requests_total',
-    'cratebench_request_duration_seconds_bucket', 'cratebench_in_flight', 'cratebench_late_requests_total',
-      'cratebench_hosts_up', 'cratebench_client_saturated', 'cratebench_phase']) {
-    assert.match(scraped, new RegExp(`^${name}\\{[^}]*run_id="scrape-1",generator="1"`, 'm'), name)
-  }
-  assert.match(scraped, /^cratebench_phase\{[^}]*phase="measure"\} 1$/m)
+  for (const pattern of series) assert.match(scraped, pattern)
+  assert.match(scraped, MEASURING)
   const net = require('node:net')
   const busy = net.createServer()
   await new Promise((resolve) => busy.listen(0, '127.0.0.1', resolve))
