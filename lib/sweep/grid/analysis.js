@@ -231,7 +231,8 @@ const gainText = (ratio) => (ratio >= 2 ? `×${round(ratio, 1)}`
 
 /** The best candidate throughput of the cells, per value of `dimension`. */
 function ridgeAlong (dimension, cells) {
-  return ridgeOf(dimension, bestPerValue(dimension, cells))
+  const best = bestPerValue(dimension, cells)
+  return dimension.values.map((value) => ({ value, per_sec: best.has(value) ? best.get(value) : null }))
 }
 
 /**
@@ -241,7 +242,7 @@ function ridgeAlong (dimension, cells) {
 function ridgesAlongEach (dimension, other, cells) {
   const groups = new Map(other.values.map((v) => [v, []]))
   for (const c of cells) if (groups.has(c.settings[other.name])) groups.get(c.settings[other.name]).push(c)
-  return new Map([...groups].map(([v, group]) => [v, ridgeOf(dimension, bestPerValue(dimension, group))]))
+  return new Map([...groups].map(([v, group]) => [v, ridgeAlong(dimension, group)]))
 }
 
 /** The best throughput of the candidate cells (none excluded) per value of `dimension`. */
@@ -254,9 +255,6 @@ function bestPerValue (dimension, cells) {
   }
   return best
 }
-
-const ridgeOf = (dimension, best) =>
-  dimension.values.map((value) => ({ value, per_sec: best.has(value) ? best.get(value) : null }))
 
 /**
  * Sentences as the published studies write them: per dimension, what it gains along the ridge (the best over the other
