@@ -3,13 +3,10 @@
 // The benchmarks' flags as yargs declares them: their types, defaults, groups and help texts. Parsing and checking
 // them is lib/cli/options.js; the docs test holds docs/ingest.md's table to this list.
 
+const { DEFAULT_FLEET_TABLE } = require('../data/tool-tables')
+
 // k6's web dashboard takes 5665 and Locust's 8089: the next one up from k6's, so both can run beside this tool.
 const DEFAULT_UI_PORT = 5666
-// Where a fleet coordinates (--fleet_table), where the tool records the tables it made (owned-tables.js, which
-// lib/cli may not import) and which run uses them (table-lease.js): tables of the tool's own, never a run's --table.
-const DEFAULT_FLEET_TABLE = 'doc.crate_bench_fleet'
-const REGISTRY_TABLE = 'doc.crate_bench_tables'
-const LEASES_TABLE = 'doc.crate_bench_leases'
 
 const CONNECTION_OPTIONS = {
   host: {
@@ -244,5 +241,4 @@ const CLUSTER_OPTIONS = {
     '(CrateDB refuses root; default crate)' }
 }
 
-module.exports = { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, LEASES_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,
-  CLUSTER_OPTIONS }
+module.exports = { DEFAULT_UI_PORT, CONNECTION_OPTIONS, RUN_OPTIONS, CLUSTER_OPTIONS }

@@ -12,8 +12,8 @@ const { unknownOptionMessage } = require('./suggest')
 const { parseThreshold, requireKnownLabels, requireRateForAchieved, requireLoadForDrift } =
   require('../results/thresholds')
 const { parseRunId, parseGenerator } = require('../results/run-identity')
-const { DEFAULT_UI_PORT, DEFAULT_FLEET_TABLE, REGISTRY_TABLE, LEASES_TABLE, CONNECTION_OPTIONS, RUN_OPTIONS,
-  CLUSTER_OPTIONS } = require('./flags')
+const { DEFAULT_UI_PORT, CONNECTION_OPTIONS, RUN_OPTIONS, CLUSTER_OPTIONS } = require('./flags')
+const { DEFAULT_FLEET_TABLE, REGISTRY_TABLE, LEASES_TABLE } = require('../data/tool-tables')
 
 // What the user asked, checked: the flags of lib/cli/flags.js parsed into one options object for the run, every
 // problem a UsageError naming the flag.

@@ -7,6 +7,7 @@ const { spawn } = require('node:child_process')
 const { processesCap } = require('../cli/options')
 const { EXIT, UsageError, errorLine, errorText } = require('../base/errors')
 const { writableFile } = require('../base/files')
+const { DEFAULT_FLEET_TABLE } = require('../data/tool-tables')
 const { exitCodeOf, unitOfWorkload } = require('../results/result')
 const { readRuns } = require('../reports/read-runs')
 const { terminalReport } = require('../reports/text')
@@ -235,7 +236,7 @@ async function mergedReport (fleet, codes, { stdout, stderr, env, interrupted, u
   if (fleet.json) stdout.write(`${JSON.stringify(result)}\n`)
   if (fleet.report) writeHtml(result, fleet.report, stderr)
   // Tables the fleet keeps in the cluster, said once at the end: they are how the report can be made again.
-  const fleetTable = flagValue(fleet.shared, 'fleet_table') ?? 'doc.crate_bench_fleet'
+  const fleetTable = flagValue(fleet.shared, 'fleet_table') ?? DEFAULT_FLEET_TABLE
   stderr.write(`crate-bench fleet: kept in the cluster: ${fleet.resultsTable} (each generator's result; crate-bench ` +
     `report --results_table ${fleet.resultsTable} --run_id ${fleet.runId} makes this report again) and ` +
     `${fleetTable} (the fleet's coordination); drop them when no run needs them\n`)

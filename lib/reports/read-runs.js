@@ -4,6 +4,7 @@ const { FatalError } = require('../base/errors')
 const { connectionFromArgs } = require('../cluster/connection')
 const { CrateClient } = require('../cluster/http-client')
 const { parseTableName } = require('../data/schema')
+const { DEFAULT_FLEET_TABLE } = require('../data/tool-tables')
 const { parseRunId } = require('../results/run-identity')
 const { readMergedRun } = require('../results/stored-runs')
 
@@ -30,7 +31,7 @@ async function readRuns (tableText, runIds, flags, env) {
   try {
     await client.requireOneHost()
     await client.sql(`REFRESH TABLE ${table.sql}`)
-    const fleetTable = parseTableName(flags.fleet_table ?? 'doc.crate_bench_fleet', 'fleet_table')
+    const fleetTable = parseTableName(flags.fleet_table ?? DEFAULT_FLEET_TABLE, 'fleet_table')
     for (const runId of ids) runs.push(await readMergedRun(client, table, runId, { fleetTable }))
   } catch (error) {
     if (error.exitCode) throw error

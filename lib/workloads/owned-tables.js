@@ -2,13 +2,14 @@
 
 const { FatalError } = require('../base/errors')
 const { parseTableName } = require('../data/schema')
+const { REGISTRY_TABLE } = require('../data/tool-tables')
 const { grouped } = require('../base/format')
 
 // The tables this tool made, so that it drops only its own: a user's doc.cpu (loaded with TSBS, say) has the very
 // columns of the cpu model, so nothing in the table itself tells the two apart. Each row: a table the tool created,
 // the run that created or last wrote it, and the rows it held when that run counted it. A table whose count differs
 // has been written since by someone else, and is theirs to drop.
-const REGISTRY = parseTableName('doc.crate_bench_tables', 'table')
+const REGISTRY = parseTableName(REGISTRY_TABLE, 'table')
 
 const CREATE_SQL = `CREATE TABLE IF NOT EXISTS ${REGISTRY.sql} ("table_name" TEXT PRIMARY KEY, "run_id" TEXT, ` +
   '"row_count" BIGINT) CLUSTERED INTO 1 SHARDS WITH (number_of_replicas = \'0-1\')'

@@ -2,6 +2,7 @@
 
 const os = require('node:os')
 const { parseTableName, createTableSql } = require('../data/schema')
+const { LEASES_TABLE } = require('../data/tool-tables')
 const { toolProcessRuns } = require('../base/processes')
 const { grouped } = require('../base/format')
 
@@ -12,7 +13,7 @@ const { grouped } = require('../base/format')
 // drops its own table. A lease nobody renews lapses after TTL_MS; one of a process of this machine that is gone, at
 // once. Every choice of one winner is an INSERT … ON CONFLICT DO NOTHING or an UPDATE on the row's _seq_no, and every
 // read is by the whole primary key (real-time), as the fleet table's (captures 67–74).
-const LEASES = parseTableName('doc.crate_bench_leases', 'table')
+const LEASES = parseTableName(LEASES_TABLE, 'table')
 const TTL_MS = 60_000
 const RENEW_MS = 15_000
 const HOLDER_ENV = 'CRATE_BENCH_TABLE_HOLDER'
