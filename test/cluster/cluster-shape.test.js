@@ -4,8 +4,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { SHAPE_SQL, parseShape, summarizeShape, clusterShape, shapeText } = require('../../lib/cluster/cluster-shape')
 const { BUSY_IDLE_CPU_PCT, CPU_SQL, MAX_READINGS } = require('../../lib/cluster/idle-cpu')
-const { startCrateTestCluster } = require('../helpers/crate-test-double')
-const { CrateClient } = require('../../lib/cluster/http-client')
+const { startCrateTestCluster, clientTo } = require('../helpers/crate-test-double')
 
 const GB = 2 ** 30
 
@@ -13,8 +12,7 @@ test('the shape from sys.nodes: per node its machine; summarised, with nodes tha
   const double = await startCrateTestCluster({ nodeShapes: [{ hostname: 'm1', cores: 8, heapMax: 32 * GB },
     { hostname: 'm2', cores: 8, heapMax: 32 * GB }, { hostname: 'm2', cores: 8, heapMax: 32 * GB }] }, { nodes: 3 })
   t.after(() => double.stop())
-  const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }],
-    user: 'crate', password: '', timeoutMs: 2000 })
+  const client = clientTo(double.port, { timeoutMs: 2000 })
   t.after(() => client.close())
   const shape = await clusterShape(client)
   assert.deepEqual([shape.nodes, shape.cores_per_node, shape.heap_bytes_per_node, shape.version],
@@ -91,8 +89,7 @@ test('the double answers the CPU read again as a 6.4.3 node does, one reading af
   const nodeShapes = [{ cpuPct: [95, 93, 90, 91, 2] }, { cpuPct: 1 }]
   const double = await startCrateTestCluster({ nodeShapes }, { nodes: 2 })
   t.after(() => double.stop())
-  const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }],
-    user: 'crate', password: '', timeoutMs: 2000 })
+  const client = clientTo(double.port, { timeoutMs: 2000 })
   t.after(() => client.close())
   const shape = await clusterShape(client, undefined, { sleep: async () => {} })
   assert.deepEqual(shape.node_list.map((n) => n.cpu_pct_before_run), [90, 1])

@@ -4,11 +4,10 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { startCrateTestDouble, withCrateTestDouble } = require('../helpers/crate-test-double')
+const { startCrateTestDouble, withCrateTestDouble, clientTo } = require('../helpers/crate-test-double')
 const { runTool, childPids } = require('../helpers/run-tool')
 const { testOverProtocols } = require('../helpers/protocols')
 const { closedPort } = require('../helpers/ports')
-const { CrateClient } = require('../../lib/cluster/http-client')
 const { NO_REASON } = require('../../lib/cluster/pg-client')
 const { joined, assertSomeMatch } = require('../helpers/patterns')
 const { takeLease } = require('../../lib/workloads/table-lease')
@@ -339,8 +338,7 @@ testOverProtocols('--no-drop_table keeps an existing table and does not claim a 
 
 testOverProtocols('by default a table is dropped only when this tool made it and nobody wrote to it since; each drop ' +
   'is said', {}, async (double) => {
-  const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }],
-    user: 'crate', timeoutMs: 5000 })
+  const client = clientTo(double.port)
   try {
     // A user's own doc.cpu, loaded by something else: the same columns, but not this tool's.
     await client.sql('CREATE TABLE "doc"."cpu" ("ts" TIMESTAMP WITH TIME ZONE) CLUSTERED INTO 2 SHARDS WITH ' +
@@ -379,8 +377,7 @@ testOverProtocols('by default a table is dropped only when this tool made it and
 
 test('a table in use by a running study of this tool is not dropped, even with --drop_table; the study\'s own ' +
   'runs drop it; --no-drop_table adds rows beside it', () => withDouble({}, async (double) => {
-  const client = new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }],
-    user: 'crate', timeoutMs: 5000 })
+  const client = clientTo(double.port)
   try {
     const first = await ingest(['--processes', '1', '--max_rows', '100'], { env: double.env() })
     assert.equal(first.code, 0, first.stderr)

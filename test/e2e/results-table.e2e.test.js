@@ -5,17 +5,15 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { withCrateTestDouble, startCrateTestCluster } = require('../helpers/crate-test-double')
+const { withCrateTestDouble, startCrateTestCluster, clientTo } = require('../helpers/crate-test-double')
 const hdr = require('hdr-histogram-js')
 const { runTool } = require('../helpers/run-tool')
-const { CrateClient } = require('../../lib/cluster/http-client')
 const { aggregateRunSql, RESULT_COLUMNS } = require('../../lib/results/store')
 const { parseTableName } = require('../../lib/data/schema')
 const { joined } = require('../helpers/patterns')
 
 const withDouble = withCrateTestDouble
-const clientFor = (double) => new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port: double.port }],
-  user: 'crate', timeoutMs: 5000 })
+const clientFor = (double) => clientTo(double.port)
 
 test('two load generators with one --run_id start together and add up in SQL',
   () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }, async (double) => {

@@ -757,8 +757,15 @@ async function withCrateTestDouble (script, fn, { protocol = 'http' } = {}) {
   }
 }
 
+/** A client of the tool to a double (or a node of a test cluster) on `port` of this machine, as the user crate. */
+function clientTo (port, { timeoutMs = 5000 } = {}) {
+  const { CrateClient } = require('../../lib/cluster/http-client')
+  return new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1', port }], user: 'crate', timeoutMs })
+}
+
 module.exports = {
   CrateTestDouble,
+  clientTo,
   startCrateTestDouble,
   startCrateTestCluster,
   withCrateTestDouble,

@@ -87,14 +87,12 @@ test('rejected rows carry the captured thread-pool rejection under HTTP 200', as
 
 test('a test cluster: one table on every node; a killed node resets (61) and refuses (62); survivors answer as 60, ' +
   '63, 64', async () => {
-  const { startCrateTestCluster } = require('./crate-test-double')
-  const { CrateClient } = require('../../lib/cluster/http-client')
+  const { startCrateTestCluster, clientTo } = require('./crate-test-double')
   const cluster = await startCrateTestCluster({
     failover: { windowMs: 60_000, duplicateEvery: 100, bareEvery: 7 },
     fault: ({ bulk, node }) => (bulk && node === 2 ? { answerDelayMs: 1000 } : undefined)
   }, { nodes: 3 })
-  const clientOf = (index) => new CrateClient({ hosts: [{ protocol: 'http', hostname: '127.0.0.1',
-    port: cluster.nodes[index].port }], user: 'crate', timeoutMs: 5000 })
+  const clientOf = (index) => clientTo(cluster.nodes[index].port)
   const clients = [0, 1, 2].map(clientOf)
   const insert = 'INSERT INTO doc.nodeloss (tags, ts, usage_user) VALUES (?, ?, ?)'
   const rows = (n) => Array.from({ length: n }, (_, i) => [{ hostname: `h${i}` }, i, 1])

@@ -5,9 +5,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { withCrateTestDouble } = require('../helpers/crate-test-double')
-const { CrateClient } = require('../../lib/cluster/http-client')
-const { parseHosts } = require('../../lib/cluster/connection')
+const { withCrateTestDouble, clientTo } = require('../helpers/crate-test-double')
 const { parseTableName } = require('../../lib/data/schema')
 const { takeLease, inUseMessage, holderOfRun, holderForChildren, LeaseKeeper, TTL_MS, HOLDER_ENV } =
   require('../../lib/workloads/table-lease')
@@ -18,8 +16,7 @@ const run = { host: 'vm', pid: 5151, what: 'run r2' }
 
 async function withClient (body) {
   await withCrateTestDouble({}, async (double) => {
-    const client = new CrateClient({ hosts: parseHosts(`127.0.0.1:${double.port}`, double.port, false), user: 'crate',
-      password: '', timeoutMs: 5000 })
+    const client = clientTo(double.port)
     try {
       await body(client, double)
     } finally {
