@@ -8,9 +8,10 @@ const { grouped } = require('./format')
 
 /**
  * mkdir -p one level at a time: Node 20's recursive mkdir never returns for a path under /proc
- * (seen with --out /proc/x), where a plain mkdir fails at once.
+ * (seen with --out /proc/x), where a plain mkdir fails at once. Each level is made new (a name that appears meanwhile,
+ * a link included, fails), with `mode` whatever the umask when one is given. Returns the folders made, outermost first.
  */
-function makeDirectories (dir) {
+function makeDirectories (dir, { mode } = {}) {
   const missing = []
   let at = path.resolve(dir)
   while (!fs.existsSync(at)) {
@@ -19,7 +20,11 @@ function makeDirectories (dir) {
     if (parent === at) break
     at = parent
   }
-  for (const level of missing) fs.mkdirSync(level)
+  for (const level of missing) {
+    fs.mkdirSync(level, mode === undefined ? undefined : { mode })
+    if (mode !== undefined) fs.chmodSync(level, mode)
+  }
+  return missing
 }
 
 /** A file the run can write at its end: found out before the run, not after it. */

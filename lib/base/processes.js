@@ -1,6 +1,7 @@
 'use strict'
 
 const fs = require('node:fs')
+const path = require('node:path')
 
 /** Whether process `pid` runs now (one this user may not signal runs too). */
 function processRuns (pid) {
@@ -13,17 +14,59 @@ function processRuns (pid) {
 }
 
 /**
- * Whether `pid` is a process of this tool that still runs: alive and, where /proc shows its command line, a node
- * process of crate-bench or a benchmark (a pid reused by another program after a reboot holds nothing).
+ * When process `pid` started, in clock ticks since boot (/proc/PID/stat's 22nd field): the same for a process from
+ * its fork to its end, exec included, and another for a process that reuses its pid. Null where /proc says nothing.
  */
-function toolProcessRuns (pid) {
-  if (!processRuns(pid)) return false
+function processStartTime (pid, { procRoot = '/proc' } = {}) {
   try {
-    return /crate-bench|appCluster/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))
+    const stat = fs.readFileSync(`${procRoot}/${pid}/stat`, 'utf8')
+    // Fields after the command's name (which may hold spaces and parentheses): state is field 3, starttime 22.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return /^[0-9]+$/.test(fields[19]) ? fields[19] : null
   } catch {
-    // No /proc (macOS): alive is all that can be known.
-    return !fs.existsSync('/proc')
+    return null
   }
 }
 
-module.exports = { processRuns, toolProcessRuns }
+/** What /proc tells of process `pid`: { startTime, uid, cwd, args }, each null where it cannot be read. */
+function processInfo (pid, { procRoot = '/proc' } = {}) {
+  const read = (fn) => {
+    try {
+      return fn()
+    } catch {
+      return null
+    }
+  }
+  const status = read(() => fs.readFileSync(`${procRoot}/${pid}/status`, 'utf8'))
+  const uid = status && /^Uid:\s+([0-9]+)/m.exec(status)
+  return {
+    startTime: processStartTime(pid, { procRoot }),
+    uid: uid ? Number(uid[1]) : null,
+    cwd: read(() => fs.readlinkSync(`${procRoot}/${pid}/cwd`)),
+    args: read(() => fs.readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean))
+  }
+}
+
+// The tool's own entry scripts: a process running one of them is a run or a study of this tool.
+const TOOL_SCRIPTS = new Set(['crate-bench.js', 'crate-bench', 'appClusterIngest.js', 'appClusterAnalytical.js'])
+
+/**
+ * Whether `pid` is a process of this tool that still runs: alive and, where /proc shows its command line, a program
+ * running one of the tool's entry scripts (a pid reused by another program holds nothing, nor does a CrateDB node
+ * whose cluster's name merely contains "crate-bench").
+ */
+function toolProcessRuns (pid, { procRoot = '/proc' } = {}) {
+  if (!processRuns(pid)) return false
+  let args
+  try {
+    args = fs.readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+  } catch {
+    // No /proc (macOS): alive is all that can be known.
+    return !fs.existsSync(procRoot)
+  }
+  // The interpreter's options come before the script: the first argument that is no option is the script.
+  const script = args.slice(1).find((a) => !a.startsWith('-'))
+  return Boolean(script && TOOL_SCRIPTS.has(path.basename(script)))
+}
+
+module.exports = { processRuns, processStartTime, processInfo, toolProcessRuns }

@@ -59,6 +59,13 @@ function requirePositiveInteger (value, flag, { allowZero = false } = {}) {
   return value
 }
 
+/** A whole number as written in decimal digits ("3" or 3); anything else (1e1, 0x10, 3.5, "") is NaN. */
+function decimalInteger (value) {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : NaN
+  const text = String(value ?? '').trim()
+  return /^[0-9]{1,15}$/.test(text) ? Number(text) : NaN
+}
+
 /**
  * --max_rows / --max_queries: as given; else the default, unless --duration is given, which then
  * alone ends the run (a count limit nobody asked for must not cut a timed run short).
@@ -107,6 +114,7 @@ module.exports = {
   formatMs,
   parseDuration,
   requirePositiveInteger,
+  decimalInteger,
   countLimit,
   parseBooleanText,
   requireConcurrency

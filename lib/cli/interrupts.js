@@ -81,6 +81,16 @@ class Interrupts extends EventEmitter {
   get interrupted () {
     return this.count > 0
   }
+
+  /** An AbortSignal aborted at the first interruption: for work that takes one (a download, an unpack). */
+  get abortSignal () {
+    if (!this.controller) {
+      this.controller = new AbortController()
+      if (this.interrupted) this.controller.abort()
+      else this.once('interrupt', () => this.controller.abort())
+    }
+    return this.controller.signal
+  }
 }
 
 /** The pipe a parent study holds open as this process's stdin, or null (a terminal, or not started by a study). */

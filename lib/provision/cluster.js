@@ -7,13 +7,17 @@ const crypto = require('node:crypto')
 const { spawn } = require('node:child_process')
 const { EXIT, UsageError, FatalError } = require('../base/errors')
 const { processRuns } = require('../base/processes')
+const { makeDirectories } = require('../base/files')
+const { decimalInteger } = require('../base/values')
 const { resolveDistribution } = require('./distribution')
 const { findJava } = require('./java')
-const { parseHeap, checkMemory, checkDisk, nodeUser, checkReach } = require('./preflight')
+const { heapSize, parseHeap, checkMemory, checkDisk, nodeUser, checkReach } = require('./preflight')
 const { firstTaken, nodePorts } = require('./ports')
 const { makeHome, startNode, lastLogLines, causeOf, sqlOnNode } = require('./nodes')
-const { writeState, readState, register } = require('./state')
+const { writeState, readState, register, stateFile, madeNames, madeDirsOf, STATE_FILE } = require('./state')
 const { stopNodes, living } = require('./stop')
+const { LET_GO } = require('./watchdog')
+const { checkOwnedPath, removeMadePath } = require('./owned-paths')
 
 // A cluster of CrateDB nodes on this machine, started by the tool: the distribution resolved (cache, Java), every check
 // made before anything starts (ports, disk, memory, the user), the nodes started with explicit discovery, and ready
@@ -26,8 +30,11 @@ const DEFAULT_START_TIMEOUT_MS = 180_000
 // Node i listens on HTTP +i, PostgreSQL +100+i, transport +200+i: a hundred nodes at the most, far beyond a machine.
 const MAX_NODES = 20
 // Settings the tool sets for every node: a --setting of one of them would break the cluster it starts.
-const OWN_SETTINGS = new RegExp('^(node\\.name|cluster\\.name|network\\.(host|bind_host|publish_host)|http\\.port|' +
-  'psql\\.port|transport\\.port|path\\.(data|logs|home|conf)|discovery\\..*|cluster\\.initial_master_nodes)$')
+const OWN_SETTINGS = new RegExp('^(node\\.name|cluster\\.name|http\\.port|psql\\.port|transport\\.port|' +
+  'path\\.(data|logs|home|conf)|discovery\\..*|cluster\\.initial_master_nodes)$')
+// Where a node listens: loopback only, which no setting may widen (a node on a shared machine's network would take
+// anyone's load, and serve anyone its data).
+const ADDRESS_SETTINGS = /^(network|http|transport|psql)\.(host|bind_host|publish_host)$/
 const READY_POLL_MS = 500
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -38,6 +45,10 @@ function parseSettings (list) {
     const at = text.indexOf('=')
     const key = at > 0 ? text.slice(0, at).trim() : ''
     if (!/^[A-Za-z0-9_.-]+$/.test(key)) throw new UsageError(`--setting must be key=value (got '${text}')`)
+    if (ADDRESS_SETTINGS.test(key)) {
+      throw new UsageError(`--setting ${key}: the nodes listen on loopback only (the tool sets ` +
+        'network.host=127.0.0.1 for every node): leave it out')
+    }
     if (OWN_SETTINGS.test(key)) {
       throw new UsageError(`--setting ${key} is set by the tool for every node (its ports from --http_port, its ` +
         'folders under --dir, explicit discovery): leave it out')
@@ -46,13 +57,17 @@ function parseSettings (list) {
   })
 }
 
+/** A size flag ("1g", "512m") in bytes, or `fallback` when not given. */
+const sizeOf = (value, flag, fallback = undefined) => (value === undefined || value === null ? fallback
+  : heapSize(value, flag).bytes)
+
 /** The spec checked: nodes, heap, settings, the first HTTP port, the folder and the start timeout. */
 function clusterSpec (options) {
-  const nodes = Number(options.nodes ?? 1)
+  const nodes = decimalInteger(options.nodes ?? 1)
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > MAX_NODES) {
     throw new UsageError(`--nodes must be a whole number from 1 to ${MAX_NODES} (got '${options.nodes}')`)
   }
-  const httpPort = Number(options.httpPort ?? DEFAULT_HTTP_PORT)
+  const httpPort = decimalInteger(options.httpPort ?? DEFAULT_HTTP_PORT)
   if (!Number.isInteger(httpPort) || httpPort < 1024 || httpPort + 200 + nodes - 1 > 65_535) {
     throw new UsageError(`--http_port must be a port from 1024 that leaves room for ${nodes} nodes' three ports ` +
       `(got '${options.httpPort}')`)
@@ -70,6 +85,9 @@ function clusterSpec (options) {
     version: options.version ?? null,
     tarball: options.tarball ?? null,
     sha256: options.sha256 ?? null,
+    maxDownloadBytes: sizeOf(options.maxDownload, '--max_download'),
+    maxUnpackedBytes: sizeOf(options.maxUnpacked, '--max_unpacked'),
+    downloadTimeoutMs: options.downloadTimeoutMs,
     keepOnFailure: Boolean(options.keepOnFailure),
     stopWith: stopWithOf(options.stopWith)
   }
@@ -78,29 +96,65 @@ function clusterSpec (options) {
 /** --stop_with PID: a process that runs now, whose end stops the cluster; null without one. */
 function stopWithOf (value) {
   if (value === undefined || value === null) return null
-  const pid = Number(value)
+  const pid = decimalInteger(value)
   if (!(Number.isSafeInteger(pid) && pid > 1 && processRuns(pid))) {
     throw new UsageError(`--stop_with must be the pid of a running process (got '${value}')`)
   }
   return pid
 }
 
-/** The folder the cluster lives in: DIR as given (refused while a cluster of the tool runs there), or a new one. */
+/**
+ * The folder the cluster lives in: a new one under the system's temporary folder, or DIR as given, which must be
+ * missing (it is made), empty, or hold only what an earlier start of this tool made there and recorded (its nodes
+ * stopped: that is removed first). Anything else is refused: the tool removes only what it made. As root, a folder
+ * on the way that another user owns or others may write to is refused (owned-paths.js). Returns { dir, madeDirs }:
+ * the folders the start made (DIR itself and the ones above it it had to make), which its stop removes when empty.
+ */
 function clusterDir (spec) {
   if (!spec.dir) {
+    checkOwnedPath(os.tmpdir(), { flag: 'the temporary folder' })
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crate-bench-cluster-'))
     fs.chmodSync(dir, 0o755)
-    return { dir, made: true }
+    return { dir, madeDirs: [dir] }
   }
-  const made = !fs.existsSync(spec.dir)
-  fs.mkdirSync(spec.dir, { recursive: true })
-  if (made) fs.chmodSync(spec.dir, 0o755)
-  const old = readState(spec.dir, { nullIfMissing: true })
-  if (old && living(old).length > 0) {
-    throw new UsageError(`${spec.dir} holds a running cluster (${old.name}): stop it first (crate-bench cluster stop ` +
-      `--dir ${spec.dir}) or give another --dir`)
+  checkOwnedPath(spec.dir, { flag: '--dir' })
+  let madeDirs
+  try {
+    madeDirs = makeDirectories(spec.dir, { mode: 0o755 })
+  } catch (error) {
+    throw new UsageError(`--dir ${spec.dir}: cannot make it (${error.code || error.message})`)
   }
-  return { dir: spec.dir, made }
+  // The folders an earlier start made stay the tool's to remove.
+  if (madeDirs.length === 0) madeDirs = clearEarlierStart(spec.dir)
+  return { dir: spec.dir, madeDirs }
+}
+
+/**
+ * DIR as given, empty or holding only an earlier start's own files (removed now); otherwise refused in one line.
+ * Returns the folders that earlier start made (DIR and above), still the tool's to remove.
+ */
+function clearEarlierStart (dir) {
+  if (!fs.statSync(dir).isDirectory()) throw new UsageError(`--dir ${dir} is not a folder`)
+  const entries = fs.readdirSync(dir)
+  if (entries.length === 0) return []
+  const notEmpty = () => new UsageError(`--dir ${dir} is not empty (it holds ${entries.slice(0, 3).join(', ')}` +
+    `${entries.length > 3 ? ', …' : ''}): give a missing or empty folder; the tool removes only what it made`)
+  let old
+  try {
+    old = readState(dir, { nullIfMissing: true })
+  } catch {
+    throw notEmpty()
+  }
+  if (!old) throw notEmpty()
+  if (living(old).length > 0) {
+    throw new UsageError(`${dir} holds a running cluster (${old.name}): stop it first (crate-bench cluster stop ` +
+      `--dir ${dir}) or give another --dir`)
+  }
+  const made = madeNames(old, dir)
+  if (!made || entries.some((e) => e !== STATE_FILE && !made.includes(e))) throw notEmpty()
+  for (const name of made) removeMadePath(path.join(dir, name))
+  fs.rmSync(stateFile(dir), { force: true })
+  return madeDirsOf(old, dir)
 }
 
 /** Every port of every node, free: the first taken one, named with what it was for and who holds it, is refused. */
@@ -138,15 +192,16 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
   checkMemory(spec.nodes, spec.heap)
   const user = nodeUser(spec.runAs)
   const dist = await resolveDistribution({ version: spec.version, tarball: spec.tarball, sha256: spec.sha256, env,
-    fetchImpl, log })
+    fetchImpl, log, signal: signals ? signals.abortSignal : null, maxDownloadBytes: spec.maxDownloadBytes,
+    downloadTimeoutMs: spec.downloadTimeoutMs, maxUnpackedBytes: spec.maxUnpackedBytes })
   const java = findJava(dist.home, { env })
-  const { dir, made } = clusterDir(spec)
+  const { dir, madeDirs } = clusterDir(spec)
   try {
     const full = checkDisk(dir, spec.nodes)
     if (full) log(full)
     checkReach(user, { home: dist.home, dir })
   } catch (error) {
-    if (made) fs.rmSync(dir, { recursive: true, force: true })
+    removeEmptyDirs(madeDirs)
     throw error
   }
   const cores = os.availableParallelism ? os.availableParallelism() : os.cpus().length
@@ -156,7 +211,9 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
     kind: 'crate-bench cluster',
     name,
     dir,
-    made_dir: made,
+    // What the start makes, recorded before it is made: the only paths its stop removes.
+    made: [],
+    made_dirs: madeDirs,
     dir_given: Boolean(spec.dir),
     spec: { nodes: spec.nodes, heap: spec.heap.text, settings: Object.fromEntries(spec.settings),
       http_port: spec.httpPort, distribution: dist.source },
@@ -170,17 +227,24 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
     processors,
     machine_cores: cores,
     run_as: user ? user.name : os.userInfo().username,
+    run_uid: user ? user.uid : process.getuid ? process.getuid() : null,
     started_at: new Date().toISOString(),
     ready_s: null,
     nodes: []
   }
-  const home = makeHome(dir, dist.home, java.home)
   writeState(dir, state)
   register(state, env)
-  const guard = watchdog ? startWatchdog(dir) : spec.stopWith ? startWatchdog(dir, spec.stopWith) : null
+  const recordMade = (entry) => {
+    state.made.push(entry)
+    writeState(dir, state)
+  }
+  // From before the first node until the cluster is ready, a watchdog holds a pipe from this process: a start killed
+  // outright leaves no node behind. A run's cluster (`watchdog`) keeps it to the end; a cluster meant to stay up is
+  // let go once ready (to --stop_with's process, when given).
+  const guard = startWatchdog(dir, { pid: spec.stopWith, keepFiles: Boolean(spec.dir) })
   const stop = async ({ keep = false } = {}) => {
     const stopped = await stopNodes(dir, { remove: !keep, log, quietIfGone: true, env })
-    if (guard) guard.release()
+    guard.release()
     return stopped
   }
   log(`starting ${spec.nodes} node${spec.nodes === 1 ? '' : 's'} of CrateDB ${dist.version ?? '(version unknown)'} ` +
@@ -189,12 +253,13 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
       `${java.home}`} in ${dir}`)
   const started = Date.now()
   try {
+    const home = makeHome(dir, dist.home, java.home, recordMade)
     const exits = new Map()
     for (let i = 0; i < spec.nodes; i++) {
-      const node = startNode({ ...spec, name, dir }, i, { home, javaHome: java.home, user })
+      const node = startNode({ ...spec, name, dir }, i, { home, javaHome: java.home, user, recordMade })
       node.child.once('exit', (code, signal) => exits.set(node.name, signal || `exit code ${code}`))
-      state.nodes.push({ name: node.name, pid: node.pid, http_port: node.ports.http, pg_port: node.ports.pg,
-        transport_port: node.ports.transport, dir: node.dir, log: node.log, ready_s: null })
+      state.nodes.push({ name: node.name, pid: node.pid, start_time: node.startTime, http_port: node.ports.http,
+        pg_port: node.ports.pg, transport_port: node.ports.transport, dir: node.dir, log: node.log, ready_s: null })
       writeState(dir, state)
     }
     await waitReady(state, { spec, started, exits, signals, log })
@@ -203,14 +268,26 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
     writeState(dir, state)
   } catch (error) {
     // A folder given (--dir) keeps what the failed start wrote there (its logs); a temporary one goes.
-    await stopNodes(dir, { remove: !spec.dir && !spec.keepOnFailure, quietIfGone: true, env }).catch(() => {})
-    if (guard) guard.release()
+    await stopNodes(dir, { remove: !spec.dir, quietIfGone: true, env }).catch(() => {})
+    guard.release()
     throw error
   }
+  if (!watchdog) await guard.letGo()
   log(`ready in ${state.ready_s} s: ${state.nodes.map((n) => `${n.name} http ${n.http_port} pg ${n.pg_port}`)
     .join('; ')}`)
   return { state, hosts: state.nodes.map((n) => `http://127.0.0.1:${n.http_port}`),
     pgPorts: state.nodes.map((n) => n.pg_port), stop }
+}
+
+/** The folders a start made (outermost first), removed innermost first where nothing else was put in them. */
+function removeEmptyDirs (dirs) {
+  for (const dir of [...dirs].reverse()) {
+    try {
+      fs.rmdirSync(dir)
+    } catch {
+      // Something else was put there meanwhile: not the tool's to remove.
+    }
+  }
 }
 
 const round1 = (x) => Math.round(x * 10) / 10
@@ -272,17 +349,19 @@ async function describe (state) {
 
 /**
  * The watchdog (watchdog.js), its own process, holding a pipe from this one: when this process ends, however it ends,
- * the pipe ends and the watchdog stops the nodes. `release()` ends it once the nodes are stopped.
+ * the pipe ends and the watchdog stops the nodes (`keepFiles`: their folders kept). `release()` ends it once the nodes
+ * are stopped; `letGo()` leaves the cluster running, to the end of process `pid` when given (--stop_with).
  */
-function startWatchdog (dir, pid = null) {
+function startWatchdog (dir, { pid = null, keepFiles = false } = {}) {
   const child = spawn(process.execPath, [path.join(__dirname, 'watchdog.js'), dir, ...(pid ? ['--pid', String(pid)]
-    : [])], { detached: true, stdio: [pid ? 'ignore' : 'pipe', 'ignore', 'ignore'] })
+    : []), ...(keepFiles ? ['--keep'] : [])], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] })
   child.unref()
-  if (pid) return { pid: child.pid, release: () => {} }
   child.stdin.on('error', () => {})
   if (typeof child.stdin.unref === 'function') child.stdin.unref()
-  return { pid: child.pid, release: () => child.stdin.end() }
+  // Let go only once the watchdog has the words: a tool that exits right after must not leave it hearing an end alone.
+  const letGo = () => new Promise((resolve) => child.stdin.end(LET_GO, resolve))
+  return { pid: child.pid, release: () => child.stdin.end(), letGo }
 }
 
-module.exports = { startCluster, clusterSpec, parseSettings, DEFAULT_HTTP_PORT, DEFAULT_HEAP,
+module.exports = { startCluster, clusterSpec, parseSettings, removeEmptyDirs, sizeOf, DEFAULT_HTTP_PORT, DEFAULT_HEAP,
   DEFAULT_START_TIMEOUT_MS }

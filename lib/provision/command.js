@@ -5,7 +5,7 @@ const { EXIT, UsageError } = require('../base/errors')
 const { commandParser } = require('../cli/command-args')
 const { commandMain } = require('../cli/command-main')
 const { parseDuration } = require('../base/values')
-const { startCluster, DEFAULT_HTTP_PORT, DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS } = require('./cluster')
+const { startCluster, sizeOf, DEFAULT_HTTP_PORT, DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS } = require('./cluster')
 const { stopNodes, living } = require('./stop')
 const { readState, registered, unregister } = require('./state')
 const { resolveDistribution, cacheDirOf } = require('./distribution')
@@ -29,10 +29,13 @@ so far and names the node with its last log lines.
 
 The distribution: --version X.Y.Z, downloaded once from CrateDB's release URL for this platform (from 4.2 on;
 CRATE_BENCH_DOWNLOAD_URL overrides the URL, with {version}, {os} (linux, mac) and {arch} (x64, aarch64)), or
---tarball PATH|URL; both cached once under CRATE_BENCH_CACHE (default: crate-bench in the user's cache folder), the
-download checked whole (and against --sha256) before it is used, unpacked into a folder named by its SHA-256 and
-never written to. Java: the distribution's bundled jdk/, else JAVA_HOME, else a JDK in /usr/lib/jvm of the version
-its jars need. CrateDB refuses to run as root: as root the nodes run as --run_as (default crate).
+--tarball PATH|URL; both cached once under CRATE_BENCH_CACHE (default: crate-bench in the user's cache folder; as
+root /var/cache/crate-bench, which the nodes' user can read), the download checked whole (and against --sha256)
+before it is used and hashed again each time it is taken from the cache, unpacked into a folder named by its
+SHA-256 and never written to: owned by the user who unpacks, no setuid bit kept, nothing writable by others, no
+device or link out of it. Java: the distribution's bundled jdk/, else JAVA_HOME, else a JDK in /usr/lib/jvm of the
+version its jars need. CrateDB refuses to run as root: as root the nodes run as --run_as (default crate), and the tool
+refuses a --dir or cache under a folder another user owns or others may write to (docs/cluster.md).
 
 Options of start:
   --nodes N              nodes of the cluster, on this machine (default 1; several share its cores: each gets
@@ -44,12 +47,18 @@ Options of start:
   --setting KEY=VALUE    a CrateDB setting for every node (-C), repeatable
   --http_port PORT       node i's HTTP port is PORT+i, PostgreSQL PORT+100+i, transport PORT+200+i (default
                          ${DEFAULT_HTTP_PORT}); each is checked free before anything starts
-  --dir DIR              the cluster's folder (default: a new one under the system's temporary folder)
+  --dir DIR              the cluster's folder: missing or empty (or left by an earlier start of this tool, whose
+                         files go first); default: a new one under the system's temporary folder. Its stop removes
+                         only what the start made there
   --run_as USER          as root, the user the nodes run as (default crate)
   --start_timeout T      how long the nodes may take to form the cluster (default ${DEFAULT_START_TIMEOUT_MS / 1000}s)
   --stop_with PID        stop the cluster when process PID ends, however it ends (a CI script's $$): a watchdog
                          of its own polls it every second; without it the cluster runs until cluster stop
   --json                 cluster.json on stdout instead of the .env lines
+Options of start and download:
+  --max_download SIZE    the largest download taken (default 1g): an endless answer ends there, nothing kept
+  --download_timeout T   no byte of a download for T ends it (default 30s)
+  --max_unpacked SIZE    the most a tarball may unpack to (default 2g; CrateDB is about 330 MB)
 Options of stop: --dir DIR (or --all: every cluster this tool started on this machine), --keep (keep data and logs),
   --grace T (SIGTERM, then SIGKILL after T; default 30s).
 
@@ -70,6 +79,7 @@ function parseArgs (argv) {
   const parsed = commandParser(argv).options({ nodes: text, version: text, tarball: text, sha256: text, heap: text,
     setting: { type: 'string', array: true, requiresArg: true, default: [] }, http_port: text, dir: text,
     run_as: text, start_timeout: text, stop_with: text, json: { type: 'boolean', default: false },
+    max_download: text, max_unpacked: text, download_timeout: text,
     all: { type: 'boolean' },
     keep: { type: 'boolean', default: false }, grace: text }).parseSync()
   if (parsed.help) return { help: true }
@@ -93,6 +103,10 @@ function parseArgs (argv) {
     startTimeoutMs: parsed.start_timeout === undefined ? undefined
       : parseDuration(parsed.start_timeout, 'start_timeout'),
     stopWith: parsed.stop_with,
+    maxDownload: parsed.max_download,
+    maxUnpacked: parsed.max_unpacked,
+    downloadTimeoutMs: parsed.download_timeout === undefined ? undefined
+      : parseDuration(parsed.download_timeout, 'download_timeout'),
     json: parsed.json,
     all: Boolean(parsed.all),
     keep: parsed.keep,
@@ -141,14 +155,24 @@ async function heapUsed (port) {
   return rows && rows[0] ? { used: rows[0][0], max: rows[0][1] } : null
 }
 
+/** "CrateDB 6.4.3 (build …), 3 nodes × 1g heap", with what a record of a start cut short does not say said so. */
+function describeRecord (state) {
+  const count = state.spec && state.spec.nodes !== undefined ? state.spec.nodes : state.nodes.length
+  return `CrateDB ${state.version ?? '(version unknown)'} (build ${state.build_hash ?? 'unknown'}), ${count} node` +
+    `${count === 1 ? '' : 's'} × ${state.heap ?? '(heap unknown)'} heap`
+}
+
+/** "" for a cluster that became ready; what else it is for one whose start did not finish. */
+const readyOf = (state) => (typeof state.ready_s === 'number' ? ''
+  : ' (its start did not finish: not a cluster to run against)')
+
 async function status (args, { stdout }) {
   if (!args.dir) throw new UsageError('give --dir DIR (the folder cluster start was given or printed)')
   const state = readState(path.resolve(args.dir))
   const alive = new Set(living(state).map((n) => n.name))
   const mb = (b) => `${Math.round(b / 1024 / 1024)} MB`
-  const lines = [`${state.name}: CrateDB ${state.version} (build ${state.build_hash ?? 'unknown'}), ` +
-    `${state.nodes.length} node${state.nodes.length === 1 ? '' : 's'} × ${state.heap} heap, started ` +
-    `${state.started_at}`]
+  const lines = [`${state.name}: ${describeRecord(state)}, started ${state.started_at ?? 'at an unknown time'}` +
+    `${readyOf(state)}`]
   for (const node of state.nodes) {
     const heap = alive.has(node.name) ? await heapUsed(node.http_port) : null
     lines.push(`  ${node.name}: ${alive.has(node.name) ? 'alive' : 'NOT RUNNING'} (pid ${node.pid}), http ` +
@@ -174,17 +198,19 @@ async function list (args, { stdout, env }) {
       unregister(entry.name, env)
       continue
     }
-    lines.push(`${state.name}: CrateDB ${state.version}, ${alive.length} of ${state.nodes.length} nodes alive, ` +
-      `http ${state.nodes.map((n) => n.http_port).join(',')}, in ${state.dir}`)
+    lines.push(`${state.name}: CrateDB ${state.version ?? '(version unknown)'}, ${alive.length} of ` +
+      `${state.nodes.length} nodes alive${readyOf(state)}, http ${state.nodes.map((n) => n.http_port).join(',')}, ` +
+      `in ${state.dir}`)
   }
   stdout.write(lines.length ? `${lines.join('\n')}\n` : 'no cluster of this tool runs on this machine\n')
   return EXIT.OK
 }
 
-async function download (args, { stdout, stderr, env }) {
+async function download (args, { stdout, stderr, env, signals }) {
   const log = (line) => stderr.write(`${line}\n`)
   const dist = await resolveDistribution({ version: args.version, tarball: args.tarball, sha256: args.sha256, env,
-    log })
+    log, signal: signals ? signals.abortSignal : null, maxDownloadBytes: sizeOf(args.maxDownload, '--max_download'),
+    maxUnpackedBytes: sizeOf(args.maxUnpacked, '--max_unpacked'), downloadTimeoutMs: args.downloadTimeoutMs })
   stdout.write(`${dist.home}\n`)
   log(`CrateDB ${dist.version ?? '(version unknown)'}, SHA-256 ${dist.sha256}, in the cache ${cacheDirOf(env)}`)
   return EXIT.OK

@@ -4,6 +4,9 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { nodePorts } = require('./ports')
+const { makeNewDir } = require('./owned-paths')
+const { KEPT_MODE } = require('./unpack')
+const { processStartTime } = require('../base/processes')
 
 // A node's process: started from a home of the cluster's own (DIR/home: bin/ copied, jdk/ the Java found, everything
 // else a link into the shared read-only distribution), so that nothing is ever written into the cache, and a
@@ -13,19 +16,25 @@ const { nodePorts } = require('./ports')
 const GC_LOG_FILES = '4'
 const GC_LOG_SIZE = '16m'
 
-/** DIR/home: the distribution's entries linked, bin/ copied (bin/crate finds its home from where it lies). */
-function makeHome (dir, install, javaHome) {
+/**
+ * DIR/home: the distribution's entries linked, bin/ copied (bin/crate finds its home from where it lies). Made new, as
+ * every path the start makes (owned-paths.js), and recorded (`recordMade`) before it is made.
+ */
+function makeHome (dir, install, javaHome, recordMade = () => {}) {
   const home = path.join(dir, 'home')
-  fs.rmSync(home, { recursive: true, force: true })
-  fs.mkdirSync(path.join(home, 'bin'), { recursive: true })
+  recordMade('home')
+  makeNewDir(home)
+  makeNewDir(path.join(home, 'bin'))
   for (const entry of fs.readdirSync(install)) {
     if (entry === 'bin' || entry === 'jdk') continue
     fs.symlinkSync(path.join(install, entry), path.join(home, entry))
   }
   for (const entry of fs.readdirSync(path.join(install, 'bin'))) {
     const from = path.join(install, 'bin', entry)
-    if (fs.statSync(from).isFile()) fs.copyFileSync(from, path.join(home, 'bin', entry))
-    fs.chmodSync(path.join(home, 'bin', entry), fs.statSync(from).mode & 0o777)
+    const stat = fs.lstatSync(from)
+    if (!stat.isFile()) continue
+    fs.copyFileSync(from, path.join(home, 'bin', entry), fs.constants.COPYFILE_EXCL)
+    fs.chmodSync(path.join(home, 'bin', entry), stat.mode & KEPT_MODE)
   }
   fs.symlinkSync(javaHome, path.join(home, 'jdk'))
   return home
@@ -58,17 +67,28 @@ function nodeSettings ({ name, nodes, httpPort, nodeDir, processors, settings },
 }
 
 /**
- * Starts node i: its folders made (owned by `user` when the nodes run as another user), its output in
- * DIR/nodeN/out.log, in a process group of its own (a Ctrl-C at the terminal reaches the tool, which stops its nodes in
- * order). Returns { name, pid, ports, dir, log, child }.
+ * Starts node i: its folders made new and recorded (`recordMade`), handed to `user` when the nodes run as another
+ * user (only what was just made is ever chowned, and its log before its folder is theirs), its output in
+ * DIR/nodeN/out.log, in a process group of its own (a Ctrl-C at the terminal reaches the tool, which stops its nodes
+ * in order). Returns { name, pid, startTime, ports, dir, log, child }: `startTime` as /proc tells it, which a pid
+ * reused by another process does not have.
  */
-function startNode (spec, i, { home, javaHome, user }) {
+function startNode (spec, i, { home, javaHome, user, recordMade = () => {} }) {
   const nodeDir = path.join(spec.dir, `node${i + 1}`)
-  for (const sub of ['', 'data', 'logs']) fs.mkdirSync(path.join(nodeDir, sub), { recursive: true })
-  if (user) for (const sub of ['', 'data', 'logs']) fs.chownSync(path.join(nodeDir, sub), user.uid, user.gid)
+  recordMade(`node${i + 1}`)
+  const made = [nodeDir, path.join(nodeDir, 'data'), path.join(nodeDir, 'logs')]
+  for (const dir of made) makeNewDir(dir)
   const log = path.join(nodeDir, 'out.log')
-  const out = fs.openSync(log, 'a')
-  if (user) fs.fchownSync(out, user.uid, user.gid)
+  const out = fs.openSync(log, 'wx', 0o644)
+  try {
+    if (user) {
+      fs.fchownSync(out, user.uid, user.gid)
+      for (const dir of [...made].reverse()) fs.lchownSync(dir, user.uid, user.gid)
+    }
+  } catch (error) {
+    fs.closeSync(out)
+    throw error
+  }
   const args = nodeSettings({ ...spec, nodeDir }, i)
   const env = {
     PATH: process.env.PATH || '/usr/bin:/bin',
@@ -89,8 +109,8 @@ function startNode (spec, i, { home, javaHome, user }) {
     fs.closeSync(out)
   }
   child.unref()
-  return { name: `${spec.name}-n${i + 1}`, pid: child.pid, ports: nodePorts(spec.httpPort, i), dir: nodeDir, log,
-    child, args }
+  return { name: `${spec.name}-n${i + 1}`, pid: child.pid, startTime: processStartTime(child.pid),
+    ports: nodePorts(spec.httpPort, i), dir: nodeDir, log, child, args }
 }
 
 /** The last `count` lines of a node's output and its CrateDB log, where its start went wrong. */

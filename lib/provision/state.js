@@ -4,8 +4,10 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { UsageError } = require('../base/errors')
 const { readStudyObject } = require('../base/files')
-const { processRuns } = require('../base/processes')
+const { makeDirectories } = require('../base/files')
+const { processRuns, processInfo } = require('../base/processes')
 const { cacheDirOf } = require('./distribution')
+const { replaceFile, checkOwnedPath } = require('./owned-paths')
 
 // What a started cluster is, kept where it runs: DIR/cluster.json (the spec, the version and build hash its nodes
 // report, the distribution's SHA-256, Java, each node's pid, ports, folders and time to ready), and one entry a
@@ -16,11 +18,37 @@ const STATE_FILE = 'cluster.json'
 
 const stateFile = (dir) => path.join(dir, STATE_FILE)
 
-/** Written whole (a temporary file renamed into place): a reader never sees half of it. */
+/** Written whole (a new file renamed into place): a reader never sees half of it, a planted link is never followed. */
 function writeState (dir, state) {
-  const file = stateFile(dir)
-  fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(state, null, 1)}\n`)
-  fs.renameSync(`${file}.tmp`, file)
+  replaceFile(stateFile(dir), `${JSON.stringify(state, null, 1)}\n`)
+}
+
+// The names a start makes directly under its folder: its home and each node's folder.
+const MADE_NAME = /^(home|node[0-9]{1,3})$/
+
+/**
+ * The names under `dir` that the start `state` recorded as made (only names a start makes: a record that claims
+ * anything else, or is not this folder's own, makes no claim): null when it claims nothing.
+ */
+function madeNames (state, dir) {
+  if (!Array.isArray(state.made) || !sameDir(state.dir, dir)) return null
+  return state.made.filter((name) => typeof name === 'string' && MADE_NAME.test(name))
+}
+
+/** The folders the start `state` recorded as made that are `dir` or above it (none else is ever its to remove). */
+function madeDirsOf (state, dir) {
+  const at = path.resolve(dir)
+  return Array.isArray(state.made_dirs) ? state.made_dirs.filter((d) => typeof d === 'string' &&
+    (at === path.resolve(d) || at.startsWith(`${path.resolve(d)}${path.sep}`))) : []
+}
+
+/** Whether two paths name one folder, as their links resolve. */
+function sameDir (a, b) {
+  try {
+    return typeof a === 'string' && fs.realpathSync(a) === fs.realpathSync(b)
+  } catch {
+    return false
+  }
 }
 
 /** DIR/cluster.json, or null where there is none (`nullIfMissing`); anything else there is refused in one line. */
@@ -39,8 +67,9 @@ const safeName = (name) => String(name).replace(/[^A-Za-z0-9_.-]/g, '_')
 
 function register (state, env = process.env) {
   const dir = registryDir(env)
-  fs.mkdirSync(dir, { recursive: true })
-  fs.writeFileSync(path.join(dir, `${safeName(state.name)}.json`), `${JSON.stringify({ name: state.name,
+  checkOwnedPath(dir, { flag: 'the cache (CRATE_BENCH_CACHE)' })
+  makeDirectories(dir, { mode: 0o755 })
+  replaceFile(path.join(dir, `${safeName(state.name)}.json`), `${JSON.stringify({ name: state.name,
     dir: state.dir })}\n`)
 }
 
@@ -69,19 +98,32 @@ function registered (env = process.env) {
 }
 
 /**
- * Whether `pid` is a node of cluster `name`: alive and, where /proc shows it, started with that cluster's name. A pid
- * reused by another process is never taken for a node, so nothing but the tool's own nodes is ever signalled.
+ * Whether `node` (of cluster.json) is a running node of cluster `state`: its pid alive and, where /proc shows it, the
+ * very process the start launched (the start time recorded then, the user it runs as, its working folder the node's
+ * own, under the cluster's folder) and started with the cluster's name. A pid reused by another process, or a
+ * cluster.json copied or forged to name processes of another cluster, is never taken for a node: nothing but the
+ * tool's own nodes is ever signalled.
  */
-function isNodeOf (pid, name, { procRoot = '/proc' } = {}) {
+function isNodeOf (node, state, { procRoot = '/proc' } = {}) {
+  const pid = node.pid
   if (!Number.isSafeInteger(pid) || pid <= 1 || !processRuns(pid)) return false
-  let cmdline
-  try {
-    cmdline = fs.readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8')
-  } catch {
-    // No /proc (macOS): alive is all that can be known.
-    return !fs.existsSync(procRoot)
-  }
-  return cmdline.split('\0').includes(`-Ccluster.name=${name}`)
+  const info = processInfo(pid, { procRoot })
+  // No /proc (macOS): alive is all that can be known.
+  if (info.args === null) return !fs.existsSync(procRoot)
+  return info.args.includes(`-Ccluster.name=${state.name}`) && typeof node.start_time === 'string' &&
+    info.startTime === node.start_time && info.uid === state.run_uid && typeof node.dir === 'string' &&
+    typeof state.dir === 'string' && realPath(path.dirname(node.dir)) === realPath(state.dir) &&
+    info.cwd === realPath(node.dir)
 }
 
-module.exports = { writeState, readState, stateFile, register, unregister, registered, isNodeOf, STATE_FILE }
+const realPath = (at) => {
+  try {
+    return fs.realpathSync(at)
+  } catch {
+    return path.resolve(at)
+  }
+}
+
+module.exports = { writeState, readState, stateFile, register, unregister, registered, isNodeOf, madeNames, madeDirsOf,
+  sameDir,
+  STATE_FILE }

@@ -2,18 +2,22 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { readState, unregister, isNodeOf, STATE_FILE } = require('./state')
+const { UsageError } = require('../base/errors')
+const { readState, unregister, isNodeOf, madeNames, madeDirsOf, sameDir, stateFile } = require('./state')
+const { removeMadePath } = require('./owned-paths')
 
-// Stopping a cluster the tool started: SIGTERM to each of its nodes (only a process that is one of them: its pid alive
-// and started with the cluster's name), a bounded wait, then SIGKILL; then, unless kept, what the start made under
-// its folder (data, logs, the home, cluster.json) is removed, and the cluster leaves the registry.
+// Stopping a cluster the tool started: SIGTERM to each of its nodes (only a process that is one of them: the very
+// process the start launched, state.js isNodeOf), a bounded wait, then SIGKILL; then, unless kept, what the start
+// recorded as made under its folder (each node's folder, the home, cluster.json, the folders it made) is removed,
+// nothing else, and the cluster leaves the registry. A cluster.json outside its cluster's own folder (a copy) is
+// refused: it names another folder's nodes.
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const DEFAULT_GRACE_MS = 30_000
 const KILL_WAIT_MS = 5000
 
 /** The nodes of `state` that still run, as processes of this cluster. */
-const living = (state, options) => state.nodes.filter((n) => isNodeOf(n.pid, state.name, options))
+const living = (state, options) => state.nodes.filter((n) => isNodeOf(n, state, options))
 
 async function waitGone (state, ms, options) {
   const deadline = Date.now() + ms
@@ -40,6 +44,10 @@ async function stopNodes (dir, { remove = true, graceMs = DEFAULT_GRACE_MS, log 
   env = process.env, procRoot } = {}) {
   const state = readState(dir, { nullIfMissing: quietIfGone })
   if (!state) return null
+  if (!sameDir(state.dir, dir)) {
+    throw new UsageError(`${stateFile(dir)} is the record of the cluster in ${state.dir}, not of this folder (a ` +
+      'copy?): stop it by its own folder')
+  }
   const options = { procRoot }
   const running = living(state, options)
   for (const node of running) signal(node.pid, 'SIGTERM')
@@ -56,18 +64,13 @@ async function stopNodes (dir, { remove = true, graceMs = DEFAULT_GRACE_MS, log 
   return { name: state.name, stopped: running.length - stubborn.length, killed: stubborn.length, removed: remove }
 }
 
-/** What a start made under DIR: each node's folder, the home, cluster.json, and DIR itself when the start made it. */
+/** What the start recorded as made under DIR, and cluster.json; then the folders it made, where now empty. */
 function removeMade (dir, state) {
-  for (const node of state.nodes) {
-    if (node.dir && path.dirname(path.resolve(node.dir)) === path.resolve(dir)) {
-      fs.rmSync(node.dir, { recursive: true, force: true })
-    }
-  }
-  fs.rmSync(path.join(dir, 'home'), { recursive: true, force: true })
-  fs.rmSync(path.join(dir, STATE_FILE), { force: true })
-  if (state.made_dir) {
+  for (const name of madeNames(state, dir) ?? []) removeMadePath(path.join(dir, name))
+  removeMadePath(stateFile(dir))
+  for (const made of madeDirsOf(state, dir).sort((a, b) => b.length - a.length)) {
     try {
-      fs.rmdirSync(dir)
+      fs.rmdirSync(made)
     } catch {
       // Something else was put there meanwhile: not the tool's to remove.
     }

@@ -7,61 +7,18 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const net = require('node:net')
 const http = require('node:http')
 const path = require('node:path')
 const { runTool } = require('../helpers/run-tool')
 const { freeClusterPort } = require('../helpers/ports')
-const { fakeDistribution, testRunAs, openDir } = require('../helpers/fake-distribution')
 const { isNodeOf } = require('../../lib/provision/state')
 const { joined } = require('../helpers/patterns')
+const { provisionSetUp, cluster, stateOf, processesWith, anyAlive, sleep, user, skip, skipWhy } =
+  require('../helpers/provisioner')
 
-const { user, skip: why } = testRunAs()
-if (why) console.log(`# ${why}: the provisioner's end-to-end tests skip`)
-const skip = why || false
-
-/** A fake distribution, a cache and a folder for the test; the tool's env and the options every start shares. */
-async function setUp (t) {
-  const root = openDir(fs.mkdtempSync(path.join(os.tmpdir(), 'crate-bench-')))
-  const tarball = await fakeDistribution(root)
-  const cache = path.join(root, 'cache')
-  const env = { CRATE_BENCH_CACHE: cache }
-  // Whatever a failed test left running (cluster start has no watchdog: it is meant to stay up), then its folder.
-  t.after(async () => {
-    await runTool('bin/crate-bench.js', ['cluster', 'stop', '--all'], { env })
-    fs.rmSync(root, { recursive: true, force: true })
-  })
-  const heap = ['--heap', '256m']
-  const common = ['--tarball', tarball, ...heap, ...(user ? ['--run_as', user] : [])]
-  const commonNoHeap = ['--tarball', tarball, ...(user ? ['--run_as', user] : [])]
-  return { root, tarball, cache, env, common, commonNoHeap }
-}
-
-const cluster = (args, options) => runTool('bin/crate-bench.js', ['cluster', ...args], options)
-const stateOf = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'cluster.json'), 'utf8'))
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** The pids whose command line holds `arg` (Linux /proc). */
-function processesWith (arg) {
-  return fs.readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p)).filter((pid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(arg)
-    } catch {
-      return false
-    }
-  })
-}
-
-/** Whether any node of `state` still runs, polled up to `ms`: false once all are gone. */
-async function anyAlive (state, ms = 10_000) {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const alive = state.nodes.some((n) => isNodeOf(n.pid, state.name))
-    if (!alive || Date.now() > deadline) return alive
-    await sleep(100)
-  }
-}
+if (skipWhy) console.log(`# ${skipWhy}: the provisioner's end-to-end tests skip`)
+const setUp = provisionSetUp
 
 test('cluster start of 3 nodes: ready when every node answers; status, list, stop; nothing left', { skip },
   async (t) => {
@@ -83,7 +40,7 @@ test('cluster start of 3 nodes: ready when every node answers; status, list, sto
       ['256m', { 'thread_pool.write.queue_size': '10' }, 25, true])
     assert.deepEqual(state.nodes.map((n) => [n.http_port, n.pg_port, n.transport_port]),
       [0, 1, 2].map((i) => [port + i, port + 100 + i, port + 200 + i]))
-    assert.ok(state.nodes.every((n) => n.ready_s > 0 && isNodeOf(n.pid, state.name)))
+    assert.ok(state.nodes.every((n) => n.ready_s > 0 && isNodeOf(n, state)))
     const status = await cluster(['status', '--dir', dir], { env })
     assert.equal(status.code, 0, status.stderr)
     assert.equal((status.stdout.match(/: alive \(pid \d+\), http \d+, pg \d+, transport \d+, heap 100 MB of 512 MB/g) ||

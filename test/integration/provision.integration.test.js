@@ -46,7 +46,7 @@ for (const nodes of [1, 3]) {
       assert.equal(run.json.environment.cratedb_nodes, nodes)
       const stopped = await runTool('bin/crate-bench.js', ['cluster', 'stop', '--dir', dir], { env: env() })
       assert.equal(stopped.code, 0, stopped.stderr)
-      assert.ok(state.nodes.every((n) => !isNodeOf(n.pid, state.name)), 'every node ended')
+      assert.ok(state.nodes.every((n) => !isNodeOf(n, state)), 'every node ended')
       assert.equal(fs.existsSync(dir), false, 'the folder the start made removed')
     })
 }

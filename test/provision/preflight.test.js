@@ -49,8 +49,15 @@ test('settings: key=value, none of those the tool sets; discovery explicit, port
     assert.deepEqual(parseSettings(['thread_pool.write.size=1', 'indices.memory.index_buffer_size=20%']),
       [['thread_pool.write.size', '1'], ['indices.memory.index_buffer_size', '20%']])
     for (const own of ['node.name=x', 'cluster.name=x', 'http.port=1', 'discovery.seed_hosts=a', 'path.data=/x',
-      'network.host=0.0.0.0', 'cluster.initial_master_nodes=a']) {
+      'cluster.initial_master_nodes=a']) {
       assert.throws(() => parseSettings([own]), /is set by the tool for every node/, own)
+    }
+    // The nodes stay on loopback: no setting widens where one listens or what it publishes.
+    for (const address of ['network.host=0.0.0.0', 'network.bind_host=0.0.0.0', 'http.host=0.0.0.0',
+      'http.bind_host=0.0.0.0', 'transport.host=10.0.0.1', 'transport.bind_host=0.0.0.0', 'psql.bind_host=0.0.0.0',
+      'http.publish_host=10.0.0.1']) {
+      assert.throws(() => parseSettings([address]), new RegExp(`^UsageError: --setting ${address.split('=')[0]
+        .replace('.', '\\.')}: the nodes listen on loopback only`), address)
     }
     assert.throws(() => parseSettings(['novalue']), /--setting must be key=value \(got 'novalue'\)/)
     const spec = { name: 'c', nodes: 3, httpPort: 4250, nodeDir: '/d/node2', processors: 1,
@@ -63,4 +70,10 @@ test('settings: key=value, none of those the tool sets; discovery explicit, port
     assert.ok(nodeSettings({ ...spec, nodes: 1, processors: null }, 0).includes('-Cdiscovery.type=single-node'))
     assert.throws(() => clusterSpec({ nodes: 2, httpPort: 65_400 }), /--http_port must be a port from 1024 that leaves/)
     assert.throws(() => clusterSpec({ nodes: 'x' }), /--nodes must be a whole number from 1 to 20/)
+    // Decimal digits only: 1e1, 0x2 or 2.0 are no node count a user meant.
+    for (const nodes of ['1e1', '0x2', '2.0', ' ', '']) {
+      assert.throws(() => clusterSpec({ nodes }), /--nodes must be a whole number from 1 to 20/, nodes)
+    }
+    assert.equal(clusterSpec({ nodes: '3' }).nodes, 3)
+    assert.throws(() => clusterSpec({ httpPort: '4e3' }), /--http_port must be a port from 1024/)
   })
