@@ -56,7 +56,7 @@ const COMMANDS = {
     usage: 'study FILE.yml --out DIR',
     describe: 'a whole sizing study: each cluster shape started fresh, its grid, mixed and sustained runs, the sizing',
     interrupts: 'forward',
-    main: (argv, { signals }) => require('../lib/sweep/study/command').main(argv, { signals })
+    main: (argv, { signals }) => require('../lib/study/command').main(argv, { signals })
   },
   cluster: {
     usage: 'cluster <start|status|stop|list|download>',

@@ -16,11 +16,14 @@ const ALLOWED = {
   cli: ['base', 'data', 'cluster', 'results'],
   reports: ['base', 'data', 'cluster', 'fleet', 'results', 'workloads', 'cli'],
   // What starts the cluster under test (a distribution, Java, its nodes), apart from cluster/, which talks to one.
-  provision: ['base', 'cli'],
+  provision: ['base', 'cli', 'results'],
   run: ['base', 'data', 'cluster', 'fleet', 'metrics', 'results', 'workloads', 'reports', 'cli', 'ui', 'provision'],
   ui: ['base', 'data', 'results', 'reports'],
   sweep: ['base', 'workloads', 'reports', 'cli', 'provision'],
-  launch: ['base', 'data', 'results', 'workloads', 'reports', 'cli', 'ui', 'provision']
+  launch: ['base', 'data', 'results', 'workloads', 'reports', 'cli', 'ui', 'provision'],
+  // A study conducts the others: the clusters it starts (provision), the grid and the capacity search it runs
+  // (sweep), the sizing and the comparison it writes (reports). Nothing requires it but the command table (bin/).
+  study: ['base', 'reports', 'cli', 'provision', 'sweep']
 }
 const LIB = path.join(__dirname, '..', 'lib')
 

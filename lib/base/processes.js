@@ -64,9 +64,8 @@ function toolProcessRuns (pid, { procRoot = '/proc' } = {}) {
     // No /proc (macOS): alive is all that can be known.
     return !fs.existsSync(procRoot)
   }
-  // The interpreter's options come before the script: the first argument that is no option is the script.
-  const script = args.slice(1).find((a) => !a.startsWith('-'))
-  return Boolean(script && TOOL_SCRIPTS.has(path.basename(script)))
+  // An argument that is one of the tool's scripts (after the interpreter and its options).
+  return args.slice(1).some((a) => TOOL_SCRIPTS.has(path.basename(a)))
 }
 
 module.exports = { processRuns, processStartTime, processInfo, toolProcessRuns }

@@ -218,7 +218,7 @@ const RUN_OPTIONS = {
 }
 
 // The cluster under test, started by the run on this machine and stopped after it (docs/cluster.md): taken out of the
-// options before they are parsed (lib/provision/for-benchmark.js), declared here for --help and the docs' table.
+// options before they are parsed (lib/cli/cluster-flags.js), declared here for --help and the docs' table.
 const CLUSTER_OPTIONS = {
   start_cluster: {
     type: 'string',
@@ -238,7 +238,10 @@ const CLUSTER_OPTIONS = {
   crate_http_port: { type: 'string', group: 'Cluster under test:', describe: 'node i\'s HTTP port is PORT+i, its ' +
     'PostgreSQL port PORT+100+i, transport PORT+200+i (default 4250)' },
   crate_run_as: { type: 'string', group: 'Cluster under test:', describe: 'as root, the user the nodes run as ' +
-    '(CrateDB refuses root; default crate)' }
+    '(CrateDB refuses root; default crate)' },
+  // Given by a study (or a grid, a sweep, find-capacity with --start_cluster) to each of its runs: not by hand.
+  started_by_study: { type: 'string', hidden: true, group: 'Cluster under test:', describe: 'the record of the ' +
+    'cluster the study of this run started (a file the study wrote), for the run to record and report' }
 }
 
 module.exports = { DEFAULT_UI_PORT, CONNECTION_OPTIONS, RUN_OPTIONS, CLUSTER_OPTIONS }

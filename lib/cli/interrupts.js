@@ -1,12 +1,15 @@
 'use strict'
 
 const { EventEmitter } = require('node:events')
+const { EXIT } = require('../base/errors')
 
 // A closed terminal (SIGHUP) stops a run as Ctrl-C and SIGTERM do: with its report, and the table restored.
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
 // `kill -TERM -PGID` with `timeout` in the group delivers the same signal twice within microseconds: signals this
 // close together are one interruption, not the "twice: abandon everything" a user means by pressing Ctrl-C again.
 const SAME_INTERRUPTION_MS = 100
+// A process whose study is gone ends within this, whatever holds it.
+const PARENT_GONE_GRACE_MS = 10_000
 
 // Per signal target: the signals that arrived while the program was still loading, before its watcher.
 const held = new WeakMap()
@@ -33,17 +36,30 @@ class Interrupts extends EventEmitter {
    * end is the parent's death, SIGKILL included, and stops the run as Ctrl-C does, so that nothing of a study keeps
    * loading the cluster after the study is gone.
    */
-  constructor ({ target = process, now = Date.now, parentPipe = parentPipeOf(process) } = {}) {
+  constructor ({ target = process, now = Date.now, parentPipe = parentPipeOf(process),
+    exit = (code) => process.exit(code), parentGoneGraceMs = PARENT_GONE_GRACE_MS } = {}) {
     super()
     this.target = target
     this.parentPipe = parentPipe
-    this.onParentGone = () => this.onSignal('the end of the study that started this run')
+    // The study that started this process is gone (SIGKILL included): nobody waits for what is in flight, and its
+    // cluster is being stopped by its watchdog. What is in flight is abandoned at once (as a second Ctrl-C would), the
+    // report written as far as it goes, and the process ends within the grace whatever still holds it (a request to a
+    // node that is stopping), so that nothing of the study loads a cluster a resumed study starts on the same ports.
+    this.onParentGone = () => {
+      if (this.parentGone) return
+      this.parentGone = true
+      this.count = Math.max(this.count, 1)
+      this.onSignal('the end of the study that started this run', { abandon: true })
+      const deadline = setTimeout(() => exit(EXIT.PARTIAL), parentGoneGraceMs)
+      if (typeof deadline.unref === 'function') deadline.unref()
+    }
+    this.parentGone = false
     this.count = 0
     this.firstSignal = null
     this.lastAt = null
-    this.onSignal = (signal) => {
+    this.onSignal = (signal, { abandon = false } = {}) => {
       const at = now()
-      if (this.lastAt !== null && at - this.lastAt < SAME_INTERRUPTION_MS) return
+      if (!abandon && this.lastAt !== null && at - this.lastAt < SAME_INTERRUPTION_MS) return
       this.lastAt = at
       this.count++
       if (!this.firstSignal) this.firstSignal = signal

@@ -7,7 +7,7 @@ const { formatMs, parseDuration, requirePositiveInteger, requireConcurrency } = 
 const { writableFile } = require('../base/files')
 const { parseTableName } = require('../data/schema')
 const { parseStages, parseRateText } = require('../data/load-profile')
-const { connectionFromArgs } = require('../cluster/connection')
+const { connectionFromArgs, pgPortsText } = require('../cluster/connection')
 const { unknownOptionMessage } = require('./suggest')
 const { parseThreshold, requireKnownLabels, requireRateForAchieved, requireLoadForDrift } =
   require('../results/thresholds')
@@ -206,6 +206,7 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
     ...commonRunOptions(args, { defaultProcesses: workload.defaultProcesses ?? os.availableParallelism() }),
     ...workload.validateOptions(args)
   }
+  if (args.started_by_study !== undefined) options.startedByStudy = path.resolve(String(args.started_by_study))
   Object.assign(options, fleetOptions(args, env, options))
   shareRatesInFleet(options)
   requireRoomForRate(options)
@@ -356,7 +357,7 @@ function describeOptions (options, exclude = []) {
   const { connection, provisioned, ...all } = options
   // What a study started is the result's environment's, not an option of the run.
   const rest = Object.fromEntries(Object.entries(all).filter(([key]) => !exclude.includes(key) &&
-    key !== 'provisionedByStudy'))
+    key !== 'provisionedByStudy' && key !== 'startedByStudy'))
   // A cluster the run started: its nodes here, the rest in environment.cluster.provisioned.
   if (provisioned) rest.startCluster = provisioned.nodes.length
   return {
@@ -367,7 +368,8 @@ function describeOptions (options, exclude = []) {
     timeout_ms: connection.timeoutMs,
     // What carried the load: a comparison of runs names it, and the report says it.
     protocol: connection.protocol ?? 'http',
-    ...(connection.protocol === 'pg' ? { pg_port: connection.pgPort, pg_insert: connection.pgInsert } : {}),
+    ...(connection.protocol === 'pg' ? { pg_port: pgPortsText(connection.pgPorts),
+      pg_insert: connection.pgInsert } : {}),
     ...Object.fromEntries(Object.entries(rest).map(([key, value]) => [toSnakeCase(key), describeValue(value)]))
   }
 }

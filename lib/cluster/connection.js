@@ -103,6 +103,25 @@ function parsePort (text, { fallback = 4200, flag = '--port/CRATE_PORT' } = {}) 
   return port
 }
 
+/**
+ * --pg_port: one port for every host, or a list of one per host of --host, in its order (the nodes of one machine
+ * each listen on a port of their own).
+ */
+function parsePgPorts (text, hosts) {
+  const flag = '--pg_port/CRATE_PG_PORT'
+  const parts = text === undefined || text === '' ? [undefined] : String(text).split(',')
+  const ports = parts.map((part) => parsePort(part, { fallback: 5432, flag }))
+  if (ports.length === 1) return hosts.map(() => ports[0])
+  if (ports.length !== hosts.length) {
+    throw new UsageError(`${flag} must name one port, or one per host of --host in its order (${hosts.length}; got ` +
+      `${ports.length})`)
+  }
+  return ports
+}
+
+/** The PostgreSQL port(s) as a result and a report give them: one number, or one per host ("4350,4351"). */
+const pgPortsText = (ports) => (new Set(ports).size === 1 ? ports[0] : ports.join(','))
+
 const PROTOCOLS = ['http', 'pg']
 
 const MB = 1024 * 1024
@@ -143,7 +162,7 @@ function connectionFromArgs (args, env) {
     // The load's protocol: the HTTP endpoint, or the PostgreSQL wire protocol on pgPort of the same hosts (the
     // master's own statements always go over HTTP).
     protocol,
-    pgPort: parsePort(args.pg_port ?? env.CRATE_PG_PORT, { fallback: 5432, flag: '--pg_port/CRATE_PG_PORT' }),
+    pgPorts: parsePgPorts(args.pg_port ?? env.CRATE_PG_PORT, hosts),
     pgInsert: args.pg_insert ?? 'batch',
     user,
     password,
@@ -153,4 +172,4 @@ function connectionFromArgs (args, env) {
   }
 }
 
-module.exports = { connectionFromArgs, parseHosts }
+module.exports = { connectionFromArgs, parseHosts, pgPortsText }

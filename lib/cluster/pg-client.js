@@ -27,13 +27,13 @@ const STATUS_OF = { 28000: 401, '28P01': 401 }
  * of at most `maxSockets` connections over the hosts in turn; one cycle at a time on each.
  */
 class PgClient extends EventEmitter {
-  constructor ({ hosts, pgPort = 5432, user, password, insecure = false, timeoutMs = 60_000,
+  constructor ({ hosts, pgPorts = hosts.map(() => 5432), user, password, insecure = false, timeoutMs = 60_000,
     maxAnswerBytes, maxSockets = 4, pgInsert = 'batch' }) {
     super()
     // A batch's rows written as the protocol's messages by the row generators that can (lib/data/bulk-body.js).
     this.bulkEncoding = pgInsert === 'batch' ? 'pg-batch' : 'json'
     // TLS where the host's HTTP endpoint has it (--ssl, https://): the same promise on both ports.
-    this.targets = hosts.map((h) => ({ hostname: h.hostname, port: pgPort, ssl: h.protocol === 'https' }))
+    this.targets = hosts.map((h, i) => ({ hostname: h.hostname, port: pgPorts[i], ssl: h.protocol === 'https' }))
     this.hosts = this.targets.map((t) => ({ base: `postgres://${t.hostname}:${t.port}` }))
     this.settings = { user, password, insecure, maxAnswerBytes }
     this.insertShape = pgInsert

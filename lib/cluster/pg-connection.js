@@ -17,15 +17,17 @@ const NOTICE_RESPONSE = 0x4e
 // NotificationResponse. An ErrorResponse there ends the session (a shutdown's FATAL).
 const ASYNCHRONOUS = new Set([0x53, NOTICE_RESPONSE, 0x41, ERROR_RESPONSE])
 // CrateDB flushes a batch's answer row by row as it executes them (capture pgwire/15: 5,000 rows in 1,066-1,326 TCP
-// reads of 21 or 42 bytes). Read as it comes, each read wakes the client for one or two rows (against a stand-in
-// that answers so: 2.4-3.6 us of CPU a row, 4-6x HTTP's). So a batch's answer is read in gulps from its second read
-// on: after a read the socket stops reading until the next gulp, every GATHER_MS for all connections, and the rows
-// flushed meanwhile come in one read. The rows' pace says how long the rest will take: its last
-// GATHER_UNTIL_LEFT_MS are read as they come, so that the ReadyForQuery, where the latency ends, is read when it
-// arrives. Only a server that flushes its last rows more than twice as fast as the rows before can have a latency
-// read late, by less than GATHER_MS.
-const GATHER_MS = 2
-const GATHER_UNTIL_LEFT_MS = 4
+// reads of 21 or 42 bytes), most of them in a burst at the end of the batch. Read as it comes, each read wakes the
+// client for one or two rows (2.4-3.6 us of CPU a row against a stand-in that answers so, 4-6x HTTP's). So a batch's
+// answer is read in gulps: after a read the socket stops reading until its gulp is due, and the rows flushed
+// meanwhile come in one read. A gulp waits GATHER_SHARE of the time the request has taken so far, at most
+// MAX_GATHER_MS (a request younger than MIN_GATHER_MS / GATHER_SHARE reads as it comes): the ReadyForQuery, where
+// the latency ends, is read at most that late, so a latency is never overstated by more than GATHER_SHARE of itself
+// (0.5%: 7.5 ms of a 1.5-s batch) nor by more than MAX_GATHER_MS. Once every row is answered, what is left (the
+// ReadyForQuery) is read as it comes.
+const GATHER_SHARE = 0.005
+const MIN_GATHER_MS = 1
+const MAX_GATHER_MS = 10
 
 /**
  * One connection of CrateDB's PostgreSQL wire protocol (protocol 3), as the captures in test/fixtures/pgwire show
@@ -185,30 +187,19 @@ class PgConnection {
   }
 
   /**
-   * After a read of `bytes` of a batch's answer: while the rows still to come will take GATHER_UNTIL_LEFT_MS or more
-   * at their pace (the faster of the pace since the first read and the pace since the last), no read until the next
-   * gulp, then one read of all that came. A read that filled the buffer leaves more waiting: read on.
+   * After a read of `bytes` of a batch's answer: unless every row is answered, or the request is too young for a gulp,
+   * no read until the gulp is due (GATHER_SHARE of the request's time so far), then one read of all that came. A read
+   * that filled the buffer leaves more waiting: read on.
    */
   gatherIfStreaming (bytes) {
     const cycle = this.cycle
     if (!this.gathers || this.gathering || cycle === null || cycle.batchRows === 0 || this.closed) return
-    const answered = answeredOf(cycle)
-    if (answered === 0) return
-    const now = this.now()
-    if (cycle.firstReadAt === null) {
-      Object.assign(cycle, { firstReadAt: now, firstAnswered: answered, lastReadAt: now, lastAnswered: answered })
-      return
-    }
-    const sinceLast = answered - cycle.lastAnswered
-    if (sinceLast <= 0) return
-    const msPerRow = Math.min((now - cycle.firstReadAt) / (answered - cycle.firstAnswered),
-      (now - cycle.lastReadAt) / sinceLast)
-    cycle.lastReadAt = now
-    cycle.lastAnswered = answered
-    if ((cycle.batchRows - answered) * msPerRow < GATHER_UNTIL_LEFT_MS || bytes >= READ_BUFFER_BYTES) return
+    if (answeredOf(cycle) >= cycle.batchRows || bytes >= READ_BUFFER_BYTES) return
+    const waitMs = Math.min(MAX_GATHER_MS, (this.now() - cycle.startedAt) * GATHER_SHARE)
+    if (waitMs < MIN_GATHER_MS) return
     this.gathering = true
     this.socket.pause()
-    gulps.add(this)
+    gulps.add(this, this.now() + waitMs)
   }
 
   /** The gulp's time came (gulps): read what came meanwhile. */
@@ -223,8 +214,7 @@ class PgConnection {
     return new Promise((resolve, reject) => {
       const cycle = { resolve, reject, startup, batch, fields: [], rows: [], commands: [], ok: 0, counts: null,
         bound: 0,
-        error: null, sent: false, bytes: 0, timer: null, batchRows: batch ? rows : 0, firstReadAt: null,
-        firstAnswered: 0, lastReadAt: null, lastAnswered: 0 }
+        error: null, sent: false, bytes: 0, timer: null, batchRows: batch ? rows : 0, startedAt: this.now() }
       this.cycle = cycle
       if (deadline !== null) {
         const leftAtStart = Math.max(0, deadline - preciseNow())
@@ -334,40 +324,55 @@ class PgConnection {
   }
 }
 
-
-
-
 /**
- * The connections waiting for their next gulp, all read again by one timer every GATHER_MS: a timer per connection
- * would wake the process for each of them, and on a virtual machine a wake-up costs more than the reads it saves.
+ * The connections waiting for their next gulp, each with the time it is due, read again by one timer at the earliest
+ * of them, with every other one due within MIN_GATHER_MS: a timer per connection would wake the process for each of
+ * them, and on a virtual machine a wake-up costs more than the reads it saves.
  */
 const gulps = {
-  waiting: new Set(),
+  waiting: new Map(),
   timer: null,
-  add (connection) {
-    this.waiting.add(connection)
-    if (this.timer === null) this.timer = setTimeout(() => this.readAll(), GATHER_MS)
+  timerAt: Infinity,
+  now: () => performance.now(),
+  add (connection, dueAt) {
+    this.waiting.set(connection, dueAt)
+    if (dueAt >= this.timerAt) return
+    clearTimeout(this.timer)
+    this.timerAt = dueAt
+    this.timer = setTimeout(() => this.readDue(), Math.max(0, dueAt - this.now()))
   },
-  readAll () {
+  readDue () {
     this.timer = null
-    const due = [...this.waiting]
+    this.timerAt = Infinity
+    const soon = this.now() + MIN_GATHER_MS
+    let next = Infinity
+    for (const [connection, dueAt] of [...this.waiting]) {
+      if (dueAt <= soon) {
+        this.waiting.delete(connection)
+        connection.readAgain()
+      } else {
+        next = Math.min(next, dueAt)
+      }
+    }
+    if (next < Infinity) {
+      this.timerAt = next
+      this.timer = setTimeout(() => this.readDue(), Math.max(0, next - this.now()))
+    }
+  },
+  /** Every connection waiting read again now (a test's clock, a client that closes). */
+  readAll () {
+    clearTimeout(this.timer)
+    this.timer = null
+    this.timerAt = Infinity
+    const due = [...this.waiting.keys()]
     this.waiting.clear()
     for (const connection of due) connection.readAgain()
   }
 }
-
-
-
-
-
-
 
 /** The rows of a batch cycle answered so far. */
 function answeredOf (cycle) {
   return cycle.counts === null ? cycle.ok : cycle.counts.length
 }
 
-
-
-
-module.exports = { gulps, GATHER_MS, GATHER_UNTIL_LEFT_MS, READ_BUFFER_BYTES, PgConnection }
+module.exports = { gulps, GATHER_SHARE, MIN_GATHER_MS, MAX_GATHER_MS, READ_BUFFER_BYTES, PgConnection }

@@ -125,7 +125,7 @@ function upgrade (connection, socket) {
 function connect (connection) {
   return new Promise((resolve, reject) => {
     // onread: every read lands in this connection's buffer and goes to its onChunk (set once the session starts);
-    // such a socket stops reading when paused (a gulp, see GATHER_MS). TLS is spoken over a socket that emits data.
+    // such a socket stops reading when paused (a gulp, see GATHER_SHARE). TLS is spoken over a socket that emits data.
     const onread = connection.gathers
       ? { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
           callback: (bytes, buffer) => { if (connection.onChunk) connection.onChunk(buffer.subarray(0, bytes)) } }

@@ -8,7 +8,7 @@ const { parseFleetArgs, flagValue } = require('./fleet-args')
 const { commandParser, passedThrough } = require('../cli/command-args')
 const { fleetManifests, mountedQueriesPath, dnsName } = require('./manifests')
 const { crateDbResource, serviceHost } = require('./cratedb-resource')
-const { splitClusterArgs, clusterOptionsOf } = require('../provision/for-benchmark')
+const { splitClusterArgs, clusterOptionsOf } = require('../cli/cluster-flags')
 const { parseOptions } = require('../cli/options')
 const { loadWorkload } = require('../workloads')
 

@@ -242,8 +242,8 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
   // outright leaves no node behind. A run's cluster (`watchdog`) keeps it to the end; a cluster meant to stay up is
   // let go once ready (to --stop_with's process, when given).
   const guard = startWatchdog(dir, { pid: spec.stopWith, keepFiles: Boolean(spec.dir) })
-  const stop = async ({ keep = false } = {}) => {
-    const stopped = await stopNodes(dir, { remove: !keep, log, quietIfGone: true, env })
+  const stop = async ({ keep = false, keepLogs = false } = {}) => {
+    const stopped = await stopNodes(dir, { remove: !keep, keepLogs, log, quietIfGone: true, env })
     guard.release()
     return stopped
   }
@@ -363,5 +363,5 @@ function startWatchdog (dir, { pid = null, keepFiles = false } = {}) {
   return { pid: child.pid, release: () => child.stdin.end(), letGo }
 }
 
-module.exports = { startCluster, clusterSpec, parseSettings, removeEmptyDirs, sizeOf, DEFAULT_HTTP_PORT, DEFAULT_HEAP,
-  DEFAULT_START_TIMEOUT_MS }
+module.exports = { startCluster, clusterSpec, parseSettings, removeEmptyDirs, sizeOf, MAX_NODES, DEFAULT_HTTP_PORT,
+  DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS }

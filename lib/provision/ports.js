@@ -1,7 +1,7 @@
 'use strict'
 
-const fs = require('node:fs')
 const net = require('node:net')
+const { holderOf } = require('../base/listeners')
 
 // The ports a cluster's nodes will listen on, each checked free before anything starts: a taken port fails at once,
 // naming the port, what it was for and, where /proc says so, the process that holds it (Rally hangs for ever on one).
@@ -18,65 +18,6 @@ function isFree (port, host = '127.0.0.1') {
     server.once('error', () => resolve(false))
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)))
   })
-}
-
-/** The socket inodes listening on `port` (IPv4 and IPv6), from /proc/net; empty where /proc says nothing. */
-function listeningInodes (port, { procRoot = '/proc' } = {}) {
-  const inodes = new Set()
-  for (const table of ['tcp', 'tcp6']) {
-    let text = ''
-    try {
-      text = fs.readFileSync(`${procRoot}/net/${table}`, 'utf8')
-    } catch {
-      continue
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/)
-      // local_address is ADDR:PORT in hex; state 0A is LISTEN.
-      if (fields.length < 10 || fields[3] !== '0A') continue
-      if (parseInt(fields[1].split(':').pop(), 16) === port) inodes.add(fields[9])
-    }
-  }
-  return inodes
-}
-
-/** "pid 1234 (java)": who holds `port`, where this user may read it in /proc; null otherwise. */
-function holderOf (port, { procRoot = '/proc' } = {}) {
-  const inodes = listeningInodes(port, { procRoot })
-  if (inodes.size === 0) return null
-  let pids = []
-  try {
-    pids = fs.readdirSync(procRoot).filter((name) => /^[0-9]+$/.test(name))
-  } catch {
-    return null
-  }
-  for (const pid of pids) {
-    let fds = []
-    try {
-      fds = fs.readdirSync(`${procRoot}/${pid}/fd`)
-    } catch {
-      continue
-    }
-    for (const fd of fds) {
-      let link = ''
-      try {
-        link = fs.readlinkSync(`${procRoot}/${pid}/fd/${fd}`)
-      } catch {
-        continue
-      }
-      const m = /^socket:\[([0-9]+)\]$/.exec(link)
-      if (m && inodes.has(m[1])) {
-        let name = '?'
-        try {
-          name = fs.readFileSync(`${procRoot}/${pid}/comm`, 'utf8').trim()
-        } catch {
-          // Gone meanwhile, or not ours to read: the pid alone says enough.
-        }
-        return `pid ${pid} (${name})`
-      }
-    }
-  }
-  return null
 }
 
 /**

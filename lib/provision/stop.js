@@ -40,8 +40,8 @@ function signal (pid, name) {
  * Stops the cluster of DIR. Returns { name, stopped, killed, removed } (the nodes that ended on SIGTERM and on
  * SIGKILL); null when DIR holds no cluster (and `quietIfGone`). `remove`: what the start made goes too.
  */
-async function stopNodes (dir, { remove = true, graceMs = DEFAULT_GRACE_MS, log = () => {}, quietIfGone = false,
-  env = process.env, procRoot } = {}) {
+async function stopNodes (dir, { remove = true, keepLogs = false, graceMs = DEFAULT_GRACE_MS, log = () => {},
+  quietIfGone = false, env = process.env, procRoot } = {}) {
   const state = readState(dir, { nullIfMissing: quietIfGone })
   if (!state) return null
   if (!sameDir(state.dir, dir)) {
@@ -59,9 +59,31 @@ async function stopNodes (dir, { remove = true, graceMs = DEFAULT_GRACE_MS, log 
   }
   const left = await waitGone(state, stubborn.length ? KILL_WAIT_MS : 0, options)
   if (left.length) throw new Error(`${left.map((n) => `${n.name} (pid ${n.pid})`).join(', ')} still run`)
-  if (remove) removeMade(dir, state)
+  if (remove && keepLogs) removeAllButLogs(dir, state)
+  else if (remove) removeMade(dir, state)
   unregister(state.name, env)
-  return { name: state.name, stopped: running.length - stubborn.length, killed: stubborn.length, removed: remove }
+  return { name: state.name, stopped: running.length - stubborn.length, killed: stubborn.length, removed: remove,
+    logs_kept: remove && keepLogs }
+}
+
+/**
+ * What the start recorded as made under DIR but each node's logs (its output and logs/: CrateDB's log, the GC logs)
+ * and cluster.json, which says whose they are: a study keeps them with its results.
+ */
+function removeAllButLogs (dir, state) {
+  for (const name of madeNames(state, dir) ?? []) {
+    if (!name.startsWith('node')) {
+      removeMadePath(path.join(dir, name))
+      continue
+    }
+    let entries = []
+    try {
+      entries = fs.readdirSync(path.join(dir, name))
+    } catch { /* gone */ }
+    for (const entry of entries.filter((e) => e !== 'logs' && e !== 'out.log')) {
+      removeMadePath(path.join(dir, name, entry))
+    }
+  }
 }
 
 /** What the start recorded as made under DIR, and cluster.json; then the folders it made, where now empty. */

@@ -80,12 +80,28 @@ function busyBeforeLoad (result) {
     .map((n) => ({ node: n.name, cpu: n.cpu_pct_before_run, overS }))
 }
 
+// Other tenants taking more than this share of the machine's CPU, on average over the load, make a run busy.
+const OTHERS_BUSY_PCT = 25
+
+/** What others took of the machine the run and its nodes ran on, when more than OTHERS_BUSY_PCT: the share, or null. */
+function othersTook (result) {
+  const m = result.machine
+  return m && typeof m.others_pct === 'number' && m.others_pct > OTHERS_BUSY_PCT ? m : null
+}
+
 /**
- * "the nodes were busy beyond this load (n1: load 12 on 2 cores): …", "the nodes were busy before this run began
- * (n1: CPU 85% before it made a table or sent a row: …): …", both, or null.
+ * "other work took 38% of this machine's CPU during the load …", "the nodes were busy beyond this load (n1: load 12 on
+ * 2 cores): …", "the nodes were busy before this run began (n1: CPU 85% before it made a table or sent a row: …): …",
+ * any of them, or null.
  */
 function busyMachineLine (result) {
   const reasons = []
+  const others = othersTook(result)
+  if (others) {
+    reasons.push(`other work took ${fmt(others.others_pct)}% of this machine's CPU during the load (more than ` +
+      `${OTHERS_BUSY_PCT}%; the run's own processes ${fmt(others.own_pct)}%, the cluster's nodes ` +
+      `${fmt(others.cluster_pct)}% of its ${others.cores} cores)`)
+  }
   const beyond = busyNodes(result)
   if (beyond.length) {
     reasons.push(`the nodes were busy beyond this load (${beyond.map((b) => `${b.node}: load ${fmt(b.load)} on ` +
@@ -127,5 +143,6 @@ function clusterLimitReason (result) {
 }
 
 module.exports = {
-  growingWriteQueues, busyNodes, busyBeforeLoad, busyMachineLine, clusterLimitReason, BUSY_LOAD_PER_CORE
+  growingWriteQueues, busyNodes, busyBeforeLoad, busyMachineLine, clusterLimitReason, othersTook, BUSY_LOAD_PER_CORE,
+  OTHERS_BUSY_PCT
 }

@@ -138,6 +138,12 @@ function renderReport (workload, result) {
     `client: ${fmt(c.cpu_seconds)} s CPU in all processes, ${fmt(c[perUnit])} µs ` +
     `per ${unit === 'rows' ? 'row' : 'query'}, peak RSS ${fmt(c.max_rss_mb_per_process)} MB per process`
   )
+  const m = result.machine
+  if (m) {
+    out.push(`this machine (${m.cores} cores) during the load: ${fmt(m.machine_pct)}% busy, the run's processes ` +
+      `${fmt(m.own_pct)}%, the cluster's nodes here ${fmt(m.cluster_pct)}%, ${m.others_pct === null ? 'others ' +
+        'unknown (the nodes of this machine could not be told apart)' : `other work ${fmt(m.others_pct)}%`}`)
+  }
   const held = c.master_memory
   if (held) {
     // A rate per hour is printed only where it is judged: a minute's RSS extrapolated to an hour is noise.

@@ -340,8 +340,13 @@ function sustainedLine (drift, sustained, fmtNumber) {
       'minutes or more)'
   }
   const rows = sustained.table_rows_end === null ? '' : ` on a table of ${fmtNumber(sustained.table_rows_end)} rows`
-  return `  sustained: ${fmtNumber(sustained.per_sec)} ${drift.unit}/s held at the end of ${fmtNumber(round(
-    sustained.duration_s / 60, 1))} min${rows}, p99 ${fmtNumber(sustained.p99_ms)} ms`
+  const minutes = fmtNumber(round(sustained.duration_s / 60, 1))
+  if (sustained.held === false) {
+    return `  sustained: NOT held: ${fmtNumber(sustained.per_sec)} ${drift.unit}/s at the end of ${minutes} ` +
+      `min${rows}, p99 ${fmtNumber(sustained.p99_ms)} ms (${sustained.not_held_why}): no figure the cluster sustains`
+  }
+  return `  sustained: ${fmtNumber(sustained.per_sec)} ${drift.unit}/s held at the end of ${minutes} min${rows}, p99 ` +
+    `${fmtNumber(sustained.p99_ms)} ms${sustained.lower_bound ? ` (its --rate target: a lower bound)` : ''}`
 }
 
 module.exports = { driftOf, driftLines, sustainedOf, sustainedLine, SUSTAINED_MIN_S, latencyOfEntries, theilSen,

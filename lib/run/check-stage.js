@@ -5,12 +5,14 @@ const { FatalError } = require('../base/errors')
 const { describeOptions } = require('../cli/options')
 const { envFileLine } = require('../cli/env-file')
 const { CrateHttpError } = require('../cluster/http-client')
+const { pgPortsText } = require('../cluster/connection')
 const { now } = require('../base/clock')
 const { stageText, granularityWarnings } = require('../data/load-profile')
 const { unitsPerRequestOf } = require('../workloads/workload')
 const { grouped } = require('../base/format')
 const { clusterShape, shapeText } = require('../cluster/cluster-shape')
-const { provisionedLine, provisionedRecord } = require('../provision/for-benchmark')
+const { provisionedLine } = require('../reports/provisioned')
+const { provisionedRecord } = require('../results/provisioned')
 
 // The run's first stages: the header a person reads, then every host checked before any DDL.
 
@@ -35,7 +37,8 @@ function announce (ctx) {
   const limit = workload.countLimit(options)
   const limits = [
     options.durationMs ? `${options.durationMs / 1000} s` : null,
-    limit === Number.MAX_SAFE_INTEGER ? null : `${n(limit)} ${workload.unit} per process`
+    limit === Number.MAX_SAFE_INTEGER ? null : `${n(limit)} ${workload.unit} per process` +
+      `${options.processes > 1 ? ` (${n(limit * options.processes)} in all)` : ''}`
   ]
     .filter(Boolean)
     .join(' or ')
@@ -49,7 +52,8 @@ function announce (ctx) {
   if (options.provisioned) ctx.log(`  ${provisionedLine(provisionedRecord(options.provisioned))}`)
   if (options.provisionedByStudy) ctx.log(`  ${provisionedLine(options.provisionedByStudy)}`)
   if (c.protocol === 'pg') {
-    ctx.log(`  protocol: the load over the PostgreSQL wire protocol, port ${c.pgPort} (checks and DDL over HTTP)`)
+    ctx.log(`  protocol: the load over the PostgreSQL wire protocol, port ${pgPortsText(c.pgPorts)} (checks and DDL ` +
+      'over HTTP)')
   }
   ctx.log(`  workload: ${workload.describeLoad(options)}`)
   ctx.log(
@@ -101,8 +105,8 @@ async function checkPgHosts (ctx) {
     const unreachable = await pg.requireOneHost()
     for (const error of unreachable) ctx.log(`warning: PostgreSQL protocol: ${error.message}`)
   } catch (error) {
-    throw new FatalError(`cannot use the PostgreSQL protocol (--protocol pg, port ${ctx.options.connection.pgPort}): ` +
-      error.message)
+    throw new FatalError('cannot use the PostgreSQL protocol (--protocol pg, port ' +
+      `${pgPortsText(ctx.options.connection.pgPorts)}): ${error.message}`)
   } finally {
     ctx.interrupts.off('interrupt', abandon)
     pg.close()

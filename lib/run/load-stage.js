@@ -1,5 +1,8 @@
 'use strict'
 
+const { MachineShare, clusterPidsOf } = require('./machine-share')
+const { holderPid } = require('../base/listeners')
+const { isThisMachine } = require('../base/hosts')
 const { WorkerGroup } = require('./worker-group')
 const { Timeline } = require('../results/timeline')
 const { Resolution } = require('../results/resolution')
@@ -50,6 +53,17 @@ function watchFlight (ctx, main, progress, { startAt, targetAt }) {
     if (warning) ctx.stderr.write(`${progress.refreshing ? '\r\x1b[K' : ''}${warning}\n`)
   }
   main.on('delta', onDelta)
+}
+
+/**
+ * What the rest of this machine takes while the load runs (machine-share.js): the run's own processes (the master
+ * and its workers) and the cluster's nodes that run here are told apart from the others.
+ */
+function watchMachine (ctx, workerGroups) {
+  const own = () => [...new Set([process.pid, ...workerGroups.flatMap((g) => g.workers
+    .map((w) => w.child && w.child.pid).filter(Number.isSafeInteger))])]
+  const cluster = clusterPidsOf(ctx.options, { holderPid, isLocal: isThisMachine })
+  return new MachineShare({ pids: () => ({ own: own(), cluster }) }).start()
 }
 
 async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false } = {}) {
@@ -107,6 +121,7 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
     })
   }
   let masterCpuAtGo = null
+  let share = null
   /** @type {Load} */
   const load = {
     outcomes: {},
@@ -114,6 +129,7 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
     startAt: null,
     timeline: null,
     cluster: null,
+    machine: null,
     monitorStartedAt: null,
     steering: null
   }
@@ -133,6 +149,7 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
       // --duration is the measured part: it starts when the warm-up ends.
       const deadline = options.durationMs ? startAt + (options.warmupMs || 0) + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
+      share = watchMachine(ctx, workerGroups)
       for (const group of workerGroups) group.go({ startAt, deadline })
       progress.start(startAt, main.totals)
       load.steering = steeringOf(loadGroups, workerGroups, { startAt, deadline })
@@ -161,6 +178,7 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
     const mainOutcome = await main.whenDone()
     if (side) side.stop(stopReason('main_finished'))
     const sideOutcome = side ? await side.whenDone() : null
+    if (share) load.machine = share.stop()
     // The master's own CPU over the load is the main workload's: the companion's figures are its workers'. A worker
     // in the master's process has counted the process's CPU already.
     if (masterCpuAtGo && !workersInMaster) mainOutcome.resources.push(masterResources(masterCpuAtGo))

@@ -9,12 +9,14 @@ const { buildResult } = require('../results/result')
 const { renderReport, renderCompanion } = require('../reports/text')
 const { timelineResult } = require('../results/timeline')
 const { driftOf, sustainedOf } = require('../results/drift')
+const { sustainedVerdict } = require('../reports/sustained')
 const { profileOf } = require('./steering')
 const { stageResults } = require('../results/stages')
 const { unitsPerRequestOf } = require('../workloads/workload')
 const { evaluateThresholds } = require('../results/thresholds')
 const { round, fmt } = require('../base/format')
-const { provisionedRecord, provisionedLine, lostNodes } = require('../provision/for-benchmark')
+const { provisionedRecord } = require('../results/provisioned')
+const { provisionedLine, lostNodeLines } = require('../reports/provisioned')
 
 // The report stage: each group's result from what the load measured (timeline, stages, drift, the master's own
 // figures), printed, written as JSON and HTML.
@@ -25,7 +27,9 @@ const { provisionedRecord, provisionedLine, lostNodes } = require('../provision/
  */
 function withProvisioned (environment, state, byStudy) {
   if (!state && !byStudy) return environment
-  const provisioned = state ? { ...provisionedRecord(state), lost_nodes: lostNodes(state) } : byStudy
+  // A run that started its cluster asks its nodes' processes (provision/, loaded by the run that started one).
+  const provisioned = state ? { ...provisionedRecord(state), lost_nodes: require('../provision/target')
+    .lostNodesOf(state) } : byStudy
   const base = environment || {}
   return { ...base, cluster: { ...(base.cluster || {}), provisioned } }
 }
@@ -35,10 +39,7 @@ function provisionedText (result) {
   const p = result.environment && result.environment.cluster && result.environment.cluster.provisioned
   if (!p) return ''
   const lines = [provisionedLine(p)]
-  for (const lost of p.lost_nodes || []) {
-    lines.push(`warning: ${lost.node} (pid ${lost.pid}) of the cluster this run started is no longer running` +
-      `${lost.cause ? `: ${lost.cause}` : ''}; its last log lines:`, ...lost.last_lines.map((l) => `    ${l}`))
-  }
+  for (const lost of p.lost_nodes || []) lines.push(...lostNodeLines(lost))
   return `${lines.join('\n')}\n`
 }
 
@@ -59,6 +60,8 @@ function report (ctx, groups, load) {
     events: runEvents(ctx, load, result.events)
   })
   result.environment = withProvisioned(ctx.environment || null, options.provisioned, options.provisionedByStudy)
+  // What the rest of this machine took during the load: others' share makes a run busy (reports/cluster-limits.js).
+  result.machine = load && load.machine ? load.machine : null
   const stoppedAt = stoppedEarlyAt(ctx, load)
   if (stoppedAt !== null) result.stopped_at_s = round((stoppedAt - load.startAt) / 1000, 3)
   if (options.stages) {
@@ -79,6 +82,8 @@ function report (ctx, groups, load) {
   }
   result.drift = load && load.timeline ? driftOfRun(result, load, main) : null
   result.sustained = sustainedOf(result.drift, { tableEnd: result.table_storage ? result.table_storage.end : null })
+  // Whether it held: a --rate run far below its target held nothing, and its report must not say it did.
+  if (result.sustained) Object.assign(result.sustained, sustainedVerdict(result, main.workload.unit))
   // The ingest beside a query mix drifts on its own (its growing table is the first suspect of the queries' drift).
   if (companion) companion.drift = load && load.timeline ? driftOfRun(result, load, side, companion) : null
   if (load && load.steering && load.steering.stopped) result.stopped_by = load.steering.stopped.by

@@ -1,8 +1,9 @@
 'use strict'
 
 const { EXIT, FatalError, UsageError, errorLine, errorText } = require('../base/errors')
-const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags, hostArgs, startForRun, studyCluster } =
-  require('../provision/for-benchmark')
+const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags } = require('../cli/cluster-flags')
+const { readStudyObject } = require('../base/files')
+const { isProvisionedRecord } = require('../results/provisioned')
 const { loadEnvFile } = require('../cli/env-file')
 const { guardOutput, outputFailure } = require('../cli/output')
 const { parseOptions } = require('../cli/options')
@@ -35,35 +36,46 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   const clusterOptions = clusterOptionsOf(given)
   const checked = parseOptions(workload, rest, env, { name })
   if (!clusterOptions) {
-    const started = studyCluster(env)
-    if (started) checked.provisionedByStudy = started
+    if (checked.startedByStudy) checked.provisionedByStudy = studyRecordOf(checked.startedByStudy)
     return runParsed(workload, checked, { env, stdout, stderr, signalTarget, name })
   }
   if (checked.fleet) {
     throw new UsageError('--start_cluster starts a cluster for one run: the generators of a fleet share one')
   }
   refuseConnectionFlags(rest)
+  // Only a run that starts a cluster loads what starts one.
+  const { Target } = require('../provision/target')
+  require('../provision/cluster').clusterSpec(clusterOptions)
   // The start is interruptible: Ctrl-C stops the nodes started so far, and the run that would follow never starts.
   const interrupts = new Interrupts({ target: signalTarget }).install()
   const log = (line) => stderr.write(`${line}\n`)
-  let cluster
+  let target
   try {
-    cluster = await startForRun(clusterOptions, { log, signals: interrupts, env })
+    target = await Target.start(clusterOptions, { log, signals: interrupts, env })
   } catch (error) {
     interrupts.uninstall()
     throw error
   }
   try {
-    const pg = checked.connection.protocol === 'pg'
     const ownEnv = { ...env, CRATE_PASSWORD: '' }
-    const options = parseOptions(workload, [...rest, ...hostArgs(cluster, { pg })], ownEnv, { name })
-    options.provisioned = cluster.state
+    const options = parseOptions(workload, [...rest, ...target.connectionArgs(rest, env)], ownEnv, { name })
+    options.provisioned = target.state
     return await runParsed(workload, options, { env: ownEnv, stdout, stderr, signalTarget, name, interrupts })
   } finally {
-    const stopped = await cluster.stop().catch((error) => ({ error }))
+    const stopped = await target.stop().catch((error) => ({ error }))
     log(stopped && stopped.error ? `warning: stopping the cluster this run started: ${stopped.error.message}`
-      : `stopped the cluster this run started (${cluster.state.name}); nothing of it is left`)
+      : `stopped the cluster this run started (${target.name}); nothing of it is left`)
   }
+}
+
+/** The record of the cluster the run's study started (--started_by_study FILE, written by the study). */
+function studyRecordOf (file) {
+  const record = readStudyObject(file, (why) => new UsageError(`--started_by_study ${file} ${why}`),
+    { kind: 'the record of a started cluster' })
+  if (!isProvisionedRecord(record)) {
+    throw new UsageError(`--started_by_study ${file} is no record of a cluster a study started`)
+  }
+  return record
 }
 
 /** The run of options parsed (and pointed at a started cluster, where the run started one). */

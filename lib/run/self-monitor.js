@@ -37,7 +37,7 @@ class SelfMonitor {
     this.startedAt = this.now()
     if (!this.loopDelay) {
       // The event loop's delay as perf_hooks measures it (every 20 ms): a master that falls behind shows it here.
-      this.loopDelay = monitorEventLoopDelay({ resolution: 20 })
+      this.loopDelay = monitorEventLoopDelay({ resolution: 100 })
       this.loopDelay.enable()
     }
     this.lastCpu = { at: this.startedAt, usage: this.cpuUsage() }

@@ -113,7 +113,7 @@ async function runWorker ({ workload: workloadName, options, prepared, workerInd
   const cpuAtGo = process.cpuUsage()
   const loadStartedAt = now()
   // How late the event loop runs its timers: a busy client delays its own requests.
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+  const loopDelay = monitorEventLoopDelay({ resolution: 50 })
   loopDelay.enable()
   const reports = reportEveryInterval(go.startAt, () => send({ type: 'delta', delta: recorder.takeDelta() }))
   let reason

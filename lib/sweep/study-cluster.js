@@ -1,11 +1,18 @@
 'use strict'
 
-const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags, withStudyRecord, plannedHostArgs, startForRun,
-  provisionedLine, provisionedRecord } = require('../provision/for-benchmark')
+const fs = require('node:fs')
+const path = require('node:path')
+const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags, connectionArgs } =
+  require('../cli/cluster-flags')
+const { replaceFile } = require('../provision/owned-paths')
+const { provisionedLine } = require('../reports/provisioned')
 
 // --start_cluster in a study's benchmark options (a sweep, a grid, find-capacity): one cluster for the whole study,
 // started before its first run and stopped after its last (however the study ends: a watchdog ends it with the
-// study), never one a run. The runs are pointed at its nodes instead.
+// study), never one a run. The runs are pointed at its nodes instead, and each is given the record of what was
+// started (--started_by_study, a file in the study's folder), which it records and reports.
+
+const RECORD_FILE = 'started-cluster.json'
 
 /** The benchmark options without the cluster's flags, and with the hosts of the cluster to start: { args, cluster }. */
 function studyBenchmarkArgs (args) {
@@ -13,26 +20,31 @@ function studyBenchmarkArgs (args) {
   const cluster = clusterOptionsOf(given)
   if (!cluster) return { args, cluster: null }
   refuseConnectionFlags(rest, 'the runs at the cluster the study starts')
-  const at = rest.findIndex((a) => a === '--protocol' || a.startsWith('--protocol='))
-  const protocol = at < 0 ? null : rest[at].includes('=') ? rest[at].split('=')[1] : rest[at + 1]
-  return { args: [...rest, ...plannedHostArgs(cluster, { pg: protocol === 'pg' })], cluster }
+  const { plannedPorts } = require('../provision/target')
+  return { args: [...rest, ...connectionArgs(plannedPorts(cluster), rest)], cluster }
 }
 
-/** `body()` with the study's cluster running (when it starts one), stopped after it whatever it returns or throws. */
-async function withStudyCluster (cluster, { stderr, signals, env = process.env }, body) {
-  if (!cluster) return body()
+/**
+ * `body(run)` with the study's cluster running (when it starts one), stopped after it whatever it returns or throws:
+ * `run` is the study's run of a benchmark with the record of the cluster given to every run.
+ */
+async function withStudyCluster (cluster, { out, stderr, signals, run, env = process.env }, body) {
+  if (!cluster) return body(run)
+  const { Target } = require('../provision/target')
   const log = (line) => stderr.write(`${line}\n`)
-  const started = await startForRun(cluster, { log, signals, env })
-  const record = { ...provisionedRecord(started.state), by: 'the study' }
+  const target = await Target.start(cluster, { log, signals, env })
+  const record = target.record('the study')
+  const file = path.join(out, RECORD_FILE)
+  fs.mkdirSync(out, { recursive: true })
+  replaceFile(file, `${JSON.stringify(record, null, 1)}\n`)
   log(provisionedLine(record, 'this study'))
   try {
-    // Each run records what its study started.
-    return await withStudyRecord(record, () => body(started))
+    return await body((options) => run({ ...options, args: [...options.args, '--started_by_study', file] }))
   } finally {
-    const stopped = await started.stop().catch((error) => ({ error }))
+    const stopped = await target.stop().catch((error) => ({ error }))
     log(stopped && stopped.error ? `warning: stopping the cluster this study started: ${stopped.error.message}`
-      : `stopped the cluster this study started (${started.state.name}); nothing of it is left`)
+      : `stopped the cluster this study started (${target.name}); nothing of it is left`)
   }
 }
 
-module.exports = { studyBenchmarkArgs, withStudyCluster }
+module.exports = { studyBenchmarkArgs, withStudyCluster, RECORD_FILE }

@@ -202,8 +202,8 @@ async function main (def, argv, options = {}) {
   const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark } = options
   return runsCommand({ name: def.script, parse: () => parseArgs(def, argv),
     usage: () => usage(def, def.param, def.values), stdout, stderr,
-    body: (config) => withStudyCluster(config.cluster, { stderr, signals },
-      () => sweep(def, config, { stderr, signals, run })) })
+    body: (config) => withStudyCluster(config.cluster, { out: config.out, stderr, signals, run },
+      (studyRun) => sweep(def, config, { stderr, signals, run: studyRun })) })
 }
 
 async function sweep (def, config, { stderr, signals, run }) {

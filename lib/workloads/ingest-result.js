@@ -44,6 +44,10 @@ function summaryLines (result, fmt) {
   for (const t of result.tables_not_restored || []) {
     lines.push([`NOT RESTORED: ${t.table}`, `refresh_interval is still this run's; run ${t.statement}`])
   }
+  for (const l of result.leases_lost || []) {
+    lines.push([`LEASE LOST: ${l.table}`, `at ${l.at}${l.by ? ` to ${l.by}` : ''}: another run may have dropped ` +
+      'or written the table meanwhile'])
+  }
   if (result.reconciliation) {
     lines.push([
       `rows in ${result.tables.length > 1 ? 'tables' : 'table'} after refresh`,

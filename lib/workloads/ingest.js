@@ -48,7 +48,7 @@ async function prepare ({ client, options, log, sqlOrFail, stopped = () => false
 async function leaseTable ({ client, table, options, leases, log }) {
   let lease
   try {
-    lease = await takeLease({ client, table, holder: leases.holder })
+    lease = await takeLease({ client, table, holder: leases.holder, log })
   } catch (error) {
     log(`warning: could not take the lease of ${table.display} (which run of this tool uses it): ${error.message}`)
     return
@@ -186,7 +186,10 @@ async function finish ({ client, options, prepared, totals, lostWorkers = [], lo
       end: await tableStorage(client, tablesOf(options).map((spec) => spec.table), log) }
   }
   // After the count: the next run's drop decision reads what this one recorded.
-  if (prepared.leases) await prepared.leases.stop()
+  if (prepared.leases) {
+    await prepared.leases.stop()
+    if (prepared.leases.lost.length) extra.leases_lost = prepared.leases.lost
+  }
   return extra
 }
 

@@ -12,7 +12,10 @@ const { grouped } = require('../base/format')
 // running grid used). The children of one study hold its lease (CRATE_BENCH_TABLE_HOLDER), so that its next run
 // drops its own table. A lease nobody renews lapses after TTL_MS; one of a process of this machine that is gone, at
 // once. Every choice of one winner is an INSERT … ON CONFLICT DO NOTHING or an UPDATE on the row's _seq_no, and every
-// read is by the whole primary key (real-time), as the fleet table's (captures 67–74).
+// read is by the whole primary key (real-time), as the fleet table's (captures 67–74). A lease never lives longer than
+// its TTL from when it is read (one renewed in the future, or of a longer TTL, is cut back: no forged row blocks a
+// table for ever). A leases table dropped while runs hold leases: each holder claims its lease again at its next
+// renewal (or says it lost it), and a run that finds the table just made waits one renewal before it decides.
 const LEASES = parseTableName(LEASES_TABLE, 'table')
 const TTL_MS = 60_000
 const RENEW_MS = 15_000
@@ -33,6 +36,16 @@ const TAKE_OVER_SQL = `UPDATE ${LEASES.sql} SET "holder" = ?, "at" = CURRENT_TIM
 const RENEW_SQL = `UPDATE ${LEASES.sql} SET "at" = CURRENT_TIMESTAMP WHERE "table_name" = ? AND "holder" = ?`
 const RELEASE_SQL = `UPDATE ${LEASES.sql} SET "ttl_ms" = ? WHERE "table_name" = ? AND "holder" = ?`
 const NOW_SQL = 'SELECT CURRENT_TIMESTAMP AS now'
+const EXISTS_SQL = 'SELECT number_of_shards, number_of_replicas FROM information_schema.tables ' +
+  'WHERE table_schema = ? AND table_name = ?'
+// How far ahead of the server's clock a lease's time may be (a holder's renewal crossing the read): more is forged.
+const CLOCK_ALLOWANCE_MS = 5000
+// Holders of a lease lost with a dropped leases table claim it again within a renewal: waited for, with a margin.
+const RECLAIM_WAIT_MS = RENEW_MS + 5000
+const CUT_BACK_SQL = `UPDATE ${LEASES.sql} SET "at" = CURRENT_TIMESTAMP, "ttl_ms" = ? ` +
+  'WHERE "table_name" = ? AND "_seq_no" = ? AND "_primary_term" = ?'
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * Who holds this run's leases: the study that started it (its environment's holder), else this process.
@@ -68,10 +81,18 @@ const sameHolder = (a, b) => Boolean(a) && a.host === b.host && a.pid === b.pid
  * Takes `table`'s lease for `holder`, or says who has it: { taken: true } or { heldBy, renewedAgoMs }. A lease lapses
  * when nobody renewed it for its TTL, or at once when its holder is a process of this machine that no longer runs.
  */
-async function takeLease ({ client, table, holder, alive = toolProcessRuns, hostname = os.hostname() }) {
+async function takeLease ({ client, table, holder, alive = toolProcessRuns, hostname = os.hostname(),
+  wait = sleep, log = () => {} }) {
   const shapeError = (what, answer) => new Error(`the answer to ${what} has an unexpected shape ` +
     `(${JSON.stringify(answer).slice(0, 120)})`)
-  await client.sql(CREATE_SQL)
+  const made = await client.sql(CREATE_SQL)
+  if (made && made.rowcount === 1 && await tableExists(client, table)) {
+    // The leases table was just made while the table exists: it was dropped, and with it the leases of runs that may
+    // still use the table. They claim theirs again at their next renewal: wait for it before deciding.
+    log(`the leases table ${LEASES.display} was just made while ${table.display} exists: waiting ` +
+      `${RECLAIM_WAIT_MS / 1000} s for a run that uses it to claim its lease again`)
+    await wait(RECLAIM_WAIT_MS)
+  }
   for (let attempt = 0; attempt < 3; attempt++) {
     const claimed = await client.sql(CLAIM_SQL, [table.display, holderText(holder), TTL_MS])
     if (claimed && claimed.rowcount === 1) return { taken: true }
@@ -87,14 +108,28 @@ async function takeLease ({ client, table, holder, alive = toolProcessRuns, host
     const now = await serverNow(client)
     const renewedAgoMs = Number.isFinite(at) && Number.isFinite(now) ? Math.max(0, now - at) : null
     const gone = held && held.host === hostname && !alive(held.pid)
-    const lapsed = !held || renewedAgoMs === null || renewedAgoMs >= ttlMs || gone
-    if (!sameHolder(held, holder) && !lapsed) return { heldBy: held, renewedAgoMs }
+    const lapsed = !held || renewedAgoMs === null || !(ttlMs > 0) || renewedAgoMs >= ttlMs || gone
+    if (!sameHolder(held, holder) && !lapsed) {
+      // A lease renewed in the future, or of a TTL longer than a holder of this tool gives, is cut back to the TTL
+      // from now: it lapses then unless its holder really renews it.
+      if (at - now > CLOCK_ALLOWANCE_MS || ttlMs > TTL_MS) {
+        const cut = await client.sql(CUT_BACK_SQL, [TTL_MS, table.display, seqNo, primaryTerm])
+        if (!cut || cut.rowcount !== 1) continue
+        return { heldBy: held, renewedAgoMs: 0 }
+      }
+      return { heldBy: held, renewedAgoMs }
+    }
     const taken = await client.sql(TAKE_OVER_SQL, [holderText(holder), TTL_MS, table.display, seqNo, primaryTerm])
     if (taken && taken.rowcount === 1) return { taken: true }
     // Another took it over between the read and the update: read again.
   }
   // Three others took it in turn while this run read it: one of them holds it now.
   return { heldBy: null, renewedAgoMs: null }
+}
+
+async function tableExists (client, table) {
+  const answer = await client.sql(EXISTS_SQL, [table.schema, table.table])
+  return Boolean(answer && Array.isArray(answer.rows) && answer.rows.length > 0)
 }
 
 async function serverNow (client) {
@@ -114,15 +149,19 @@ function inUseMessage (table, { heldBy, renewedAgoMs }) {
 
 /**
  * The leases a run took, renewed every RENEW_MS until stop(); stop() also releases those this process holds (a
- * study's lease is its own to let lapse: its next run follows). Renewal failures cost a warning.
+ * study's lease is its own to let lapse: its next run follows). A renewal that finds its lease gone (the leases table
+ * dropped, its row deleted) claims it again; one another holder took meanwhile is lost: said at once, and in `lost`
+ * for the result. Other renewal failures cost a warning.
  */
 class LeaseKeeper {
-  constructor ({ client, holder, log, timers = { setInterval, clearInterval } }) {
+  constructor ({ client, holder, log, timers = { setInterval, clearInterval }, now = () => new Date() }) {
     this.client = client
     this.holder = holder
     this.log = log
     this.timers = timers
+    this.now = now
     this.tables = []
+    this.lost = []
     this.timer = null
     this.warned = false
   }
@@ -135,14 +174,42 @@ class LeaseKeeper {
   }
 
   async renew () {
-    for (const table of this.tables) {
+    for (const table of [...this.tables]) {
       try {
-        await this.client.sql(RENEW_SQL, [table.display, holderText(this.holder)])
+        const renewed = await this.client.sql(RENEW_SQL, [table.display, holderText(this.holder)])
+        if (!renewed || renewed.rowcount !== 1) await this.claimAgain(table)
       } catch (error) {
-        if (!this.warned) this.log(`warning: could not renew the lease of ${table.display}: ${error.message}`)
-        this.warned = true
+        if (error.code === 4041) {
+          await this.claimAgain(table).catch((e) => this.warn(table, e))
+        } else {
+          this.warn(table, error)
+        }
       }
     }
+  }
+
+  /** The lease of `table` gone: claimed again, or, where another holds it now, lost (said, and kept for the result). */
+  async claimAgain (table) {
+    await this.client.sql(CREATE_SQL)
+    const claimed = await this.client.sql(CLAIM_SQL, [table.display, holderText(this.holder), TTL_MS])
+    if (claimed && claimed.rowcount === 1) {
+      this.log(`note: the lease of ${table.display} was gone (its leases table dropped, or its row deleted): claimed ` +
+        'again')
+      return
+    }
+    this.tables.splice(this.tables.indexOf(table), 1)
+    const read = await this.client.sql(READ_SQL, [table.display]).catch(() => null)
+    const by = read && Array.isArray(read.rows) && read.rows[0] ? parseHolder(read.rows[0][0]) : null
+    this.lost.push({ table: table.display, at: this.now().toISOString(), by: by ? `${by.what} (pid ${by.pid} on ` +
+      `${by.host})` : null })
+    this.log(`warning: this run lost the lease of ${table.display}${by ? ` to ${by.what} (pid ${by.pid} on ` +
+      `${by.host})` : ''}: its leases table was dropped or its row taken; another run may drop the table while this ` +
+      'one writes it')
+  }
+
+  warn (table, error) {
+    if (!this.warned) this.log(`warning: could not renew the lease of ${table.display}: ${error.message}`)
+    this.warned = true
   }
 
   async stop () {
@@ -156,4 +223,4 @@ class LeaseKeeper {
 }
 
 module.exports = { takeLease, inUseMessage, holderOfRun, holderForChildren, LeaseKeeper, LEASES, TTL_MS, RENEW_MS,
-  HOLDER_ENV }
+  RECLAIM_WAIT_MS, HOLDER_ENV }

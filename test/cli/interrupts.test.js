@@ -55,3 +55,22 @@ test('signals while the program loads are held (no default exit 130) and replaye
   await new Promise((resolve) => setImmediate(resolve))
   assert.deepEqual(seen, [{ signal: 'SIGINT', count: 1 }])
 })
+
+test('the end of the parent study abandons what is in flight at once and ends the process within its grace',
+  async () => {
+    const target = new EventEmitter()
+    const parentPipe = new (require('node:stream').PassThrough)()
+    const exits = []
+    const interrupts = new Interrupts({ target, now: () => 0, parentPipe, exit: (code) => exits.push(code),
+      parentGoneGraceMs: 50 }).install()
+    const seen = []
+    interrupts.on('interrupt', (event) => seen.push(event))
+    parentPipe.end()
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(seen, [{ signal: 'the end of the study that started this run', count: 2 }],
+      'as a second Ctrl-C: nobody waits for what is in flight')
+    assert.deepEqual(exits, [])
+    await new Promise((resolve) => setTimeout(resolve, 120))
+    assert.deepEqual(exits, [4], 'ended, partial, whatever still held it')
+    interrupts.uninstall()
+  })

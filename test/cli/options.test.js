@@ -113,6 +113,20 @@ test('bad connection settings are usage errors', () => {
     (e) => /http:\/\/crate:\*\*\*@h\/x/.test(e.message) && !e.message.includes('S3cr3t'))
 })
 
+test('--pg_port: one port for every host, or one per host in --host\'s order (the nodes of one machine)', () => {
+  const one = parse(['--protocol', 'pg', '--host', 'a,b', '--pg_port', '5499'])
+  assert.deepEqual(one.connection.pgPorts, [5499, 5499])
+  const each = parse(['--protocol', 'pg', '--host', 'a:4280,a:4281,a:4282', '--pg_port', '4380,4381,4382'])
+  assert.deepEqual(each.connection.pgPorts, [4380, 4381, 4382])
+  assert.equal(describeOptions(each).pg_port, '4380,4381,4382')
+  assert.equal(describeOptions(one).pg_port, 5499)
+  assert.deepEqual(parse(['--protocol', 'pg', '--host', 'a,b']).connection.pgPorts, [5432, 5432])
+  assert.throws(() => parse(['--protocol', 'pg', '--host', 'a,b,c', '--pg_port', '4380,4381']),
+    /--pg_port\/CRATE_PG_PORT must name one port, or one per host of --host in its order \(3; got 2\)/)
+  assert.throws(() => parse(['--protocol', 'pg', '--host', 'a,b', '--pg_port', '4380,x']),
+    /--pg_port\/CRATE_PG_PORT must be a port number 1-65535 in decimal \(got 'x'\)/)
+})
+
 test('credentials in the host are the connection\'s, and never shown', () => {
   const options = parse([], { CRATE_HOST: 'https://bench:S3cr3t@a:4201,https://bench:S3cr3t@b' })
   assert.deepEqual([options.connection.user, options.connection.password], ['bench', 'S3cr3t'])

@@ -20,7 +20,7 @@ async function setUp (t, script = {}, front = {}) {
   const pg = await startPgFront(double, front)
   t.after(() => Promise.all([pg.close(), double.stop()]))
   const client = (settings = {}) => {
-    const c = new PgClient({ hosts: [{ hostname: '127.0.0.1' }], pgPort: pg.port, user: 'crate', password: '',
+    const c = new PgClient({ hosts: [{ hostname: '127.0.0.1' }], pgPorts: [pg.port], user: 'crate', password: '',
       timeoutMs: 2000, maxSockets: 2, ...settings })
     t.after(() => c.close())
     return c
@@ -97,6 +97,19 @@ test('a batch written as the protocol\'s messages goes as it is: parsed once per
     assert.equal(front.parses.get('INSERT INTO "doc"."kv" ("k", "v") VALUES ($1, $2)'), 1, 'one Parse, one connection')
   })
 
+test('each host\'s own PostgreSQL port: the nodes of one machine, one port each, all take the load', async (t) => {
+  const { double, pg: first } = await setUp(t)
+  const second = await startPgFront(double)
+  t.after(() => second.close())
+  double.execute('CREATE TABLE doc.t (tags OBJECT, ts TIMESTAMP, usage_user INTEGER)', [])
+  const pg = new PgClient({ hosts: [{ hostname: '127.0.0.1' }, { hostname: '127.0.0.1' }],
+    pgPorts: [first.port, second.port], user: 'crate', password: '', timeoutMs: 2000, maxSockets: 2 })
+  t.after(() => pg.close())
+  const body = JSON.stringify({ stmt: INSERT, bulk_args: [[{ h: 'a' }, 1, 10]] })
+  await Promise.all([pg.post(body), pg.post(body)])
+  assert.deepEqual([first.connections, second.connections], [1, 1], 'one connection to each node\'s own port')
+})
+
 test('a batch\'s answer read across chunks split anywhere: every row\'s count, the cycle settled once', () => {
   const answer = Buffer.concat([message('1', ''), message('2', ''), message('C', 'INSERT 0 1\0'), message('2', ''),
     message('C', 'INSERT 0 -3\0'), message('2', ''), message('C', 'INSERT 0 1\0'), message('Z', 'I')])
@@ -121,7 +134,7 @@ test('lost connections: refused is failed (never sent), closed mid-cycle or time
     (e) => e instanceof TransportError && e.sent === true)
   assert.deepEqual(await pg.post(JSON.stringify({ stmt: 'SELECT 2' })), { cols: ['x'], rows: [['2']], rowcount: 1 },
     'the next request takes a new connection')
-  const nowhere = new PgClient({ hosts: [{ hostname: '127.0.0.1' }], pgPort: 1, user: 'crate', timeoutMs: 2000 })
+  const nowhere = new PgClient({ hosts: [{ hostname: '127.0.0.1' }], pgPorts: [1], user: 'crate', timeoutMs: 2000 })
   await assert.rejects(nowhere.post(JSON.stringify({ stmt: 'SELECT 2' })),
     (e) => e instanceof TransportError && e.code === 'ENOHOST' && e.sent === false)
   await assert.rejects(nowhere.requireOneHost(), (e) => e.code === 'ENOHOST')
@@ -196,77 +209,80 @@ test('reads land in one buffer of the connection\'s own: what a read leaves held
   }
 })
 
-test('a batch\'s answer is read in gulps from its second read while the rest will take 4 ms or more at its pace',
-  () => {
-    const { gulps, GATHER_UNTIL_LEFT_MS, READ_BUFFER_BYTES } = require('../../lib/cluster/pg-connection')
-    assert.equal(GATHER_UNTIL_LEFT_MS, 4)
-    let now = 0
-    const calls = []
-    const socket = { pause: () => calls.push('pause'), resume: () => calls.push('resume'), destroy () {} }
-    const connection = new PgConnection({ host: 'h', port: 1, user: 'crate', now: () => now })
-    connection.socket = socket
-    const batchOf = (batchRows) => ({ batch: true, batchRows, ok: 0, counts: null, firstReadAt: null, firstAnswered: 0,
-      lastReadAt: null, lastAnswered: 0 })
-    const readAt = (at, answered, bytes = 21) => {
-      now = at
-      connection.cycle.ok = answered
-      connection.gatherIfStreaming(bytes)
-    }
-    connection.cycle = batchOf(1000)
-    readAt(0, 1)
-    assert.deepEqual(calls, [], 'the first read has no pace yet: read on')
-    // 10 rows in 0.1 ms: 989 left take 9.9 ms.
-    readAt(0.1, 11)
-    assert.deepEqual(calls, ['pause'], 'paused until the next gulp')
-    assert.ok(gulps.waiting.has(connection))
-    connection.gatherIfStreaming(21)
-    assert.deepEqual(calls, ['pause'], 'paused once')
-    clearTimeout(gulps.timer)
-    gulps.readAll()
-    assert.deepEqual(calls, ['pause', 'resume'])
-    // A read that filled the buffer leaves more waiting: no pause, whatever is left.
-    readAt(2, 200, READ_BUFFER_BYTES)
-    assert.deepEqual(calls, ['pause', 'resume'])
-    // 600 rows since the last read in 1 ms, 799 since the first in 3 ms: the faster pace says 200 rows take 0.33 ms.
-    readAt(3, 800)
-    assert.deepEqual(calls, ['pause', 'resume'], 'the last 4 ms are read as they come')
-    // A slow start does not hold the end back: 390 rows in the last 0.5 ms against 10 in the first 9 ms.
-    connection.cycle = batchOf(1000)
-    readAt(0, 1)
-    readAt(9, 11)
-    calls.length = 0
-    clearTimeout(gulps.timer)
-    gulps.readAll()
-    readAt(9.5, 401)
-    assert.deepEqual(calls, ['resume'], 'the last half millisecond\'s pace says 599 rows take 0.77 ms: read on')
-    // A query's answer, a TLS socket (which cannot stop reading from JavaScript) and no cycle: never paused.
-    calls.length = 0
-    connection.cycle = { ...batchOf(0), batch: false }
-    readAt(20, 0)
-    readAt(20.1, 0)
-    const secure = new PgConnection({ host: 'h', port: 1, user: 'crate', ssl: true, now: () => now })
-    secure.socket = socket
-    secure.cycle = batchOf(1000)
-    for (const [at, answered] of [[30, 1], [30.1, 11]]) {
-      now = at
-      secure.cycle.ok = answered
-      secure.gatherIfStreaming(21)
-    }
-    connection.cycle = null
-    connection.gatherIfStreaming(21)
-    assert.deepEqual(calls, [])
-    // A connection dropped while it waits is not read again.
-    connection.cycle = batchOf(1000)
-    readAt(40, 1)
-    readAt(40.1, 11)
-    assert.ok(gulps.waiting.has(connection))
-    connection.drop()
-    assert.equal(gulps.waiting.has(connection), false)
-    clearTimeout(gulps.timer)
-    gulps.timer = null
-  })
+test('a batch\'s answer is read in gulps of half a percent of the request\'s time so far (at most 10 ms): its ' +
+  'latency read late by at most that; a young request, a full read and the last rows\' answer read as they come',
+(t) => {
+  const { gulps, GATHER_SHARE, MIN_GATHER_MS, MAX_GATHER_MS, READ_BUFFER_BYTES } =
+    require('../../lib/cluster/pg-connection')
+  assert.deepEqual([GATHER_SHARE, MIN_GATHER_MS, MAX_GATHER_MS], [0.005, 1, 10])
+  let now = 0
+  const calls = []
+  const socket = { pause: () => calls.push('pause'), resume: () => calls.push('resume'), destroy () {} }
+  const connection = new PgConnection({ host: 'h', port: 1, user: 'crate', now: () => now })
+  connection.socket = socket
+  gulps.now = () => now
+  t.after(() => { gulps.now = () => performance.now() })
+  const batchOf = (batchRows, startedAt) => ({ batch: true, batchRows, ok: 0, counts: null, startedAt })
+  const readAt = (at, answered, bytes = 21) => {
+    now = at
+    connection.cycle.ok = answered
+    connection.gatherIfStreaming(bytes)
+  }
+  // A request of 100 ms so far: half a percent is under a millisecond, read as it comes.
+  connection.cycle = batchOf(1000, 0)
+  readAt(100, 1)
+  assert.deepEqual(calls, [], 'too young for a gulp')
+  // At 1,000 ms: a gulp of 5 ms.
+  readAt(1000, 10)
+  assert.deepEqual(calls, ['pause'])
+  assert.equal(gulps.waiting.get(connection), 1005)
+  connection.gatherIfStreaming(21)
+  assert.deepEqual(calls, ['pause'], 'paused once')
+  now = 1004.5
+  gulps.readDue()
+  assert.deepEqual(calls, ['pause', 'resume'], 'due within a millisecond: read with the others of the gulp')
+  // At 10 s: a gulp of at most 10 ms.
+  readAt(10_000, 20)
+  assert.equal(gulps.waiting.get(connection), 10_010)
+  gulps.readAll()
+  // A read that filled the buffer leaves more waiting, and the last rows answered leave the ReadyForQuery alone to
+  // come: read on.
+  calls.length = 0
+  readAt(11_000, 200, READ_BUFFER_BYTES)
+  readAt(11_001, 1000)
+  assert.deepEqual(calls, [])
+  // A query's answer, a TLS socket (which cannot stop reading from JavaScript) and no cycle: never paused.
+  connection.cycle = { ...batchOf(0, 0), batch: false }
+  readAt(20_000, 0)
+  const secure = new PgConnection({ host: 'h', port: 1, user: 'crate', ssl: true, now: () => now })
+  secure.socket = socket
+  secure.cycle = batchOf(1000, 0)
+  secure.gatherIfStreaming(21)
+  connection.cycle = null
+  connection.gatherIfStreaming(21)
+  assert.deepEqual(calls, [])
+  // Two connections due 3 ms apart: one timer for the first, then one for the second.
+  const other = new PgConnection({ host: 'h', port: 2, user: 'crate', now: () => now })
+  other.socket = { pause () {}, resume: () => calls.push('other resume'), destroy () {} }
+  connection.cycle = batchOf(1000, 0)
+  other.cycle = batchOf(1000, 0)
+  now = 1000
+  connection.gatherIfStreaming(21)
+  now = 1600
+  other.gatherIfStreaming(21)
+  assert.deepEqual([...gulps.waiting.values()], [1005, 1608])
+  now = 1005
+  gulps.readDue()
+  assert.deepEqual(calls.slice(-1), ['resume'])
+  assert.deepEqual([...gulps.waiting.values()], [1608])
+  // A connection dropped while it waits is not read again.
+  other.drop()
+  assert.equal(gulps.waiting.has(other), false)
+  gulps.readAll()
+})
 
-test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every row counted, read in gulps',
+test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every row counted, in gulps only once the ' +
+  'request is old enough',
   async (t) => {
     const { double, client } = await setUp(t, { rejectRow: (n) => n % 1000 === 999 }, { rowByRow: true })
     double.execute('CREATE TABLE doc.kv (k TEXT PRIMARY KEY, v TEXT)', [])
@@ -291,10 +307,10 @@ test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every ro
     assert.equal(answer.results.length, 5000)
     assert.deepEqual(answer.results.map((r, i) => [i, r.rowcount]).filter(([, c]) => c !== 1).map(([i]) => i),
       [999, 1999, 2999, 3999, 4999])
-    // The double flushes 5,000 rows over at least 67 ms (the capture's pace): read in gulps, one every 2 ms at most.
+    // The double flushes 5,000 rows over at least 67 ms (the capture's pace). A request younger than 200 ms reads as
+    // it comes (half a percent of it is under a millisecond); later gulps last a millisecond or more.
     assert.ok(elapsed >= 60, `${elapsed} ms`)
-    assert.ok(pauses >= 1, 'read in gulps')
-    assert.ok(pauses <= elapsed / 2 + 1, `${pauses} gulps in ${Math.round(elapsed)} ms: at most one every 2 ms`)
+    assert.ok(pauses <= Math.max(0, elapsed - 200) + 1, `${pauses} gulps in ${Math.round(elapsed)} ms`)
     // The rows a batch has: counted from its Executes, or as the caller says (the engine passes its units).
     assert.deepEqual([...batchRows], [5000])
     batchRows.clear()

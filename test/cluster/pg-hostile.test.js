@@ -28,7 +28,7 @@ async function hostile (t, front = {}, script = {}) {
   t.after(() => Promise.all([pg.close(), double.stop()]))
   const client = (settings = {}) => {
     const c = new PgClient({ hosts: [{ hostname: '127.0.0.1', protocol: settings.https ? 'https' : 'http' }],
-      pgPort: pg.port, user: 'crate', password: '', timeoutMs: 1000, maxSockets: 2, ...settings })
+      pgPorts: [pg.port], user: 'crate', password: '', timeoutMs: 1000, maxSockets: 2, ...settings })
     t.after(() => c.close())
     return c
   }

@@ -60,6 +60,9 @@ testOverProtocols('exact rows: 2 processes x 25,000 rows in batches of 10,000, t
   const r = run.json
   assert.equal(r.workload, 'ingest')
   assert.equal(r.rows_sent, 50_000)
+  // --max_rows counts a process's rows: the header says what the run will write in all.
+  assert.match(run.stderr,
+    /^ {2}load: {5}2 processes x \d+ in flight, .*until 25,000 rows per process \(50,000 in all\)$/m)
   assert.equal(r.rows_ok, 50_000)
   assert.equal(r.rows_failed, 0)
   assert.equal(r.requests, 6)

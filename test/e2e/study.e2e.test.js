@@ -72,16 +72,44 @@ sustained:
   assert.match(run.stderr, /^study: 2 shapes \(1 node, 2 nodes\) of CrateDB .*; 2 to run, about \d+ min; results in /m)
   assert.match(run.stderr, /^\[shape 2 of 2: 2 nodes\] the later parts run at the grid's (recommended|best)/m)
   for (const shape of ['1-node', '2-nodes']) {
-    for (const made of ['grid/grid.json', 'mixed/capacity.summary.json', 'sustained.json', 'cluster.json']) {
+    for (const made of ['grid/grid.json', 'mixed/capacity.summary.json', 'sustained.json', 'cluster-record.json',
+      'grid.log', 'mixed.log', 'sustained.log', 'cluster/node1/logs', 'cluster/node1/out.log']) {
       assert.ok(fs.existsSync(path.join(out, shape, made)), `${shape}/${made}`)
     }
+    // The cluster's data went with it; its nodes' logs stay with the results.
+    assert.equal(fs.existsSync(path.join(out, shape, 'cluster', 'node1', 'data')), false)
   }
-  assert.equal(JSON.parse(fs.readFileSync(path.join(out, '2-nodes', 'cluster.json'), 'utf8')).nodes, 2)
+  assert.ok(fs.existsSync(path.join(out, 'study.log')))
+  assert.match(run.stderr, new RegExp(`^the study's log: ${out.replace(/[/.]/g, '\\$&')}/study\\.log$`, 'm'))
+  assert.equal(JSON.parse(fs.readFileSync(path.join(out, '2-nodes', 'cluster-record.json'), 'utf8')).nodes, 2)
+  // One configuration through every part (issue 62): the sustained run and the mixed capacity's ingest at the grid's
+  // cell, with every option of grid.args (its --processes 1 among them).
+  const cellOf = (shape) => {
+    const grid = JSON.parse(fs.readFileSync(path.join(out, shape, 'grid', 'grid.json'), 'utf8'))
+    return (grid.recommended && !grid.recommended.untested ? grid.recommended : grid.best).settings
+  }
+  for (const shape of ['1-node', '2-nodes']) {
+    const cell = cellOf(shape)
+    const o = JSON.parse(fs.readFileSync(path.join(out, shape, 'sustained.json'), 'utf8')).options
+    assert.deepEqual([o.batch_size, o.concurrent_requests, o.processes, o.monitor_interval_ms ?? o.monitor_interval],
+      [cell.batch_size, cell.concurrent_requests, 1, 0], shape)
+    const step = JSON.parse(fs.readFileSync(path.join(out, shape, 'mixed', 'capacity.jsonl'), 'utf8').split('\n')[0])
+    const ingest = step.result.options.ingest
+    assert.deepEqual([ingest.batch_size, ingest.concurrent_requests, ingest.processes],
+      [cell.batch_size, cell.concurrent_requests, 1], `${shape}: the mixed capacity's ingest`)
+  }
   const sizing = JSON.parse(fs.readFileSync(path.join(out, 'sizing.json'), 'utf8'))
   assert.deepEqual(sizing.groups[0].shapes.map((s) => s.nodes), [1, 2])
   assert.match(sizing.study_caveats[0], /^2 nodes on one \d+-core machine: this measures CrateDB's scaling on shared/)
   assert.deepEqual(Object.keys(sizing.started), ['1-node', '2-nodes'])
-  assert.ok(fs.existsSync(path.join(out, 'sizing.html')))
+  // The page a buyer forwards says what was measured, and carries every caveat the terminal printed.
+  assert.deepEqual(sizing.measured.crate.map((c) => c.version), ['9.9.9'])
+  assert.match(sizing.measured.study_file.sha256, /^[0-9a-f]{64}$/)
+  const page = fs.readFileSync(path.join(out, 'sizing.html'), 'utf8')
+  assert.match(page, /<h2>What was measured<\/h2>/)
+  assert.match(page, /CrateDB 9\.9\.9, build fake-build-hash, distribution SHA-256 [0-9a-f]{64}/)
+  assert.match(page, /2 nodes on one \d+-core machine: this measures CrateDB(&#39;|&#x27;|')s scaling on shared cores/)
+  assert.match(run.stderr, /^caveat: 2 nodes on one \d+-core machine/m)
   const sustained = JSON.parse(fs.readFileSync(path.join(out, '2-nodes', 'sustained.json'), 'utf8'))
   assert.equal(sustained.environment.cluster.provisioned.by, 'the study')
   const listed = await runTool('bin/crate-bench.js', ['cluster', 'list'], { env })
@@ -121,9 +149,11 @@ grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, 
     ['cluster: {tarball: x, nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\nforks: 3\n',
       /forks: goes with contenders: \(a comparison\)/],
     ['contenders: [{name: a, tarball: x}]\n', /contenders: must list two clusters or more/],
-    ['contenders: [{name: a, tarball: x}, {name: a, version: 6.4.3}]\n', /contenders: two have the same name/],
+    [`contenders: [{name: a, tarball: ${tarball}}, {name: a, version: 6.4.3}]\n`, /contenders: two have the same name/],
     ['cluster: {tarball: x, nodes: [0]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\n',
-      /cluster\.nodes must be a list of node counts of at least 1 \(got \[0\]\)/],
+      /cluster\.nodes\[0\] must be a whole number from 1 to 20 \(got 0\)/],
+    ['cluster: {tarball: x, nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\n',
+      /cluster\.tarball: x is no file/],
     ['cluster: {nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\n',
       /cluster: give the distribution: version: X\.Y\.Z or tarball: PATH\|URL/],
     ['cluster: {tarball: x, heap_size: 1g}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\n',
@@ -159,6 +189,82 @@ grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, 
   assert.equal(resumed.code, 0, resumed.stderr)
   assert.match(resumed.stderr, /1 to run/)
   assert.match(resumed.stderr, /\[shape 1 of 1: 1 node\] starting the cluster/)
+})
+
+/** The pids of processes whose command line holds `text` (Linux /proc). */
+function processesHolding (text) {
+  return fs.readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p)).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)
+    } catch {
+      return false
+    }
+  })
+}
+
+test('a study killed outright: its grid and the grid\'s run end on their own within seconds, not after their ' +
+  'timeouts; its resume waits for what is left, then measures the shape again', { skip }, async (t) => {
+  const { root, env, tarball } = await setUp(t)
+  const port = await freeClusterPort(1)
+  const file = studyFile(root, `cluster: {tarball: ${tarball}, nodes: [1], heap: 256m, http_port: ${port}` +
+    `${user ? `, run_as: ${user}` : ''}}
+grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, duration: 4s, warmup: 200ms,
+  args: [--processes, 1, --monitor_interval, '0', --timeout, 60s]}
+`)
+  const out = path.join(root, 'out')
+  const killed = await study([file, '--out', out], { env, detached: true, waitFor: /\[shape 1 of 1: 1 node\] grid$/m,
+    whileRunning: (child) => setTimeout(() => process.kill(-child.pid, 'SIGKILL'), 1500) })
+  assert.equal(killed.signal, 'SIGKILL')
+  const killedAt = Date.now()
+  // The grid (its --out under the study's folder) and its run (its --host the study's node).
+  const left = () => [...processesHolding(out), ...processesHolding(`127.0.0.1:${port}`)]
+  while (left().length && Date.now() - killedAt < 40_000) await new Promise((resolve) => setTimeout(resolve, 200))
+  assert.deepEqual(left(), [], 'nothing of the killed study still runs')
+  const endedAfterS = (Date.now() - killedAt) / 1000
+  assert.ok(endedAfterS < 40, `ended ${endedAfterS} s after the study, within the grace, not the runs' 60 s timeout`)
+  const resumed = await study([file, '--out', out], { env })
+  assert.equal(resumed.code, 0, resumed.stderr)
+  assert.match(resumed.stderr, /1 to run/)
+  assert.ok(fs.existsSync(path.join(out, '1-node', 'grid', 'grid.json')))
+})
+
+test('a node that dies during a fork\'s run is named with its last log lines, its logs kept under the study; the ' +
+  'run is kept out of the comparison, the study exits 4, and its resume runs that fork again', { skip }, async (t) => {
+  const { root, env, tarball } = await setUp(t)
+  const port = await freeClusterPort(1)
+  const runAs = user ? `, run_as: ${user}` : ''
+  const file = studyFile(root, `contenders:
+  - {name: a, tarball: ${tarball}, heap: 256m, http_port: ${port}${runAs}}
+  - {name: b, tarball: ${tarball}, heap: 256m, http_port: ${port}${runAs}}
+forks: 2
+run:
+  args: [--duration, 3s, --processes, '1', --monitor_interval, '0', --timeout, 2s]
+`)
+  const out = path.join(root, 'out')
+  const run = await study([file, '--out', out], { env,
+    waitFor: /\[fork 1 of 2: a\] starting the cluster[\s\S]*ready in/,
+    whileRunning: (child, stderr) => {
+      const name = /\((crate-bench-[0-9a-f]+), 256m heap/.exec(stderr)[1]
+      setTimeout(() => processesHolding(`-Ccluster.name=${name}`).forEach((pid) => process.kill(Number(pid),
+        'SIGKILL')), 1000)
+    } })
+  assert.equal(run.code, 4, run.stderr)
+  assert.match(run.stderr, /^warning: crate-bench-[0-9a-f]+-n1 \(pid \d+\) of a's cluster is no longer running; its /m)
+  assert.match(run.stderr, /its last log lines \(its logs kept in .*forks\/1-a-lost-nodes\/crate-bench-[0-9a-f]+-n1\):/)
+  assert.match(run.stderr, /^ {4}\[INFO \]\[o\.e\.n\.Node\] .* started on \d+$/m)
+  assert.match(run.stderr, /^warning: fork 1 of a: crate-bench-[0-9a-f]+-n1 died during the run: not compared$/m)
+  const [kept] = fs.readdirSync(path.join(out, 'forks', '1-a-lost-nodes'))
+  assert.ok(fs.readFileSync(path.join(out, 'forks', '1-a-lost-nodes', kept, 'out.log'), 'utf8').includes('started on'))
+  const first = JSON.parse(fs.readFileSync(path.join(out, 'comparison.json'), 'utf8')).comparisons[0]
+  assert.deepEqual([first.base_runs, first.new_runs], [1, 2], 'the partial run of fork 1 of a left out')
+  const progress = JSON.parse(fs.readFileSync(path.join(out, 'study.json'), 'utf8'))
+  assert.equal(progress.forks['1-a'].status, 'failed')
+  const resumed = await study([file, '--out', out], { env })
+  assert.equal(resumed.code, 0, resumed.stderr)
+  assert.match(resumed.stderr, /resuming: 3 of 4 runs done/)
+  assert.match(resumed.stderr, /^\[fork 1 of 2: a\] starting the cluster/m)
+  const again = JSON.parse(fs.readFileSync(path.join(out, 'comparison.json'), 'utf8')).comparisons[0]
+  assert.deepEqual([again.base_runs, again.new_runs], [2, 2])
 })
 
 // Both builds answer each bulk late, so that the runs' rates are the builds' more than how busy the machine is, and

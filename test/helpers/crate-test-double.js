@@ -309,6 +309,10 @@ class CrateTestDouble {
       rows: [[Date.now() + (this.script.serverClockOffsetMs || 0)]], rowcount: 1 }
     const keyed = this.executeKeyed(stmt, args)
     if (keyed) return keyed
+    // An UPDATE of a table there is not (a leases table dropped under a run) is CrateDB's RelationUnknown, 4041.
+    if ((m = /^UPDATE (\S+) SET /i.exec(stmt)) && !this.tables.has(tableName(m[1]))) {
+      return unknownRelation(tableName(m[1]))
+    }
     if ((m = /^DROP TABLE (IF EXISTS )?(\S+)$/i.exec(stmt))) {
       const name = tableName(m[2])
       if (!this.tables.has(name) && !m[1]) return unknownRelation(name)

@@ -3,8 +3,9 @@
 // A CrateDB node as the provisioner sees one, for its tests: the bin/crate of a fake distribution
 // (test/helpers/fake-distribution.js) runs this script with CrateDB's -C settings. It serves the CrateDB test double
 // on -Chttp.port, answers that it is one of N nodes of -Ccluster.name (N: its seed hosts, 1 for a single node), and
-// refuses a setting CrateDB does not know as CrateDB 6.4.3 does (its cause printed, exit 1). -Cfake.never_ready=true
-// answers 0 nodes for ever (a cluster that never forms); -Cfake.delay_ms=N answers every bulk N ms late.
+// refuses a setting CrateDB does not know as CrateDB 6.4.3 does (its cause printed, exit 1); its PostgreSQL protocol
+// on -Cpsql.port. -Cfake.never_ready=true answers 0 nodes for ever (a cluster that never forms); -Cfake.delay_ms=N
+// answers every bulk N ms late.
 
 const { CrateTestDouble } = require('./crate-test-double')
 
@@ -59,13 +60,21 @@ async function main (argv) {
     return full && double.tables.has(full) ? { cols: ['x'], rows: [[1]], rowcount: 1 } : null
   }
   await double.start({ ports: [Number(settings['http.port'])] })
+  // Its PostgreSQL protocol on -Cpsql.port, over the same tables.
+  await require('./pg-test-double').startPgFront(double, { port: Number(settings['psql.port']) })
   console.log(`[INFO ][o.e.n.Node] [${settings['node.name']}] started on ${settings['http.port']}`)
   process.on('SIGTERM', () => double.stop().finally(() => process.exit(0)))
 }
 
-/** A node that passes every request on to the first node of its cluster. */
+/** A node that passes every request on to the first node of its cluster (its PostgreSQL port's to the first's). */
 function proxyTo (port, settings) {
   const http = require('node:http')
+  const pg = require('node:net').createServer((socket) => {
+    const ahead = require('node:net').connect(port + 100, '127.0.0.1')
+    socket.pipe(ahead).pipe(socket)
+    for (const end of [socket, ahead]) end.on('error', () => { socket.destroy(); ahead.destroy() })
+  })
+  pg.listen(Number(settings['psql.port']), '127.0.0.1')
   const server = http.createServer((req, res) => {
     const ahead = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {

@@ -36,9 +36,9 @@ const PARAMETERS = [['crate_version', '6.4.3'], ['server_version', '14.0'], ['se
   ['client_encoding', 'UTF8'], ['datestyle', 'ISO'], ['TimeZone', 'UTC'], ['integer_datetimes', 'on'],
   ['standard_conforming_strings', 'on']]
 
-/** Starts the pgwire listener of `double`; resolves with { port, connections, close }. */
+/** Starts the pgwire listener of `double` (on `port`, else a free one); resolves with { port, connections, close }. */
 function startPgFront (double, { auth = null, fault = null, tls: secure = null, sslAnswer = null,
-  startup = null, rowByRow = false, parameterFlood = false } = {}) {
+  startup = null, rowByRow = false, parameterFlood = false, port = 0 } = {}) {
   const sockets = new Set()
   // cycles: the Executes of each cycle; parses: the statements parsed, by text.
   const front = { port: null, connections: 0, cycles: [], parses: new Map(), hanging: new Set(),
@@ -53,7 +53,7 @@ function startPgFront (double, { auth = null, fault = null, tls: secure = null, 
     serve(socket, double, { auth, front, fault, secure, sslAnswer, startup, rowByRow, parameterFlood,
       connection: front.connections })
   })
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => {
     front.port = server.address().port
     front.close = () => new Promise((done) => {
       for (const s of sockets) s.destroy()

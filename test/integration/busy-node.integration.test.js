@@ -66,7 +66,8 @@ test('a node busy with another client\'s queries before the run began is said to
       const sized = await runTool('bin/crate-bench.js', ['sizing', out, '--json'])
       assert.equal(sized.code, 0, sized.stderr)
       const [shape] = sized.json.groups[0].shapes
-      assert.match(shape.verdicts.join('\n'), /^busy: [1-4] of 4 runs ran on nodes busy beyond the load or before it/m)
+      assert.match(shape.verdicts.join('\n'),
+        /^busy: [1-4] of 4 runs ran beside other work or on nodes busy beyond the load or before it/m)
       assert.equal(shape.planning.per_sec, null, 'no figure to plan with from busy runs of one run a cell')
       assert.match(sized.stderr, /^warning: 1 node: busy: [1-4] of 4 runs/m)
       console.log(`# ${sized.stderr.split('\n').find((line) => /^warning: 1 node: busy/.test(line))}`)

@@ -4,7 +4,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { SKIP, clusterEnv, clusterClient, scratchTable } = require('../helpers/real-cluster')
 const { runTool } = require('../helpers/run-tool')
-const { takeLease } = require('../../lib/workloads/table-lease')
+const { takeLease, LeaseKeeper, TTL_MS } = require('../../lib/workloads/table-lease')
 const { parseTableName } = require('../../lib/data/schema')
 
 if (SKIP) console.log(`# ${SKIP}`)
@@ -126,3 +126,43 @@ test('a table in use by a study of this tool on a real CrateDB: not dropped by a
       client.close()
     }
   })
+
+// Issue 61: a forged lease renewed ten years ahead is cut back to the TTL from now; a leases table dropped under a run
+// is made again by its next renewal, its lease claimed again.
+test('leases on a real CrateDB: a forged lease cut back to its TTL from now; a dropped leases table claimed again by ' +
+  'the run that held a lease', { skip: SKIP }, async () => {
+  const client = clusterClient()
+  const table = parseTableName(scratchTable('bench_it_forged'), 'table')
+  const forger = { host: 'elsewhere', pid: 1, what: 'crate-bench grid' }
+  const run = { host: 'other-machine', pid: 5151, what: 'run r2', inherited: false }
+  const leases = '"doc"."crate_bench_leases"'
+  try {
+    assert.ok((await takeLease({ client, table, holder: run })).taken)
+    await client.sql(`UPDATE ${leases} SET "holder" = ?, "at" = ?, "ttl_ms" = ? WHERE "table_name" = ?`,
+      [JSON.stringify(forger), Date.now() + 10 * 365 * 86_400_000, 1e15, table.display])
+    const held = await takeLease({ client, table, holder: { ...run, pid: 6161 } })
+    assert.deepEqual([held.heldBy, held.renewedAgoMs], [forger, 0])
+    const row = await client.sql(`SELECT "at", "ttl_ms" FROM ${leases} WHERE "table_name" = ?`, [table.display])
+    const [at, ttlMs] = row.rows[0]
+    assert.equal(ttlMs, TTL_MS)
+    assert.ok(Math.abs(at - Date.now()) < 60_000, `cut back to now: ${new Date(at).toISOString()}`)
+    // Dropped under a run that holds a lease: its next renewal makes the table again and claims its lease.
+    await client.sql(`DELETE FROM ${leases} WHERE "table_name" = ?`, [table.display])
+    assert.ok((await takeLease({ client, table, holder: run })).taken)
+    let tick = null
+    const lines = []
+    const keeper = new LeaseKeeper({ client, holder: run, log: (l) => lines.push(l),
+      timers: { setInterval: (fn) => { tick = fn; return {} }, clearInterval: () => {} } })
+    keeper.keep(table)
+    await client.sql(`DROP TABLE ${leases}`)
+    await tick()
+    assert.deepEqual(lines, [`note: the lease of ${table.display} was gone (its leases table dropped, or its row ` +
+      'deleted): claimed again'])
+    const other = await takeLease({ client, table, holder: { ...run, pid: 6161 } })
+    assert.deepEqual(other.heldBy, { host: run.host, pid: run.pid, what: run.what })
+    await keeper.stop()
+  } finally {
+    await client.sql(`DELETE FROM ${leases} WHERE "table_name" = ?`, [table.display]).catch(() => {})
+    client.close()
+  }
+})

@@ -50,6 +50,17 @@ sustained: {duration: 3s, args: [--processes, '1']}
       if (s.best !== null) assert.ok(s.best.per_sec > 0, JSON.stringify(s.best))
     }
     assert.match(sizing.study_caveats[0], /^3 nodes on one \d+-core machine/)
+    // What was measured heads the page: the real distribution's version, build and hash (issue 62).
+    assert.deepEqual(sizing.measured.crate.map((c) => c.version), ['6.4.3'])
+    assert.match(fs.readFileSync(path.join(out, 'sizing.html'), 'utf8'), /CrateDB 6\.4\.3, build [0-9a-f]{40}/)
+    // The sustained run at the grid's cell, with the grid's args (--processes 1, --monitor_interval 1s).
+    for (const shape of ['1-node', '3-nodes']) {
+      const grid = JSON.parse(fs.readFileSync(path.join(out, shape, 'grid', 'grid.json'), 'utf8'))
+      const cell = (grid.recommended && !grid.recommended.untested ? grid.recommended : grid.best).settings
+      const o = JSON.parse(fs.readFileSync(path.join(out, shape, 'sustained.json'), 'utf8')).options
+      assert.deepEqual([o.batch_size, o.concurrent_requests, o.processes], [cell.batch_size, cell.concurrent_requests,
+        1], shape)
+    }
     // Every cluster of the study stopped (CI's own servers, in the same cache's registry, still run).
     const listed = await runTool('bin/crate-bench.js', ['cluster', 'list'], { env })
     for (const shape of ['1-node', '3-nodes']) {

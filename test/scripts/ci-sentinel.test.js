@@ -55,3 +55,32 @@ test('once the script is killed outright, the sentinel ends the tests\' group, w
   assert.equal(fs.existsSync(dir), false, 'the folder removed')
   assert.equal(processRuns(node.pid) && node.exitCode === null, false, 'removed only after the node that named it')
 })
+
+test('started before the tests (\'-\'), the sentinel removes the folder of a script killed while the cache ' +
+  'fills, and ends the tests whose group the script wrote into it later', { skip: Boolean(skip) }, async (t) => {
+  for (const withTests of [false, true]) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-sentinel-'))
+    fs.mkdirSync(path.join(dir, 'cache'))
+    const script = spawn('sleep', ['300'], { stdio: 'ignore' })
+    const tests = withTests ? spawn('sh', ['-c', 'sleep 300 & sleep 300; wait'], { stdio: 'ignore', detached: true })
+      : null
+    t.after(() => {
+      script.kill('SIGKILL')
+      try {
+        if (tests) process.kill(-tests.pid, 'SIGKILL')
+      } catch {
+        // Ended by the sentinel, as it should.
+      }
+      fs.rmSync(dir, { recursive: true, force: true })
+    })
+    const sentinel = spawn('setsid', [SENTINEL, String(script.pid), '-', dir], { stdio: 'ignore' })
+    const ended = new Promise((resolve) => sentinel.on('exit', resolve))
+    if (tests) fs.writeFileSync(path.join(dir, '.tests-pgid'), `${tests.pid}\n`)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.ok(fs.existsSync(dir), 'nothing removed while the script runs')
+    script.kill('SIGKILL')
+    if (tests) await eventually(() => !processRuns(tests.pid), 'the tests\' group ended')
+    await ended
+    assert.equal(fs.existsSync(dir), false, `the folder removed (${withTests ? 'with' : 'before'} the tests)`)
+  }
+})

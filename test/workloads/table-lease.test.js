@@ -7,7 +7,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { withCrateTestDouble, clientTo } = require('../helpers/crate-test-double')
 const { parseTableName } = require('../../lib/data/schema')
-const { takeLease, inUseMessage, holderOfRun, holderForChildren, LeaseKeeper, TTL_MS, HOLDER_ENV } =
+const { takeLease, inUseMessage, holderOfRun, holderForChildren, LeaseKeeper, TTL_MS, HOLDER_ENV, RECLAIM_WAIT_MS } =
   require('../../lib/workloads/table-lease')
 
 const TABLE = parseTableName('doc.cpu', 'table')
@@ -92,6 +92,52 @@ test('a keeper renews its leases on its timer; a renewal that fails is one warni
   await keeper.stop()
   assert.equal(tick, null, 'no renewal after the end')
 })
+
+test('a forged lease renewed in the future, or of a TTL beyond the tool\'s, is cut back to the TTL from now: it ' +
+  'lapses then, as the message says', () => withClient(async (client, double) => {
+  await take(client, grid)
+  const forger = { host: 'elsewhere', pid: 1, what: 'crate-bench grid' }
+  const other = parseTableName('doc.forged', 'table')
+  await client.sql('INSERT INTO "doc"."crate_bench_leases" ("table_name", "holder", "at", "ttl_ms") ' +
+    'VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [other.display, JSON.stringify(forger),
+    Date.now() + 10 * 365 * 86_400_000, 1e15])
+  const held = await takeLease({ client, table: other, holder: run, hostname: 'vm', alive: () => true })
+  assert.deepEqual([held.heldBy, held.renewedAgoMs], [forger, 0])
+  assert.match(inUseMessage(other, held), /a lease nobody renews lapses after 60 s/)
+  double.script.serverClockOffsetMs = TTL_MS + 1000
+  assert.deepEqual(await takeLease({ client, table: other, holder: run, hostname: 'vm', alive: () => true }),
+    { taken: true }, 'lapsed 60 s after it was cut back, its forged time and TTL notwithstanding')
+}))
+
+test('a leases table dropped under running runs: each claims its lease again at its renewal, or says it lost it; a ' +
+  'run that finds the table just made while its table exists waits a renewal before deciding', () =>
+  withClient(async (client, double) => {
+    double.execute('CREATE TABLE doc.cpu (ts TIMESTAMP) CLUSTERED INTO 1 SHARDS WITH (number_of_replicas = \'0\')', [])
+    let tick = null
+    const timers = { setInterval: (fn) => { tick = fn; return {} }, clearInterval: () => { tick = null } }
+    const lines = []
+    const waited = []
+    const wait = async (ms) => { waited.push(ms) }
+    assert.deepEqual(await take(client, grid, { wait, log: (l) => lines.push(l) }), { taken: true })
+    assert.deepEqual(waited, [RECLAIM_WAIT_MS], 'the first leases table made beside an existing doc.cpu: waited')
+    assert.match(lines[0],
+      /^the leases table doc\.crate_bench_leases was just made while doc\.cpu exists: waiting 20 s /)
+    const keeper = new LeaseKeeper({ client, holder: { ...grid, inherited: false }, log: (l) => lines.push(l), timers })
+    keeper.keep(TABLE)
+    await client.sql('DROP TABLE "doc"."crate_bench_leases"')
+    await tick()
+    assert.equal(lines.at(-1), 'note: the lease of doc.cpu was gone (its leases table dropped, or its row deleted): ' +
+      'claimed again')
+    assert.deepEqual((await take(client, run, { wait })).heldBy, grid, 'held again: the next run is refused')
+    assert.equal(waited.length, 1, 'the leases table existed: no wait')
+    // Dropped again, and another run claims the lease before this one renews: lost, said, and kept for the result.
+    await client.sql('DROP TABLE "doc"."crate_bench_leases"')
+    assert.deepEqual(await take(client, run, { wait }), { taken: true })
+    await tick()
+    assert.match(lines.at(-1), /^warning: this run lost the lease of doc\.cpu to run r2 \(pid 5151 on vm\): /)
+    assert.deepEqual(keeper.lost.map((l) => [l.table, l.by]), [['doc.cpu', 'run r2 (pid 5151 on vm)']])
+    await keeper.stop()
+  }))
 
 test('the holder of a run: its study\'s (from the environment), else itself; a malformed holder is ignored', () => {
   const env = { [HOLDER_ENV]: JSON.stringify(grid) }

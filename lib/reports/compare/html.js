@@ -6,9 +6,11 @@ const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocols
 
 /**
  * The comparison as one self-contained page: base and new side by side per figure, with the change
- * and its interval.
+ * and its interval. A study's page leads with what was measured (`headerLines`) and its warnings (`notes`): every
+ * line its terminal printed.
  */
-function renderCompareHtml (comparison) {
+function renderCompareHtml (comparison, { title = null, headerLines = [], notes = [] } = {}) {
+  const list = (lines) => (lines.length ? `<ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>` : '')
   const figures = comparison.figures.filter((f) => f.base !== null)
   const rows = comparison.figures
     .map((f) => {
@@ -29,7 +31,10 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 </style>
 </head><body data-charts="0" data-errors="0">
 ${ERROR_COUNTER}
-<h1>Base (${runsText(comparison.base_runs)}) against new (${runsText(comparison.new_runs)})</h1>
+<h1>${escapeHtml(title ? `${title}: ` : '')}Base (${runsText(comparison.base_runs)}) against new ` +
+    `(${runsText(comparison.new_runs)})</h1>
+${headerLines.length ? `<h2>What was measured</h2>\n${list(headerLines)}` : ''}
+${notes.length ? `<div class="warning">${list(notes)}</div>` : ''}
 <p>${escapeHtml(sidesText(comparison.sides)).replace('\n', '<br>')}</p>
 <p>${escapeHtml(protocolsText(comparison.protocols))}</p>
 ${comparison.busy ? `<p class="warning"><b>${escapeHtml(busyText(comparison.busy).trim())}</b></p>` : ''}

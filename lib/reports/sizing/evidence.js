@@ -1,6 +1,7 @@
 'use strict'
 
-const { busyMachineLine, clusterLimitReason } = require('../cluster-limits')
+const { busyMachineLine } = require('../cluster-limits')
+const { sustainedVerdict } = require('../sustained')
 const { tableGrowth } = require('../table-growth')
 
 // What one input of a sizing measured: a result file (a run), or a grid's folder (its best cell and, when the grid
@@ -98,30 +99,12 @@ function pointOf (result, source) {
   }
 }
 
-// Under a --rate, the share of its target a long run must reach to have held it.
-const HELD_PCT = 99
-
-/**
- * A long run's sustained figure with its verdict: under --rate it held its target (a lower bound of what the cluster
- * sustains) or it did not; without one, its end rate is what the cluster kept up, unless its latency grew through
- * the run or its queue grew (the load was beyond what the cluster serves). Failures or a partial end never hold.
- */
+/** A long run's sustained figure with its verdict (reports/sustained.js), as the sizing shows it. */
 function sustainedEvidence (result, unit, source) {
-  const o = result.options || {}
   const s = result.sustained
-  const target = o.rate !== null && o.rate !== undefined && result.rate ? result.rate.target_per_sec ?? o.rate : null
-  const achievedPct = target !== null && result.rate ? result.rate.achieved_pct ?? null : null
-  const why = []
-  if (result.partial) why.push('it ended partial')
-  const failed = (result[`${unit}_failed`] || 0) + (result[`${unit}_in_doubt`] || 0)
-  if (failed > 0) why.push(`${failed} ${unit} failed or in doubt`)
-  if (target !== null && !(achievedPct >= HELD_PCT)) why.push(`it achieved ${achievedPct}% of its ${target}/s target`)
-  const limit = clusterLimitReason(result)
-  if (limit) why.push(`the load was beyond what the cluster serves (${limit})`)
   const drift = s.drift || {}
-  return { ...s, source, target_per_sec: target, achieved_pct: achievedPct, lower_bound: target !== null,
-    held: why.length === 0, not_held_why: why.length ? why.join('; ') : null,
-    p99_change_pct: drift.p99_change_pct ?? null, p50_change_pct: drift.p50_change_pct ?? null }
+  return { ...s, source, ...sustainedVerdict(result, unit), p99_change_pct: drift.p99_change_pct ?? null,
+    p50_change_pct: drift.p50_change_pct ?? null }
 }
 
 /**
@@ -180,6 +163,7 @@ function gridEvidence (grid, source, readRun) {
     undecided: recommended ? null : (grid.undecided && grid.undecided.why) ?? 'the grid recommended no cell',
     grid: { source, runs_done: numberOr(grid.runs_done, null), runs_total: numberOr(grid.runs_total, null),
       repeat: numberOr(grid.repeat, null), busy_runs: all.runs, busy: all.line,
+      slo_unmet: typeof grid.slo_unmet === 'string' ? grid.slo_unmet : null,
       one_run_a_cell: numberOr(grid.repeat, null) === 1, table_growth: tableGrowth(grid) } }
 }
 
@@ -194,4 +178,4 @@ function busyOfCell (grid, id) {
   return { runs: runs.length, line: runs.length ? runs[0].busy_machine : null }
 }
 
-module.exports = { pointOf, gridEvidence, mixedEvidence, shapeProblem, ROW_SHAPE, HELD_PCT }
+module.exports = { pointOf, gridEvidence, mixedEvidence, shapeProblem, ROW_SHAPE }

@@ -40,7 +40,8 @@ function throughputChart (group) {
     series.push({ type: 'scatter', name: 'nodes sharing a machine (no scaling figure)', symbol: 'emptyCircle',
       symbolSize: 12, itemStyle: { color: '#999' }, data: apart.map((s) => [s.nodes, s.best.per_sec]), label })
   }
-  if (base) {
+  // No scaling line from a figure that ran beside other work: its slope would be the other work's.
+  if (base && !base.best.busy) {
     series.push({ type: 'line', name: `linear (${base.nodes} node${base.nodes > 1 ? 's' : ''} × N)`, symbol: 'none',
       lineStyle: { type: 'dashed' }, data: [[0, 0], [largest, base.per_node * largest]] })
   }
@@ -85,13 +86,19 @@ td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: right; vertical-a
 th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
 ul.notes li { margin: 2px 0; } .pair { display: flex; flex-wrap: wrap; gap: 16px; } svg { max-width: 100%; }`
 
-/** The page: each group's table, the lines under it and its charts. */
-function renderSizingHtml (sizing) {
+/**
+ * The page: what was measured (`headerLines`, a study's), each group's table, the lines under it and its charts, and
+ * the study's caveats: every line the terminal printed.
+ */
+function renderSizingHtml (sizing, { headerLines = [] } = {}) {
   const list = (lines) => (lines.length
     ? `<ul class="notes">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>` : '')
+  const caveats = [...(sizing.study_warnings || []).map((w) => `warning: ${w}`), ...(sizing.study_caveats || [])]
   return `${chartPageHead('crate-bench sizing', STYLE)}
 <body>
 <h1>Sizing reference</h1>
+${headerLines.length ? `<h2>What was measured</h2>\n${list(headerLines)}` : ''}
+${caveats.length ? `<h2>Caveats of the study</h2>\n${list(caveats)}` : ''}
 ${sizing.groups.map((g) => `<h2>${escapeHtml(groupTitle(g))}</h2>
 ${htmlTable(groupTable(g))}
 ${list(groupNotes(g))}

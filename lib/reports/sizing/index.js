@@ -41,9 +41,10 @@ function sizingOf (points, { headroomPct = DEFAULT_HEADROOM_PCT } = {}) {
       const shapes = [...g.shapes.values()].map((s) => shapeFigures(s, headroomPct, groupPoints, g))
         .sort((a, b) => a.nodes - b.nodes || (a.cores_total ?? 0) - (b.cores_total ?? 0))
       const base = shapes.find((s) => s.best !== null && !s.shared_machine) ?? shapes.find((s) => s.best !== null)
-      // Nodes that share a machine scale nothing: no efficiency for them.
+      // Nodes that share a machine scale nothing: no efficiency for them; nor against, or of, a figure that ran beside
+      // other work (busy): its ratio would be the other work's.
       for (const s of shapes) {
-        s.efficiency_pct = s.shared_machine || !s.best || !base ? null
+        s.efficiency_pct = s.shared_machine || !s.best || !base || base.best.busy || s.best.busy ? null
           : s === base ? 100 : round((s.per_node / base.per_node) * 100, 1)
       }
       return { ...g, shapes, shared_machine: shapes.some((s) => s.shared_machine), ...scalabilityOf(shapes),
@@ -160,7 +161,7 @@ function shapeFigures ({ shape, points }, headroomPct, groupPoints, g) {
     best: best && figureOf(best),
     recommended: recommended && figureOf(recommended),
     recommended_note: recommended ? null : recommendedNote(eligible),
-    verdicts: verdictsOf(points),
+    verdicts: [...verdictsOf(points), ...[otherSettingsOf(eligible)].filter(Boolean)],
     caveats: shapeCaveatsOf(g, points, groupPoints),
     planning: null,
     write_only: null,
@@ -209,8 +210,8 @@ function verdictsOf (points) {
   if (busy.length) {
     const count = busy.reduce((s, p) => s + (p.grid ? p.grid.busy_runs : p.busy_runs), 0)
     const first = busy[0].grid ? busy[0].grid.busy : busy[0].busy
-    out.push(`busy: ${count} of ${plural(total, 'run')} ran on nodes busy beyond the load or before it ` +
-      `(${busy.map((p) => p.grid ? p.grid.source : p.source).join(', ')}: ${first})`)
+    out.push(`busy: ${count} of ${plural(total, 'run')} ran beside other work or on nodes busy beyond the load or ` +
+      `before it (${busy.map((p) => p.grid ? p.grid.source : p.source).join(', ')}: ${first})`)
   }
   for (const p of points.filter((x) => x.grid && x.grid.runs_total > 0 && x.grid.runs_done < x.grid.runs_total)) {
     out.push(`incomplete: ${p.grid.source} ran ${p.grid.runs_done} of ${p.grid.runs_total} runs`)
@@ -240,6 +241,16 @@ const whole = (x) => Math.round(x).toLocaleString('en-US')
 function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreement }, headroomPct) {
   const none = (why, next) => ({ per_sec: null, why, next })
   if (!best) return none('no result within the rules', 'a grid on this shape: crate-bench sweep grid … --repeat 3')
+  // What the grids already ran decides what to run next: never the --repeat they had.
+  const repeated = Math.max(0, ...eligible.filter((p) => p.grid).map((p) => p.grid.repeat ?? 0))
+  const more = repeated >= 3 ? `repeat more (--repeat ${repeated * 2}: ${repeated} a cell was not enough here)`
+    : 'repeat more (--repeat 5)'
+  // Every cell over the SLO comes first: no noise, repeat or quieter cluster changes that.
+  const overSlo = eligible.find((p) => p.grid && p.grid.slo_unmet)
+  if (overSlo) {
+    return none(`every cell of ${overSlo.grid.source} is over its SLO (${overSlo.grid.slo_unmet})`,
+      'a lighter load (smaller batches, fewer requests in flight) or more nodes, or a looser --slo')
+  }
   if (disagreement) {
     return none('its results disagree (the warning below)', 'measure it again on a quiet cluster (a grid with ' +
       '--repeat 3)')
@@ -248,7 +259,7 @@ function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreeme
   if (!recommended) {
     return undecided.length
       ? none(`the grid could not tell its cells apart (${undecided.map((p) => p.grid.source).join(', ')})`,
-        'repeat more (--repeat 5), lengthen --duration or quiet the cluster')
+        `${more}, lengthen --duration or quiet the cluster`)
       : none(eligible.some((p) => p.grid) ? 'no grid of this shape recommended a cell'
         : 'single runs recommend no settings', 'a grid on this shape: crate-bench sweep grid … --repeat 3')
   }
@@ -262,7 +273,7 @@ function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreeme
   if (!recommended.ci95) return none('the recommended figure has no interval', 'the grid again with --repeat 3')
   if (recommended.ci95.clipped || !(recommended.ci95.low > 0)) {
     return none('the recommended cell\'s 95% interval reaches 0: its runs differ too much to carry a figure',
-      'repeat more (--repeat 5), lengthen --duration or quiet the cluster')
+      `${more}, lengthen --duration or quiet the cluster`)
   }
   if (recommendations.some((r) => r.busy)) {
     return none(`the recommended cell ran on busy nodes (${recommendations.find((r) => r.busy).busy})`,
@@ -369,6 +380,8 @@ function disagreementOf (eligible) {
   for (let i = 0; i < eligible.length; i++) {
     for (let j = i + 1; j < eligible.length; j++) {
       const [a, b] = [eligible[i], eligible[j]]
+      // Figures of other settings measured other loads: no disagreement between them (otherSettingsOf says so).
+      if (!sameSettings(a, b)) continue
       const apartPct = round((Math.abs(a.throughput - b.throughput) / Math.max(a.throughput, b.throughput)) * 100, 1)
       const intervals = informative(a.ci95) && informative(b.ci95)
       const disjoint = intervals && (a.ci95.high < b.ci95.low || b.ci95.high < a.ci95.low)
@@ -383,6 +396,25 @@ function disagreementOf (eligible) {
     }
   }
   return null
+}
+
+/** Whether two figures measured the same load: the same settings (batch, flight, processes, shards, replicas). */
+function sameSettings (a, b) {
+  const of = (p) => JSON.stringify(Object.entries(p.settings || {}).filter(([k]) => k !== 'rate').sort())
+  return of(a) === of(b)
+}
+
+const settingsText = (p) => Object.entries(p.settings || {}).filter(([k]) => k !== 'rate')
+  .map(([k, v]) => `${k} ${v}`).join(', ') || 'the benchmark\'s defaults'
+
+/** "figures at other settings, shown apart, not compared: …", or null when every figure of the shape shares them. */
+function otherSettingsOf (eligible) {
+  const kinds = []
+  for (const p of eligible) if (!kinds.some((k) => sameSettings(k, p))) kinds.push(p)
+  if (kinds.length < 2) return null
+  return `figures of this shape at other settings are not compared with each other (they measured other loads): ` +
+    kinds.map((k) => `${eligible.filter((p) => sameSettings(p, k)).map((p) => p.source).join(', ')} at ` +
+      settingsText(k)).join('; ')
 }
 
 module.exports = { pointOf, gridEvidence, mixedEvidence, sizingOf, DEFAULT_HEADROOM_PCT }

@@ -160,6 +160,8 @@ function analyseGrid (dimensions, cells, { sloP99Ms = null, plateauPct = DEFAULT
             'a finding (--repeat 3 tests it)' : null }
       : null,
     undecided: cannotTell && { ...cannotTell, would_recommend: recommended.id },
+    // Every cell over the SLO: the first thing a sizing says of such a grid (no cell meets it, whatever the noise).
+    slo_unmet: best && !recommended && sloP99Ms !== null ? note : null,
     sureness: recommended && !cannotTell ? surenessOf(cells) : null,
     sentences: sentencesOf(dimensions, cells, { plateauPct })
   }

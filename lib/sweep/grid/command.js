@@ -204,14 +204,26 @@ async function main (argv, options = {}) {
   const { stdout = process.stdout, stderr = process.stderr, signals, run = runBenchmark, now = Date.now,
     processAlive } = options
   return runsCommand({ name: NAME, parse: () => parseArgs(argv), usage: () => `${USAGE}\n`, stdout, stderr,
-    body: (config) => study(config, { stderr, signals, run, now, processAlive }) })
+    body: async (config) => (await runGrid(config, { stderr, signals, run, now, processAlive })).code })
 }
 
-async function study (config, options) {
-  const release = takeLock(config.out, { said: (line) => options.stderr.write(`${line}\n`),
-    alive: options.processAlive })
+/**
+ * The grid of `config` (parseArgs) in its folder, its lock held (and its cluster started, when its options start one):
+ * { code, grid }, `grid` what grid.json holds when a run was recorded, else null. What the command runs, and a study.
+ */
+async function runGrid (config, options) {
+  const { stderr, signals, now = Date.now, processAlive } = options
+  const run = options.run ?? runBenchmark
+  fs.mkdirSync(path.join(config.out, 'runs'), { recursive: true })
+  const release = takeLock(config.out, { said: (line) => stderr.write(`${line}\n`), alive: processAlive })
   try {
-    return await withStudyCluster(config.cluster, options, () => studyLocked(config, options))
+    const code = await withStudyCluster(config.cluster, { stderr, signals, run, out: config.out },
+      (studyRun) => studyLocked(config, { stderr, signals, now, run: studyRun }))
+    let grid = null
+    try {
+      grid = JSON.parse(fs.readFileSync(path.join(config.out, 'grid.json'), 'utf8'))
+    } catch { /* no run recorded */ }
+    return { code, grid }
   } finally {
     release()
   }
@@ -307,4 +319,4 @@ async function studyLocked (config, { stderr, signals, run, now }) {
   return signals.interrupted || !grid.complete ? EXIT.PARTIAL : EXIT.OK
 }
 
-module.exports = { main, parseArgs, USAGE }
+module.exports = { main, parseArgs, runGrid, USAGE }

@@ -60,7 +60,8 @@ function gridText (grid) {
     out.push(t.toString())
   }
   out.push('best: highest throughput without failures; ~: on the plateau; rec.: recommended; › slo: p99 over --slo; ' +
-    '✗: ruled out; busy: nodes busy beyond the load or before it; ±: half the spread of its runs; ' +
+    '✗: ruled out; busy: other work took the machine, or nodes busy beyond the load or before it; ' +
+    '±: half the spread of its runs; ' +
     'cpu: the busiest node\'s peak')
   out.push(...verdictLines(grid))
   return `${out.join('\n')}\n`
@@ -149,6 +150,7 @@ function gridJson (grid) {
     plateau_rule: grid.plateau_rule,
     recommended: verdict(grid.recommended),
     undecided: grid.undecided ?? null,
+    slo_unmet: grid.slo_unmet ?? null,
     sureness: grid.sureness ?? null,
     round_effect: grid.round_effect ?? null,
     sentences: grid.sentences

@@ -33,7 +33,7 @@ function result ({ nodes, cores, perSec, p99 = 50, failed = 0, hostnames = null,
 test('per shape its peak within the rules, per node and per core, the ceiling, the efficiency against the smallest',
   () => {
   const points = [
-    result({ nodes: 1, cores: 4, perSec: 20_000, batch: 1000 }),
+    result({ nodes: 1, cores: 4, perSec: 20_000, batch: 5000 }),
     result({ nodes: 1, cores: 4, perSec: 25_000, batch: 5000 }),
     result({ nodes: 3, cores: 4, perSec: 66_000 }),
     result({ nodes: 3, cores: 4, perSec: 90_000, failed: 10 }),
@@ -61,6 +61,14 @@ test('per shape its peak within the rules, per node and per core, the ceiling, t
   // Two single runs of one shape 20% apart, with no interval to judge: said.
   assert.deepEqual(group.shapes[0].spread, { median: 20_000, min: 20_000, max: 25_000, spread_pct: 25 })
   assert.match(group.shapes[0].disagreement, /r0\.json 20000 and r1\.json 25000, 20% apart with no interval to judge/)
+  // Issue 62: runs of other settings measured other loads: shown, never called a disagreement.
+  const other = sizingOf([result({ nodes: 1, cores: 4, perSec: 20_000, batch: 1000 }),
+    result({ nodes: 1, cores: 4, perSec: 25_000, batch: 5000 })].map((r, i) => pointOf(r, `s${i}.json`)))
+    .groups[0].shapes[0]
+  assert.equal(other.disagreement, null)
+  assert.ok(other.verdicts.includes('figures of this shape at other settings are not compared with each other (they ' +
+    'measured other loads): s0.json at batch_size 1000, concurrent_requests 8, processes 2, replicas 0; s1.json at ' +
+    'batch_size 5000, concurrent_requests 8, processes 2, replicas 0'), other.verdicts.join('\n'))
   const text = require('../../../lib/reports/sizing/command').render(sizing)
   assert.match(text,
     joined(
@@ -366,7 +374,9 @@ test('an undecided grid: no figure to plan with, why and what to run next; its "
   const [shape] = sizingOf([undecided]).groups[0].shapes
   assert.equal(shape.planning.per_sec, null)
   assert.equal(shape.planning.none, 'write-only: the grid could not tell its cells apart (grid-1)')
-  assert.equal(shape.planning.next, 'repeat more (--repeat 5), lengthen --duration or quiet the cluster')
+  // Issue 62: what to run next follows from what ran: the grid had --repeat 3 already.
+  assert.equal(shape.planning.next, 'repeat more (--repeat 6: 3 a cell was not enough here), lengthen --duration or ' +
+    'quiet the cluster')
   assert.deepEqual(shape.verdicts, ['undecided: grid-1: the runs of a cell differ by up to 90%: the grid cannot tell ' +
     'its cells apart'])
   // The same shape measured again, decided, 4% apart: still none, and the first grid's "none" is on the page.
@@ -376,6 +386,20 @@ test('an undecided grid: no figure to plan with, why and what to run next; its "
   assert.equal(both.planning.per_sec, null)
   assert.match(both.planning.none, /grid-1 could not tell its cells apart where another recommended one/)
   assert.match(text(sizing), /^note: 1 node: undecided: grid-1: .* \(beside 1 decided grid of this shape: grid-2\)$/m)
+})
+
+test('a grid whose every cell is over its SLO says so first, whatever else stands in the way', () => {
+  const { gridEvidence } = require('../../../lib/reports/sizing')
+  const files = { 'runs/best.json': result({ nodes: 1, cores: 4, perSec: 20_000, p99: 4000 }) }
+  const grid = { repeat: 3, runs_done: 12, runs_total: 12, best: { id: 'best', settings: { batch_size: 5000 },
+    median_result_file: 'runs/best.json', runs_done: 3, ci95: { low: 0, high: 40_000, clipped: true } },
+  recommended: null, undecided: { why: 'the runs of a cell differ by up to 90%' },
+  slo_unmet: 'no cell meets the p99 target of 1000 ms without failures', cells: [] }
+  const [shape] = sizingOf([gridEvidence(grid, 'grid-slo', (f) => files[f])]).groups[0].shapes
+  assert.equal(shape.planning.none, 'write-only: every cell of grid-slo is over its SLO (no cell meets the p99 ' +
+    'target of 1000 ms without failures)')
+  assert.equal(shape.planning.next, 'a lighter load (smaller batches, fewer requests in flight) or more nodes, or a ' +
+    'looser --slo')
 })
 
 test('two grids of one shape ×1.85 apart disagree though one interval reaches 0; each figure says its own runs', () => {
@@ -393,7 +417,8 @@ test('busy inputs: counted per shape on every page, and a recommended cell that 
   const busy = gridPoint({ perSec: 30_000, ci95: { low: 28_000, high: 32_000 }, busyRuns: 12, source: 'grid-busy' })
   const sizing = sizingOf([busy])
   const [shape] = sizing.groups[0].shapes
-  assert.match(shape.verdicts[0], /^busy: 12 of 12 runs ran on nodes busy beyond the load or before it \(grid-busy: /)
+  assert.match(shape.verdicts[0],
+    /^busy: 12 of 12 runs ran beside other work or on nodes busy beyond the load or before it \(grid-busy: /)
   assert.match(shape.planning.none, /^write-only: the recommended cell ran on busy nodes \(the nodes were busy/)
   assert.equal(shape.best.busy, 'the nodes were busy before this run began (n0: CPU 95%)')
   const page = text(sizing)

@@ -65,6 +65,10 @@ test('with --slo the recommended cell meets the p99 target, and the first neighb
     /every cell of the plateau misses the p99 target of 50 ms: the fastest cell within it, below the plateau/)
   const none = analyseGrid(VARY, measuredCells(), { sloP99Ms: 1 })
   assert.equal(none.recommended, null)
+  // Every cell over the target: said as such, for a sizing to say first (issue 62).
+  assert.equal(none.slo_unmet, 'no cell meets the p99 target of 1 ms without failures')
+  assert.equal(grid.slo_unmet, null)
+  assert.equal(tight.slo_unmet, null)
 })
 
 test('with repeats the plateau is the cells whose 95% interval overlaps the best\'s', () => {

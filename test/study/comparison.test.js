@@ -4,10 +4,9 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { compareContenders, shapePlanS } = require('../../../lib/sweep/study/command')
-const { readStudy } = require('../../../lib/sweep/study/study-file')
-const { tempDir } = require('../../helpers/temp-files')
-const { memoryStream } = require('../../helpers/memory-stream')
+const { compareContenders, differencesOf } = require('../../lib/study/comparison')
+const { tempDir } = require('../helpers/temp-files')
+const { memoryStream } = require('../helpers/memory-stream')
 
 /** The fork results of contender `name`, as the benchmark writes them, at these rows/s and p99s. */
 function writeForks (dir, name, figures) {
@@ -35,19 +34,15 @@ test('an A/A study (one cluster twice) comes out as no significant difference; a
   assert.match(stderr.text, /^b against a \(5 and 5 runs; Welch's t-test/m)
 })
 
-test('a study file is checked whole before anything starts; the plan counts every part', (t) => {
-  const file = path.join(tempDir(t), 'study.yml')
-  fs.writeFileSync(file, 'cluster: {version: 6.4.3, nodes: [1, 3]}\n' +
-    'grid: {vary: {batch_size: [2000, 5000], concurrent_requests: [2, 8]}, duration: 10s}\n' +
-    'mixed: {queries: q.yml, query_rate: 2, slo: p99=3s}\nsustained: {duration: 10m}\n')
-  const study = readStudy(file)
-  assert.deepEqual([study.shapes, study.grid.repeat, study.cluster.heap], [[1, 3], 3, '1g'])
-  // 12 runs of 10 s with 5 s of warm-up, ten mixed steps of 10 s and 10 s, 10 minutes, the start: about 19 min.
-  assert.equal(Math.round(shapePlanS(study) / 60), Math.round((40 + 12 * 19 + 10 * 23 + 610) / 60))
-  fs.writeFileSync(file, 'cluster: {version: 6.4.3}\ngrid: {vary: {batch_size: [1, 2], shard_count: [1, 2]}}\n')
-  assert.throws(() => readStudy(file), /grid\.vary\.shard_count is no setting a grid varies/)
-  fs.writeFileSync(file, 'cluster: [1]\ngrid: {vary: {batch_size: [1, 2], processes: [1, 2]}}\n')
-  assert.throws(() => readStudy(file), /cluster must be a mapping of keys/)
-  fs.writeFileSync(file, ': :\n')
-  assert.throws(() => readStudy(file), /is no YAML/)
-})
+test('what differs between contenders is named, as started (the version its nodes reported), or said to be nothing',
+  () => {
+    const contenders = [{ name: 'a', version: '6.4.2', nodes: 1, heap: '1g', settings: [] },
+      { name: 'b', version: '6.4.3', nodes: 1, heap: '2g', settings: ['thread_pool.write.size=1'] }]
+    const records = { a: { version: '6.4.2', build_hash: 'x1', distribution: { sha256: 'aa' } },
+      b: { version: '6.4.3', build_hash: 'x2', distribution: { sha256: 'bb' } } }
+    assert.deepEqual(differencesOf(contenders, records), ['version: a 6.4.2, b 6.4.3', 'build: a x1, b x2',
+      'distribution: a aa, b bb', 'heap: a 1g, b 2g', 'settings: a none, b thread_pool.write.size=1'])
+    const same = [{ ...contenders[0] }, { ...contenders[0], name: 'b' }]
+    assert.deepEqual(differencesOf(same, { a: records.a, b: records.a }),
+      ['nothing: the contenders are the same cluster (an A/A study)'])
+  })

@@ -1,0 +1,21 @@
+'use strict'
+
+// The report's sentences on a cluster the tool started (results/provisioned.js records it): what was started, and a
+// node of it that died.
+
+/** "started by this run: CrateDB 6.4.3, 3 nodes × 1 GB heap on this machine". */
+function provisionedLine (record, by = record.by ?? 'this run') {
+  const heap = /^([0-9]+)g$/.test(record.heap) ? `${record.heap.slice(0, -1)} GB` : /^([0-9]+)m$/.test(record.heap)
+    ? `${record.heap.slice(0, -1)} MB` : record.heap
+  return `started by ${by}: CrateDB ${record.version ?? '?'}, ${record.nodes} node${record.nodes === 1 ? '' : 's'} ` +
+    `× ${heap} heap on this machine`
+}
+
+/** "warning: N (pid P) … is no longer running: cause; its last log lines:" and those lines, for the report. */
+function lostNodeLines (lost, of = 'the cluster this run started') {
+  return [`warning: ${lost.node} (pid ${lost.pid}) of ${of} is no longer running` +
+    `${lost.cause ? `: ${lost.cause}` : ''}; its last log lines${lost.kept ? ` (its logs kept in ${lost.kept})` : ''}:`,
+  ...lost.last_lines.map((l) => `    ${l}`)]
+}
+
+module.exports = { provisionedLine, lostNodeLines }

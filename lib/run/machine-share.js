@@ -1,0 +1,124 @@
+'use strict'
+
+const fs = require('node:fs')
+
+// What the rest of this machine took while the load ran. The machine's CPU time (/proc/stat) less the time of the
+// run's own processes (its master and workers) and of the cluster's nodes that run here (/proc/PID/stat): what other
+// tenants took. A node's load average counts its own threads too (three nodes on two cores load them to 12 by
+// themselves), so it cannot tell a busy machine from a busy cluster; this can. Sampled every second over the load:
+// a process that ends between two samples leaves its last second to the others (a worker's last second: little).
+
+const SAMPLE_MS = 1000
+
+/** /proc/stat's machine line: { total, busy, cores } in clock ticks, or null where there is none. */
+function readMachine (procRoot = '/proc') {
+  let text
+  try {
+    text = fs.readFileSync(`${procRoot}/stat`, 'utf8')
+  } catch {
+    return null
+  }
+  const line = text.split('\n').find((l) => l.startsWith('cpu '))
+  if (!line) return null
+  // user nice system idle iowait irq softirq steal (guest and guest_nice are within user and nice).
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number)
+  if (ticks.length < 8 || ticks.some((t) => !Number.isFinite(t))) return null
+  const total = ticks.reduce((a, b) => a + b, 0)
+  const cores = text.split('\n').filter((l) => /^cpu[0-9]+ /.test(l)).length
+  return { total, busy: total - ticks[3] - ticks[4], cores }
+}
+
+/** A process's CPU time in clock ticks (utime + stime of /proc/PID/stat), or null when it is gone or unreadable. */
+function readProcess (pid, procRoot = '/proc') {
+  try {
+    const stat = fs.readFileSync(`${procRoot}/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ticks = Number(fields[11]) + Number(fields[12])
+    return Number.isFinite(ticks) ? ticks : null
+  } catch {
+    return null
+  }
+}
+
+const round1 = (x) => Math.round(x * 10) / 10
+
+/**
+ * Samples the machine and the processes `pids()` names ({ own, cluster }: pids, or cluster null when the cluster's
+ * processes on this machine cannot be told), from start() to stop(), which returns the summary: { cores, seconds,
+ * machine_pct, own_pct, cluster_pct, others_pct, cluster_known }, each a share of the whole machine's CPU; null
+ * where /proc says nothing (another system).
+ */
+class MachineShare {
+  constructor ({ pids, procRoot = '/proc', everyMs = SAMPLE_MS, timers = { setInterval, clearInterval },
+    machine = () => readMachine(procRoot), process: proc = (pid) => readProcess(pid, procRoot) }) {
+    Object.assign(this, { pids, everyMs, timers, machine, proc })
+    this.last = null
+    this.timer = null
+    this.sums = { total: 0, busy: 0, own: 0, cluster: 0 }
+    this.clusterKnown = true
+    this.cores = null
+  }
+
+  snapshot () {
+    const machine = this.machine()
+    if (!machine) return null
+    const { own, cluster } = this.pids()
+    if (cluster === null) this.clusterKnown = false
+    const ticksOf = (list) => new Map((list || []).map((pid) => [pid, this.proc(pid)]).filter(([, t]) => t !== null))
+    return { machine, own: ticksOf(own), cluster: ticksOf(cluster) }
+  }
+
+  start () {
+    this.last = this.snapshot()
+    if (!this.last) return this
+    this.cores = this.last.machine.cores
+    this.timer = this.timers.setInterval(() => this.sample(), this.everyMs)
+    if (this.timer && this.timer.unref) this.timer.unref()
+    return this
+  }
+
+  sample () {
+    const now = this.snapshot()
+    if (!now || !this.last) return
+    const delta = (from, to) => {
+      let sum = 0
+      for (const [pid, ticks] of to) if (from.has(pid)) sum += Math.max(0, ticks - from.get(pid))
+      return sum
+    }
+    this.sums.total += now.machine.total - this.last.machine.total
+    this.sums.busy += now.machine.busy - this.last.machine.busy
+    this.sums.own += delta(this.last.own, now.own)
+    this.sums.cluster += delta(this.last.cluster, now.cluster)
+    this.last = now
+  }
+
+  stop () {
+    if (this.timer) this.timers.clearInterval(this.timer)
+    this.timer = null
+    if (!this.last) return null
+    this.sample()
+    const { total, busy, own, cluster } = this.sums
+    if (!(total > 0)) return null
+    const pct = (ticks) => round1((100 * ticks) / total)
+    return { cores: this.cores, machine_pct: pct(busy), own_pct: pct(own), cluster_pct: pct(cluster),
+      others_pct: this.clusterKnown ? pct(Math.max(0, busy - own - cluster)) : null, cluster_known: this.clusterKnown }
+  }
+}
+
+/**
+ * The processes of the cluster under test that run on this machine: the nodes the run (or its study) started, by
+ * their pids; else, for hosts of this machine, whoever listens on their ports (/proc, lib/provision/ports.js), null
+ * where one of them cannot be told (another user's process, read by another user); [] when every host is elsewhere.
+ */
+function clusterPidsOf (options, { holderPid, isLocal }) {
+  if (options.provisioned) return options.provisioned.nodes.map((n) => n.pid)
+  const byStudy = options.provisionedByStudy
+  if (byStudy && Array.isArray(byStudy.ports) && byStudy.ports.every((p) => Number.isSafeInteger(p.pid))) {
+    return byStudy.ports.map((p) => p.pid)
+  }
+  const local = options.connection.hosts.filter((h) => isLocal(h.hostname))
+  const pids = local.map((h) => holderPid(h.port))
+  return pids.some((pid) => pid === null) ? null : [...new Set(pids)]
+}
+
+module.exports = { MachineShare, readMachine, readProcess, clusterPidsOf }

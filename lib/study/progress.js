@@ -1,0 +1,57 @@
+'use strict'
+
+const { UsageError } = require('../base/errors')
+const { fmt } = require('../base/format')
+const { readStudyObject } = require('../base/files')
+const { parseDuration } = require('../base/values')
+const { replaceFile } = require('../provision/owned-paths')
+
+// Where a study stands: DIR/study.json (the study as read, each shape's or fork's state: started, done, failed and
+// why), which a resume reads back, and how long what is left will take: from the plan before anything ran, from the
+// parts done since.
+
+/**
+ * DIR/study.json: the study as parsed, and each shape's state; a folder of another study is refused. Read as every
+ * file of a study is (readStudyObject: a regular file of a bounded size, never a link to /dev/zero or a FIFO).
+ */
+function readProgress (file, study) {
+  const saved = readStudyObject(file, (why) => new UsageError(`${file} ${why}: no study this tool wrote`),
+    { kind: 'a study', nullIfMissing: true })
+  if (!saved) return { study, shapes: {}, forks: {} }
+  if (JSON.stringify(saved.study) !== JSON.stringify(study)) {
+    throw new UsageError(`${file} holds a study of another file or settings: give another --out, or the same file to ` +
+      'resume')
+  }
+  return { study, shapes: saved.shapes || {}, forks: saved.forks || {} }
+}
+
+const writeProgress = (file, progress) => replaceFile(file, `${JSON.stringify(progress, null, 1)}\n`)
+
+/** Seconds of a duration of the study file ('0': none). */
+const seconds = (text) => (text === '0' ? 0 : parseDuration(text, 'duration') / 1000)
+
+/** About how long a shape takes (its cluster's start, the grid's runs, the mixed search, the sustained run): s. */
+function shapePlanS (study) {
+  const g = study.grid
+  const cells = g.vary.reduce((n, v) => n * v.split('=')[1].split(',').length, 1)
+  const gridS = cells * g.repeat * (seconds(g.duration) + (g.warmup !== null ? seconds(g.warmup)
+    : Math.max(5, seconds(g.duration) / 10)) + 4)
+  const mixedS = study.mixed ? 10 * (seconds(study.mixed.duration) + (study.mixed.warmup ? seconds(study.mixed.warmup)
+    : 10) + 3) : 0
+  const sustainedS = study.sustained ? seconds(study.sustained.duration) + 10 : 0
+  return 40 + gridS + mixedS + sustainedS
+}
+
+const minutes = (s) => (s >= 5400 ? `${fmt(Math.round(s / 360) / 10)} h` : `${Math.max(1, Math.round(s / 60))} min`)
+
+/**
+ * The time left for `left` shapes (or forks) of `planS` seconds each: the plan's, until some ran; then the plan
+ * scaled by how long the ones done really took against it (a machine slower than the plan thought, or faster).
+ */
+function timeLeftS (planS, left, walls) {
+  if (walls.length === 0) return planS * left
+  const ratio = walls.reduce((a, b) => a + b, 0) / (planS * walls.length)
+  return planS * left * ratio
+}
+
+module.exports = { readProgress, writeProgress, shapePlanS, minutes, timeLeftS }

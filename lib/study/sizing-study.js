@@ -1,0 +1,153 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { EXIT } = require('../base/errors')
+const { Target } = require('../provision/target')
+const { replaceFile } = require('../provision/owned-paths')
+const { runGrid, parseArgs: gridOptions } = require('../sweep/grid/command')
+const { runCapacity, parseArgs: capacityOptions } = require('../sweep/capacity-command')
+const { settingsArgs } = require('./configuration')
+const { gridArgv, mixedArgv, sustainedArgs } = require('./plan')
+const { writeProgress, shapePlanS, minutes, timeLeftS } = require('./progress')
+const { teeTo, studyRunOf, lostDuring, measured, runLine } = require('./parts')
+const { writeSizing } = require('./report')
+
+// A sizing study conducted: each shape's cluster started fresh in the study's folder, its grid, its mixed capacity and
+// its sustained run at one configuration (the grid's recommended cell, else its best, with every option of the grid's
+// args), each part through the same functions its command calls; only a benchmark run is a child process. A part that
+// fails, or a node that dies during it, leaves its shape not done, with why; then the sizing of every shape done.
+
+/** A shape's parts, its cluster started and stopped around them: { done } or { failed, why } or { interrupted }. */
+async function runShape (shape, context) {
+  const { out, stderr, signals, run, env, count } = context
+  const log = (line) => stderr.write(`${line}\n`)
+  // A shape half done is measured again from a fresh cluster: nothing of an earlier cluster's runs is mixed in.
+  fs.rmSync(shape.dir, { recursive: true, force: true })
+  fs.mkdirSync(shape.dir, { recursive: true })
+  const head = `[shape ${shape.index} of ${count}: ${shape.nodes} node${shape.nodes === 1 ? '' : 's'}]`
+  log(`${head} starting the cluster (its folder and logs: ${shape.cluster.dir})`)
+  let target
+  try {
+    target = await Target.start(shape.cluster, { log: (line) => log(`  ${line}`), signals, env })
+  } catch (error) {
+    if (signals.interrupted) return { interrupted: true }
+    log(`${head} its cluster did not start: ${error.message}`)
+    return { failed: true, why: `its cluster did not start: ${error.message}` }
+  }
+  const recordFile = path.join(shape.dir, 'cluster-record.json')
+  replaceFile(recordFile, `${JSON.stringify(target.record('the study'), null, 1)}\n`)
+  const studyRun = studyRunOf(run, { out, recordFile, stderr })
+  const lost = (part) => lostDuring(target, part, { into: path.join(shape.dir, 'lost-nodes'), log,
+    of: `the ${shape.name} shape's cluster` })
+  try {
+    return await shapeParts(shape, { ...context, head, log, studyRun, lost })
+  } finally {
+    await target.stop({ keepLogs: true }).catch((error) => log(`${head} warning: stopping its cluster: ` +
+      error.message))
+    log(`${head} its cluster stopped (its nodes' logs kept in ${shape.cluster.dir})`)
+  }
+}
+
+async function shapeParts (shape, { study, stderr, signals, env, head, log, studyRun, lost }) {
+  const partStream = (part) => teeTo(stderr, path.join(shape.dir, `${part}.log`))
+  log(`${head} grid`)
+  const grid = await runGrid(gridOptions(gridArgv(study, shape, env)), { stderr: partStream('grid'), signals,
+    run: studyRun })
+  if (signals.interrupted) return { interrupted: true }
+  const gridLost = lost('grid')
+  if (gridLost) return { failed: true, why: gridLost }
+  if (!measured(grid.code)) return { failed: true, why: `its grid could not run (exit ${grid.code})` }
+  const cell = cellOf(grid.grid)
+  if (!cell) return { failed: true, why: 'its grid found no cell without failures: nothing to run the later parts at' }
+  log(`${head} the later parts run at the grid's ${cell.which} cell, with every option of grid.args: ` +
+    `${[...settingsArgs(cell.settings), ...study.grid.args].join(' ')}`)
+  const settings = { cell: cell.which, ...cell.settings }
+  if (study.mixed) {
+    log(`${head} mixed capacity`)
+    const mixed = await runCapacity(capacityOptions(mixedArgv(study, shape, cell.settings, env)),
+      { stderr: partStream('mixed'), signals, run: studyRun })
+    if (signals.interrupted) return { interrupted: true }
+    const mixedLost = lost('mixed capacity')
+    if (mixedLost) return { failed: true, why: mixedLost }
+    // No capacity within the SLO (exit 1) is a finding; a search that could not run is not.
+    if (!measured(mixed.code, [EXIT.OK, EXIT.FAILURES])) {
+      return { failed: true, why: `its mixed capacity search could not run (exit ${mixed.code})` }
+    }
+  }
+  if (study.sustained) {
+    log(`${head} sustained run (${study.sustained.duration})`)
+    const resultFile = path.join(shape.dir, 'sustained.json')
+    const { code, signal } = await studyRun({ app: 'appClusterIngest.js', what: `${shape.name} sustained`,
+      args: sustainedArgs(study, shape, cell.settings, env), resultFile, logFile: path.join(shape.dir,
+        'sustained.log'), signals })
+    if (signals.interrupted) return { interrupted: true }
+    const sustainedLost = lost('sustained run')
+    if (sustainedLost) return { failed: true, why: sustainedLost }
+    log(`${head} sustained: ${runLine(readJson(resultFile), code ?? signal)}`)
+    if (signal || !measured(code, [EXIT.OK, EXIT.FAILURES, EXIT.THRESHOLDS])) {
+      return { failed: true, why: `its sustained run could not run (${signal ? `ended by ${signal}` : `exit ${code}`}` +
+        `; its report: ${path.join(shape.dir, 'sustained.log')})` }
+    }
+  }
+  return { done: true, settings }
+}
+
+const readJson = (file) => {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'))
+  } catch {
+    return null
+  }
+}
+
+/** The cell the later parts run at: the grid's recommended cell, else its best (said so), else none. */
+function cellOf (grid) {
+  if (grid && grid.recommended && !grid.recommended.untested) {
+    return { settings: grid.recommended.settings, which: 'recommended' }
+  }
+  if (grid && grid.best) return { settings: grid.best.settings, which: 'best (the grid recommended none)' }
+  return null
+}
+
+/** Every shape not done, in turn; then the sizing of the shapes done. Returns the exit code. */
+async function runSizingStudy (config, progress, { stderr, signals, run, env }) {
+  const { study, shapes, out } = config
+  const file = path.join(out, 'study.json')
+  const left = shapes.filter((s) => !(progress.shapes[s.nodes] && progress.shapes[s.nodes].status === 'done'))
+  const planS = shapePlanS(study)
+  const walls = []
+  stderr.write(`study: ${shapes.length} shape${shapes.length === 1 ? '' : 's'} (${shapes.map((s) =>
+    `${s.nodes} node${s.nodes === 1 ? '' : 's'}`).join(', ')}) of CrateDB ${study.cluster.version ??
+    study.cluster.tarball}; ${left.length < shapes.length ? `resuming: ${shapes.length - left.length} done, ` : ''}` +
+    `${left.length} to run, about ${minutes(planS * left.length)}; results in ${out}\n`)
+  const failed = []
+  for (const [i, shape] of left.entries()) {
+    if (i > 0) stderr.write(`about ${minutes(timeLeftS(planS, left.length - i, walls))} left\n`)
+    const began = Date.now()
+    progress.shapes[shape.nodes] = { status: 'started', started_at: new Date().toISOString() }
+    writeProgress(file, progress)
+    const outcome = await runShape(shape, { study, out, stderr, signals, run, env, count: shapes.length })
+    if (outcome.interrupted) {
+      stderr.write(`interrupted: ${shape.name} is not counted; the same command runs it again, from a fresh ` +
+        'cluster\n')
+      return EXIT.PARTIAL
+    }
+    walls.push((Date.now() - began) / 1000)
+    progress.shapes[shape.nodes] = outcome.done
+      ? { status: 'done', finished_at: new Date().toISOString(), settings: outcome.settings }
+      : { status: 'failed', why: outcome.why }
+    if (outcome.failed) failed.push(`${shape.name}: ${outcome.why}`)
+    writeProgress(file, progress)
+  }
+  const done = shapes.filter((s) => progress.shapes[s.nodes] && progress.shapes[s.nodes].status === 'done')
+  const warnings = failed.map((f) => `shape ${f} (not sized; the same command runs it again)`)
+  const sized = done.length ? writeSizing(config, done, { stderr, warnings }) : EXIT.CANNOT_RUN
+  if (done.length === 0) {
+    for (const w of warnings) stderr.write(`warning: ${w}\n`)
+    return EXIT.CANNOT_RUN
+  }
+  return failed.length ? EXIT.PARTIAL : sized
+}
+
+module.exports = { runSizingStudy, runShape, cellOf }

@@ -1,0 +1,271 @@
+'use strict'
+
+const fs = require('node:fs')
+const { UsageError } = require('../base/errors')
+const { readStudyFile } = require('../base/files')
+const { decimalInteger, parseDuration } = require('../base/values')
+const { grouped } = require('../base/format')
+const { connectionFlagIn } = require('../cli/cluster-flags')
+const { clusterSpec, MAX_NODES } = require('../provision/cluster')
+const { checkSha256 } = require('../provision/distribution')
+const { parseVersion } = require('../provision/platform')
+const { parseSlo } = require('../sweep/slo')
+
+// A study file (YAML): what to start for each cluster shape, and what to run on it. Every key and every value is
+// checked before anything starts: an unknown key, a missing distribution, a shape of 0 nodes, a repeat of 0, a heap
+// of 'lots', an SLO of 'banana' is one line naming the key (exit 2), never an error of a part after a cluster started.
+
+const MAX_REPEAT = 100
+const MAX_FORKS = 100
+const MAX_PREFILL_ROWS = 10_000_000_000
+
+/** A whole number of `key` from `min` to `max` (decimal digits, or a YAML integer), or one line naming the key. */
+function wholeNumber (value, key, { min = 1, max }) {
+  const n = decimalInteger(value)
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${key} must be a whole number from ${min} to ${grouped(max)} (got ${JSON.stringify(value)})`)
+  }
+  return n
+}
+
+/** A positive number of `key` (a rate), or one line naming the key. */
+function positiveNumber (value, key) {
+  const n = typeof value === 'number' ? value : /^[0-9]+(\.[0-9]+)?$/.test(String(value).trim()) ? Number(value) : NaN
+  if (!(Number.isFinite(n) && n > 0)) {
+    throw new UsageError(`${key} must be a positive number (got ${JSON.stringify(value)})`)
+  }
+  return n
+}
+
+/** A duration of `key` as the benchmark takes it (30s, 5m); with `zeroIsNone`, 0 (or 0s) turns it off: '0'. */
+function durationText (value, key, { zeroIsNone = false } = {}) {
+  const shown = text(value, key)
+  if (zeroIsNone && /^0+(\.0+)?\s*(ms|s|m|h)?$/.test(shown.trim())) return '0'
+  try {
+    parseDuration(shown, 'duration')
+  } catch {
+    throw new UsageError(`${key} must be a positive duration such as 30s or 5m${zeroIsNone ? ' (0: none)' : ''} (got ` +
+      `'${shown}')`)
+  }
+  return shown
+}
+
+/** An SLO of `key` (p99=…), or one line naming the key. */
+function sloText (value, key) {
+  const shown = text(value, key)
+  try {
+    parseSlo(shown)
+  } catch {
+    throw new UsageError(`${key} must be a p99 target such as p99=500ms (got '${shown}')`)
+  }
+  return shown
+}
+
+/** Rows to prefill of `key`: 0 (none) up to ten billion. */
+const prefillOf = (value, key) => (value === undefined ? null
+  : wholeNumber(value, key, { min: 0, max: MAX_PREFILL_ROWS }) || null)
+
+/** A provisioner check of `key`'s cluster, its one line led by the key. */
+function underKey (key, check) {
+  try {
+    return check()
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${key}: ${error.message}`)
+    throw error
+  }
+}
+
+const KEYS = {
+  '': ['cluster', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run'],
+  contender: ['name', 'version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
+  run: ['workload', 'args'],
+  cluster: ['version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
+  grid: ['vary', 'repeat', 'duration', 'warmup', 'prefill', 'slo', 'args'],
+  mixed: ['queries', 'query_rate', 'slo', 'duration', 'warmup', 'start', 'edge_repeat', 'max_steps', 'args'],
+  sustained: ['duration', 'prefill', 'args']
+}
+const DIMENSIONS = ['batch_size', 'concurrent_requests', 'processes', 'shards', 'replicas']
+
+const where = (section, key) => (section ? `${section}.${key}` : key)
+
+function checkKeys (object, section) {
+  if (!object || typeof object !== 'object' || Array.isArray(object)) {
+    throw new UsageError(`${section || 'the study file'} must be a mapping of keys`)
+  }
+  for (const key of Object.keys(object)) {
+    if (!KEYS[section].includes(key)) {
+      throw new UsageError(`unknown key ${where(section, key)} in the study file (known${section ? ` under ${section}`
+        : ''}: ${KEYS[section].join(', ')})`)
+    }
+  }
+}
+
+const text = (value, key) => {
+  if (typeof value !== 'string' && typeof value !== 'number') throw new UsageError(`${key} must be a value`)
+  return String(value)
+}
+const strings = (value, key) => {
+  if (value === undefined) return []
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' && typeof v !== 'number')) {
+    throw new UsageError(`${key} must be a list of benchmark options (e.g. [--processes, 2])`)
+  }
+  const args = value.map(String)
+  // A study loads only the clusters it starts, on the ports it gives them: no option may point a run elsewhere.
+  const flag = connectionFlagIn(args)
+  if (flag) {
+    throw new UsageError(`${key}: ${flag} is an option of the connection; a study's runs go only to the cluster it ` +
+      'starts, at the hosts and ports it gives its nodes (--protocol pg takes their PostgreSQL ports): leave it out')
+  }
+  return args
+}
+
+/** The study of `file`: { cluster, shapes, grid, mixed, sustained }, every value checked. */
+function readStudy (file) {
+  const source = readStudyFile(file, (why) => new UsageError(`${file} ${why}`))
+  let study
+  try {
+    study = require('js-yaml').load(source)
+  } catch (error) {
+    throw new UsageError(`${file} is no YAML: ${error.message.split('\n')[0]}`)
+  }
+  checkKeys(study, '')
+  if (study.contenders !== undefined) return contendersOf(study)
+  for (const key of ['forks', 'run']) {
+    if (study[key] !== undefined) throw new UsageError(`${key}: goes with contenders: (a comparison)`)
+  }
+  if (!study.cluster) throw new UsageError('the study file needs cluster: (what to start for each shape)')
+  if (!study.grid) throw new UsageError('the study file needs grid: (the settings to measure on each shape)')
+  for (const section of ['cluster', 'grid', 'mixed', 'sustained']) {
+    if (study[section]) checkKeys(study[section], section)
+  }
+  const c = study.cluster
+  const cluster = clusterOf(c, 'cluster')
+  const listed = [].concat(c.nodes ?? 1)
+  if (listed.length === 0) throw new UsageError('cluster.nodes must list one node count or more (got [])')
+  const nodes = listed.map((n, i) => wholeNumber(n, `cluster.nodes[${i}]`, { max: MAX_NODES }))
+  if (new Set(nodes).size !== nodes.length) throw new UsageError('cluster.nodes names a node count twice')
+  checkCluster(cluster, Math.max(...nodes), 'cluster')
+  const g = study.grid
+  if (!g.vary || typeof g.vary !== 'object' || Array.isArray(g.vary) || Object.keys(g.vary).length < 2) {
+    throw new UsageError('grid.vary must name two settings or more, each with its values (batch_size: [2000, 5000])')
+  }
+  for (const [name, values] of Object.entries(g.vary)) {
+    if (!DIMENSIONS.includes(name)) {
+      throw new UsageError(`grid.vary.${name} is no setting a grid varies (${DIMENSIONS.join(', ')})`)
+    }
+    if (!Array.isArray(values) || values.length < 2) {
+      throw new UsageError(`grid.vary.${name} must list two values or more`)
+    }
+  }
+  const m = study.mixed
+  if (m && (m.query_rate === undefined || m.queries === undefined || m.slo === undefined)) {
+    throw new UsageError('mixed: needs queries:, query_rate: and slo: (find-capacity --workload mixed)')
+  }
+  if (m) queriesFile(m.queries, 'mixed.queries')
+  const s = study.sustained
+  return {
+    cluster,
+    shapes: nodes,
+    grid: { vary: Object.entries(g.vary).map(([name, values]) => `${name}=${values.join(',')}`),
+      repeat: g.repeat === undefined ? 3 : wholeNumber(g.repeat, 'grid.repeat', { max: MAX_REPEAT }),
+      duration: durationText(g.duration ?? '10s', 'grid.duration'),
+      warmup: g.warmup === undefined ? null : durationText(g.warmup, 'grid.warmup', { zeroIsNone: true }),
+      prefill: prefillOf(g.prefill, 'grid.prefill'), slo: g.slo === undefined ? null : sloText(g.slo, 'grid.slo'),
+      args: strings(g.args, 'grid.args') },
+    mixed: m ? { queries: text(m.queries, 'mixed.queries'), queryRate: positiveNumber(m.query_rate, 'mixed.query_rate'),
+      slo: sloText(m.slo, 'mixed.slo'), duration: durationText(m.duration ?? '10s', 'mixed.duration'),
+      warmup: m.warmup === undefined ? null : durationText(m.warmup, 'mixed.warmup'),
+      start: m.start === undefined ? null : positiveNumber(m.start, 'mixed.start'),
+      edgeRepeat: m.edge_repeat === undefined ? 3 : wholeNumber(m.edge_repeat, 'mixed.edge_repeat', { max: 20 }),
+      maxSteps: m.max_steps === undefined ? null : wholeNumber(m.max_steps, 'mixed.max_steps', { max: 1000 }),
+      args: strings(m.args, 'mixed.args') } : null,
+    sustained: s ? { duration: durationText(s.duration ?? '10m', 'sustained.duration'),
+      prefill: prefillOf(s.prefill, 'sustained.prefill'), args: strings(s.args, 'sustained.args') } : null
+  }
+}
+
+/** The query file of `key`: a file there is (its queries are read by the mixed search, after the grid). */
+function queriesFile (value, key) {
+  const file = text(value, key)
+  let stat
+  try {
+    stat = fs.statSync(file)
+  } catch {
+    throw new UsageError(`${key}: ${file} does not exist`)
+  }
+  if (!stat.isFile()) throw new UsageError(`${key}: ${file} is not a file`)
+}
+
+/**
+ * A cluster of the file checked as the provisioner checks one before it starts (`nodes` its largest shape): the
+ * distribution (a version of a release, a tarball that is there, a SHA-256), the heap, the settings, the port.
+ */
+function checkCluster (cluster, nodes, key) {
+  underKey(`${key}.sha256`, () => checkSha256(cluster.sha256))
+  if (cluster.version !== null) underKey(`${key}.version`, () => parseVersion(cluster.version))
+  if (cluster.tarball !== null && !/^https?:\/\//.test(cluster.tarball)) {
+    let stat = null
+    try {
+      stat = fs.statSync(cluster.tarball)
+    } catch { /* named below */ }
+    if (!stat || !stat.isFile()) throw new UsageError(`${key}.tarball: ${cluster.tarball} is no file`)
+  }
+  underKey(key, () => clusterSpec({ ...cluster, nodes, settings: cluster.settings }))
+}
+
+/** The distribution and shape of one cluster: `c` from the file, `key` where it stands in it. */
+function clusterOf (c, key) {
+  if ((c.version === undefined) === (c.tarball === undefined)) {
+    throw new UsageError(`${key}: give the distribution: version: X.Y.Z or tarball: PATH|URL (one of them)`)
+  }
+  if (c.settings !== undefined && (typeof c.settings !== 'object' || Array.isArray(c.settings) || !c.settings)) {
+    throw new UsageError(`${key}.settings must be a mapping of CrateDB settings (key: value)`)
+  }
+  return { version: c.version === undefined ? null : text(c.version, `${key}.version`),
+    tarball: c.tarball === undefined ? null : text(c.tarball, `${key}.tarball`),
+    sha256: c.sha256 === undefined ? null : text(c.sha256, `${key}.sha256`),
+    heap: c.heap === undefined ? '1g' : text(c.heap, `${key}.heap`),
+    settings: Object.entries(c.settings || {}).map(([k, v]) => `${k}=${v}`),
+    httpPort: c.http_port === undefined ? undefined : Number(c.http_port),
+    runAs: c.run_as === undefined ? undefined : text(c.run_as, `${key}.run_as`) }
+}
+
+/**
+ * A comparison: contenders (each a cluster: name, distribution, nodes, heap, settings), forks (each fork starts each
+ * contender fresh, in alternating order) and the run (ingest or query, with the benchmark's options).
+ */
+function contendersOf (study) {
+  for (const key of ['cluster', 'grid', 'mixed', 'sustained']) {
+    if (study[key] !== undefined) {
+      throw new UsageError(`${key}: is a sizing's; a comparison has contenders:, forks:, run:`)
+    }
+  }
+  if (!Array.isArray(study.contenders) || study.contenders.length < 2) {
+    throw new UsageError('contenders: must list two clusters or more (each with name:, and version: or tarball:)')
+  }
+  const contenders = study.contenders.map((c, i) => {
+    checkKeys(c, 'contender')
+    const name = c.name === undefined ? null : text(c.name, `contenders[${i}].name`)
+    if (!name || !/^[A-Za-z0-9_.-]+$/.test(name)) {
+      throw new UsageError(`contenders[${i}].name must be a name of letters, digits, _ . - (got ` +
+        `${JSON.stringify(c.name)})`)
+    }
+    const nodes = c.nodes === undefined ? 1 : wholeNumber(c.nodes, `contenders[${i}].nodes`, { max: MAX_NODES })
+    const cluster = clusterOf(c, `contenders[${i}]`)
+    checkCluster(cluster, nodes, `contenders[${i}]`)
+    return { name, nodes, ...cluster }
+  })
+  if (new Set(contenders.map((c) => c.name)).size !== contenders.length) {
+    throw new UsageError('contenders: two have the same name')
+  }
+  const forks = study.forks === undefined ? 5 : wholeNumber(study.forks, 'forks', { max: MAX_FORKS })
+  const run = study.run || {}
+  checkKeys(run, 'run')
+  const workload = run.workload === undefined ? 'ingest' : text(run.workload, 'run.workload')
+  if (!['ingest', 'query'].includes(workload)) {
+    throw new UsageError(`run.workload must be ingest or query (got '${workload}')`)
+  }
+  return { contenders, forks, run: { workload, args: strings(run.args, 'run.args') } }
+}
+
+module.exports = { readStudy, KEYS }

@@ -1,0 +1,69 @@
+'use strict'
+
+// A run beside other work on its machine: what the others took is measured from /proc (the machine's CPU less the
+// run's processes and the cluster's nodes here) and marks the run busy (issue 61: a node on a machine other tenants
+// loaded to 3.4 per core ran its grid 20x slower and no run was marked).
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const { spawn } = require('node:child_process')
+const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const { runTool } = require('../helpers/run-tool')
+
+const cores = os.availableParallelism()
+// One loop a core: on a larger machine the others' share would be too small a part of it to test here.
+const why = !fs.existsSync('/proc/stat') ? 'no /proc/stat on this system'
+  : cores > 4 ? `${cores} cores: loops on all of them would slow every test beside this one` : null
+if (why) console.log(`# the busy-machine test skips: ${why}`)
+
+test('other work beside a run takes the machine: measured, and the run marked busy, its report says so',
+  { skip: why || false }, async (t) => {
+    await withCrateTestDouble({}, async (double) => {
+      const loops = Array.from({ length: cores }, () => spawn(process.execPath, ['-e', 'for (;;) {}'],
+        { stdio: 'ignore' }))
+      t.after(() => loops.forEach((l) => l.kill('SIGKILL')))
+      const run = await runTool('appClusterIngest.js', ['--duration', '3s', '--processes', '1', '--batch_size',
+        '500', '--monitor_interval', '0', '--json'], { env: double.env() })
+      loops.forEach((l) => l.kill('SIGKILL'))
+      assert.equal(run.code, 0, run.stderr)
+      const m = run.json.machine
+      assert.equal(m.cores, cores)
+      assert.equal(m.cluster_known, true, 'the double listens here: its process is the cluster\'s')
+      assert.ok(m.others_pct > 25, JSON.stringify(m))
+      assert.ok(m.own_pct > 0 && m.cluster_pct > 0, JSON.stringify(m))
+      assert.match(run.stderr, /^warning: other work took \d+(\.\d)?% of this machine's CPU during the load \(more /m)
+      assert.match(run.stderr, /^this machine \(\d+ cores\) during the load: .*, other work \d+(\.\d)?%$/m)
+    })
+  })
+
+// Issue 62: the bound of a node's load grew with the nodes sharing a machine, so 3 nodes beside other tenants looked
+// cleaner than 1 node; what others took of the machine marks a 3-node shape as surely as a 1-node one.
+test('a 3-node shape of a study beside another tenant\'s work: its runs marked busy, the sizing says so',
+  { skip: why || false }, async (t) => {
+    const { provisionSetUp, user } = require('../helpers/provisioner')
+    const { freeClusterPort } = require('../helpers/ports')
+    const path = require('node:path')
+    const { root, env, tarball } = await provisionSetUp(t, { prefix: 'crate-bench-busy-' })
+    const port = await freeClusterPort(3)
+    const file = path.join(root, 'study.yml')
+    fs.writeFileSync(file, `cluster: {tarball: ${tarball}, nodes: [3], heap: 256m, http_port: ${port}` +
+      `${user ? `, run_as: ${user}` : ''}}
+grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, duration: 2s, warmup: 200ms,
+  args: [--processes, 1, --monitor_interval, '0']}
+`)
+    const loops = Array.from({ length: cores }, () => spawn(process.execPath, ['-e', 'for (;;) {}'],
+      { stdio: 'ignore' }))
+    t.after(() => loops.forEach((l) => l.kill('SIGKILL')))
+    const out = path.join(root, 'out')
+    const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out], { env, timeoutMs: 300_000 })
+    loops.forEach((l) => l.kill('SIGKILL'))
+    assert.equal(run.code, 0, run.stderr)
+    const grid = JSON.parse(fs.readFileSync(path.join(out, '3-nodes', 'grid', 'grid.json'), 'utf8'))
+    const runs = grid.cells.flatMap((c) => c.runs)
+    assert.ok(runs.some((r) => /^other work took \d+(\.\d)?% of this machine's CPU/.test(r.busy_machine ?? '')),
+      JSON.stringify(runs.map((r) => r.busy_machine)))
+    const sizing = JSON.parse(fs.readFileSync(path.join(out, 'sizing.json'), 'utf8'))
+    assert.match(sizing.groups[0].shapes[0].verdicts.join('\n'), /^busy: \d+ of 4 runs ran beside other work/m)
+  })

@@ -1,0 +1,74 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { MachineShare, clusterPidsOf, readMachine, readProcess } = require('../../lib/run/machine-share')
+const { busyMachineLine, othersTook } = require('../../lib/reports/cluster-limits')
+
+/** A machine of 2 cores whose ticks the test sets, and processes whose ticks it sets (undefined: gone). */
+function fakeMachine () {
+  const state = { total: 0, busy: 0, procs: {} }
+  const timers = { setInterval: (fn) => { state.tick = fn; return {} }, clearInterval: () => {} }
+  return {
+    state,
+    timers,
+    machine: () => ({ total: state.total, busy: state.busy, cores: 2 }),
+    process: (pid) => (pid in state.procs ? state.procs[pid] : null)
+  }
+}
+
+test('what others took of the machine: its busy time less the run\'s processes and the cluster\'s nodes', () => {
+  const m = fakeMachine()
+  m.state.procs = { 10: 0, 11: 0, 20: 0 }
+  let pids = { own: [10, 11], cluster: [20] }
+  const share = new MachineShare({ pids: () => pids, timers: m.timers, machine: m.machine, process: m.process }).start()
+  // A second: 200 ticks of machine (2 cores), 150 busy: the run 40, its node 60, others 50.
+  Object.assign(m.state, { total: 200, busy: 150, procs: { 10: 30, 11: 10, 20: 60 } })
+  m.state.tick()
+  // Another: a worker ends (its ticks of this second are lost to the others), a new one starts.
+  pids = { own: [10, 12], cluster: [20] }
+  Object.assign(m.state, { total: 400, busy: 260, procs: { 10: 50, 12: 5, 20: 100 } })
+  const summary = share.stop()
+  // Busy 260 of 400; own 30 + 10 + 20 = 60; the node 100; others 100.
+  assert.deepEqual(summary, { cores: 2, machine_pct: 65, own_pct: 15, cluster_pct: 25, others_pct: 25,
+    cluster_known: true })
+  assert.equal(othersTook({ machine: summary }), null, '25% is not more than 25%')
+  const busier = { ...summary, others_pct: 38 }
+  assert.match(busyMachineLine({ machine: busier }),
+    /^other work took 38% of this machine's CPU during the load \(more /)
+})
+
+test('where the cluster\'s processes on this machine cannot be told, others are unknown, never guessed', () => {
+  const m = fakeMachine()
+  const share = new MachineShare({ pids: () => ({ own: [], cluster: null }), timers: m.timers, machine: m.machine,
+    process: m.process }).start()
+  Object.assign(m.state, { total: 200, busy: 180 })
+  const summary = share.stop()
+  assert.deepEqual([summary.others_pct, summary.cluster_known], [null, false])
+  assert.equal(busyMachineLine({ machine: summary }), null)
+  // No /proc (another system): nothing is measured.
+  assert.equal(new MachineShare({ pids: () => ({ own: [], cluster: [] }), machine: () => null }).start().stop(), null)
+})
+
+test('the cluster\'s processes: the nodes the run or its study started, else who listens on a local host\'s port',
+  () => {
+  const hosts = (...list) => ({ connection: { hosts: list.map(([hostname, port]) => ({ hostname, port })) } })
+  const holderPid = (port) => ({ 4200: 501, 4201: 502 })[port] ?? null
+  const isLocal = (h) => h === '127.0.0.1' || h === 'localhost'
+  assert.deepEqual(clusterPidsOf({ ...hosts(['127.0.0.1', 4200]), provisioned: { nodes: [{ pid: 7 }, { pid: 8 }] } },
+    { holderPid, isLocal }), [7, 8])
+  assert.deepEqual(clusterPidsOf({ ...hosts(['127.0.0.1', 4200]), provisionedByStudy: { ports: [{ pid: 9 }] } },
+    { holderPid, isLocal }), [9])
+  assert.deepEqual(clusterPidsOf(hosts(['127.0.0.1', 4200], ['localhost', 4201], ['db.example', 4200]),
+    { holderPid, isLocal }), [501, 502])
+  assert.deepEqual(clusterPidsOf(hosts(['db.example', 4200]), { holderPid, isLocal }), [], 'every node elsewhere')
+  assert.equal(clusterPidsOf(hosts(['127.0.0.1', 4299]), { holderPid, isLocal }), null, 'a local node not told')
+})
+
+test('/proc read as it is: the machine\'s ticks and a process\'s own', (t) => {
+  const machine = readMachine()
+  if (!machine) return t.skip('no /proc/stat on this system')
+  assert.ok(machine.cores >= 1 && machine.total > machine.busy && machine.busy > 0)
+  assert.ok(readProcess(process.pid) > 0)
+  assert.equal(readProcess(2 ** 22 + 11), null)
+})

@@ -1,0 +1,97 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { shapePlanS } = require('../../lib/study/progress')
+const { readStudy } = require('../../lib/study/study-file')
+const { tempDir } = require('../helpers/temp-files')
+const { UsageError } = require('../../lib/base/errors')
+
+test('a study file is checked whole before anything starts; the plan counts every part', (t) => {
+  const dir = tempDir(t)
+  const file = path.join(dir, 'study.yml')
+  const queries = path.join(dir, 'q.yml')
+  fs.writeFileSync(queries, '- {name: q, query: "SELECT 1", ratio: 1}\n')
+  fs.writeFileSync(file, 'cluster: {version: 6.4.3, nodes: [1, 3]}\n' +
+    'grid: {vary: {batch_size: [2000, 5000], concurrent_requests: [2, 8]}, duration: 10s}\n' +
+    `mixed: {queries: ${queries}, query_rate: 2, slo: p99=3s}\nsustained: {duration: 10m}\n`)
+  const study = readStudy(file)
+  assert.deepEqual([study.shapes, study.grid.repeat, study.cluster.heap], [[1, 3], 3, '1g'])
+  // 12 runs of 10 s with 5 s of warm-up, ten mixed steps of 10 s and 10 s, 10 minutes, the start: about 19 min.
+  assert.equal(Math.round(shapePlanS(study) / 60), Math.round((40 + 12 * 19 + 10 * 23 + 610) / 60))
+  fs.writeFileSync(file, 'cluster: {version: 6.4.3}\ngrid: {vary: {batch_size: [1, 2], shard_count: [1, 2]}}\n')
+  assert.throws(() => readStudy(file), /grid\.vary\.shard_count is no setting a grid varies/)
+  fs.writeFileSync(file, 'cluster: [1]\ngrid: {vary: {batch_size: [1, 2], processes: [1, 2]}}\n')
+  assert.throws(() => readStudy(file), /cluster must be a mapping of keys/)
+  fs.writeFileSync(file, ': :\n')
+  assert.throws(() => readStudy(file), /is no YAML/)
+})
+
+test('every value of a study file is checked before a cluster starts, in one line naming its key', (t) => {
+  const dir = tempDir(t)
+  const file = path.join(dir, 'study.yml')
+  const queries = path.join(dir, 'q.yml')
+  fs.writeFileSync(queries, '- {name: q, query: "SELECT 1", ratio: 1}\n')
+  const grid = 'grid: {vary: {batch_size: [1000, 2000], concurrent_requests: [1, 2]}'
+  const sizing = (cluster, gridKeys = '', rest = '') =>
+    `cluster: {version: 6.4.3${cluster}}\n${grid}${gridKeys}}\n${rest}`
+  const contenders = (first, rest = '') => `contenders: [{name: a, version: 6.4.3${first}}, {name: b, version: ` +
+    `6.4.3}]\n${rest}`
+  for (const [text, error] of [
+    [sizing('', ', repeat: 0'), /^grid\.repeat must be a whole number from 1 to 100 \(got 0\)$/],
+    [sizing('', ', repeat: 1e300'), /^grid\.repeat must be a whole number from 1 to 100 \(got 1e\+300\)$/],
+    [sizing('', ', repeat: "3x"'), /^grid\.repeat must be a whole number/],
+    [contenders('', 'forks: 100000000\n'), /^forks must be a whole number from 1 to 100 \(got 100000000\)$/],
+    [sizing(', nodes: [1, 500]'), /^cluster\.nodes\[1\] must be a whole number from 1 to 20 \(got 500\)$/],
+    [sizing(', nodes: [1.5]'), /^cluster\.nodes\[0\] must be a whole number/],
+    [sizing(', heap: lots'), /^cluster: --heap must be a size such as 512m or 2g \(got 'lots'\)$/],
+    [sizing(', heap: 100m'), /^cluster: --heap 100m is below the 256m a CrateDB node needs/],
+    [sizing(', settings: {http.bind_host: 0.0.0.0}'),
+      /^cluster: --setting http\.bind_host: the nodes listen on loopback/],
+    [sizing(', http_port: 80'), /^cluster: --http_port must be a port from 1024/],
+    [sizing(', sha256: abc'), /^cluster\.sha256: --sha256 must be 64 hexadecimal digits/],
+    [sizing('', ', slo: banana'), /^grid\.slo must be a p99 target such as p99=500ms \(got 'banana'\)$/],
+    [sizing('', ', prefill: -5'), /^grid\.prefill must be a whole number from 0 to 10,000,000,000 \(got -5\)$/],
+    [sizing('', ', duration: forever'), /^grid\.duration must be a positive duration such as 30s or 5m/],
+    [sizing('', ', warmup: -1s'), /^grid\.warmup must be a positive duration such as 30s or 5m \(0: none\)/],
+    [sizing('', '', `mixed: {queries: ${queries}, query_rate: 0, slo: p99=1s}\n`),
+      /^mixed\.query_rate must be a positive number \(got 0\)$/],
+    [sizing('', '', 'mixed: {queries: /no/such.yml, query_rate: 1, slo: p99=1s}\n'),
+      /^mixed\.queries: \/no\/such\.yml does not exist$/],
+    [sizing('', '', 'sustained: {prefill: 1e12}\n'), /^sustained\.prefill must be a whole number from 0 to/],
+    [contenders(', nodes: 0'), /^contenders\[0\]\.nodes must be a whole number from 1 to 20 \(got 0\)$/],
+    [contenders(', heap: 2x'), /^contenders\[0\]: --heap must be a size such as 512m or 2g/],
+    [`cluster: {tarball: ${path.join(dir, 'none.tar.gz')}}\n${grid}}\n`,
+      /^cluster\.tarball: .*none\.tar\.gz is no file$/]
+  ]) {
+    fs.writeFileSync(file, text)
+    assert.throws(() => readStudy(file), (e) => e instanceof UsageError && error.test(e.message), `${text} -> ` +
+      (() => { try { readStudy(file) } catch (e) { return e.message } return 'accepted' })())
+  }
+  // A warm-up of 0 turns it off, as the benchmark's --warmup 0 does.
+  fs.writeFileSync(file, sizing('', ', warmup: 0s'))
+  assert.equal(readStudy(file).grid.warmup, '0')
+})
+
+test('a study\'s args: may not point its runs elsewhere: connection options are refused before anything starts',
+  (t) => {
+    const file = path.join(tempDir(t), 'study.yml')
+    const head = 'cluster: {version: 6.4.3}\ngrid: {vary: {batch_size: [1000, 2000], concurrent_requests: [1, 2]}'
+    for (const [args, flag] of [
+      ['[--protocol, pg, --pg_port, 5149]', '--pg_port'], ['[--host, "stranger:4200"]', '--host'],
+      ['[--port=4200]', '--port'], ['[--user, admin]', '--user'], ['[--ssl]', '--ssl'], ['[--insecure]', '--insecure'],
+      ['[--start_cluster, 3]', '--start_cluster'], ['[--crate_version, 6.4.3]', '--crate_version']
+    ]) {
+      fs.writeFileSync(file, `${head}, args: ${args}}\n`)
+      assert.throws(() => readStudy(file), new RegExp(`^UsageError: grid\\.args: ${flag} is an option of the ` +
+        'connection; a study\'s runs go only to the cluster it starts'), args)
+    }
+    fs.writeFileSync(file, 'contenders: [{name: a, version: 6.4.3}, {name: b, version: 6.4.3}]\n' +
+      'run: {args: [--protocol, pg, --pg_port, "5149"]}\n')
+    assert.throws(() => readStudy(file), /^UsageError: run\.args: --pg_port is an option of the connection/)
+    // --protocol pg itself is the study's to honour: on the nodes' own PostgreSQL ports.
+    fs.writeFileSync(file, `${head}, args: [--protocol, pg]}\n`)
+    assert.deepEqual(readStudy(file).grid.args, ['--protocol', 'pg'])
+  })
