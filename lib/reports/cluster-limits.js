@@ -80,13 +80,13 @@ function busyBeforeLoad (result) {
     .map((n) => ({ node: n.name, cpu: n.cpu_pct_before_run, overS }))
 }
 
-// Other tenants taking more than this share of the machine's CPU, on average over the load, make a run busy.
-const OTHERS_BUSY_PCT = 25
-
-/** What others took of the machine the run and its nodes ran on, when more than OTHERS_BUSY_PCT: the share, or null. */
+/**
+ * What others took of the machine the run and its nodes ran on, when more than the run allowed them (its
+ * busy_over_pct, run/machine-share.js): the share, or null.
+ */
 function othersTook (result) {
   const m = result.machine
-  return m && typeof m.others_pct === 'number' && m.others_pct > OTHERS_BUSY_PCT ? m : null
+  return m && m.others_busy === true && typeof m.others_pct === 'number' ? m : null
 }
 
 /**
@@ -99,7 +99,7 @@ function busyMachineLine (result) {
   const others = othersTook(result)
   if (others) {
     reasons.push(`other work took ${fmt(others.others_pct)}% of this machine's CPU during the load (more than ` +
-      `${OTHERS_BUSY_PCT}%; the run's own processes ${fmt(others.own_pct)}%, the cluster's nodes ` +
+      `${fmt(others.busy_over_pct)}%; the run's own processes ${fmt(others.own_pct)}%, the cluster's nodes ` +
       `${fmt(others.cluster_pct)}% of its ${others.cores} cores)`)
   }
   const beyond = busyNodes(result)
@@ -143,6 +143,5 @@ function clusterLimitReason (result) {
 }
 
 module.exports = {
-  growingWriteQueues, busyNodes, busyBeforeLoad, busyMachineLine, clusterLimitReason, othersTook, BUSY_LOAD_PER_CORE,
-  OTHERS_BUSY_PCT
+  growingWriteQueues, busyNodes, busyBeforeLoad, busyMachineLine, clusterLimitReason, othersTook, BUSY_LOAD_PER_CORE
 }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { MachineShare, clusterPidsOf } = require('./machine-share')
+const { MachineShare, clusterPidsOf, DEFAULT_BUSY_OTHERS_PCT } = require('./machine-share')
 const { holderPid } = require('../base/listeners')
 const { isThisMachine } = require('../base/hosts')
 const { WorkerGroup } = require('./worker-group')
@@ -63,7 +63,18 @@ function watchMachine (ctx, workerGroups) {
   const own = () => [...new Set([process.pid, ...workerGroups.flatMap((g) => g.workers
     .map((w) => w.child && w.child.pid).filter(Number.isSafeInteger))])]
   const cluster = clusterPidsOf(ctx.options, { holderPid, isLocal: isThisMachine })
-  return new MachineShare({ pids: () => ({ own: own(), cluster }) }).start()
+  return new MachineShare({ pids: () => ({ own: own(), cluster }),
+    busyOverPct: busyOverPctOf(process.env.CRATE_BENCH_BUSY_OTHERS_PCT) }).start()
+}
+
+/**
+ * CRATE_BENCH_BUSY_OTHERS_PCT: the share of this machine's CPU other work may take during a run before it is marked
+ * busy (default 25; 100: never). A machine that runs other work by design (a test machine running several tests at
+ * once) says so here; a value that is no percentage is the default.
+ */
+function busyOverPctOf (text) {
+  const pct = Number(text)
+  return text !== undefined && text !== '' && pct >= 0 && pct <= 100 ? pct : DEFAULT_BUSY_OTHERS_PCT
 }
 
 async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false } = {}) {

@@ -9,6 +9,8 @@ const fs = require('node:fs')
 // a process that ends between two samples leaves its last second to the others (a worker's last second: little).
 
 const SAMPLE_MS = 1000
+// Others taking more than this share of the machine's CPU, on average over the load, make a run busy.
+const DEFAULT_BUSY_OTHERS_PCT = 25
 
 /** /proc/stat's machine line: { total, busy, cores } in clock ticks, or null where there is none. */
 function readMachine (procRoot = '/proc') {
@@ -44,14 +46,15 @@ const round1 = (x) => Math.round(x * 10) / 10
 
 /**
  * Samples the machine and the processes `pids()` names ({ own, cluster }: pids, or cluster null when the cluster's
- * processes on this machine cannot be told), from start() to stop(), which returns the summary: { cores, seconds,
- * machine_pct, own_pct, cluster_pct, others_pct, cluster_known }, each a share of the whole machine's CPU; null
- * where /proc says nothing (another system).
+ * processes on this machine cannot be told), from start() to stop(), which returns the summary: { cores, machine_pct,
+ * own_pct, cluster_pct, others_pct, cluster_known, busy_over_pct, others_busy }, each _pct a share of the whole
+ * machine's CPU, others_busy whether others took more than `busyOverPct` of it; null where /proc says nothing.
  */
 class MachineShare {
   constructor ({ pids, procRoot = '/proc', everyMs = SAMPLE_MS, timers = { setInterval, clearInterval },
-    machine = () => readMachine(procRoot), process: proc = (pid) => readProcess(pid, procRoot) }) {
-    Object.assign(this, { pids, everyMs, timers, machine, proc })
+    machine = () => readMachine(procRoot), process: proc = (pid) => readProcess(pid, procRoot),
+    busyOverPct = DEFAULT_BUSY_OTHERS_PCT }) {
+    Object.assign(this, { pids, everyMs, timers, machine, proc, busyOverPct })
     this.last = null
     this.timer = null
     this.sums = { total: 0, busy: 0, own: 0, cluster: 0 }
@@ -100,8 +103,10 @@ class MachineShare {
     const { total, busy, own, cluster } = this.sums
     if (!(total > 0)) return null
     const pct = (ticks) => round1((100 * ticks) / total)
+    const othersPct = this.clusterKnown ? pct(Math.max(0, busy - own - cluster)) : null
     return { cores: this.cores, machine_pct: pct(busy), own_pct: pct(own), cluster_pct: pct(cluster),
-      others_pct: this.clusterKnown ? pct(Math.max(0, busy - own - cluster)) : null, cluster_known: this.clusterKnown }
+      others_pct: othersPct, cluster_known: this.clusterKnown, busy_over_pct: this.busyOverPct,
+      others_busy: othersPct !== null && othersPct > this.busyOverPct }
   }
 }
 
@@ -121,4 +126,4 @@ function clusterPidsOf (options, { holderPid, isLocal }) {
   return pids.some((pid) => pid === null) ? null : [...new Set(pids)]
 }
 
-module.exports = { MachineShare, readMachine, readProcess, clusterPidsOf }
+module.exports = { MachineShare, readMachine, readProcess, clusterPidsOf, DEFAULT_BUSY_OTHERS_PCT }

@@ -25,7 +25,7 @@ test('other work beside a run takes the machine: measured, and the run marked bu
         { stdio: 'ignore' }))
       t.after(() => loops.forEach((l) => l.kill('SIGKILL')))
       const run = await runTool('appClusterIngest.js', ['--duration', '3s', '--processes', '1', '--batch_size',
-        '500', '--monitor_interval', '0', '--json'], { env: double.env() })
+        '500', '--monitor_interval', '0', '--json'], { env: double.env({ CRATE_BENCH_BUSY_OTHERS_PCT: '25' }) })
       loops.forEach((l) => l.kill('SIGKILL'))
       assert.equal(run.code, 0, run.stderr)
       const m = run.json.machine
@@ -57,7 +57,8 @@ grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, 
       { stdio: 'ignore' }))
     t.after(() => loops.forEach((l) => l.kill('SIGKILL')))
     const out = path.join(root, 'out')
-    const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out], { env, timeoutMs: 300_000 })
+    const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out],
+      { env: { ...env, CRATE_BENCH_BUSY_OTHERS_PCT: '25' }, timeoutMs: 300_000 })
     loops.forEach((l) => l.kill('SIGKILL'))
     assert.equal(run.code, 0, run.stderr)
     const grid = JSON.parse(fs.readFileSync(path.join(out, '3-nodes', 'grid', 'grid.json'), 'utf8'))

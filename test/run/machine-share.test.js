@@ -31,9 +31,9 @@ test('what others took of the machine: its busy time less the run\'s processes a
   const summary = share.stop()
   // Busy 260 of 400; own 30 + 10 + 20 = 60; the node 100; others 100.
   assert.deepEqual(summary, { cores: 2, machine_pct: 65, own_pct: 15, cluster_pct: 25, others_pct: 25,
-    cluster_known: true })
+    cluster_known: true, busy_over_pct: 25, others_busy: false })
   assert.equal(othersTook({ machine: summary }), null, '25% is not more than 25%')
-  const busier = { ...summary, others_pct: 38 }
+  const busier = { ...summary, others_pct: 38, others_busy: true }
   assert.match(busyMachineLine({ machine: busier }),
     /^other work took 38% of this machine's CPU during the load \(more /)
 })

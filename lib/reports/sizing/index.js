@@ -4,6 +4,7 @@ const { round } = require('../../base/format')
 const { fitUsl, MIN_SIZES } = require('./usl')
 const { SUSTAINED_MIN_S } = require('../../results/drift')
 const { pointOf, gridEvidence, mixedEvidence } = require('./evidence')
+const { writeOnlyOf, planningOf } = require('./planning')
 
 // A sizing reference from results measured on clusters of different shapes (a study's grid on each, or single
 // runs): per shape every result it stands on, the best measured, the figure at the settings a grid recommended, and a
@@ -233,99 +234,6 @@ function verdictsOf (points) {
 }
 
 const whole = (x) => Math.round(x).toLocaleString('en-US')
-
-/**
- * The write-only figure a plan may use: the headroom below the lower end of the 95% interval at the recommended
- * settings; or, where the evidence cannot carry one, none and why, with what to run next.
- */
-function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreement }, headroomPct) {
-  const none = (why, next) => ({ per_sec: null, why, next })
-  if (!best) return none('no result within the rules', 'a grid on this shape: crate-bench sweep grid … --repeat 3')
-  // What the grids already ran decides what to run next: never the --repeat they had.
-  const repeated = Math.max(0, ...eligible.filter((p) => p.grid).map((p) => p.grid.repeat ?? 0))
-  const more = repeated >= 3 ? `repeat more (--repeat ${repeated * 2}: ${repeated} a cell was not enough here)`
-    : 'repeat more (--repeat 5)'
-  // Every cell over the SLO comes first: no noise, repeat or quieter cluster changes that.
-  const overSlo = eligible.find((p) => p.grid && p.grid.slo_unmet)
-  if (overSlo) {
-    return none(`every cell of ${overSlo.grid.source} is over its SLO (${overSlo.grid.slo_unmet})`,
-      'a lighter load (smaller batches, fewer requests in flight) or more nodes, or a looser --slo')
-  }
-  if (disagreement) {
-    return none('its results disagree (the warning below)', 'measure it again on a quiet cluster (a grid with ' +
-      '--repeat 3)')
-  }
-  const undecided = eligible.filter((p) => p.grid && p.undecided)
-  if (!recommended) {
-    return undecided.length
-      ? none(`the grid could not tell its cells apart (${undecided.map((p) => p.grid.source).join(', ')})`,
-        `${more}, lengthen --duration or quiet the cluster`)
-      : none(eligible.some((p) => p.grid) ? 'no grid of this shape recommended a cell'
-        : 'single runs recommend no settings', 'a grid on this shape: crate-bench sweep grid … --repeat 3')
-  }
-  if (undecided.length) {
-    return none(`its grids do not agree: ${undecided.map((p) => p.grid.source).join(', ')} could not tell its cells ` +
-      'apart where another recommended one', 'measure it again on a quiet cluster (a grid with --repeat 3)')
-  }
-  if (recommendations.some((r) => r.untested)) {
-    return none('one run a cell: the recommended cell is untested (no interval)', 'the grid again with --repeat 3')
-  }
-  if (!recommended.ci95) return none('the recommended figure has no interval', 'the grid again with --repeat 3')
-  if (recommended.ci95.clipped || !(recommended.ci95.low > 0)) {
-    return none('the recommended cell\'s 95% interval reaches 0: its runs differ too much to carry a figure',
-      `${more}, lengthen --duration or quiet the cluster`)
-  }
-  if (recommendations.some((r) => r.busy)) {
-    return none(`the recommended cell ran on busy nodes (${recommendations.find((r) => r.busy).busy})`,
-      'run it again on quiet nodes')
-  }
-  return { per_sec: round(recommended.ci95.low * (1 - headroomPct / 100)), why: null, next: null,
-    rule: `${headroomPct}% below the lower end of the 95% interval at the recommended settings` }
-}
-
-/**
- * The one figure to plan with: the lowest of what the inputs carry for the shape (the write-only figure, the mixed
- * capacity, a sustained run's end rate less the headroom), its rule naming which set it; none where a figure the
- * shape has cannot be carried (the plan must be the lowest of all of them), or where it has none.
- */
-function planningOf (entry, headroomPct, unit) {
-  const candidates = []
-  const blocked = []
-  const w = entry.write_only
-  if (w.per_sec !== null) {
-    candidates.push({ kind: 'write-only', per_sec: w.per_sec, text: `write-only ${whole(w.per_sec)}` })
-  }
-  else if (entry.best || entry.results > 0) blocked.push(`write-only: ${w.why}`)
-  const m = entry.mixed
-  if (m && m.busy) blocked.push(`mixed capacity: its steps ran on busy nodes (${m.busy})`)
-  else if (m && typeof m.per_sec === 'number') {
-    candidates.push({ kind: 'mixed', per_sec: m.per_sec, text: `the mixed capacity beside ${m.query_rate} queries/s` +
-      `${m.lower_bound ? ' (a lower bound: every run passed)' : ''}` })
-  } else if (m) blocked.push('mixed capacity: the search found none the runs carry')
-  const s = entry.sustained
-  if (s && s.held && !s.lower_bound) {
-    const perSec = round(s.per_sec * (1 - headroomPct / 100))
-    candidates.push({ kind: 'sustained', per_sec: perSec, text: `${headroomPct}% below the rate held at the end of ` +
-      `${Math.round(s.duration_s / 60)} min` })
-  }
-  const mixedBlocked = blocked.some((b) => b.startsWith('mixed'))
-  const failedSustained = s && !s.held ? s : null
-  if (blocked.length || candidates.length === 0) {
-    return { per_sec: null, set_by: null, rule: null, none: blocked.length ? blocked.join('; ')
-      : 'no figure the runs carry', next: mixedBlocked && !w.next ? 'the mixed capacity again on quiet nodes'
-      : w.next ?? null, above_failed_sustained: null }
-  }
-  const lowest = candidates.reduce((a, c) => (c.per_sec < a.per_sec ? c : a))
-  const others = candidates.filter((c) => c !== lowest).map((c) => c.text)
-  const rule = lowest.kind === 'write-only' ? w.rule : lowest.text
-  const failedRate = failedSustained ? failedSustained.target_per_sec ?? failedSustained.per_sec : null
-  return { per_sec: lowest.per_sec, set_by: lowest.kind,
-    rule: `${rule}${others.length ? `; ${others.join('; ')}` : ''}`, none: null, next: null,
-    // A long run that did not hold a rate at or below the plan: the plan stands above what the cluster kept up.
-    above_failed_sustained: failedRate !== null && lowest.per_sec >= failedRate
-      ? `the figure to plan with is above ${whole(failedRate)} ${unit}/s, a rate ${failedSustained.source} did not ` +
-        `hold (${failedSustained.not_held_why})` : null }
-}
 
 /** Why a shape has no recommended settings when a grid of it could not decide them; null otherwise. */
 function recommendedNote (eligible) {
