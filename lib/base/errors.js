@@ -60,4 +60,14 @@ function errorText (name, message) {
   return `${name}: error: ${errorLine(message)}\n`
 }
 
-module.exports = { EXIT, ToolError, UsageError, FatalError, PartialError, errorLine, errorText }
+/** `check()`'s value, or its usage error's one line led by `key` (the part of a file it checks). */
+function underKey (key, check) {
+  try {
+    return check()
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${key}: ${error.message}`)
+    throw error
+  }
+}
+
+module.exports = { EXIT, ToolError, UsageError, FatalError, PartialError, errorLine, errorText, underKey }

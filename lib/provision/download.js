@@ -117,8 +117,10 @@ async function download (url, dir, name, { expected = null, fetchImpl = globalTh
     signal.addEventListener('abort', onAbort)
   }
   log(`downloading ${url}`)
+  // Armed from the request on (a server that never answers stalls too); destroyed however the download ends, so that
+  // its timer never holds an interrupted process for the stall timeout.
+  const watch = watched({ maxBytes, idleMs: timeoutMs, controller, url })
   try {
-    const watch = watched({ maxBytes, idleMs: timeoutMs, controller, url })
     let source
     let length = 0
     if (url.startsWith('file:')) {
@@ -147,6 +149,7 @@ async function download (url, dir, name, { expected = null, fetchImpl = globalTh
     throw new FatalError(`cannot download ${url}: ${error.cause ? error.cause.message : error.message}`)
   } finally {
     if (signal) signal.removeEventListener('abort', onAbort)
+    watch.destroy()
     controller.abort()
   }
   const sha256 = h.digest()

@@ -11,7 +11,7 @@ const { renderCompareHtml } = require('../reports/compare/html')
 const { busyText } = require('../reports/compare/wording')
 const { contenderArgs, APPS } = require('./plan')
 const { writeProgress, minutes } = require('./progress')
-const { studyRunOf, lostDuring, runLine } = require('./parts')
+const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
 
 // A comparison conducted: each fork starts each contender fresh, in alternating order (a, b; b, a; …) so that a drift
@@ -20,14 +20,6 @@ const { measuredHeader, measuredLines } = require('./report')
 // the page headed by what was measured and what differs between the contenders, every warning on both.
 
 const forkKey = (fork, contender) => `${fork}-${contender.name}`
-
-const readJson = (file) => {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'))
-  } catch {
-    return null
-  }
-}
 
 /** One fork of one contender: its cluster started, its run, its cluster stopped. { done, code } | { failed, why }. */
 async function runFork (fork, contender, { config, stderr, signals, run, env, head }) {
@@ -59,7 +51,7 @@ async function runFork (fork, contender, { config, stderr, signals, run, env, he
       error.message))
   }
   if (signals.interrupted) return { interrupted: true }
-  log(`${head} ${runLine(readJson(resultFile), outcome.code ?? outcome.signal)}`)
+  log(`${head} ${runLine(partResult(resultFile), outcome.code ?? outcome.signal)}`)
   if (lost) {
     log(`${head} a node died during the run: its result is partial and kept out of the comparison; the same command ` +
       'runs this fork again')
@@ -144,10 +136,10 @@ function compareContenders (config, { stderr, progress = null, warnings = [] }) 
   const { contenders, forks } = config.study
   const resultsOf = (name) => Array.from({ length: forks }, (_, i) => i + 1)
     .filter((fork) => !progress || (progress.forks[`${fork}-${name}`] || {}).status === 'done')
-    .map((fork) => ({ fork, result: readJson(path.join(config.out, 'forks', `${fork}-${name}.json`)) }))
+    .map((fork) => ({ fork, result: partResult(path.join(config.out, 'forks', `${fork}-${name}.json`)) }))
     .filter((r) => r.result && r.result.workload)
   const records = Object.fromEntries(contenders.map((c) => [c.name,
-    readJson(path.join(config.out, 'forks', `1-${c.name}-cluster-record.json`))]))
+    partResult(path.join(config.out, 'forks', `1-${c.name}-cluster-record.json`))]))
   const measured = config.file ? measuredHeader(config, Object.values(records)) : null
   const differences = differencesOf(contenders, records)
   const [base, ...others] = contenders

@@ -3,6 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT } = require('../base/errors')
+const { readStudyObject } = require('../base/files')
 const { fmt } = require('../base/format')
 const { recordChild } = require('./children')
 const { lostNodeLines } = require('../reports/provisioned')
@@ -71,4 +72,16 @@ function runLine (result, code) {
     `ms${result.partial ? ', PARTIAL' : ''} (exit ${code})`
 }
 
-module.exports = { teeTo, studyRunOf, lostDuring, measured, runLine }
+/**
+ * The JSON object a part wrote (its result, its cluster's record), or null when it left none or none to read (a part
+ * killed while writing): the study's line for it then says what is missing.
+ */
+function partResult (file) {
+  try {
+    return readStudyObject(file, (why) => new Error(why), { nullIfMissing: true })
+  } catch {
+    return null
+  }
+}
+
+module.exports = { teeTo, studyRunOf, lostDuring, measured, runLine, partResult }

@@ -1,7 +1,7 @@
 'use strict'
 
 const path = require('node:path')
-const { UsageError } = require('../base/errors')
+const { UsageError, underKey } = require('../base/errors')
 const { connectionArgs } = require('../cli/cluster-flags')
 const { plannedPorts } = require('../provision/target')
 const { parseArgs: gridOptions } = require('../sweep/grid/command')
@@ -66,16 +66,6 @@ function edgeCells (study) {
   return [cell((values) => values[0]), cell((values) => values.at(-1))]
 }
 
-/** `check()` with its one line led by `key` (the part of the study file it checks). */
-function under (key, check) {
-  try {
-    return check()
-  } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(`${key}: ${error.message}`)
-    throw error
-  }
-}
-
 /**
  * Checks every part of a sizing study as it will run, before any cluster starts: the grid's options, the mixed
  * capacity's and the sustained run's at the grid's first and last cells, each by the part's own parser, and the
@@ -83,7 +73,7 @@ function under (key, check) {
  */
 function checkSizingPlan (study, shapes, { env }) {
   const shape = shapes[0]
-  under('grid', () => gridOptions(gridArgv(study, shape, env)))
+  underKey('grid', () => gridOptions(gridArgv(study, shape, env)))
   if (study.mixed) {
     const ingest = ingestArgs(study.grid.args, edgeCells(study)[0])
     const refused = notCarriedToMixed(ingest)
@@ -93,12 +83,12 @@ function checkSizingPlan (study, shapes, { env }) {
         'another load than the grid; leave it out, or leave mixed: out')
     }
     refuseOverride(study.mixed.args, mixedArgs(ingest), 'mixed.args')
-    for (const cell of edgeCells(study)) under('mixed', () => capacityOptions(mixedArgv(study, shape, cell, env)))
+    for (const cell of edgeCells(study)) underKey('mixed', () => capacityOptions(mixedArgv(study, shape, cell, env)))
   }
   if (study.sustained) {
     refuseOverride(study.sustained.args, ingestArgs(study.grid.args, edgeCells(study)[0]), 'sustained.args')
     for (const cell of edgeCells(study)) {
-      under('sustained', () => checkBenchmarkOptions(APPS.ingest, sustainedArgs(study, shape, cell, env)))
+      underKey('sustained', () => checkBenchmarkOptions(APPS.ingest, sustainedArgs(study, shape, cell, env)))
     }
   }
 }
@@ -116,7 +106,7 @@ function contenderArgs (study, contender, env) {
 /** Checks a comparison's run as it will run against each contender, before any cluster starts. */
 function checkComparisonPlan (study, contenders, { env }) {
   for (const contender of contenders) {
-    under('run.args', () => checkBenchmarkOptions(APPS[study.run.workload], contenderArgs(study, contender, env)))
+    underKey('run.args', () => checkBenchmarkOptions(APPS[study.run.workload], contenderArgs(study, contender, env)))
   }
 }
 

@@ -10,6 +10,7 @@ const { pointsOfFiles } = require('../reports/sizing/inputs')
 const { sizingOf } = require('../reports/sizing')
 const { render } = require('../reports/sizing/command')
 const { renderSizingHtml } = require('../reports/sizing/html')
+const { partResult } = require('./parts')
 
 // What a study writes for whoever reads its figures: the sizing of its shapes (DIR/sizing.json, sizing.html) computed
 // by the functions crate-bench sizing calls, headed by what was measured (CrateDB's version, build and distribution,
@@ -57,20 +58,12 @@ function measuredLines (m) {
   ]
 }
 
-const readJson = (file) => {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'))
-  } catch {
-    return null
-  }
-}
-
 /** The sizing inputs a shape left: its grid folder, its mixed capacity folder, its sustained result. */
 function sizingInputs (dir) {
   const inputs = []
   if (fs.existsSync(path.join(dir, 'grid', 'grid.json'))) inputs.push(path.join(dir, 'grid'))
   if (fs.existsSync(path.join(dir, 'mixed', 'capacity.summary.json'))) inputs.push(path.join(dir, 'mixed'))
-  const sustained = readJson(path.join(dir, 'sustained.json'))
+  const sustained = partResult(path.join(dir, 'sustained.json'))
   if (sustained && sustained.workload) inputs.push(path.join(dir, 'sustained.json'))
   return inputs
 }
@@ -80,7 +73,7 @@ function sizingInputs (dir) {
  * every caveat and warning the page carries. Returns its exit code.
  */
 function writeSizing (config, shapes, { stderr, warnings = [] }) {
-  const records = Object.fromEntries(shapes.map((s) => [s.name, readJson(path.join(s.dir, 'cluster-record.json'))]))
+  const records = Object.fromEntries(shapes.map((s) => [s.name, partResult(path.join(s.dir, 'cluster-record.json'))]))
   const sizing = sizingOf(pointsOfFiles(shapes.flatMap((s) => sizingInputs(s.dir))))
   if (sizing.groups.length === 0) {
     stderr.write('warning: none of the study\'s results says what cluster it ran on: nothing to size\n')

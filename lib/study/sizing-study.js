@@ -10,7 +10,7 @@ const { runCapacity, parseArgs: capacityOptions } = require('../sweep/capacity-c
 const { settingsArgs } = require('./configuration')
 const { gridArgv, mixedArgv, sustainedArgs } = require('./plan')
 const { writeProgress, shapePlanS, minutes, timeLeftS } = require('./progress')
-const { teeTo, studyRunOf, lostDuring, measured, runLine } = require('./parts')
+const { teeTo, studyRunOf, lostDuring, measured, runLine, partResult } = require('./parts')
 const { writeSizing } = require('./report')
 
 // A sizing study conducted: each shape's cluster started fresh in the study's folder, its grid, its mixed capacity and
@@ -84,21 +84,13 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
     if (signals.interrupted) return { interrupted: true }
     const sustainedLost = lost('sustained run')
     if (sustainedLost) return { failed: true, why: sustainedLost }
-    log(`${head} sustained: ${runLine(readJson(resultFile), code ?? signal)}`)
+    log(`${head} sustained: ${runLine(partResult(resultFile), code ?? signal)}`)
     if (signal || !measured(code, [EXIT.OK, EXIT.FAILURES, EXIT.THRESHOLDS])) {
       return { failed: true, why: `its sustained run could not run (${signal ? `ended by ${signal}` : `exit ${code}`}` +
         `; its report: ${path.join(shape.dir, 'sustained.log')})` }
     }
   }
   return { done: true, settings }
-}
-
-const readJson = (file) => {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'))
-  } catch {
-    return null
-  }
 }
 
 /** The cell the later parts run at: the grid's recommended cell, else its best (said so), else none. */

@@ -1,7 +1,7 @@
 'use strict'
 
 const fs = require('node:fs')
-const { UsageError } = require('../base/errors')
+const { UsageError, underKey } = require('../base/errors')
 const { readStudyFile } = require('../base/files')
 const { decimalInteger, parseDuration } = require('../base/values')
 const { grouped } = require('../base/format')
@@ -64,16 +64,6 @@ function sloText (value, key) {
 /** Rows to prefill of `key`: 0 (none) up to ten billion. */
 const prefillOf = (value, key) => (value === undefined ? null
   : wholeNumber(value, key, { min: 0, max: MAX_PREFILL_ROWS }) || null)
-
-/** A provisioner check of `key`'s cluster, its one line led by the key. */
-function underKey (key, check) {
-  try {
-    return check()
-  } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(`${key}: ${error.message}`)
-    throw error
-  }
-}
 
 const KEYS = {
   '': ['cluster', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run'],

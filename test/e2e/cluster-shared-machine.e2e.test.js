@@ -7,7 +7,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const http = require('node:http')
+const { serve, endlessBody } = require('../helpers/http-server')
 const path = require('node:path')
 const { freeClusterPort } = require('../helpers/ports')
 const { provisionSetUp, cluster, stateOf, processesWith, anyAlive, gone, sleep, skip, skipWhy } =
@@ -118,22 +118,6 @@ test('a cluster start killed outright before its cluster is ready leaves no node
     '\\(heap unknown\\) heap, started \\S+ \\(its start did not finish: not a cluster to run against\\)$', 'm'))
 })
 
-/** A local server whose answers are `handler`'s; its base URL. */
-async function serve (t, handler) {
-  const server = http.createServer(handler)
-  const sockets = new Set()
-  server.on('connection', (s) => {
-    sockets.add(s)
-    s.on('close', () => sockets.delete(s))
-  })
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.after(() => {
-    for (const s of sockets) s.destroy()
-    server.close()
-  })
-  return `http://127.0.0.1:${server.address().port}`
-}
-
 test('a download that stalls ends after --download_timeout, one that never ends at --max_download, one interrupted ' +
   'by SIGTERM at once; nothing of any is kept', { skip }, async (t) => {
   const { root, env } = await provisionSetUp(t)
@@ -141,15 +125,7 @@ test('a download that stalls ends after --download_timeout, one that never ends 
     res.writeHead(200)
     res.write(Buffer.alloc(1000))
   })
-  const endless = await serve(t, (req, res) => {
-    res.writeHead(200)
-    const chunk = Buffer.alloc(64 * 1024)
-    const more = () => {
-      while (res.write(chunk)) { /* as fast as it is taken */ }
-      res.once('drain', more)
-    }
-    more()
-  })
+  const endless = await serve(t, endlessBody)
   const downloads = path.join(env.CRATE_BENCH_CACHE, 'downloads')
   const left = () => (fs.existsSync(downloads) ? fs.readdirSync(downloads) : [])
   const slow = await cluster(['download', '--tarball', `${stalled}/crate.tar.gz`, '--download_timeout', '1s'], { env })

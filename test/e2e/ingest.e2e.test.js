@@ -170,7 +170,11 @@ testOverProtocols('a request that gets no answer within --timeout puts its rows 
     '--json'], { env: double.env() })
   assert.equal(run.code, 1, run.stderr)
   assert.equal(run.json.rows_failed, 0)
-  assert.equal(run.json.rows_in_doubt, 1000)
+  // The hung batch, and on a loaded machine maybe another whose answer came later than 500 ms: every row either
+  // acknowledged (and in the table) or in doubt.
+  assert.ok(run.json.rows_in_doubt >= 1000, `${run.json.rows_in_doubt} in doubt`)
+  assert.equal(run.json.rows_ok + run.json.rows_in_doubt, 3000)
+  assert.equal(run.json.reconciliation.counted, run.json.rows_ok, 'the table holds the rows acknowledged')
   assert.equal(run.json.errors[0].code, 'ETIMEDOUT')
   assert.equal(run.json.errors[0].in_doubt, true)
   // At least the timeout; far less than the default timeout of 60 s, however loaded the machine.
@@ -267,12 +271,16 @@ test('--help prints usage with examples and exits 0', async () => {
 
 testOverProtocols('--duration stops the run; in-flight requests are still counted',
   { fault: ({ bulk }) => (bulk ? { delayMs: 50 } : undefined) }, async (double) => {
+  const spawnedAt = Date.now()
   const run = await ingest(['--processes', '1', '--max_rows', '100000000', '--batch_size', '100',
     '--concurrent_requests', '4', '--duration', '1s', '--json'], { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.json.workers[0].stop_reason, 'duration')
-  // Sending stops at the deadline; the window ends with the last answer, however late it comes.
-  assert.ok(run.json.seconds >= 1 && run.json.seconds < 20, `seconds ${run.json.seconds}`)
+  // Sending stops at the deadline; the window ends with the last answer, however late it comes: after the deadline
+  // (judged by its end, as its start waits for the first send, which a loaded machine delays), within reason.
+  const windowEnd = Date.parse(run.json.started_at) + run.json.seconds * 1000
+  assert.ok(windowEnd >= spawnedAt + 1000, `the window ended ${windowEnd - spawnedAt} ms after the spawn`)
+  assert.ok(run.json.seconds < 20, `seconds ${run.json.seconds}`)
   assert.equal(run.json.rows_ok, inserts(double).reduce((sum, s) => sum + s.rows, 0))
   assert.equal(run.json.table_count, run.json.rows_ok)
 })

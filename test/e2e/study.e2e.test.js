@@ -35,6 +35,14 @@ const studyFile = (root, text) => {
   return file
 }
 
+/** A study of one 1-node shape measuring a 2 × 2 grid of `duration` runs, `args` added to theirs. */
+const oneNodeGridStudy = (root, tarball, port, { duration, args = '' }) =>
+  studyFile(root, `cluster: {tarball: ${tarball}, nodes: [1], heap: 256m, http_port: ${port}` +
+    `${user ? `, run_as: ${user}` : ''}}
+grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, duration: ${duration}, warmup: 200ms,
+  args: [--processes, 1, --monitor_interval, '0'${args}]}
+`)
+
 const study = (args, options) => runTool('bin/crate-bench.js', ['study', ...args], { timeoutMs: 180_000, ...options })
 
 test('each shape started fresh, its grid, mixed capacity and sustained run, stopped; the sizing of all; resumed ' +
@@ -170,11 +178,7 @@ test('Ctrl-C during a shape: its part and its cluster stopped, exit 4, nothing l
   'measures that shape again from a fresh cluster', { skip }, async (t) => {
   const { root, env, tarball } = await setUp(t)
   const port = await freeClusterPort(1)
-  const file = studyFile(root, `cluster: {tarball: ${tarball}, nodes: [1], heap: 256m, http_port: ${port}` +
-    `${user ? `, run_as: ${user}` : ''}}
-grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, duration: 3s, warmup: 200ms,
-  args: [--processes, 1, --monitor_interval, '0']}
-`)
+  const file = oneNodeGridStudy(root, tarball, port, { duration: '3s' })
   const out = path.join(root, 'out')
   const stopped = await study([file, '--out', out], { env, detached: true, waitFor: /\[shape 1 of 1: 1 node\] grid$/m,
     whileRunning: (child) => setTimeout(() => process.kill(-child.pid, 'SIGINT'), 1500) })
@@ -206,11 +210,7 @@ test('a study killed outright: its grid and the grid\'s run end on their own wit
   'timeouts; its resume waits for what is left, then measures the shape again', { skip }, async (t) => {
   const { root, env, tarball } = await setUp(t)
   const port = await freeClusterPort(1)
-  const file = studyFile(root, `cluster: {tarball: ${tarball}, nodes: [1], heap: 256m, http_port: ${port}` +
-    `${user ? `, run_as: ${user}` : ''}}
-grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, duration: 4s, warmup: 200ms,
-  args: [--processes, 1, --monitor_interval, '0', --timeout, 60s]}
-`)
+  const file = oneNodeGridStudy(root, tarball, port, { duration: '4s', args: ', --timeout, 60s' })
   const out = path.join(root, 'out')
   const killed = await study([file, '--out', out], { env, detached: true, waitFor: /\[shape 1 of 1: 1 node\] grid$/m,
     whileRunning: (child) => setTimeout(() => process.kill(-child.pid, 'SIGKILL'), 1500) })

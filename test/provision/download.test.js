@@ -3,29 +3,13 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const http = require('node:http')
+const { serve, endlessBody } = require('../helpers/http-server')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { download, reclaimTemporaries } = require('../../lib/provision/download')
 const { resolveDistribution } = require('../../lib/provision/distribution')
 const { tempDir } = require('../helpers/temp-files')
 const { writeTarball, releaseEntries } = require('../helpers/tarball')
-
-/** A local HTTP server answering every request with `handler`; its base URL. Closed after the test. */
-async function serve (t, handler) {
-  const sockets = new Set()
-  const server = http.createServer(handler)
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.after(() => {
-    for (const socket of sockets) socket.destroy()
-    server.close()
-  })
-  return `http://127.0.0.1:${server.address().port}`
-}
 
 const leftIn = (dir) => fs.readdirSync(dir)
 
@@ -40,15 +24,7 @@ test('a download that stalls ends after its timeout, one that never ends at its 
     await assert.rejects(download(`${stalled}/crate.tar.gz`, dir, 'a.tar.gz', { timeoutMs: 300 }),
       /the download of .* stalled: no byte for 300ms \(--download_timeout\)/)
     assert.deepEqual(leftIn(dir), [])
-    const endless = await serve(t, (req, res) => {
-      res.writeHead(200)
-      const chunk = Buffer.alloc(64 * 1024)
-      const more = () => {
-        while (res.write(chunk)) { /* as fast as it is taken */ }
-        res.once('drain', more)
-      }
-      more()
-    })
+    const endless = await serve(t, endlessBody)
     await assert.rejects(download(`${endless}/crate.tar.gz`, dir, 'b.tar.gz', { maxBytes: 1024 ** 2 }),
       /the download of .* passed the cap of 1\.0 MB \(--max_download\)/)
     assert.deepEqual(leftIn(dir), [])
@@ -78,6 +54,19 @@ test('a download is interrupted at once by its abort signal (Ctrl-C, SIGTERM), n
     })
   assert.ok(Date.now() - began < 10_000, 'not after the 30 s of its timeout')
   assert.deepEqual(leftIn(dir), [])
+})
+
+test('a download interrupted before its server answers leaves no timer behind: the process ends at once, not ' +
+  'after the stall timeout', async (t) => {
+  const silent = await serve(t, () => { /* never answers, not even its headers */ })
+  const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length
+  const before = timers()
+  const interrupt = new AbortController()
+  const asked = download(`${silent}/crate.tar.gz`, tempDir(t), 'a.tar.gz', { signal: interrupt.signal,
+    timeoutMs: 60_000 })
+  interrupt.abort()
+  await assert.rejects(asked, /^Error: interrupted while downloading/)
+  assert.equal(timers(), before, 'the stall timer is cleared')
 })
 
 test('temporary files of a tool killed outright are removed by the next one; a living tool\'s are not', (t) => {
