@@ -62,6 +62,10 @@ class ClusterMonitor {
     this.latest = new Map()
     this.peaks = new Map()
     this.samples = []
+    // Each node's CPU share integrated over time (percent × seconds): a sample's share is of the time since the one
+    // before it (process.cpu.percent is the node's recent CPU), so it weighs that long.
+    this.cpuIntegral = new Map()
+    this.sampledAt = new Map()
     this.failures = 0
     this.lastError = null
     this.startedAt = null
@@ -115,12 +119,26 @@ class ClusterMonitor {
         entry[pool] = { active: now.active, queue: now.queue, rejected_delta: rejected }
       }
       sample.nodes.push(entry)
+      this.integrateCpu(node, at)
       this.latest.set(node.name, entry)
       this.trackPeaks(entry)
     }
     const previous = this.samples[this.samples.length - 1]
     if (previous && sameCoarseMinute(previous.t_s, sample.t_s)) foldSample(previous, sample)
     else this.samples.push(sample)
+  }
+
+  integrateCpu (node, at) {
+    const before = this.sampledAt.get(node.name)
+    this.sampledAt.set(node.name, at)
+    if (before === undefined || node.processCpuPct === null) return
+    const added = node.processCpuPct * ((at - before) / 1000)
+    this.cpuIntegral.set(node.name, (this.cpuIntegral.get(node.name) ?? 0) + added)
+  }
+
+  /** Each node's CPU share integrated up to its latest sample (percent × seconds): Map(name → figure), a copy. */
+  cpuPctSeconds () {
+    return new Map([...this.sampledAt.keys()].map((name) => [name, this.cpuIntegral.get(name) ?? 0]))
   }
 
   trackPeaks (entry) {

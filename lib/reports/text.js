@@ -144,6 +144,8 @@ function renderReport (workload, result) {
       `${fmt(m.own_pct)}%, the cluster's nodes here ${fmt(m.cluster_pct)}%, ${m.others_pct === null ? 'others ' +
         'unknown (the nodes of this machine could not be told apart)' : `other work ${fmt(m.others_pct)}%`}`)
   }
+  const cost = clusterCpuLine(result.cluster_cpu)
+  if (cost) out.push(cost)
   const held = c.master_memory
   if (held) {
     // A rate per hour is printed only where it is judged: a minute's RSS extrapolated to an hour is noise.
@@ -354,4 +356,16 @@ function terminalReport (result) {
   return renderReport(loadWorkload(result.workload), result) + companion
 }
 
-module.exports = { renderReport, renderCompanion, terminalReport, resultHeader }
+/**
+ * "cluster CPU: 64.2 ms per 1,000 rows over the measured window (from …); 2 cores bound the rate at 31,175 rows/s",
+ * or null where the run could not tell its cluster's CPU.
+ */
+function clusterCpuLine (cost) {
+  if (!cost) return null
+  const one = cost.unit === 'rows' ? 'rows' : 'queries'
+  return `cluster CPU: ${fmt(cost.ms_per_1000)} ms per 1,000 ${one} over the measured window (from ` +
+    `${cost.source_text})${cost.bound_per_sec ? `; ${cost.cores} cores bound the rate at ` +
+    `${fmt(cost.bound_per_sec)} ${one}/s` : ''}`
+}
+
+module.exports = { clusterCpuLine, renderReport, renderCompanion, terminalReport, resultHeader }

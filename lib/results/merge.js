@@ -6,6 +6,7 @@ const { mergeTimelines } = require('./merge-timelines')
 const { driftOf, latencyOfEntries } = require('./drift')
 const { mergedStageResults } = require('./stages')
 const { unitOfWorkload } = require('./result')
+const { cpuCostOf } = require('./cpu-cost')
 
 /**
  * One result from the results of several load generators of one run (each machine's --json, or
@@ -66,6 +67,7 @@ function mergeResults (unordered, { fleet = null } = {}) {
     rate: mergedRate(results, ok, seconds),
     // Every generator watched the same cluster: the first one's view (the steward's, in a fleet) stands for all.
     cluster: (results.find((r) => r.cluster && r.cluster.nodes && r.cluster.nodes.length > 0) || {}).cluster ?? null,
+    cluster_cpu: mergedClusterCpu(results, ok, unit),
     // What happened to each generator (a host lost, a rate changed on the fleet's page), named by its generator.
     events: mergedEvents(results, started.length ? Math.min(...started) : null),
     timeline: mergeTimelines(results, started.length ? Math.min(...started) : 0, results.map((r, i) => offsetOf[i]),
@@ -128,6 +130,18 @@ function mergedEvents (results, originMs) {
 }
 
 const generatorIndex = (r) => (r.options && r.options.generator ? r.options.generator.index : 0)
+
+/**
+ * The cluster's CPU per 1,000 units of the whole fleet: every generator measured the same cluster over nearly the
+ * same window, so the CPU time is the longest any of them counted (one from the same source), over all the units.
+ */
+function mergedClusterCpu (results, ok, unit) {
+  const costs = results.map((r) => r.cluster_cpu).filter((c) => c && typeof c.cpu_s === 'number')
+  if (costs.length === 0 || costs.some((c) => c.source !== costs[0].source)) return null
+  const longest = costs.reduce((a, c) => (c.cpu_s > a.cpu_s ? c : a))
+  // Its cost and bound are made again, over the fleet's units.
+  return cpuCostOf(longest, ok, unit)
+}
 
 /** A generator's name in a merged report: K/N and its machine, or the machine alone outside a fleet. */
 function generatorName (r, i) {

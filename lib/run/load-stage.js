@@ -1,6 +1,7 @@
 'use strict'
 
 const { MachineShare, clusterPidsOf, DEFAULT_BUSY_OTHERS_PCT } = require('./machine-share')
+const { ClusterCpu } = require('./cluster-cpu')
 const { holderPid } = require('../base/listeners')
 const { isThisMachine } = require('../base/hosts')
 const { WorkerGroup } = require('./worker-group')
@@ -133,6 +134,8 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
   }
   let masterCpuAtGo = null
   let share = null
+  let clusterCpu = null
+  let measuredTimer = null
   /** @type {Load} */
   const load = {
     outcomes: {},
@@ -161,6 +164,10 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
       const deadline = options.durationMs ? startAt + (options.warmupMs || 0) + options.durationMs : null
       masterCpuAtGo = process.cpuUsage()
       share = watchMachine(ctx, workerGroups)
+      clusterCpu = new ClusterCpu({ share, monitor, client: monitor && monitor.client })
+      // The cluster's CPU is counted over the measured window, as the rows are: from the warm-up's end.
+      const measuredFrom = startAt + (options.warmupMs || 0)
+      measuredTimer = setTimeout(() => clusterCpu.markMeasured(), Math.max(0, measuredFrom - now()))
       for (const group of workerGroups) group.go({ startAt, deadline })
       progress.start(startAt, main.totals)
       load.steering = steeringOf(loadGroups, workerGroups, { startAt, deadline })
@@ -198,8 +205,10 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
   } finally {
     ctx.interrupts.off('interrupt', onInterrupt)
     progress.stop()
+    clearTimeout(measuredTimer)
+    if (monitor) await monitor.stop()
+    if (clusterCpu) load.clusterCpu = await clusterCpu.finish(load.machine)
     if (monitor) {
-      await monitor.stop()
       monitor.client.close()
       load.cluster = monitor.toJSON()
       load.monitorStartedAt = monitor.startedAt

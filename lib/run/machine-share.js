@@ -9,6 +9,8 @@ const fs = require('node:fs')
 // a process that ends between two samples leaves its last second to the others (a worker's last second: little).
 
 const SAMPLE_MS = 1000
+// /proc/PID/stat's CPU times are in USER_HZ, 100 a second on every Linux ABI (sysconf(_SC_CLK_TCK)).
+const USER_HZ = 100
 // Others taking more than this share of the machine's CPU, on average over the load, make a run busy.
 const DEFAULT_BUSY_OTHERS_PCT = 25
 
@@ -59,6 +61,8 @@ class MachineShare {
     this.timer = null
     this.sums = { total: 0, busy: 0, own: 0, cluster: 0 }
     this.clusterKnown = true
+    this.clusterPids = 0
+    this.measuredFrom = null
     this.cores = null
   }
 
@@ -67,6 +71,7 @@ class MachineShare {
     if (!machine) return null
     const { own, cluster } = this.pids()
     if (cluster === null) this.clusterKnown = false
+    else this.clusterPids = cluster.length
     const ticksOf = (list) => new Map((list || []).map((pid) => [pid, this.proc(pid)]).filter(([, t]) => t !== null))
     return { machine, own: ticksOf(own), cluster: ticksOf(cluster) }
   }
@@ -95,6 +100,13 @@ class MachineShare {
     this.last = now
   }
 
+  /** The start of the measured window (the warm-up's end): the cluster's CPU time is counted from here too. */
+  markMeasured () {
+    if (!this.last) return
+    this.sample()
+    this.measuredFrom = { cluster: this.sums.cluster }
+  }
+
   stop () {
     if (this.timer) this.timers.clearInterval(this.timer)
     this.timer = null
@@ -104,9 +116,13 @@ class MachineShare {
     if (!(total > 0)) return null
     const pct = (ticks) => round1((100 * ticks) / total)
     const othersPct = this.clusterKnown ? pct(Math.max(0, busy - own - cluster)) : null
+    const from = this.measuredFrom ?? { cluster: 0 }
     return { cores: this.cores, machine_pct: pct(busy), own_pct: pct(own), cluster_pct: pct(cluster),
       others_pct: othersPct, cluster_known: this.clusterKnown, busy_over_pct: this.busyOverPct,
-      others_busy: othersPct !== null && othersPct > this.busyOverPct }
+      others_busy: othersPct !== null && othersPct > this.busyOverPct,
+      // The cluster's own CPU seconds over the measured window (utime + stime of its processes, /proc's ticks of
+      // USER_HZ, 100 a second on Linux): the cost per row that the machine's other tenants do not move.
+      cluster_cpu_s: this.clusterKnown && this.clusterPids > 0 ? (cluster - from.cluster) / USER_HZ : null }
   }
 }
 

@@ -16,6 +16,7 @@ const { unitsPerRequestOf } = require('../workloads/workload')
 const { evaluateThresholds } = require('../results/thresholds')
 const { round, fmt } = require('../base/format')
 const { provisionedRecord } = require('../results/provisioned')
+const { cpuCostOf } = require('../results/cpu-cost')
 const { provisionedLine, lostNodeLines } = require('../reports/provisioned')
 
 // The report stage: each group's result from what the load measured (timeline, stages, drift, the master's own
@@ -62,6 +63,9 @@ function report (ctx, groups, load) {
   result.environment = withProvisioned(ctx.environment || null, options.provisioned, options.provisionedByStudy)
   // What the rest of this machine took during the load: others' share makes a run busy (reports/cluster-limits.js).
   result.machine = load && load.machine ? load.machine : null
+  // The cluster's CPU per 1,000 units over the measured window, and the rate it bounds (run/cluster-cpu.js).
+  const unit = main.workload.unit
+  result.cluster_cpu = cpuCostOf(load && load.clusterCpu, result[`${unit}_ok`], unit)
   const stoppedAt = stoppedEarlyAt(ctx, load)
   if (stoppedAt !== null) result.stopped_at_s = round((stoppedAt - load.startAt) / 1000, 3)
   if (options.stages) {

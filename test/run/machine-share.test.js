@@ -31,11 +31,29 @@ test('what others took of the machine: its busy time less the run\'s processes a
   const summary = share.stop()
   // Busy 260 of 400; own 30 + 10 + 20 = 60; the node 100; others 100.
   assert.deepEqual(summary, { cores: 2, machine_pct: 65, own_pct: 15, cluster_pct: 25, others_pct: 25,
-    cluster_known: true, busy_over_pct: 25, others_busy: false })
+    cluster_known: true, busy_over_pct: 25, others_busy: false, cluster_cpu_s: 1 })
   assert.equal(othersTook({ machine: summary }), null, '25% is not more than 25%')
   const busier = { ...summary, others_pct: 38, others_busy: true }
   assert.match(busyMachineLine({ machine: busier }),
     /^other work took 38% of this machine's CPU during the load \(more /)
+})
+
+test('the cluster\'s CPU seconds count from the measured window\'s start (the warm-up\'s end), 100 ticks a second',
+  () => {
+  const m = fakeMachine()
+  m.state.procs = { 20: 0, 21: 0 }
+  const share = new MachineShare({ pids: () => ({ own: [], cluster: [20, 21] }), timers: m.timers,
+    machine: m.machine, process: m.process }).start()
+  // The warm-up: 70 ticks of the nodes, then the mark; the measured part: 150 + 100 more.
+  Object.assign(m.state, { total: 200, busy: 100, procs: { 20: 40, 21: 30 } })
+  share.markMeasured()
+  Object.assign(m.state, { total: 400, busy: 300, procs: { 20: 190, 21: 130 } })
+  assert.equal(share.stop().cluster_cpu_s, 2.5)
+  // No cluster process known on this machine: no CPU figure, rather than 0.
+  const remote = new MachineShare({ pids: () => ({ own: [], cluster: [] }), timers: m.timers, machine: m.machine,
+    process: m.process }).start()
+  Object.assign(m.state, { total: 600, busy: 400 })
+  assert.equal(remote.stop().cluster_cpu_s, null)
 })
 
 test('where the cluster\'s processes on this machine cannot be told, others are unknown, never guessed', () => {

@@ -8,8 +8,8 @@ const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cl
 const { commandMain } = require('../../cli/command-main')
 const { compareRuns, regressions } = require('./index')
 const { table } = require('../table')
-const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText, busyText } =
-  require('./wording')
+const { runsText, changeText, intervalText, verdictText, fmt, optionDifferenceText, protocolsText, sidesText,
+  busyText } = require('./wording')
 
 const USAGE = `Usage: crate-bench compare --base FILE... --new FILE...
          [--fail_on_regression PCT] [--json] [-o compare.html]
@@ -138,7 +138,7 @@ function render (comparison) {
     'verdict'
   ])
   for (const f of comparison.figures) {
-    t.push([f.figure, fmt(f.base), fmt(f.new), changeText(f), intervalText(f), f.verdict])
+    t.push([f.figure, fmt(f.base), fmt(f.new), changeText(f), intervalText(f), verdictText(f)])
   }
   const note = comparison.judged
     ? comparison.method

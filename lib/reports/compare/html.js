@@ -1,8 +1,8 @@
 'use strict'
 
 const { escapeHtml, scriptJson, echartsSource, ERROR_COUNTER } = require('../html/parts')
-const { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText, busyText } =
-  require('./wording')
+const { runsText, changeText, intervalText, verdictText, fmt, optionDifferenceText, protocolsText, sidesText,
+  busyText } = require('./wording')
 
 /**
  * The comparison as one self-contained page: base and new side by side per figure, with the change
@@ -14,7 +14,7 @@ function renderCompareHtml (comparison, { title = null, headerLines = [], notes 
   const figures = comparison.figures.filter((f) => f.base !== null)
   const rows = comparison.figures
     .map((f) => {
-      const cells = [f.figure, fmt(f.base), fmt(f.new), changeText(f), intervalText(f), f.verdict]
+      const cells = [f.figure, fmt(f.base), fmt(f.new), changeText(f), intervalText(f), verdictText(f)]
       const numeric = (i) => (i > 0 && i < 5 ? ' class="n"' : '')
       return `<tr>${cells.map((cell, i) => `<td${numeric(i)}>${escapeHtml(cell)}</td>`).join('')}</tr>`
     })

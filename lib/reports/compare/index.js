@@ -1,6 +1,7 @@
 'use strict'
 
 const { welch, mean } = require('./welch')
+const { pairedRatio, detectableMargin } = require('./paired')
 const { round } = require('../../base/format')
 const { comparedOptions } = require('../../fleet/compared-options')
 const { unitOfWorkload } = require('../../results/result')
@@ -23,6 +24,11 @@ function figuresOf (result) {
   const per = unit === 'rows' ? 'row' : 'query'
   const cpu = result.client && result.client[`cpu_us_per_${per}`]
   if (typeof cpu === 'number') figures[`client CPU µs/${per}`] = { value: cpu, higherIsBetter: false, client: true }
+  // The cluster's CPU per 1,000 units: the cost another tenant of the machine moves far less than the rate.
+  const cost = result.cluster_cpu
+  if (cost && typeof cost.ms_per_1000 === 'number') {
+    figures[`cluster CPU ms/1000 ${unit}`] = { value: cost.ms_per_1000, higherIsBetter: false }
+  }
   for (const q of result.queries || []) {
     figures[`${q.name}: queries/s`] = { value: q.queries_per_sec, higherIsBetter: true }
     figures[`${q.name}: p99 ms`] = { value: q.latency_ms && q.latency_ms.p99, higherIsBetter: false }
@@ -35,9 +41,14 @@ const protocolsOf = (results) => [...new Set(results.map((r) => (r.options && r.
 /**
  * Base against new, figure by figure: the means, the change in %, and with at least three runs a
  * side, Welch's t-test: a 95% confidence interval of the change and a verdict (better, worse, or
- * no significant difference at p < 0.05).
+ * no significant difference at p < 0.05, with the smallest change the runs could have seen).
+ * `paired`: base[i] and new[i] ran together (a study's fork, a duet): each figure judged on their
+ * ratios (lib/reports/compare/paired.js), so that what the machine did to both cancels.
  */
-function compareRuns (baseResults, newResults, { baseNames = [], newNames = [] } = {}) {
+function compareRuns (baseResults, newResults, { baseNames = [], newNames = [], paired = false } = {}) {
+  if (paired && baseResults.length !== newResults.length) {
+    throw new Error(`paired runs come in pairs: ${baseResults.length} base, ${newResults.length} new`)
+  }
   const base = baseResults.map(figuresOf)
   const next = newResults.map(figuresOf)
   const names = Object.keys(base[0]).filter((name) => next.every((f) => name in f) && base.every((f) => name in f))
@@ -54,7 +65,13 @@ function compareRuns (baseResults, newResults, { baseNames = [], newNames = [] }
     option_differences: optionDifferences(baseResults, newResults),
     // Runs whose nodes were busy beyond their load or before it: their figures are not the cluster's alone.
     busy: busyOf(baseResults, newResults, baseNames, newNames),
-    method: `Welch's t-test, two-sided, p < ${SIGNIFICANCE}; 95% confidence interval of the change`,
+    paired,
+    method: paired
+      ? `paired: the ratio new / base of each pair (geometric mean), Student's t on its logarithm, two-sided, p < ` +
+        `${SIGNIFICANCE}; 95% confidence interval of the change; a "no difference" says the smallest change its ` +
+        'pairs would have shown 4 times in 5'
+      : `Welch's t-test, two-sided, p < ${SIGNIFICANCE}; 95% confidence interval of the change; a "no difference" ` +
+        'says the smallest change its runs would have shown 4 times in 5',
     judged,
     figures: names.map((name) => ({
       ...compareFigure(
@@ -62,7 +79,8 @@ function compareRuns (baseResults, newResults, { baseNames = [], newNames = [] }
         base.map((f) => f[name].value),
         next.map((f) => f[name].value),
         base[0][name].higherIsBetter,
-        judged
+        judged,
+        paired
       ),
       // The load generator's own cost: shown and judged, never a regression of the cluster's.
       ...(base[0][name].client ? { of: 'client' } : {})
@@ -113,7 +131,7 @@ const PROTOCOL_OWN = new Set(['pg_insert', 'pg_port'])
 // Squares of larger values overflow the variance: such figures are not a measurement of this tool.
 const MAX_MAGNITUDE = 1e150
 
-function compareFigure (name, baseValues, newValues, higherIsBetter, judged) {
+function compareFigure (name, baseValues, newValues, higherIsBetter, judged, paired = false) {
   const inRange = (v) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= MAX_MAGNITUDE
   const usable = baseValues.every(inRange) && newValues.every(inRange)
   const b = usable ? mean(baseValues) : null
@@ -131,6 +149,8 @@ function compareFigure (name, baseValues, newValues, higherIsBetter, judged) {
     ci_pct: null,
     p_value: null,
     verdict: null,
+    // The smallest change the runs would have shown 4 times in 5 (80% power): what a "no difference" could not see.
+    detectable_pct: null,
     base_values: baseValues,
     new_values: newValues
   }
@@ -138,7 +158,22 @@ function compareFigure (name, baseValues, newValues, higherIsBetter, judged) {
   // Which way the change goes, judged or not: -61% p50 is for the better, -20% rows/s for the worse.
   entry.direction = n === b ? 'unchanged' : (n > b) === higherIsBetter ? 'better' : 'worse'
   if (!judged) return { ...entry, verdict: `${entry.direction}, not judged` }
+  // Paired where every value is above zero (a ratio of 0 means nothing); a count of failures that is 0 on a side is
+  // judged as the pooled runs are.
+  const ratio = paired ? pairedRatio(baseValues.map((v, i) => [v, newValues[i]])) : null
+  if (ratio) {
+    entry.change_pct = round(ratio.change_pct, 1)
+    entry.ci_pct = [round(ratio.low_pct, 1), round(ratio.high_pct, 1)]
+    entry.p_value = round(ratio.p_value, 4)
+    entry.detectable_pct = round(ratio.detectable_pct, 1)
+    entry.paired = true
+    if (ratio.p_value >= SIGNIFICANCE) entry.verdict = 'no significant difference'
+    else entry.verdict = (ratio.change_pct > 0) === higherIsBetter ? 'better' : 'worse'
+    return entry
+  }
   const test = welch(baseValues, newValues)
+  const margin = test.se === 0 ? 0 : detectableMargin(test.se, test.df)
+  entry.detectable_pct = b && margin !== null ? round((margin / Math.abs(b)) * 100, 1) : null
   entry.p_value = round(test.pValue, 4)
   // No figure compared here goes below zero (rates, latencies, counts): the change cannot be worse than -100%.
   entry.ci_pct = b ? [pct(test.low), pct(test.high)] : null

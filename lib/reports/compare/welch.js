@@ -87,12 +87,12 @@ function welch (base, next, confidence = 0.95) {
   const vb = variance(base) / base.length
   const vn = variance(next) / next.length
   const se = Math.sqrt(vb + vn)
-  if (se === 0) return { diff, pValue: diff === 0 ? 1 : 0, low: diff, high: diff, df: Infinity }
+  if (se === 0) return { diff, pValue: diff === 0 ? 1 : 0, low: diff, high: diff, df: Infinity, se }
   const df = (vb + vn) ** 2 / ((vb ** 2) / (base.length - 1) + (vn ** 2) / (next.length - 1))
   const t = diff / se
   const pValue = 2 * (1 - studentTCdf(Math.abs(t), df))
   const margin = studentTQuantile(1 - (1 - confidence) / 2, df) * se
-  return { diff, pValue, low: diff - margin, high: diff + margin, df }
+  return { diff, pValue, low: diff - margin, high: diff + margin, df, se }
 }
 
 module.exports = { welch, studentTCdf, studentTQuantile, mean }

@@ -16,6 +16,15 @@ function changeText (f) {
   return 'no data'
 }
 
+/**
+ * The verdict as read: a "no significant difference" says the smallest change the runs could have seen ("no
+ * significant difference; a change under 9% would not have been seen").
+ */
+function verdictText (f) {
+  if (f.verdict !== 'no significant difference' || typeof f.detectable_pct !== 'number') return f.verdict
+  return `${f.verdict}; a change under ${fmt(f.detectable_pct)}% would not have been seen`
+}
+
 /** The 95% interval of the change, or why there is none. */
 function intervalText (f) {
   if (f.ci_pct) return `${signed(f.ci_pct[0])}${f.ci_clipped ? ' (clipped)' : ''} .. ${signed(f.ci_pct[1])}`
@@ -55,5 +64,5 @@ function sidesText (sides) {
 
 const dateText = (iso) => String(iso).replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC')
 
-module.exports = { runsText, changeText, intervalText, fmt, optionDifferenceText, protocolsText, sidesText, busyText,
-  PROTOCOL_NAMES }
+module.exports = { runsText, changeText, intervalText, verdictText, fmt, optionDifferenceText, protocolsText, sidesText,
+  busyText, PROTOCOL_NAMES }

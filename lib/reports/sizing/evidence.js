@@ -74,6 +74,8 @@ function pointOf (result, source) {
     throughput: result[`${unit}_per_sec`] ?? null,
     field_values_per_sec: result.metrics_per_sec ?? null,
     p99_ms: result.latency_ms ? result.latency_ms.p99 : null,
+    // The cluster's CPU per 1,000 units and the rate it bounds (lib/results/cpu-cost.js), where the run could tell.
+    cpu: result.cluster_cpu && typeof result.cluster_cpu.ms_per_1000 === 'number' ? result.cluster_cpu : null,
     replicas: replicasOf(o.replicas),
     settings: Object.fromEntries(['batch_size', 'concurrent_requests', 'processes', 'shards', 'replicas', 'rate']
       .filter((key) => o[key] !== undefined && o[key] !== null)

@@ -128,7 +128,7 @@ function shapeCaveatsOf (g, points, groupPoints) {
 function figureOf (p) {
   return { per_sec: p.throughput, [`${p.unit}_per_sec`]: p.throughput, field_values_per_sec: p.field_values_per_sec,
     p99_ms: p.p99_ms, settings: p.settings, source: p.source, ci95: p.ci95 ?? null, runs: p.runs,
-    busy: p.busy ?? null }
+    busy: p.busy ?? null, cpu: p.cpu ?? null }
 }
 
 const medianOf = (items, value) => [...items].sort((a, b) => value(a) - value(b))[Math.floor((items.length - 1) / 2)]

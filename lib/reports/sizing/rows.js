@@ -94,6 +94,12 @@ function groupTable (g) {
   return { head, rows }
 }
 
+/** "CPU 64.2 ms per 1,000 rows (from …); its 2 cores bound the rate at 31,175 rows/s". */
+function cpuCostText (cpu, unit) {
+  return `CPU ${fmt(cpu.ms_per_1000)} ms per 1,000 ${unit} (from ${cpu.source_text})${cpu.bound_per_sec
+    ? `; its ${cpu.cores} cores bound the rate at ${whole(cpu.bound_per_sec)} ${unit}/s` : ''}`
+}
+
 /**
  * The lines under a group's table: each shape's figure to plan with (or why there is none and what to run next),
  * every verdict of its inputs and its own caveats, then recommendations, disagreements, scaling, what was left out.
@@ -110,6 +116,9 @@ function groupNotes (g) {
       out.push(`${name}: no figure to plan with: ${p.none}${p.next ? `; next: ${p.next}` : ''}`)
     }
     if (p.above_failed_sustained) out.push(`warning: ${name}: ${p.above_failed_sustained}`)
+    const costed = s.recommended && s.recommended.cpu ? ['recommended', s.recommended]
+      : s.best && s.best.cpu ? ['best', s.best] : null
+    if (costed) out.push(`${name}: ${cpuCostText(costed[1].cpu, g.unit)} at the ${costed[0]} settings`)
     if (s.best && s.recommended_note) out.push(`${name}: recommended settings ${s.recommended_note}`)
     if (s.disagreement) out.push(`warning: ${name}: ${s.disagreement}`)
     for (const v of s.verdicts) out.push(`${v.startsWith('busy') ? 'warning' : 'note'}: ${name}: ${v}`)
