@@ -20,7 +20,9 @@ const DURATION_RANGES_MS = {
   refresh_interval: [1, 24 * HOUR_MS],
   interval: [1, 365 * 24 * HOUR_MS],
   ingest_interval: [1, 365 * 24 * HOUR_MS],
-  last: [1, 10 * 365 * 24 * HOUR_MS]
+  last: [1, 10 * 365 * 24 * HOUR_MS],
+  // A grid's or a study's time to race in: at least a minute, at most a month.
+  budget: [60_000, 30 * 24 * HOUR_MS]
 }
 
 /** 1ms, 1.5s, 720h: the largest unit that fits, as the flags are written. */
@@ -48,6 +50,16 @@ function parseDuration (value, flag) {
     throw new UsageError(`--${flag} must be between ${formatMs(min)} and ${formatMs(max)} (got '${text}')`)
   }
   return ms
+}
+
+/** "5%" or "5": a percentage above 0 and below `max` (100), or a usage error naming `flag`. */
+function parsePercent (value, flag, { max = 100 } = {}) {
+  const match = /^(\d+(?:\.\d+)?)%?$/.exec(String(value).trim())
+  const pct = match ? Number(match[1]) : NaN
+  if (!(pct > 0 && pct < max)) {
+    throw new UsageError(`--${flag} must be a percentage above 0 and below ${max}, such as 5% (got '${value}')`)
+  }
+  return pct
 }
 
 function requirePositiveInteger (value, flag, { allowZero = false } = {}) {
@@ -113,6 +125,7 @@ function requireConcurrency (value, flag, limit = openFileLimit()) {
 module.exports = {
   formatMs,
   parseDuration,
+  parsePercent,
   requirePositiveInteger,
   decimalInteger,
   countLimit,

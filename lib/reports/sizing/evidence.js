@@ -160,8 +160,13 @@ function gridEvidence (grid, source, readRun) {
   // A grid of one run a cell recommends untested (grids before this version said so in `sureness` alone).
   const untested = grid.recommended ? grid.recommended.untested ?? grid.sureness ?? null : null
   const recommended = picked && { ...picked, untested: typeof untested === 'string' ? untested : null }
+  // Cells the grid could not tell apart, as one choice: the best-bounded one's point, its interval the figure.
+  const e = !recommended && grid.equivalent && grid.equivalent.median_result_file && grid.equivalent.ci95
+    ? cellPoint({ ...grid.equivalent, runs_done: (cellsOf(grid).find((c) => c.id === grid.equivalent.id) || {})
+      .runs_done }, 'best-bounded equivalent') : null
+  const equivalent = e && { ...e, cells: Array.isArray(grid.equivalent.cells) ? grid.equivalent.cells.length : null }
   const all = busyOfCell(grid, null)
-  return { ...best, recommended,
+  return { ...best, recommended, equivalent,
     undecided: recommended ? null : (grid.undecided && grid.undecided.why) ?? 'the grid recommended no cell',
     grid: { source, runs_done: numberOr(grid.runs_done, null), runs_total: numberOr(grid.runs_total, null),
       repeat: numberOr(grid.repeat, null), busy_runs: all.runs, busy: all.line,

@@ -29,6 +29,9 @@ function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreeme
       '--repeat 3)')
   }
   const undecided = eligible.filter((p) => p.grid && p.undecided)
+  const equivalent = !recommended && undecided.length === 1 && eligible.filter((p) => p.grid).length === 1
+    ? undecided[0].equivalent : null
+  if (equivalent) return equivalentFigure(equivalent, headroomPct, more)
   if (!recommended) {
     return undecided.length
       ? none(`the grid could not tell its cells apart (${undecided.map((p) => p.grid.source).join(', ')})`,
@@ -54,6 +57,23 @@ function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreeme
   }
   return { per_sec: round(recommended.ci95.low * (1 - headroomPct / 100)), why: null, next: null,
     rule: `${headroomPct}% below the lower end of the 95% interval at the recommended settings` }
+}
+
+/**
+ * Cells a grid could not tell apart are one choice for sizing: any of them, planned with the lower end of the
+ * best-bounded one's 95% interval less the headroom; none where that interval reaches 0 or its runs were busy.
+ */
+function equivalentFigure (e, headroomPct, more) {
+  const none = (why, next) => ({ per_sec: null, why, next })
+  const cells = `${e.cells ?? 'its'} cells equivalent within noise`
+  if (!e.ci95 || e.ci95.clipped || !(e.ci95.low > 0)) {
+    return none(`the grid's ${cells} have no interval above 0`, `${more}, lengthen --duration or quiet the cluster`)
+  }
+  if (e.busy) return none(`the grid's ${cells} ran on busy nodes (${e.busy})`, 'run it again on quiet nodes')
+  const settings = Object.entries(e.settings || {}).map(([k, v]) => `${k} ${v}`).join(', ')
+  return { per_sec: round(e.ci95.low * (1 - headroomPct / 100)), why: null, next: null, equivalent: true,
+    rule: `${headroomPct}% below the lower end of the 95% interval of ${settings}, the best bounded of ${cells} ` +
+      '(these cells are equivalent within noise; any of them)' }
 }
 
 /**

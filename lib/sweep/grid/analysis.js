@@ -160,11 +160,28 @@ function analyseGrid (dimensions, cells, { sloP99Ms = null, plateauPct = DEFAULT
             'a finding (--repeat 3 tests it)' : null }
       : null,
     undecided: cannotTell && { ...cannotTell, would_recommend: recommended.id },
+    // Cells the runs cannot tell apart are one choice for sizing: any of them, planned at the best-bounded one.
+    equivalent: cannotTell ? equivalentOf(plateau) : null,
     // Every cell over the SLO: the first thing a sizing says of such a grid (no cell meets it, whatever the noise).
     slo_unmet: best && !recommended && sloP99Ms !== null ? note : null,
     sureness: recommended && !cannotTell ? surenessOf(cells) : null,
     sentences: sentencesOf(dimensions, cells, { plateauPct })
   }
+}
+
+/**
+ * The cells of a plateau the runs cannot tell apart, as one choice: the cell whose 95% interval has the highest low end
+ * (above zero, not clipped) stands for them, and that low end is what they all hold. Null where no cell has such an
+ * interval (then nothing carries a figure).
+ */
+function equivalentOf (plateau) {
+  const bounded = plateau.filter((c) => c.ci95 && !c.ci95.clipped && c.ci95.low > 0 &&
+    c.runs_done >= RUNS_FOR_INTERVALS)
+  if (plateau.length < 2 || bounded.length === 0) return null
+  const best = bounded.reduce((a, c) => (c.ci95.low > a.ci95.low ? c : a))
+  return { cells: plateau.map((c) => c.id), id: best.id, settings: best.settings, ci95: best.ci95,
+    median_result_file: best.median_result_file,
+    text: 'these cells are equivalent within noise; any of them' }
 }
 
 const summaryOf = (c) => ({ id: c.id, settings: c.settings, unit: c.unit, runs_done: c.runs_done,

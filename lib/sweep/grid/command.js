@@ -6,15 +6,18 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { EXIT, UsageError, FatalError, errorText } = require('../../base/errors')
+const { EXIT, UsageError } = require('../../base/errors')
 const { redact } = require('../../base/secrets')
 const { visible, fmt } = require('../../base/format')
+const { parseDuration, parsePercent, formatMs } = require('../../base/values')
 const { commandParser } = require('../../cli/command-args')
 const { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote, gives } = require('../benchmark-run')
-const { runsCommand, lastErrorOf, clusterLostBefore } = require('../runs-command')
+const { runsCommand } = require('../runs-command')
 const { parseSlo } = require('../slo')
-const { parseVary, cellsOf, runsLeft, flagsOf, timeLeftS, DIMENSIONS } = require('./plan')
-const { runFigures, settingsText, DEFAULT_PLATEAU_PCT } = require('./analysis')
+const { parseVary, cellsOf, runsLeft, flagsOf, DIMENSIONS } = require('./plan')
+const { cellFigures, DEFAULT_PLATEAU_PCT } = require('./analysis')
+const { CellRun, APPS } = require('./cell-run')
+const { roundSteps, raceSteps } = require('./steps')
 const { gridOf } = require('./model')
 const { gridText, gridJson, unitUnnamed } = require('./report')
 const { heatmapSvg } = require('./heatmap')
@@ -28,8 +31,11 @@ const MAX_RUNS = 10_000
 
 const NAME = 'crate-bench sweep grid'
 // The grid's own options: given after '--' they would reach the benchmark, which takes none of them.
-const OWN = ['vary', 'workload', 'repeat', 'slo', 'plateau_pct', 'out']
-const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
+const OWN = ['vary', 'workload', 'repeat', 'slo', 'plateau_pct', 'out', 'precision', 'budget', 'warmup_run']
+// A race's rounds before its first drop, unless --repeat says otherwise: three runs a cell give a first interval.
+const RACE_MIN_ROUNDS = 3
+// A race asked a precision and no budget stops at this much time of runs.
+const DEFAULT_RACE_BUDGET = '1h'
 
 const USAGE = `Usage: crate-bench sweep grid --vary NAME=V1,V2,… --vary NAME=V1,V2,… [options] [-- benchmark options]
    (or: scripts/find-grid.sh …)
@@ -45,7 +51,15 @@ Options:
                          ${Object.keys(DIMENSIONS).join(', ')}
   --workload W           ingest (default) or query (appClusterAnalytical.js: pass --queries_config after '--')
   --repeat N             runs per cell, in rounds (default: 1, an exploration: its recommendation is UNTESTED
-                         and sizes nothing; 3 gives each cell a 95% confidence interval: use it to size)
+                         and sizes nothing; 3 gives each cell a 95% confidence interval: use it to size); in a
+                         race, the rounds before a cell may be dropped (default: ${RACE_MIN_ROUNDS})
+  --precision P%         race: rounds until the leading cell's 95% interval is within ±P% of its mean; after each
+                         round from --repeat on, a cell shown worse than the leader (its runs against the leader's
+                         of the same rounds) is dropped and the time goes to the others (budget: ${DEFAULT_RACE_BUDGET})
+  --budget T             race: the time its runs may take (30m, 2h); with --precision or alone (then: until one
+                         cell is left or T is spent)
+  --no-warmup_run        no warm-up run: by default a grid of repeated runs (or a race) starts with a run of its
+                         own, not measured, so that a cold cluster's first minutes fall on no cell
   --slo p99=DURATION     the latency target the recommended cell must meet (as find-capacity takes it)
   --plateau_pct PCT      the plateau is the cells within PCT percent of the best (default: ${DEFAULT_PLATEAU_PCT}); with
                          --repeat 3 or more, the cells whose 95% interval overlaps the best's
@@ -67,6 +81,8 @@ Each run of a --duration warms up first (a tenth of it, at least 5 s; --warmup a
 Examples:
   crate-bench sweep grid --vary batch_size=100,500,2000,5000 --vary concurrent_requests=1,4,16,64 -- --duration 1m
   scripts/find-grid.sh --vary batch_size=1000,5000 --vary concurrent_requests=4,16 --repeat 3 --slo p99=500ms --out g
+  crate-bench sweep grid --vary batch_size=1000,5000 --vary concurrent_requests=2,8 --precision 10% --budget 20m \\
+    -- --duration 30s
   crate-bench sweep grid --workload query --vary concurrent_requests=1,4,16 --vary processes=1,2 -- \\
     --queries_config queries/cpu-dashboard.yml --duration 30s
 
@@ -79,7 +95,8 @@ function parseArgs (argv) {
   const { args: fixed, cluster } = studyBenchmarkArgs(dash >= 0 ? argv.slice(dash + 1) : [])
   const text = { type: 'string', requiresArg: true }
   const parsed = commandParser(own, { benchmarkAfterDash: true })
-    .options({ vary: text, workload: text, repeat: text, slo: text, plateau_pct: text, out: text, prefill: text })
+    .options({ vary: text, workload: text, repeat: text, slo: text, plateau_pct: text, out: text, prefill: text,
+      precision: text, budget: text, warmup_run: { type: 'boolean' } })
     .parseSync()
   if (parsed.help) return { help: true }
   if (parsed._.length > 0) {
@@ -107,7 +124,9 @@ function parseArgs (argv) {
   if (parsed.out !== undefined && String(parsed.out).trim() === '') {
     throw new UsageError('--out must name a folder for the study (got \'\')')
   }
-  const repeat = parsed.repeat === undefined ? 1 : Number(parsed.repeat)
+  const race = raceOf(parsed)
+  const repeat = parsed.repeat === undefined ? (race ? RACE_MIN_ROUNDS : 1) : Number(parsed.repeat)
+  if (race) race.minRounds = repeat
   const cellCount = vary.reduce((n, d) => n * d.values.length, 1)
   if (cellCount * repeat > MAX_RUNS) {
     throw new UsageError(`a grid of ${fmt(cellCount)} cells × ${fmt(repeat)} run${repeat === 1 ? '' : 's'} is ` +
@@ -129,8 +148,20 @@ function parseArgs (argv) {
     plateauPct,
     out: parsed.out ?? path.join('sweep-results', `grid-${stamp}`),
     fixed: benchmark,
-    cluster
+    cluster,
+    race,
+    // Runs compared across rounds (or raced) start after a warm-up run; one exploring run a cell does not.
+    warmupRun: parsed.warmup_run ?? (race !== null || repeat > 1)
   }
+}
+
+/** --precision and --budget: a race ({ precisionPct, budgetS }), or null for a grid of fixed rounds. */
+function raceOf (parsed) {
+  if (parsed.precision === undefined && parsed.budget === undefined) return null
+  const precisionPct = parsed.precision === undefined ? null : parsePercent(parsed.precision, 'precision',
+    { max: 50 })
+  const budget = parsed.budget ?? DEFAULT_RACE_BUDGET
+  return { precisionPct, budgetS: parseDuration(budget, 'budget') / 1000, minRounds: RACE_MIN_ROUNDS }
 }
 
 /**
@@ -160,7 +191,10 @@ function headerOf (config) {
     slo_p99_ms: config.sloP99Ms,
     plateau_pct: config.plateauPct,
     // The hosts and protocol the options point at, and the nodes its first run found (a resume must match them).
-    cluster: { ...config.target, nodes: null }
+    cluster: { ...config.target, nodes: null },
+    // A race's rule (a resume may give it more budget or another precision: the runs stand either way).
+    race: config.race ? { precision_pct: config.race.precisionPct, budget_s: config.race.budgetS,
+      min_rounds: config.race.minRounds } : null
   }
 }
 
@@ -173,7 +207,7 @@ const SAME_STUDY = ['kind', 'workload', 'vary', 'repeat', 'fixed_text']
 function recordedRuns (file, header) {
   const byCell = new Map()
   const saved = readGridFile(file, { repeat: header.repeat })
-  if (saved === null) return { byCell, cluster: null }
+  if (saved === null) return { byCell, cluster: null, warmupRun: null }
   const differs = SAME_STUDY.find((key) => JSON.stringify(saved[key]) !== JSON.stringify(header[key]))
   if (differs) {
     throw new UsageError(`${file} holds a grid of other settings (its ${differs === 'fixed_text'
@@ -181,8 +215,12 @@ function recordedRuns (file, header) {
   }
   const other = otherCluster(saved.cluster, header.cluster)
   if (other) throw new UsageError(`${file}: ${other}: a study is one cluster; give another --out`)
+  if (Boolean(saved.race) !== Boolean(header.race)) {
+    throw new UsageError(`${file} holds a ${saved.race ? 'race' : 'grid of fixed rounds'}: give ${saved.race
+      ? '--precision or --budget' : 'neither --precision nor --budget'} to resume it, or another --out`)
+  }
   for (const cell of saved.cells || []) byCell.set(cell.id, (cell.runs || []).map(unitUnnamed))
-  return { byCell, cluster: saved.cluster || null }
+  return { byCell, cluster: saved.cluster || null, warmupRun: saved.warmup_run ?? null }
 }
 
 function writeGrid (out, grid, { final = false } = {}) {
@@ -195,9 +233,6 @@ function writeGrid (out, grid, { final = false } = {}) {
     fs.writeFileSync(path.join(out, 'grid.html'), gridHtml(grid))
   }
 }
-
-const minutes = (s) => (s >= 5400 ? `${fmt(Math.round(s / 360) / 10)} h` : s >= 90 ? `${Math.round(s / 60)} min`
-  : `${Math.round(s)} s`)
 
 /** Returns the exit code. `signals` emits 'interrupt' on Ctrl-C or SIGTERM (lib/cli/interrupts.js). */
 async function main (argv, options = {}) {
@@ -229,83 +264,53 @@ async function runGrid (config, options) {
   }
 }
 
-async function studyLocked (config, { stderr, signals, run, now }) {
+async function studyLocked (config, { stderr, signals, run, now, random }) {
   const header = headerOf(config)
   const file = path.join(config.out, 'grid.json')
-  const { byCell, cluster } = recordedRuns(file, header)
+  const { byCell, cluster, warmupRun } = recordedRuns(file, header)
   // The nodes the study's first run found, once known: every later run must find as many.
   header.cluster = { ...header.cluster, nodes: cluster ? cluster.nodes ?? null : null }
   const cells = cellsOf(config.vary)
   const done = new Set([...byCell].flatMap(([id, runs]) => runs.map((r) => `${id}#${r.round}`)))
-  const left = runsLeft(cells, config.repeat, done)
-  const gridNow = () => gridOf(header, (id) => byCell.get(id) || [])
-  const shape = config.vary.map((d) => `${d.name} ${d.values.length}`).join(' × ')
-  stderr.write(`grid: ${cells.length} cells (${shape}), ${config.repeat} run${config.repeat > 1 ? 's' : ''} a cell` +
-    `${config.repeat > 1 ? ' in rounds' : ''}, ${config.workload}${header.fixed_text ? ` with ${header.fixed_text}`
-      : ''}; results in ${config.out}\n`)
+  const state = { warmup_run: warmupRun, race_stop: null }
+  const gridNow = () => gridOf({ ...header, race_stop: state.race_stop }, (id) => byCell.get(id) || [],
+    { warmupRun: state.warmup_run })
+  const recorded = () => [...byCell.values()].flat()
+  const race = config.race
+  const steps = race
+    ? raceSteps({ cellsNow: () => raceCells(cells, byCell), race, random,
+      spentS: () => recorded().reduce((a, r) => a + (r.wall_s || 0), 0),
+      walls: () => recorded().map((r) => r.wall_s).filter((w) => w > 0),
+      stopped: (stop) => { state.race_stop = stop } })
+    : roundSteps(cells, config.repeat, done)
+  stderr.write(startLine(config, cells, header))
   const warmup = noWarmupNote(config.fixed)
   if (warmup) stderr.write(`${warmup}\n`)
   if (done.size > 0) {
     const cellsDone = cells.filter((c) => (byCell.get(c.id) || []).length >= config.repeat).length
-    stderr.write(`resuming: ${cellsDone} of ${cells.length} cells done (${done.size} of ` +
-      `${cells.length * config.repeat} runs); ${left.length} left\n`)
+    stderr.write(`resuming: ${race ? `${done.size} runs done` : `${cellsDone} of ${cells.length} cells done (` +
+      `${done.size} of ${cells.length * config.repeat} runs); ${runsLeft(cells, config.repeat, done).length} left`}\n`)
   }
-  const walls = []
-  const prefilling = config.fixed.includes('--prefill')
+  const cellRun = new CellRun({ config, header, stderr, signals, run, now, cells })
+  cellRun.left = race ? 0 : runsLeft(cells, config.repeat, done).length
   let total = done.size
-  let previous = null
-  for (const [i, step] of left.entries()) {
-    const estimate = timeLeftS(walls, left.length - i)
-    const index = cells.indexOf(step.cell) + 1
-    stderr.write(`[cell ${index} of ${cells.length}${config.repeat > 1 ? `, round ${step.round} of ${config.repeat}`
-      : ''}] ${settingsText(step.cell.settings)}${estimate === null ? '' : ` — about ${minutes(estimate)} left`}\n`)
-    const name = `${step.cell.id}-r${step.round}`
-    const resultFile = path.join(config.out, 'runs', `${name}.json`)
-    const logFile = path.join(config.out, 'runs', `${name}.log`)
-    const started = now()
-    const { code, signal } = await run({ app: APPS[config.workload],
-      args: [...config.fixed, ...flagsOf(step.cell.settings), '--json'], resultFile, logFile, signals })
-    if (signals.interrupted) {
-      // Ended as a run ends (its report is in the log), not as the grid would measure it: the resume runs it again.
-      stderr.write(`interrupted: ${settingsText(step.cell.settings)} ended early (its report: ${logFile}); not ` +
-        'counted, the same command resumes with it\n')
-      break
+  let first = true
+  for (const step of steps) {
+    if (first && config.warmupRun) {
+      // Its own run, before the first measured one, never one of a cell's: a cold cluster's first minutes (its JIT,
+      // its caches, its first segments) fall on no cell, and --repeat 3 is three measured runs.
+      const outcome = await cellRun.warmUp(step.cell)
+      if (outcome.interrupted) break
+      if (outcome.code !== undefined) return stopped(outcome.code)
+      state.warmup_run = outcome.warmup
     }
-    if (signal || (code !== EXIT.OK && code !== EXIT.FAILURES && code !== EXIT.PARTIAL &&
-      code !== EXIT.THRESHOLDS)) {
-      const before = previous ? clusterLostBefore(previous.resultFile, settingsText(previous.settings)) : ''
-      stderr.write(errorText(NAME, `the benchmark could not run at ${settingsText(step.cell.settings)} (exit ` +
-        `${code ?? signal}): ${lastErrorOf(logFile)}${before}`))
-      if (total > 0) writeGrid(config.out, gridNow(), { final: true })
-      return code === EXIT.USAGE ? EXIT.USAGE : EXIT.CANNOT_RUN
-    }
-    previous = { resultFile, settings: step.cell.settings }
-    const wallS = (now() - started) / 1000
-    // The run that filled the table (--prefill) took its time to fill it too: no estimate of a cell's time.
-    if (!(prefilling && total === done.size)) walls.push(wallS)
-    let result = null
-    try {
-      const text = fs.readFileSync(resultFile, 'utf8')
-      result = text.trim() ? JSON.parse(text) : null
-    } catch (error) {
-      throw new FatalError(`the run at ${settingsText(step.cell.settings)} printed no JSON result: ${error.message}`)
-    }
-    const figures = runFigures({ result, exitCode: code, round: step.round,
-      resultFile: path.relative(config.out, resultFile), wallS })
-    const nodes = figures.cluster && typeof figures.cluster.nodes === 'number' ? figures.cluster.nodes : null
-    const other = otherCluster(header.cluster, { ...header.cluster, nodes })
-    if (other) {
-      stderr.write(errorText(NAME, `${other}: a study is one cluster; this run is not recorded (give another --out ` +
-        'for the other cluster)'))
-      if (total > 0) writeGrid(config.out, gridNow(), { final: true })
-      return EXIT.USAGE
-    }
-    if (header.cluster.nodes === null && nodes !== null) header.cluster.nodes = nodes
+    first = false
+    const outcome = await cellRun.measure(step)
+    if (outcome.interrupted) break
+    if (outcome.code !== undefined) return stopped(outcome.code)
     if (!byCell.has(step.cell.id)) byCell.set(step.cell.id, [])
-    byCell.get(step.cell.id).push(figures)
+    byCell.get(step.cell.id).push(outcome.figures)
     total++
-    stderr.write(`  ${fmt(figures.per_sec)} ${figures.unit}/s, p99 ${fmt(figures.p99_ms)} ms, ${fmt(figures.failed)} ` +
-      `failed${figures.partial ? ', PARTIAL' : ''}\n`)
     writeGrid(config.out, gridNow())
   }
   if (total === 0) {
@@ -317,6 +322,32 @@ async function studyLocked (config, { stderr, signals, run, now }) {
   stderr.write(gridText(grid))
   stderr.write(`wrote ${path.join(config.out, 'grid.json')}, grid.svg, grid.html\n`)
   return signals.interrupted || !grid.complete ? EXIT.PARTIAL : EXIT.OK
+
+  /** A run that could not run: the grid of the runs recorded is written whole, the run's exit code returned. */
+  function stopped (code) {
+    if (total > 0) writeGrid(config.out, gridNow(), { final: true })
+    return code
+  }
 }
+
+/** The grid's first line: its cells, how each is run, where the results go. */
+function startLine (config, cells, header) {
+  const shape = config.vary.map((d) => `${d.name} ${d.values.length}`).join(' × ')
+  const race = config.race
+  const how = race
+    ? `racing: every cell once a round in a new order, a cell shown worse than the leader dropped from round ` +
+      `${race.minRounds} on, until ${[race.precisionPct !== null ? `the leader's interval is within ±` +
+      `${race.precisionPct}%` : null, 'one cell is left', race.budgetS !== null ? `${formatMs(race.budgetS * 1000)} ` +
+      'of runs are spent' : null].filter(Boolean).join(', ')}`
+    : `${config.repeat} run${config.repeat > 1 ? 's' : ''} a cell${config.repeat > 1 ? ' in rounds' : ''}`
+  return `grid: ${cells.length} cells (${shape}), ${how}${config.warmupRun ? ', after a warm-up run' : ''}, ` +
+    `${config.workload}${header.fixed_text ? ` with ${header.fixed_text}` : ''}; results in ${config.out}\n`
+}
+
+/** The cells as a race reads them: their runs so far and why one can never be best (failures, a saturated client). */
+const raceCells = (cells, byCell) => cells.map((cell) => {
+  const runs = byCell.get(cell.id) || []
+  return { id: cell.id, settings: cell.settings, runs, excluded: runs.length ? cellFigures(cell, runs).excluded : null }
+})
 
 module.exports = { main, parseArgs, runGrid, USAGE }

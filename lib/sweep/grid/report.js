@@ -80,6 +80,12 @@ function verdictLines (grid) {
       `${busy.length > 1 ? ` (and the others alike: ${busy.slice(1).map((c) => settingsText(c.settings)).join('; ')})`
         : ''}`)
   }
+  if (grid.warmup_run) {
+    const w = grid.warmup_run
+    lines.push(`warm-up run: ${settingsText(w.settings)}: ${fmtWhole(w.per_sec)} ${unit}/s (its own run before the ` +
+      'first measured one; no cell\'s)')
+  }
+  if (grid.race) lines.push(raceLine(grid.race, grid.cells.length))
   const growth = tableGrowth(grid)
   if (growth) {
     lines.push(`table grew: from ${fmtWhole(growth.first)} to ${fmtWhole(growth.last)} rows through the study ` +
@@ -114,7 +120,15 @@ function verdictLines (grid) {
       : '  beyond it: no neighbour with more load broke within the grid')
     if (grid.sureness && !r.untested) lines.push(`  how sure: ${grid.sureness}`)
   }
-  if (!grid.complete) {
+  if (grid.equivalent) {
+    const e = grid.equivalent
+    lines.push(`equivalent within noise: ${e.cells.length} cells (${e.cells.map((id) => settingsText(grid.cells
+      .find((c) => c.id === id).settings)).join('; ')}): any of them; the best bounded, ${settingsText(e.settings)}, ` +
+      `holds ${fmtWhole(e.ci95.low)} ${unit}/s at the low end of its 95% interval: the figure a sizing plans with`)
+  }
+  if (!grid.complete && grid.race) {
+    lines.push('race not finished: the same command goes on from the runs recorded')
+  } else if (!grid.complete) {
     const left = grid.cells.filter((c) => c.runs_done === 0).length
     lines.push(`partial grid: ${left} of ${grid.cells.length} cells not run yet; the sentences below compare only ` +
       'the cells measured')
@@ -124,6 +138,15 @@ function verdictLines (grid) {
   }
   for (const sentence of grid.sentences) lines.push(`- ${sentence}`)
   return lines
+}
+
+/** "race: 5 rounds; 2 of 4 cells left, 2 dropped; stopped: the leader's 95% interval is within ±4.1% …". */
+function raceLine (race, cells) {
+  const left = `${race.survivors.length} of ${cells} cells left${race.dropped.length ? `, ${race.dropped.length} ` +
+    'dropped (ruled out below)' : ''}`
+  const leader = race.leader_interval ? `; the leader's 95% interval ±${fmt(race.leader_interval.half_pct)}%` : ''
+  return `race: ${race.rounds} round${race.rounds === 1 ? '' : 's'}; ${left}${leader}; ${race.stop
+    ? `stopped: ${race.stop.text}` : 'not stopped yet'}`
 }
 
 /** " (95% interval 1,200–3,400, wide)": no throughput below zero, and an interval that says little says so. */
@@ -137,12 +160,18 @@ function intervalText (ci) {
 function gridJson (grid) {
   const unit = grid.unit
   const verdict = (v) => v && unitNamed(v, unit)
+  // The race's stop is said once, in `race`.
+  const header = { ...grid.header }
+  delete header.race_stop
   return {
-    ...grid.header,
+    ...header,
     unit,
     complete: grid.complete,
     runs_done: grid.cells.reduce((s, c) => s + c.runs_done, 0),
-    runs_total: grid.cells.length * grid.header.repeat,
+    // A race's runs are as many as its rounds take: none planned.
+    runs_total: grid.race ? null : grid.cells.length * grid.header.repeat,
+    race: grid.race ?? null,
+    warmup_run: grid.warmup_run ?? null,
     cells: grid.cells.map(({ runList, ...c }) => unitNamed({ ...c, runs: runList.map((r) => unitNamed(r, unit)) },
       unit)),
     best: verdict(grid.best),
@@ -150,6 +179,7 @@ function gridJson (grid) {
     plateau_rule: grid.plateau_rule,
     recommended: verdict(grid.recommended),
     undecided: grid.undecided ?? null,
+    equivalent: grid.equivalent ?? null,
     slo_unmet: grid.slo_unmet ?? null,
     sureness: grid.sureness ?? null,
     round_effect: grid.round_effect ?? null,

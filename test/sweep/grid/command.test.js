@@ -38,8 +38,11 @@ test('every cell in rounds; grid.json with its runs, verdicts and sentences; a h
   const run = await grid([...VARY, '--repeat', '2', '--slo', 'p99=200ms', '--out', out, '--', '--processes', '1',
     '--duration', '10s'], bench)
   assert.equal(run.code, 0, run.stderr)
-  assert.equal(bench.calls.length, 32)
-  const order = bench.calls.map((args) => JSON.stringify(bench.settingsOf(args)))
+  // A warm-up run of the first cell, then the 32 measured runs.
+  assert.equal(bench.calls.length, 33)
+  assert.deepEqual(bench.calls[0], bench.calls[1])
+  assert.match(run.stderr, /^\[warm-up\] batch_size 100, concurrent_requests 1: a run of its own, not measured$/m)
+  const order = bench.calls.slice(1).map((args) => JSON.stringify(bench.settingsOf(args)))
   assert.deepEqual(order.slice(16), order.slice(0, 16),
     'round 2 runs the cells in the order of round 1, after all of it')
   // Each cell warms up by default (10% of --duration, at least 5 s): issue 46.
@@ -68,7 +71,7 @@ test('every cell in rounds; grid.json with its runs, verdicts and sentences; a h
   assert.match(run.stderr,
     joined(
       /grid: 16 cells \(batch_size 4 × concurrent_requests 4\), 2 runs a /,
-      /cell in rounds, ingest with --processes 1 --duration 10s/))
+      /cell in rounds, after a warm-up run, ingest with --processes 1 --duration 10s/))
   assert.match(run.stderr, /\[cell 16 of 16, round 2 of 2\] batch_size 5000, concurrent_requests 64 — about 5 s left/)
   assert.match(run.stderr,
     /recommended \(p99 within 200 ms, no failures\): batch_size 2000, concurrent_requests 16: 308,880 rows\/s/)
