@@ -2,107 +2,125 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const { randomInt } = require('node:crypto')
 const { EXIT } = require('../base/errors')
 const { fmt } = require('../base/format')
-const { Target } = require('../provision/target')
 const { replaceFile } = require('../provision/owned-paths')
 const { compareRuns } = require('../reports/compare')
 const { renderCompareHtml } = require('../reports/compare/html')
-const { busyText } = require('../reports/compare/wording')
-const { contenderArgs, APPS } = require('./plan')
+const { busyText, verdictText } = require('../reports/compare/wording')
+const { shuffled } = require('../sweep/grid/racing')
 const { writeProgress, minutes } = require('./progress')
-const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
+const { planContenders } = require('./plan')
+const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
+const { runFork, runDuet, forkKey } = require('./forks')
+const { forksDecision, duetNotes, calibrationLine } = require('./precision')
 
-// A comparison conducted: each fork starts each contender fresh, in alternating order (a, b; b, a; …) so that a drift
-// of the machine falls on both, and runs the same benchmark on it; a run during which a node died is kept out (its
-// fork not done: the same command runs it again). Then compare's figures of the first contender against each other,
-// the page headed by what was measured and what differs between the contenders, every warning on both.
-
-const forkKey = (fork, contender) => `${fork}-${contender.name}`
-
-/** One fork of one contender: its cluster started, its run, its cluster stopped. { done, code } | { failed, why }. */
-async function runFork (fork, contender, { config, stderr, signals, run, env, head }) {
-  const log = (line) => stderr.write(`${line}\n`)
-  const dir = path.join(config.out, 'forks')
-  const key = forkKey(fork, contender)
-  const clusterDir = path.join(dir, `${key}-cluster`)
-  fs.rmSync(clusterDir, { recursive: true, force: true })
-  let target
-  try {
-    target = await Target.start({ ...contender, dir: clusterDir }, { log: (line) => log(`  ${line}`), signals, env })
-  } catch (error) {
-    if (signals.interrupted) return { interrupted: true }
-    return { failed: true, fatal: true, why: `its cluster did not start: ${error.message}` }
-  }
-  const recordFile = path.join(dir, `${key}-cluster-record.json`)
-  replaceFile(recordFile, `${JSON.stringify(target.record('the study'), null, 1)}\n`)
-  const studyRun = studyRunOf(run, { out: config.out, recordFile, stderr })
-  const resultFile = path.join(dir, `${key}.json`)
-  let outcome
-  let lost = null
-  try {
-    outcome = await studyRun({ app: APPS[config.study.run.workload], what: `fork ${fork} of ${contender.name}`,
-      args: contenderArgs(config.study, contender, env), resultFile, logFile: path.join(dir, `${key}.log`), signals })
-    lost = lostDuring(target, 'run', { into: path.join(dir, `${key}-lost-nodes`), log,
-      of: `${contender.name}'s cluster` })
-  } finally {
-    await target.stop({ keepLogs: true }).catch((error) => log(`${head} warning: stopping its cluster: ` +
-      error.message))
-  }
-  if (signals.interrupted) return { interrupted: true }
-  log(`${head} ${runLine(partResult(resultFile), outcome.code ?? outcome.signal)}`)
-  if (lost) {
-    log(`${head} a node died during the run: its result is partial and kept out of the comparison; the same command ` +
-      'runs this fork again')
-    return { failed: true, why: lost }
-  }
-  return { done: true, code: outcome.code }
-}
+// A comparison conducted. Each fork starts every contender fresh, in an order drawn anew for the fork (paired: a
+// drift of the machine falls on each contender alike over the forks), or all of them at once (a duet). The verdict is
+// on each fork's ratio of a contender to the first (paired), never on two pooled means. With a precision or a budget,
+// forks are added until the throughput ratio's interval is that narrow or the time is spent; with calibrate, an A/A
+// study of the first contender against itself first says the smallest change this machine lets the study see. A run
+// during which a node died is kept out (its fork not done: the same command runs it again).
 
 /** Every fork not done, in turn; then the comparison of what is done. Returns the exit code. */
-async function runComparison (config, progress, { stderr, signals, run, env }) {
-  const { contenders, forks } = config.study
+async function runComparison (config, progress, { stderr, signals, run, env, random = randomInt }) {
+  const log = (line) => stderr.write(`${line}\n`)
+  let calibration = null
+  if (config.study.calibrate) {
+    // The first contender against itself: what the machine alone does to the ratio (a duet's on ports of its own).
+    const [base, again] = planContenders({ ...config.study, contenders: [config.contenders[0],
+      { ...config.contenders[0], name: `${config.contenders[0].name}-again` }] })
+    progress.calibration = progress.calibration || { forks: {} }
+    log(`calibration: ${base.name} against itself (an A/A study), as the comparison will run: what this machine ` +
+      'lets the study see')
+    const dir = path.join(config.out, 'calibration')
+    const outcome = await conduct(config, { dir, contenders: [base, again], forks: progress.calibration.forks,
+      progress, stderr, signals, run, env, random })
+    if (outcome.code !== EXIT.OK) return outcome.code
+    calibration = compareContenders(config, { dir, contenders: [base, again], forks: progress.calibration.forks,
+      stderr, warnings: outcome.warnings, calibrationOf: true })
+  }
+  const outcome = await conduct(config, { dir: config.out, contenders: config.contenders, forks: progress.forks,
+    progress, stderr, signals, run, env, random })
+  if (outcome.code !== EXIT.OK) return outcome.code
+  compareContenders(config, { dir: config.out, contenders: config.contenders, forks: progress.forks, stderr,
+    warnings: outcome.warnings, calibration })
+  return outcome.warnings.length ? EXIT.PARTIAL : EXIT.OK
+}
+
+/**
+ * The forks of `contenders` into `dir`, their states in `forks` (within `progress`, written after each): fixed forks,
+ * or added until forksDecision stops them. { code, warnings }: code not OK when interrupted or a cluster cannot start.
+ */
+async function conduct (config, { dir, contenders, forks, progress, stderr, signals, run, env, random }) {
+  const study = config.study
   const log = (line) => stderr.write(`${line}\n`)
   const file = path.join(config.out, 'study.json')
-  fs.mkdirSync(path.join(config.out, 'forks'), { recursive: true })
-  const runs = forks * contenders.length
+  fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+  const sequential = Boolean(study.precision || study.budget)
+  const done = () => Object.values(forks).filter((f) => f.status === 'done').length
+  log(`study: ${contenders.map((c) => c.name).join(' against ')}, ${sequential ? `forks added from ${study.forks} ` +
+    `until ${[study.precision ? `the throughput ratio's interval is within ±${study.precision}` : null,
+      study.budget ? `${study.budget} is spent` : null].filter(Boolean).join(' or ')}`
+    : `${study.forks} fork${study.forks === 1 ? '' : 's'}`} (${study.duet ? 'a duet: the contenders run at once, ' +
+    'each with its own load generator' : 'each contender started fresh in each, in a random order'}), ` +
+    `${study.run.workload}; ${done() ? `resuming: ${done()} runs done; ` : ''}results in ${dir}`)
   const walls = []
-  const failed = []
-  const done = () => Object.values(progress.forks).filter((f) => f.status === 'done').length
-  log(`study: ${contenders.map((c) => c.name).join(' against ')}, ${forks} fork${forks === 1 ? '' : 's'} (each ` +
-    `contender started fresh in each, in alternating order), ${config.study.run.workload}; ${done() ? `resuming: ` +
-    `${done()} of ${runs} runs done; ` : ''}results in ${config.out}`)
-  for (let fork = 1; fork <= forks; fork++) {
-    const order = fork % 2 === 1 ? config.contenders : [...config.contenders].reverse()
-    for (const contender of order) {
-      const key = forkKey(fork, contender)
-      if (progress.forks[key] && progress.forks[key].status === 'done') continue
-      const head = `[fork ${fork} of ${forks}: ${contender.name}]`
-      // The time left from the runs this command did: each one a cluster's start, its run and its stop.
-      const left = walls.length ? ` (${done()} of ${runs} runs done, about ${minutes((walls.reduce((a, b) => a + b, 0) /
-        walls.length) * (runs - done()))} left)` : done() ? ` (${done()} of ${runs} runs done)` : ''
-      log(`${head} starting the cluster${left}`)
-      const began = Date.now()
-      progress.forks[key] = { status: 'started' }
-      writeProgress(file, progress)
-      const outcome = await runFork(fork, contender, { config, stderr, signals, run, env, head })
-      if (outcome.interrupted) {
-        log(`interrupted: fork ${fork} of ${contender.name} is not counted; the same command runs it again`)
-        return EXIT.PARTIAL
+  const warnings = []
+  for (let fork = 1; ; fork++) {
+    if (fork > study.forks) {
+      if (!sequential) break
+      const decision = forksDecision({ study, contenders, forks, dir, fork })
+      if (decision.stop) {
+        log(`forks: ${decision.text}`)
+        break
       }
-      if (outcome.fatal) {
-        throw Object.assign(new Error(`${head} ${outcome.why}`), { exitCode: EXIT.CANNOT_RUN })
-      }
-      walls.push((Date.now() - began) / 1000)
-      progress.forks[key] = outcome.done ? { status: 'done', exit_code: outcome.code }
-        : { status: 'failed', why: outcome.why }
-      if (outcome.failed) failed.push(`fork ${fork} of ${contender.name}: ${outcome.why}: not compared`)
+    }
+    const left = contenders.filter((c) => (forks[forkKey(fork, c)] || {}).status !== 'done')
+    if (left.length === 0) continue
+    const head = (c) => `[fork ${fork}${sequential ? '' : ` of ${study.forks}`}: ${c.name}]`
+    const estimate = walls.length && !sequential ? ` (about ${minutes((walls.reduce((a, b) => a + b, 0) /
+      walls.length) * (study.forks - fork + 1))} left)` : ''
+    const began = Date.now()
+    const context = { dir, config, stderr, signals, run, env, log, headOf: head }
+    const mark = (c, status) => {
+      forks[forkKey(fork, c)] = status
       writeProgress(file, progress)
     }
+    let outcomes
+    if (study.duet) {
+      // A duet is one measurement: its contenders run again together, never one alone.
+      for (const c of contenders) mark(c, { status: 'started' })
+      if (estimate) log(`[fork ${fork}: duet]${estimate}`)
+      outcomes = await runDuet(fork, contenders, context)
+    } else {
+      outcomes = {}
+      for (const c of shuffled(left, random)) {
+        log(`${head(c)} starting the cluster${estimate}`)
+        mark(c, { status: 'started' })
+        outcomes[c.name] = await runFork(fork, c, { ...context, head: head(c) })
+        if (outcomes[c.name].interrupted || outcomes[c.name].fatal) break
+      }
+    }
+    const wallS = (Date.now() - began) / 1000
+    for (const c of contenders.filter((x) => outcomes[x.name])) {
+      const o = outcomes[c.name]
+      if (o.interrupted) {
+        log(`interrupted: fork ${fork} of ${c.name} is not counted; the same command runs it again`)
+        return { code: EXIT.PARTIAL, warnings }
+      }
+      if (o.fatal) {
+        throw Object.assign(new Error(`${head(c)} ${o.why}`), { exitCode: EXIT.CANNOT_RUN })
+      }
+      mark(c, o.done ? { status: 'done', exit_code: o.code, wall_s: Math.round(wallS / (study.duet ? 1
+        : Object.keys(outcomes).length)) } : { status: 'failed', why: o.why })
+      if (o.failed) warnings.push(`fork ${fork} of ${c.name}: ${o.why}: not compared`)
+    }
+    walls.push(wallS)
   }
-  const code = compareContenders(config, { stderr, progress, warnings: failed })
-  return failed.length ? EXIT.PARTIAL : code
+  return { code: EXIT.OK, warnings }
 }
 
 /** What differs between the contenders as they were started: "version: a 6.4.2, b 6.4.3", one line a key. */
@@ -126,55 +144,76 @@ function differencesOf (contenders, records) {
   return lines.length ? lines : ['nothing: the contenders are the same cluster (an A/A study)']
 }
 
+/** The forks where every one of `names` has a result (a fork that failed for one is no pair): fork numbers. */
+function pairedForks (dir, names, forks) {
+  const numbers = new Set()
+  for (const key of Object.keys(forks ?? {})) numbers.add(Number(key.split('-')[0]))
+  if (!forks) {
+    for (const f of fs.existsSync(path.join(dir, 'forks')) ? fs.readdirSync(path.join(dir, 'forks')) : []) {
+      const m = /^(\d+)-.+\.json$/.exec(f)
+      if (m) numbers.add(Number(m[1]))
+    }
+  }
+  return [...numbers].filter(Number.isSafeInteger).sort((a, b) => a - b).filter((fork) => names.every((name) =>
+    (!forks || (forks[`${fork}-${name}`] || {}).status === 'done') && resultOf(dir, fork, name)))
+}
+
+const resultOf = (dir, fork, name) => {
+  const result = partResult(path.join(dir, 'forks', `${fork}-${name}.json`))
+  return result && result.workload ? result : null
+}
+
 /**
- * compare's figures of the first contender against each of the others, from the result of every fork done (with
- * `progress`: a fork that failed, a node of it dead, is left out). DIR/comparison.json and comparison.html (one page a
- * pair beyond the first: comparison-<name>.html), each headed by what was measured and what differs; every warning of
- * the page on the terminal too.
+ * compare's figures of the first contender against each of the others, paired by fork (the forks where both have a
+ * result; `forks`: their states, a fork that failed left out). DIR/comparison.json and comparison.html (one page a
+ * pair beyond the first: comparison-<name>.html), each headed by what was measured, what differs, the calibration;
+ * every warning on the terminal too. Returns the comparisons (the calibration's own when `calibrationOf`).
  */
-function compareContenders (config, { stderr, progress = null, warnings = [] }) {
-  const { contenders, forks } = config.study
-  const resultsOf = (name) => Array.from({ length: forks }, (_, i) => i + 1)
-    .filter((fork) => !progress || (progress.forks[`${fork}-${name}`] || {}).status === 'done')
-    .map((fork) => ({ fork, result: partResult(path.join(config.out, 'forks', `${fork}-${name}.json`)) }))
-    .filter((r) => r.result && r.result.workload)
+function compareContenders (config, { dir = config.out, contenders = config.study.contenders, forks = null, stderr,
+  warnings = [], calibration = null, calibrationOf = false }) {
   const records = Object.fromEntries(contenders.map((c) => [c.name,
-    partResult(path.join(config.out, 'forks', `1-${c.name}-cluster-record.json`))]))
+    partResult(path.join(dir, 'forks', `1-${c.name}-cluster-record.json`))]))
   const measured = config.file ? measuredHeader(config, Object.values(records)) : null
   const differences = differencesOf(contenders, records)
   const [base, ...others] = contenders
-  const baseRuns = resultsOf(base.name)
   const comparisons = others.map((other) => {
-    const otherRuns = resultsOf(other.name)
-    const comparison = compareRuns(baseRuns.map((r) => r.result), otherRuns.map((r) => r.result), {
-      baseNames: baseRuns.map((r) => `${base.name} fork ${r.fork}`),
-      newNames: otherRuns.map((r) => `${other.name} fork ${r.fork}`) })
-    return { base: base.name, new: other.name, ...comparison }
+    const paired = pairedForks(dir, [base.name, other.name], forks)
+    const comparison = compareRuns(paired.map((f) => resultOf(dir, f, base.name)),
+      paired.map((f) => resultOf(dir, f, other.name)), { paired: true, baseNames: paired.map((f) =>
+        `${base.name} fork ${f}`), newNames: paired.map((f) => `${other.name} fork ${f}`) })
+    return { base: base.name, new: other.name, forks: paired, ...comparison }
   })
-  const partial = [...baseRuns, ...contenders.slice(1).flatMap((c) => resultsOf(c.name))]
-    .filter((r) => r.result.partial)
-  const notes = [...warnings, ...partial.map((r) => `a partial run is compared: ${r.result.options && r.result.options
-    .run_id ? r.result.options.run_id : 'a fork'} ended early (${(r.result.partial_reasons || []).join('; ') ||
-    'partial'})`), ...comparisons.filter((c) => c.busy).map((c) => busyText(c.busy).trim())]
-  replaceFile(path.join(config.out, 'comparison.json'), `${JSON.stringify({ measured, differences, contenders, forks,
-    comparisons, warnings: notes }, null, 1)}\n`)
-  const headerLines = [...(measured ? measuredLines(measured) : []), ...differences.map((d) => `differs: ${d}`)]
-  comparisons.forEach((c, i) => replaceFile(path.join(config.out, i === 0 ? 'comparison.html'
-    : `comparison-${c.new}.html`), renderCompareHtml(c, { title: `${c.new} against ${c.base}`, headerLines, notes })))
-  if (measured) for (const line of measuredLines(measured)) stderr.write(`${line}\n`)
-  for (const d of differences) stderr.write(`differs: ${d}\n`)
+  const results = contenders.flatMap((c) => pairedForks(dir, [c.name], forks).map((f) => resultOf(dir, f, c.name)))
+  const partial = results.filter((r) => r.partial)
+  const notes = [...warnings, ...partial.map((r) => `a partial run is compared: ${r.options && r.options.run_id
+    ? r.options.run_id : 'a fork'} ended early (${(r.partial_reasons || []).join('; ') || 'partial'})`),
+  ...comparisons.filter((c) => c.busy).map((c) => busyText(c.busy).trim()),
+  ...(config.study.duet ? duetNotes(dir, contenders, results) : [])]
+  const calibrated = calibration ? calibrationLine(calibration, config.study) : null
+  replaceFile(path.join(dir, 'comparison.json'), `${JSON.stringify({ measured, differences, contenders,
+    forks: comparisons.length ? comparisons[0].forks.length : 0, mode: config.study.duet ? 'duet' : 'paired',
+    calibration: calibration ? { comparisons: calibration, line: calibrated } : null, comparisons, warnings: notes },
+  null, 1)}\n`)
+  const headerLines = [...(measured ? measuredLines(measured) : []), ...differences.map((d) => `differs: ${d}`),
+    ...(calibrated ? [calibrated] : [])]
+  comparisons.forEach((c, i) => replaceFile(path.join(dir, i === 0 ? 'comparison.html'
+    : `comparison-${c.new}.html`), renderCompareHtml(c, { title: `${c.new} against ${c.base}${calibrationOf
+    ? ' (calibration: the same cluster twice)' : ''}`, headerLines, notes })))
+  if (measured && !calibrationOf) for (const line of measuredLines(measured)) stderr.write(`${line}\n`)
+  if (!calibrationOf) for (const d of differences) stderr.write(`differs: ${d}\n`)
+  if (calibrated) stderr.write(`${calibrated}\n`)
   for (const c of comparisons) {
-    stderr.write(`${c.new} against ${c.base} (${c.base_runs} and ${c.new_runs} runs; ${c.judged ? c.method
-      : 'fewer than 3 runs a side: not judged'}):\n`)
+    stderr.write(`${c.new} against ${c.base} (${c.forks.length} fork${c.forks.length === 1 ? '' : 's'}; ` +
+      `${c.judged ? c.method : 'fewer than 3 forks: not judged'}):\n`)
     for (const f of c.figures.filter((x) => x.of !== 'client')) {
-      stderr.write(`  ${f.figure}: ${fmt(f.base)} -> ${fmt(f.new)} (${f.change_pct === null ? 'no change in %'
-        : `${f.change_pct > 0 ? '+' : ''}${fmt(f.change_pct)}%`}${f.ci_pct ? `, 95% interval ${fmt(f.ci_pct[0])}% .. ` +
-        `${fmt(f.ci_pct[1])}%` : ''}): ${f.verdict}\n`)
+      const change = f.change_pct === null ? 'no change in %' : `${f.change_pct > 0 ? '+' : ''}${fmt(f.change_pct)}%`
+      stderr.write(`  ${f.figure}: ${fmt(f.base)} -> ${fmt(f.new)} (${change}${f.ci_pct ? `, 95% interval ` +
+        `${fmt(f.ci_pct[0])}% .. ${fmt(f.ci_pct[1])}%` : ''}): ${verdictText(f)}\n`)
     }
   }
   for (const note of notes) stderr.write(`warning: ${note.replace(/^warning: /, '')}\n`)
-  stderr.write(`wrote ${path.join(config.out, 'comparison.json')} and comparison.html\n`)
-  return EXIT.OK
+  stderr.write(`wrote ${path.join(dir, 'comparison.json')} and comparison.html\n`)
+  return comparisons
 }
 
-module.exports = { runComparison, compareContenders, differencesOf }
+module.exports = { runComparison, compareContenders, differencesOf, pairedForks }

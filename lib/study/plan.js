@@ -33,6 +33,7 @@ function planShapes (study, { out }) {
 function gridArgv (study, shape, env) {
   const g = study.grid
   return [...g.vary.flatMap((v) => ['--vary', v]), '--repeat', String(g.repeat), ...(g.slo ? ['--slo', g.slo] : []),
+    ...(g.precision ? ['--precision', g.precision] : []), ...(g.budget ? ['--budget', g.budget] : []),
     ...(g.prefill ? ['--prefill', String(g.prefill)] : []), '--out', path.join(shape.dir, 'grid'), '--',
     ...connectionArgs(shape.ports, g.args, env), '--duration', g.duration, ...(g.warmup ? ['--warmup', g.warmup] : []),
     ...g.args]
@@ -95,7 +96,19 @@ function checkSizingPlan (study, shapes, { env }) {
 
 /** The contenders of a comparison: [{ ...contender, cluster, ports }], each cluster's folder given per fork. */
 function planContenders (study) {
-  return study.contenders.map((c) => ({ ...c, ports: plannedPorts(c) }))
+  if (!study.duet) return study.contenders.map((c) => ({ ...c, ports: plannedPorts(c) }))
+  // A duet starts its contenders side by side: one whose ports meet an earlier one's moves past them (node i takes
+  // http_port + i, + 100 + i, + 200 + i).
+  const taken = new Set()
+  return study.contenders.map((c) => {
+    let planned = { ...c, ports: plannedPorts(c) }
+    while (planned.ports.some((p) => taken.has(p.http))) {
+      const httpPort = Math.max(...planned.ports.map((p) => p.http)) + 1
+      planned = { ...c, httpPort, ports: plannedPorts({ ...c, httpPort }) }
+    }
+    for (const p of planned.ports) taken.add(p.http)
+    return planned
+  })
 }
 
 /** A contender's run: the benchmark's options against its nodes. */

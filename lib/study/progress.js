@@ -34,8 +34,10 @@ const seconds = (text) => (text === '0' ? 0 : parseDuration(text, 'duration') / 
 function shapePlanS (study) {
   const g = study.grid
   const cells = g.vary.reduce((n, v) => n * v.split('=')[1].split(',').length, 1)
-  const gridS = cells * g.repeat * (seconds(g.duration) + (g.warmup !== null ? seconds(g.warmup)
-    : Math.max(5, seconds(g.duration) / 10)) + 4)
+  const runS = seconds(g.duration) + (g.warmup !== null ? seconds(g.warmup) : Math.max(5, seconds(g.duration) / 10)) + 4
+  // A race runs until its budget at the most (an hour when it names only a precision); a grid of rounds, each run.
+  const gridS = g.precision || g.budget ? parseDuration(g.budget ?? '1h', 'budget') / 1000 + runS
+    : (cells * g.repeat + 1) * runS
   const mixedS = study.mixed ? 10 * (seconds(study.mixed.duration) + (study.mixed.warmup ? seconds(study.mixed.warmup)
     : 10) + 3) : 0
   const sustainedS = study.sustained ? seconds(study.sustained.duration) + 10 : 0

@@ -3,7 +3,7 @@
 const fs = require('node:fs')
 const { UsageError, underKey } = require('../base/errors')
 const { readStudyFile } = require('../base/files')
-const { decimalInteger, parseDuration } = require('../base/values')
+const { decimalInteger, parseDuration, parsePercent } = require('../base/values')
 const { grouped } = require('../base/format')
 const { connectionFlagIn } = require('../cli/cluster-flags')
 const { clusterSpec, MAX_NODES } = require('../provision/cluster')
@@ -50,6 +50,35 @@ function durationText (value, key, { zeroIsNone = false } = {}) {
   return shown
 }
 
+/** A precision of `key` (5%: a 95% interval within ±5%), as text with its %, or null when not given. */
+function precisionOf (value, key) {
+  if (value === undefined) return null
+  try {
+    return `${parsePercent(text(value, key), 'precision', { max: 50 })}%`
+  } catch {
+    throw new UsageError(`${key} must be a percentage above 0 and below 50, such as 5% (got ${JSON.stringify(value)})`)
+  }
+}
+
+/** A budget of `key` (20m, 2h: from a minute to 30 days), as text, or null when not given. */
+function budgetOf (value, key) {
+  if (value === undefined) return null
+  const shown = text(value, key)
+  try {
+    parseDuration(shown, 'budget')
+  } catch {
+    throw new UsageError(`${key} must be a duration from 1m to 720h, such as 20m (got '${shown}')`)
+  }
+  return shown
+}
+
+/** true or false of `key`, or one line naming it. */
+function flagOf (value, key) {
+  if (value === undefined) return false
+  if (typeof value !== 'boolean') throw new UsageError(`${key} must be true or false (got ${JSON.stringify(value)})`)
+  return value
+}
+
 /** An SLO of `key` (p99=…), or one line naming the key. */
 function sloText (value, key) {
   const shown = text(value, key)
@@ -66,11 +95,12 @@ const prefillOf = (value, key) => (value === undefined ? null
   : wholeNumber(value, key, { min: 0, max: MAX_PREFILL_ROWS }) || null)
 
 const KEYS = {
-  '': ['cluster', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run'],
+  '': ['cluster', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run', 'duet', 'precision', 'budget',
+    'calibrate'],
   contender: ['name', 'version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
   run: ['workload', 'args'],
   cluster: ['version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
-  grid: ['vary', 'repeat', 'duration', 'warmup', 'prefill', 'slo', 'args'],
+  grid: ['vary', 'repeat', 'duration', 'warmup', 'prefill', 'slo', 'args', 'precision', 'budget'],
   mixed: ['queries', 'query_rate', 'slo', 'duration', 'warmup', 'start', 'edge_repeat', 'max_steps', 'args'],
   sustained: ['duration', 'prefill', 'args']
 }
@@ -120,8 +150,11 @@ function readStudy (file) {
   }
   checkKeys(study, '')
   if (study.contenders !== undefined) return contendersOf(study)
-  for (const key of ['forks', 'run']) {
-    if (study[key] !== undefined) throw new UsageError(`${key}: goes with contenders: (a comparison)`)
+  for (const key of ['forks', 'run', 'duet', 'precision', 'budget', 'calibrate']) {
+    if (study[key] !== undefined) {
+      throw new UsageError(`${key}: goes with contenders: (a comparison)${['precision', 'budget'].includes(key)
+        ? `; a sizing's grid races with grid.${key}` : ''}`)
+    }
   }
   if (!study.cluster) throw new UsageError('the study file needs cluster: (what to start for each shape)')
   if (!study.grid) throw new UsageError('the study file needs grid: (the settings to measure on each shape)')
@@ -161,7 +194,8 @@ function readStudy (file) {
       duration: durationText(g.duration ?? '10s', 'grid.duration'),
       warmup: g.warmup === undefined ? null : durationText(g.warmup, 'grid.warmup', { zeroIsNone: true }),
       prefill: prefillOf(g.prefill, 'grid.prefill'), slo: g.slo === undefined ? null : sloText(g.slo, 'grid.slo'),
-      args: strings(g.args, 'grid.args') },
+      args: strings(g.args, 'grid.args'), precision: precisionOf(g.precision, 'grid.precision'),
+      budget: budgetOf(g.budget, 'grid.budget') },
     mixed: m ? { queries: text(m.queries, 'mixed.queries'), queryRate: positiveNumber(m.query_rate, 'mixed.query_rate'),
       slo: sloText(m.slo, 'mixed.slo'), duration: durationText(m.duration ?? '10s', 'mixed.duration'),
       warmup: m.warmup === undefined ? null : durationText(m.warmup, 'mixed.warmup'),
@@ -248,14 +282,20 @@ function contendersOf (study) {
   if (new Set(contenders.map((c) => c.name)).size !== contenders.length) {
     throw new UsageError('contenders: two have the same name')
   }
-  const forks = study.forks === undefined ? 5 : wholeNumber(study.forks, 'forks', { max: MAX_FORKS })
+  const precision = precisionOf(study.precision, 'precision')
+  const budget = budgetOf(study.budget, 'budget')
+  // Forks added until a precision or a budget: forks: is then the least, three by default (a first interval).
+  const sequential = precision !== null || budget !== null
+  const forks = study.forks === undefined ? (sequential ? 3 : 5)
+    : wholeNumber(study.forks, 'forks', { min: sequential ? 2 : 1, max: MAX_FORKS })
   const run = study.run || {}
   checkKeys(run, 'run')
   const workload = run.workload === undefined ? 'ingest' : text(run.workload, 'run.workload')
   if (!['ingest', 'query'].includes(workload)) {
     throw new UsageError(`run.workload must be ingest or query (got '${workload}')`)
   }
-  return { contenders, forks, run: { workload, args: strings(run.args, 'run.args') } }
+  return { contenders, forks, run: { workload, args: strings(run.args, 'run.args') }, duet: flagOf(study.duet, 'duet'),
+    precision, budget, calibrate: flagOf(study.calibrate, 'calibrate') }
 }
 
 module.exports = { readStudy, KEYS }

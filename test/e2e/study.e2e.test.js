@@ -153,7 +153,13 @@ grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, 
   assert.deepEqual([progress.shapes[2].status, progress.shapes[1].status], ['failed', 'done'])
   for (const [text, pattern] of [
     ['cluster: {tarball: x, nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\nrounds: 3\n',
-      /unknown key rounds in the study file \(known: cluster, grid, mixed, sustained, contenders, forks, run\)/],
+      /unknown key rounds in the study file \(known: cluster, grid, mixed, sustained, contenders, forks, run, duet, /],
+    ['contenders: [{name: a, tarball: x}, {name: b, tarball: x}]\nprecision: 0%\n',
+      /precision must be a percentage above 0 and below 50, such as 5% \(got "0%"\)/],
+    ['contenders: [{name: a, tarball: x}, {name: b, tarball: x}]\nbudget: 10s\n',
+      /budget must be a duration from 1m to 720h, such as 20m \(got '10s'\)/],
+    ['contenders: [{name: a, tarball: x}, {name: b, tarball: x}]\nduet: yes please\n',
+      /duet must be true or false \(got "yes please"\)/],
     ['cluster: {tarball: x, nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\nforks: 3\n',
       /forks: goes with contenders: \(a comparison\)/],
     ['contenders: [{name: a, tarball: x}]\n', /contenders: must list two clusters or more/],
@@ -244,7 +250,8 @@ run:
   const run = await study([file, '--out', out], { env,
     waitFor: /\[fork 1 of 2: a\] starting the cluster[\s\S]*ready in/,
     whileRunning: (child, stderr) => {
-      const name = /\((crate-bench-[0-9a-f]+), 256m heap/.exec(stderr)[1]
+      // a's cluster: a fork's order is drawn, and b may have run first.
+      const name = /\[fork 1 of 2: a\] starting the cluster\n.*?\((crate-bench-[0-9a-f]+), 256m heap/s.exec(stderr)[1]
       setTimeout(() => processesHolding(`-Ccluster.name=${name}`).forEach((pid) => process.kill(Number(pid),
         'SIGKILL')), 1000)
     } })
@@ -256,12 +263,13 @@ run:
   const [kept] = fs.readdirSync(path.join(out, 'forks', '1-a-lost-nodes'))
   assert.ok(fs.readFileSync(path.join(out, 'forks', '1-a-lost-nodes', kept, 'out.log'), 'utf8').includes('started on'))
   const first = JSON.parse(fs.readFileSync(path.join(out, 'comparison.json'), 'utf8')).comparisons[0]
-  assert.deepEqual([first.base_runs, first.new_runs], [1, 2], 'the partial run of fork 1 of a left out')
+  assert.deepEqual([first.base_runs, first.new_runs, first.forks], [1, 1, [2]],
+    'the partial run of fork 1 of a left out, and b\'s run of fork 1 without its pair')
   const progress = JSON.parse(fs.readFileSync(path.join(out, 'study.json'), 'utf8'))
   assert.equal(progress.forks['1-a'].status, 'failed')
   const resumed = await study([file, '--out', out], { env })
   assert.equal(resumed.code, 0, resumed.stderr)
-  assert.match(resumed.stderr, /resuming: 3 of 4 runs done/)
+  assert.match(resumed.stderr, /resuming: 3 runs done/)
   assert.match(resumed.stderr, /^\[fork 1 of 2: a\] starting the cluster/m)
   const again = JSON.parse(fs.readFileSync(path.join(out, 'comparison.json'), 'utf8')).comparisons[0]
   assert.deepEqual([again.base_runs, again.new_runs], [2, 2])
@@ -270,8 +278,8 @@ run:
 // Both builds answer each bulk late, so that the runs' rates are the builds' more than how busy the machine is, and
 // four forks: CI's faster build's runs of four quick requests measured 27,027, 57,142 and 31,746 rows/s, then (40 ms a
 // bulk, on a loaded machine) 10,075, 4,499 and 9,975, and compare rightly said three such runs prove nothing.
-test('contenders: each fork starts each contender fresh, in alternating order; compare\'s verdict finds a slower ' +
-  'build', { skip }, async (t) => {
+test('contenders: each fork starts each contender fresh, in an order drawn for the fork; compare\'s paired verdict ' +
+  'finds a slower build', { skip }, async (t) => {
   const { root, env, tarball } = await setUp(t)
   const port = await freeClusterPort(1)
   const runAs = user ? `, run_as: ${user}` : ''
@@ -289,10 +297,12 @@ run:
   assert.equal(run.code, 0, run.stderr)
   const order = [...run.stderr.matchAll(/^\[fork (\d) of 4: (\w+)\] starting the cluster/gm)]
     .map((m) => `${m[1]}${m[2]}`)
-  assert.deepEqual(order, ['1fast', '1slow', '2slow', '2fast', '3fast', '3slow', '4slow', '4fast'], 'alternating order')
+  assert.deepEqual([...order].sort(), ['1fast', '1slow', '2fast', '2slow', '3fast', '3slow', '4fast', '4slow'])
+  for (let i = 0; i < 8; i += 2) assert.equal(order[i][0], order[i + 1][0], 'a fork\'s contenders one after another')
   const { comparisons } = JSON.parse(fs.readFileSync(path.join(out, 'comparison.json'), 'utf8'))
   const rate = comparisons[0].figures.find((f) => f.figure === 'rows/s')
   assert.equal(rate.verdict, 'worse', JSON.stringify(rate))
+  assert.equal(rate.paired, true)
   assert.ok(rate.ci_pct[1] < 0, 'the whole interval below zero')
   assert.match(run.stderr, /^ {2}rows\/s: [0-9,.]+ -> [0-9,.]+ \(-[0-9.]+%, 95% interval .*\): worse$/m)
   assert.ok(fs.existsSync(path.join(out, 'comparison.html')))
@@ -300,6 +310,44 @@ run:
   assert.deepEqual(result.environment.cluster.provisioned.settings, { 'fake.delay_ms': '600' })
   const again = await study([file, '--out', out], { env })
   assert.equal(again.code, 0, again.stderr)
-  assert.match(again.stderr, /resuming: 8 of 8 runs done/)
+  assert.match(again.stderr, /resuming: 8 runs done/)
   assert.doesNotMatch(again.stderr, /starting the cluster/)
+})
+
+test('calibrate, duet and precision: an A/A duet of the first contender says what the study can see, then duets ' +
+  'of both (each its own ports and load generator) until the ratio is within the precision; the page says what a ' +
+  'duet cannot see', { skip }, async (t) => {
+  const { root, env, tarball } = await setUp(t)
+  const port = await freeClusterPort(2)
+  const runAs = user ? `, run_as: ${user}` : ''
+  const file = studyFile(root, `contenders:
+  - {name: fast, tarball: ${tarball}, heap: 256m, http_port: ${port}, settings: {fake.delay_ms: 100}${runAs}}
+  - {name: slow, tarball: ${tarball}, heap: 256m, http_port: ${port}, settings: {fake.delay_ms: 600}${runAs}}
+duet: true
+calibrate: true
+precision: 20%
+budget: 10m
+run:
+  workload: ingest
+  args: [--max_rows, '2000', --batch_size, '500', --concurrent_requests, '1', --processes, '1',
+    --monitor_interval, '0']
+`)
+  const out = path.join(root, 'out')
+  const run = await study([file, '--out', out], { env })
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /^calibration: fast against itself \(an A\/A study\), as the comparison will run/m)
+  assert.match(run.stderr, /^\[fork 1: duet\] fast and fast-again run at once, each with its own load generator$/m)
+  assert.match(run.stderr, /^\[fork 1: duet\] fast and slow run at once, each with its own load generator$/m)
+  // The second contender moved past the first's ports: both clusters up at once.
+  assert.match(run.stderr, new RegExp(`ready in [\\d.]+ s: crate-bench-[0-9a-f]+-n1 http ${port + 1} `))
+  assert.match(run.stderr, /^forks: the throughput ratio's 95% interval is within ±[\d.]+% \(±20% asked\) after \d+ /m)
+  assert.match(run.stderr, /^calibration: an A\/A study of fast \(\d+ forks, duets\): this study could see changes /m)
+  const saved = JSON.parse(fs.readFileSync(path.join(out, 'comparison.json'), 'utf8'))
+  assert.equal(saved.mode, 'duet')
+  assert.match(saved.calibration.line, /could see changes of [\d.]+% or more in rows\/s/)
+  const rate = saved.comparisons[0].figures.find((f) => f.figure === 'rows/s')
+  assert.deepEqual([rate.verdict, rate.paired], ['worse', true])
+  assert.ok(saved.warnings.some((w) => /^duet: the contenders ran at once on this machine/.test(w)))
+  assert.match(fs.readFileSync(path.join(out, 'comparison.html'), 'utf8'), /calibration: an A\/A study of fast/)
+  assert.ok(fs.existsSync(path.join(out, 'calibration', 'comparison.json')))
 })

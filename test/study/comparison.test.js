@@ -7,6 +7,7 @@ const path = require('node:path')
 const { compareContenders, differencesOf } = require('../../lib/study/comparison')
 const { tempDir } = require('../helpers/temp-files')
 const { memoryStream } = require('../helpers/memory-stream')
+const { joined } = require('../helpers/patterns')
 
 /** The fork results of contender `name`, as the benchmark writes them, at these rows/s and p99s. */
 function writeForks (dir, name, figures) {
@@ -19,7 +20,7 @@ function writeForks (dir, name, figures) {
 test('an A/A study (one cluster twice) comes out as no significant difference; a slower contender as worse', (t) => {
   const dir = tempDir(t)
   const study = { contenders: [{ name: 'a' }, { name: 'b' }, { name: 'slow' }], forks: 5 }
-  // The same cluster measured ten times, its runs dealt to a and b as the forks' alternating order dealt them.
+  // The same cluster measured ten times, its runs dealt to a and b as the forks dealt them; each fork a pair.
   writeForks(dir, 'a', [[50_100, 210], [49_600, 198], [50_300, 207], [49_900, 215], [50_050, 204]])
   writeForks(dir, 'b', [[49_800, 205], [50_400, 212], [49_700, 209], [50_200, 201], [49_950, 220]])
   writeForks(dir, 'slow', [[41_000, 300], [40_500, 310], [41_300, 295], [40_800, 305], [41_100, 299]])
@@ -31,7 +32,9 @@ test('an A/A study (one cluster twice) comes out as no significant difference; a
     ['b', 'no significant difference', 'no significant difference'])
   assert.deepEqual([comparisons[1].new, verdict(comparisons[1], 'rows/s'), verdict(comparisons[1], 'p99 ms')],
     ['slow', 'worse', 'worse'])
-  assert.match(stderr.text, /^b against a \(5 and 5 runs; Welch's t-test/m)
+  assert.match(stderr.text, /^b against a \(5 forks; paired: the ratio new \/ base of each pair/m)
+  assert.match(stderr.text, joined(/^ {2}rows\/s: 49,990 -> 50,010 \(0%, 95% interval -1\.3% \.\. 1\.4%\): no /,
+    /significant difference; a change under 1\.8% would not have been seen$/m))
 })
 
 test('what differs between contenders is named, as started (the version its nodes reported), or said to be nothing',

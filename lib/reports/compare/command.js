@@ -12,21 +12,25 @@ const { runsText, changeText, intervalText, verdictText, fmt, optionDifferenceTe
   busyText } = require('./wording')
 
 const USAGE = `Usage: crate-bench compare --base FILE... --new FILE...
-         [--fail_on_regression PCT] [--json] [-o compare.html]
+         [--paired] [--fail_on_regression PCT] [--json] [-o compare.html]
        crate-bench compare --results_table TABLE --base_run_id ID... --new_run_id ID...
          [the same options, connection flags]
 
 Compares two sets of runs saved with --json (several repeats of each configuration: at least 3 a
 side to judge significance). Per figure (throughput, p50, p99, p99.9, failed, per query): base,
 new, change in %, and with 3 runs a side or more a 95% confidence interval and a verdict from
-Welch's t-test: better, worse, or no significant difference (p < 0.05). With --results_table, each
-run id is one run (its load generators merged), read from the cluster.
+Welch's t-test: better, worse, or no significant difference (p < 0.05), which says the smallest
+change the runs could have seen. --paired: the i-th base and the i-th new ran together (one after
+the other, or at once): each figure is judged on their ratios, which cancel what the machine did to
+both (a far smaller change is seen on a noisy machine). With --results_table, each run id is one
+run (its load generators merged), read from the cluster.
 --fail_on_regression PCT exits 1 when a figure got significantly worse by more than PCT percent.
 Exit codes: 0 no such regression, 1 regression, 2 bad input, 3 a file cannot be read.
 
 Examples:
   crate-bench compare --base http-1.json http-2.json http-3.json --new pg-1.json pg-2.json pg-3.json
-  crate-bench compare --base before-*.json --new after-*.json --fail_on_regression 5 -o compare.html`
+  crate-bench compare --base before-*.json --new after-*.json --fail_on_regression 5 -o compare.html
+  crate-bench compare --paired --base a-1.json a-2.json a-3.json --new b-1.json b-2.json b-3.json`
 
 function parseArgs (argv) {
   const text = { type: 'string', requiresArg: true }
@@ -41,6 +45,7 @@ function parseArgs (argv) {
       out: { ...text, alias: 'o' },
       fail_on_regression: text,
       json: { type: 'boolean', default: false },
+      paired: { type: 'boolean', default: false },
       ...CONNECTION_FLAGS
     })
     .parseSync()
@@ -63,6 +68,7 @@ function parseArgs (argv) {
     json: parsed.json,
     out: parsed.out ?? null,
     failOn,
+    paired: parsed.paired,
     connection
   }
 }
@@ -108,7 +114,11 @@ async function compare (args, { stdout, stderr, env }) {
   if (workloads.size > 1) {
     throw new UsageError(`the runs are of different workloads (${[...workloads].join(', ')}): nothing to compare`)
   }
-  const comparison = compareRuns(base, next, names)
+  if (args.paired && base.length !== next.length) {
+    throw new UsageError(`--paired compares runs in pairs: give as many --new as --base (${base.length} and ` +
+      `${next.length})`)
+  }
+  const comparison = compareRuns(base, next, { ...names, paired: args.paired })
   stderr.write(render(comparison))
   if (args.json) stdout.write(`${JSON.stringify(comparison)}\n`)
   if (args.out) {

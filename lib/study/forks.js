@@ -1,0 +1,107 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { Target } = require('../provision/target')
+const { replaceFile } = require('../provision/owned-paths')
+const { contenderArgs, APPS } = require('./plan')
+const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
+
+// A fork of a comparison: its contenders' clusters started fresh, the same benchmark run on each, their clusters
+// stopped. One after another in the order drawn for the fork (paired), or all at once (a duet: the same machine's
+// moment for each, so that what it does to one it does to the other). Each contender's outcome: { done, code } |
+// { failed, why } | { interrupted }, a cluster that cannot start { failed, fatal, why }.
+
+const forkKey = (fork, contender) => `${fork}-${contender.name}`
+
+/** The contender's cluster, started in `dir`/forks (its record written for its run), or an outcome that ends it. */
+async function startContender (fork, contender, { dir, signals, env, log }) {
+  const key = forkKey(fork, contender)
+  const clusterDir = path.join(dir, 'forks', `${key}-cluster`)
+  fs.rmSync(clusterDir, { recursive: true, force: true })
+  try {
+    const target = await Target.start({ ...contender, dir: clusterDir }, { log: (line) => log(`  ${line}`), signals,
+      env })
+    const recordFile = path.join(dir, 'forks', `${key}-cluster-record.json`)
+    replaceFile(recordFile, `${JSON.stringify(target.record('the study'), null, 1)}\n`)
+    return { target, recordFile }
+  } catch (error) {
+    if (signals.interrupted) return { outcome: { interrupted: true } }
+    return { outcome: { failed: true, fatal: true, why: `its cluster did not start: ${error.message}` } }
+  }
+}
+
+/** The benchmark on a started contender: its exit and whether a node died during it. */
+async function runOn (fork, contender, started, { dir, config, stderr, signals, run, env, log }) {
+  const key = forkKey(fork, contender)
+  const studyRun = studyRunOf(run, { out: config.out, recordFile: started.recordFile, stderr })
+  const resultFile = path.join(dir, 'forks', `${key}.json`)
+  const outcome = await studyRun({ app: APPS[config.study.run.workload], what: `fork ${fork} of ${contender.name}`,
+    args: contenderArgs(config.study, contender, env), resultFile, logFile: path.join(dir, 'forks', `${key}.log`),
+    signals })
+  const lost = lostDuring(started.target, 'run', { into: path.join(dir, 'forks', `${key}-lost-nodes`), log,
+    of: `${contender.name}'s cluster` })
+  return { outcome, lost, resultFile }
+}
+
+/** What a contender's run came to, said on its line: done, or failed (a node died: kept out, run again). */
+function judged (ran, { head, log, signals }) {
+  if (signals.interrupted) return { interrupted: true }
+  log(`${head} ${runLine(partResult(ran.resultFile), ran.outcome.code ?? ran.outcome.signal)}`)
+  if (ran.lost) {
+    log(`${head} a node died during the run: its result is partial and kept out of the comparison; the same command ` +
+      'runs this fork again')
+    return { failed: true, why: ran.lost }
+  }
+  return { done: true, code: ran.outcome.code }
+}
+
+const stopQuietly = (target, head, log) => target.stop({ keepLogs: true })
+  .catch((error) => log(`${head} warning: stopping its cluster: ${error.message}`))
+
+/** One contender of a paired fork: its cluster started, its run, its cluster stopped. */
+async function runFork (fork, contender, context) {
+  const { log, head, signals } = context
+  const started = await startContender(fork, contender, context)
+  if (started.outcome) return started.outcome
+  let ran
+  try {
+    ran = await runOn(fork, contender, started, context)
+  } finally {
+    await stopQuietly(started.target, head, log)
+  }
+  return judged(ran, { head, log, signals })
+}
+
+/**
+ * A duet: every contender's cluster started, then their runs at once, each with its own load generator and the same
+ * options; then every cluster stopped. Outcomes by contender name.
+ */
+async function runDuet (fork, contenders, context) {
+  const { log, signals } = context
+  const started = []
+  const outcomes = {}
+  try {
+    for (const contender of contenders) {
+      log(`${context.headOf(contender)} starting the cluster`)
+      const one = await startContender(fork, contender, context)
+      if (one.outcome) {
+        for (const c of contenders) outcomes[c.name] = one.outcome
+        return outcomes
+      }
+      started.push({ contender, ...one })
+    }
+    log(`[fork ${fork}: duet] ${contenders.map((c) => c.name).join(' and ')} run at once, each with its own load ` +
+      'generator')
+    const runs = await Promise.all(started.map((s) => runOn(fork, s.contender, s, context)))
+    runs.forEach((ran, i) => {
+      const { contender } = started[i]
+      outcomes[contender.name] = judged(ran, { head: context.headOf(contender), log, signals })
+    })
+    return outcomes
+  } finally {
+    for (const s of started) await stopQuietly(s.target, context.headOf(s.contender), log)
+  }
+}
+
+module.exports = { runFork, runDuet, forkKey }

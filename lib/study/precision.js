@@ -1,0 +1,110 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { fmt } = require('../base/format')
+const { parseDuration, formatMs } = require('../base/values')
+const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
+const { partResult } = require('./parts')
+
+// What a comparison's precision rests on: when to add a fork (its throughput ratio's interval against the precision
+// asked, its time against the budget), what a duet cannot see, and what an A/A calibration says the study can see.
+
+// A comparison that neither reaches its precision nor spends its budget stops at this many forks.
+const MAX_FORKS = 100
+// A comparison asked a precision and no budget stops at this much time.
+const DEFAULT_BUDGET = '1h'
+
+// A query run's rate is queries/s, an ingest's rows/s.
+const rateOf = (result) => (result ? result[`${result.workload === 'ingest' ? 'rows' : 'queries'}_per_sec`] : null)
+const resultAt = (dir, fork, name) => partResult(path.join(dir, 'forks', `${fork}-${name}.json`))
+
+/** Each contender's throughput ratio to the first over the forks both have done: [{ name, ratio, forks }]. */
+function ratiosOf ({ contenders, forks, dir }) {
+  const [base, ...others] = contenders
+  const done = (fork, name) => (forks[`${fork}-${name}`] || {}).status === 'done'
+  const numbers = [...new Set(Object.keys(forks).map((k) => Number(k.split('-')[0])))].sort((a, b) => a - b)
+  return others.map((other) => {
+    const pairs = numbers.filter((f) => done(f, base.name) && done(f, other.name))
+      .map((f) => [rateOf(resultAt(dir, f, base.name)), rateOf(resultAt(dir, f, other.name))])
+      .filter(([b, n]) => b > 0 && n > 0)
+    return { name: other.name, ratio: pairedRatio(pairs), forks: pairs.length }
+  })
+}
+
+/**
+ * Whether to run fork `fork` of a comparison that adds forks: { stop: false } or { stop: true, reason, text } when
+ * every contender's throughput ratio is within the precision asked, when another fork would pass the budget (at the
+ * forks' mean time so far), or at MAX_FORKS.
+ */
+function forksDecision ({ study, contenders, forks, dir, fork }) {
+  if (fork > MAX_FORKS) return { stop: true, reason: 'forks', text: `${MAX_FORKS} forks, the most a comparison runs` }
+  const ratios = ratiosOf({ contenders, forks, dir })
+  const precision = study.precision ? Number.parseFloat(study.precision) : null
+  const widest = ratios.reduce((a, r) => Math.max(a, r.ratio ? halfWidthPct(r.ratio) : Infinity), 0)
+  if (precision !== null && widest <= precision) {
+    return { stop: true, reason: 'precision', text: `the throughput ratio's 95% interval is within ±${fmt(Math.round(
+      widest * 10) / 10)}% (±${study.precision} asked) after ${fork - 1} forks` }
+  }
+  const budgetS = parseDuration(study.budget ?? DEFAULT_BUDGET, 'budget') / 1000
+  const entries = Object.values(forks).filter((f) => typeof f.wall_s === 'number')
+  const spentS = entries.reduce((a, f) => a + f.wall_s, 0)
+  const perForkS = spentS / Math.max(1, fork - 1)
+  if (spentS + perForkS > budgetS) {
+    return { stop: true, reason: 'budget', text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (` +
+      `${formatMs(Math.round(spentS) * 1000)} of forks; another would take about ` +
+      `${formatMs(Math.round(perForkS) * 1000)})${precision !== null ? `; the widest ratio's interval is ±` +
+      `${Number.isFinite(widest) ? fmt(Math.round(widest * 10) / 10) : '∞'}% (±${study.precision} asked)` : ''}` }
+  }
+  return { stop: false }
+}
+
+/**
+ * What a duet's ratio cannot see, said on its page: the contenders share this machine (one disk: a change of disk
+ * traffic slows both), and a run whose load generator was the limit measured the generator.
+ */
+function duetNotes (dir, contenders, results) {
+  const notes = []
+  const devices = contenders.map((c) => {
+    try {
+      return fs.statSync(path.join(dir, 'forks', `1-${c.name}-cluster`)).dev
+    } catch {
+      return null
+    }
+  })
+  const shared = devices.every((d) => d !== null && d === devices[0])
+  notes.push(`duet: the contenders ran at once on this machine, sharing its cores and memory${shared
+    ? ` and one disk (device ${devices[0]})` : ''}: its ratio holds for a change of the contender's own work (a ` +
+    'setting, a build); a change in disk or memory traffic slows the other contender too, and the ratio shows part ' +
+    'of it only')
+  const bound = results.filter((r) => r.client && r.client.saturated)
+  if (bound.length) {
+    notes.push(`duet: ${bound.length} run${bound.length === 1 ? '' : 's'} had the load generator as the limit (` +
+      `${bound.map((r) => (r.options && r.options.run_id) || 'a run').join(', ')}): the ratio of such a duet ` +
+      'measures the generators sharing the machine, not the clusters: give fewer requests in flight, or --rate')
+  }
+  return notes
+}
+
+/**
+ * "calibration: an A/A study of a (5 forks, paired): this study could see changes of 4% or more in rows/s (its A/A
+ * interval −2.1% .. +1.8%)", from the calibration's comparison; a difference found in an A/A said as the warning it is.
+ */
+function calibrationLine (comparisons, study) {
+  const c = comparisons[0]
+  const rate = c && c.figures.find((f) => f.figure.endsWith('/s'))
+  const how = `${c ? c.forks.length : 0} forks, ${study.duet ? 'duets' : 'paired'}`
+  if (!rate || rate.detectable_pct === null || !rate.ci_pct) {
+    return `calibration: an A/A study of ${c ? c.base : 'the first contender'} (${how}): too few forks to say what ` +
+      'this study can see'
+  }
+  const aa = `its A/A interval ${fmt(rate.ci_pct[0])}% .. ${fmt(rate.ci_pct[1])}%`
+  if (rate.verdict !== 'no significant difference') {
+    return `calibration: WARNING: an A/A study of ${c.base} (${how}) found the same cluster ${rate.verdict} than ` +
+      `itself (${aa}): the machine drifted more than the forks catch; read every verdict below with that in mind`
+  }
+  return `calibration: an A/A study of ${c.base} (${how}): this study could see changes of ` +
+    `${fmt(rate.detectable_pct)}% or more in ${rate.figure} (${aa})`
+}
+
+module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, MAX_FORKS }

@@ -1,0 +1,72 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { forksDecision, duetNotes, calibrationLine } = require('../../lib/study/precision')
+const { compareContenders } = require('../../lib/study/comparison')
+const { tempDir } = require('../helpers/temp-files')
+const { memoryStream } = require('../helpers/memory-stream')
+
+/** Forks of contenders a and b at these rows/s, each fork `wallS` long; their states as study.json keeps them. */
+function forksOf (dir, rates, wallS = 60) {
+  fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+  const forks = {}
+  rates.forEach(([a, b], i) => {
+    for (const [name, perSec] of [['a', a], ['b', b]]) {
+      fs.writeFileSync(path.join(dir, 'forks', `${i + 1}-${name}.json`), JSON.stringify({ workload: 'ingest',
+        options: { run_id: `${i + 1}-${name}` }, rows_per_sec: perSec, rows_failed: 0, rows_in_doubt: 0,
+        latency_ms: { p50: 10, p99: 40, p999: 50 }, client: { saturated: name === 'b' && i === 0 } }))
+      forks[`${i + 1}-${name}`] = { status: 'done', exit_code: 0, wall_s: wallS / 2 }
+    }
+  })
+  return forks
+}
+
+const contenders = [{ name: 'a' }, { name: 'b' }]
+
+test('forks are added until the throughput ratio is within the precision asked, or the budget is spent', (t) => {
+  const dir = tempDir(t)
+  // The machine swings ±30% from fork to fork; b is 5% below a within each, give or take 0.3%.
+  const swing = [1, 0.7, 1.3, 0.85]
+  const forks = forksOf(dir, swing.map((m, i) => [10_000 * m, 10_000 * m * (0.95 + [0.003, -0.003, 0.001, 0][i])]))
+  const study = { precision: '2%', budget: '20m', forks: 3 }
+  const decided = forksDecision({ study, contenders, forks, dir, fork: 5 })
+  assert.equal(decided.stop, true)
+  assert.equal(decided.reason, 'precision')
+  assert.match(decided.text, /^the throughput ratio's 95% interval is within ±0\.\d+% \(±2% asked\) after 4 forks$/)
+  // Two forks of a noisy ratio: not within 2%, and 2 × 60 s of a 3-minute budget leave room for another.
+  const noisyDir = tempDir(t)
+  const noisyForks = forksOf(noisyDir, [[10_000, 9000], [10_000, 10_500]])
+  assert.deepEqual(forksDecision({ study: { precision: '2%', budget: '3m' }, contenders, forks: noisyForks,
+    dir: noisyDir, fork: 3 }), { stop: false })
+  const spent = forksDecision({ study: { precision: '2%', budget: '2m' }, contenders, forks: noisyForks,
+    dir: noisyDir, fork: 3 })
+  assert.equal(spent.reason, 'budget')
+  assert.match(spent.text, /^the budget of 2m is spent \(2m of forks; another would take about 1m\); the widest /)
+})
+
+test('a duet says what its ratio cannot see: one disk shared, a run whose load generator was the limit', (t) => {
+  const dir = tempDir(t)
+  for (const name of ['a', 'b']) fs.mkdirSync(path.join(dir, 'forks', `1-${name}-cluster`), { recursive: true })
+  const notes = duetNotes(dir, contenders, [{ options: { run_id: '1-b' }, client: { saturated: true } },
+    { options: { run_id: '1-a' }, client: { saturated: false } }])
+  assert.match(notes[0], /^duet: the contenders ran at once on this machine, sharing its cores and memory and one /)
+  assert.match(notes[1], /^duet: 1 run had the load generator as the limit \(1-b\): the ratio of such a duet measures /)
+})
+
+test('calibration: the A/A study\'s smallest visible change on the terminal and in the comparison; an A/A that ' +
+  'finds a difference is a warning', (t) => {
+  const dir = tempDir(t)
+  const forks = forksOf(dir, [[10_000, 10_050], [7000, 6980], [13_000, 13_020], [8500, 8510], [12_000, 11_970]])
+  const stderr = memoryStream()
+  const calibration = compareContenders({ out: dir, study: { duet: false } }, { dir, contenders, forks, stderr,
+    calibrationOf: true })
+  const line = calibrationLine(calibration, { duet: false })
+  assert.match(line, /^calibration: an A\/A study of a \(5 forks, paired\): this study could see changes of [\d.]+% /)
+  assert.match(line, /or more in rows\/s \(its A\/A interval -[\d.]+% \.\. [\d.]+%\)$/)
+  const warned = calibrationLine([{ base: 'a', forks: [1, 2, 3], figures: [{ figure: 'rows/s', verdict: 'worse',
+    detectable_pct: 1, ci_pct: [-10.5, -9.5] }] }], { duet: true })
+  assert.match(warned, /^calibration: WARNING: an A\/A study of a \(3 forks, duets\) found the same cluster worse /)
+})
