@@ -204,6 +204,14 @@ function stepRunner (config, { stderr, signals, run = runBenchmark }) {
     const resultFile = path.join(config.out, 'runs', `${name}.json`)
     const logFile = path.join(config.out, 'runs', `${name}.log`)
     stderr.write(`step ${fmt(rate)}/s ... `)
+    // A search that comes down to a rate its --duration cannot hold (two requests at least) ends there, with what
+    // it found: no run of the benchmark would measure that step.
+    try {
+      checkBenchmarkOptions(APPS[config.workload], args)
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error
+      return { stop: `no step at --rate ${rate}: ${error.message.replace(/^the benchmark options after '--': /, '')}` }
+    }
     // Ctrl-C or SIGTERM to the search stops the run in progress at once; it reports partial.
     const { code } = await run({ app: APPS[config.workload], args, resultFile, logFile, signals })
     if (signals.interrupted) return { stop: 'interrupted' }

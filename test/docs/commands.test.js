@@ -48,6 +48,8 @@ const NOT_RUN_HERE = [
   [/^export CRATE_HOST=.*<that port>/, 'a placeholder for the stand-in port'],
   [/^crate-bench study /, 'a study runs for an hour or more; test/e2e/study.e2e.test.js runs short ones on the fake ' +
     'distribution'],
+  [/^bench\/precision-targets\.sh /, 'three studies of up to 20 minutes each beside a busy loop: docs/study.md ' +
+    'shows their output'],
   // As root the started nodes run as the user crate: a machine without it (or a checkout that user cannot enter)
   // cannot start the pages' clusters, nor run the lines that ask for them (status, stop, list). A fleet's manifest
   // only writes the cluster's resource: it runs.

@@ -35,6 +35,17 @@ test('cgroup: nodes each in a control group of their own, their CPU time between
     'control group (sys.nodes os[\'cgroup\'][\'cpuacct\'])); 4 cores bound the rate at 80,000 rows/s')
 })
 
+test('CrateDB 6.4.3\'s own answer (captured): its cores and CPU time; a node in the root group is no cgroup figure',
+  () => {
+    const captured = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'fixtures',
+      '88-sys-nodes-cpu.json'), 'utf8'))
+    assert.equal(captured.request.body.stmt, CPU_SQL)
+    const nodes = parseCpuAnswer(captured.response.body)
+    const [node] = nodes.values()
+    assert.deepEqual([nodes.size, node.cores, node.group, node.usage_ns > 0], [1, 2, '/', true])
+    assert.equal(cgroupSeconds(nodes, nodes), null)
+  })
+
 test('no own control group (the root group, or one group for two nodes): not a cgroup figure', () => {
   const at = (usage, group, name) => parseCpuAnswer(answer(captured(usage, group, name)))
   assert.equal(cgroupSeconds(at(1e9, '/'), at(3e9, '/')), null, 'the root group is the whole machine\'s')

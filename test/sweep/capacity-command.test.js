@@ -45,6 +45,21 @@ test('a step that cannot reach the cluster names the step before it when that on
   assert.ok(calls[1].includes('--no-drop_table'), 'a later step keeps the table')
 })
 
+test('a search that comes down to a rate its --duration cannot hold ends there, saying so, without running it',
+  async (t) => {
+    const out = tempDir(t)
+    fs.mkdirSync(path.join(out, 'runs'))
+    const config = { workload: 'ingest', benchmark: ['--processes', '2', '--batch_size', '1000'], durationMs: 1000,
+      warmupMs: 200, out }
+    const calls = []
+    const step = stepRunner(config, { stderr: sink(), signals: Object.assign(new EventEmitter(),
+      { interrupted: false }), run: async (args) => calls.push(args) })
+    const stopped = await step(1250)
+    assert.deepEqual(calls, [], 'no run of a step that cannot be measured')
+    assert.equal(stopped.exitCode, undefined, 'the search ends with what it found')
+    assert.match(stopped.stop, /^no step at --rate 1250: --rate 1250 over 2 processes sends a request of 1000 every /)
+  })
+
 // Issue 57 (item 7): one search a folder.
 test('a second search on the same --out is refused in one line while the first runs', async (t) => {
   const { main } = require('../../lib/sweep/capacity-command')

@@ -80,7 +80,7 @@ function ridgeRows (grid) {
 function gridHtml (grid) {
   const unit = grid.unit || 'units'
   const verdict = new RegExp('^(best|rounds|busy machine|plateau|recommended|ruled out| {2}beyond| {2}how sure|' +
-    'partial grid|the sentences|- )')
+    'partial grid|race|warm-up run|equivalent within noise|the sentences|- )')
   const words = gridText(grid).split('\n').filter((l) => verdict.test(l) && !l.startsWith('best: highest'))
   return `${chartPageHead('crate-bench grid', `table { border-collapse: collapse; margin: 8px 0; }
 td, th { border: 1px solid #ddd; padding: 2px 8px; text-align: right; } td:first-child { text-align: left; }

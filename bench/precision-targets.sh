@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The measured targets of precision by design (docs/study.md, "Precision on this machine"), each a crate-bench study
+# of clusters the tool starts from TARBALL, beside a co-tenant that keeps one core busy (a busy loop this script
+# starts and ends):
+#   aa      an A/A duet of 1 node (ingest, 1 process): forks until the ratio is within ±5%, 20 minutes at most
+#   pool    thread_pool.write.size 1 against the default, the same way: is it found worse?
+#   sizing  a sizing study of 1 node, its 2 × 2 grid raced to ±10% within 20 minutes: a figure to plan with?
+# Usage: bench/precision-targets.sh TARBALL OUT [aa] [pool] [sizing]   (all three by default; as root the nodes run
+# as the user crate). Each study's folder is OUT/<target>; its time in OUT/<target>.time.
+set -euo pipefail
+
+usage="usage: $0 TARBALL OUT [aa] [pool] [sizing]: each target a crate-bench study of clusters started from TARBALL
+beside a busy loop (aa: an A/A duet to ±5%; pool: thread_pool.write.size 1 against the default; sizing: a 2 × 2 grid
+of 1 node raced to ±10%), each within 20 minutes; its folder OUT/<target> (docs/study.md, \"Precision on this
+machine\")"
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+  echo "$usage"
+  exit 0
+fi
+if [ $# -lt 2 ]; then
+  echo "$usage" >&2
+  exit 2
+fi
+tarball=$(realpath "$1")
+out=$2
+shift 2
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(aa pool sizing)
+tool="$(dirname "$0")/../bin/crate-bench.js"
+run_as=""
+[ "$(id -u)" = 0 ] && run_as=", run_as: crate"
+mkdir -p "$out"
+
+node -e 'for (;;) {}' &
+cotenant=$!
+trap 'kill "$cotenant" 2>/dev/null || true' EXIT
+
+write_study () {
+  case "$1" in
+    aa|pool)
+      local second="{name: b, tarball: $tarball, heap: 512m$run_as}"
+      [ "$1" = pool ] && second="{name: pool1, tarball: $tarball, heap: 512m, settings: {thread_pool.write.size: 1}$run_as}"
+      cat <<EOF
+contenders:
+  - {name: a, tarball: $tarball, heap: 512m$run_as}
+  - $second
+duet: true
+precision: 5%
+budget: 20m
+run:
+  workload: ingest
+  args: [--processes, '1', --batch_size, '5000', --concurrent_requests, '2', --duration, 20s, --monitor_interval, '0']
+EOF
+      ;;
+    sizing)
+      cat <<EOF
+cluster: {tarball: $tarball, nodes: [1], heap: 1g$run_as}
+grid:
+  vary: {batch_size: [1000, 5000], concurrent_requests: [1, 4]}
+  duration: 15s
+  precision: 10%
+  budget: 20m
+  args: [--processes, '1', --monitor_interval, '0']
+EOF
+      ;;
+    *) echo "$0: unknown target '$1' (aa, pool or sizing)" >&2; exit 2 ;;
+  esac
+}
+
+for target in "${targets[@]}"; do
+  write_study "$target" > "$out/$target.yml"
+  echo "== $target: $(date -u +%FT%TZ), beside a busy loop (pid $cotenant)" >&2
+  start=$(date +%s)
+  code=0
+  node "$tool" study "$out/$target.yml" --out "$out/$target" || code=$?
+  echo "$target: exit $code after $(( $(date +%s) - start )) s" | tee "$out/$target.time" >&2
+done
