@@ -34,6 +34,8 @@ mkdir -p "$out"
 node -e 'for (;;) {}' &
 cotenant=$!
 trap 'kill "$cotenant" 2>/dev/null || true' EXIT
+# Ctrl-C stops the study in progress (it leaves its folder resumable) and the targets after it.
+trap 'echo "interrupted: the targets left are not run" >&2; exit 4' INT TERM
 
 write_study () {
   case "$1" in
@@ -49,7 +51,8 @@ precision: 5%
 budget: 20m
 run:
   workload: ingest
-  args: [--processes, '1', --batch_size, '5000', --concurrent_requests, '2', --duration, 20s, --monitor_interval, '0']
+  args: [--processes, '1', --batch_size, '1000', --concurrent_requests, '2', --duration, 30s, --warmup, 20s,
+    --monitor_interval, '0']
 EOF
       ;;
     sizing)
