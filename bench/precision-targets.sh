@@ -51,7 +51,7 @@ precision: 5%
 budget: 20m
 run:
   workload: ingest
-  args: [--processes, '1', --batch_size, '1000', --concurrent_requests, '2', --duration, 30s, --warmup, 20s,
+  args: [--processes, '1', --batch_size, '1000', --concurrent_requests, '2', --duration, 30s, --warmup, 40s,
     --monitor_interval, '0']
 EOF
       ;;
@@ -77,4 +77,9 @@ for target in "${targets[@]}"; do
   code=0
   node "$tool" study "$out/$target.yml" --out "$out/$target" || code=$?
   echo "$target: exit $code after $(( $(date +%s) - start )) s" | tee "$out/$target.time" >&2
+  # bash runs no INT trap for a child that caught the signal and exited (the study's exit 4): stop here too.
+  if [ "$code" = 4 ]; then
+    echo "$target ended early (exit 4: interrupted or a part failed): the targets left are not run" >&2
+    exit 4
+  fi
 done

@@ -188,7 +188,8 @@ function compareContenders (config, { dir = config.out, contenders = config.stud
   const notes = [...warnings, ...partial.map((r) => `a partial run is compared: ${r.options && r.options.run_id
     ? r.options.run_id : 'a fork'} ended early (${(r.partial_reasons || []).join('; ') || 'partial'})`),
   ...comparisons.filter((c) => c.busy).map((c) => busyText(c.busy).trim()),
-  ...(config.study.duet ? duetNotes(dir, contenders, results) : [])]
+  ...(config.study.duet ? duetNotes(dir, contenders, results, pairedForks(dir, contenders.map((c) => c.name), forks))
+    : [])]
   const calibrated = calibration ? calibrationLine(calibration, config.study) : null
   replaceFile(path.join(dir, 'comparison.json'), `${JSON.stringify({ measured, differences, contenders,
     forks: comparisons.length ? comparisons[0].forks.length : 0, mode: config.study.duet ? 'duet' : 'paired',

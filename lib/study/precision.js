@@ -59,11 +59,30 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
   return { stop: false }
 }
 
+// A duet whose runs' measured windows overlap less than this share of the longer one met different moments.
+const DUET_OVERLAP_SHARE = 0.9
+
+/** A run's measured window in ms since the epoch, [from, to]: after its warm-up, as long as its rates' window. */
+function measuredWindow (result) {
+  if (!result || !result.started_at || !(result.seconds > 0)) return null
+  const from = Date.parse(result.started_at) + ((result.warmup && result.warmup.seconds) || 0) * 1000
+  return Number.isFinite(from) ? [from, from + result.seconds * 1000] : null
+}
+
+/** The share of the longest of the results' measured windows during which all of them measured; null if unknown. */
+function overlapShare (results) {
+  const windows = results.map(measuredWindow)
+  if (windows.length < 2 || windows.some((w) => w === null)) return null
+  const overlap = Math.min(...windows.map((w) => w[1])) - Math.max(...windows.map((w) => w[0]))
+  return Math.max(0, overlap) / Math.max(...windows.map((w) => w[1] - w[0]))
+}
+
 /**
  * What a duet's ratio cannot see, said on its page: the contenders share this machine (one disk: a change of disk
- * traffic slows both), and a run whose load generator was the limit measured the generator.
+ * traffic slows both), a run whose load generator was the limit measured the generator, and a fork (of
+ * `forkNumbers`) whose runs measured at different moments is less of a duet.
  */
-function duetNotes (dir, contenders, results) {
+function duetNotes (dir, contenders, results, forkNumbers = []) {
   const notes = []
   const devices = contenders.map((c) => {
     try {
@@ -82,6 +101,13 @@ function duetNotes (dir, contenders, results) {
     notes.push(`duet: ${bound.length} run${bound.length === 1 ? '' : 's'} had the load generator as the limit (` +
       `${bound.map((r) => (r.options && r.options.run_id) || 'a run').join(', ')}): the ratio of such a duet ` +
       'measures the generators sharing the machine, not the clusters: give fewer requests in flight, or --rate')
+  }
+  const apart = forkNumbers.map((fork) => ({ fork, share: overlapShare(contenders.map((c) => resultAt(dir, fork,
+    c.name))) })).filter((f) => f.share !== null && f.share < DUET_OVERLAP_SHARE)
+  if (apart.length) {
+    notes.push(`duet: the measured windows of ${apart.map((f) => `fork ${f.fork} overlapped ${Math.round(f.share *
+      100)}%`).join(', ')} of the longer one: those contenders met partly different moments of the machine (one ` +
+      'took longer to start its load): the ratio of such a fork holds less of the duet\'s protection')
   }
   return notes
 }
@@ -107,4 +133,4 @@ function calibrationLine (comparisons, study) {
     `${fmt(rate.detectable_pct)}% or more in ${rate.figure} (${aa})`
 }
 
-module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, MAX_FORKS }
+module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, overlapShare, MAX_FORKS }

@@ -23,6 +23,7 @@ const CROWDED = {
     : undefined)
 }
 
+const SWEET_SPOT = { batch_size: 200, concurrent_requests: 4 }
 const GRID = ['--vary', 'batch_size=20,200', '--vary', 'concurrent_requests=1,4,16']
 const BENCH = ['--', '--processes', '1', '--max_rows', '8000']
 const readGrid = (out) => JSON.parse(fs.readFileSync(path.join(out, 'grid.json'), 'utf8'))
@@ -44,13 +45,23 @@ test('a grid against a crowded cluster: every cell a run on a fresh table, the b
   assert.ok(grid.cells.every((c) => c.table_at_start.length === 1 && c.table_at_start[0].docs === 0),
     'each cell started from an empty table')
   const perSec = Object.fromEntries(grid.cells.map((c) => [c.id, c.rows_per_sec]))
-  assert.deepEqual(grid.best.settings, { batch_size: 200, concurrent_requests: 4 }, JSON.stringify(perSec))
+  const fastest = grid.cells.reduce((a, c) => (c.rows_per_sec > a.rows_per_sec ? c : a))
+  assert.deepEqual(fastest.settings, SWEET_SPOT, `the double's sweet spot measured fastest: ${JSON.stringify(perSec)}`)
+  // A loaded machine can hold the generator's event loop past the saturation mark: then the fastest cell is ruled
+  // out for that, said so, and the best is the fastest of the cells the runs stand behind.
+  const expectedBest = fastest.excluded === null
+    ? fastest
+    : grid.cells.filter((c) => c.excluded === null).reduce((a, c) => (c.rows_per_sec > a.rows_per_sec ? c : a))
+  if (fastest.excluded !== null) assert.equal(fastest.excluded, 'the load generator was saturated')
+  assert.deepEqual(grid.best.settings, expectedBest.settings, JSON.stringify(perSec))
   assert.ok(grid.cells.every((c) => c.runs[0].cluster && c.runs[0].cluster.nodes === 1),
     'every run says what cluster it measured')
   assert.equal(XMLValidator.validate(fs.readFileSync(path.join(out, 'grid.svg'), 'utf8')), true)
   assert.match(fs.readFileSync(path.join(out, 'grid.html'), 'utf8'),
     /crate-bench grid: batch_size × concurrent_requests/)
-  assert.match(run.stderr, /best: batch_size 200, concurrent_requests 4: /)
+  const best = expectedBest.settings
+  assert.match(run.stderr,
+    new RegExp(`best: batch_size ${best.batch_size}, concurrent_requests ${best.concurrent_requests}: `))
 
   const again = await runTool('scripts/find-grid.sh', [...GRID, '--out', out, ...BENCH], { env: double.env() })
   assert.equal(again.code, 0, again.stderr)
@@ -61,7 +72,8 @@ test('a grid against a crowded cluster: every cell a run on a fresh table, the b
   assert.equal(sizing.code, 0, sizing.stderr)
   const shape = sizing.json.groups[0].shapes[0]
   assert.deepEqual([shape.nodes, shape.cores_per_node, shape.single_result], [1, 4, false])
-  assert.deepEqual([shape.best.settings.batch_size, shape.best.settings.concurrent_requests], [200, 4])
+  assert.deepEqual([shape.best.settings.batch_size, shape.best.settings.concurrent_requests],
+    [best.batch_size, best.concurrent_requests])
   assert.equal(shape.best.per_sec, grid.best.rows_per_sec)
   if (grid.recommended) assert.equal(shape.recommended.per_sec, grid.recommended.rows_per_sec)
   else assert.equal(shape.recommended, null, 'a grid that could not decide recommends nothing to sizing either')

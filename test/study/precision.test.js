@@ -4,7 +4,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { forksDecision, duetNotes, calibrationLine } = require('../../lib/study/precision')
+const { forksDecision, duetNotes, calibrationLine, overlapShare } = require('../../lib/study/precision')
 const { compareContenders } = require('../../lib/study/comparison')
 const { tempDir } = require('../helpers/temp-files')
 const { memoryStream } = require('../helpers/memory-stream')
@@ -70,3 +70,21 @@ test('calibration: the A/A study\'s smallest visible change on the terminal and 
     detectable_pct: 1, ci_pct: [-10.5, -9.5] }] }], { duet: true })
   assert.match(warned, /^calibration: WARNING: an A\/A study of a \(3 forks, duets\) found the same cluster worse /)
 })
+
+test('a duet whose runs measured at different moments says so, fork by fork; one whose windows overlap does not',
+  (t) => {
+    const dir = tempDir(t)
+    const write = (fork, name, startedAt, seconds) => fs.writeFileSync(path.join(dir, 'forks', `${fork}-${name}.json`),
+      JSON.stringify({ workload: 'ingest', started_at: startedAt, seconds, warmup: { seconds: 40 }, rows_per_sec: 1 }))
+    fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+    // Fork 1 side by side (60 ms apart); fork 2's b began its load 12 s after a's, in 30-s windows: 60% together.
+    write(1, 'a', '2026-11-28T08:00:00.000Z', 30)
+    write(1, 'b', '2026-11-28T08:00:00.060Z', 30)
+    write(2, 'a', '2026-11-28T08:10:00.000Z', 30)
+    write(2, 'b', '2026-11-28T08:10:12.000Z', 30)
+    const notes = duetNotes(dir, contenders, [], [1, 2])
+    assert.equal(notes.length, 2, notes.join('\n'))
+    assert.match(notes[1], /^duet: the measured windows of fork 2 overlapped 60% of the longer one: /)
+    assert.equal(overlapShare([{ started_at: '2026-11-28T08:00:00Z', seconds: 10 }, { started_at: null }]), null,
+      'a run without its window: nothing said of it')
+  })
