@@ -82,9 +82,8 @@ function renderReport (workload, result) {
   }
   out.push(latency.toString())
   if (pg && workload.unit === 'rows' && (result.options.pg_insert ?? 'batch') === 'batch') {
-    out.push('  over pg a batch\'s rows are answered one by one, read every 2 ms until the last 4 ms of the ' +
-      'answer (at its pace), which are read as they come: a latency ends when its ReadyForQuery arrives ' +
-      '(docs/pg-or-http.md)')
+    out.push('  over pg a batch\'s rows are answered one by one, read in gulps 0.5% of the request\'s time apart ' +
+      '(at most 10 ms): a latency ends when its ReadyForQuery is read, at most that late (docs/pg-or-http.md)')
   }
   out.push(...driftLines(result.drift, fmt))
   const sustained = sustainedLine(result.drift, result.sustained, fmt)

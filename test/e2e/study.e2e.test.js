@@ -275,6 +275,20 @@ run:
   assert.deepEqual([again.base_runs, again.new_runs], [2, 2])
 })
 
+/** A contenders study of the fake distribution: fast (100 ms a request) against slow (600 ms), with `keys`. */
+const fastAndSlow = (root, { tarball, port, keys }) => {
+  const runAs = user ? `, run_as: ${user}` : ''
+  return studyFile(root, `contenders:
+  - {name: fast, tarball: ${tarball}, heap: 256m, http_port: ${port}, settings: {fake.delay_ms: 100}${runAs}}
+  - {name: slow, tarball: ${tarball}, heap: 256m, http_port: ${port}, settings: {fake.delay_ms: 600}${runAs}}
+${keys}
+run:
+  workload: ingest
+  args: [--max_rows, '2000', --batch_size, '500', --concurrent_requests, '1', --processes, '1',
+    --monitor_interval, '0']
+`)
+}
+
 // Both builds answer each bulk late, so that the runs' rates are the builds' more than how busy the machine is, and
 // four forks: CI's faster build's runs of four quick requests measured 27,027, 57,142 and 31,746 rows/s, then (40 ms a
 // bulk, on a loaded machine) 10,075, 4,499 and 9,975, and compare rightly said three such runs prove nothing.
@@ -282,16 +296,7 @@ test('contenders: each fork starts each contender fresh, in an order drawn for t
   'finds a slower build', { skip }, async (t) => {
   const { root, env, tarball } = await setUp(t)
   const port = await freeClusterPort(1)
-  const runAs = user ? `, run_as: ${user}` : ''
-  const file = studyFile(root, `contenders:
-  - {name: fast, tarball: ${tarball}, heap: 256m, http_port: ${port}, settings: {fake.delay_ms: 100}${runAs}}
-  - {name: slow, tarball: ${tarball}, heap: 256m, http_port: ${port}, settings: {fake.delay_ms: 600}${runAs}}
-forks: 4
-run:
-  workload: ingest
-  args: [--max_rows, '2000', --batch_size, '500', --concurrent_requests, '1', --processes, '1',
-    --monitor_interval, '0']
-`)
+  const file = fastAndSlow(root, { tarball, port, keys: 'forks: 4' })
   const out = path.join(root, 'out')
   const run = await study([file, '--out', out], { env })
   assert.equal(run.code, 0, run.stderr)
@@ -319,19 +324,7 @@ test('calibrate, duet and precision: an A/A duet of the first contender says wha
   'duet cannot see', { skip }, async (t) => {
   const { root, env, tarball } = await setUp(t)
   const port = await freeClusterPort(2)
-  const runAs = user ? `, run_as: ${user}` : ''
-  const file = studyFile(root, `contenders:
-  - {name: fast, tarball: ${tarball}, heap: 256m, http_port: ${port}, settings: {fake.delay_ms: 100}${runAs}}
-  - {name: slow, tarball: ${tarball}, heap: 256m, http_port: ${port}, settings: {fake.delay_ms: 600}${runAs}}
-duet: true
-calibrate: true
-precision: 20%
-budget: 10m
-run:
-  workload: ingest
-  args: [--max_rows, '2000', --batch_size, '500', --concurrent_requests, '1', --processes, '1',
-    --monitor_interval, '0']
-`)
+  const file = fastAndSlow(root, { tarball, port, keys: 'duet: true\ncalibrate: true\nprecision: 20%\nbudget: 10m' })
   const out = path.join(root, 'out')
   const run = await study([file, '--out', out], { env })
   assert.equal(run.code, 0, run.stderr)
