@@ -114,14 +114,21 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
       if (o.fatal) {
         throw Object.assign(new Error(`${head(c)} ${o.why}`), { exitCode: EXIT.CANNOT_RUN })
       }
-      mark(c, o.done ? { status: 'done', exit_code: o.code, wall_s: Math.round(wallS / (study.duet ? 1
-        : Object.keys(outcomes).length)) } : { status: 'failed', why: o.why })
+      mark(c, forkState(o, wallS, Object.keys(outcomes).length))
       if (o.failed) warnings.push(`fork ${fork} of ${c.name}: ${o.why}: not compared`)
     }
     walls.push(wallS)
   }
   return { code: EXIT.OK, warnings }
 }
+
+/**
+ * A contender's state in study.json after a fork of `wallS` seconds that ran `ran` contenders (one after another, or
+ * at once in a duet): its share of the fork's time, so that the budget counts each fork's time once.
+ */
+const forkState = (outcome, wallS, ran) => (outcome.done
+  ? { status: 'done', exit_code: outcome.code, wall_s: Math.round(wallS / ran) }
+  : { status: 'failed', why: outcome.why })
 
 /** What differs between the contenders as they were started: "version: a 6.4.2, b 6.4.3", one line a key. */
 function differencesOf (contenders, records) {
@@ -217,4 +224,4 @@ function compareContenders (config, { dir = config.out, contenders = config.stud
   return comparisons
 }
 
-module.exports = { runComparison, compareContenders, differencesOf, pairedForks }
+module.exports = { runComparison, compareContenders, differencesOf, pairedForks, forkState }

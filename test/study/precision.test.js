@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { forksDecision, duetNotes, calibrationLine, overlapShare } = require('../../lib/study/precision')
-const { compareContenders } = require('../../lib/study/comparison')
+const { compareContenders, forkState } = require('../../lib/study/comparison')
 const { tempDir } = require('../helpers/temp-files')
 const { memoryStream } = require('../helpers/memory-stream')
 
@@ -88,3 +88,15 @@ test('a duet whose runs measured at different moments says so, fork by fork; one
     assert.equal(overlapShare([{ started_at: '2026-11-28T08:00:00Z', seconds: 10 }, { started_at: null }]), null,
       'a run without its window: nothing said of it')
   })
+
+test('a duet\'s fork counts once against the budget: its contenders ran at the same time', () => {
+  // Five duets of 106 s each, as measured on this machine: 8.8 minutes of a 20-minute budget, room for more.
+  const forks = {}
+  for (let fork = 1; fork <= 5; fork++) {
+    for (const name of ['a', 'b']) forks[`${fork}-${name}`] = forkState({ done: true, code: 0 }, 106, 2)
+  }
+  assert.deepEqual(forks['1-a'], { status: 'done', exit_code: 0, wall_s: 53 })
+  const decided = forksDecision({ study: { budget: '20m', forks: 3 }, contenders, forks, dir: '/nonexistent', fork: 6 })
+  assert.equal(decided.stop, false, decided.text)
+  assert.deepEqual(forkState({ failed: true, why: 'a node died' }, 106, 2), { status: 'failed', why: 'a node died' })
+})
