@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The measured targets of precision by design (docs/study.md, "Precision on this machine"), each a crate-bench study
-# of clusters the tool starts from TARBALL, beside a co-tenant that keeps one core busy (a busy loop this script
-# starts and ends):
+# of clusters the tool starts from TARBALL; the comparisons beside a co-tenant that keeps one core busy (a busy loop
+# this script starts and ends), the sizing alone (a run beside other work is busy, and a busy grid carries no figure):
 #   aa      an A/A duet of 1 node (ingest, 1 process): forks until the ratio is within ±3%, 20 minutes at most (its
 #           targets: the throughput ratio within ±5%, the CPU per row's within ±3%)
 #   pool    thread_pool.write.size 1 against the default, duets until the ratio is within ±5%: is it found worse?
@@ -10,8 +10,8 @@
 # as the user crate). Each study's folder is OUT/<target>; its time in OUT/<target>.time.
 set -euo pipefail
 
-usage="usage: $0 TARBALL OUT [aa] [pool] [sizing]: each target a crate-bench study of clusters started from TARBALL
-beside a busy loop (aa: an A/A duet to ±3%; pool: thread_pool.write.size 1 against the default; sizing: a 2 × 2 grid
+usage="usage: $0 TARBALL OUT [aa] [pool] [sizing]: each target a crate-bench study of clusters started from TARBALL,
+the comparisons beside a busy loop (aa: an A/A duet to ±3%; pool: thread_pool.write.size 1 against the default; sizing: a 2 × 2 grid
 of 1 node raced to ±10%), each within 20 minutes; its folder OUT/<target> (docs/study.md, \"Precision on this
 machine\")"
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
@@ -32,9 +32,8 @@ run_as=""
 [ "$(id -u)" = 0 ] && run_as=", run_as: crate"
 mkdir -p "$out"
 
-node -e 'for (;;) {}' &
-cotenant=$!
-trap 'kill "$cotenant" 2>/dev/null || true' EXIT
+cotenant=""
+trap '[ -n "$cotenant" ] && kill "$cotenant" 2>/dev/null || true' EXIT
 # Ctrl-C stops the study in progress (it leaves its folder resumable) and the targets after it.
 trap 'echo "interrupted: the targets left are not run" >&2; exit 4' INT TERM
 
@@ -75,10 +74,20 @@ EOF
 
 for target in "${targets[@]}"; do
   write_study "$target" > "$out/$target.yml"
-  echo "== $target: $(date -u +%FT%TZ), beside a busy loop (pid $cotenant)" >&2
+  beside="alone"
+  if [ "$target" != sizing ]; then
+    node -e 'for (;;) {}' &
+    cotenant=$!
+    beside="beside a busy loop (pid $cotenant)"
+  fi
+  echo "== $target: $(date -u +%FT%TZ), $beside" >&2
   start=$(date +%s)
   code=0
   node "$tool" study "$out/$target.yml" --out "$out/$target" || code=$?
+  if [ -n "$cotenant" ]; then
+    kill "$cotenant" 2>/dev/null || true
+    cotenant=""
+  fi
   echo "$target: exit $code after $(( $(date +%s) - start )) s" | tee "$out/$target.time" >&2
   # bash runs no INT trap for a child that caught the signal and exited (the study's exit 4): stop here too.
   if [ "$code" = 4 ]; then
