@@ -32,7 +32,7 @@ function gridOf (header, runsOf, { warmupRun = null } = {}) {
   const judged = figured.map((c) => (droppedWhy.has(c.id) ? { ...c, excluded: droppedWhy.get(c.id), dropped: true }
     : c))
   const analysis = analyseGrid(header.vary, judged, { sloP99Ms: header.slo_p99_ms, plateauPct: header.plateau_pct })
-  if (effect && leftOut === null && (analysis.recommended || analysis.undecided)) {
+  if (effect && leftOut === null && !header.race && (analysis.recommended || analysis.undecided)) {
     // The round names the cause better than the spread it makes.
     const wouldRecommend = analysis.recommended ? analysis.recommended.id : analysis.undecided.would_recommend
     analysis.undecided = { why: `${roundEffectText(effect)}; two rounds leave one run a cell without it`,
@@ -62,7 +62,8 @@ function gridOf (header, runsOf, { warmupRun = null } = {}) {
       header.race ? 'a race' : header.repeat > 1 ? `${header.repeat} runs a cell, in rounds` : '']
       .filter(Boolean).join('; '),
     round_effect: effect && { ...effect, text: roundEffectText(effect),
-      action: leftOut === null ? 'a rerun advised' : `round ${leftOut} left out of the verdict` },
+      action: header.race ? 'the race judged each cell against the leader round by round: no verdict moved'
+        : leftOut === null ? 'a rerun advised' : `round ${leftOut} left out of the verdict` },
     ...analysis
   }
 }

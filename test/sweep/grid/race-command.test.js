@@ -99,6 +99,20 @@ test('a race stops at its precision: cells alike on a quiet machine, the leader\
   assert.match(fixed.stderr, /holds a race: give --precision or --budget to resume it, or another --out/)
 })
 
+test('a race whose first round ran 15% slow in every cell (a warming cluster) says so and still decides: its ' +
+  'cells are judged round by round', async (t) => {
+  const out = tempDir(t)
+  const bench = fakeGridBenchmark({ noise: (s, round) => (300_000 / base(s)) * (round === 1 ? 0.85 : 1) *
+    jitter(s, round) })
+  const run = await grid([...VARY, '--precision', '10%', '--out', out, '--', '--duration', '10s'], bench)
+  assert.equal(run.code, 0, run.stderr)
+  const saved = readGrid(out)
+  assert.equal(saved.round_effect.round, 1)
+  assert.match(run.stderr, /^rounds: round 1 was [\d.]+% below .*; the race judged each cell against the leader /m)
+  assert.ok(saved.recommended !== null || saved.equivalent !== null, JSON.stringify(saved.undecided))
+  assert.doesNotMatch(JSON.stringify(saved.undecided ?? {}), /round 1/, 'the slow round undecides no race')
+})
+
 test('--precision and --budget are checked: one line each, exit 2', async (t) => {
   for (const [args, pattern] of [
     [['--precision', '0%'], /--precision must be a percentage above 0 and below 50, such as 5% \(got '0%'\)/],
