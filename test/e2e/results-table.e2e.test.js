@@ -17,7 +17,8 @@ const clientFor = (double) => clientTo(double.port)
 
 test('two load generators with one --run_id start together and add up in SQL',
   () => withDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 5 } : undefined) }, async (double) => {
-  const startAt = new Date(Date.now() + 2500).toISOString()
+  // Far enough ahead that both have started and are waiting, on a loaded machine too (a start there took over 2.5 s).
+  const startAt = new Date(Date.now() + 8000).toISOString()
   const common = ['--results_table', 'doc.bench_runs', '--run_id', 'multi-1', '--start_at', startAt, '--batch_size',
     '500', '--no-drop_table', '--json']
   const [a, b] = await Promise.all([

@@ -9,20 +9,28 @@ const { recordChild, endPreviousChildren, CHILDREN_FILE } = require('../../lib/s
 const { processRuns } = require('../../lib/base/processes')
 const { tempDir } = require('../helpers/temp-files')
 
-const stubborn = () => spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'],
-  { stdio: 'ignore' })
+// A process that ignores SIGTERM, returned once it does (a loaded machine may take a second to start it).
+async function stubborn () {
+  const child = spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000); ' +
+    'process.stdout.write("ready\\n")'], { stdio: ['ignore', 'pipe', 'ignore'] })
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', resolve)
+    child.once('exit', () => reject(new Error('the stubborn child ended before it was ready')))
+  })
+  child.stdout.resume()
+  return child
+}
 
 test('a resumed study waits for what the earlier one left running, then ends it (SIGTERM, then SIGKILL); a pid ' +
   'reused by another program is never signalled', async (t) => {
   if (!fs.existsSync('/proc')) return t.skip('no /proc: a start time cannot be told')
   const out = tempDir(t)
-  const orphan = stubborn()
-  const stranger = stubborn()
+  const orphan = await stubborn()
+  const stranger = await stubborn()
   t.after(() => {
     orphan.kill('SIGKILL')
     stranger.kill('SIGKILL')
   })
-  await new Promise((resolve) => setTimeout(resolve, 100))
   recordChild(out, orphan, 'the 1-node shape\'s grid')
   const forget = recordChild(out, stranger, 'a run')
   // The stranger's pid, recorded with another start time: a process that reused a child's pid.

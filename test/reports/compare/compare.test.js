@@ -166,7 +166,8 @@ test('compare by run id: each side read from --results_table, a run being one re
     '--processes', '1', '--max_rows', '2000', '--batch_size', '100', '--concurrent_requests', '1', '--monitor_interval',
       '0'], { env: double.env() })
   for (const id of ['base-1', 'base-2', 'base-3']) assert.equal((await ingestRun(id)).code, 0)
-  delayMs = 30
+  // Far slower answers: a loaded machine's stalls (tens of ms beside a study) must not blur the difference.
+  delayMs = 150
   for (const id of ['new-1', 'new-2', 'new-3']) assert.equal((await ingestRun(id)).code, 0)
   const args = ['compare', '--results_table', 'doc.bench_runs', '--base_run_id', 'base-1', '--base_run_id', 'base-2',
     '--base_run_id', 'base-3', '--new_run_id', 'new-1', '--new_run_id', 'new-2', '--new_run_id', 'new-3', '--json']
