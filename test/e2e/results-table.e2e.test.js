@@ -25,13 +25,20 @@ test('two load generators with one --run_id start together and add up in SQL',
     runTool('appClusterIngest.js', [...common, '--processes', '2', '--max_rows', '3000'], { env: double.env() }),
     runTool('appClusterIngest.js', [...common, '--processes', '1', '--max_rows', '4000'], { env: double.env() })
   ])
+  // A machine so loaded that a set-up took longer (CI beside four busy loops: 15 s) starts at once and says so.
+  const late = [a, b].some((run) => /note: --start_at \S+ passed \d+ ms ago \(setup took longer\); starting now/
+    .test(run.stderr))
   for (const run of [a, b]) {
     assert.equal(run.code, 0, run.stderr)
-    assert.match(run.stderr, new RegExp(`waiting until ${startAt.replace(/\./g, '\\.')} \\(--start_at\\)`))
+    if (!late) assert.match(run.stderr, new RegExp(`waiting until ${startAt.replace(/\./g, '\\.')} \\(--start_at\\)`))
     assert.match(run.stderr, /result stored in doc\.bench_runs \(run_id multi-1\)/)
-    assert.ok(Date.parse(run.json.started_at) >= Date.parse(startAt), `${run.json.started_at} is not before ${startAt}`)
+    assert.ok(late || Date.parse(run.json.started_at) >= Date.parse(startAt),
+      `${run.json.started_at} is not before ${startAt}`)
   }
-  assert.ok(Math.abs(Date.parse(a.json.started_at) - Date.parse(b.json.started_at)) < 250, 'both started at --start_at')
+  if (!late) {
+    assert.ok(Math.abs(Date.parse(a.json.started_at) - Date.parse(b.json.started_at)) < 250,
+      'both started at --start_at')
+  }
 
   const table = double.tables.get('doc.bench_runs')
   assert.equal(table.rows.length, 2)
