@@ -125,7 +125,8 @@ test('crate-bench sizing over runs on test clusters of 1, 3 and 6 nodes (one sha
   group.shapes.forEach((s, i) => {
     // On a loaded machine the load generator itself may be the limit: that run is no figure, and the sizing says so.
     if (results[i].client && results[i].client.saturated) {
-      assert.deepEqual([s.per_node, s.excluded.map((e) => e.why)], [null, ['the load generator was the limit']])
+      assert.equal(s.per_node, null)
+      assert.match(s.excluded[0].why, /^the load generator was the limit(, too short for a steady rate .*)?$/)
       return
     }
     // ...or hold its first sends past the 2 s (a study beside CI, load 8-10): too short a run, and said so.
