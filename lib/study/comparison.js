@@ -14,7 +14,7 @@ const { writeProgress, minutes } = require('./progress')
 const { planContenders } = require('./plan')
 const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
-const { runFork, runDuet, forkKey } = require('./forks')
+const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks } = require('./forks')
 const { forksDecision, duetNotes, calibrationLine } = require('./precision')
 
 // A comparison conducted. Each fork starts every contender fresh, in an order drawn anew for the fork (paired: a
@@ -151,25 +151,6 @@ function differencesOf (contenders, records) {
   return lines.length ? lines : ['nothing: the contenders are the same cluster (an A/A study)']
 }
 
-/** The forks where every one of `names` has a result (a fork that failed for one is no pair): fork numbers. */
-function pairedForks (dir, names, forks) {
-  const numbers = new Set()
-  for (const key of Object.keys(forks ?? {})) numbers.add(Number(key.split('-')[0]))
-  if (!forks) {
-    for (const f of fs.existsSync(path.join(dir, 'forks')) ? fs.readdirSync(path.join(dir, 'forks')) : []) {
-      const m = /^(\d+)-.+\.json$/.exec(f)
-      if (m) numbers.add(Number(m[1]))
-    }
-  }
-  return [...numbers].filter(Number.isSafeInteger).sort((a, b) => a - b).filter((fork) => names.every((name) =>
-    (!forks || (forks[`${fork}-${name}`] || {}).status === 'done') && resultOf(dir, fork, name)))
-}
-
-const resultOf = (dir, fork, name) => {
-  const result = partResult(path.join(dir, 'forks', `${fork}-${name}.json`))
-  return result && result.workload ? result : null
-}
-
 /**
  * compare's figures of the first contender against each of the others, paired by fork (the forks where both have a
  * result; `forks`: their states, a fork that failed left out). DIR/comparison.json and comparison.html (one page a
@@ -224,4 +205,4 @@ function compareContenders (config, { dir = config.out, contenders = config.stud
   return comparisons
 }
 
-module.exports = { runComparison, compareContenders, differencesOf, pairedForks, forkState }
+module.exports = { runComparison, compareContenders, differencesOf, forkState }

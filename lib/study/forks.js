@@ -14,6 +14,29 @@ const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
 
 const forkKey = (fork, contender) => `${fork}-${contender.name}`
 
+/** A contender's result of a fork, read as a study part's is (partResult), or null when there is none. */
+function forkResult (dir, fork, name) {
+  const result = partResult(path.join(dir, 'forks', `${fork}-${name}.json`))
+  return result && result.workload ? result : null
+}
+
+/**
+ * The forks where every one of `names` has a result (a fork that failed for one is no pair): fork numbers. `forks`:
+ * their states in study.json (only those done count), or null to take every result in `dir`/forks.
+ */
+function pairedForks (dir, names, forks) {
+  const numbers = new Set()
+  for (const key of Object.keys(forks ?? {})) numbers.add(Number(key.split('-')[0]))
+  if (!forks) {
+    for (const f of fs.existsSync(path.join(dir, 'forks')) ? fs.readdirSync(path.join(dir, 'forks')) : []) {
+      const m = /^(\d+)-.+\.json$/.exec(f)
+      if (m) numbers.add(Number(m[1]))
+    }
+  }
+  return [...numbers].filter(Number.isSafeInteger).sort((a, b) => a - b).filter((fork) => names.every((name) =>
+    (!forks || (forks[`${fork}-${name}`] || {}).status === 'done') && forkResult(dir, fork, name)))
+}
+
 /** The contender's cluster, started in `dir`/forks (its record written for its run), or an outcome that ends it. */
 async function startContender (fork, contender, { dir, signals, env, log }) {
   const key = forkKey(fork, contender)
@@ -106,4 +129,4 @@ async function runDuet (fork, contenders, context) {
   }
 }
 
-module.exports = { runFork, runDuet, forkKey }
+module.exports = { runFork, runDuet, forkKey, forkResult, pairedForks }

@@ -5,7 +5,7 @@ const path = require('node:path')
 const { fmt } = require('../base/format')
 const { parseDuration, formatMs } = require('../base/values')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
-const { partResult } = require('./parts')
+const { forkResult, pairedForks } = require('./forks')
 
 // What a comparison's precision rests on: when to add a fork (its throughput ratio's interval against the precision
 // asked, its time against the budget), what a duet cannot see, and what an A/A calibration says the study can see.
@@ -17,16 +17,13 @@ const DEFAULT_BUDGET = '1h'
 
 // A query run's rate is queries/s, an ingest's rows/s.
 const rateOf = (result) => (result ? result[`${result.workload === 'ingest' ? 'rows' : 'queries'}_per_sec`] : null)
-const resultAt = (dir, fork, name) => partResult(path.join(dir, 'forks', `${fork}-${name}.json`))
 
 /** Each contender's throughput ratio to the first over the forks both have done: [{ name, ratio, forks }]. */
 function ratiosOf ({ contenders, forks, dir }) {
   const [base, ...others] = contenders
-  const done = (fork, name) => (forks[`${fork}-${name}`] || {}).status === 'done'
-  const numbers = [...new Set(Object.keys(forks).map((k) => Number(k.split('-')[0])))].sort((a, b) => a - b)
   return others.map((other) => {
-    const pairs = numbers.filter((f) => done(f, base.name) && done(f, other.name))
-      .map((f) => [rateOf(resultAt(dir, f, base.name)), rateOf(resultAt(dir, f, other.name))])
+    const pairs = pairedForks(dir, [base.name, other.name], forks)
+      .map((f) => [rateOf(forkResult(dir, f, base.name)), rateOf(forkResult(dir, f, other.name))])
       .filter(([b, n]) => b > 0 && n > 0)
     return { name: other.name, ratio: pairedRatio(pairs), forks: pairs.length }
   })
@@ -102,7 +99,7 @@ function duetNotes (dir, contenders, results, forkNumbers = []) {
       `${bound.map((r) => (r.options && r.options.run_id) || 'a run').join(', ')}): the ratio of such a duet ` +
       'measures the generators sharing the machine, not the clusters: give fewer requests in flight, or --rate')
   }
-  const apart = forkNumbers.map((fork) => ({ fork, share: overlapShare(contenders.map((c) => resultAt(dir, fork,
+  const apart = forkNumbers.map((fork) => ({ fork, share: overlapShare(contenders.map((c) => forkResult(dir, fork,
     c.name))) })).filter((f) => f.share !== null && f.share < DUET_OVERLAP_SHARE)
   if (apart.length) {
     notes.push(`duet: the measured windows of ${apart.map((f) => `fork ${f.fork} overlapped ${Math.round(f.share *
