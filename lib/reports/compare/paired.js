@@ -1,6 +1,6 @@
 'use strict'
 
-const { studentTCdf, studentTQuantile, mean } = require('./welch')
+const { studentTCdf, studentTQuantile, mean, variance } = require('./welch')
 
 // Paired comparisons: runs of base and new taken together (one fork of a study, one round of a grid, one duet) meet
 // the same machine, so their ratio cancels what the machine did to both; the verdict is on those ratios, not on two
@@ -10,11 +10,6 @@ const { studentTCdf, studentTQuantile, mean } = require('./welch')
 const DEFAULT_CONFIDENCE = 0.95
 // The power a "no difference" states its smallest visible change at: a change of that size is seen 4 times in 5.
 const POWER = 0.8
-
-const sd = (xs) => {
-  const m = mean(xs)
-  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1))
-}
 
 const pctOfRatio = (ratio) => (ratio - 1) * 100
 
@@ -37,7 +32,7 @@ function pairedRatio (pairs, confidence = DEFAULT_CONFIDENCE) {
   const logs = pairs.map(([b, n]) => Math.log(n / b))
   const m = mean(logs)
   const df = logs.length - 1
-  const se = sd(logs) / Math.sqrt(logs.length)
+  const se = Math.sqrt(variance(logs)) / Math.sqrt(logs.length)
   if (se === 0) {
     return { change_pct: pctOfRatio(Math.exp(m)), low_pct: pctOfRatio(Math.exp(m)), high_pct: pctOfRatio(Math.exp(m)),
       p_value: m === 0 ? 1 : 0, detectable_pct: 0, pairs: pairs.length, df }

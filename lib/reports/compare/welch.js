@@ -95,4 +95,8 @@ function welch (base, next, confidence = 0.95) {
   return { diff, pValue, low: diff - margin, high: diff + margin, df, se }
 }
 
-module.exports = { welch, studentTCdf, studentTQuantile, mean }
+/** Half the width of the two-sided Student's t interval of the mean of `xs` (two values or more) at `confidence`. */
+const meanMargin = (xs, confidence = 0.95) =>
+  studentTQuantile(1 - (1 - confidence) / 2, xs.length - 1) * (Math.sqrt(variance(xs)) / Math.sqrt(xs.length))
+
+module.exports = { welch, studentTCdf, studentTQuantile, mean, variance, meanMargin }

@@ -3,7 +3,7 @@
 const { round, pairsText: settingsText } = require('../../base/format')
 const { exclusionOf, pointOf } = require('../sweep')
 const { cellId } = require('./plan')
-const { studentTQuantile, mean } = require('../../reports/compare/welch')
+const { meanMargin, mean } = require('../../reports/compare/welch')
 const { undecided, surenessOf } = require('./noise')
 const { busyMachineLine } = require('../../reports/cluster-limits')
 
@@ -113,8 +113,7 @@ const WIDE_INTERVAL_SHARE = 0.25
 function confidenceInterval (values) {
   if (values.length < 2) return null
   const m = mean(values)
-  const sd = Math.sqrt(values.reduce((a, x) => a + (x - m) ** 2, 0) / (values.length - 1))
-  const margin = studentTQuantile(0.975, values.length - 1) * (sd / Math.sqrt(values.length))
+  const margin = meanMargin(values, 0.95)
   const interval = { low: round(Math.max(0, m - margin)), high: round(m + margin) }
   if (m - margin < 0) interval.clipped = true
   if (margin > m * WIDE_INTERVAL_SHARE) interval.wide = true

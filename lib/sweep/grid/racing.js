@@ -3,7 +3,7 @@
 const { randomInt } = require('node:crypto')
 const { round, pairsText: settingsText } = require('../../base/format')
 const { pairedRatio } = require('../../reports/compare/paired')
-const { studentTQuantile, mean } = require('../../reports/compare/welch')
+const { meanMargin, mean } = require('../../reports/compare/welch')
 
 // A grid that races to a decision (F-Race's idea): every surviving cell runs once a round, in an order drawn anew each
 // round; after each round from the first `minRounds` on, a cell shown worse than the leader is dropped, and the time
@@ -30,8 +30,7 @@ const ratesByRound = (runs) => new Map(runs.filter((r) => !r.missing && r.per_se
 function intervalOf (rates) {
   if (rates.length < 2) return null
   const m = mean(rates)
-  const sd = Math.sqrt(rates.reduce((a, x) => a + (x - m) ** 2, 0) / (rates.length - 1))
-  const margin = studentTQuantile(1 - (1 - CONFIDENCE) / 2, rates.length - 1) * sd / Math.sqrt(rates.length)
+  const margin = meanMargin(rates, CONFIDENCE)
   return { mean: m, low: m - margin, high: m + margin, half_pct: m > 0 ? (margin / m) * 100 : Infinity }
 }
 
