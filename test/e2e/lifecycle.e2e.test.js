@@ -85,20 +85,34 @@ test('a worker killed mid-load: its unreported rows are named in the reconciliat
   assert.doesNotMatch(run.stderr, /shard failover/)
 }))
 
-// Answers of 2 s: the kill lands while the worker drains, even when a loaded machine fires the test's timer late.
-test('a worker killed while the others drain after Ctrl-C: the run still ends and reports', () => withDouble({
-  fault: ({ bulk }) => (bulk ? { delayMs: 2000 } : undefined)
-}, async (double) => {
-  const run = await ingestWhileRowsFlow(double, async (child) => {
-    const [worker] = await waitForChildren(child.pid, 2)
-    child.kill('SIGINT')
-    // The workers are now waiting for their requests in flight: their last periodic report is sent.
-    setTimeout(() => process.kill(worker, 'SIGKILL'), 100)
+// After Ctrl-C the double holds every answer until the worker is killed: the kill lands while the worker drains,
+// however late a loaded machine fires the test's timers.
+test('a worker killed while the others drain after Ctrl-C: the run still ends and reports', () => {
+  const drain = { started: false }
+  drain.killed = new Promise((resolve) => { drain.release = resolve })
+  return withDouble({
+    fault: async ({ bulk }) => {
+      if (!bulk) return undefined
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      if (drain.started) await drain.killed
+      return undefined
+    }
+  }, async (double) => {
+    const run = await ingestWhileRowsFlow(double, async (child) => {
+      const [worker] = await waitForChildren(child.pid, 2)
+      drain.started = true
+      child.kill('SIGINT')
+      // The workers are now waiting for their requests in flight: their last periodic report is sent.
+      setTimeout(() => {
+        process.kill(worker, 'SIGKILL')
+        drain.release()
+      }, 300)
+    })
+    assertPartialReport(run, /^worker \d died \(SIGKILL\) before its final report$/)
+    assertSomeMatch(run.json.partial_reasons, /^interrupted \(SIGINT\) during load$/)
+    assert.ok(run.json.rows_ok > 0)
   })
-  assertPartialReport(run, /^worker \d died \(SIGKILL\) before its final report$/)
-  assertSomeMatch(run.json.partial_reasons, /^interrupted \(SIGINT\) during load$/)
-  assert.ok(run.json.rows_ok > 0)
-}))
+})
 
 test('a worker that fails during start-up: could not run, exit 3, the table restored', () => withDouble({},
   async (double) => {
