@@ -8,6 +8,7 @@ const { busyMachineLine } = require('./cluster-limits')
 const { table } = require('./table')
 const { rateShortfallLine, timeoutWarning } = require('./limits-text')
 const { clusterSection } = require('./cluster-section')
+const { cpuSourceText } = require('../results/cpu-cost')
 
 
 
@@ -363,7 +364,7 @@ function clusterCpuLine (cost) {
   if (!cost) return null
   const one = cost.unit === 'rows' ? 'rows' : 'queries'
   return `cluster CPU: ${fmt(cost.ms_per_1000)} ms per 1,000 ${one} over the measured window (from ` +
-    `${cost.source_text})${cost.bound_per_sec ? `; ${cost.cores} cores bound the rate at ` +
+    `${cpuSourceText(cost)})${cost.bound_per_sec ? `; ${cost.cores} cores bound the rate at ` +
     `${fmt(cost.bound_per_sec)} ${one}/s` : ''}`
 }
 

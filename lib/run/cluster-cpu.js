@@ -5,7 +5,8 @@ const { round } = require('../base/format')
 // What the cluster spent of CPU over the measured window (from the warm-up's end to the last answer): a cost per row
 // that the machine's other tenants move far less than the rate (they take the cores' time, not the work a row needs),
 // and by the operational laws a bound on the rate (rate ≤ cores / cost). Three sources, the first one at hand:
-// - proc: the nodes' processes on this machine (/proc/PID/stat, lib/run/machine-share.js): exact;
+// - proc: the nodes' processes on this machine (/proc/PID/stat, lib/run/machine-share.js): exact, and of it the JIT
+//   compiler's threads (jit_s, lib/run/jit-threads.js), which the cost per row leaves out;
 // - cgroup: each node in a control group of its own (a container), sys.nodes' os['cgroup']['cpuacct'] read at the
 //   window's two ends: exact, for a cluster elsewhere;
 // - process.cpu.percent: the monitor's samples of each node's recent CPU share, times its cores, integrated over the
@@ -98,7 +99,8 @@ class ClusterCpu {
     if (!this.marked) return null
     await this.marking
     if (machine && typeof machine.cluster_cpu_s === 'number') {
-      return sourced('proc', machine.cluster_cpu_s, machine.cores)
+      return { ...sourced('proc', machine.cluster_cpu_s, machine.cores),
+        jit_s: typeof machine.cluster_jit_s === 'number' ? round(machine.cluster_jit_s, 3) : null }
     }
     const to = await this.query()
     const cores = coresOf(to)

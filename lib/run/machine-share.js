@@ -1,6 +1,7 @@
 'use strict'
 
 const fs = require('node:fs')
+const { readCompilerTicks, compilerTicksBetween } = require('./jit-threads')
 
 // What the rest of this machine took while the load ran. The machine's CPU time (/proc/stat) less the time of the
 // run's own processes (its master and workers) and of the cluster's nodes that run here (/proc/PID/stat): what other
@@ -55,11 +56,13 @@ const round1 = (x) => Math.round(x * 10) / 10
 class MachineShare {
   constructor ({ pids, procRoot = '/proc', everyMs = SAMPLE_MS, timers = { setInterval, clearInterval },
     machine = () => readMachine(procRoot), process: proc = (pid) => readProcess(pid, procRoot),
-    busyOverPct = DEFAULT_BUSY_OTHERS_PCT }) {
-    Object.assign(this, { pids, everyMs, timers, machine, proc, busyOverPct })
+    compiler = (pid) => readCompilerTicks(pid, procRoot), busyOverPct = DEFAULT_BUSY_OTHERS_PCT }) {
+    Object.assign(this, { pids, everyMs, timers, machine, proc, compiler, busyOverPct })
     this.last = null
     this.timer = null
-    this.sums = { total: 0, busy: 0, own: 0, cluster: 0 }
+    this.sums = { total: 0, busy: 0, own: 0, cluster: 0, jit: 0 }
+    this.jitKnown = true
+    this.compilerSeen = false
     this.clusterKnown = true
     this.clusterPids = 0
     this.measuredFrom = null
@@ -73,7 +76,19 @@ class MachineShare {
     if (cluster === null) this.clusterKnown = false
     else this.clusterPids = cluster.length
     const ticksOf = (list) => new Map((list || []).map((pid) => [pid, this.proc(pid)]).filter(([, t]) => t !== null))
-    return { machine, own: ticksOf(own), cluster: ticksOf(cluster) }
+    return { machine, own: ticksOf(own), cluster: ticksOf(cluster), compiler: this.compilerTicks(cluster) }
+  }
+
+  /** The cluster's compiler threads' ticks (lib/run/jit-threads.js), or null when a node's threads cannot be read. */
+  compilerTicks (cluster) {
+    const all = new Map()
+    for (const pid of cluster || []) {
+      const ticks = this.compiler(pid)
+      if (!ticks) return null
+      for (const [thread, used] of ticks) all.set(thread, used)
+    }
+    if (all.size > 0) this.compilerSeen = true
+    return all
   }
 
   start () {
@@ -97,6 +112,8 @@ class MachineShare {
     this.sums.busy += now.machine.busy - this.last.machine.busy
     this.sums.own += delta(this.last.own, now.own)
     this.sums.cluster += delta(this.last.cluster, now.cluster)
+    if (this.last.compiler && now.compiler) this.sums.jit += compilerTicksBetween(this.last.compiler, now.compiler)
+    else this.jitKnown = false
     this.last = now
   }
 
@@ -104,7 +121,8 @@ class MachineShare {
   markMeasured () {
     if (!this.last) return
     this.sample()
-    this.measuredFrom = { cluster: this.sums.cluster }
+    this.measuredFrom = { cluster: this.sums.cluster, jit: this.sums.jit }
+    this.jitKnown = true
   }
 
   stop () {
@@ -112,17 +130,21 @@ class MachineShare {
     this.timer = null
     if (!this.last) return null
     this.sample()
-    const { total, busy, own, cluster } = this.sums
+    const { total, busy, own, cluster, jit } = this.sums
     if (!(total > 0)) return null
     const pct = (ticks) => round1((100 * ticks) / total)
     const othersPct = this.clusterKnown ? pct(Math.max(0, busy - own - cluster)) : null
-    const from = this.measuredFrom ?? { cluster: 0 }
+    const from = this.measuredFrom ?? { cluster: 0, jit: 0 }
+    const clusterCpuKnown = this.clusterKnown && this.clusterPids > 0
     return { cores: this.cores, machine_pct: pct(busy), own_pct: pct(own), cluster_pct: pct(cluster),
       others_pct: othersPct, cluster_known: this.clusterKnown, busy_over_pct: this.busyOverPct,
       others_busy: othersPct !== null && othersPct > this.busyOverPct,
       // The cluster's own CPU seconds over the measured window (utime + stime of its processes, /proc's ticks of
       // USER_HZ, 100 a second on Linux): the cost per row that the machine's other tenants do not move.
-      cluster_cpu_s: this.clusterKnown && this.clusterPids > 0 ? (cluster - from.cluster) / USER_HZ : null }
+      cluster_cpu_s: clusterCpuKnown ? (cluster - from.cluster) / USER_HZ : null,
+      // Of which the nodes' JIT compiler threads (lib/run/jit-threads.js), where every sample could read them.
+      // None seen (not a HotSpot JVM, or threads hidden): unknown, not 0.
+      cluster_jit_s: clusterCpuKnown && this.jitKnown && this.compilerSeen ? (jit - from.jit) / USER_HZ : null }
   }
 }
 

@@ -285,6 +285,7 @@ testOverProtocols('--duration stops the run; in-flight requests are still counte
   const cost = run.json.cluster_cpu
   assert.equal(cost.source, 'proc')
   assert.ok(cost.cpu_s > 0 && cost.ms_per_1000 > 0 && cost.cores >= 1, JSON.stringify(cost))
+  assert.equal(cost.jit_s, null, 'a Node.js double has no JIT compiler threads of HotSpot\'s: unknown, not 0')
   assert.ok(Math.abs(cost.ms_per_1000 - (cost.cpu_s / run.json.rows_ok) * 1e6) <= 0.001, 'CPU ms per 1,000 rows')
   assert.match(run.stderr, /^cluster CPU: [\d.,]+ ms per 1,000 rows over the measured window \(from the nodes' /m)
   assert.equal(run.json.rows_ok, inserts(double).reduce((sum, s) => sum + s.rows, 0))

@@ -89,7 +89,25 @@ test('proc wins where the nodes run here; nothing is measured before the window 
   await local.markMeasured()
   assert.equal(local.share.marked, true)
   assert.deepEqual(await local.finish({ cluster_cpu_s: 3, cores: 2 }), { source: 'proc',
-    source_text: 'the nodes\' processes on this machine (/proc)', cpu_s: 3, cores: 2 })
+    source_text: 'the nodes\' processes on this machine (/proc)', cpu_s: 3, cores: 2, jit_s: null })
   assert.equal(cpuCostOf({ cpu_s: 0, cores: 2 }, 100, 'rows'), null)
   assert.equal(cpuCostOf({ cpu_s: 1, cores: 2 }, 0, 'rows'), null)
+})
+
+test('the JIT compiler\'s share is left out of the cost per row, and said', async () => {
+  const local = new ClusterCpu({ share: { clusterKnown: true, clusterPids: 1, markMeasured () {} } })
+  await local.markMeasured()
+  const measured = await local.finish({ cluster_cpu_s: 30, cluster_jit_s: 10, cores: 2 })
+  assert.equal(measured.jit_s, 10)
+  const cost = cpuCostOf(measured, 200_000, 'rows')
+  // 20 s of the node's own work for 200,000 rows: 100 µs a row; 150 with the compiler's 10 s.
+  assert.deepEqual([cost.ms_per_1000, cost.ms_per_1000_with_jit, cost.bound_per_sec], [100, 150, 20_000])
+  assert.equal(clusterCpuLine(cost), 'cluster CPU: 100 ms per 1,000 rows over the measured window (from the nodes\' ' +
+    'processes on this machine (/proc); the JIT compiler\'s 10 s left out, 150 with it); 2 cores bound the rate at ' +
+    '20,000 rows/s')
+  // A compiler share that cannot be (all of the time, or less than none) is not taken.
+  for (const jit of [30, -1]) {
+    const whole = cpuCostOf({ ...measured, jit_s: jit }, 200_000, 'rows')
+    assert.deepEqual([whole.ms_per_1000, whole.jit_s, whole.ms_per_1000_with_jit], [150, null, null])
+  }
 })

@@ -31,7 +31,7 @@ test('what others took of the machine: its busy time less the run\'s processes a
   const summary = share.stop()
   // Busy 260 of 400; own 30 + 10 + 20 = 60; the node 100; others 100.
   assert.deepEqual(summary, { cores: 2, machine_pct: 65, own_pct: 15, cluster_pct: 25, others_pct: 25,
-    cluster_known: true, busy_over_pct: 25, others_busy: false, cluster_cpu_s: 1 })
+    cluster_known: true, busy_over_pct: 25, others_busy: false, cluster_cpu_s: 1, cluster_jit_s: null })
   assert.equal(othersTook({ machine: summary }), null, '25% is not more than 25%')
   const busier = { ...summary, others_pct: 38, others_busy: true }
   assert.match(busyMachineLine({ machine: busier }),
@@ -54,6 +54,44 @@ test('the cluster\'s CPU seconds count from the measured window\'s start (the wa
     process: m.process }).start()
   Object.assign(m.state, { total: 600, busy: 400 })
   assert.equal(remote.stop().cluster_cpu_s, null)
+})
+
+test('the nodes\' JIT compiler threads: their ticks over the measured window, a thread that starts counted whole',
+  () => {
+  const m = fakeMachine()
+  m.state.procs = { 20: 0 }
+  let compiler = { 20: new Map([['20/31', 0], ['20/32', 0]]) }
+  const share = new MachineShare({ pids: () => ({ own: [], cluster: [20] }), timers: m.timers, machine: m.machine,
+    process: m.process, compiler: (pid) => compiler[pid] ?? null }).start()
+  // The warm-up: the compilers take 50 of the node's 80 ticks; then the mark.
+  Object.assign(m.state, { total: 200, busy: 100, procs: { 20: 80 } })
+  compiler = { 20: new Map([['20/31', 30], ['20/32', 20]]) }
+  share.markMeasured()
+  // The measured part: thread 32 ends, 33 starts (its 15 ticks all after the mark), 31 takes 10 more.
+  Object.assign(m.state, { total: 400, busy: 300, procs: { 20: 280 } })
+  compiler = { 20: new Map([['20/31', 40], ['20/33', 15]]) }
+  const summary = share.stop()
+  assert.deepEqual([summary.cluster_cpu_s, summary.cluster_jit_s], [2, 0.25])
+})
+
+test('the JIT share unknown, never 0: no compiler thread seen, or a node\'s threads unreadable in a sample', () => {
+  const m = fakeMachine()
+  m.state.procs = { 20: 0 }
+  const measure = (compiler) => {
+    const share = new MachineShare({ pids: () => ({ own: [], cluster: [20] }), timers: m.timers, machine: m.machine,
+      process: m.process, compiler }).start()
+    m.state.total += 200
+    m.state.procs[20] += 100
+    m.state.tick()
+    m.state.total += 200
+    m.state.procs[20] += 100
+    return share.stop()
+  }
+  assert.equal(measure(() => new Map()).cluster_jit_s, null, 'not a HotSpot JVM (a Node.js double)')
+  let reads = 0
+  const flaky = () => (++reads === 2 ? null : new Map([['20/31', reads * 10]]))
+  assert.equal(measure(flaky).cluster_jit_s, null)
+  assert.equal(measure(() => new Map([['20/31', 5]])).cluster_cpu_s, 2)
 })
 
 test('where the cluster\'s processes on this machine cannot be told, others are unknown, never guessed', () => {

@@ -2,6 +2,7 @@
 
 const { fmt, fmtWhole: whole } = require('../../base/format')
 const { shapeText } = require('../../cluster/cluster-shape')
+const { cpuSourceText } = require('../../results/cpu-cost')
 
 // The sizing reference's table and the lines under it, as the terminal and sizing.html both show them.
 
@@ -96,7 +97,7 @@ function groupTable (g) {
 
 /** "CPU 64.2 ms per 1,000 rows (from …); its 2 cores bound the rate at 31,175 rows/s". */
 function cpuCostText (cpu, unit) {
-  return `CPU ${fmt(cpu.ms_per_1000)} ms per 1,000 ${unit} (from ${cpu.source_text})${cpu.bound_per_sec
+  return `CPU ${fmt(cpu.ms_per_1000)} ms per 1,000 ${unit} (from ${cpuSourceText(cpu)})${cpu.bound_per_sec
     ? `; its ${cpu.cores} cores bound the rate at ${whole(cpu.bound_per_sec)} ${unit}/s` : ''}`
 }
 
