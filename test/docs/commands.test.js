@@ -183,8 +183,9 @@ for (const page of PAGES) {
   const blocks = shellBlocks(fs.readFileSync(path.join(ROOT, page), 'utf8'))
   const commands = blocks.flatMap(commandsOf).filter((c) => !NOT_RUN_HERE.some(([pattern]) => pattern.test(c)))
   if (commands.length === 0) continue
-  // A guard against a hang, not a pace: the sweeps' page took over 240 s beside a study on 2 cores (load 8-10).
-  test(`${page}: every command it shows runs against the test double`, { timeout: 600_000 }, async (t) => {
+  // A guard against a hang, not a pace: the sweeps' page took over 240 s beside a study on 2 cores (load 8-10), over
+  // 600 s beside four busy loops (1.4 of the 2 cores taken).
+  test(`${page}: every command it shows runs against the test double`, { timeout: 1_500_000 }, async (t) => {
     const double = await startCrateTestDouble({ query: (stmt) => answerAnyQueryOfATable(double, stmt) })
     try {
       const clusters = await clusterSetUp(t, commands)

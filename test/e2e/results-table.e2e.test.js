@@ -104,8 +104,12 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
       ) / 1000
     assert.equal(m.latency_ms.p99, p99, 'the p99 of the two histograms merged')
     const meanOfP99s = (a.json.latency_ms.p99 + b.json.latency_ms.p99) / 2
-    assert.ok(m.latency_ms.p99 >= 200 && meanOfP99s < 150,
-      `merged p99 ${m.latency_ms.p99} ms, mean of the p99s ${meanOfP99s} ms`)
+    assert.ok(m.latency_ms.p99 >= 200, `merged p99 ${m.latency_ms.p99} ms: 5% of the requests took 200 ms`)
+    // Where the fast generator kept its pace (~5 ms) the mean of the p99s is far below; a starved machine's stalls
+    // raise its p99 too, and then the exact merge above is what tells the two apart.
+    if (a.json.latency_ms.p99 < 100) {
+      assert.ok(meanOfP99s < 150, `merged p99 ${m.latency_ms.p99} ms, mean of the p99s ${meanOfP99s} ms`)
+    }
     // The merge puts each generator's window on the server's clock, with the offset the fleet measured for it.
     const offsetOf = (r) =>
       m.fleet.generators.find((g) => g.generator === r.json.options.generator.index + 1).clock_offset_ms
