@@ -9,6 +9,7 @@ const { table } = require('./table')
 const { rateShortfallLine, timeoutWarning } = require('./limits-text')
 const { clusterSection } = require('./cluster-section')
 const { cpuSourceText } = require('../results/cpu-cost')
+const { GATHER_SHARE, MAX_GATHER_MS } = require('../cluster/pg-connection')
 
 
 
@@ -83,8 +84,9 @@ function renderReport (workload, result) {
   }
   out.push(latency.toString())
   if (pg && workload.unit === 'rows' && (result.options.pg_insert ?? 'batch') === 'batch') {
-    out.push('  over pg a batch\'s rows are answered one by one, read in gulps 0.5% of the request\'s time apart ' +
-      '(at most 10 ms): a latency ends when its ReadyForQuery is read, at most that late (docs/pg-or-http.md)')
+    out.push(`  over pg a batch's rows are answered one by one, read in gulps ${GATHER_SHARE * 100}% of the ` +
+      `request's time apart (at most ${MAX_GATHER_MS} ms): a latency ends when its ReadyForQuery is read, at most ` +
+      'that late (docs/pg-or-http.md)')
   }
   out.push(...driftLines(result.drift, fmt))
   const sustained = sustainedLine(result.drift, result.sustained, fmt)

@@ -22,8 +22,9 @@ function cpuCostOf (cpu, units, unit) {
 
 /** Where a cost comes from, in the report's words: "the nodes' processes …; the JIT compiler's 12.3 s left out". */
 function cpuSourceText (cost) {
-  return `${cost.source_text}${typeof cost.jit_s === 'number'
-    ? `; the JIT compiler's ${round(cost.jit_s, 1)} s left out, ${round(cost.ms_per_1000_with_jit, 1)} ms with it` : ''}`
+  if (typeof cost.jit_s !== 'number') return cost.source_text
+  return `${cost.source_text}; the JIT compiler's ${round(cost.jit_s, 1)} s left out, ` +
+    `${round(cost.ms_per_1000_with_jit, 1)} ms with it`
 }
 
 module.exports = { cpuCostOf, cpuSourceText }

@@ -209,12 +209,12 @@ test('reads land in one buffer of the connection\'s own: what a read leaves held
   }
 })
 
-test('a batch\'s answer is read in gulps of half a percent of the request\'s time so far (at most 10 ms): its ' +
+test('a batch\'s answer is read in gulps of 2% of the request\'s time so far (at most 20 ms): its ' +
   'latency read late by at most that; a young request, a full read and the last rows\' answer read as they come',
 (t) => {
   const { gulps, GATHER_SHARE, MIN_GATHER_MS, MAX_GATHER_MS, READ_BUFFER_BYTES } =
     require('../../lib/cluster/pg-connection')
-  assert.deepEqual([GATHER_SHARE, MIN_GATHER_MS, MAX_GATHER_MS], [0.005, 1, 10])
+  assert.deepEqual([GATHER_SHARE, MIN_GATHER_MS, MAX_GATHER_MS], [0.02, 1, 20])
   let now = 0
   const calls = []
   const socket = { pause: () => calls.push('pause'), resume: () => calls.push('resume'), destroy () {} }
@@ -228,22 +228,22 @@ test('a batch\'s answer is read in gulps of half a percent of the request\'s tim
     connection.cycle.ok = answered
     connection.gatherIfStreaming(bytes)
   }
-  // A request of 100 ms so far: half a percent is under a millisecond, read as it comes.
+  // A request of 40 ms so far: 2% is under a millisecond, read as it comes.
   connection.cycle = batchOf(1000, 0)
-  readAt(100, 1)
+  readAt(40, 1)
   assert.deepEqual(calls, [], 'too young for a gulp')
-  // At 1,000 ms: a gulp of 5 ms.
-  readAt(1000, 10)
+  // At 500 ms: a gulp of 10 ms.
+  readAt(500, 10)
   assert.deepEqual(calls, ['pause'])
-  assert.equal(gulps.waiting.get(connection), 1005)
+  assert.equal(gulps.waiting.get(connection), 510)
   connection.gatherIfStreaming(21)
   assert.deepEqual(calls, ['pause'], 'paused once')
-  now = 1004.5
+  now = 509.5
   gulps.readDue()
   assert.deepEqual(calls, ['pause', 'resume'], 'due within a millisecond: read with the others of the gulp')
-  // At 10 s: a gulp of at most 10 ms.
+  // At 10 s: a gulp of at most 20 ms.
   readAt(10_000, 20)
-  assert.equal(gulps.waiting.get(connection), 10_010)
+  assert.equal(gulps.waiting.get(connection), 10_020)
   gulps.readAll()
   // A read that filled the buffer leaves more waiting, and the last rows answered leave the ReadyForQuery alone to
   // come: read on.
@@ -266,15 +266,15 @@ test('a batch\'s answer is read in gulps of half a percent of the request\'s tim
   other.socket = { pause () {}, resume: () => calls.push('other resume'), destroy () {} }
   connection.cycle = batchOf(1000, 0)
   other.cycle = batchOf(1000, 0)
-  now = 1000
+  now = 250
   connection.gatherIfStreaming(21)
-  now = 1600
+  now = 400
   other.gatherIfStreaming(21)
-  assert.deepEqual([...gulps.waiting.values()], [1005, 1608])
-  now = 1005
+  assert.deepEqual([...gulps.waiting.values()], [255, 408])
+  now = 255
   gulps.readDue()
   assert.deepEqual(calls.slice(-1), ['resume'])
-  assert.deepEqual([...gulps.waiting.values()], [1608])
+  assert.deepEqual([...gulps.waiting.values()], [408])
   // A connection dropped while it waits is not read again.
   other.drop()
   assert.equal(gulps.waiting.has(other), false)

@@ -103,8 +103,8 @@ test('the JIT compiler\'s share is left out of the cost per row, and said', asyn
   // 20 s of the node's own work for 200,000 rows: 100 µs a row; 150 with the compiler's 10 s.
   assert.deepEqual([cost.ms_per_1000, cost.ms_per_1000_with_jit, cost.bound_per_sec], [100, 150, 20_000])
   assert.equal(clusterCpuLine(cost), 'cluster CPU: 100 ms per 1,000 rows over the measured window (from the nodes\' ' +
-    'processes on this machine (/proc); the JIT compiler\'s 10 s left out, 150 ms with it); 2 cores bound the rate at ' +
-    '20,000 rows/s')
+    'processes on this machine (/proc); the JIT compiler\'s 10 s left out, 150 ms with it); 2 cores bound the rate ' +
+    'at 20,000 rows/s')
   // A compiler share that cannot be (all of the time, or less than none) is not taken.
   for (const jit of [30, -1]) {
     const whole = cpuCostOf({ ...measured, jit_s: jit }, 200_000, 'rows')
