@@ -23,6 +23,13 @@ test('ingest into a real CrateDB: exact rows, count after refresh matches', { sk
     assert.equal(run.json.rows_failed, 0)
     assert.equal(run.json.table_count, 10_000)
     assert.equal(run.json.table_count_matches, true)
+    // A node on this machine: its CPU read in /proc, its HotSpot JIT compiler's threads counted apart and left out.
+    const cost = run.json.cluster_cpu
+    if (cost && cost.source === 'proc') {
+      assert.equal(typeof cost.jit_s, 'number', JSON.stringify(cost))
+      assert.ok(cost.jit_s >= 0 && cost.ms_per_1000 <= cost.ms_per_1000_with_jit, JSON.stringify(cost))
+      assert.match(run.stderr, /^cluster CPU: .*; the JIT compiler's [\d.]+ s left out, [\d.,]+ ms with it\)/m)
+    }
 
     const [schema, name] = table.split('.')
     const shards = await client.sql('SELECT number_of_shards FROM information_schema.tables WHERE table_schema = ? ' +
