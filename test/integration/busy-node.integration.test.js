@@ -58,18 +58,19 @@ test('a node busy with another client\'s queries before the run began is said to
         /these figures are not the cluster's alone/))
       console.log(`# ${busy.stderr.split('\n').find((line) => /busy before this run began/.test(line))}`)
       // Issue 54: a grid run beside the other client, then sized: the sizing names its busy runs and plans with none.
+      // Two cells: every statement of a run waits behind the other client's queries (a 2 × 2 grid took over 180 s).
       const out = tempDir(t)
       const grid = await runTool('bin/crate-bench.js', ['sweep', 'grid', '--vary', 'batch_size=500,1000', '--vary',
-        'concurrent_requests=1,2', '--out', out, '--', '--table', ours, '--duration', '2s', '--monitor_interval', '1s',
+        'concurrent_requests=2', '--out', out, '--', '--table', ours, '--duration', '2s', '--monitor_interval', '1s',
         '--warmup', '0'], { env: clusterEnv(), timeoutMs: 180_000 })
       assert.equal(grid.code, 0, grid.stderr)
       const sized = await runTool('bin/crate-bench.js', ['sizing', out, '--json'])
       assert.equal(sized.code, 0, sized.stderr)
       const [shape] = sized.json.groups[0].shapes
       assert.match(shape.verdicts.join('\n'),
-        /^busy: [1-4] of 4 runs ran beside other work or on nodes busy beyond the load or before it/m)
+        /^busy: [12] of 2 runs ran beside other work or on nodes busy beyond the load or before it/m)
       assert.equal(shape.planning.per_sec, null, 'no figure to plan with from busy runs of one run a cell')
-      assert.match(sized.stderr, /^warning: 1 node: busy: [1-4] of 4 runs/m)
+      assert.match(sized.stderr, /^warning: 1 node: busy: [12] of 2 runs/m)
       console.log(`# ${sized.stderr.split('\n').find((line) => /^warning: 1 node: busy/.test(line))}`)
       burning = false
       await Promise.all(loops)
