@@ -9,7 +9,7 @@ const { table } = require('./table')
 const { rateShortfallLine, timeoutWarning } = require('./limits-text')
 const { clusterSection } = require('./cluster-section')
 const { cpuSourceText } = require('../results/cpu-cost')
-const { GATHER_SHARE, MAX_GATHER_MS } = require('../cluster/pg-connection')
+const { GATHER_SHARE, MAX_GATHER_MS } = require('../cluster/pg-gulps')
 
 
 
