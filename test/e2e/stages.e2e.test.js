@@ -60,7 +60,9 @@ test('each stage has its own figures, and they add up to the run\'s', () => with
   if (clientBehind(r)) {
     // A machine too busy to send on time moves a stage's rows into the next (beside four busy loops: stage 2 at
     // 470/s of 500, its last 60 rows sent in the rate-0 stage): a stage short of its rate is named, as it was.
-    assert.match(run.stderr, /first stage where the cluster stopped keeping up: \d /)
+    // Named for a shortfall, a ramp it fell behind or its waiting: the double failed nothing.
+    assert.match(run.stderr,
+      /first stage where the cluster stopped keeping up: \d \(\S+\): (achieved|fell behind at|queueing: )/)
   } else {
     assert.equal(r.first_stage_not_kept_up, null)
     assert.match(run.stderr, /the cluster kept up with every stage/)
@@ -79,8 +81,9 @@ test('the first stage the cluster cannot keep up with is named, with why', () =>
     assert.equal(r.stages[2].kept_up.kept, false)
     if (clientBehind(r)) {
       // A starved machine's generator can fall short of 1,000 or 2,000 rows/s by itself: then an earlier stage is
-      // named first, never a later one.
-      assert.ok(r.first_stage_not_kept_up.stage <= 3, JSON.stringify(r.first_stage_not_kept_up))
+      // named first, for its shortfall or its waiting, never for failures (it had none).
+      const first = r.first_stage_not_kept_up
+      if (first.stage < 3) assert.match(first.reason, /^(achieved [\d,.]+\/s, below 95% of the target|queueing: )/)
     } else {
       assert.deepEqual(r.stages.map((s) => s.kept_up.kept), [true, true, false])
       assert.deepEqual(r.first_stage_not_kept_up.stage, 3)
