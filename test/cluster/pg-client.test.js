@@ -209,12 +209,12 @@ test('reads land in one buffer of the connection\'s own: what a read leaves held
   }
 })
 
-test('a batch\'s answer is read in gulps of 2% of the request\'s time so far (at most 20 ms): its ' +
+test('a batch\'s answer is read in gulps of 5% of the request\'s time so far (at most 100 ms): its ' +
   'latency read late by at most that; a young request, a full read and the last rows\' answer read as they come',
 (t) => {
   const { gulps, GATHER_SHARE, MIN_GATHER_MS, MAX_GATHER_MS, READ_BUFFER_BYTES } =
     require('../../lib/cluster/pg-connection')
-  assert.deepEqual([GATHER_SHARE, MIN_GATHER_MS, MAX_GATHER_MS], [0.02, 1, 20])
+  assert.deepEqual([GATHER_SHARE, MIN_GATHER_MS, MAX_GATHER_MS], [0.05, 1, 100])
   let now = 0
   const calls = []
   const socket = { pause: () => calls.push('pause'), resume: () => calls.push('resume'), destroy () {} }
@@ -228,22 +228,22 @@ test('a batch\'s answer is read in gulps of 2% of the request\'s time so far (at
     connection.cycle.ok = answered
     connection.gatherIfStreaming(bytes)
   }
-  // A request of 40 ms so far: 2% is under a millisecond, read as it comes.
+  // A request of 15 ms so far: 5% is under a millisecond, read as it comes.
   connection.cycle = batchOf(1000, 0)
-  readAt(40, 1)
+  readAt(15, 1)
   assert.deepEqual(calls, [], 'too young for a gulp')
-  // At 500 ms: a gulp of 10 ms.
+  // At 500 ms: a gulp of 25 ms.
   readAt(500, 10)
   assert.deepEqual(calls, ['pause'])
-  assert.equal(gulps.waiting.get(connection), 510)
+  assert.equal(gulps.waiting.get(connection), 525)
   connection.gatherIfStreaming(21)
   assert.deepEqual(calls, ['pause'], 'paused once')
-  now = 509.5
+  now = 524.5
   gulps.readDue()
   assert.deepEqual(calls, ['pause', 'resume'], 'due within a millisecond: read with the others of the gulp')
-  // At 10 s: a gulp of at most 20 ms.
+  // At 10 s: a gulp of at most 100 ms.
   readAt(10_000, 20)
-  assert.equal(gulps.waiting.get(connection), 10_020)
+  assert.equal(gulps.waiting.get(connection), 10_100)
   gulps.readAll()
   // A read that filled the buffer leaves more waiting, and the last rows answered leave the ReadyForQuery alone to
   // come: read on.
@@ -261,7 +261,7 @@ test('a batch\'s answer is read in gulps of 2% of the request\'s time so far (at
   connection.cycle = null
   connection.gatherIfStreaming(21)
   assert.deepEqual(calls, [])
-  // Two connections due 3 ms apart: one timer for the first, then one for the second.
+  // Two connections due at different times: one timer for the first, then one for the second.
   const other = new PgConnection({ host: 'h', port: 2, user: 'crate', now: () => now })
   other.socket = { pause () {}, resume: () => calls.push('other resume'), destroy () {} }
   connection.cycle = batchOf(1000, 0)
@@ -270,11 +270,11 @@ test('a batch\'s answer is read in gulps of 2% of the request\'s time so far (at
   connection.gatherIfStreaming(21)
   now = 400
   other.gatherIfStreaming(21)
-  assert.deepEqual([...gulps.waiting.values()], [255, 408])
-  now = 255
+  assert.deepEqual([...gulps.waiting.values()], [262.5, 420])
+  now = 262.5
   gulps.readDue()
   assert.deepEqual(calls.slice(-1), ['resume'])
-  assert.deepEqual([...gulps.waiting.values()], [408])
+  assert.deepEqual([...gulps.waiting.values()], [420])
   // A connection dropped while it waits is not read again.
   other.drop()
   assert.equal(gulps.waiting.has(other), false)
@@ -307,10 +307,10 @@ test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every ro
     assert.equal(answer.results.length, 5000)
     assert.deepEqual(answer.results.map((r, i) => [i, r.rowcount]).filter(([, c]) => c !== 1).map(([i]) => i),
       [999, 1999, 2999, 3999, 4999])
-    // The double flushes 5,000 rows over at least 67 ms (the capture's pace). A request younger than 200 ms reads as
-    // it comes (half a percent of it is under a millisecond); later gulps last a millisecond or more.
+    // The double flushes 5,000 rows over at least 67 ms (the capture's pace). A request younger than 20 ms reads as
+    // it comes (5% of it is under a millisecond); later gulps last a millisecond or more.
     assert.ok(elapsed >= 60, `${elapsed} ms`)
-    assert.ok(pauses <= Math.max(0, elapsed - 200) + 1, `${pauses} gulps in ${Math.round(elapsed)} ms`)
+    assert.ok(pauses <= Math.max(0, elapsed - 20) + 1, `${pauses} gulps in ${Math.round(elapsed)} ms`)
     // The rows a batch has: counted from its Executes, or as the caller says (the engine passes its units).
     assert.deepEqual([...batchRows], [5000])
     batchRows.clear()
