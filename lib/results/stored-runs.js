@@ -5,6 +5,7 @@ const { visible } = require('../base/format')
 const { parseTableName } = require('../data/schema')
 const { readFleetRun } = require('../fleet/coordinator')
 const { mergeResults } = require('./merge')
+const { keepLateApart } = require('./late-results')
 const { resultProblem, unitOfWorkload } = require('./result')
 const { COLUMNS_SQL, resultColumnOf } = require('./store')
 const { parseThreshold, evaluateThresholds } = require('./thresholds')
@@ -33,21 +34,15 @@ async function readMergedRun (client, table, runId, { fleetTable = null } = {}) 
     throw new FatalError(message)
   }
   const fleet = await fleetOf(client, results[0], runId)
-  // A generator the finisher judged dead that stored its result after all (it was paused past the death rule): the
-  // fleet's verdict counted it from its heartbeats; its result is shown apart, never merged in silently.
-  const judgedDead = new Set((fleet && fleet.reconciled && fleet.reconciled.detail.dead) || [])
+  // A generator the finisher judged dead that stored its result after all (it was paused past the death rule): kept
+  // apart (lib/results/late-results.js).
+  const reconciled = (fleet && fleet.reconciled && fleet.reconciled.detail) || {}
+  const judgedDead = new Set(reconciled.dead || [])
   const late = results.filter((r) => judgedDead.has(generatorOf(r)))
   const onTime = results.filter((r) => !judgedDead.has(generatorOf(r)))
   const merged = mergeResults(onTime.length > 0 ? onTime : results, { fleet })
   if (late.length > 0 && onTime.length > 0) {
-    const unit = unitOfWorkload(merged.workload)
-    merged.late_results = late.map((r) => ({ generator: generatorOf(r) + 1, [`${unit}_ok`]: r[`${unit}_ok`],
-      [`${unit}_failed`]: r[`${unit}_failed`], [`${unit}_in_doubt`]: r[`${unit}_in_doubt`] }))
-    merged.partial = true
-    for (const r of late) {
-      merged.partial_reasons.push(`generator ${generatorOf(r) + 1} stored its result after the fleet was finished ` +
-        `without it (judged dead): kept apart as late (${r[`${unit}_ok`]} ${unit} ok by its own count), not merged`)
-    }
+    keepLateApart(merged, late, reconciled.generators, unitOfWorkload(merged.workload), generatorOf)
   }
   merged.thresholds = rejudgedThresholds(results[0], merged)
   return { runId, loadGenerators: fleet ? fleet.generators.length : rows.length, result: merged }
