@@ -25,6 +25,8 @@ function keepLateApart (merged, late, verdicts, unit, generatorOf) {
     let reason = `generator ${generator + 1} stored its result after the fleet was finished without it (judged ` +
       `dead): kept apart as late (${r[ok]} ${unit} ok by its own count), not merged`
     if (after > 0) {
+      // Sent by the fleet as its verdict did not know: sent stays ok + failed + in doubt.
+      merged[`${unit}_sent`] += after
       merged[inDoubt] += after
       reason += `; up to ${after} ${unit} it stored after the fleet's verdict are in doubt`
     }

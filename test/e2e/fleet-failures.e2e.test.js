@@ -286,6 +286,7 @@ test('a generator paused past the death rule resumes: its result is kept apart a
   assert.ok(m.reconciliation.counted <= counted && m.reconciliation.counted >= counted - m.rows_in_doubt,
     `counted ${m.reconciliation.counted} at the verdict, ${counted} now`)
   assert.notEqual(m.reconciliation.verdict, 'above', 'no excess blamed on the cluster')
+  assert.equal(m.rows_ok + m.rows_failed + m.rows_in_doubt, m.rows_sent)
 }))
 
 test('the finisher paused past the rule: the takeover finishes once; the steward, back, does not finish again',

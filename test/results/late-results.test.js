@@ -5,7 +5,9 @@ const assert = require('node:assert/strict')
 const { keepLateApart, storedAfterVerdict } = require('../../lib/results/late-results')
 
 const generatorOf = (r) => r.options.generator.index
-const fleetResult = () => ({ rows_ok: 86_900, rows_failed: 0, rows_in_doubt: 0, partial: false, partial_reasons: [] })
+const fleetResult = () => ({ rows_sent: 86_950, rows_ok: 86_900, rows_failed: 50, rows_in_doubt: 0, partial: false,
+  partial_reasons: [] })
+const accounted = (m) => m.rows_ok + m.rows_failed + m.rows_in_doubt === m.rows_sent
 const lateResult = (ok, more = {}) => ({ options: { generator: { index: 1 } }, rows_ok: ok, rows_failed: 0,
   rows_in_doubt: 0, ...more })
 
@@ -17,6 +19,8 @@ test('a late generator that stored rows after the verdict counted its rows in th
   const merged = keepLateApart(fleetResult(), [lateResult(29_100)], verdicts, 'rows', generatorOf)
   assert.equal(merged.rows_in_doubt, 200)
   assert.equal(merged.rows_ok, 86_900, 'the fleet\'s acknowledged rows are not changed')
+  assert.equal(merged.rows_sent, 87_150)
+  assert.ok(accounted(merged), 'ok + failed + in doubt = sent')
   assert.equal(merged.partial, true)
   assert.deepEqual(merged.late_results, [{ generator: 2, rows_ok: 29_100, rows_failed: 0, rows_in_doubt: 0 }])
   assert.deepEqual(merged.partial_reasons, ['generator 2 stored its result after the fleet was finished without it ' +
@@ -31,6 +35,7 @@ test('a late generator that stored nothing after the verdict adds nothing in dou
   const verdicts = [{ generator: 1, counts: { sent: 28_900, ok: 28_700, failed: 0 }, stored_in_table: 28_900 }]
   const merged = keepLateApart(fleetResult(), [lateResult(28_900)], verdicts, 'rows', generatorOf)
   assert.equal(merged.rows_in_doubt, 0)
+  assert.equal(merged.rows_sent, 86_950)
   assert.doesNotMatch(merged.partial_reasons[0], /in doubt/)
 })
 
