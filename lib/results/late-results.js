@@ -44,11 +44,19 @@ function storedAfterVerdict (result, verdict, unit) {
   const warm = result.warmup || {}
   const own = (result[`${unit}_ok`] || 0) + (result[`${unit}_in_doubt`] || 0) + (warm[`${unit}_ok`] || 0) +
     (warm[`${unit}_in_doubt`] || 0)
-  const c = verdict.counts || {}
   const allowed = verdict.stored_in_table !== undefined
     ? verdict.stored_in_table
-    : (c.sent || 0) - (c.failed || 0) + (verdict.unreported_bound || 0)
+    : mostStoredBy(verdict.counts, verdict.unreported_bound)
   return Math.max(0, own - allowed)
 }
 
-module.exports = { keepLateApart, storedAfterVerdict }
+/**
+ * The most rows a fleet's generator can have left in the table by its heartbeat's counts: what it sent and did not see
+ * fail, and what it may have sent since (`bound`, for one judged dead).
+ */
+function mostStoredBy (counts, bound = 0) {
+  const c = counts || {}
+  return (c.sent || 0) - (c.failed || 0) + (bound || 0)
+}
+
+module.exports = { keepLateApart, storedAfterVerdict, mostStoredBy }

@@ -3,6 +3,7 @@
 const os = require('node:os')
 const { FleetCoordinator } = require('../fleet/coordinator')
 const { readMergedRun } = require('../results/stored-runs')
+const { mostStoredBy } = require('../results/late-results')
 const { terminalReport } = require('../reports/text')
 const { comparedOptions } = require('../fleet/compared-options')
 const { unitsPerRequestOf } = require('../workloads/workload')
@@ -238,9 +239,8 @@ function trustedCounts (ctx, generators, counts, bounds) {
     return new Map()
   }
   for (const g of generators) {
-    const c = g.detail.counts || { sent: 0, failed: 0 }
     const { rows, distinct } = counts.get(g.generator) || { rows: 0, distinct: 0 }
-    const most = (c.sent || 0) - (c.failed || 0) + (g.dead ? bounds.get(g.generator).bound : 0)
+    const most = mostStoredBy(g.detail.counts, g.dead ? bounds.get(g.generator).bound : 0)
     const whose = `generator ${g.generator + 1}'s keys since the run's start`
     if (rows > distinct) return untrusted(`the table holds ${fmt(rows)} rows of ${whose} and only ${fmt(distinct)} ` +
       'distinct keys: a key written twice')
