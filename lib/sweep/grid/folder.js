@@ -1,5 +1,6 @@
 'use strict'
 
+const crypto = require('node:crypto')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -26,7 +27,7 @@ function takeLock (dir, { said = () => {}, now = Date.now, alive = toolProcessRu
   const mine = JSON.stringify({ pid: process.pid, host: os.hostname(), started_at: new Date(now()).toISOString() })
   for (let attempt = 0; attempt < 20; attempt++) {
     try {
-      fs.writeFileSync(file, `${mine}\n`, { flag: 'wx' })
+      createWhole(file, `${mine}\n`)
       return () => {
         try {
           if (fs.readFileSync(file, 'utf8').trim() === mine) fs.unlinkSync(file)
@@ -60,6 +61,29 @@ function takeLock (dir, { said = () => {}, now = Date.now, alive = toolProcessRu
   }
   throw new UsageError(`--out '${dir}': another ${what} took its lock at the same moment`)
 }
+
+/**
+ * Creates FILE holding TEXT, or fails with EEXIST, never seen without its text: a file created exclusively is empty
+ * until its write, and another taker that reads it then (a loaded machine can hold the writer there for long) would
+ * judge that empty lock stale and remove it: two studies in one folder. So the text goes into a file of this process
+ * first, linked to FILE (a link is made whole or not at all, and never over an existing name); where the folder's
+ * file system has no links, FILE is written exclusively as before.
+ */
+function createWhole (file, text) {
+  const own = `${file}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.new`
+  fs.writeFileSync(own, text, { flag: 'wx' })
+  try {
+    fs.linkSync(own, file)
+  } catch (error) {
+    if (!NO_LINKS.has(error.code)) throw error
+    fs.writeFileSync(file, text, { flag: 'wx' })
+  } finally {
+    fs.rmSync(own, { force: true })
+  }
+}
+
+// What link() answers on a file system without hard links (FAT, some shared folders).
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'])
 
 // A takeover file older than this belongs to a taker that died in the middle: it is removed.
 const TAKEOVER_STALE_MS = 5000

@@ -64,3 +64,31 @@ test('six takers of one stale lock at once: exactly one wins', async (t) => {
     assert.equal(outcomes.filter((o) => o === 'won').length, 1, `trial ${trial + 1}: ${outcomes.join(', ')}`)
   }
 })
+
+test('a lock appears whole or not at all: its line is written before its name exists (a taker that read an empty ' +
+  'lock would take it for stale), no file of the making is left, and without links it is written exclusively',
+(t) => {
+  const dir = tempDir(t)
+  const lock = path.join(dir, 'grid.lock')
+  const link = fs.linkSync
+  t.after(() => { fs.linkSync = link })
+  const seen = []
+  fs.linkSync = (from, to) => {
+    seen.push({ lockBefore: fs.existsSync(to), text: fs.readFileSync(from, 'utf8') })
+    return link(from, to)
+  }
+  const release = takeLock(dir)
+  assert.equal(seen.length, 1)
+  assert.equal(seen[0].lockBefore, false)
+  assert.equal(JSON.parse(seen[0].text).pid, process.pid, 'the whole line, before the lock has its name')
+  assert.deepEqual(fs.readdirSync(dir), ['grid.lock'])
+  release()
+  // A file system without hard links (link() says EPERM): the lock written exclusively, as before; still one taker.
+  fs.linkSync = () => { throw Object.assign(new Error('EPERM: operation not permitted'), { code: 'EPERM' }) }
+  const again = takeLock(dir)
+  assert.equal(JSON.parse(fs.readFileSync(lock, 'utf8')).pid, process.pid)
+  assert.deepEqual(fs.readdirSync(dir), ['grid.lock'])
+  assert.throws(() => takeLock(dir, { alive: () => true }), /is in use by another grid \(pid \d+/)
+  again()
+  assert.deepEqual(fs.readdirSync(dir), [])
+})
