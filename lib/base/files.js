@@ -121,7 +121,7 @@ function readStudyObject (file, refuse, { kind = 'an object', nullIfMissing = fa
 function sameFile (a, b) {
   const real = (p) => {
     try {
-      return fs.realpathSync(p)
+      return fs.realpathSync.native(p)
     } catch {
       return path.resolve(p)
     }

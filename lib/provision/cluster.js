@@ -13,7 +13,8 @@ const { resolveDistribution } = require('./distribution')
 const { findJava } = require('./java')
 const { heapSize, parseHeap, checkMemory, checkDisk, nodeUser, checkReach } = require('./preflight')
 const { firstTaken, nodePorts } = require('./ports')
-const { makeHome, startNode, lastLogLines, causeOf, sqlOnNode } = require('./nodes')
+const { makeHome, startNode, causeOf, sqlOnNode } = require('./nodes')
+const { lastLogLines } = require('./node-files')
 const { writeState, readState, register, stateFile, madeNames, madeDirsOf, STATE_FILE } = require('./state')
 const { stopNodes, living } = require('./stop')
 const { LET_GO } = require('./watchdog')
@@ -331,7 +332,7 @@ async function waitReady (state, { spec, started, exits, signals, log }) {
  * what happened, the cause its log gives (the last "Caused by" or exception line) and where its log is.
  */
 function nodeFailure (node, state, what, log) {
-  const lines = lastLogLines(node, state.name)
+  const lines = lastLogLines(node, state)
   log(`${node.name}: its last log lines (${node.log}):\n${lines.map((l) => `  ${l}`).join('\n') || '  (none)'}`)
   const cause = causeOf(lines)
   return new FatalError(`${node.name} ${what}${cause ? `: ${cause}` : ''}; ` +

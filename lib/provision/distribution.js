@@ -8,7 +8,7 @@ const { UsageError, FatalError, EXIT } = require('../base/errors')
 const { makeDirectories } = require('../base/files')
 const { downloadUrl, parseVersion } = require('./platform')
 const { download, hashing, sha256OfFile, temporaryName, reclaimTemporaries } = require('./download')
-const { unpackInto } = require('./unpack')
+const { unpackInto, linksLeaving } = require('./unpack')
 const { checkOwnedPath } = require('./owned-paths')
 
 // A CrateDB distribution on this machine: a release downloaded once into a cache, or a tarball given, each unpacked
@@ -60,7 +60,12 @@ async function unpack (file, sha256, cacheDir, { log = () => {}, signal = null,
   maxBytes = DEFAULT_MAX_UNPACKED_BYTES } = {}) {
   const distDir = cacheFolder(path.join(cacheDir, 'dist'))
   const home = path.join(distDir, sha256)
-  if (fs.existsSync(path.join(home, 'bin', 'crate'))) return home
+  if (fs.existsSync(path.join(home, 'bin', 'crate'))) {
+    // Checked at every use: a cache an older version of the tool filled may hold what is refused now.
+    const why = linksLeaving(home)
+    if (why) throw new FatalError(`the cached distribution ${home} is refused: ${why}; remove it and start again`)
+    return home
+  }
   reclaimTemporaries(distDir)
   const scratch = temporaryName(distDir, 'unpack')
   // Closed to others while it fills; opened (0755) once whole and checked.
@@ -73,7 +78,8 @@ async function unpack (file, sha256, cacheDir, { log = () => {}, signal = null,
     if (top.length !== 1 || !fs.lstatSync(path.join(scratch, top[0])).isDirectory()) {
       throw new Error(`it holds ${top.length} entries at its top, not the one folder of a CrateDB release`)
     }
-    if (!fs.existsSync(path.join(scratch, top[0], 'bin', 'crate'))) throw new Error('it has no bin/crate')
+    const why = linksLeaving(path.join(scratch, top[0]))
+    if (why) throw new Error(why)
     fs.chmodSync(path.join(scratch, top[0]), 0o755)
     try {
       fs.renameSync(path.join(scratch, top[0]), home)

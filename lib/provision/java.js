@@ -102,7 +102,7 @@ function installedJdks (folders = JVM_FOLDERS) {
 function findJava (home, { env = process.env, folders = JVM_FOLDERS, run = spawnSync } = {}) {
   const bundled = path.join(home, 'jdk')
   if (fs.existsSync(path.join(bundled, 'bin', 'java'))) {
-    return { home: fs.realpathSync(bundled), major: javaMajor(bundled, { run }), bundled: true }
+    return { home: fs.realpathSync.native(bundled), major: javaMajor(bundled, { run }), bundled: true }
   }
   const needed = requiredJava(home)
   const checked = []

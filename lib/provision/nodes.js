@@ -113,20 +113,6 @@ function startNode (spec, i, { home, javaHome, user, recordMade = () => {} }) {
     ports: nodePorts(spec.httpPort, i), dir: nodeDir, log, child, args }
 }
 
-/** The last `count` lines of a node's output and its CrateDB log, where its start went wrong. */
-function lastLogLines (node, clusterName, count = 15) {
-  const lines = []
-  for (const file of [node.log, path.join(node.dir, 'logs', `${clusterName}.log`)]) {
-    try {
-      const text = fs.readFileSync(file, 'utf8')
-      lines.push(...text.trimEnd().split('\n').slice(-count))
-    } catch {
-      // Not written yet: the node died before it logged anything there.
-    }
-  }
-  return lines.slice(-count)
-}
-
 /** The cause a node's log lines give: the last "Caused by" line, else the last exception or error line; or null. */
 function causeOf (lines) {
   const caused = [...lines].reverse().find((l) => /^Caused by: /.test(l.trim()))
@@ -151,4 +137,4 @@ async function sqlOnNode (port, stmt, timeoutMs) {
   }
 }
 
-module.exports = { makeHome, nodeSettings, startNode, lastLogLines, causeOf, sqlOnNode }
+module.exports = { makeHome, nodeSettings, startNode, causeOf, sqlOnNode }

@@ -52,7 +52,7 @@ function checkOwnedPath (target, { flag, uid = uidOf() } = {}) {
   }
   // The folders the links on the way lead to, checked as they really are.
   let real = path.sep
-  for (const part of fs.realpathSync(deepest).split(path.sep).filter(Boolean)) {
+  for (const part of fs.realpathSync.native(deepest).split(path.sep).filter(Boolean)) {
     real = path.join(real, part)
     const why = unsafe(fs.statSync(real), real, uid)
     if (why) throw refuse(why)

@@ -45,7 +45,7 @@ function madeDirsOf (state, dir) {
 /** Whether two paths name one folder, as their links resolve. */
 function sameDir (a, b) {
   try {
-    return typeof a === 'string' && fs.realpathSync(a) === fs.realpathSync(b)
+    return typeof a === 'string' && fs.realpathSync.native(a) === fs.realpathSync.native(b)
   } catch {
     return false
   }
@@ -113,12 +113,21 @@ function isNodeOf (node, state, { procRoot = '/proc' } = {}) {
   return info.args.includes(`-Ccluster.name=${state.name}`) && typeof node.start_time === 'string' &&
     info.startTime === node.start_time && info.uid === state.run_uid && typeof node.dir === 'string' &&
     typeof state.dir === 'string' && realPath(path.dirname(node.dir)) === realPath(state.dir) &&
-    info.cwd === realPath(node.dir)
+    isRealFolder(node.dir) && info.cwd === path.join(realPath(state.dir), path.basename(node.dir))
+}
+
+/** Whether `at` is a folder itself, not a link to one (a forged record's nodeN linked to another cluster's node). */
+const isRealFolder = (at) => {
+  try {
+    return fs.lstatSync(at).isDirectory()
+  } catch {
+    return false
+  }
 }
 
 const realPath = (at) => {
   try {
-    return fs.realpathSync(at)
+    return fs.realpathSync.native(at)
   } catch {
     return path.resolve(at)
   }

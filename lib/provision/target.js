@@ -4,7 +4,9 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { startCluster, clusterSpec } = require('./cluster')
 const { living } = require('./stop')
-const { lastLogLines, causeOf } = require('./nodes')
+const { causeOf } = require('./nodes')
+const { lastLogLines, readNodeFile, listNodeFolder, KEPT_BYTES } = require('./node-files')
+const { makeNewDir, writeNewFile } = require('./owned-paths')
 const { nodePorts } = require('./ports')
 const { connectionArgs } = require('../cli/cluster-flags')
 const { provisionedRecord } = require('../results/provisioned')
@@ -61,21 +63,27 @@ class Target {
    * (its output and CrateDB's own log; the GC logs are left): [{ node, pid, cause, last_lines, kept }].
    */
   keepLostNodeLogs (into) {
+    const base = this.state.dir
     return this.lostNodes().map((lost) => {
       const node = this.state.nodes.find((n) => n.name === lost.node)
       const kept = path.join(into, lost.node)
-      fs.mkdirSync(kept, { recursive: true })
-      const logs = path.join(node.dir, 'logs')
-      let names = []
+      fs.mkdirSync(into, { recursive: true })
       try {
-        names = fs.readdirSync(logs).filter((n) => n.endsWith('.log') && !n.startsWith('gc'))
-      } catch { /* it died before it logged there */ }
-      for (const [from, name] of [[node.log, 'out.log'], ...names.map((n) => [path.join(logs, n), n])]) {
-        try {
-          fs.copyFileSync(from, path.join(kept, name), fs.constants.COPYFILE_EXCL)
-        } catch { /* not written */ }
+        makeNewDir(kept)
+      } catch (error) {
+        // Kept after an earlier part already (a real folder of the study's own): kept once.
+        if (error.code === 'EEXIST' && fs.lstatSync(kept).isDirectory()) return { ...lost, kept }
+        throw error
       }
-      return { ...lost, kept }
+      const logs = path.join(node.dir, 'logs')
+      const names = listNodeFolder(logs, { base }).filter((n) => n.endsWith('.log') && !n.startsWith('gc') &&
+        n !== 'out.log')
+      const refused = []
+      for (const [from, name] of [[node.log, 'out.log'], ...names.map((n) => [path.join(logs, n), n])]) {
+        const text = readNodeFile(from, { base, uid: this.state.run_uid, maxBytes: KEPT_BYTES, refused })
+        if (text !== null) writeNewFile(path.join(kept, name), text)
+      }
+      return { ...lost, kept, ...(refused.length ? { not_kept: refused } : {}) }
     })
   }
 
@@ -89,7 +97,7 @@ class Target {
 function lostNodesOf (state) {
   const alive = new Set(living(state).map((n) => n.name))
   return state.nodes.filter((n) => !alive.has(n.name)).map((n) => {
-    const lines = lastLogLines(n, state.name, 10)
+    const lines = lastLogLines(n, state, 10)
     return { node: n.name, pid: n.pid, cause: causeOf(lines), last_lines: lines }
   })
 }

@@ -117,4 +117,49 @@ function checkTree (dir, { uid = process.getuid ? process.getuid() : null } = {}
   }
 }
 
-module.exports = { unpackInto, checkTree, refusal, KEPT_MODE }
+/**
+ * Why the unpacked release `top` is refused, or null: a link anywhere in it that, resolved on disk (where a link to
+ * `.` makes `sub/sub/..` another place than the text says), leads outside `top` or nowhere; or a `bin` that is no
+ * real folder holding a real bin/crate (a start copies the files of bin/).
+ */
+function linksLeaving (top) {
+  const realTop = fs.realpathSync.native(top)
+  const inside = (real) => real === realTop || real.startsWith(`${realTop}${path.sep}`)
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir)) {
+      const at = path.join(dir, entry)
+      const stat = fs.lstatSync(at)
+      if (stat.isSymbolicLink()) {
+        let real
+        try {
+          real = fs.realpathSync.native(at)
+        } catch {
+          return `it holds ${path.relative(top, at)}, a link to ${fs.readlinkSync(at)} that leads nowhere`
+        }
+        if (!inside(real)) return `it holds ${path.relative(top, at)}, a link that leads outside its top folder (to ${real})`
+      } else if (stat.isDirectory()) {
+        const why = walk(at)
+        if (why) return why
+      }
+    }
+    return null
+  }
+  const why = walk(top)
+  if (why) return why
+  let bin
+  try {
+    bin = fs.lstatSync(path.join(top, 'bin'))
+  } catch {
+    return 'it has no bin/'
+  }
+  if (!bin.isDirectory()) return 'its bin is no real folder (a link?)'
+  let crate
+  try {
+    crate = fs.lstatSync(path.join(top, 'bin', 'crate'))
+  } catch {
+    return 'it has no bin/crate'
+  }
+  return crate.isFile() ? null : 'its bin/crate is no regular file'
+}
+
+module.exports = { unpackInto, checkTree, refusal, linksLeaving, KEPT_MODE }

@@ -66,6 +66,12 @@ test('a node is the very process its start launched: its pid, start time, user, 
   assert.equal(isNodeOf({ ...node, dir: tempDir(t) }, state), false, 'another working folder')
   // A record in another folder naming this node as its own (a forged cluster.json): the node is not under it.
   assert.equal(isNodeOf(node, { ...state, dir: tempDir(t) }), false, 'a node outside the record\'s folder')
+  // A forged record in another folder whose node1 is a link to this node's folder: its process runs there, but the
+  // forged folder's node1 is a link, not a node of its own.
+  const forged = tempDir(t)
+  fs.symlinkSync(dir, path.join(forged, 'node1'))
+  assert.equal(isNodeOf({ ...node, dir: path.join(forged, 'node1') }, { ...state, dir: forged }), false,
+    'a node1 that is a link to another folder\'s node')
   child.kill('SIGKILL')
   await new Promise((resolve) => child.once('exit', resolve))
   assert.equal(isNodeOf(node, state), false, 'gone')

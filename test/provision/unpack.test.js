@@ -56,6 +56,43 @@ test('a device, a FIFO or a link out of the archive is refused, and nothing of i
   assert.equal(refusal({ path: 'crate/jdk/legal/a/NOTICE', type: 'SymbolicLink', linkpath: '../b/NOTICE' }), null)
 })
 
+test('a link that leaves the release through another link (sub -> ., then sub/sub/…/../..) is refused on disk, and ' +
+  'so is a bin/ that is a link; a cached distribution holding one is refused at its use', async (t) => {
+  const dir = tempDir(t)
+  const deep = 12
+  const escape = `${'sub/'.repeat(deep)}${'../'.repeat(deep)}etc`
+  // As text the link stays inside (sub/.. cancels out); on disk sub is the top folder itself.
+  assert.equal(refusal({ path: 'crate/lib/etc', type: 'SymbolicLink', linkpath: escape }), null)
+  const cases = [
+    [[...releaseEntries(), { path: 'crate/sub', type: 'SymbolicLink', linkpath: '.' },
+      { path: 'crate/lib/etc', type: 'SymbolicLink', linkpath: `../${escape}` }],
+    /it holds lib\/etc, a link that leads outside its top folder \(to \/etc\)/],
+    [[...releaseEntries().filter((e) => !e.path.startsWith('crate/bin')),
+      { path: 'crate/tools/', type: 'Directory' }, { path: 'crate/tools/crate', mode: 0o755, body: '' },
+      { path: 'crate/bin', type: 'SymbolicLink', linkpath: 'tools' }], /its bin is no real folder/],
+    [[...releaseEntries(), { path: 'crate/lib/gone', type: 'SymbolicLink', linkpath: 'missing/x' }],
+      /lib\/gone, a link to missing\/x that leads nowhere/]
+  ]
+  for (const [entries, why] of cases) {
+    const file = writeTarball(path.join(dir, 'bad.tar.gz'), entries)
+    const cache = tempDir(t)
+    await assert.rejects(unpack(file, await sha256OfFile(file), cache), (error) => {
+      assert.match(error.message, why)
+      assert.match(error.message, /: nothing kept$/)
+      return true
+    })
+    assert.deepEqual(fs.readdirSync(path.join(cache, 'dist')), [], 'nothing kept')
+  }
+  // A distribution an older tool unpacked into the cache with such a link: refused when used.
+  const file = writeTarball(path.join(dir, 'good.tar.gz'), releaseEntries())
+  const sha = await sha256OfFile(file)
+  const cache = tempDir(t)
+  const home = await unpack(file, sha, cache)
+  fs.symlinkSync('.', path.join(home, 'sub'))
+  fs.symlinkSync(escape, path.join(home, 'lib', 'etc'))
+  await assert.rejects(unpack(file, sha, cache), /the cached distribution .* is refused: it holds lib\/etc, a link /)
+})
+
 test('an archive that unpacks past the cap (a gzip bomb) stops there; an abort stops it at once; nothing is kept',
   async (t) => {
     const dir = tempDir(t)

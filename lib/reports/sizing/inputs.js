@@ -116,7 +116,7 @@ function gridPoint (input) {
     // Its real path too: a link inside runs/ to a file elsewhere (/etc/passwd) is no run of the grid.
     const real = (p) => {
       try {
-        return fs.realpathSync(p)
+        return fs.realpathSync.native(p)
       } catch {
         return p
       }
