@@ -136,7 +136,9 @@ function linksLeaving (top) {
         } catch {
           return `it holds ${path.relative(top, at)}, a link to ${fs.readlinkSync(at)} that leads nowhere`
         }
-        if (!inside(real)) return `it holds ${path.relative(top, at)}, a link that leads outside its top folder (to ${real})`
+        if (!inside(real)) {
+          return `it holds ${path.relative(top, at)}, a link that leads outside its top folder (to ${real})`
+        }
       } else if (stat.isDirectory()) {
         const why = walk(at)
         if (why) return why
