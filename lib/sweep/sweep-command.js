@@ -10,7 +10,7 @@ const { EXIT, UsageError, FatalError, errorText } = require('../base/errors')
 const { redact } = require('../base/secrets')
 const { visible } = require('../base/format')
 const { pointsOf, writeSweepReport, recordRun } = require('./sweep-report')
-const { saturationReason } = require('./sweep')
+const { saturationReason, nothingClean } = require('./sweep')
 const { runBenchmark, withDefaultWarmup } = require('./benchmark-run')
 const { studyBenchmarkArgs, withStudyCluster } = require('./study-cluster')
 const { runsCommand, lastErrorOf, clusterLostBefore } = require('./runs-command')
@@ -275,7 +275,10 @@ async function sweep (def, config, { stderr, signals, run }) {
   if (writeReport(def, config, jsonl, stoppedBecause, stderr) !== EXIT.OK) {
     throw new FatalError('could not write the report')
   }
-  return signals.interrupted ? EXIT.PARTIAL : EXIT.OK
+  if (signals.interrupted) return EXIT.PARTIAL
+  const nothing = nothingClean(pointsOf(jsonl))
+  if (nothing) stderr.write(`${def.script}: ${nothing}\n`)
+  return nothing ? EXIT.FAILURES : EXIT.OK
 }
 
 /** The ramp's stop rule (lib/sweep/sweep.js saturationReason): the reason to stop, or null. */

@@ -339,7 +339,24 @@ function parseValue (text) {
   return /^-?\d+(\.\d+)?$/.test(String(text)) ? Number(text) : String(text)
 }
 
+/** Whether a run's point stored (or answered) something with no failure and no answer lost: a figure a gate passes. */
+const cleanPoint = (p) => !p.missing && p.throughput > 0 && !(p.failed > 0) && !(p.inDoubt > 0)
+
+/**
+ * Why runs that all failed or stored nothing are no result a CI gate may pass (a sweep, a grid), or null when one
+ * run is clean (cleanPoint) or none was recorded.
+ */
+function nothingClean (points) {
+  if (points.length === 0 || points.some(cleanPoint)) return null
+  const unit = (points.find((p) => p.unit) || {}).unit || 'rows'
+  const stored = points.some((p) => !p.missing && (p.ok > 0 || p.throughput > 0))
+  return stored ? `every run had ${unit} failed or in doubt: no figure without failures (exit 1)`
+    : `no run got a single ${unit === 'rows' ? 'row stored' : 'query answered'} (exit 1)`
+}
+
 module.exports = {
+  cleanPoint,
+  nothingClean,
   exclusionOf,
   pointOf,
   combineRepeats,

@@ -157,3 +157,35 @@ test('a grid killed with SIGKILL leaves no benchmark running: the run notices it
   await new Promise((resolve) => setTimeout(resolve, 500))
   assert.equal(double.bulkRowsReceived, rows, 'nothing loads the cluster any more')
 }))
+
+// Issue 67: a CI gate must not pass a cluster that stored nothing. A grid, a race and a sweep whose every run had its
+// rows rejected exit 1, as one ingest against the same server does; requests never answered are in doubt on the
+// cell's line, never "0 failed" alone.
+test('a grid, a race and a sweep whose every run stored nothing exit 1; lost answers are in doubt on the cell line',
+  (t) => withCrateTestDouble({ rejectRow: () => true }, async (double) => {
+    const small = ['--vary', 'batch_size=20,40', '--vary', 'concurrent_requests=1,2']
+    const bench = ['--', '--processes', '1', '--max_rows', '200']
+    const grid = await runTool('scripts/find-grid.sh', [...small, '--out', tempDir(t), ...bench],
+      { env: double.env(), timeoutMs: 120_000 })
+    assert.equal(grid.code, 1, grid.stderr)
+    assert.match(grid.stderr, /crate-bench sweep grid: no run got a single row stored \(exit 1\)/)
+    const race = await runTool('scripts/find-grid.sh', [...small, '--precision', '5%', '--budget', '1m',
+      '--no-warmup_run', '--out', tempDir(t), ...bench], { env: double.env(), timeoutMs: 120_000 })
+    assert.equal(race.code, 1, race.stderr)
+    assert.match(race.stderr, /no run got a single row stored \(exit 1\)/)
+    const sweep = await runTool('scripts/find-optimal-batch-size.sh', ['--values', '20 40', '--out', tempDir(t),
+      '--', '--processes', '1', '--max_rows', '200'], { env: double.env(), timeoutMs: 120_000 })
+    assert.equal(sweep.code, 1, sweep.stderr)
+    assert.match(sweep.stderr, /no run got a single row stored \(exit 1\)/)
+  }))
+
+test('a grid against a server that never answers a batch: every row in doubt on its cell\'s line, exit 1',
+  (t) => withCrateTestDouble({ fault: ({ bulk }) => (bulk ? 'hang' : undefined) }, async (double) => {
+    const run = await runTool('scripts/find-grid.sh', ['--vary', 'batch_size=20,40', '--vary',
+      'concurrent_requests=1,2', '--out', tempDir(t), '--', '--processes', '1', '--duration', '2s', '--warmup', '0',
+      '--timeout', '1s'], { env: double.env(), timeoutMs: 120_000 })
+    assert.equal(run.code, 1, run.stderr)
+    assert.match(run.stderr, /rows\/s, p99 [^\n]*, 0 failed, [0-9,]+ in doubt/)
+    assert.doesNotMatch(run.stderr, /0 failed\n/)
+    assert.match(run.stderr, /no run got a single row stored \(exit 1\)/)
+  }))

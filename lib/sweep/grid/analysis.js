@@ -330,4 +330,4 @@ function sentencesOf (dimensions, cells, { plateauPct = DEFAULT_PLATEAU_PCT } = 
 }
 
 module.exports = { runFigures, cellFigures, analyseGrid, sentencesOf, stopAlong, ridgeAlong, settingsText,
-  durationText, missesSlo, DEFAULT_PLATEAU_PCT }
+  durationText, missesSlo, asPoint, DEFAULT_PLATEAU_PCT }

@@ -98,9 +98,16 @@ class CellRun {
     }
     if (header.cluster.nodes === null && nodes !== null) header.cluster.nodes = nodes
     this.stderr.write(`  ${fmt(figures.per_sec)} ${figures.unit}/s, p99 ${fmt(figures.p99_ms)} ms, ` +
-      `${fmt(figures.failed)} failed${figures.partial ? ', PARTIAL' : ''}\n`)
+      `${fmt(figures.failed)} failed${inDoubtText(figures)}${figures.partial ? ', PARTIAL' : ''}\n`)
     return { figures }
   }
+}
+
+/** ", 40 in doubt (40 abandoned at the stop)" of a run's figures: answers lost are never "0 failed" alone. */
+function inDoubtText (figures) {
+  if (!(figures.in_doubt > 0)) return ''
+  const abandoned = figures.abandoned > 0 ? ` (${fmt(figures.abandoned)} abandoned by the client at the stop)` : ''
+  return `, ${fmt(figures.in_doubt)} in doubt${abandoned}`
 }
 
 module.exports = { CellRun, APPS }

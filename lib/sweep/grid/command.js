@@ -15,7 +15,8 @@ const { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote, gi
 const { runsCommand } = require('../runs-command')
 const { parseSlo } = require('../slo')
 const { parseVary, cellsOf, runsLeft, flagsOf, DIMENSIONS } = require('./plan')
-const { cellFigures, DEFAULT_PLATEAU_PCT } = require('./analysis')
+const { cellFigures, asPoint, DEFAULT_PLATEAU_PCT } = require('./analysis')
+const { nothingClean } = require('../sweep')
 const { CellRun, APPS } = require('./cell-run')
 const { roundSteps, raceSteps } = require('./steps')
 const { gridOf } = require('./model')
@@ -321,7 +322,11 @@ async function studyLocked (config, { stderr, signals, run, now, random }) {
   writeGrid(config.out, grid, { final: true })
   stderr.write(gridText(grid))
   stderr.write(`wrote ${path.join(config.out, 'grid.json')}, grid.svg, grid.html\n`)
-  return signals.interrupted || !grid.complete ? EXIT.PARTIAL : EXIT.OK
+  if (signals.interrupted || !grid.complete) return EXIT.PARTIAL
+  // A CI gate must not pass a cluster that stored nothing: every run failed or stored nothing is exit 1.
+  const nothing = nothingClean(recorded().map(asPoint))
+  if (nothing) stderr.write(`${NAME}: ${nothing}\n`)
+  return nothing ? EXIT.FAILURES : EXIT.OK
 
   /** A run that could not run: the grid of the runs recorded is written whole, the run's exit code returned. */
   function stopped (code) {
