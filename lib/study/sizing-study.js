@@ -57,7 +57,9 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
   if (signals.interrupted) return { interrupted: true }
   const gridLost = lost('grid')
   if (gridLost) return { failed: true, why: gridLost }
-  if (!measured(grid.code, [EXIT.OK, EXIT.FAILURES])) return { failed: true, why: `its grid could not run (exit ${grid.code})` }
+  if (!measured(grid.code, [EXIT.OK, EXIT.FAILURES])) {
+    return { failed: true, why: `its grid could not run (exit ${grid.code})` }
+  }
   const cell = cellOf(grid.grid)
   if (!cell) return { failed: true, why: 'its grid found no cell without failures: nothing to run the later parts at' }
   log(`${head} the later parts run at the grid's ${cell.which} cell, with every option of grid.args: ` +
