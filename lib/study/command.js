@@ -7,6 +7,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { UsageError } = require('../base/errors')
+const { makeDirectories } = require('../base/files')
 const { commandParser } = require('../cli/command-args')
 const { commandMain } = require('../cli/command-main')
 const { runBenchmark } = require('../sweep/benchmark-run')
@@ -89,11 +90,14 @@ function parseArgs (argv, env) {
 }
 
 async function runStudy (config, { stderr: terminal, signals, run, env }) {
-  fs.mkdirSync(config.out, { recursive: true })
-  const stderr = teeTo(terminal, path.join(config.out, 'study.log'))
-  stderr.write(`the study's log: ${path.join(config.out, 'study.log')}\n`)
-  const release = takeLock(config.out, { name: 'study.lock', what: 'study', said: (line) => stderr.write(`${line}\n`) })
+  studyFolder(config.out)
+  // The lock before the log: a study refused on a busy folder writes nothing into the running study's log.
+  const said = []
+  const release = takeLock(config.out, { name: 'study.lock', what: 'study', said: (line) => said.push(line) })
   try {
+    const stderr = teeTo(terminal, path.join(config.out, 'study.log'))
+    stderr.write(`the study's log: ${path.join(config.out, 'study.log')}\n`)
+    for (const line of said) stderr.write(`${line}\n`)
     await endPreviousChildren(config.out, { log: (line) => stderr.write(`${line}\n`) })
     const progress = readProgress(path.join(config.out, 'study.json'), config.study)
     progress.file = config.file
@@ -102,6 +106,24 @@ async function runStudy (config, { stderr: terminal, signals, run, env }) {
       : await runSizingStudy(config, progress, options)
   } finally {
     release()
+  }
+}
+
+/**
+ * The study's folder, made where missing one level at a time (a recursive mkdir never returns under /proc): a name
+ * that is no folder, or a place that cannot be written, is one line (exit 2).
+ */
+function studyFolder (out) {
+  try {
+    makeDirectories(out)
+  } catch (error) {
+    throw new UsageError(`--out '${out}': cannot create that folder (${error.code || error.message})`)
+  }
+  if (!fs.statSync(out).isDirectory()) throw new UsageError(`--out '${out}' is a file, not a folder`)
+  try {
+    fs.accessSync(out, fs.constants.W_OK)
+  } catch {
+    throw new UsageError(`--out '${out}': that folder cannot be written`)
   }
 }
 

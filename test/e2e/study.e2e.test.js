@@ -180,6 +180,36 @@ grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, 
   }
 })
 
+test('a bad --out is one line and exit 2 (a file, a read-only place, /proc: no spin); a study refused on a busy ' +
+  'folder writes nothing into the running study\'s log', { skip }, async (t) => {
+  const { root, env, tarball } = await setUp(t)
+  const file = oneNodeGridStudy(root, tarball, await freeClusterPort(1), { duration: '1s' })
+  const aFile = path.join(root, 'a-file')
+  fs.writeFileSync(aFile, 'x')
+  for (const [out, pattern] of [[aFile, /--out '.*a-file' is a file, not a folder/],
+    // As root the owned-path check finds it first.
+    [path.join(aFile, 'under'), /--out '?.*a-file\/under'?: (cannot create that folder|cannot look at .*) \(ENOTDIR\)/],
+    ['/proc/self/out', /--out '\/proc\/self\/out': cannot create that folder \(ENOENT\)/]]) {
+    const bad = await study([file, '--out', out], { env, timeoutMs: 30_000 })
+    assert.equal(bad.code, 2, bad.stderr)
+    assert.match(bad.stderr, pattern)
+    assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr)
+  }
+  // A folder whose lock a living study holds (a process whose command line names the tool's script stands for it).
+  const holder = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)',
+    'crate-bench.js'], { stdio: 'ignore' })
+  t.after(() => holder.kill('SIGKILL'))
+  const busy = path.join(root, 'busy')
+  fs.mkdirSync(busy)
+  fs.writeFileSync(path.join(busy, 'study.lock'), `${JSON.stringify({ pid: holder.pid, host: os.hostname(),
+    started_at: new Date().toISOString() })}\n`)
+  fs.writeFileSync(path.join(busy, 'study.log'), 'the running study\'s line\n')
+  const refused = await study([file, '--out', busy], { env, timeoutMs: 30_000 })
+  assert.equal(refused.code, 2, refused.stderr)
+  assert.match(refused.stderr, /is in use by another study \(pid \d+/)
+  assert.equal(fs.readFileSync(path.join(busy, 'study.log'), 'utf8'), 'the running study\'s line\n')
+})
+
 test('Ctrl-C during a shape: its part and its cluster stopped, exit 4, nothing left running; the same command ' +
   'measures that shape again from a fresh cluster', { skip }, async (t) => {
   const { root, env, tarball } = await setUp(t)
