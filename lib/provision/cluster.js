@@ -89,6 +89,8 @@ function clusterSpec (options) {
     maxDownloadBytes: sizeOf(options.maxDownload, '--max_download'),
     maxUnpackedBytes: sizeOf(options.maxUnpacked, '--max_unpacked'),
     downloadTimeoutMs: options.downloadTimeoutMs,
+    downloadMinRate: String(options.downloadMinRate).trim() === '0' ? 0
+      : sizeOf(options.downloadMinRate, '--download_min_rate'),
     keepOnFailure: Boolean(options.keepOnFailure),
     stopWith: stopWithOf(options.stopWith)
   }
@@ -194,7 +196,8 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
   const user = nodeUser(spec.runAs)
   const dist = await resolveDistribution({ version: spec.version, tarball: spec.tarball, sha256: spec.sha256, env,
     fetchImpl, log, signal: signals ? signals.abortSignal : null, maxDownloadBytes: spec.maxDownloadBytes,
-    downloadTimeoutMs: spec.downloadTimeoutMs, maxUnpackedBytes: spec.maxUnpackedBytes })
+    downloadTimeoutMs: spec.downloadTimeoutMs, downloadMinRate: spec.downloadMinRate,
+    maxUnpackedBytes: spec.maxUnpackedBytes })
   const java = findJava(dist.home, { env })
   const { dir, madeDirs } = clusterDir(spec)
   try {

@@ -58,6 +58,7 @@ Options of start:
 Options of start and download:
   --max_download SIZE    the largest download taken (default 1g): an endless answer ends there, nothing kept
   --download_timeout T   no byte of a download for T ends it (default 30s)
+  --download_min_rate S  a download slower than S a second over a minute ends (default 100k; 0: none)
   --max_unpacked SIZE    the most a tarball may unpack to (default 2g; CrateDB is about 330 MB)
 Options of stop: --dir DIR (or --all: every cluster this tool started on this machine), --keep (keep data and logs),
   --grace T (SIGTERM, then SIGKILL after T; default 30s).
@@ -79,7 +80,7 @@ function parseArgs (argv) {
   const parsed = commandParser(argv).options({ nodes: text, version: text, tarball: text, sha256: text, heap: text,
     setting: { type: 'string', array: true, requiresArg: true, default: [] }, http_port: text, dir: text,
     run_as: text, start_timeout: text, stop_with: text, json: { type: 'boolean', default: false },
-    max_download: text, max_unpacked: text, download_timeout: text,
+    max_download: text, max_unpacked: text, download_timeout: text, download_min_rate: text,
     all: { type: 'boolean' },
     keep: { type: 'boolean', default: false }, grace: text }).parseSync()
   if (parsed.help) return { help: true }
@@ -107,6 +108,7 @@ function parseArgs (argv) {
     maxUnpacked: parsed.max_unpacked,
     downloadTimeoutMs: parsed.download_timeout === undefined ? undefined
       : parseDuration(parsed.download_timeout, 'download_timeout'),
+    downloadMinRate: parsed.download_min_rate,
     json: parsed.json,
     all: Boolean(parsed.all),
     keep: parsed.keep,
@@ -206,11 +208,15 @@ async function list (args, { stdout, env }) {
   return EXIT.OK
 }
 
+/** --download_min_rate: a size a second, or 0 for none. */
+const minRateOf = (value) => (String(value).trim() === '0' ? 0 : sizeOf(value, '--download_min_rate'))
+
 async function download (args, { stdout, stderr, env, signals }) {
   const log = (line) => stderr.write(`${line}\n`)
   const dist = await resolveDistribution({ version: args.version, tarball: args.tarball, sha256: args.sha256, env,
     log, signal: signals ? signals.abortSignal : null, maxDownloadBytes: sizeOf(args.maxDownload, '--max_download'),
-    maxUnpackedBytes: sizeOf(args.maxUnpacked, '--max_unpacked'), downloadTimeoutMs: args.downloadTimeoutMs })
+    maxUnpackedBytes: sizeOf(args.maxUnpacked, '--max_unpacked'), downloadTimeoutMs: args.downloadTimeoutMs,
+    downloadMinRate: minRateOf(args.downloadMinRate) })
   stdout.write(`${dist.home}\n`)
   log(`CrateDB ${dist.version ?? '(version unknown)'}, SHA-256 ${dist.sha256}, in the cache ${cacheDirOf(env)}`)
   return EXIT.OK

@@ -105,13 +105,14 @@ async function unpack (file, sha256, cacheDir, { log = () => {}, signal = null,
  * unpacked folder (read-only, shared), `version` as its jars say.
  */
 async function resolveDistribution ({ version, tarball, sha256, env = process.env, fetchImpl, log = () => {},
-  signal = null, maxDownloadBytes, downloadTimeoutMs, maxUnpackedBytes } = {}) {
+  signal = null, maxDownloadBytes, downloadTimeoutMs, downloadMinRate, maxUnpackedBytes } = {}) {
   const expected = checkSha256(sha256)
   if ((version === undefined || version === null) === (tarball === undefined || tarball === null)) {
     throw new UsageError('give the distribution to start: --version X.Y.Z or --tarball PATH|URL (one of them)')
   }
   const cacheDir = cacheDirOf(env)
-  const fetching = { expected, fetchImpl, log, signal, maxBytes: maxDownloadBytes, timeoutMs: downloadTimeoutMs }
+  const fetching = { expected, fetchImpl, log, signal, maxBytes: maxDownloadBytes, timeoutMs: downloadTimeoutMs,
+    minRate: downloadMinRate }
   let file
   let digest
   let source

@@ -18,8 +18,13 @@ const { replaceFile } = require('./owned-paths')
 
 const DEFAULT_MAX_DOWNLOAD_BYTES = 1024 ** 3
 const DEFAULT_DOWNLOAD_TIMEOUT_MS = 30_000
+// A trickle (a byte a second) is no stall and never ends: a download must average this much over every minute. A 75 MB
+// release takes at most 12.5 minutes at 100 kB/s.
+const DEFAULT_MIN_RATE_BYTES = 100 * 1024
+const RATE_WINDOW_MS = 60_000
 
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
+const kb = (bytes) => `${Math.round(bytes / 1024)} kB`
 
 /** A name for a temporary file or folder in `dir`, marked with this process's pid (see reclaimTemporaries). */
 const temporaryName = (dir, prefix) => path.join(dir,
@@ -67,7 +72,7 @@ async function sha256OfFile (file) {
  * Bytes passed through with a watch on them: past `maxBytes`, or `idleMs` without one, the download is aborted
  * through `controller` with the reason said.
  */
-function watched ({ maxBytes, idleMs, controller, url }) {
+function watched ({ maxBytes, idleMs, minRate, rateWindowMs, controller, url }) {
   let bytes = 0
   let timer = null
   const arm = () => {
@@ -76,6 +81,20 @@ function watched ({ maxBytes, idleMs, controller, url }) {
       `${formatMs(idleMs)} (--download_timeout)`)), idleMs)
   }
   arm()
+  // Every window: at least minRate a second over it, else the download ends (a trickle never stalls).
+  let windowStart = 0
+  const rate = minRate > 0 ? setInterval(() => {
+    const got = bytes - windowStart
+    windowStart = bytes
+    if (got < minRate * rateWindowMs / 1000) {
+      controller.abort(new FatalError(`the download of ${url} is too slow: ${got} bytes in the last ` +
+        `${formatMs(rateWindowMs)}, under ${kb(minRate)}/s (--download_min_rate)`))
+    }
+  }, rateWindowMs) : null
+  const stop = () => {
+    clearTimeout(timer)
+    clearInterval(rate)
+  }
   return new Transform({
     transform (chunk, _encoding, done) {
       bytes += chunk.length
@@ -86,11 +105,11 @@ function watched ({ maxBytes, idleMs, controller, url }) {
       done(null, chunk)
     },
     flush (done) {
-      clearTimeout(timer)
+      stop()
       done()
     },
     destroy (error, done) {
-      clearTimeout(timer)
+      stop()
       done(error)
     }
   })
@@ -107,7 +126,8 @@ function abortReason (signal, url) {
  * a stall, a SHA-256 other than `expected`, or `signal` leaves nothing behind. Returns { file, sha256 }.
  */
 async function download (url, dir, name, { expected = null, fetchImpl = globalThis.fetch, log = () => {},
-  signal = null, maxBytes = DEFAULT_MAX_DOWNLOAD_BYTES, timeoutMs = DEFAULT_DOWNLOAD_TIMEOUT_MS } = {}) {
+  signal = null, maxBytes = DEFAULT_MAX_DOWNLOAD_BYTES, timeoutMs = DEFAULT_DOWNLOAD_TIMEOUT_MS,
+  minRate = DEFAULT_MIN_RATE_BYTES, rateWindowMs = RATE_WINDOW_MS } = {}) {
   const part = temporaryName(dir, `${name}.part`)
   const h = hashing()
   const controller = new AbortController()
@@ -119,7 +139,7 @@ async function download (url, dir, name, { expected = null, fetchImpl = globalTh
   log(`downloading ${url}`)
   // Armed from the request on (a server that never answers stalls too); destroyed however the download ends, so that
   // its timer never holds an interrupted process for the stall timeout.
-  const watch = watched({ maxBytes, idleMs: timeoutMs, controller, url })
+  const watch = watched({ maxBytes, idleMs: timeoutMs, minRate, rateWindowMs, controller, url })
   try {
     let source
     let length = 0
@@ -165,4 +185,4 @@ async function download (url, dir, name, { expected = null, fetchImpl = globalTh
 }
 
 module.exports = { download, hashing, sha256OfFile, temporaryName, reclaimTemporaries, DEFAULT_MAX_DOWNLOAD_BYTES,
-  DEFAULT_DOWNLOAD_TIMEOUT_MS }
+  DEFAULT_DOWNLOAD_TIMEOUT_MS, DEFAULT_MIN_RATE_BYTES }

@@ -37,6 +37,20 @@ test('a download that stalls ends after its timeout, one that never ends at its 
     assert.deepEqual(leftIn(dir), [])
   })
 
+test('a download that trickles (a byte at a time, never stalling) ends under its minimum rate; nothing kept',
+  async (t) => {
+    const trickling = await serve(t, (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/gzip' })
+      const timer = setInterval(() => res.write(Buffer.alloc(1)), 20)
+      res.on('close', () => clearInterval(timer))
+    })
+    const dir = tempDir(t)
+    await assert.rejects(download(`${trickling}/crate.tar.gz`, dir, 'a.tar.gz', { timeoutMs: 5000, minRate: 1024,
+      rateWindowMs: 300 }),
+    /the download of .* is too slow: [0-9]+ bytes in the last 300ms, under 1 kB\/s \(--download_min_rate\)/)
+    assert.deepEqual(leftIn(dir), [])
+  })
+
 test('a download is interrupted at once by its abort signal (Ctrl-C, SIGTERM), nothing kept', async (t) => {
   const stalled = await serve(t, (req, res) => {
     res.writeHead(200)
