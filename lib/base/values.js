@@ -74,8 +74,8 @@ function requirePositiveInteger (value, flag, { allowZero = false } = {}) {
 /** A whole number as written in decimal digits ("3" or 3); anything else (1e1, 0x10, 3.5, "") is NaN. */
 function decimalInteger (value) {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : NaN
-  const text = String(value ?? '').trim()
-  return /^[0-9]{1,15}$/.test(text) ? Number(text) : NaN
+  // The raw text, digits only: ' 2' or '2 ' is no number a user meant (yargs hands it over untrimmed).
+  return /^[0-9]{1,15}$/.test(String(value ?? '')) ? Number(value) : NaN
 }
 
 /**

@@ -36,6 +36,8 @@ const OWN_SETTINGS = new RegExp('^(node\\.name|cluster\\.name|http\\.port|psql\\
 // Where a node listens: loopback only, which no setting may widen (a node on a shared machine's network would take
 // anyone's load, and serve anyone its data).
 const ADDRESS_SETTINGS = /^(network|http|transport|psql)\.(host|bind_host|publish_host)$/
+// Cross-origin requests: with them any web page in a browser on this machine could send SQL to the loopback node.
+const CORS_SETTINGS = /^http\.cors\./i
 const READY_POLL_MS = 500
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -49,6 +51,10 @@ function parseSettings (list) {
     if (ADDRESS_SETTINGS.test(key)) {
       throw new UsageError(`--setting ${key}: the nodes listen on loopback only (the tool sets ` +
         'network.host=127.0.0.1 for every node): leave it out')
+    }
+    if (CORS_SETTINGS.test(key)) {
+      throw new UsageError(`--setting ${key}: CORS is refused: it would let any web page in a browser on this ` +
+        'machine send SQL to the node (which has no password); leave it out')
     }
     if (OWN_SETTINGS.test(key)) {
       throw new UsageError(`--setting ${key} is set by the tool for every node (its ports from --http_port, its ` +

@@ -71,9 +71,15 @@ test('settings: key=value, none of those the tool sets; discovery explicit, port
     assert.throws(() => clusterSpec({ nodes: 2, httpPort: 65_400 }), /--http_port must be a port from 1024 that leaves/)
     assert.throws(() => clusterSpec({ nodes: 'x' }), /--nodes must be a whole number from 1 to 20/)
     // Decimal digits only: 1e1, 0x2 or 2.0 are no node count a user meant.
-    for (const nodes of ['1e1', '0x2', '2.0', ' ', '']) {
+    for (const nodes of ['1e1', '0x2', '2.0', ' ', '', ' 2', '2 ', '\t3']) {
       assert.throws(() => clusterSpec({ nodes }), /--nodes must be a whole number from 1 to 20/, nodes)
     }
     assert.equal(clusterSpec({ nodes: '3' }).nodes, 3)
     assert.throws(() => clusterSpec({ httpPort: '4e3' }), /--http_port must be a port from 1024/)
+    assert.throws(() => clusterSpec({ httpPort: ' 4300' }), /--http_port must be a port from 1024/)
+    // CORS would let any web page in a browser on this machine send SQL to the loopback node.
+    for (const setting of ['http.cors.enabled=true', 'http.cors.allow-origin=*', 'HTTP.CORS.ENABLED=true']) {
+      assert.throws(() => clusterSpec({ settings: [setting] }), /^UsageError: --setting http\.cors\.[a-z-]+: CORS /i,
+        setting)
+    }
   })
