@@ -70,4 +70,27 @@ function holderOf (port, { procRoot = '/proc' } = {}) {
   return `pid ${pid} (${name})`
 }
 
-module.exports = { holderPid, holderOf }
+// The main class bin/crate starts: what a CrateDB node's command line names, and a forwarder's (kubectl port-forward,
+// ssh -L, socat) does not.
+const CRATE_MAIN_CLASS = 'io.crate.bootstrap.CrateDB'
+
+/**
+ * What process `pid` is, as a listener: { crate: true } for a CrateDB JVM; else { crate: false, name } (a forwarder
+ * whose node is elsewhere); null where /proc does not say.
+ */
+function listenerKind (pid, { procRoot = '/proc' } = {}) {
+  let args
+  try {
+    args = fs.readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8').split('\0')
+  } catch {
+    return null
+  }
+  if (args.includes(CRATE_MAIN_CLASS)) return { crate: true }
+  let name = '?'
+  try {
+    name = fs.readFileSync(`${procRoot}/${pid}/comm`, 'utf8').trim()
+  } catch { /* gone meanwhile */ }
+  return { crate: false, name }
+}
+
+module.exports = { holderPid, holderOf, listenerKind, CRATE_MAIN_CLASS }

@@ -142,9 +142,15 @@ function renderReport (workload, result) {
   )
   const m = result.machine
   if (m) {
+    const nodes = m.cluster_processes === 0 ? 'the cluster\'s nodes not on this machine'
+      : `the cluster's nodes here ${fmt(m.cluster_pct)}%`
     out.push(`this machine (${m.cores} cores) during the load: ${fmt(m.machine_pct)}% busy, the run's processes ` +
-      `${fmt(m.own_pct)}%, the cluster's nodes here ${fmt(m.cluster_pct)}%, ${m.others_pct === null ? 'others ' +
+      `${fmt(m.own_pct)}%, ${nodes}, ${m.others_pct === null ? 'others ' +
         'unknown (the nodes of this machine could not be told apart)' : `other work ${fmt(m.others_pct)}%`}`)
+    for (const f of m.forwarders || []) {
+      out.push(`  ${f.host} is held by pid ${f.pid} (${f.name}), no CrateDB node: a forwarder (kubectl ` +
+        'port-forward, ssh -L?) to a node elsewhere; its CPU counted as other work')
+    }
   }
   const cost = clusterCpuLine(result.cluster_cpu)
   if (cost) out.push(cost)

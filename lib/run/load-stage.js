@@ -1,8 +1,8 @@
 'use strict'
 
-const { MachineShare, clusterPidsOf, DEFAULT_BUSY_OTHERS_PCT } = require('./machine-share')
+const { MachineShare, clusterProcessesOf, DEFAULT_BUSY_OTHERS_PCT } = require('./machine-share')
 const { ClusterCpu } = require('./cluster-cpu')
-const { holderPid } = require('../base/listeners')
+const { holderPid, listenerKind } = require('../base/listeners')
 const { isThisMachine } = require('../base/hosts')
 const { WorkerGroup } = require('./worker-group')
 const { Timeline } = require('../results/timeline')
@@ -63,8 +63,9 @@ function watchFlight (ctx, main, progress, { startAt, targetAt }) {
 function watchMachine (ctx, workerGroups) {
   const own = () => [...new Set([process.pid, ...workerGroups.flatMap((g) => g.workers
     .map((w) => w.child && w.child.pid).filter(Number.isSafeInteger))])]
-  const cluster = clusterPidsOf(ctx.options, { holderPid, isLocal: isThisMachine })
-  return new MachineShare({ pids: () => ({ own: own(), cluster }),
+  const { pids: cluster, forwarders } = clusterProcessesOf(ctx.options, { holderPid, isLocal: isThisMachine,
+    kindOf: listenerKind })
+  return new MachineShare({ pids: () => ({ own: own(), cluster }), forwarders,
     busyOverPct: busyOverPctOf(process.env.CRATE_BENCH_BUSY_OTHERS_PCT) }).start()
 }
 

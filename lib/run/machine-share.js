@@ -56,8 +56,8 @@ const round1 = (x) => Math.round(x * 10) / 10
 class MachineShare {
   constructor ({ pids, procRoot = '/proc', everyMs = SAMPLE_MS, timers = { setInterval, clearInterval },
     machine = () => readMachine(procRoot), process: proc = (pid) => readProcess(pid, procRoot),
-    compiler = (pid) => readCompilerTicks(pid, procRoot), busyOverPct = DEFAULT_BUSY_OTHERS_PCT }) {
-    Object.assign(this, { pids, everyMs, timers, machine, proc, compiler, busyOverPct })
+    compiler = (pid) => readCompilerTicks(pid, procRoot), busyOverPct = DEFAULT_BUSY_OTHERS_PCT, forwarders = [] }) {
+    Object.assign(this, { pids, everyMs, timers, machine, proc, compiler, busyOverPct, forwarders })
     this.last = null
     this.timer = null
     this.sums = { total: 0, busy: 0, own: 0, cluster: 0, jit: 0 }
@@ -138,6 +138,9 @@ class MachineShare {
     const clusterCpuKnown = this.clusterKnown && this.clusterPids > 0
     return { cores: this.cores, machine_pct: pct(busy), own_pct: pct(own), cluster_pct: pct(cluster),
       others_pct: othersPct, cluster_known: this.clusterKnown, busy_over_pct: this.busyOverPct,
+      // The cluster's processes counted here; 0: its nodes are not on this machine (forwarded ports named).
+      cluster_processes: this.clusterKnown ? this.clusterPids : null,
+      ...(this.forwarders.length ? { forwarders: this.forwarders } : {}),
       others_busy: othersPct !== null && othersPct > this.busyOverPct,
       // The cluster's own CPU seconds over the measured window (utime + stime of its processes, /proc's ticks of
       // USER_HZ, 100 a second on Linux): the cost per row that the machine's other tenants do not move.
@@ -150,18 +153,32 @@ class MachineShare {
 
 /**
  * The processes of the cluster under test that run on this machine: the nodes the run (or its study) started, by
- * their pids; else, for hosts of this machine, whoever listens on their ports (/proc, lib/provision/ports.js), null
- * where one of them cannot be told (another user's process, read by another user); [] when every host is elsewhere.
+ * their pids; else, for hosts of this machine, whoever listens on their ports (/proc) when it is a CrateDB JVM. A
+ * listener that is not (kubectl port-forward, ssh -L) forwards to a node elsewhere: its host is named in
+ * `forwarders` and its CPU is other work, not the cluster's. `pids` is null where a local listener cannot be told
+ * (another user's process, read by another user); [] when every node is elsewhere.
+ * @returns {{ pids: number[]|null, forwarders: { host: string, pid: number, name: string }[] }}
  */
-function clusterPidsOf (options, { holderPid, isLocal }) {
-  if (options.provisioned) return options.provisioned.nodes.map((n) => n.pid)
+function clusterProcessesOf (options, { holderPid, isLocal, kindOf = () => ({ crate: true }) }) {
+  if (options.provisioned) return { pids: options.provisioned.nodes.map((n) => n.pid), forwarders: [] }
   const byStudy = options.provisionedByStudy
   if (byStudy && Array.isArray(byStudy.ports) && byStudy.ports.every((p) => Number.isSafeInteger(p.pid))) {
-    return byStudy.ports.map((p) => p.pid)
+    return { pids: byStudy.ports.map((p) => p.pid), forwarders: [] }
   }
-  const local = options.connection.hosts.filter((h) => isLocal(h.hostname))
-  const pids = local.map((h) => holderPid(h.port))
-  return pids.some((pid) => pid === null) ? null : [...new Set(pids)]
+  const pids = []
+  const forwarders = []
+  let unknown = false
+  for (const host of options.connection.hosts.filter((h) => isLocal(h.hostname))) {
+    const pid = holderPid(host.port)
+    const kind = pid === null ? null : kindOf(pid)
+    if (kind === null) unknown = true
+    else if (kind.crate) pids.push(pid)
+    else forwarders.push({ host: `${host.hostname}:${host.port}`, pid, name: kind.name })
+  }
+  return { pids: unknown ? null : [...new Set(pids)], forwarders }
 }
 
-module.exports = { MachineShare, readMachine, readProcess, clusterPidsOf, DEFAULT_BUSY_OTHERS_PCT }
+/** The pids of clusterProcessesOf alone. */
+const clusterPidsOf = (options, deps) => clusterProcessesOf(options, deps).pids
+
+module.exports = { MachineShare, readMachine, readProcess, clusterPidsOf, clusterProcessesOf, DEFAULT_BUSY_OTHERS_PCT }

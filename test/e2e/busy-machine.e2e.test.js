@@ -9,7 +9,9 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const { spawn } = require('node:child_process')
-const { withCrateTestDouble } = require('../helpers/crate-test-double')
+const net = require('node:net')
+const { startFakeNode } = require('../helpers/fake-distribution')
+const { freeClusterPort } = require('../helpers/ports')
 const { runTool } = require('../helpers/run-tool')
 
 const cores = os.availableParallelism()
@@ -20,22 +22,54 @@ if (why) console.log(`# the busy-machine test skips: ${why}`)
 
 test('other work beside a run takes the machine: measured, and the run marked busy, its report says so',
   { skip: why || false }, async (t) => {
-    await withCrateTestDouble({}, async (double) => {
-      const loops = Array.from({ length: cores }, () => spawn(process.execPath, ['-e', 'for (;;) {}'],
-        { stdio: 'ignore' }))
-      t.after(() => loops.forEach((l) => l.kill('SIGKILL')))
-      const run = await runTool('appClusterIngest.js', ['--duration', '3s', '--processes', '1', '--batch_size',
-        '500', '--monitor_interval', '0', '--json'], { env: double.env({ CRATE_BENCH_BUSY_OTHERS_PCT: '25' }) })
-      loops.forEach((l) => l.kill('SIGKILL'))
-      assert.equal(run.code, 0, run.stderr)
-      const m = run.json.machine
-      assert.equal(m.cores, cores)
-      assert.equal(m.cluster_known, true, 'the double listens here: its process is the cluster\'s')
-      assert.ok(m.others_pct > 25, JSON.stringify(m))
-      assert.ok(m.own_pct > 0 && m.cluster_pct > 0, JSON.stringify(m))
-      assert.match(run.stderr, /^warning: other work took \d+(\.\d)?% of this machine's CPU during the load \(more /m)
-      assert.match(run.stderr, /^this machine \(\d+ cores\) during the load: .*, other work \d+(\.\d)?%$/m)
+    // The node a process of its own whose command line is a CrateDB node's (the holder of its port is counted as
+    // the cluster only then).
+    const port = await freeClusterPort(1)
+    await startFakeNode(t, port)
+    const loops = Array.from({ length: cores }, () => spawn(process.execPath, ['-e', 'for (;;) {}'],
+      { stdio: 'ignore' }))
+    t.after(() => loops.forEach((l) => l.kill('SIGKILL')))
+    const run = await runTool('appClusterIngest.js', ['--host', `http://127.0.0.1:${port}`, '--duration', '3s',
+      '--processes', '1', '--batch_size', '500', '--monitor_interval', '0', '--json'],
+    { env: { CRATE_BENCH_BUSY_OTHERS_PCT: '25' } })
+    loops.forEach((l) => l.kill('SIGKILL'))
+    assert.equal(run.code, 0, run.stderr)
+    const m = run.json.machine
+    assert.equal(m.cores, cores)
+    assert.equal(m.cluster_known, true, 'the node listens here: its process is the cluster\'s')
+    assert.equal(m.cluster_processes, 1)
+    assert.ok(m.others_pct > 25, JSON.stringify(m))
+    assert.ok(m.own_pct > 0 && m.cluster_pct > 0, JSON.stringify(m))
+    assert.match(run.stderr, /^warning: other work took \d+(\.\d)?% of this machine's CPU during the load \(more /m)
+    assert.match(run.stderr, /^this machine \(\d+ cores\) during the load: .*, other work \d+(\.\d)?%$/m)
+  })
+
+// Issue 67: a URL through a local forwarder (kubectl port-forward, ssh -L) took the forwarder for the node, and the
+// real node's CPU for other work.
+test('a URL through a local forwarder: the forwarder is no node, the nodes are said not to be on this machine',
+  { skip: !fs.existsSync('/proc/stat') ? 'no /proc/stat on this system' : false }, async (t) => {
+    const port = await freeClusterPort(1)
+    await startFakeNode(t, port)
+    // The forwarder: this test's own process, passing every connection on to the node.
+    const forwarder = net.createServer((socket) => {
+      const ahead = net.connect(port, '127.0.0.1')
+      socket.pipe(ahead).pipe(socket)
+      for (const end of [socket, ahead]) end.on('error', () => { socket.destroy(); ahead.destroy() })
     })
+    await new Promise((resolve) => forwarder.listen(0, '127.0.0.1', resolve))
+    t.after(() => forwarder.close())
+    const forwarded = forwarder.address().port
+    const run = await runTool('appClusterIngest.js', ['--host', `http://127.0.0.1:${forwarded}`, '--max_rows',
+      '2000', '--processes', '1', '--batch_size', '500', '--monitor_interval', '0', '--json'])
+    assert.equal(run.code, 0, run.stderr)
+    const m = run.json.machine
+    assert.equal(m.cluster_processes, 0, JSON.stringify(m))
+    assert.deepEqual(m.forwarders.map((f) => [f.host, f.pid]), [[`127.0.0.1:${forwarded}`, process.pid]])
+    assert.equal(run.json.cluster_cpu === null || run.json.cluster_cpu.source !== 'proc', true,
+      JSON.stringify(run.json.cluster_cpu))
+    assert.match(run.stderr, /during the load: .*, the cluster's nodes not on this machine, other work/)
+    assert.match(run.stderr, new RegExp(`127\\.0\\.0\\.1:${forwarded} is held by pid ${process.pid} \\(.*\\), no ` +
+      'CrateDB node: a forwarder'))
   })
 
 // Issue 62: the bound of a node's load grew with the nodes sharing a machine, so 3 nodes beside other tenants looked
@@ -46,7 +80,6 @@ const provisioner = require('../helpers/provisioner')
 test('a 3-node shape of a study beside another tenant\'s work: its runs marked busy, the sizing says so',
   { skip: why || provisioner.skip }, async (t) => {
     const { provisionSetUp, user } = provisioner
-    const { freeClusterPort } = require('../helpers/ports')
     const path = require('node:path')
     const { root, env, tarball } = await provisionSetUp(t, { prefix: 'crate-bench-busy-' })
     const port = await freeClusterPort(3)

@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { userOf } = require('../../lib/provision/preflight')
+const { CRATE_MAIN_CLASS } = require('../../lib/base/listeners')
 
 // A CrateDB distribution for the provisioner's tests, made in seconds: a tarball of one top folder with bin/crate
 // (the test double as a node: fake-crate-node.js), a jar whose name gives the version, and a bundled jdk/ whose java
@@ -15,8 +16,9 @@ const FAKE_NODE = path.join(__dirname, 'fake-crate-node.js')
 async function fakeDistribution (dir, { version = '9.9.9', top = `crate-fake-${version}` } = {}) {
   const root = path.join(dir, 'src', top)
   for (const sub of ['bin', 'lib', 'config', 'jdk/bin']) fs.mkdirSync(path.join(root, sub), { recursive: true })
-  fs.writeFileSync(path.join(root, 'bin', 'crate'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_NODE}" "$@"\n`,
-    { mode: 0o755 })
+  // Its main class named on its command line, as bin/crate names it: what tells a node from a forwarder.
+  fs.writeFileSync(path.join(root, 'bin', 'crate'),
+    `#!/bin/sh\nexec "${process.execPath}" "${FAKE_NODE}" ${CRATE_MAIN_CLASS} "$@"\n`, { mode: 0o755 })
   fs.writeFileSync(path.join(root, 'jdk', 'bin', 'java'),
     '#!/bin/sh\necho "    java.specification.version = 25" >&2\n', { mode: 0o755 })
   fs.writeFileSync(path.join(root, 'lib', `crate-server-${version}.jar`), '')
@@ -47,4 +49,25 @@ function openDir (dir) {
   return dir
 }
 
-module.exports = { fakeDistribution, testRunAs, openDir, FAKE_NODE }
+/**
+ * A fake node (fake-crate-node.js) as its own process, its command line a CrateDB node's, on HTTP port `port` (pg
+ * `port` + 100); stopped when the test `t` ends. Resolves the child once it serves.
+ */
+async function startFakeNode (t, port) {
+  const { spawn } = require('node:child_process')
+  const child = spawn(process.execPath, [FAKE_NODE, CRATE_MAIN_CLASS, '-Ccluster.name=crate-bench-fake',
+    '-Cnode.name=crate-bench-fake-n1', `-Chttp.port=${port}`, `-Cpsql.port=${port + 100}`],
+  { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.after(() => child.kill('SIGKILL'))
+  await new Promise((resolve, reject) => {
+    let said = ''
+    child.stdout.on('data', (chunk) => {
+      said += chunk
+      if (/started on/.test(said)) resolve()
+    })
+    child.once('exit', (code) => reject(new Error(`the fake node ended (exit ${code}): ${said}`)))
+  })
+  return child
+}
+
+module.exports = { fakeDistribution, testRunAs, openDir, startFakeNode, FAKE_NODE }

@@ -2,7 +2,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { MachineShare, clusterPidsOf, readMachine, readProcess } = require('../../lib/run/machine-share')
+const { MachineShare, clusterPidsOf, clusterProcessesOf, readMachine, readProcess } =
+  require('../../lib/run/machine-share')
 const { busyMachineLine, othersTook } = require('../../lib/reports/cluster-limits')
 
 /** A machine of 2 cores whose ticks the test sets, and processes whose ticks it sets (undefined: gone). */
@@ -31,7 +32,8 @@ test('what others took of the machine: its busy time less the run\'s processes a
   const summary = share.stop()
   // Busy 260 of 400; own 30 + 10 + 20 = 60; the node 100; others 100.
   assert.deepEqual(summary, { cores: 2, machine_pct: 65, own_pct: 15, cluster_pct: 25, others_pct: 25,
-    cluster_known: true, busy_over_pct: 25, others_busy: false, cluster_cpu_s: 1, cluster_jit_s: null })
+    cluster_known: true, busy_over_pct: 25, others_busy: false, cluster_processes: 1, cluster_cpu_s: 1,
+    cluster_jit_s: null })
   assert.equal(othersTook({ machine: summary }), null, '25% is not more than 25%')
   const busier = { ...summary, others_pct: 38, others_busy: true }
   assert.match(busyMachineLine({ machine: busier }),
@@ -119,6 +121,14 @@ test('the cluster\'s processes: the nodes the run or its study started, else who
     { holderPid, isLocal }), [501, 502])
   assert.deepEqual(clusterPidsOf(hosts(['db.example', 4200]), { holderPid, isLocal }), [], 'every node elsewhere')
   assert.equal(clusterPidsOf(hosts(['127.0.0.1', 4299]), { holderPid, isLocal }), null, 'a local node not told')
+  // A listener that is no CrateDB JVM (kubectl port-forward, ssh -L): its node is elsewhere, and it is named.
+  const kindOf = (pid) => (pid === 501 ? { crate: true } : { crate: false, name: 'kubectl' })
+  assert.deepEqual(clusterProcessesOf(hosts(['127.0.0.1', 4200], ['localhost', 4201]), { holderPid, isLocal, kindOf }),
+    { pids: [501], forwarders: [{ host: 'localhost:4201', pid: 502, name: 'kubectl' }] })
+  assert.deepEqual(clusterProcessesOf(hosts(['localhost', 4201]), { holderPid, isLocal, kindOf }).pids, [],
+    'a forwarder alone: the nodes are not on this machine')
+  assert.equal(clusterProcessesOf(hosts(['localhost', 4201]), { holderPid, isLocal, kindOf: () => null }).pids, null,
+    'a listener /proc does not show')
 })
 
 test('/proc read as it is: the machine\'s ticks and a process\'s own', (t) => {
