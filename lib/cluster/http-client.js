@@ -88,6 +88,7 @@ class CrateClient extends EventEmitter {
     this.next = 0
     this.upCount = this.hosts.length
     this.allDownSince = null
+    this.waitsEndAt = null
     this.nextProbeAt = Infinity
     // Requests sent before the latest abort() that fail were abandoned, not lost by the network.
     this.sentCount = 0
@@ -136,11 +137,20 @@ class CrateClient extends EventEmitter {
     return null
   }
 
-  /** Every host is down: wait for one to be tried again, up to the timeout. */
+  /** Every host is down: wait for one to be tried again, up to the timeout, or until the run stops (stopWaiting). */
   async waitForHost () {
     for (;;) {
       const host = this.pickHost()
       if (host) return host
+      if (this.waitsEndAt !== null && this.clock.now() >= this.waitsEndAt) {
+        const since = this.allDownSince === null ? '' : ` for ${Math.round(this.clock.now() - this.allDownSince)} ms`
+        throw new TransportError({
+          code: 'ENOHOST',
+          message: `no host answers: all ${this.hosts.length} host${this.hosts.length === 1 ? ' was' : 's were'} ` +
+            `down${since} when the run stopped`,
+          sent: false
+        })
+      }
       if (this.allDownSince !== null && this.clock.now() - this.allDownSince > this.timeoutMs) {
         throw new TransportError({
           code: 'ENOHOST',
@@ -296,6 +306,15 @@ class CrateClient extends EventEmitter {
       entry.expired = cutShort('ETIMEDOUT', 'deadline passed')
       if (entry.abort) entry.abort(entry.expired)
     }
+  }
+
+  /**
+   * The run stopped: a request waiting for every host to come back is never sent; waitForHost ends it at once, or
+   * after `afterMs` (the master's statements after the load: a node that restarts has a moment, not --timeout).
+   */
+  stopWaiting ({ afterMs = 0 } = {}) {
+    const at = this.clock.now() + afterMs
+    if (this.waitsEndAt === null || at < this.waitsEndAt) this.waitsEndAt = at
   }
 
   abort () {

@@ -13,9 +13,13 @@ function provisionedLine (record, by = record.by ?? 'this run') {
 
 /** "warning: N (pid P) … is no longer running: cause; its last log lines:" and those lines, for the report. */
 function lostNodeLines (lost, of = 'the cluster this run started') {
-  return [`warning: ${lost.node} (pid ${lost.pid}) of ${of} is no longer running` +
-    `${lost.cause ? `: ${lost.cause}` : ''}; its last log lines${lost.kept ? ` (its logs kept in ${lost.kept})` : ''}:`,
-  ...lost.last_lines.map((l) => `    ${l}`)]
+  const cause = lost.cause ? `: ${lost.cause}` : lost.logs_with ? '' : ': no cause in its log (killed from outside?)'
+  if (lost.logs_with) {
+    return [`warning: ${lost.node} (pid ${lost.pid}) of ${of} is no longer running${cause}; its logs: ` +
+      `${lost.logs_with}'s, which names its cause`]
+  }
+  return [`warning: ${lost.node} (pid ${lost.pid}) of ${of} is no longer running${cause}; its last log lines` +
+    `${lost.kept ? ` (its logs kept in ${lost.kept})` : ''}:`, ...lost.last_lines.map((l) => `    ${l}`)]
 }
 
 module.exports = { provisionedLine, lostNodeLines }

@@ -53,6 +53,8 @@ async function runEngine ({
   clock = systemClock
 }) {
   control.onAbort(() => client.abort())
+  // A request still waiting for a host at the stop was never sent: nothing to drain, it ends at once.
+  if (typeof client.stopWaiting === 'function') control.onStop(() => client.stopWaiting())
   if (startAt !== null) await sleepUntil(startAt, control, clock)
   const execute = requestExecutor({ client, source, recorder, control, clock })
   const run = { source, concurrency, deadline, recorder, control, execute, clock }
@@ -67,10 +69,21 @@ async function runEngine ({
     control.timetable = timetable
     await runOpen({ ...run, timetable })
   }
-  else await runClosed(run)
+  else {
+    // The deadline stops the run on time even when every lane waits (for a host that went away, say): its lanes
+    // look at the clock only between requests.
+    const onTime = deadline !== null ? stopAtDeadline(deadline, control, clock) : null
+    await runClosed(run)
+    if (onTime) await onTime
+  }
   finished.value = true
   if (grace) await grace
   return control.reason
+}
+
+async function stopAtDeadline (deadline, control, clock) {
+  await sleepUntil(deadline, control, clock)
+  if (!control.stopped) control.stop(stopReason('duration'))
 }
 
 /**
@@ -105,7 +118,8 @@ function requestExecutor ({ client, source, recorder, control, clock }) {
       outcome = failedOutcome(request, error)
       if (error instanceof TransportError) {
         consecutiveTransportFailures = error.code === 'ETIMEDOUT' ? consecutiveTransportFailures + 1 : 0
-        if (error.code === 'ENOHOST' || consecutiveTransportFailures >= MAX_CONSECUTIVE_TRANSPORT_FAILURES) {
+        if (error.code === 'ENOHOST') control.serverGone(stopReason('server_gone', error.message))
+        else if (consecutiveTransportFailures >= MAX_CONSECUTIVE_TRANSPORT_FAILURES) {
           control.stop(stopReason('server_gone', error.message))
         }
       } else {
@@ -280,13 +294,28 @@ function failedOutcome (request, error) {
  */
 function createControl () {
   const abortHandlers = []
+  const stopHandlers = []
   return {
     stopped: false,
     reason: null,
     aborted: false,
     stop (reason) {
       if (!this.reason) this.reason = reason
+      if (this.stopped) return
       this.stopped = true
+      for (const handler of stopHandlers.splice(0)) handler()
+    },
+    /**
+     * No host answers any more: the run stops, and a run that reached its duration meanwhile is still one whose
+     * server went away (partial), not a whole one.
+     */
+    serverGone (reason) {
+      if (this.reason && this.reason.kind === 'duration') this.reason = reason
+      this.stop(reason)
+    },
+    onStop (handler) {
+      if (this.stopped) handler()
+      else stopHandlers.push(handler)
     },
     timetable: null,
     /** A new rate from `at` on (this worker's share), for an open-model run; a closed one has no rate to change. */

@@ -2,6 +2,7 @@
 
 const fs = require('node:fs')
 const { FatalError } = require('../base/errors')
+const { processRuns } = require('../base/processes')
 const { describeOptions } = require('../cli/options')
 const { mainGroup, companionGroup, outcomeOf } = require('./load-groups')
 const { describeIncident } = require('./incidents')
@@ -30,9 +31,19 @@ function withProvisioned (environment, state, byStudy) {
   if (!state && !byStudy) return environment
   // A run that started its cluster asks its nodes' processes (provision/, loaded by the run that started one).
   const provisioned = state ? { ...provisionedRecord(state), lost_nodes: require('../provision/target')
-    .lostNodesOf(state) } : byStudy
+    .lostNodesOf(state) } : { ...byStudy, lost_nodes: lostOfStudy(byStudy) }
   const base = environment || {}
   return { ...base, cluster: { ...(base.cluster || {}), provisioned } }
+}
+
+/**
+ * The nodes of the cluster a study started that no longer run, by the pids its record names: the study reads their
+ * logs (it keeps them); the run names them.
+ */
+function lostOfStudy (record) {
+  const ports = Array.isArray(record.ports) ? record.ports : []
+  return ports.filter((p) => Number.isSafeInteger(p.pid) && p.pid > 1 && !processRuns(p.pid))
+    .map((p) => ({ node: p.node, pid: p.pid, cause: null, last_lines: [], logs_with: 'the study' }))
 }
 
 /** The report's lines on what the run started: the line of its header, and each node that died during the run. */
@@ -40,7 +51,8 @@ function provisionedText (result) {
   const p = result.environment && result.environment.cluster && result.environment.cluster.provisioned
   if (!p) return ''
   const lines = [provisionedLine(p)]
-  for (const lost of p.lost_nodes || []) lines.push(...lostNodeLines(lost))
+  const of = p.by ? `the cluster ${p.by} started` : undefined
+  for (const lost of p.lost_nodes || []) lines.push(...lostNodeLines(lost, of))
   return `${lines.join('\n')}\n`
 }
 

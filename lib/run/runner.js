@@ -100,6 +100,9 @@ async function runParsed (workload, options, { env, stdout, stderr, signalTarget
     try {
       load = await stage(ctx, 'load', (c) => runLoad(c, groups, coordination, { workersInMaster }))
     } finally {
+      // After the load the master's statements (the lease, the count, the finish) wait for a host that went away
+      // a moment, not --timeout each: a run whose server is gone ends within its duration and that moment.
+      if (typeof ctx.client.stopWaiting === 'function') ctx.client.stopWaiting({ afterMs: AFTER_LOAD_WAIT_MS })
       settle(groups, load)
       // The finish restores what prepare changed, even when the load failed; a fleet's finisher does it for the
       // fleet, once every generator is done.
@@ -138,6 +141,9 @@ async function runParsed (workload, options, { env, stdout, stderr, signalTarget
     ctx.client.close()
   }
 }
+
+// How long a statement of the master after the load waits for every host that went down to come back.
+const AFTER_LOAD_WAIT_MS = 5000
 
 /** Each group's outcome, from what the load stage returned (an empty one where the load never ran). */
 function settle (groups, load) {

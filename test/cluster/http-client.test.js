@@ -242,6 +242,31 @@ test('with every host down, requests wait for a probe to bring one back, and fai
   }
 })
 
+test('with every host down, stopWaiting() ends a request that waits for one at once, or after the moment given',
+  async () => {
+    const a = await startCrateTestDouble()
+    const clock = handClock()
+    clock.sleep = async (ms) => { clock.t += ms; await new Promise((resolve) => setTimeout(resolve, 2)) }
+    const client = new CrateClient({ hosts: hostsOf(a), user: 'crate', timeoutMs: 60_000, clock })
+    try {
+      await a.kill()
+      await assert.rejects(client.sql('SELECT 1'), (e) => e.code === 'ECONNREFUSED')
+      const downAt = clock.t
+      client.stopWaiting({ afterMs: 5000 })
+      await assert.rejects(client.sql('SELECT 1'), (e) => e.code === 'ENOHOST' && e.sent === false &&
+        /^no host answers: all 1 host was down for [0-9]+ ms when the run stopped$/.test(e.message))
+      assert.ok(clock.t - downAt >= 5000 && clock.t - downAt < 6000, `waited the moment, not --timeout: ${clock.t -
+        downAt} ms`)
+      client.stopWaiting()
+      const before = clock.t
+      await assert.rejects(client.sql('SELECT 1'), (e) => e.code === 'ENOHOST')
+      assert.equal(clock.t, before, 'at once')
+    } finally {
+      client.close()
+      await a.stop()
+    }
+  })
+
 test('the master retries a statement that was never sent on the next host', async () => {
   const a = await startCrateTestDouble()
   const b = await startCrateTestDouble()

@@ -42,6 +42,13 @@ test('other work beside a run takes the machine: measured, and the run marked bu
     assert.ok(m.own_pct > 0 && m.cluster_pct > 0, JSON.stringify(m))
     assert.match(run.stderr, /^warning: other work took \d+(\.\d)?% of this machine's CPU during the load \(more /m)
     assert.match(run.stderr, /^this machine \(\d+ cores\) during the load: .*, other work \d+(\.\d)?%$/m)
+    // The node is a process of this machine listening on the host's port: its CPU is read in /proc.
+    const cost = run.json.cluster_cpu
+    assert.equal(cost.source, 'proc')
+    assert.ok(cost.cpu_s > 0 && cost.ms_per_1000 > 0 && cost.cores >= 1, JSON.stringify(cost))
+    assert.equal(cost.jit_s, null, 'a Node.js node has no JIT compiler threads of HotSpot\'s: unknown, not 0')
+    assert.ok(Math.abs(cost.ms_per_1000 - (cost.cpu_s / run.json.rows_ok) * 1e6) <= 0.001, 'CPU ms per 1,000 rows')
+    assert.match(run.stderr, /^cluster CPU: [\d.,]+ ms per 1,000 rows over the measured window \(from the nodes' /m)
   })
 
 // Issue 67: a URL through a local forwarder (kubectl port-forward, ssh -L) took the forwarder for the node, and the

@@ -108,3 +108,36 @@ test('every node killed: server gone within --timeout, the report printed, exit 
   assert.equal(run.json.events.filter((e) => e.kind === 'host_down').length, 3)
   assert.ok(run.seconds < 30, `${run.seconds} s`)
 }))
+
+// Issue 67: a run of a study whose only node was killed mid-run called itself whole (exit 1, partial false, no node
+// named) and waited its whole --timeout past its duration.
+test('a timed run whose only node is killed: partial, exit 4, the node named, ended within its duration and a ' +
+  'moment, not its --timeout', async (t) => {
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const { startFakeNode } = require('../helpers/fake-distribution')
+  const { freeClusterPort } = require('../helpers/ports')
+  const { tempDir } = require('../helpers/temp-files')
+  const port = await freeClusterPort(1)
+  const node = await startFakeNode(t, port)
+  // The record a study hands its runs (lib/results/provisioned.js): the node by its pid.
+  const record = path.join(tempDir(t), 'record.json')
+  fs.writeFileSync(record, JSON.stringify({ name: 'crate-bench-fake', version: '9.9.9', nodes: 1, heap: '256m',
+    on: 'this machine', by: 'the study', ports: [{ node: 'crate-bench-fake-n1', http: port, pg: port + 100,
+      pid: node.pid }] }))
+  const run = await ingest(['--host', `http://127.0.0.1:${port}`, '--processes', '1', '--duration', '4s',
+    '--warmup', '0', '--batch_size', '100', '--concurrent_requests', '2', '--timeout', '60s', '--started_by_study',
+    record, '--progress', '--json'], {
+    waitFor: /rows ok [1-9]/,
+    whileRunning: () => node.kill('SIGKILL')
+  })
+  assert.equal(run.code, 4, run.stderr)
+  assert.equal(run.json.partial, true)
+  assertSomeMatch(run.json.partial_reasons, /server gone: no host answers: all 1 host was down for [0-9]+ ms when the /)
+  assert.equal(run.json.rows_ok + run.json.rows_failed + run.json.rows_in_doubt, run.json.rows_sent)
+  assert.deepEqual(run.json.environment.cluster.provisioned.lost_nodes.map((n) => [n.node, n.pid]),
+    [['crate-bench-fake-n1', node.pid]])
+  assert.match(run.stderr, /^warning: crate-bench-fake-n1 \(pid \d+\) of the cluster the study started is no longer /m)
+  // 4 s of load, the master's moment after it (5 s), the start: far under the 60-s --timeout it used to wait.
+  assert.ok(run.seconds < 30, `${run.seconds} s`)
+})

@@ -282,13 +282,10 @@ testOverProtocols('--duration stops the run; in-flight requests are still counte
   const windowEnd = Date.parse(run.json.started_at) + run.json.seconds * 1000
   assert.ok(windowEnd >= spawnedAt + 1000, `the window ended ${windowEnd - spawnedAt} ms after the spawn`)
   assert.ok(run.json.seconds < 20, `seconds ${run.json.seconds}`)
-  // The double is the cluster, a process of this machine listening on the host's port: its CPU is read in /proc.
-  const cost = run.json.cluster_cpu
-  assert.equal(cost.source, 'proc')
-  assert.ok(cost.cpu_s > 0 && cost.ms_per_1000 > 0 && cost.cores >= 1, JSON.stringify(cost))
-  assert.equal(cost.jit_s, null, 'a Node.js double has no JIT compiler threads of HotSpot\'s: unknown, not 0')
-  assert.ok(Math.abs(cost.ms_per_1000 - (cost.cpu_s / run.json.rows_ok) * 1e6) <= 0.001, 'CPU ms per 1,000 rows')
-  assert.match(run.stderr, /^cluster CPU: [\d.,]+ ms per 1,000 rows over the measured window \(from the nodes' /m)
+  // The double listens here, but is no CrateDB node (this test's own process): a forwarder, its CPU not the cluster's
+  // (test/e2e/busy-machine.e2e.test.js reads a node process's CPU in /proc).
+  assert.notEqual((run.json.cluster_cpu || {}).source, 'proc')
+  assert.equal(run.json.machine.cluster_processes, 0)
   assert.equal(run.json.rows_ok, inserts(double).reduce((sum, s) => sum + s.rows, 0))
   assert.equal(run.json.table_count, run.json.rows_ok)
 })

@@ -142,6 +142,51 @@ test('closed: the deadline stops new requests; those in flight finish and are co
   assert.equal(delta.unitsInFlight, 0)
 })
 
+// Issue 67: a run whose only node was killed waited --timeout past its duration, then called itself whole.
+test('closed: lanes that wait for a host that went away are stopped at the deadline, and the run is server gone',
+  async () => {
+    const clock = new FakeClock()
+    // The client as the HTTP client is with every host down: a request waits until the run stops waiting.
+    let waitsEnded = false
+    const waiting = []
+    const client = {
+      abort () {},
+      stopWaiting () {
+        waitsEnded = true
+        for (const wake of waiting.splice(0)) wake()
+      },
+      post: async () => {
+        if (!waitsEnded) await new Promise((resolve) => waiting.push(resolve))
+        throw new TransportError({ code: 'ENOHOST', message: 'no host answers: all 1 host was down when the run ' +
+          'stopped', sent: false })
+      }
+    }
+    const startedAt = clock.now()
+    const { recorder, done } = engine(clock, { client, source: fakeSource(1e9), concurrency: 2,
+      deadline: startedAt + 30_000 })
+    assert.deepEqual(await done, stopReason('server_gone', 'no host answers: all 1 host was down when the run stopped'))
+    assert.equal(clock.now() - startedAt, 30_000, 'stopped at the deadline, not after the requests\' --timeout')
+    const delta = recorder.takeDelta()
+    assert.deepEqual([delta.series.x.requests, delta.series.x.failed, delta.unitsInFlight], [2, 20, 0])
+  })
+
+test('a control keeps its first reason, but a server gone replaces a duration: the run is not whole', () => {
+  const control = createControl()
+  const stopped = []
+  control.onStop(() => stopped.push('first'))
+  control.stop(stopReason('duration'))
+  control.onStop(() => stopped.push('late'))
+  control.stop(stopReason('completed'))
+  assert.deepEqual(control.reason, stopReason('duration'))
+  control.serverGone(stopReason('server_gone', 'x'))
+  assert.deepEqual(control.reason, stopReason('server_gone', 'x'))
+  assert.deepEqual(stopped, ['first', 'late'], 'each stop handler once, a late one at once')
+  const interrupted = createControl()
+  interrupted.stop(stopReason('interrupted'))
+  interrupted.serverGone(stopReason('server_gone', 'x'))
+  assert.deepEqual(interrupted.reason, stopReason('interrupted'))
+})
+
 test('--graceful_stop: after the deadline, answers still missing when the grace is over are abandoned, in doubt',
   async () => {
   const clock = new FakeClock()
