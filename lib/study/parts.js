@@ -27,6 +27,10 @@ function teeTo (terminal, file) {
   }
 }
 
+// A run's --progress line (lib/run/progress.js: "  12s/30s  rows ok 1,000  rows/s …"), never a row of its report's
+// tables ("│ rows/s │ 21,352.31 │"), which says rows/s too.
+const PROGRESS_LINE = /^\s*(warm-up )?[0-9]+s(\/[0-9]+s| +[0-9]+%)? {2}(rows|queries) ok /
+
 /**
  * `run` (runBenchmark's shape) for the study's runs of a cluster it started: each run given the record of what was
  * started (`recordFile`), recorded in the study's folder while it runs, its progress lines shown every LIVE_EVERY_MS
@@ -38,7 +42,7 @@ function studyRunOf (run, { out, recordFile, stderr, now = Date.now }) {
     let shownAt = -Infinity
     const what = options.what ?? path.basename(options.resultFile, '.json')
     const onLine = (line) => {
-      if (!/ (rows|queries)\/s /.test(line) || now() - shownAt < LIVE_EVERY_MS) return
+      if (!PROGRESS_LINE.test(line) || now() - shownAt < LIVE_EVERY_MS) return
       shownAt = now()
       stderr.write(`  ${what}: ${line.trim()}\n`)
     }
@@ -84,4 +88,4 @@ function partResult (file) {
   }
 }
 
-module.exports = { teeTo, studyRunOf, lostDuring, measured, runLine, partResult }
+module.exports = { PROGRESS_LINE, teeTo, studyRunOf, lostDuring, measured, runLine, partResult }
