@@ -15,7 +15,8 @@ const { planContenders } = require('./plan')
 const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
 const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks } = require('./forks')
-const { forksDecision, duetNotes, calibrationLine } = require('./precision')
+const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf } = require('./precision')
+const { halfWidthPct } = require('../reports/compare/paired')
 
 // A comparison conducted. Each fork starts every contender fresh, in an order drawn anew for the fork (paired: a
 // drift of the machine falls on each contender alike over the forks), or all of them at once (a duet). The verdict is
@@ -46,7 +47,7 @@ async function runComparison (config, progress, { stderr, signals, run, env, ran
     progress, stderr, signals, run, env, random })
   if (outcome.code !== EXIT.OK) return outcome.code
   compareContenders(config, { dir: config.out, contenders: config.contenders, forks: progress.forks, stderr,
-    warnings: outcome.warnings, calibration })
+    warnings: outcome.warnings, calibration, stop: outcome.stop })
   return outcome.warnings.length ? EXIT.PARTIAL : EXIT.OK
 }
 
@@ -69,12 +70,14 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
     `${study.run.workload}; ${done() ? `resuming: ${done()} runs done; ` : ''}results in ${dir}`)
   const walls = []
   const warnings = []
+  let stop = null
   for (let fork = 1; ; fork++) {
     if (fork > study.forks) {
       if (!sequential) break
       const decision = forksDecision({ study, contenders, forks, dir, fork })
       if (decision.stop) {
         log(`forks: ${decision.text}`)
+        stop = decision
         break
       }
     }
@@ -94,7 +97,7 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
       // A duet is one measurement: its contenders run again together, never one alone.
       for (const c of contenders) mark(c, { status: 'started' })
       if (estimate) log(`[fork ${fork}: duet]${estimate}`)
-      outcomes = await runDuet(fork, contenders, context)
+      outcomes = await runDuet(fork, contenders, { ...context, random })
     } else {
       outcomes = {}
       for (const c of shuffled(left, random)) {
@@ -118,16 +121,32 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
       if (o.failed) warnings.push(`fork ${fork} of ${c.name}: ${o.why}: not compared`)
     }
     walls.push(wallS)
+    // The throughput ratio's interval as the forks go: a user sees it narrow (or not) towards the precision.
+    for (const line of ratioLines({ contenders, forks, dir, study })) log(`[fork ${fork}] ${line}`)
   }
-  return { code: EXIT.OK, warnings }
+  return { code: EXIT.OK, warnings, stop }
 }
+
+/**
+ * Each contender's throughput against the first so far: "b against a: rows/s −57.7% (95% interval −60.5% .. −54.7%,
+ * ±2.9 points; ±3% asked) over 4 forks"; nothing before two forks are paired.
+ */
+function ratioLines ({ contenders, forks, dir, study }) {
+  return ratiosOf({ contenders, forks, dir }).filter((r) => r.ratio).map((r) => `${r.name} against ` +
+    `${contenders[0].name}: throughput ${signed(r.ratio.change_pct)}% (95% interval ${signed(r.ratio.low_pct)}% .. ` +
+    `${signed(r.ratio.high_pct)}%, ±${fmt(Math.round(halfWidthPct(r.ratio) * 10) / 10)} points` +
+    `${study.precision ? `; ±${study.precision} asked` : ''}) over ${r.forks} forks`)
+}
+
+const signed = (x) => `${x > 0 ? '+' : ''}${fmt(Math.round(x * 10) / 10)}`
 
 /**
  * A contender's state in study.json after a fork of `wallS` seconds that ran `ran` contenders (one after another, or
  * at once in a duet): its share of the fork's time, so that the budget counts each fork's time once.
  */
 const forkState = (outcome, wallS, ran) => (outcome.done
-  ? { status: 'done', exit_code: outcome.code, wall_s: Math.round(wallS / ran) }
+  ? { status: 'done', exit_code: outcome.code, wall_s: Math.round(wallS / ran),
+      ...(outcome.position ? { position: outcome.position } : {}) }
   : { status: 'failed', why: outcome.why })
 
 /** What differs between the contenders as they were started: "version: a 6.4.2, b 6.4.3", one line a key. */
@@ -158,7 +177,7 @@ function differencesOf (contenders, records) {
  * every warning on the terminal too. Returns the comparisons (the calibration's own when `calibrationOf`).
  */
 function compareContenders (config, { dir = config.out, contenders = config.study.contenders, forks = null, stderr,
-  warnings = [], calibration = null, calibrationOf = false }) {
+  warnings = [], calibration = null, calibrationOf = false, stop = null }) {
   const records = Object.fromEntries(contenders.map((c) => [c.name,
     partResult(path.join(dir, 'forks', `1-${c.name}-cluster-record.json`))]))
   const measured = config.file ? measuredHeader(config, Object.values(records)) : null
@@ -179,18 +198,24 @@ function compareContenders (config, { dir = config.out, contenders = config.stud
   ...(config.study.duet ? duetNotes(dir, contenders, results, pairedForks(dir, contenders.map((c) => c.name), forks))
     : [])]
   const calibrated = calibration ? calibrationLine(calibration, config.study) : null
+  const stopping = stoppingOf(config.study, forks, stop)
+  const position = config.study.duet ? positionOf(dir, contenders, forks) : null
+  if (position && position.warning) notes.push(position.warning)
   replaceFile(path.join(dir, 'comparison.json'), `${JSON.stringify({ measured, differences, contenders,
     forks: comparisons.length ? comparisons[0].forks.length : 0, mode: config.study.duet ? 'duet' : 'paired',
+    stopping, ...(position ? { position } : {}),
     calibration: calibration ? { comparisons: calibration, line: calibrated } : null, comparisons, warnings: notes },
   null, 1)}\n`)
   const headerLines = [...(measured ? measuredLines(measured) : []), ...differences.map((d) => `differs: ${d}`),
-    ...(calibrated ? [calibrated] : [])]
+    ...(calibrated ? [calibrated] : []), stopping.line, ...(position ? [position.line] : [])]
   comparisons.forEach((c, i) => replaceFile(path.join(dir, i === 0 ? 'comparison.html'
     : `comparison-${c.new}.html`), renderCompareHtml(c, { title: `${c.new} against ${c.base}${calibrationOf
     ? ' (calibration: the same cluster twice)' : ''}`, headerLines, notes })))
   if (measured && !calibrationOf) for (const line of measuredLines(measured)) stderr.write(`${line}\n`)
   if (!calibrationOf) for (const d of differences) stderr.write(`differs: ${d}\n`)
   if (calibrated) stderr.write(`${calibrated}\n`)
+  stderr.write(`${stopping.line}\n`)
+  if (position) stderr.write(`${position.line}\n`)
   for (const c of comparisons) {
     stderr.write(`${c.new} against ${c.base} (${c.forks.length} fork${c.forks.length === 1 ? '' : 's'}; ` +
       `${c.judged ? c.method : 'fewer than 3 forks: not judged'}):\n`)

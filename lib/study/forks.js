@@ -6,6 +6,7 @@ const { Target } = require('../provision/target')
 const { replaceFile } = require('../provision/owned-paths')
 const { contenderArgs, APPS } = require('./plan')
 const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
+const { shuffled } = require('../sweep/grid/racing')
 
 // A fork of a comparison: its contenders' clusters started fresh, the same benchmark run on each, their clusters
 // stopped. One after another in the order drawn for the fork (paired), or all at once (a duet: the same machine's
@@ -101,13 +102,17 @@ async function runFork (fork, contender, context) {
  * options; then every cluster stopped. Outcomes by contender name.
  */
 async function runDuet (fork, contenders, context) {
-  const { log, signals } = context
+  const { log, signals, random } = context
   const started = []
   const outcomes = {}
+  // Who starts first (its cluster, then its load) is drawn for each duet, as a paired fork's order is: on a loaded
+  // machine the first started was measured faster in both forks of an A/A duet.
+  const order = random ? shuffled(contenders, random) : contenders
   try {
     // Side by side from the start: their clusters start at once (on a busy machine a start takes a quarter minute).
-    log(`[fork ${fork}: duet] starting ${contenders.map((c) => c.name).join(' and ')}'s clusters at once`)
-    const starts = await Promise.all(contenders.map((contender) => startContender(fork, contender,
+    log(`[fork ${fork}: duet] starting ${order.map((c) => c.name).join(' and ')}'s clusters at once (in that ` +
+      'order, drawn for this duet)')
+    const starts = await Promise.all(order.map((contender) => startContender(fork, contender,
       { ...context, log: (line) => log(line.replace(/^ {2}/, `  [${contender.name}] `)) })
       .then((one) => ({ contender, ...one }))))
     for (const one of starts) if (!one.outcome) started.push(one)
@@ -116,12 +121,13 @@ async function runDuet (fork, contenders, context) {
       for (const c of contenders) outcomes[c.name] = failed.outcome
       return outcomes
     }
-    log(`[fork ${fork}: duet] ${contenders.map((c) => c.name).join(' and ')} run at once, each with its own load ` +
+    log(`[fork ${fork}: duet] ${order.map((c) => c.name).join(' and ')} run at once, each with its own load ` +
       'generator')
     const runs = await Promise.all(started.map((s) => runOn(fork, s.contender, s, context)))
     runs.forEach((ran, i) => {
       const { contender } = started[i]
-      outcomes[contender.name] = judged(ran, { head: context.headOf(contender), log, signals })
+      outcomes[contender.name] = { ...judged(ran, { head: context.headOf(contender), log, signals }),
+        position: order.indexOf(contender) + 1 }
     })
     return outcomes
   } finally {

@@ -35,25 +35,83 @@ function ratiosOf ({ contenders, forks, dir }) {
  * forks' mean time so far), or at MAX_FORKS.
  */
 function forksDecision ({ study, contenders, forks, dir, fork }) {
-  if (fork > MAX_FORKS) return { stop: true, reason: 'forks', text: `${MAX_FORKS} forks, the most a comparison runs` }
+  const ran = forksRun(forks)
+  if (fork > MAX_FORKS) {
+    return { stop: true, reason: 'forks', forks: ran, text: `${MAX_FORKS} forks, the most a comparison runs` }
+  }
   const ratios = ratiosOf({ contenders, forks, dir })
   const precision = study.precision ? Number.parseFloat(study.precision) : null
   const widest = ratios.reduce((a, r) => Math.max(a, r.ratio ? halfWidthPct(r.ratio) : Infinity), 0)
+  const paired = ratios.reduce((a, r) => Math.min(a, r.forks), Infinity)
+  const width = `±${Number.isFinite(widest) ? fmt(Math.round(widest * 10) / 10) : '∞'} points of the change ` +
+    `against ${contenders[0].name} (±${study.precision} asked, on that scale)`
   if (precision !== null && widest <= precision) {
-    return { stop: true, reason: 'precision', text: `the throughput ratio's 95% interval is within ±${fmt(Math.round(
-      widest * 10) / 10)}% (±${study.precision} asked) after ${fork - 1} forks` }
+    return { stop: true, reason: 'precision', forks: ran, widest_points: round1(widest),
+      text: `the throughput ratio's 95% interval is within ${width} after ${paired} forks` }
   }
   const budgetS = parseDuration(study.budget ?? DEFAULT_BUDGET, 'budget') / 1000
-  const entries = Object.values(forks).filter((f) => typeof f.wall_s === 'number')
-  const spentS = entries.reduce((a, f) => a + f.wall_s, 0)
-  const perForkS = spentS / Math.max(1, fork - 1)
+  const spentS = spentOf(forks)
+  const perForkS = spentS / Math.max(1, ran)
   if (spentS + perForkS > budgetS) {
-    return { stop: true, reason: 'budget', text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (` +
-      `${formatMs(Math.round(spentS) * 1000)} of forks; another would take about ` +
-      `${formatMs(Math.round(perForkS) * 1000)})${precision !== null ? `; the widest ratio's interval is ±` +
-      `${Number.isFinite(widest) ? fmt(Math.round(widest * 10) / 10) : '∞'}% (±${study.precision} asked)` : ''}` }
+    return { stop: true, reason: 'budget', forks: ran, widest_points: Number.isFinite(widest) ? round1(widest) : null,
+      text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (${formatMs(Math.round(spentS) * 1000)} of ` +
+      `${ran} forks; another would take about ${formatMs(Math.round(perForkS) * 1000)})${precision !== null
+        ? `; the widest ratio's interval is ${width}` : ''}` }
   }
   return { stop: false }
+}
+
+const round1 = (x) => Math.round(x * 10) / 10
+
+/** The forks that ran whole (every contender's run done or failed after its time was spent): how many. */
+const forksRun = (forks) => new Set(Object.entries(forks).filter(([, f]) => typeof f.wall_s === 'number')
+  .map(([key]) => key.split('-')[0])).size
+
+/** The time the forks took, each fork's once (its contenders' shares of it added up). */
+const spentOf = (forks) => Object.values(forks).filter((f) => typeof f.wall_s === 'number')
+  .reduce((a, f) => a + f.wall_s, 0)
+
+/**
+ * What a comparison's page and JSON say of how its forks were decided: the precision asked, the budget, why they
+ * stopped, how many ran and how long they took. { precision, budget, forks, spent_s, reason, line }.
+ */
+function stoppingOf (study, forks, stop) {
+  const sequential = Boolean(study.precision || study.budget)
+  const ran = forksRun(forks || {})
+  const spentS = Math.round(spentOf(forks || {}))
+  const took = `the forks took ${formatMs(spentS * 1000)}`
+  const why = stop ? stop.text : sequential ? `${ran} forks run so far` : `${ran} forks, as the study file asks`
+  return { precision: study.precision ?? null, budget: sequential ? study.budget ?? DEFAULT_BUDGET : null,
+    forks: ran, spent_s: spentS, reason: stop ? stop.reason : sequential ? null : 'forks',
+    line: `forks: ${why}; ${took}${sequential ? ` (asked: ${[study.precision ? `±${study.precision} on the ` +
+      'throughput ratio' : null, `a budget of ${study.budget ?? DEFAULT_BUDGET}`].filter(Boolean).join(', ')})` : ''}` }
+}
+
+/**
+ * Whether a duet's position moved its figures: the throughput of the contender started second against the one
+ * started first, paired by fork (positions drawn per duet). { change_pct, low_pct, high_pct, forks, line, warning }
+ * or null before two duets recorded their order.
+ */
+function positionOf (dir, contenders, forks) {
+  const pairs = []
+  for (const fork of pairedForks(dir, contenders.map((c) => c.name), forks)) {
+    const at = (position) => contenders.find((c) => (forks[`${fork}-${c.name}`] || {}).position === position)
+    const [first, second] = [at(1), at(2)]
+    if (!first || !second) continue
+    const [b, n] = [rateOf(forkResult(dir, fork, first.name)), rateOf(forkResult(dir, fork, second.name))]
+    if (b > 0 && n > 0) pairs.push([b, n])
+  }
+  const ratio = pairedRatio(pairs)
+  if (!ratio) return null
+  const span = `${fmt(round1(ratio.low_pct))}% .. ${fmt(round1(ratio.high_pct))}%`
+  const biased = ratio.low_pct > 0 || ratio.high_pct < 0
+  return { change_pct: round1(ratio.change_pct), low_pct: round1(ratio.low_pct), high_pct: round1(ratio.high_pct),
+    forks: pairs.length,
+    line: `duet position: the contender started second measured ${fmt(round1(ratio.change_pct))}% against the one ` +
+      `started first (95% interval ${span}, ${pairs.length} duets, who starts first drawn for each)`,
+    warning: biased ? `duet: the contender started second was measured ${fmt(round1(ratio.change_pct))}% (${span}) ` +
+      'against the one started first: this machine favours a position; the draw spreads it over both contenders, ' +
+      'but it widens their intervals' : null }
 }
 
 // A duet whose runs' measured windows overlap less than this share of the longer one met different moments.
@@ -130,4 +188,5 @@ function calibrationLine (comparisons, study) {
     `${fmt(rate.detectable_pct)}% or more in ${rate.figure} (${aa})`
 }
 
-module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, overlapShare, MAX_FORKS }
+module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, overlapShare, stoppingOf, positionOf,
+  MAX_FORKS }

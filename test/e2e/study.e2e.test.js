@@ -360,14 +360,25 @@ test('calibrate, duet and precision: an A/A duet of the first contender says wha
   const run = await study([file, '--out', out], { env })
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr, /^calibration: fast against itself \(an A\/A study\), as the comparison will run/m)
-  assert.match(run.stderr, /^\[fork 1: duet\] fast and fast-again run at once, each with its own load generator$/m)
-  assert.match(run.stderr, /^\[fork 1: duet\] fast and slow run at once, each with its own load generator$/m)
+  // Who starts first is drawn for each duet.
+  assert.match(run.stderr, /^\[fork 1: duet\] (fast and fast-again|fast-again and fast) run at once, each with /m)
+  assert.match(run.stderr, /^\[fork 1: duet\] (fast and slow|slow and fast) run at once, each with its own load /m)
   // The second contender moved past the first's ports: both clusters up at once.
   assert.match(run.stderr, new RegExp(`ready in [\\d.]+ s: crate-bench-[0-9a-f]+-n1 http ${port + 1} `))
-  assert.match(run.stderr, /^forks: the throughput ratio's 95% interval is within ±[\d.]+% \(±20% asked\) after \d+ /m)
+  assert.match(run.stderr, new RegExp('^forks: the throughput ratio\'s 95% interval is within ±[\\d.]+ points of the ' +
+    'change against fast \\(±20% asked, on that scale\\) after \\d+ forks$', 'm'))
+  // The interval after each fork, as the forks go; the stop, the asked precision and the time on the page and JSON.
+  assert.match(run.stderr,
+    /^\[fork 2\] slow against fast: throughput -[\d.]+% \(95% interval -[\d.]+% \.\. [-+]?[\d.]+%, ±[\d.]+ /m)
+  assert.match(run.stderr, /^forks: the throughput ratio's .*; the forks took .* \(asked: ±20% on the throughput /m)
   assert.match(run.stderr, /^calibration: an A\/A study of fast \(\d+ forks, duets\): this study could see changes /m)
   const saved = JSON.parse(fs.readFileSync(path.join(out, 'comparison.json'), 'utf8'))
   assert.equal(saved.mode, 'duet')
+  assert.deepEqual([saved.stopping.precision, saved.stopping.budget, saved.stopping.reason],
+    ['20%', '10m', 'precision'])
+  assert.ok(saved.stopping.forks >= 3 && saved.stopping.spent_s > 0, JSON.stringify(saved.stopping))
+  assert.equal(saved.position.forks, saved.stopping.forks, 'every duet recorded who started first')
+  assert.match(fs.readFileSync(path.join(out, 'comparison.html'), 'utf8'), /forks: the throughput ratio(&#39;|')s 95%/)
   assert.match(saved.calibration.line, /could see changes of [\d.]+% or more in rows\/s/)
   const rate = saved.comparisons[0].figures.find((f) => f.figure === 'rows/s')
   assert.deepEqual([rate.verdict, rate.paired], ['worse', true])

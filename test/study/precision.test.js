@@ -4,7 +4,8 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { forksDecision, duetNotes, calibrationLine, overlapShare } = require('../../lib/study/precision')
+const { forksDecision, duetNotes, calibrationLine, overlapShare, stoppingOf, positionOf } =
+  require('../../lib/study/precision')
 const { compareContenders, forkState } = require('../../lib/study/comparison')
 const { tempDir } = require('../helpers/temp-files')
 const { memoryStream } = require('../helpers/memory-stream')
@@ -35,7 +36,12 @@ test('forks are added until the throughput ratio is within the precision asked, 
   const decided = forksDecision({ study, contenders, forks, dir, fork: 5 })
   assert.equal(decided.stop, true)
   assert.equal(decided.reason, 'precision')
-  assert.match(decided.text, /^the throughput ratio's 95% interval is within ±0\.\d+% \(±2% asked\) after 4 forks$/)
+  assert.match(decided.text, new RegExp('^the throughput ratio\'s 95% interval is within ±0\\.\\d+ points of the ' +
+    'change against a \\(±2% asked, on that scale\\) after 4 forks$'))
+  // Resumed: six forks done, the loop's first decision at fork 4 counts the six, not three.
+  const resumedDir = tempDir(t)
+  const six = forksOf(resumedDir, [...swing, 1.1, 0.9].map((m) => [10_000 * m, 10_000 * m * 0.95]))
+  assert.match(forksDecision({ study, contenders, forks: six, dir: resumedDir, fork: 4 }).text, / after 6 forks$/)
   // Two forks of a noisy ratio: not within 2%, and 2 × 60 s of a 3-minute budget leave room for another.
   const noisyDir = tempDir(t)
   const noisyForks = forksOf(noisyDir, [[10_000, 9000], [10_000, 10_500]])
@@ -44,7 +50,33 @@ test('forks are added until the throughput ratio is within the precision asked, 
   const spent = forksDecision({ study: { precision: '2%', budget: '2m' }, contenders, forks: noisyForks,
     dir: noisyDir, fork: 3 })
   assert.equal(spent.reason, 'budget')
-  assert.match(spent.text, /^the budget of 2m is spent \(2m of forks; another would take about 1m\); the widest /)
+  assert.match(spent.text, /^the budget of 2m is spent \(2m of 2 forks; another would take about 1m\); the widest /)
+  assert.match(spent.text, /the widest ratio's interval is ±[\d.]+ points of the change against a \(±2% asked, /)
+  // What the page and the JSON keep of it.
+  const stopping = stoppingOf({ precision: '2%', budget: '2m' }, noisyForks, spent)
+  assert.deepEqual([stopping.precision, stopping.budget, stopping.forks, stopping.spent_s, stopping.reason],
+    ['2%', '2m', 2, 120, 'budget'])
+  assert.match(stopping.line, /^forks: the budget of 2m is spent .*; the forks took 2m \(asked: ±2% on the throughput /)
+  assert.equal(stoppingOf({ forks: 3 }, noisyForks, null).line, 'forks: 2 forks, as the study file asks; the forks ' +
+    'took 2m')
+})
+
+test('a duet\'s position: who started second against who started first, paired by duet; a bias is warned', (t) => {
+  const dir = tempDir(t)
+  // b started first in forks 1 and 3, a in 2 and 4; whoever started second was 20% slower.
+  const rates = [[8000, 10_000], [10_000, 8000], [8100, 10_100], [10_050, 8050]]
+  const forks = forksOf(dir, rates)
+  rates.forEach(([a, b], i) => {
+    forks[`${i + 1}-a`].position = a < b ? 2 : 1
+    forks[`${i + 1}-b`].position = a < b ? 1 : 2
+  })
+  const position = positionOf(dir, contenders, forks)
+  assert.equal(position.forks, 4)
+  assert.ok(position.change_pct < -19 && position.change_pct > -21, JSON.stringify(position))
+  assert.match(position.line, /^duet position: the contender started second measured -(19\.\d|20)% against the one /)
+  assert.match(position.warning, /this machine favours a position/)
+  // No order recorded (paired forks, or duets of an older study): nothing said.
+  assert.equal(positionOf(dir, contenders, forksOf(tempDir(t), rates)), null)
 })
 
 test('a duet says what its ratio cannot see: one disk shared, a run whose load generator was the limit', (t) => {
