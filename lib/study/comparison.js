@@ -8,6 +8,7 @@ const { fmt } = require('../base/format')
 const { replaceFile } = require('../provision/owned-paths')
 const { compareRuns } = require('../reports/compare')
 const { renderCompareHtml } = require('../reports/compare/html')
+const { relativePaths } = require('../reports/html/relative-paths')
 const { busyText, verdictText } = require('../reports/compare/wording')
 const { shuffled } = require('../sweep/grid/racing')
 const { writeProgress, minutes } = require('./progress')
@@ -208,9 +209,11 @@ function compareContenders (config, { dir = config.out, contenders = config.stud
   null, 1)}\n`)
   const headerLines = [...(measured ? measuredLines(measured) : []), ...differences.map((d) => `differs: ${d}`),
     ...(calibrated ? [calibrated] : []), stopping.line, ...(position ? [position.line] : [])]
+  // Forwarded: files named from the page's own folder, never by this machine's paths.
   comparisons.forEach((c, i) => replaceFile(path.join(dir, i === 0 ? 'comparison.html'
-    : `comparison-${c.new}.html`), renderCompareHtml(c, { title: `${c.new} against ${c.base}${calibrationOf
-    ? ' (calibration: the same cluster twice)' : ''}`, headerLines, notes })))
+    : `comparison-${c.new}.html`), relativePaths(renderCompareHtml(c, { title: `${c.new} against ${c.base}` +
+    `${calibrationOf ? ' (calibration: the same cluster twice)' : ''}`, headerLines, notes }), dir,
+  { files: [config.file] })))
   if (measured && !calibrationOf) for (const line of measuredLines(measured)) stderr.write(`${line}\n`)
   if (!calibrationOf) for (const d of differences) stderr.write(`differs: ${d}\n`)
   if (calibrated) stderr.write(`${calibrated}\n`)

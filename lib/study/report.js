@@ -10,6 +10,7 @@ const { pointsOfFiles } = require('../reports/sizing/inputs')
 const { sizingOf } = require('../reports/sizing')
 const { render } = require('../reports/sizing/command')
 const { renderSizingHtml } = require('../reports/sizing/html')
+const { relativePaths } = require('../reports/html/relative-paths')
 const { partResult } = require('./parts')
 
 // What a study writes for whoever reads its figures: the sizing of its shapes (DIR/sizing.json, sizing.html) computed
@@ -91,8 +92,8 @@ function writeSizing (config, shapes, { stderr, warnings = [] }) {
   for (const caveat of sizing.study_caveats) stderr.write(`caveat: ${caveat}\n`)
   for (const warning of warnings) stderr.write(`warning: ${warning}\n`)
   replaceFile(path.join(config.out, 'sizing.json'), `${JSON.stringify(sizing, null, 1)}\n`)
-  replaceFile(path.join(config.out, 'sizing.html'), renderSizingHtml(sizing, { headerLines: measuredLines(
-    sizing.measured) }))
+  replaceFile(path.join(config.out, 'sizing.html'), relativePaths(renderSizingHtml(sizing, { headerLines: measuredLines(
+    sizing.measured) }), config.out, { files: [config.file] }))
   stderr.write(`wrote ${path.join(config.out, 'sizing.json')} and sizing.html\n`)
   return EXIT.OK
 }

@@ -118,6 +118,9 @@ sustained:
   assert.match(page, /CrateDB 9\.9\.9, build fake-build-hash, distribution SHA-256 [0-9a-f]{64}/)
   assert.match(page, /2 nodes on one \d+-core machine: this measures CrateDB(&#39;|&#x27;|')s scaling on shared cores/)
   assert.match(run.stderr, /^caveat: 2 nodes on one \d+-core machine/m)
+  // Forwarded, it names no folder of this machine: the study file and the inputs from the page's own folder.
+  assert.equal(page.includes(root), false, 'no absolute path of this machine on the page')
+  assert.match(page, /study file \.\.\/study-[a-z0-9]+\.yml \(SHA-256 [0-9a-f]{64}\)/)
   const sustained = JSON.parse(fs.readFileSync(path.join(out, '2-nodes', 'sustained.json'), 'utf8'))
   assert.equal(sustained.environment.cluster.provisioned.by, 'the study')
   const listed = await runTool('bin/crate-bench.js', ['cluster', 'list'], { env })
@@ -341,7 +344,8 @@ test('contenders: each fork starts each contender fresh, in an order drawn for t
   assert.equal(rate.paired, true)
   assert.ok(rate.ci_pct[1] < 0, 'the whole interval below zero')
   assert.match(run.stderr, /^ {2}rows\/s: [0-9,.]+ -> [0-9,.]+ \(-[0-9.]+%, 95% interval .*\): worse$/m)
-  assert.ok(fs.existsSync(path.join(out, 'comparison.html')))
+  assert.equal(fs.readFileSync(path.join(out, 'comparison.html'), 'utf8').includes(root), false,
+    'no absolute path of this machine on the page')
   const result = JSON.parse(fs.readFileSync(path.join(out, 'forks', '2-slow.json'), 'utf8'))
   assert.deepEqual(result.environment.cluster.provisioned.settings, { 'fake.delay_ms': '600' })
   const again = await study([file, '--out', out], { env })

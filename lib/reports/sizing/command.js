@@ -2,6 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const { relativePaths } = require('../html/relative-paths')
 const { EXIT, UsageError, errorText } = require('../../base/errors')
 const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
 const { commandMain } = require('../../cli/command-main')
@@ -85,7 +86,8 @@ function render (sizing) {
 function writeReport (file, sizing, text, stderr) {
   const { renderSizingHtml } = require('./html')
   try {
-    fs.writeFileSync(file, renderSizingHtml(sizing))
+    // Forwarded: the inputs named from the page's own folder.
+    fs.writeFileSync(file, relativePaths(renderSizingHtml(sizing), path.dirname(path.resolve(file))))
   } catch (error) {
     throw Object.assign(new Error(`cannot write ${file}: ${error.message}`), { exitCode: EXIT.CANNOT_RUN })
   }

@@ -23,6 +23,7 @@ const { gridOf } = require('./model')
 const { gridText, gridJson, unitUnnamed } = require('./report')
 const { heatmapSvg } = require('./heatmap')
 const { gridHtml } = require('./page')
+const { relativePaths } = require('../../reports/html/relative-paths')
 const { takeLock, readGridFile, otherCluster } = require('./folder')
 const { studyBenchmarkArgs, withStudyCluster } = require('../study-cluster')
 
@@ -231,7 +232,7 @@ function writeGrid (out, grid, { final = false } = {}) {
   fs.renameSync(`${file}.tmp`, file)
   if (final) {
     fs.writeFileSync(path.join(out, 'grid.svg'), heatmapSvg(grid))
-    fs.writeFileSync(path.join(out, 'grid.html'), gridHtml(grid))
+    fs.writeFileSync(path.join(out, 'grid.html'), relativePaths(gridHtml(grid), out))
   }
 }
 
