@@ -224,7 +224,10 @@ test('a stray ReadyForQuery while the connection is idle gives the connection up
     const { client, pg } = await hostile(t, { fault: ({ cycle }) => (cycle === 1 ? { strayAfterMs: 10 } : undefined) })
     const pool = client({ maxSockets: 1 })
     assert.deepEqual(await pool.post(bulk(10)), { allRowsOk: 10 })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // Until the stray was sent and read (however late a loaded machine runs the double's timer), not a fixed time.
+    while (pg.straysSent === 0 || [...pool.open].some((c) => !c.closed)) {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
     assert.deepEqual(await pool.post(bulk(10)), { allRowsOk: 10 })
     assert.equal(pg.connections, 2, 'the connection that answered nothing asked was not used again')
   })

@@ -175,7 +175,10 @@ testOverProtocols('a request that gets no answer within --timeout puts its rows 
   // acknowledged (and in the table) or in doubt.
   assert.ok(run.json.rows_in_doubt >= 1000, `${run.json.rows_in_doubt} in doubt`)
   assert.equal(run.json.rows_ok + run.json.rows_in_doubt, 3000)
-  assert.equal(run.json.reconciliation.counted, run.json.rows_ok, 'the table holds the rows acknowledged')
+  // The table holds the rows acknowledged, and of those in doubt, a slow batch the double wrote after its timeout.
+  const counted = run.json.reconciliation.counted
+  assert.ok(counted >= run.json.rows_ok && counted <= run.json.rows_ok + run.json.rows_in_doubt - 1000,
+    `count(*) ${counted} within [${run.json.rows_ok}, ${run.json.rows_ok} + the in doubt less the hung batch]`)
   assert.equal(run.json.errors[0].code, 'ETIMEDOUT')
   assert.equal(run.json.errors[0].in_doubt, true)
   // At least the timeout; far less than the default timeout of 60 s, however loaded the machine.

@@ -105,10 +105,12 @@ test('two generators of one run write disjoint rows; crate-bench report merges t
     assert.equal(m.latency_ms.p99, p99, 'the p99 of the two histograms merged')
     const meanOfP99s = (a.json.latency_ms.p99 + b.json.latency_ms.p99) / 2
     assert.ok(m.latency_ms.p99 >= 200, `merged p99 ${m.latency_ms.p99} ms: 5% of the requests took 200 ms`)
-    // Where the fast generator kept its pace (~5 ms) the mean of the p99s is far below; a starved machine's stalls
-    // raise its p99 too, and then the exact merge above is what tells the two apart.
+    // Where the fast generator kept its pace (~5 ms) the mean of the p99s understates the merged p99 (the slow
+    // generator's own p99 is whatever a starved machine makes of its 200-ms answers: 200 ms quiet, 310 beside four
+    // busy loops); a starved machine's stalls raise the fast one's p99 too, and then the exact merge above is what
+    // tells the two apart.
     if (a.json.latency_ms.p99 < 100) {
-      assert.ok(meanOfP99s < 150, `merged p99 ${m.latency_ms.p99} ms, mean of the p99s ${meanOfP99s} ms`)
+      assert.ok(meanOfP99s < m.latency_ms.p99, `merged p99 ${m.latency_ms.p99} ms, mean of the p99s ${meanOfP99s} ms`)
     }
     // The merge puts each generator's window on the server's clock, with the offset the fleet measured for it.
     const offsetOf = (r) =>

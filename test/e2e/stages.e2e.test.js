@@ -57,14 +57,15 @@ test('each stage has its own figures, and they add up to the run\'s', () => with
   }
   assert.equal(r.rate.target_per_sec, 571.43, 'the mean of what the stages asked: 4000 rows over 7 s')
   assert.ok(r.stages.every((s) => s.nodes.length === 1), 'the double\'s one node, sampled in every stage')
-  if (clientBehind(r)) {
+  if (r.first_stage_not_kept_up !== null) {
     // A machine too busy to send on time moves a stage's rows into the next (beside four busy loops: stage 2 at
     // 470/s of 500, its last 60 rows sent in the rate-0 stage): a stage short of its rate is named, as it was.
-    // Named for a shortfall, a ramp it fell behind or its waiting: the double failed nothing.
+    // Named for a shortfall, a ramp it fell behind or its waiting, and only when the client fell behind: the double
+    // failed nothing. A client that was late by a request or two may still have kept every stage.
+    assert.ok(clientBehind(r), JSON.stringify(r.first_stage_not_kept_up))
     assert.match(run.stderr,
       /first stage where the cluster stopped keeping up: \d \(\S+\): (achieved|fell behind at|queueing: )/)
   } else {
-    assert.equal(r.first_stage_not_kept_up, null)
     assert.match(run.stderr, /the cluster kept up with every stage/)
   }
   assert.match(run.stderr, /--stages 2s:500,2s:0\.\.1000,1s:0,2s:1000 rows\/s over all processes/)

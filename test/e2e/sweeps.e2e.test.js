@@ -138,10 +138,15 @@ test('query saturation --step rate: stops at the first target the server cannot 
       { env: double.env() })
   assert.equal(run.code, 0, run.stderr)
   const rows = readCsv(path.join(out, 'query-saturation.csv'))
-  assert.deepEqual(rows.map((r) => r.rate), ['50', '100', '400'],
-    'the 250 queries/s server misses 400; 800 is never tried')
-  assert.ok(Number(rows[1].queries_per_sec) >= 80, `100 queries/s reached: ${rows[1].queries_per_sec}`)
-  assert.match(run.stderr, /saturated: achieved [\d.]+ queries\/s at a target of 400 \([\d.]+% short, limit 20%\)/)
+  // The first target missed by more than 20% ends it: 400 for the 250 queries/s server, never 800; on a machine too
+  // loaded to send 100 queries/s (CI beside a study), 100 itself, said the same way.
+  const shortPct = (r) => 100 * (1 - Number(r.queries_per_sec) / Number(r.rate))
+  const last = rows.at(-1)
+  assert.ok(['100', '400'].includes(last.rate), JSON.stringify(rows))
+  assert.ok(shortPct(last) > 20, JSON.stringify(last))
+  assert.ok(rows.slice(0, -1).every((r) => shortPct(r) <= 20), JSON.stringify(rows))
+  assert.match(run.stderr, new RegExp(`saturated: achieved [\\d.]+ queries/s at a target of ${last.rate} \\([\\d.]+% ` +
+    'short, limit 20%\\)'))
 }))
 
 test('a benchmark that cannot run stops the sweep with its error and exit code', async (t) => {

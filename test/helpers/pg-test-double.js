@@ -42,7 +42,7 @@ function startPgFront (double, { auth = null, fault = null, tls: secure = null, 
   const sockets = new Set()
   // cycles: the Executes of each cycle; parses: the statements parsed, by text.
   const front = { port: null, connections: 0, cycles: [], parses: new Map(), hanging: new Set(),
-    cleartextPasswords: [], sslRequests: 0 }
+    cleartextPasswords: [], sslRequests: 0, straysSent: 0 }
   const server = net.createServer((socket) => {
     sockets.add(socket)
     // CrateDB's sockets send each flush at once (Netty's TCP_NODELAY): no Nagle delay that would merge them.
@@ -177,8 +177,11 @@ function serve (socket, double, options) {
             if (what && what.strayAfterMs !== undefined) {
               // The whole answer, then a CommandComplete and a ReadyForQuery that answer nothing.
               socket.write(Buffer.concat([...answers, ready]))
-              setTimeout(() => socket.writable && socket.write(Buffer.concat([commandComplete('INSERT 0 1'), ready])),
-                what.strayAfterMs)
+              setTimeout(() => {
+                if (!socket.writable) return
+                socket.write(Buffer.concat([commandComplete('INSERT 0 1'), ready]))
+                front.straysSent++
+              }, what.strayAfterMs)
               return
             }
             if (what && what.readyAfterRows !== undefined) {
