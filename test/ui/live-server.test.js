@@ -74,11 +74,13 @@ async function serve (t, { host = '127.0.0.1' } = {}) {
 }
 
 /** Reads server-sent events from `url` until `until(events)` says enough. */
-async function readEvents (url, until) {
+/** The page's events until `until(events)`; `onEvent` sees each as it comes (the hello: the page is subscribed). */
+async function readEvents (url, until, onEvent = () => {}) {
   const res = await fetch(new URL('/events', url))
   const events = []
   await readEventStream(res.body, (event, data) => {
     events.push({ event, data })
+    onEvent(event)
     return !until(events)
   })
   return events
@@ -111,8 +113,12 @@ test('events: hello with the run so far, ticks with what is new (closed and open
       rejected_delta: 0 } }] },
       { t_s: 2, nodes: [{ name: 'n1', process_cpu_pct: 40, write: { queue: 1, rejected_delta: 3 } }] })
     hostEvents.events.push({ at_s: 1.5, kind: 'host_down', host: 'h', detail: 'refused' })
-    const reading = readEvents(url, (events) => events.some((e) => e.event === 'done'))
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    let subscribed
+    const helloCame = new Promise((resolve) => { subscribed = resolve })
+    const reading = readEvents(url, (events) => events.some((e) => e.event === 'done'),
+      (event) => event === 'hello' && subscribed())
+    // Ticks only once the page has its hello (a loaded machine connects it late), never after a fixed wait.
+    await helloCame
     server.tick()
     second(5, 100)
     server.tick()
@@ -200,8 +206,11 @@ test('a port in use is a usage error naming it', async (t) => {
 async function endedWithPageOpen (t) {
   const served = await serve(t)
   served.view.attach(served.load)
-  const reading = readEvents(served.url, (events) => events.some((e) => e.event === 'done'))
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  let subscribed
+  const helloCame = new Promise((resolve) => { subscribed = resolve })
+  const reading = readEvents(served.url, (events) => events.some((e) => e.event === 'done'),
+    (event) => event === 'hello' && subscribed())
+  await helloCame
   served.server.finish('<h1>r</h1>')
   await reading
   return served
