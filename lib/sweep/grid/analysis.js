@@ -143,7 +143,7 @@ function analyseGrid (dimensions, cells, { sloP99Ms = null, plateauPct = DEFAULT
     note = recommended
       ? `every cell of the plateau misses the p99 target of ${sloP99Ms} ms: the fastest cell within it, below the ` +
         'plateau'
-      : `no cell meets the p99 target of ${sloP99Ms} ms without failures`
+      : `no cell met p99 ≤ ${durationText(sloP99Ms)} without failures${nearestText(candidates)}`
   }
   // No recommendation the runs cannot carry: when they cannot tell the cell the rule picks from the best, none.
   const cannotTell = undecided({ best, recommended, plateau, candidates, plateauPct, unit: best && best.unit })
@@ -159,8 +159,10 @@ function analyseGrid (dimensions, cells, { sloP99Ms = null, plateauPct = DEFAULT
             'a finding (--repeat 3 tests it)' : null }
       : null,
     undecided: cannotTell && { ...cannotTell, would_recommend: recommended.id },
-    // Cells the runs cannot tell apart are one choice for sizing: any of them, planned at the best-bounded one.
-    equivalent: cannotTell ? equivalentOf(plateau) : null,
+    // Cells the runs cannot tell apart are one choice for sizing: any of them within the SLO, planned at the
+    // best-bounded one; a cell over the target is never a figure to plan with, however fast.
+    equivalent: cannotTell ? equivalentOf(plateau.filter(withinSlo), { sloP99Ms, left: plateau.length -
+      plateau.filter(withinSlo).length }) : null,
     // Every cell over the SLO: the first thing a sizing says of such a grid (no cell meets it, whatever the noise).
     slo_unmet: best && !recommended && sloP99Ms !== null ? note : null,
     sureness: recommended && !cannotTell ? surenessOf(cells) : null,
@@ -173,14 +175,22 @@ function analyseGrid (dimensions, cells, { sloP99Ms = null, plateauPct = DEFAULT
  * (above zero, not clipped) stands for them, and that low end is what they all hold. Null where no cell has such an
  * interval (then nothing carries a figure).
  */
-function equivalentOf (plateau) {
+function equivalentOf (plateau, { sloP99Ms = null, left = 0 } = {}) {
   const bounded = plateau.filter((c) => c.ci95 && !c.ci95.clipped && c.ci95.low > 0 &&
     c.runs_done >= RUNS_FOR_INTERVALS)
   if (plateau.length < 2 || bounded.length === 0) return null
   const best = bounded.reduce((a, c) => (c.ci95.low > a.ci95.low ? c : a))
+  const slo = sloP99Ms !== null && left > 0 ? ` (within p99 ≤ ${durationText(sloP99Ms)}; ${left} cell` +
+    `${left === 1 ? '' : 's'} of the plateau over it left out)` : ''
   return { cells: plateau.map((c) => c.id), id: best.id, settings: best.settings, ci95: best.ci95,
-    median_result_file: best.median_result_file,
-    text: 'these cells are equivalent within noise; any of them' }
+    median_result_file: best.median_result_file, p99_ms: best.p99_ms,
+    text: `these cells are equivalent within noise; any of them${slo}` }
+}
+
+/** "; the nearest: batch_size 2000, concurrent_requests 8 at p99 1,230.85 ms" (the lowest p99 of `cells`), or ''. */
+function nearestText (cells) {
+  const nearest = cells.filter((c) => typeof c.p99_ms === 'number').sort((a, b) => a.p99_ms - b.p99_ms)[0]
+  return nearest ? `; the nearest: ${settingsText(nearest.settings)} at p99 ${durationText(nearest.p99_ms)}` : ''
 }
 
 const summaryOf = (c) => ({ id: c.id, settings: c.settings, unit: c.unit, runs_done: c.runs_done,

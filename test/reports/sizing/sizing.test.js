@@ -401,10 +401,10 @@ test('a grid whose every cell is over its SLO says so first, whatever else stand
   const grid = { repeat: 3, runs_done: 12, runs_total: 12, best: { id: 'best', settings: { batch_size: 5000 },
     median_result_file: 'runs/best.json', runs_done: 3, ci95: { low: 0, high: 40_000, clipped: true } },
   recommended: null, undecided: { why: 'the runs of a cell differ by up to 90%' },
-  slo_unmet: 'no cell meets the p99 target of 1000 ms without failures', cells: [] }
+  slo_unmet: 'no cell met p99 ≤ 1 s without failures', cells: [] }
   const [shape] = sizingOf([gridEvidence(grid, 'grid-slo', (f) => files[f])]).groups[0].shapes
-  assert.equal(shape.planning.none, 'write-only: every cell of grid-slo is over its SLO (no cell meets the p99 ' +
-    'target of 1000 ms without failures)')
+  assert.equal(shape.planning.none, 'write-only: every cell of grid-slo is over its SLO (no cell met p99 ≤ 1 s ' +
+    'without failures)')
   assert.equal(shape.planning.next, 'a lighter load (smaller batches, fewer requests in flight) or more nodes, or a ' +
     'looser --slo')
 })

@@ -66,7 +66,8 @@ test('with --slo the recommended cell meets the p99 target, and the first neighb
   const none = analyseGrid(VARY, measuredCells(), { sloP99Ms: 1 })
   assert.equal(none.recommended, null)
   // Every cell over the target: said as such, for a sizing to say first (issue 62).
-  assert.equal(none.slo_unmet, 'no cell meets the p99 target of 1 ms without failures')
+  assert.match(none.slo_unmet, /^no cell met p99 ≤ 1 ms without failures; the nearest: batch_size \d+, /)
+  assert.match(none.slo_unmet, /concurrent_requests \d+ at p99 [\d.]+ ms$/)
   assert.equal(grid.slo_unmet, null)
   assert.equal(tight.slo_unmet, null)
 })
@@ -111,3 +112,32 @@ test('where more stops paying along one line: the stop, the gain to it, and stil
   assert.equal(stopAlong(line([10, null, 40]), 5).stop.value, 3, 'a value without a candidate is passed over')
   assert.equal(stopAlong(line([10]), 5), null)
 })
+
+// Issue 68: the figure a sizing plans with stood on a cell over the grid's own SLO (p99 1,230.85 ms with slo p99=1s).
+test('cells the runs cannot tell apart are one choice only within the SLO: a faster cell over it is never the figure',
+  () => {
+    const dims = [{ name: 'batch_size', values: [1000, 2000] }, { name: 'concurrent_requests', values: [4, 8] }]
+    const cell = (batch, flight, perSec, low, high, p99) => ({ id: `b${batch}-c${flight}`, excluded: null,
+      settings: { batch_size: batch, concurrent_requests: flight }, unit: 'rows', runs_done: 3, per_sec: perSec,
+      per_sec_min: low, per_sec_max: high, spread_pct: 30, ci95: { low, high, clipped: false }, p99_ms: p99,
+      in_flight: flight, batch_size: batch })
+    // Four cells within noise of each other; the two at 8 in flight over a 1-s p99 target, one of them the best
+    // bounded (its interval's low end the highest).
+    const cells = [cell(1000, 4, 30_000, 24_000, 36_000, 600), cell(2000, 4, 31_000, 25_000, 37_000, 900),
+      cell(1000, 8, 32_000, 27_000, 37_000, 1100), cell(2000, 8, 33_000, 28_000, 38_000, 1230.85)]
+    const free = analyseGrid(dims, cells)
+    assert.ok(free.undecided, 'the runs cannot tell these cells apart')
+    assert.equal(free.equivalent.id, 'b2000-c8', 'without an SLO the best bounded')
+    const bound = analyseGrid(dims, cells, { sloP99Ms: 1000 })
+    assert.deepEqual(bound.equivalent.cells, ['b1000-c4', 'b2000-c4'])
+    assert.equal(bound.equivalent.id, 'b2000-c4')
+    assert.ok(bound.equivalent.p99_ms <= 1000)
+    assert.equal(bound.equivalent.text, 'these cells are equivalent within noise; any of them (within p99 ≤ 1 s; 2 ' +
+      'cells of the plateau over it left out)')
+    // None within it: no equivalent cells, no figure, and the grid says so with the nearest.
+    const none = analyseGrid(dims, cells, { sloP99Ms: 500 })
+    assert.equal(none.equivalent, null)
+    assert.equal(none.recommended, null)
+    assert.equal(none.slo_unmet, 'no cell met p99 ≤ 500 ms without failures; the nearest: batch_size 1000, ' +
+      'concurrent_requests 4 at p99 600 ms')
+  })
