@@ -64,7 +64,9 @@ throughput and p99 among them) as DIR/comparison.json and DIR/comparison.html, h
 differs between the contenders. Run an A/A study first (two contenders that are the same cluster): it must come out
 "no significant difference" before a version comparison means anything.
 
-Exit codes: 0 every shape measured and sized (or every fork run and compared), 2 a bad study file or folder, 3
+Exit codes: 0 every shape measured and sized (or every fork run and compared), 1 every shape measured but none
+has a figure to plan with (each says why: a CI gate must not pass a study that sized nothing), 2 a bad study file
+or folder, 3
 nothing could be measured, 4 interrupted, or a shape or fork failed (the others are sized or compared; the same
 command runs what is left).`
 

@@ -95,7 +95,18 @@ function writeSizing (config, shapes, { stderr, warnings = [] }) {
   replaceFile(path.join(config.out, 'sizing.html'), relativePaths(renderSizingHtml(sizing, { headerLines: measuredLines(
     sizing.measured) }), config.out, { files: [config.file] }))
   stderr.write(`wrote ${path.join(config.out, 'sizing.json')} and sizing.html\n`)
-  return EXIT.OK
+  return sizedNothing(sizing, stderr) ? EXIT.FAILURES : EXIT.OK
+}
+
+/**
+ * Whether no shape of the sizing has a figure to plan with: said in one line (each shape's why is on the page and
+ * above), for the study's exit 1 (a CI gate must not pass a study that sized nothing).
+ */
+function sizedNothing (sizing, stderr) {
+  const shapes = sizing.groups.flatMap((g) => g.shapes)
+  if (shapes.some((s) => s.planning && s.planning.per_sec !== null)) return false
+  stderr.write(`no shape has a figure to plan with (${shapes.length} measured; each says why above): exit 1\n`)
+  return true
 }
 
 module.exports = { writeSizing, measuredHeader, measuredLines, sizingInputs }

@@ -13,6 +13,7 @@ const net = require('node:net')
 const { startFakeNode } = require('../helpers/fake-distribution')
 const { freeClusterPort } = require('../helpers/ports')
 const { runTool } = require('../helpers/run-tool')
+const { assertSizingExit } = require('../helpers/sizing-exit')
 
 const cores = os.availableParallelism()
 // One loop a core: on a larger machine the others' share would be too small a part of it to test here.
@@ -103,7 +104,7 @@ grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, 
     const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out],
       { env: { ...env, CRATE_BENCH_BUSY_OTHERS_PCT: '25' }, timeoutMs: 300_000 })
     loops.forEach((l) => l.kill('SIGKILL'))
-    assert.equal(run.code, 0, run.stderr)
+    assertSizingExit(run, out)
     const grid = JSON.parse(fs.readFileSync(path.join(out, '3-nodes', 'grid', 'grid.json'), 'utf8'))
     const runs = grid.cells.flatMap((c) => c.runs)
     assert.ok(runs.some((r) => /^other work took \d+(\.\d)?% of this machine's CPU/.test(r.busy_machine ?? '')),

@@ -8,6 +8,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { runTool } = require('../helpers/run-tool')
+const { assertSizingExit } = require('../helpers/sizing-exit')
 const { tempDir } = require('../helpers/temp-files')
 const { freeClusterPort } = require('../helpers/ports')
 const { openDir } = require('../helpers/fake-distribution')
@@ -34,7 +35,7 @@ sustained: {duration: 3s, args: [--processes, '1']}
     const out = path.join(root, 'out')
     const env = { CRATE_BENCH_CACHE: process.env.CRATE_BENCH_CACHE }
     const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out], { env, timeoutMs: 540_000 })
-    assert.equal(run.code, 0, run.stderr)
+    assertSizingExit(run, out)
     const sizing = JSON.parse(fs.readFileSync(path.join(out, 'sizing.json'), 'utf8'))
     const shapes = sizing.groups[0].shapes
     assert.deepEqual(shapes.map((s) => s.nodes), [1, 3])
