@@ -105,10 +105,12 @@ function positionOf (dir, contenders, forks) {
   if (!ratio) return null
   const span = `${fmt(round1(ratio.low_pct))}% .. ${fmt(round1(ratio.high_pct))}%`
   const biased = ratio.low_pct > 0 || ratio.high_pct < 0
+  const seen = biased ? 'a position effect' : `no position effect seen (a change under ${fmt(round1(
+    ratio.detectable_pct))}% would not have been)`
   return { change_pct: round1(ratio.change_pct), low_pct: round1(ratio.low_pct), high_pct: round1(ratio.high_pct),
-    forks: pairs.length,
+    detectable_pct: round1(ratio.detectable_pct), forks: pairs.length,
     line: `duet position: the contender started second measured ${fmt(round1(ratio.change_pct))}% against the one ` +
-      `started first (95% interval ${span}, ${pairs.length} duets, who starts first drawn for each)`,
+      `started first (95% interval ${span}, ${pairs.length} duets, who starts first drawn for each): ${seen}`,
     warning: biased ? `duet: the contender started second was measured ${fmt(round1(ratio.change_pct))}% (${span}) ` +
       'against the one started first: this machine favours a position; the draw spreads it over both contenders, ' +
       'but it widens their intervals' : null }
