@@ -18,6 +18,9 @@ function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreeme
   const repeated = Math.max(0, ...eligible.filter((p) => p.grid).map((p) => p.grid.repeat ?? 0))
   const more = repeated >= 3 ? `repeat more (--repeat ${repeated * 2}: ${repeated} a cell was not enough here)`
     : 'repeat more (--repeat 5)'
+  // Measured again, a step not yet taken: a grid of 3 rounds already was "a grid with --repeat 3".
+  const again = repeated >= 3 ? `measure it again on a quiet cluster (its grids ran ${repeated} rounds: --repeat ` +
+    `${repeated * 2} or a longer --duration)` : 'measure it again on a quiet cluster (a grid with --repeat 3)'
   // Every cell over the SLO comes first: no noise, repeat or quieter cluster changes that.
   const overSlo = eligible.find((p) => p.grid && p.grid.slo_unmet)
   if (overSlo) {
@@ -25,8 +28,7 @@ function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreeme
       'a lighter load (smaller batches, fewer requests in flight) or more nodes, or a looser --slo')
   }
   if (disagreement) {
-    return none('its results disagree (the warning below)', 'measure it again on a quiet cluster (a grid with ' +
-      '--repeat 3)')
+    return none('its results disagree (the warning below)', again)
   }
   const undecided = eligible.filter((p) => p.grid && p.undecided)
   const equivalent = !recommended && undecided.length === 1 && eligible.filter((p) => p.grid).length === 1
@@ -41,7 +43,7 @@ function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreeme
   }
   if (undecided.length) {
     return none(`its grids do not agree: ${undecided.map((p) => p.grid.source).join(', ')} could not tell its cells ` +
-      'apart where another recommended one', 'measure it again on a quiet cluster (a grid with --repeat 3)')
+      'apart where another recommended one', again)
   }
   if (recommendations.some((r) => r.untested)) {
     return none('one run a cell: the recommended cell is untested (no interval)', 'the grid again with --repeat 3')
