@@ -346,7 +346,8 @@ function sustainedLine (drift, sustained, fmtNumber) {
       `min${rows}, p99 ${fmtNumber(sustained.p99_ms)} ms (${sustained.not_held_why}): no figure the cluster sustains`
   }
   return `  sustained: ${fmtNumber(sustained.per_sec)} ${drift.unit}/s held at the end of ${minutes} min${rows}, p99 ` +
-    `${fmtNumber(sustained.p99_ms)} ms${sustained.lower_bound ? ` (its --rate target: a lower bound)` : ''}`
+    `${fmtNumber(sustained.p99_ms)} ms${sustained.lower_bound ? ` (its --rate target: a lower bound)` : ''}` +
+    `${sustained.held_check ? `; held by its own drift: ${sustained.held_check}` : ''}`
 }
 
 module.exports = { driftOf, driftLines, sustainedOf, sustainedLine, SUSTAINED_MIN_S, latencyOfEntries, theilSen,
