@@ -61,7 +61,10 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
     return { failed: true, why: `its grid could not run (exit ${grid.code})` }
   }
   const cell = cellOf(grid.grid)
-  if (!cell) return { failed: true, why: 'its grid found no cell without failures: nothing to run the later parts at' }
+  if (!cell) {
+    return { failed: true, why: `its grid found no cell without failures${grid.grid && grid.grid.slo_p99_ms != null
+      ? ' within its SLO' : ''}: nothing to run the later parts at` }
+  }
   log(`${head} the later parts run at the grid's ${cell.which} cell, with every option of grid.args: ` +
     `${[...settingsArgs(cell.settings), ...study.grid.args].join(' ')}`)
   const settings = { cell: cell.which, ...cell.settings }
@@ -97,10 +100,26 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
 
 /** The cell the later parts run at: the grid's recommended cell, else its best (said so), else none. */
 function cellOf (grid) {
-  if (grid && grid.recommended && !grid.recommended.untested) {
-    return { settings: grid.recommended.settings, which: 'recommended' }
+  if (!grid) return null
+  if (grid.recommended) {
+    return { settings: grid.recommended.settings, which: grid.recommended.untested
+      ? 'recommended (untested: one run a cell)' : 'recommended' }
   }
-  if (grid && grid.best) return { settings: grid.best.settings, which: 'best (the grid recommended none)' }
+  // Cells the runs cannot tell apart, within the SLO: the one the figure to plan with stands on.
+  if (grid.equivalent) {
+    return { settings: grid.equivalent.settings, which: 'best bounded of the cells equivalent within noise' }
+  }
+  // Never a cell over the study's own SLO: the later parts' figures would describe settings it rules out.
+  const slo = grid.slo_p99_ms ?? null
+  // grid.json names a cell's rate by its unit (rows_per_sec, queries_per_sec).
+  const perSec = (c) => c[`${c.unit ?? grid.unit}_per_sec`] ?? c.per_sec ?? 0
+  const within = (grid.cells || []).filter((c) => c.excluded === null && perSec(c) > 0 &&
+    (slo === null || (typeof c.p99_ms === 'number' && c.p99_ms <= slo)))
+    .sort((a, b) => perSec(b) - perSec(a))[0]
+  if (within) {
+    return { settings: within.settings, which: slo === null ? 'best (the grid recommended none)'
+      : 'fastest within the SLO (the grid recommended none)' }
+  }
   return null
 }
 

@@ -95,7 +95,7 @@ sustained:
   // cell, with every option of grid.args (its --processes 1 among them).
   const cellOf = (shape) => {
     const grid = JSON.parse(fs.readFileSync(path.join(out, shape, 'grid', 'grid.json'), 'utf8'))
-    return (grid.recommended && !grid.recommended.untested ? grid.recommended : grid.best).settings
+    return (grid.recommended ?? grid.equivalent ?? grid.best).settings
   }
   for (const shape of ['1-node', '2-nodes']) {
     const cell = cellOf(shape)
