@@ -40,13 +40,13 @@ function gridArgv (study, shape, env) {
 }
 
 /** The mixed capacity's options (as find-capacity takes them) on `shape`, its ingest at the cell's `settings`. */
-function mixedArgv (study, shape, settings, env) {
+function mixedArgv (study, shape, settings, env, { start = study.mixed.start } = {}) {
   const m = study.mixed
   const carried = mixedArgs(ingestArgs(study.grid.args, settings))
   const own = withoutCarried(m.args, carried)
   return ['--workload', 'mixed', '--query_rate', String(m.queryRate), '--slo', m.slo, '--duration', m.duration,
     ...(m.warmup ? ['--warmup', m.warmup] : []), '--edge_repeat', String(m.edgeRepeat),
-    ...(m.start ? ['--start', String(m.start)] : []), ...(m.maxSteps ? ['--max_steps', String(m.maxSteps)] : []),
+    ...(start ? ['--start', String(start)] : []), ...(m.maxSteps ? ['--max_steps', String(m.maxSteps)] : []),
     '--out', path.join(shape.dir, 'mixed'), '--', ...connectionArgs(shape.ports, [...carried, ...own], env),
     '--queries_config', path.resolve(m.queries), ...carried, ...own]
 }

@@ -69,8 +69,11 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
     `${[...settingsArgs(cell.settings), ...study.grid.args].join(' ')}`)
   const settings = { cell: cell.which, ...cell.settings }
   if (study.mixed) {
-    log(`${head} mixed capacity`)
-    const mixed = await runCapacity(capacityOptions(mixedArgv(study, shape, cell.settings, env)),
+    const start = mixedStart(study, cell)
+    log(`${head} mixed capacity${start.start ? `, from ${start.start.toLocaleString('en-US')} rows/s (${start.from})`
+      : ''}`)
+    const mixed = await runCapacity(capacityOptions(mixedArgv(study, shape, cell.settings, env,
+      { start: start.start })),
       { stderr: partStream('mixed'), signals, run: studyRun })
     if (signals.interrupted) return { interrupted: true }
     const mixedLost = lost('mixed capacity')
@@ -101,26 +104,42 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
 /** The cell the later parts run at: the grid's recommended cell, else its best (said so), else none. */
 function cellOf (grid) {
   if (!grid) return null
+  // grid.json names a cell's rate by its unit (rows_per_sec, queries_per_sec).
+  const perSec = (c) => (c ? c[`${c.unit ?? grid.unit}_per_sec`] ?? c.per_sec ?? null : null)
+  const rateOf = (id) => perSec((grid.cells || []).find((c) => c.id === id))
   if (grid.recommended) {
-    return { settings: grid.recommended.settings, which: grid.recommended.untested
+    return { settings: grid.recommended.settings, per_sec: rateOf(grid.recommended.id), which: grid.recommended.untested
       ? 'recommended (untested: one run a cell)' : 'recommended' }
   }
   // Cells the runs cannot tell apart, within the SLO: the one the figure to plan with stands on.
   if (grid.equivalent) {
-    return { settings: grid.equivalent.settings, which: 'best bounded of the cells equivalent within noise' }
+    return { settings: grid.equivalent.settings, per_sec: rateOf(grid.equivalent.id),
+      which: 'best bounded of the cells equivalent within noise' }
   }
   // Never a cell over the study's own SLO: the later parts' figures would describe settings it rules out.
   const slo = grid.slo_p99_ms ?? null
-  // grid.json names a cell's rate by its unit (rows_per_sec, queries_per_sec).
-  const perSec = (c) => c[`${c.unit ?? grid.unit}_per_sec`] ?? c.per_sec ?? 0
   const within = (grid.cells || []).filter((c) => c.excluded === null && perSec(c) > 0 &&
     (slo === null || (typeof c.p99_ms === 'number' && c.p99_ms <= slo)))
     .sort((a, b) => perSec(b) - perSec(a))[0]
   if (within) {
-    return { settings: within.settings, which: slo === null ? 'best (the grid recommended none)'
-      : 'fastest within the SLO (the grid recommended none)' }
+    return { settings: within.settings, per_sec: perSec(within), which: slo === null
+      ? 'best (the grid recommended none)' : 'fastest within the SLO (the grid recommended none)' }
   }
   return null
+}
+
+/**
+ * Where the mixed capacity search starts: the study file's `start:`, else a quarter of the write-only rate its cell
+ * measured (the ingest beside a query mix holds less than alone: doublings from there reach it in two steps, where
+ * doublings from 1,000 rows/s took four of six), else the search's own default.
+ */
+function mixedStart (study, cell) {
+  if (study.mixed.start) return { start: study.mixed.start, from: 'the study file' }
+  if (cell.per_sec > 0) {
+    return { start: Math.max(1, Math.round(cell.per_sec / 4)), from: `a quarter of the cell's ` +
+      `${Math.round(cell.per_sec).toLocaleString('en-US')} rows/s write-only` }
+  }
+  return { start: null, from: 'the search\'s default' }
 }
 
 /** Every shape not done, in turn; then the sizing of the shapes done. Returns the exit code. */
@@ -163,4 +182,4 @@ async function runSizingStudy (config, progress, { stderr, signals, run, env }) 
   return failed.length ? EXIT.PARTIAL : sized
 }
 
-module.exports = { runSizingStudy, runShape, cellOf }
+module.exports = { runSizingStudy, runShape, cellOf, mixedStart }
