@@ -7,14 +7,10 @@ const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { readNodeFile, lastLogLines, listNodeFolder } = require('../../lib/provision/node-files')
 const { Target } = require('../../lib/provision/target')
-const { userOf } = require('../../lib/provision/preflight')
 const { tempDir } = require('../helpers/temp-files')
+const { otherUser } = require('../helpers/other-user')
 
-const root = process.getuid && process.getuid() === 0
-const other = userOf('nobody')
-const asRootWhy = !root ? 'not root: reading a node user\'s files as root needs root (chown)'
-  : !other ? 'no user nobody to stand for the nodes\' user' : null
-if (asRootWhy) console.log(`# ${asRootWhy}: the node-files tests as root skip`)
+const { root, other, skip: asRootWhy } = otherUser({ who: 'the nodes\' user', tests: 'the node-files tests as root' })
 
 const SECRET = 'root only: the key\n'
 

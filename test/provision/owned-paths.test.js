@@ -5,14 +5,10 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { checkOwnedPath, writeNewFile, replaceFile, removeMadePath } = require('../../lib/provision/owned-paths')
-const { userOf } = require('../../lib/provision/preflight')
 const { tempDir } = require('../helpers/temp-files')
+const { otherUser } = require('../helpers/other-user')
 
-const root = process.getuid && process.getuid() === 0
-const other = userOf('nobody')
-const asRootWhy = !root ? 'not root: the co-tenant checks are root\'s (chown needs root)'
-  : !other ? 'no user nobody to stand for a co-tenant' : null
-if (asRootWhy) console.log(`# ${asRootWhy}: the owned-path tests as root skip`)
+const { other, skip: asRootWhy } = otherUser({ who: 'a co-tenant', tests: 'the owned-path tests as root' })
 
 test('as root, a folder on the way that another user owns, or that others may write to without the sticky bit, or ' +
   'a link of another user\'s, is refused in one line; root\'s own folders and a sticky /tmp are not',
