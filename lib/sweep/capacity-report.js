@@ -91,6 +91,11 @@ function render (config, found, unit) {
     if (found.limit === 'max_steps') {
       lines.push(`note: no step missed within --max_steps ${config.maxSteps}: the capacity is at least this`)
     }
+    if (found.limit === 'max_steps_before_precision') {
+      lines.push(`limit: --max_steps ${config.maxSteps} ended the search before its ±${config.precisionPct}% ` +
+        `precision: between ${fmt(found.capacity)} (passed) and ${fmt(found.first_miss)} ${unit}/s (missed), an ` +
+        `edge ${fmt(found.edge_width_pct)}% wide; plan with ${fmt(found.capacity)}, or give more --max_steps`)
+    }
   }
   if (found.stopped) lines.push(`stopped: ${found.stopped}`)
   return `${lines.join('\n')}\n`
@@ -113,6 +118,7 @@ function writeResults (config, found, unit) {
     unit: `${unit}/s`,
     slo: { p99_ms: config.sloP99Ms, max_failed: config.maxFailed, min_achieved_pct: config.minAchievedPct },
     limit: found.limit,
+    edge_width_pct: found.edge_width_pct ?? null,
     stopped: found.stopped,
     steps: found.steps
   }

@@ -125,8 +125,9 @@ async function searchCapacity ({ start, precisionPct = 5, maxSteps = 30, edgeRep
     if (searchDone({ lastPass, firstMiss, precisionPct })) break
     rate = nextRate({ lastPass, firstMiss, rate })
   }
+  // Cut by --max_steps between a pass and a miss: the edge is as wide as the steps left it, not the precision asked.
   let limit = stopped ? 'stopped' : firstMiss === null ? 'max_steps' : lastPass === null ? 'fails_at_start'
-    : 'precision'
+    : searchDone({ lastPass, firstMiss, precisionPct }) ? 'precision' : 'max_steps_before_precision'
   if (limit === 'fails_at_start' && edgeRepeat > 1) {
     // The start judged on as many runs as the edge: a miss of one run may be the noise.
     for (let repeat = 2; repeat <= edgeRepeat && !stopped; repeat++) await run(start, repeat)
@@ -153,7 +154,10 @@ async function searchCapacity ({ start, precisionPct = 5, maxSteps = 30, edgeRep
     edge: below && edge ? { ...edge, range: { low: below.rate, high: below.below } } : edge,
     steps,
     stopped,
-    limit: stopped ? 'stopped' : limit
+    limit: stopped ? 'stopped' : limit,
+    // Between the last rate that passed and the first that missed: how wide the search left the edge, in %.
+    edge_width_pct: lastPass !== null && firstMiss !== null && lastPass > 0
+      ? round(((firstMiss - lastPass) / lastPass) * 100, 1) : null
   }
 }
 

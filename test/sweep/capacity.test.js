@@ -172,3 +172,17 @@ test('a rate judged on what was due: every request on time and none unsent passe
   assert.equal(judgeStep(mixed, { ...SLO, workload: 'mixed' }).reason,
     'ingest: achieved 96.5% of the target rate (needs 99%; 0 requests late, 1 never sent)')
 })
+
+// Issue 68: a search cut by max_steps read "limit: precision" and "16,000–32,000, plan with 16,000" while its 5%
+// precision was never reached.
+test('a search cut by --max_steps between a pass and a miss says so, with how wide it left the edge', async () => {
+  const found = await searchCapacity({ start: 1000, precisionPct: 5, maxSteps: 6, runStep: fakeCluster(20_000).runStep,
+    judge: (r) => judgeStep(r, SLO) })
+  // 1000 … 16000 pass, 32000 misses: six steps, the edge 16,000–32,000.
+  assert.deepEqual([found.capacity, found.first_miss, found.limit, found.edge_width_pct],
+    [16_000, 32_000, 'max_steps_before_precision', 100])
+  const { render } = require('../../lib/sweep/capacity-report')
+  const text = render({ maxSteps: 6, precisionPct: 5, start: 1000, sloP99Ms: 200, maxFailed: 0 }, found, 'rows')
+  assert.match(text, /^limit: --max_steps 6 ended the search before its ±5% precision: between 16,000 \(passed\) and /m)
+  assert.match(text, /32,000 rows\/s \(missed\), an edge 100% wide; plan with 16,000, or give more --max_steps$/m)
+})
