@@ -87,6 +87,12 @@ function render (config, found, unit) {
       lines.push(`capacity: ${fmt(found.capacity)} ${unit}/s within the SLO (${slo}), from one run a step ` +
         '(--edge_repeat 3 runs the edge again)')
     }
+    // A mixed search steps the ingest: its own p99 at the capacity is on a line too (the SLO judged the queries').
+    const at = found.steps.find((s) => s.rate === found.capacity && s.passed && typeof s.ingest_p99_ms === 'number')
+    if (at) {
+      lines.push(`the ingest's own p99 at ${fmt(found.capacity)} ${unit}/s: ${fmt(at.ingest_p99_ms)} ms (the SLO ` +
+        'judges the queries\')')
+    }
     if (miss) lines.push(`first miss: ${fmt(miss.rate)} ${unit}/s: ${miss.reason}`)
     if (found.limit === 'max_steps') {
       lines.push(`note: no step missed within --max_steps ${config.maxSteps}: the capacity is at least this`)

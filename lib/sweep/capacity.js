@@ -62,6 +62,8 @@ function judgeMixedStep (result, options) {
   if (ingestFailed > options.maxFailed) reasons.push(`ingest: ${ingestFailed} rows failed or in doubt`)
   return { ...queries, achieved: ingest && ingest.rate ? ingest.rate.achieved_per_sec : null,
     achieved_pct: achievedPct, queries_achieved_pct: queries.achieved_pct,
+    // The ingest's own latency at the rate: the SLO judges the queries', but a buyer plans the writes' too.
+    ingest_p99_ms: ingest && ingest.latency_ms ? ingest.latency_ms.p99 ?? null : null,
     failed: queries.failed + ingestFailed, passed: reasons.length === 0, reason: reasons.join('; ') || null }
 }
 

@@ -186,3 +186,19 @@ test('a search cut by --max_steps between a pass and a miss says so, with how wi
   assert.match(text, /^limit: --max_steps 6 ended the search before its ±5% precision: between 16,000 \(passed\) and /m)
   assert.match(text, /32,000 rows\/s \(missed\), an edge 100% wide; plan with 16,000, or give more --max_steps$/m)
 })
+
+// Issue 68: the ingest's own p99 at the mixed capacity (3.9 s at "12,000 rows/s") was on no line.
+test('a mixed search says the ingest\'s own p99 at its capacity, beside the queries\' SLO', async () => {
+  const step = (rate, capacity) => ({ result: { workload: 'analytical', queries_failed: 0, queries_in_doubt: 0,
+    rate: { achieved_per_sec: 2, achieved_pct: 100 }, latency_ms: { p99: 120 },
+    cluster: { write_rejected: 0, search_rejected: 0 }, client: { saturated: false },
+    ingest: { rows_failed: 0, rows_in_doubt: 0, latency_ms: { p99: rate * 0.3 },
+      rate: { achieved_per_sec: Math.min(rate, capacity), achieved_pct: 100 * Math.min(1, capacity / rate) } } } })
+  const found = await searchCapacity({ start: 3000, precisionPct: 30, runStep: async (rate) => step(rate, 13_000),
+    judge: (r) => judgeStep(r, { ...SLO, workload: 'mixed' }) })
+  assert.equal(found.capacity, 12_000)
+  assert.equal(found.steps.find((s) => s.rate === 12_000).ingest_p99_ms, 3600)
+  const { render } = require('../../lib/sweep/capacity-report')
+  assert.match(render({ maxSteps: 30, precisionPct: 30, start: 3000, sloP99Ms: 200, maxFailed: 0 }, found, 'rows'),
+    /^the ingest's own p99 at 12,000 rows\/s: 3,600 ms \(the SLO judges the queries'\)$/m)
+})
