@@ -71,7 +71,12 @@ function pointOf (result, source) {
     protocol: o.protocol ?? 'http',
     row_shape: rowShape,
     unit,
-    throughput: result[`${unit}_per_sec`] ?? null,
+    // One reading of a long run: its sustained figure (its last tenth, what it held at its end) is the figure of the
+    // results range, the disagreement check and the sustained column alike; its whole-run mean only labelled beside it.
+    throughput: sustainedReading(result, unit),
+    ...(result.sustained && typeof result.sustained.per_sec === 'number'
+      ? { whole_run_per_sec: result[`${unit}_per_sec`] ?? null, throughput_reading: 'its last tenth (sustained)' }
+      : {}),
     field_values_per_sec: result.metrics_per_sec ?? null,
     p99_ms: result.latency_ms ? result.latency_ms.p99 : null,
     // The cluster's CPU per 1,000 units and the rate it bounds (lib/results/cpu-cost.js), where the run could tell.
@@ -101,12 +106,18 @@ function pointOf (result, source) {
   }
 }
 
+/** A run's figure for the sizing: a long run's sustained figure (its last tenth), any other run's rate. */
+function sustainedReading (result, unit) {
+  if (result.sustained && typeof result.sustained.per_sec === 'number') return result.sustained.per_sec
+  return result[`${unit}_per_sec`] ?? null
+}
+
 /** A long run's sustained figure with its verdict (reports/sustained.js), as the sizing shows it. */
 function sustainedEvidence (result, unit, source) {
   const s = result.sustained
   const drift = s.drift || {}
   return { ...s, source, ...sustainedVerdict(result, unit), p99_change_pct: drift.p99_change_pct ?? null,
-    p50_change_pct: drift.p50_change_pct ?? null }
+    p50_change_pct: drift.p50_change_pct ?? null, whole_run_per_sec: result[`${unit}_per_sec`] ?? null }
 }
 
 /**

@@ -38,7 +38,8 @@ function sustainedText (s, unit) {
   const rows = s.table_rows_end !== null && s.table_rows_end !== undefined ? ` on ${whole(s.table_rows_end)} rows` : ''
   const drift = s.drift || {}
   const latency = typeof s.p99_change_pct === 'number' ? `, p99 ${signed(s.p99_change_pct)}%` : ''
-  const driftText = ` (drift: throughput ${fmt(drift.throughput_change_pct)}%${latency})`
+  const mean = typeof s.whole_run_per_sec === 'number' ? `; whole-run mean ${whole(s.whole_run_per_sec)}` : ''
+  const driftText = ` (drift: throughput ${fmt(drift.throughput_change_pct)}%${latency}${mean})`
   const p99 = ` at p99 ${fmt(s.p99_ms)} ms`
   if (s.lower_bound) {
     return s.held ? `held ${whole(s.target_per_sec)}/s for ${minutes} min${p99}${rows} (a lower bound)${driftText}`
