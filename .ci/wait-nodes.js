@@ -7,18 +7,10 @@
 // left are named, exit 1. PROC_ROOT stands in for /proc in its test.
 
 const fs = require('node:fs')
+const { processStartTime } = require('../lib/base/processes')
+const { CRATE_MAIN_CLASS } = require('../lib/base/listeners')
 
 const procRoot = process.env.PROC_ROOT || '/proc'
-
-/** The start time of process `pid` in clock ticks after boot, or null. */
-function startTicks (pid) {
-  try {
-    const stat = fs.readFileSync(`${procRoot}/${pid}/stat`, 'utf8')
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
-  } catch {
-    return null
-  }
-}
 
 /** The nodes of this tool started since `since`: [{ pid, cluster }]. */
 function nodesSince (since) {
@@ -31,8 +23,8 @@ function nodesSince (since) {
       continue
     }
     const cluster = args.find((a) => a.startsWith('-Ccluster.name=crate-bench-'))
-    const started = startTicks(pid)
-    if (args.includes('io.crate.bootstrap.CrateDB') && cluster && started !== null && started >= since) {
+    const started = processStartTime(pid, { procRoot })
+    if (args.includes(CRATE_MAIN_CLASS) && cluster && started !== null && Number(started) >= since) {
       nodes.push({ pid: Number(pid), cluster: cluster.slice('-Ccluster.name='.length) })
     }
   }
