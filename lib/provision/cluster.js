@@ -68,6 +68,9 @@ function parseSettings (list) {
 const sizeOf = (value, flag, fallback = undefined) => (value === undefined || value === null ? fallback
   : heapSize(value, flag).bytes)
 
+/** --download_min_rate: a size a second, 0 for none, or undefined when not given (the download's default). */
+const minRateOf = (value) => (String(value).trim() === '0' ? 0 : sizeOf(value, '--download_min_rate'))
+
 /** The spec checked: nodes, heap, settings, the first HTTP port, the folder and the start timeout. */
 function clusterSpec (options) {
   const nodes = decimalInteger(options.nodes ?? 1)
@@ -95,8 +98,7 @@ function clusterSpec (options) {
     maxDownloadBytes: sizeOf(options.maxDownload, '--max_download'),
     maxUnpackedBytes: sizeOf(options.maxUnpacked, '--max_unpacked'),
     downloadTimeoutMs: options.downloadTimeoutMs,
-    downloadMinRate: String(options.downloadMinRate).trim() === '0' ? 0
-      : sizeOf(options.downloadMinRate, '--download_min_rate'),
+    downloadMinRate: minRateOf(options.downloadMinRate),
     keepOnFailure: Boolean(options.keepOnFailure),
     stopWith: stopWithOf(options.stopWith)
   }
@@ -373,5 +375,5 @@ function startWatchdog (dir, { pid = null, keepFiles = false } = {}) {
   return { pid: child.pid, release: () => child.stdin.end(), letGo }
 }
 
-module.exports = { startCluster, clusterSpec, parseSettings, removeEmptyDirs, sizeOf, MAX_NODES, DEFAULT_HTTP_PORT,
-  DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS }
+module.exports = { startCluster, clusterSpec, parseSettings, removeEmptyDirs, sizeOf, minRateOf, MAX_NODES,
+  DEFAULT_HTTP_PORT, DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS }

@@ -5,7 +5,8 @@ const { EXIT, UsageError } = require('../base/errors')
 const { commandParser } = require('../cli/command-args')
 const { commandMain } = require('../cli/command-main')
 const { parseDuration } = require('../base/values')
-const { startCluster, sizeOf, DEFAULT_HTTP_PORT, DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS } = require('./cluster')
+const { startCluster, sizeOf, minRateOf, DEFAULT_HTTP_PORT, DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS } =
+  require('./cluster')
 const { stopNodes, living } = require('./stop')
 const { readState, registered, unregister } = require('./state')
 const { resolveDistribution, cacheDirOf } = require('./distribution')
@@ -207,9 +208,6 @@ async function list (args, { stdout, env }) {
   stdout.write(lines.length ? `${lines.join('\n')}\n` : 'no cluster of this tool runs on this machine\n')
   return EXIT.OK
 }
-
-/** --download_min_rate: a size a second, or 0 for none. */
-const minRateOf = (value) => (String(value).trim() === '0' ? 0 : sizeOf(value, '--download_min_rate'))
 
 async function download (args, { stdout, stderr, env, signals }) {
   const log = (line) => stderr.write(`${line}\n`)
