@@ -178,7 +178,4 @@ function clusterProcessesOf (options, { holderPid, isLocal, kindOf = () => ({ cr
   return { pids: unknown ? null : [...new Set(pids)], forwarders }
 }
 
-/** The pids of clusterProcessesOf alone. */
-const clusterPidsOf = (options, deps) => clusterProcessesOf(options, deps).pids
-
-module.exports = { MachineShare, readMachine, readProcess, clusterPidsOf, clusterProcessesOf, DEFAULT_BUSY_OTHERS_PCT }
+module.exports = { MachineShare, readMachine, readProcess, clusterProcessesOf, DEFAULT_BUSY_OTHERS_PCT }

@@ -2,8 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { MachineShare, clusterPidsOf, clusterProcessesOf, readMachine, readProcess } =
-  require('../../lib/run/machine-share')
+const { MachineShare, clusterProcessesOf, readMachine, readProcess } = require('../../lib/run/machine-share')
 const { busyMachineLine, othersTook } = require('../../lib/reports/cluster-limits')
 
 /** A machine of 2 cores whose ticks the test sets, and processes whose ticks it sets (undefined: gone). */
@@ -113,6 +112,7 @@ test('the cluster\'s processes: the nodes the run or its study started, else who
   const hosts = (...list) => ({ connection: { hosts: list.map(([hostname, port]) => ({ hostname, port })) } })
   const holderPid = (port) => ({ 4200: 501, 4201: 502 })[port] ?? null
   const isLocal = (h) => h === '127.0.0.1' || h === 'localhost'
+  const clusterPidsOf = (options, deps) => clusterProcessesOf(options, deps).pids
   assert.deepEqual(clusterPidsOf({ ...hosts(['127.0.0.1', 4200]), provisioned: { nodes: [{ pid: 7 }, { pid: 8 }] } },
     { holderPid, isLocal }), [7, 8])
   assert.deepEqual(clusterPidsOf({ ...hosts(['127.0.0.1', 4200]), provisionedByStudy: { ports: [{ pid: 9 }] } },
