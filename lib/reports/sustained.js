@@ -1,6 +1,7 @@
 'use strict'
 
 const { clusterLimitReason } = require('./cluster-limits')
+const { fmt, round } = require('../base/format')
 
 // Whether a long run held what it sustained: the run's own report says it, and the sizing reads it back the same way.
 
@@ -44,7 +45,7 @@ function sustainedVerdict (result, unit) {
 /** What the run's own drift measured against the rule, for the line of a run that held: "p99 ×1.1 (at most ×1.5) …". */
 function heldCheck (drift) {
   if (!drift) return null
-  const factor = (pct) => (Math.round((1 + pct / 100) * 100) / 100).toLocaleString('en-US')
+  const factor = (pct) => fmt(round(1 + pct / 100, 2))
   const p99 = typeof drift.p99_change_pct === 'number' ? `p99 ×${factor(drift.p99_change_pct)}` : 'p99 unknown'
   const change = drift.throughput_change_pct
   const rate = typeof change === 'number' ? `throughput ${change > 0 ? '+' : ''}${fmt1(change)}%`
@@ -53,7 +54,7 @@ function heldCheck (drift) {
     'tenth to its last, no change point for the worse'
 }
 
-const fmt1 = (x) => (Math.round(x * 10) / 10).toLocaleString('en-US')
+const fmt1 = (x) => fmt(round(x, 1))
 
 /** Why a run's own drift says it held nothing: its p99 grew, its throughput fell, a change point (none: []). */
 function driftReasons (drift) {

@@ -4,7 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { randomInt } = require('node:crypto')
 const { EXIT } = require('../base/errors')
-const { fmt } = require('../base/format')
+const { fmt, round } = require('../base/format')
 const { replaceFile } = require('../provision/owned-paths')
 const { compareRuns } = require('../reports/compare')
 const { renderCompareHtml } = require('../reports/compare/html')
@@ -135,11 +135,11 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
 function ratioLines ({ contenders, forks, dir, study }) {
   return ratiosOf({ contenders, forks, dir }).filter((r) => r.ratio).map((r) => `${r.name} against ` +
     `${contenders[0].name}: throughput ${signed(r.ratio.change_pct)}% (95% interval ${signed(r.ratio.low_pct)}% .. ` +
-    `${signed(r.ratio.high_pct)}%, ±${fmt(Math.round(halfWidthPct(r.ratio) * 10) / 10)} points` +
+    `${signed(r.ratio.high_pct)}%, ±${fmt(round(halfWidthPct(r.ratio), 1))} points` +
     `${study.precision ? `; ±${study.precision} asked` : ''}) over ${r.forks} forks`)
 }
 
-const signed = (x) => `${x > 0 ? '+' : ''}${fmt(Math.round(x * 10) / 10)}`
+const signed = (x) => `${x > 0 ? '+' : ''}${fmt(round(x, 1))}`
 
 /**
  * A contender's state in study.json after a fork of `wallS` seconds that ran `ran` contenders (one after another, or

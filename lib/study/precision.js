@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { fmt } = require('../base/format')
+const { fmt, round } = require('../base/format')
 const { parseDuration, formatMs } = require('../base/values')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { forkResult, pairedForks } = require('./forks')
@@ -43,25 +43,23 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
   const precision = study.precision ? Number.parseFloat(study.precision) : null
   const widest = ratios.reduce((a, r) => Math.max(a, r.ratio ? halfWidthPct(r.ratio) : Infinity), 0)
   const paired = ratios.reduce((a, r) => Math.min(a, r.forks), Infinity)
-  const width = `±${Number.isFinite(widest) ? fmt(Math.round(widest * 10) / 10) : '∞'} points of the change ` +
+  const width = `±${Number.isFinite(widest) ? fmt(round(widest, 1)) : '∞'} points of the change ` +
     `against ${contenders[0].name} (±${study.precision} asked, on that scale)`
   if (precision !== null && widest <= precision) {
-    return { stop: true, reason: 'precision', forks: ran, widest_points: round1(widest),
+    return { stop: true, reason: 'precision', forks: ran, widest_points: round(widest, 1),
       text: `the throughput ratio's 95% interval is within ${width} after ${paired} forks` }
   }
   const budgetS = parseDuration(study.budget ?? DEFAULT_BUDGET, 'budget') / 1000
   const spentS = spentOf(forks)
   const perForkS = spentS / Math.max(1, ran)
   if (spentS + perForkS > budgetS) {
-    return { stop: true, reason: 'budget', forks: ran, widest_points: Number.isFinite(widest) ? round1(widest) : null,
+    return { stop: true, reason: 'budget', forks: ran, widest_points: Number.isFinite(widest) ? round(widest, 1) : null,
       text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (${formatMs(Math.round(spentS) * 1000)} of ` +
       `${ran} forks; another would take about ${formatMs(Math.round(perForkS) * 1000)})${precision !== null
         ? `; the widest ratio's interval is ${width}` : ''}` }
   }
   return { stop: false }
 }
-
-const round1 = (x) => Math.round(x * 10) / 10
 
 /** The forks that ran whole (every contender's run done or failed after its time was spent): how many. */
 const forksRun = (forks) => new Set(Object.entries(forks).filter(([, f]) => typeof f.wall_s === 'number')
@@ -103,15 +101,16 @@ function positionOf (dir, contenders, forks) {
   }
   const ratio = pairedRatio(pairs)
   if (!ratio) return null
-  const span = `${fmt(round1(ratio.low_pct))}% .. ${fmt(round1(ratio.high_pct))}%`
+  const [change, low, high, detectable] = [ratio.change_pct, ratio.low_pct, ratio.high_pct, ratio.detectable_pct]
+    .map((x) => round(x, 1))
+  const span = `${fmt(low)}% .. ${fmt(high)}%`
   const biased = ratio.low_pct > 0 || ratio.high_pct < 0
-  const seen = biased ? 'a position effect' : `no position effect seen (a change under ${fmt(round1(
-    ratio.detectable_pct))}% would not have been)`
-  return { change_pct: round1(ratio.change_pct), low_pct: round1(ratio.low_pct), high_pct: round1(ratio.high_pct),
-    detectable_pct: round1(ratio.detectable_pct), forks: pairs.length,
-    line: `duet position: the contender started second measured ${fmt(round1(ratio.change_pct))}% against the one ` +
-      `started first (95% interval ${span}, ${pairs.length} duets, who starts first drawn for each): ${seen}`,
-    warning: biased ? `duet: the contender started second was measured ${fmt(round1(ratio.change_pct))}% (${span}) ` +
+  const seen = biased ? 'a position effect' : `no position effect seen (a change under ${fmt(detectable)}% would ` +
+    'not have been)'
+  return { change_pct: change, low_pct: low, high_pct: high, detectable_pct: detectable, forks: pairs.length,
+    line: `duet position: the contender started second measured ${fmt(change)}% against the one started first (95% ` +
+      `interval ${span}, ${pairs.length} duets, who starts first drawn for each): ${seen}`,
+    warning: biased ? `duet: the contender started second was measured ${fmt(change)}% (${span}) ` +
       'against the one started first: this machine favours a position; the draw spreads it over both contenders, ' +
       'but it widens their intervals' : null }
 }

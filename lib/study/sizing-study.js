@@ -3,6 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT } = require('../base/errors')
+const { fmtWhole } = require('../base/format')
 const { Target } = require('../provision/target')
 const { replaceFile } = require('../provision/owned-paths')
 const { runGrid, parseArgs: gridOptions } = require('../sweep/grid/command')
@@ -70,8 +71,7 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
   const settings = { cell: cell.which, ...cell.settings }
   if (study.mixed) {
     const start = mixedStart(study, cell)
-    log(`${head} mixed capacity${start.start ? `, from ${start.start.toLocaleString('en-US')} rows/s (${start.from})`
-      : ''}`)
+    log(`${head} mixed capacity${start.start ? `, from ${fmtWhole(start.start)} rows/s (${start.from})` : ''}`)
     const mixed = await runCapacity(capacityOptions(mixedArgv(study, shape, cell.settings, env,
       { start: start.start })),
       { stderr: partStream('mixed'), signals, run: studyRun })
@@ -137,7 +137,7 @@ function mixedStart (study, cell) {
   if (study.mixed.start) return { start: study.mixed.start, from: 'the study file' }
   if (cell.per_sec > 0) {
     return { start: Math.max(1, Math.round(cell.per_sec / 4)), from: `a quarter of the cell's ` +
-      `${Math.round(cell.per_sec).toLocaleString('en-US')} rows/s write-only` }
+      `${fmtWhole(cell.per_sec)} rows/s write-only` }
   }
   return { start: null, from: 'the search\'s default' }
 }
