@@ -7,6 +7,7 @@ const { fmtWhole } = require('../base/format')
 const { Target } = require('../provision/target')
 const { replaceFile } = require('../provision/owned-paths')
 const { runGrid, parseArgs: gridOptions } = require('../sweep/grid/command')
+const { unitUnnamed } = require('../sweep/grid/report')
 const { runCapacity, parseArgs: capacityOptions } = require('../sweep/capacity-command')
 const { settingsArgs } = require('./configuration')
 const { gridArgv, mixedArgv, sustainedArgs } = require('./plan')
@@ -104,8 +105,8 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
 /** The cell the later parts run at: the grid's recommended cell, else its best (said so), else none. */
 function cellOf (grid) {
   if (!grid) return null
-  // grid.json names a cell's rate by its unit (rows_per_sec, queries_per_sec).
-  const perSec = (c) => (c ? c[`${c.unit ?? grid.unit}_per_sec`] ?? c.per_sec ?? null : null)
+  // grid.json names a cell's rate by its unit (rows_per_sec): read back as the analysis reads it.
+  const perSec = (c) => (c ? unitUnnamed(c).per_sec ?? null : null)
   const rateOf = (id) => perSec((grid.cells || []).find((c) => c.id === id))
   if (grid.recommended) {
     return { settings: grid.recommended.settings, per_sec: rateOf(grid.recommended.id), which: grid.recommended.untested
