@@ -11,7 +11,8 @@ const { renderCompareHtml } = require('../reports/compare/html')
 const { relativePaths } = require('../reports/html/relative-paths')
 const { busyText, verdictText } = require('../reports/compare/wording')
 const { shuffled } = require('../sweep/grid/racing')
-const { writeProgress, minutes } = require('./progress')
+const { writeProgress } = require('./progress')
+const { minutes, timeLeftS } = require('../sweep/budget')
 const { planContenders } = require('./plan')
 const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
@@ -85,8 +86,8 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
     const left = contenders.filter((c) => (forks[forkKey(fork, c)] || {}).status !== 'done')
     if (left.length === 0) continue
     const head = (c) => `[fork ${fork}${sequential ? '' : ` of ${study.forks}`}: ${c.name}]`
-    const estimate = walls.length && !sequential ? ` (about ${minutes((walls.reduce((a, b) => a + b, 0) /
-      walls.length) * (study.forks - fork + 1))} left)` : ''
+    const estimate = walls.length && !sequential ? ` (about ${minutes(timeLeftS(study.forks - fork + 1, walls))} left)`
+      : ''
     const began = Date.now()
     const context = { dir, config, stderr, signals, run, env, log, headOf: head }
     const mark = (c, status) => {

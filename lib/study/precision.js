@@ -3,17 +3,14 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { fmt, round } = require('../base/format')
-const { parseDuration, formatMs } = require('../base/values')
+const { formatMs } = require('../base/values')
+const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../sweep/budget')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { forkResult, pairedForks } = require('./forks')
 
 // What a comparison's precision rests on: when to add a fork (its throughput ratio's interval against the precision
 // asked, its time against the budget), what a duet cannot see, and what an A/A calibration says the study can see.
 
-// A comparison that neither reaches its precision nor spends its budget stops at this many forks.
-const MAX_FORKS = 100
-// A comparison asked a precision and no budget stops at this much time.
-const DEFAULT_BUDGET = '1h'
 
 // A query run's rate is queries/s, an ingest's rows/s.
 const rateOf = (result) => (result ? result[`${result.workload === 'ingest' ? 'rows' : 'queries'}_per_sec`] : null)
@@ -49,10 +46,10 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
     return { stop: true, reason: 'precision', forks: ran, widest_points: round(widest, 1),
       text: `the throughput ratio's 95% interval is within ${width} after ${paired} forks` }
   }
-  const budgetS = parseDuration(study.budget ?? DEFAULT_BUDGET, 'budget') / 1000
+  const budgetS = budgetSeconds(study.budget)
   const spentS = spentOf(forks)
   const perForkS = spentS / Math.max(1, ran)
-  if (spentS + perForkS > budgetS) {
+  if (!fitsBudget({ budgetS, spentS, walls: ran ? [perForkS] : [] })) {
     return { stop: true, reason: 'budget', forks: ran, widest_points: Number.isFinite(widest) ? round(widest, 1) : null,
       text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (${formatMs(Math.round(spentS) * 1000)} of ` +
       `${ran} forks; another would take about ${formatMs(Math.round(perForkS) * 1000)})${precision !== null
@@ -189,5 +186,4 @@ function calibrationLine (comparisons, study) {
     `${fmt(rate.detectable_pct)}% or more in ${rate.figure} (${aa})`
 }
 
-module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, overlapShare, stoppingOf, positionOf,
-  MAX_FORKS }
+module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, overlapShare, stoppingOf, positionOf }

@@ -1,10 +1,10 @@
 'use strict'
 
 const { UsageError } = require('../base/errors')
-const { fmt } = require('../base/format')
 const { readStudyObject } = require('../base/files')
 const { parseDuration } = require('../base/values')
 const { replaceFile } = require('../provision/owned-paths')
+const { budgetSeconds } = require('../sweep/budget')
 
 // Where a study stands: DIR/study.json (the study as read, each shape's or fork's state: started, done, failed and
 // why), which a resume reads back, and how long what is left will take: from the plan before anything ran, from the
@@ -36,7 +36,7 @@ function shapePlanS (study) {
   const cells = g.vary.reduce((n, v) => n * v.split('=')[1].split(',').length, 1)
   const runS = seconds(g.duration) + (g.warmup !== null ? seconds(g.warmup) : Math.max(5, seconds(g.duration) / 10)) + 4
   // A race runs until its budget at the most (an hour when it names only a precision); a grid of rounds, each run.
-  const gridS = g.precision || g.budget ? parseDuration(g.budget ?? '1h', 'budget') / 1000 + runS
+  const gridS = g.precision || g.budget ? budgetSeconds(g.budget) + runS
     : (cells * g.repeat + 1) * runS
   const mixedS = study.mixed ? 10 * (seconds(study.mixed.duration) + (study.mixed.warmup ? seconds(study.mixed.warmup)
     : 10) + 3) : 0
@@ -44,16 +44,4 @@ function shapePlanS (study) {
   return 40 + gridS + mixedS + sustainedS
 }
 
-const minutes = (s) => (s >= 5400 ? `${fmt(Math.round(s / 360) / 10)} h` : `${Math.max(1, Math.round(s / 60))} min`)
-
-/**
- * The time left for `left` shapes (or forks) of `planS` seconds each: the plan's, until some ran; then the plan
- * scaled by how long the ones done really took against it (a machine slower than the plan thought, or faster).
- */
-function timeLeftS (planS, left, walls) {
-  if (walls.length === 0) return planS * left
-  const ratio = walls.reduce((a, b) => a + b, 0) / (planS * walls.length)
-  return planS * left * ratio
-}
-
-module.exports = { readProgress, writeProgress, shapePlanS, minutes, timeLeftS }
+module.exports = { readProgress, writeProgress, shapePlanS }

@@ -11,7 +11,8 @@ const { unitUnnamed } = require('../sweep/grid/report')
 const { runCapacity, parseArgs: capacityOptions } = require('../sweep/capacity-command')
 const { settingsArgs } = require('./configuration')
 const { gridArgv, mixedArgv, sustainedArgs } = require('./plan')
-const { writeProgress, shapePlanS, minutes, timeLeftS } = require('./progress')
+const { writeProgress, shapePlanS } = require('./progress')
+const { minutes, timeLeftS } = require('../sweep/budget')
 const { teeTo, studyRunOf, lostDuring, measured, runLine, partResult } = require('./parts')
 const { writeSizing } = require('./report')
 
@@ -156,7 +157,7 @@ async function runSizingStudy (config, progress, { stderr, signals, run, env }) 
     `${left.length} to run, about ${minutes(planS * left.length)}; results in ${out}\n`)
   const failed = []
   for (const [i, shape] of left.entries()) {
-    if (i > 0) stderr.write(`about ${minutes(timeLeftS(planS, left.length - i, walls))} left\n`)
+    if (i > 0) stderr.write(`about ${minutes(timeLeftS(left.length - i, walls, planS))} left\n`)
     const began = Date.now()
     progress.shapes[shape.nodes] = { status: 'started', started_at: new Date().toISOString() }
     writeProgress(file, progress)

@@ -10,13 +10,13 @@ const { clusterSpec, MAX_NODES } = require('../provision/cluster')
 const { checkSha256 } = require('../provision/distribution')
 const { parseVersion } = require('../provision/platform')
 const { parseSlo } = require('../sweep/slo')
+const { MAX_FORKS } = require('../sweep/budget')
 
 // A study file (YAML): what to start for each cluster shape, and what to run on it. Every key and every value is
 // checked before anything starts: an unknown key, a missing distribution, a shape of 0 nodes, a repeat of 0, a heap
 // of 'lots', an SLO of 'banana' is one line naming the key (exit 2), never an error of a part after a cluster started.
 
 const MAX_REPEAT = 100
-const MAX_FORKS = 100
 const MAX_PREFILL_ROWS = 10_000_000_000
 
 /** A whole number of `key` from `min` to `max` (decimal digits, or a YAML integer), or one line naming the key. */

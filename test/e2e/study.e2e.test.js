@@ -78,7 +78,7 @@ sustained:
   const out = path.join(root, 'out')
   const run = await study([file, '--out', out], { env })
   assertSizingExit(run, out)
-  assert.match(run.stderr, /^study: 2 shapes \(1 node, 2 nodes\) of CrateDB .*; 2 to run, about \d+ min; results in /m)
+  assert.match(run.stderr, /^study: 2 shapes \(1 node, 2 nodes\) of CrateDB .*; 2 to run, about \d+ (s|min); results /m)
   assert.match(run.stderr, /^\[shape 2 of 2: 2 nodes\] the later parts run at the grid's (recommended|best)/m)
   for (const shape of ['1-node', '2-nodes']) {
     for (const made of ['grid/grid.json', 'mixed/capacity.summary.json', 'sustained.json', 'cluster-record.json',

@@ -5,15 +5,13 @@ const path = require('node:path')
 const { EXIT, FatalError, errorText } = require('../../base/errors')
 const { fmt } = require('../../base/format')
 const { lastErrorOf, clusterLostBefore } = require('../runs-command')
-const { flagsOf, timeLeftS } = require('./plan')
+const { flagsOf } = require('./plan')
+const { timeLeftS, minutes } = require('../budget')
 const { runFigures, settingsText } = require('./analysis')
 const { otherCluster } = require('./folder')
 
 const NAME = 'crate-bench sweep grid'
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
-
-const minutes = (s) => (s >= 5400 ? `${fmt(Math.round(s / 360) / 10)} h` : s >= 90 ? `${Math.round(s / 60)} min`
-  : `${Math.round(s)} s`)
 
 // One run of a grid's cell as a child process (its --json result read into the figures grid.json keeps), and the
 // warm-up run before the first: what the schedulers (rounds, a race) ask of the machine, one run at a time. Each
@@ -77,7 +75,7 @@ class CellRun {
   async measure (step) {
     const { config, header, cells } = this
     const index = cells.findIndex((c) => c.id === step.cell.id) + 1
-    const estimate = config.race ? null : timeLeftS(this.walls, this.left ?? 0)
+    const estimate = config.race ? null : timeLeftS(this.left ?? 0, this.walls)
     this.stderr.write(`[${config.race ? `round ${step.round}, ` : ''}cell ${index} of ${cells.length}` +
       `${!config.race && config.repeat > 1 ? `, round ${step.round} of ${config.repeat}` : ''}] ` +
       `${settingsText(step.cell.settings)}${estimate === null ? '' : ` — about ${minutes(estimate)} left`}\n`)

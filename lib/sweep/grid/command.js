@@ -9,7 +9,7 @@ const path = require('node:path')
 const { EXIT, UsageError } = require('../../base/errors')
 const { redact } = require('../../base/secrets')
 const { visible, fmt } = require('../../base/format')
-const { parseDuration, parsePercent, formatMs } = require('../../base/values')
+const { parsePercent, formatMs } = require('../../base/values')
 const { commandParser } = require('../../cli/command-args')
 const { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote, gives } = require('../benchmark-run')
 const { runsCommand } = require('../runs-command')
@@ -17,6 +17,7 @@ const { parseSlo } = require('../slo')
 const { parseVary, cellsOf, runsLeft, flagsOf, DIMENSIONS } = require('./plan')
 const { cellFigures, asPoint, DEFAULT_PLATEAU_PCT } = require('./analysis')
 const { nothingClean } = require('../sweep')
+const { DEFAULT_BUDGET, budgetSeconds } = require('../budget')
 const { CellRun, APPS } = require('./cell-run')
 const { roundSteps, raceSteps } = require('./steps')
 const { gridOf } = require('./model')
@@ -36,8 +37,6 @@ const NAME = 'crate-bench sweep grid'
 const OWN = ['vary', 'workload', 'repeat', 'slo', 'plateau_pct', 'out', 'precision', 'budget', 'warmup_run']
 // A race's rounds before its first drop, unless --repeat says otherwise: three runs a cell give a first interval.
 const RACE_MIN_ROUNDS = 3
-// A race asked a precision and no budget stops at this much time of runs.
-const DEFAULT_RACE_BUDGET = '1h'
 
 const USAGE = `Usage: crate-bench sweep grid --vary NAME=V1,V2,… --vary NAME=V1,V2,… [options] [-- benchmark options]
    (or: scripts/find-grid.sh …)
@@ -57,7 +56,7 @@ Options:
                          race, the rounds before a cell may be dropped (default: ${RACE_MIN_ROUNDS})
   --precision P%         race: rounds until the leading cell's 95% interval is within ±P% of its mean; after each
                          round from --repeat on, a cell shown worse than the leader (its runs against the leader's
-                         of the same rounds) is dropped and the time goes to the others (budget: ${DEFAULT_RACE_BUDGET})
+                         of the same rounds) is dropped and the time goes to the others (budget: ${DEFAULT_BUDGET})
   --budget T             race: the time its runs may take (30m, 2h); with --precision or alone (then: until one
                          cell is left or T is spent)
   --no-warmup_run        no warm-up run: by default a grid of repeated runs (or a race) starts with a run of its
@@ -162,8 +161,7 @@ function raceOf (parsed) {
   if (parsed.precision === undefined && parsed.budget === undefined) return null
   const precisionPct = parsed.precision === undefined ? null : parsePercent(parsed.precision, 'precision',
     { max: 50 })
-  const budget = parsed.budget ?? DEFAULT_RACE_BUDGET
-  return { precisionPct, budgetS: parseDuration(budget, 'budget') / 1000, minRounds: RACE_MIN_ROUNDS }
+  return { precisionPct, budgetS: budgetSeconds(parsed.budget), minRounds: RACE_MIN_ROUNDS }
 }
 
 /**

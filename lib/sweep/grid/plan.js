@@ -94,13 +94,4 @@ function runsLeft (cells, repeat, done) {
 /** The benchmark's flags for one cell: --name value for each setting. */
 const flagsOf = (settings) => Object.entries(settings).flatMap(([k, v]) => [`--${k}`, String(v)])
 
-/**
- * The time left, from the mean wall time of the runs done so far (null before the first): an estimate the progress
- * line shows, never a figure of the study.
- */
-function timeLeftS (wallSeconds, left) {
-  if (wallSeconds.length === 0) return null
-  return (wallSeconds.reduce((a, b) => a + b, 0) / wallSeconds.length) * left
-}
-
-module.exports = { DIMENSIONS, parseVary, cellsOf, cellId, schedule, runsLeft, flagsOf, timeLeftS }
+module.exports = { DIMENSIONS, parseVary, cellsOf, cellId, schedule, runsLeft, flagsOf }

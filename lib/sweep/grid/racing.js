@@ -114,13 +114,4 @@ function nextRound (race, cells, random = randomInt) {
   return shuffled(lacking, random).map((cell) => ({ cell, round: r }))
 }
 
-/**
- * Whether a round of `runs` fits in what is left of the budget, at the mean wall time of the runs so far (the first
- * round always runs: nothing is known of a run's time before it).
- */
-function roundFits ({ runs, budgetS, spentS, walls }) {
-  if (budgetS === null || walls.length === 0) return true
-  return spentS + mean(walls) * runs <= budgetS
-}
-
-module.exports = { raceOf, nextRound, roundFits, shuffled, intervalOf, CONFIDENCE }
+module.exports = { raceOf, nextRound, shuffled, intervalOf, CONFIDENCE }

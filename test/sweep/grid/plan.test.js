@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { parseVary, cellsOf, schedule, runsLeft, flagsOf, timeLeftS } = require('../../../lib/sweep/grid/plan')
+const { parseVary, cellsOf, schedule, runsLeft, flagsOf } = require('../../../lib/sweep/grid/plan')
 
 test('--vary: two or more dimensions of known flags, each value checked as the benchmark takes it', () => {
   assert.deepEqual(parseVary(['batch_size=100,500', 'concurrent_requests=1, 4,16', 'rate=2.5,10', 'replicas=0,0-1']), [
@@ -46,6 +46,4 @@ test('the cells: every combination, the first dimension slowest; repeats in roun
   assert.deepEqual(runsLeft(cells, 1, done).map((r) => r.cell.id), ['batch_size-100_concurrent_requests-4',
     'batch_size-100_concurrent_requests-16', 'batch_size-500_concurrent_requests-1',
       'batch_size-500_concurrent_requests-4'])
-  assert.equal(timeLeftS([], 4), null)
-  assert.equal(timeLeftS([10, 30], 4), 80)
 })

@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { raceOf, nextRound, roundFits, shuffled, intervalOf } = require('../../../lib/sweep/grid/racing')
+const { raceOf, nextRound, shuffled, intervalOf } = require('../../../lib/sweep/grid/racing')
 
 /** Cells from rates by round: { id: [round 1's rate, round 2's, …] }, settings named after the id. */
 const cellsOf = (rates, excluded = {}) => Object.entries(rates).map(([id, list]) => ({
@@ -77,13 +77,6 @@ test('shuffled draws every order of three (Fisher–Yates): each from its draws'
     orders.add(shuffled(['x', 'y', 'z'], () => draws.shift()).join(''))
   }
   assert.equal(orders.size, 6)
-})
-
-test('a round runs when the budget left holds it at the runs\' mean time; the first always', () => {
-  assert.equal(roundFits({ runs: 4, budgetS: 100, spentS: 0, walls: [] }), true)
-  assert.equal(roundFits({ runs: 4, budgetS: 100, spentS: 60, walls: [10, 10] }), true)
-  assert.equal(roundFits({ runs: 4, budgetS: 100, spentS: 61, walls: [10, 10] }), false)
-  assert.equal(roundFits({ runs: 4, budgetS: null, spentS: 1e9, walls: [10] }), true)
 })
 
 test('a cell\'s interval: Student\'s t over its runs, none under two', () => {
