@@ -354,12 +354,12 @@ function joinNegativeValues (argv, workload) {
 
 // What we print and put into --json: everything a rerun needs, never the password.
 function describeOptions (options, exclude = []) {
-  const { connection, provisioned, ...all } = options
+  const { connection, startedCluster, ...all } = options
   // What a study started is the result's environment's, not an option of the run.
   const rest = Object.fromEntries(Object.entries(all).filter(([key]) => !exclude.includes(key) &&
-    key !== 'provisionedByStudy' && key !== 'startedByStudy'))
+    key !== 'startedByStudy'))
   // A cluster the run started: its nodes here, the rest in environment.cluster.provisioned.
-  if (provisioned) rest.startCluster = provisioned.nodes.length
+  if (startedCluster && startedCluster.by === null) rest.startCluster = startedCluster.record.nodes
   return {
     hosts: connection.hosts.map((h) => `${h.protocol}://${h.hostname}:${h.port}`),
     user: connection.user,

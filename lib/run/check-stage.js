@@ -12,7 +12,6 @@ const { unitsPerRequestOf } = require('../workloads/workload')
 const { grouped } = require('../base/format')
 const { clusterShape, shapeText } = require('../cluster/cluster-shape')
 const { provisionedLine } = require('../reports/provisioned')
-const { provisionedRecord } = require('../results/provisioned')
 
 // The run's first stages: the header a person reads, then every host checked before any DDL.
 
@@ -48,9 +47,10 @@ function announce (ctx) {
     `timeout ${c.timeoutMs / 1000} s`
   )
   const envFile = envFileLine()
-  if (envFile && !options.provisioned) ctx.log(envFile)
-  if (options.provisioned) ctx.log(`  ${provisionedLine(provisionedRecord(options.provisioned))}`)
-  if (options.provisionedByStudy) ctx.log(`  ${provisionedLine(options.provisionedByStudy)}`)
+  const started = options.startedCluster
+  // A cluster the run started takes no connection from the environment file.
+  if (envFile && !(started && started.by === null)) ctx.log(envFile)
+  if (started) ctx.log(`  ${provisionedLine(started.record)}`)
   if (c.protocol === 'pg') {
     ctx.log(`  protocol: the load over the PostgreSQL wire protocol, port ${pgPortsText(c.pgPorts)} (checks and DDL ` +
       'over HTTP)')

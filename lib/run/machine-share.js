@@ -160,11 +160,8 @@ class MachineShare {
  * @returns {{ pids: number[]|null, forwarders: { host: string, pid: number, name: string }[] }}
  */
 function clusterProcessesOf (options, { holderPid, isLocal, kindOf = () => ({ crate: true }) }) {
-  if (options.provisioned) return { pids: options.provisioned.nodes.map((n) => n.pid), forwarders: [] }
-  const byStudy = options.provisionedByStudy
-  if (byStudy && Array.isArray(byStudy.ports) && byStudy.ports.every((p) => Number.isSafeInteger(p.pid))) {
-    return { pids: byStudy.ports.map((p) => p.pid), forwarders: [] }
-  }
+  const started = options.startedCluster
+  if (started && started.pids) return { pids: started.pids, forwarders: [] }
   const pids = []
   const forwarders = []
   let unknown = false

@@ -2,7 +2,6 @@
 
 const fs = require('node:fs')
 const { FatalError } = require('../base/errors')
-const { processRuns } = require('../base/processes')
 const { describeOptions } = require('../cli/options')
 const { mainGroup, companionGroup, outcomeOf } = require('./load-groups')
 const { describeIncident } = require('./incidents')
@@ -16,7 +15,6 @@ const { stageResults } = require('../results/stages')
 const { unitsPerRequestOf } = require('../workloads/workload')
 const { evaluateThresholds } = require('../results/thresholds')
 const { round, fmt } = require('../base/format')
-const { provisionedRecord } = require('../results/provisioned')
 const { cpuCostOf } = require('../results/cpu-cost')
 const { provisionedLine, lostNodeLines } = require('../reports/provisioned')
 
@@ -27,23 +25,11 @@ const { provisionedLine, lostNodeLines } = require('../reports/provisioned')
  * The environment with what the run started (environment.cluster.provisioned): the spec, version, build hash, the
  * distribution's SHA-256, nodes, heap, settings, Java; and its nodes that died during the run, each with its log.
  */
-function withProvisioned (environment, state, byStudy) {
-  if (!state && !byStudy) return environment
-  // A run that started its cluster asks its nodes' processes (provision/, loaded by the run that started one).
-  const provisioned = state ? { ...provisionedRecord(state), lost_nodes: require('../provision/target')
-    .lostNodesOf(state) } : { ...byStudy, lost_nodes: lostOfStudy(byStudy) }
+function withProvisioned (environment, started) {
+  if (!started) return environment
+  const provisioned = { ...started.record, lost_nodes: started.lostNodes() }
   const base = environment || {}
   return { ...base, cluster: { ...(base.cluster || {}), provisioned } }
-}
-
-/**
- * The nodes of the cluster a study started that no longer run, by the pids its record names: the study reads their
- * logs (it keeps them); the run names them.
- */
-function lostOfStudy (record) {
-  const ports = Array.isArray(record.ports) ? record.ports : []
-  return ports.filter((p) => Number.isSafeInteger(p.pid) && p.pid > 1 && !processRuns(p.pid))
-    .map((p) => ({ node: p.node, pid: p.pid, cause: null, last_lines: [], logs_with: 'the study' }))
 }
 
 /** The report's lines on what the run started: the line of its header, and each node that died during the run. */
@@ -72,7 +58,7 @@ function report (ctx, groups, load) {
     warmupMs: options.warmupMs || 0,
     events: runEvents(ctx, load, result.events)
   })
-  result.environment = withProvisioned(ctx.environment || null, options.provisioned, options.provisionedByStudy)
+  result.environment = withProvisioned(ctx.environment || null, options.startedCluster)
   // What the rest of this machine took during the load: others' share makes a run busy (reports/cluster-limits.js).
   result.machine = load && load.machine ? load.machine : null
   // The cluster's CPU per 1,000 units over the measured window, and the rate it bounds (run/cluster-cpu.js).

@@ -4,6 +4,7 @@ const { EXIT, FatalError, UsageError, errorLine, errorText } = require('../base/
 const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags } = require('../cli/cluster-flags')
 const { readStudyObject } = require('../base/files')
 const { isProvisionedRecord } = require('../results/provisioned')
+const { startedByRun, startedByStudy } = require('./started-cluster')
 const { loadEnvFile } = require('../cli/env-file')
 const { guardOutput, outputFailure } = require('../cli/output')
 const { parseOptions } = require('../cli/options')
@@ -36,7 +37,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   const clusterOptions = clusterOptionsOf(given)
   const checked = parseOptions(workload, rest, env, { name })
   if (!clusterOptions) {
-    if (checked.startedByStudy) checked.provisionedByStudy = studyRecordOf(checked.startedByStudy)
+    if (checked.startedByStudy) checked.startedCluster = startedByStudy(studyRecordOf(checked.startedByStudy))
     return runParsed(workload, checked, { env, stdout, stderr, signalTarget, name })
   }
   if (checked.fleet) {
@@ -59,7 +60,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   try {
     const ownEnv = { ...env, CRATE_PASSWORD: '' }
     const options = parseOptions(workload, [...rest, ...target.connectionArgs(rest, env)], ownEnv, { name })
-    options.provisioned = target.state
+    options.startedCluster = startedByRun(target)
     return await runParsed(workload, options, { env: ownEnv, stdout, stderr, signalTarget, name, interrupts })
   } finally {
     const stopped = await target.stop().catch((error) => ({ error }))

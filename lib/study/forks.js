@@ -2,8 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { Target } = require('../provision/target')
-const { replaceFile } = require('../provision/owned-paths')
+const { startRecorded, stopRecorded } = require('../provision/recorded-start')
 const { contenderArgs, APPS } = require('./plan')
 const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
 const { shuffled } = require('../sweep/grid/racing')
@@ -44,11 +43,8 @@ async function startContender (fork, contender, { dir, signals, env, log }) {
   const clusterDir = path.join(dir, 'forks', `${key}-cluster`)
   fs.rmSync(clusterDir, { recursive: true, force: true })
   try {
-    const target = await Target.start({ ...contender, dir: clusterDir }, { log: (line) => log(`  ${line}`), signals,
-      env })
-    const recordFile = path.join(dir, 'forks', `${key}-cluster-record.json`)
-    replaceFile(recordFile, `${JSON.stringify(target.record('the study'), null, 1)}\n`)
-    return { target, recordFile }
+    return await startRecorded({ ...contender, dir: clusterDir }, { recordFile: path.join(dir, 'forks',
+      `${key}-cluster-record.json`), log: (line) => log(`  ${line}`), signals, env })
   } catch (error) {
     if (signals.interrupted) return { outcome: { interrupted: true } }
     return { outcome: { failed: true, fatal: true, why: `its cluster did not start: ${error.message}` } }
@@ -80,8 +76,10 @@ function judged (ran, { head, log, signals }) {
   return { done: true, code: ran.outcome.code }
 }
 
-const stopQuietly = (target, head, log) => target.stop({ keepLogs: true })
-  .catch((error) => log(`${head} warning: stopping its cluster: ${error.message}`))
+async function stopQuietly (started, head, log) {
+  const error = await stopRecorded(started, { keepLogs: true })
+  if (error) log(`${head} warning: stopping its cluster: ${error.message}`)
+}
 
 /** One contender of a paired fork: its cluster started, its run, its cluster stopped. */
 async function runFork (fork, contender, context) {
@@ -92,7 +90,7 @@ async function runFork (fork, contender, context) {
   try {
     ran = await runOn(fork, contender, started, context)
   } finally {
-    await stopQuietly(started.target, head, log)
+    await stopQuietly(started, head, log)
   }
   return judged(ran, { head, log, signals })
 }
@@ -131,7 +129,7 @@ async function runDuet (fork, contenders, context) {
     })
     return outcomes
   } finally {
-    for (const s of started) await stopQuietly(s.target, context.headOf(s.contender), log)
+    for (const s of started) await stopQuietly(s, context.headOf(s.contender), log)
   }
 }
 

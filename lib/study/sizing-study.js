@@ -4,8 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { EXIT } = require('../base/errors')
 const { fmtWhole } = require('../base/format')
-const { Target } = require('../provision/target')
-const { replaceFile } = require('../provision/owned-paths')
+const { withRecordedCluster, ClusterStartError } = require('../provision/recorded-start')
 const { runGrid, parseArgs: gridOptions } = require('../sweep/grid/command')
 const { unitUnnamed } = require('../sweep/grid/report')
 const { runCapacity, parseArgs: capacityOptions } = require('../sweep/capacity-command')
@@ -15,6 +14,7 @@ const { writeProgress, shapePlanS } = require('./progress')
 const { minutes, timeLeftS } = require('../sweep/budget')
 const { teeTo, studyRunOf, lostDuring, measured, runLine, partResult } = require('./parts')
 const { writeSizing } = require('./report')
+const { fastestWithinSlo } = require('../reports/sizing/evidence')
 
 // A sizing study conducted: each shape's cluster started fresh in the study's folder, its grid, its mixed capacity and
 // its sustained run at one configuration (the grid's recommended cell, else its best, with every option of the grid's
@@ -30,25 +30,21 @@ async function runShape (shape, context) {
   fs.mkdirSync(shape.dir, { recursive: true })
   const head = `[shape ${shape.index} of ${count}: ${shape.nodes} node${shape.nodes === 1 ? '' : 's'}]`
   log(`${head} starting the cluster (its folder and logs: ${shape.cluster.dir})`)
-  let target
+  const stopped = (error) => log(error ? `${head} warning: stopping its cluster: ${error.message}`
+    : `${head} its cluster stopped (its nodes' logs kept in ${shape.cluster.dir})`)
   try {
-    target = await Target.start(shape.cluster, { log: (line) => log(`  ${line}`), signals, env })
+    return await withRecordedCluster(shape.cluster, { recordFile: path.join(shape.dir, 'cluster-record.json'),
+      log: (line) => log(`  ${line}`), signals, env, keepLogs: true, stopped }, (started) => {
+      const studyRun = studyRunOf(run, { out, recordFile: started.recordFile, stderr })
+      const lost = (part) => lostDuring(started.target, part, { into: path.join(shape.dir, 'lost-nodes'), log,
+        of: `the ${shape.name} shape's cluster` })
+      return shapeParts(shape, { ...context, head, log, studyRun, lost })
+    })
   } catch (error) {
+    if (!(error instanceof ClusterStartError)) throw error
     if (signals.interrupted) return { interrupted: true }
     log(`${head} its cluster did not start: ${error.message}`)
     return { failed: true, why: `its cluster did not start: ${error.message}` }
-  }
-  const recordFile = path.join(shape.dir, 'cluster-record.json')
-  replaceFile(recordFile, `${JSON.stringify(target.record('the study'), null, 1)}\n`)
-  const studyRun = studyRunOf(run, { out, recordFile, stderr })
-  const lost = (part) => lostDuring(target, part, { into: path.join(shape.dir, 'lost-nodes'), log,
-    of: `the ${shape.name} shape's cluster` })
-  try {
-    return await shapeParts(shape, { ...context, head, log, studyRun, lost })
-  } finally {
-    await target.stop({ keepLogs: true }).catch((error) => log(`${head} warning: stopping its cluster: ` +
-      error.message))
-    log(`${head} its cluster stopped (its nodes' logs kept in ${shape.cluster.dir})`)
   }
 }
 
@@ -118,13 +114,11 @@ function cellOf (grid) {
     return { settings: grid.equivalent.settings, per_sec: rateOf(grid.equivalent.id),
       which: 'best bounded of the cells equivalent within noise' }
   }
-  // Never a cell over the study's own SLO: the later parts' figures would describe settings it rules out.
-  const slo = grid.slo_p99_ms ?? null
-  const within = (grid.cells || []).filter((c) => c.excluded === null && perSec(c) > 0 &&
-    (slo === null || (typeof c.p99_ms === 'number' && c.p99_ms <= slo)))
-    .sort((a, b) => perSec(b) - perSec(a))[0]
+  // Never a cell over the study's own SLO: the later parts' figures would describe settings it rules out. The same
+  // rule as the sizing's measured figure (reports/sizing/evidence.js).
+  const within = fastestWithinSlo(grid)
   if (within) {
-    return { settings: within.settings, per_sec: perSec(within), which: slo === null
+    return { settings: within.settings, per_sec: rateOf(within.id), which: grid.slo_p99_ms == null
       ? 'best (the grid recommended none)' : 'fastest within the SLO (the grid recommended none)' }
   }
   return null

@@ -1,10 +1,8 @@
 'use strict'
 
-const fs = require('node:fs')
 const path = require('node:path')
 const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags, connectionArgs } =
   require('../cli/cluster-flags')
-const { replaceFile } = require('../provision/owned-paths')
 const { provisionedLine } = require('../reports/provisioned')
 
 // --start_cluster in a study's benchmark options (a sweep, a grid, find-capacity): one cluster for the whole study,
@@ -30,21 +28,14 @@ function studyBenchmarkArgs (args) {
  */
 async function withStudyCluster (cluster, { out, stderr, signals, run, env = process.env }, body) {
   if (!cluster) return body(run)
-  const { Target } = require('../provision/target')
+  const { withRecordedCluster } = require('../provision/recorded-start')
   const log = (line) => stderr.write(`${line}\n`)
-  const target = await Target.start(cluster, { log, signals, env })
-  const record = target.record('the study')
-  const file = path.join(out, RECORD_FILE)
-  fs.mkdirSync(out, { recursive: true })
-  replaceFile(file, `${JSON.stringify(record, null, 1)}\n`)
-  log(provisionedLine(record, 'this study'))
-  try {
-    return await body((options) => run({ ...options, args: [...options.args, '--started_by_study', file] }))
-  } finally {
-    const stopped = await target.stop().catch((error) => ({ error }))
-    log(stopped && stopped.error ? `warning: stopping the cluster this study started: ${stopped.error.message}`
-      : `stopped the cluster this study started (${target.name}); nothing of it is left`)
-  }
+  return withRecordedCluster(cluster, { recordFile: path.join(out, RECORD_FILE), log, signals, env,
+    stopped: (error, { target }) => log(error ? `warning: stopping the cluster this study started: ${error.message}`
+      : `stopped the cluster this study started (${target.name}); nothing of it is left`) }, (started) => {
+    log(provisionedLine(started.record, 'this study'))
+    return body((options) => run({ ...options, args: [...options.args, '--started_by_study', started.recordFile] }))
+  })
 }
 
 module.exports = { studyBenchmarkArgs, withStudyCluster, RECORD_FILE }

@@ -4,6 +4,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { MachineShare, clusterProcessesOf, readMachine, readProcess } = require('../../lib/run/machine-share')
 const { busyMachineLine, othersTook } = require('../../lib/reports/cluster-limits')
+const { startedByStudy } = require('../../lib/run/started-cluster')
 
 /** A machine of 2 cores whose ticks the test sets, and processes whose ticks it sets (undefined: gone). */
 function fakeMachine () {
@@ -113,10 +114,11 @@ test('the cluster\'s processes: the nodes the run or its study started, else who
   const holderPid = (port) => ({ 4200: 501, 4201: 502 })[port] ?? null
   const isLocal = (h) => h === '127.0.0.1' || h === 'localhost'
   const clusterPidsOf = (options, deps) => clusterProcessesOf(options, deps).pids
-  assert.deepEqual(clusterPidsOf({ ...hosts(['127.0.0.1', 4200]), provisioned: { nodes: [{ pid: 7 }, { pid: 8 }] } },
-    { holderPid, isLocal }), [7, 8])
-  assert.deepEqual(clusterPidsOf({ ...hosts(['127.0.0.1', 4200]), provisionedByStudy: { ports: [{ pid: 9 }] } },
-    { holderPid, isLocal }), [9])
+  const byStudy = (ports) => ({ ...hosts(['127.0.0.1', 4200]), startedCluster: startedByStudy({ nodes: 1, ports }) })
+  assert.deepEqual(clusterPidsOf(byStudy([{ node: 'n1', pid: 7 }, { node: 'n2', pid: 8 }]), { holderPid, isLocal }),
+    [7, 8])
+  assert.deepEqual(clusterPidsOf(byStudy([{ node: 'n1' }]), { holderPid, isLocal }), [501],
+    'a record that names no pid: who listens')
   assert.deepEqual(clusterPidsOf(hosts(['127.0.0.1', 4200], ['localhost', 4201], ['db.example', 4200]),
     { holderPid, isLocal }), [501, 502])
   assert.deepEqual(clusterPidsOf(hosts(['db.example', 4200]), { holderPid, isLocal }), [], 'every node elsewhere')

@@ -164,7 +164,11 @@ function gridEvidence (grid, source, readRun) {
       busy_runs: busy.runs }
   }
   if (!grid.best || !grid.best.median_result_file) return null
-  const best = cellPoint(grid.best, 'best')
+  // The measured figure within the grid's own SLO: a cell over it describes settings the study rules out.
+  const fastest = fastestWithinSlo(grid)
+  const best = fastest && fastest.median_result_file
+    ? cellPoint(fastest, fastest.id === grid.best.id ? 'best' : 'fastest within its SLO')
+    : cellPoint(grid.best, 'best, over its SLO: no cell met it')
   if (!best) return null
   const picked = grid.recommended && grid.recommended.median_result_file
     ? cellPoint(grid.recommended, 'recommended') : null
@@ -185,6 +189,18 @@ function gridEvidence (grid, source, readRun) {
       one_run_a_cell: numberOr(grid.repeat, null) === 1, table_growth: tableGrowth(grid) } }
 }
 
+/**
+ * The grid's fastest cell that meets its SLO (grid.json's form): its best when it has none or its best meets it, else
+ * the fastest cell without failures whose p99 is within it; null when no cell does.
+ */
+function fastestWithinSlo (grid) {
+  const slo = numberOr(grid.slo_p99_ms, null)
+  if (slo === null || (grid.best && numberOr(grid.best.p99_ms, Infinity) <= slo)) return grid.best || null
+  const rate = (c) => numberOr(c[`${grid.unit}_per_sec`], 0)
+  return cellsOf(grid).filter((c) => c.excluded === null && rate(c) > 0 && numberOr(c.p99_ms, Infinity) <= slo)
+    .sort((a, b) => rate(b) - rate(a))[0] || null
+}
+
 const numberOr = (value, otherwise) => (typeof value === 'number' && Number.isFinite(value) ? value : otherwise)
 const cellsOf = (grid) => (Array.isArray(grid.cells) ? grid.cells.filter((c) => c && typeof c === 'object') : [])
 const runsOfCell = (cell) => (Array.isArray(cell.runs) ? cell.runs.filter((r) => r && typeof r === 'object') : [])
@@ -196,4 +212,4 @@ function busyOfCell (grid, id) {
   return { runs: runs.length, line: runs.length ? runs[0].busy_machine : null }
 }
 
-module.exports = { pointOf, gridEvidence, mixedEvidence, shapeProblem, ROW_SHAPE }
+module.exports = { pointOf, gridEvidence, fastestWithinSlo, mixedEvidence, shapeProblem, ROW_SHAPE }

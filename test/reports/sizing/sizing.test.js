@@ -413,6 +413,28 @@ test('a grid whose every cell is over its SLO says so first, whatever else stand
     'looser --slo')
 })
 
+test('a grid whose best cell breaks its SLO: the measured figure is the fastest cell within it, named so', () => {
+  const { gridEvidence, fastestWithinSlo } = require('../../../lib/reports/sizing/evidence')
+  const files = { 'runs/best.json': result({ nodes: 1, cores: 4, perSec: 17_648, p99: 2666 }),
+    'runs/within.json': result({ nodes: 1, cores: 4, perSec: 16_320, p99: 304 }),
+    'runs/slow.json': result({ nodes: 1, cores: 4, perSec: 12_442, p99: 119 }) }
+  const cell = (id, perSec, p99, file, excluded = null) => ({ id, settings: { concurrent_requests: id },
+    rows_per_sec: perSec, p99_ms: p99, excluded, median_result_file: file, runs_done: 3,
+    ci95: { low: perSec * 0.9, high: perSec * 1.1 }, runs: [] })
+  const cells = [cell(16, 17_648, 2666, 'runs/best.json'), cell(1, 16_320, 304, 'runs/within.json'),
+    cell(4, 12_442, 119, 'runs/slow.json'), cell(8, 20_000, 200, 'runs/none.json', 'the load generator was saturated')]
+  const grid = { unit: 'rows', slo_p99_ms: 1000, repeat: 3, runs_done: 12, runs_total: 12, best: cells[0],
+    recommended: null, undecided: { why: 'the grid cannot tell its cells apart' }, cells }
+  assert.equal(fastestWithinSlo(grid).id, 1, 'a ruled-out cell is never chosen, whatever its p99')
+  const point = gridEvidence(grid, 'grid-slo', (f) => files[f])
+  assert.equal(point.throughput, 16_320)
+  assert.equal(point.source, 'grid-slo (the grid\'s fastest within its SLO cell: concurrent_requests 1)')
+  assert.equal(fastestWithinSlo({ ...grid, slo_p99_ms: null }).id, 16, 'no SLO: the best')
+  assert.equal(fastestWithinSlo({ ...grid, slo_p99_ms: 50 }), null, 'no cell meets it')
+  const over = gridEvidence({ ...grid, slo_p99_ms: 50 }, 'grid-slo', (f) => files[f])
+  assert.equal(over.source, 'grid-slo (the grid\'s best, over its SLO: no cell met it cell: concurrent_requests 16)')
+})
+
 test('two grids of one shape ×1.85 apart disagree though one interval reaches 0; each figure says its own runs', () => {
   const first = gridPoint({ perSec: 17_333, ci95: { low: 0, high: 38_903, clipped: true }, source: 'grid-1' })
   const second = gridPoint({ perSec: 32_107, ci95: { low: 29_000, high: 35_000 }, source: 'grid-2' })
