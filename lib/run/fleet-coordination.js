@@ -134,7 +134,7 @@ class FleetCoordination {
     }
     const fleetFinish = { finished_by: left.finishedBy, dead: left.dead.map((g) => g.generator + 1) }
     // The finisher's own run may have been whole; the fleet's is not when a generator died.
-    return { code: left.dead.length > 0 ? Math.max(code, EXIT.PARTIAL) : code, fleetFinish }
+    return { code: left.dead.length > 0 ? Math.max(code, EXIT.PARTIAL) : code, result: { fleet_finish: fleetFinish } }
   }
 
   /** The finisher's part: every generator done or dead, the tables restored and counted once, the fleet reconciled. */

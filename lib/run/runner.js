@@ -123,7 +123,8 @@ async function runParsed (workload, options, { env, stdout, stderr, signalTarget
         countFleetRows: (generatorCount) => countFleetRows(c, groups, generatorCount)
       }))
     } finally {
-      if (left && left.fleetFinish) results.main.fleet_finish = left.fleetFinish
+      // What the leaving adds to the result (a fleet's finish), kept as a stage's product is.
+      if (left) Object.assign(results.main, left.result)
       if (coordination.resultWaitsForFinish) writeJson(ctx, results.main)
     }
     return left ? left.code : code

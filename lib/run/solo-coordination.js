@@ -13,7 +13,8 @@
  * @property {(ctx: object) => Promise<number|null>} startAt this machine's wall-clock instant for the load to
  *   start, or null for as soon as every worker is ready
  * @property {(ctx: object, leaving: { result: object, code: number, finishTables: Function }) =>
- *   Promise<{ code: number, fleetFinish: object|null }>} leave after the result is stored: the run's exit code
+ *   Promise<{ code: number, result: object }>} leave after the result is stored: the run's exit code, and what
+ *   the result keeps of the leaving (a fleet's finish: fleet_finish), as every stage hands back what it made
  * @property {() => void} stop an interrupt ends every wait at once
  * @property {(message: string) => Promise<void>} failed the run failed with this one-line message
  * @property {() => void} close the run is over, whatever happened
@@ -31,7 +32,7 @@ const soloCoordination = {
     return null
   },
   async leave (ctx, { code }) {
-    return { code, fleetFinish: null }
+    return { code, result: {} }
   },
   stop () {},
   async failed () {},

@@ -5,9 +5,11 @@ const { processRuns, processStartTime } = require('../base/processes')
 const { readStudyObject } = require('../base/files')
 const { replaceFile } = require('../provision/owned-paths')
 
-// The processes a study started (a grid, a capacity search, a run), recorded in its folder while they run
-// (DIR/children.json: pid, start time, what). A study killed outright cannot end them; they end on their own when
-// they see it gone (lib/cli/interrupts.js), within seconds, and end theirs as they go (benchmark-run.js). A resumed
+// The processes a study started: its benchmark runs (a grid's cell, a capacity search's step, a sustained run, a
+// fork's run), its only child processes (the grid and the search run in the study's own process). Each is recorded in
+// the study's folder while it runs (DIR/children.json: pid, start time, what). A study killed outright cannot end
+// them; they end on their own when they see it gone (lib/cli/interrupts.js), within seconds, their workers with them;
+// the clusters it started end with their watchdogs. A resumed
 // study first waits for them, then ends what is left, so that none of them loads the cluster it starts on the same
 // ports. Only a process whose start time is the one recorded is ever signalled: a pid reused by another program is
 // not the study's.

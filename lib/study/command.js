@@ -85,7 +85,7 @@ function parseArgs (argv, env) {
     config.contenders = planContenders(study)
     checkComparisonPlan(study, config.contenders, { env })
   } else {
-    config.shapes = planShapes(study, { out })
+    config.shapes = planShapes(study, { out, env })
     checkSizingPlan(study, config.shapes, { env })
   }
   return config

@@ -4,60 +4,76 @@ const path = require('node:path')
 const { UsageError, underKey } = require('../base/errors')
 const { connectionArgs } = require('../cli/cluster-flags')
 const { plannedPorts } = require('../provision/target')
-const { parseArgs: gridOptions } = require('../sweep/grid/command')
-const { parseArgs: capacityOptions } = require('../sweep/capacity-command')
+const { gridConfig } = require('../sweep/grid/config')
+const { capacityConfig } = require('../sweep/capacity-config')
 const { checkBenchmarkOptions } = require('../sweep/benchmark-run')
-const { ingestArgs, notCarriedToMixed, mixedArgs, refuseOverride, withoutCarried, TO_MIXED } =
-  require('./configuration')
+const { BenchmarkOptions } = require('../sweep/benchmark-options')
+const { ingestAt, notCarriedToMixed, mixedOf, refuseOverride, TO_MIXED } = require('./configuration')
 
 // A study's plan as data: each cluster shape (or each contender of a comparison) with its folder, the options of the
-// cluster to start, its nodes' ports, and the options of each part, built here once for both uses: checked with the
-// part's own parser before any cluster starts (every value, as the grid, the capacity search and the benchmark check
-// them), and given to the part when it runs. The parts run at one configuration (configuration.js).
+// cluster to start, its nodes' ports, and each part's configuration as a value, built by the part's own builder (the
+// grid's, the capacity search's; the benchmark's check for a run), whose errors name the study file's key: checked
+// before any cluster starts, and given to the part when it runs. No command line is written or parsed for a part;
+// argv is built only for a benchmark run, the child process. The parts run at one configuration (configuration.js).
 
 const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
 
 const shapeName = (nodes) => `${nodes}-node${nodes === 1 ? '' : 's'}`
 
-/** The shapes of a sizing study: [{ nodes, name, index, dir, cluster, ports }], each in DIR/<N>-nodes/. */
-function planShapes (study, { out }) {
+/** How a study file names a part's key in an error: grid.repeat, mixed.max_steps; its benchmark options: grid.args. */
+const keysOf = (part) => ({ keyOf: (name) => `${part}.${name === 'plateau_pct' ? 'plateau' : name}`,
+  benchmarkKey: `${part}.args`, ownPlace: (name) => `give it as ${part}.${name}, not in ${part}.args` })
+
+/** Each part's own args of the study file, read once: { grid, mixed, sustained } (BenchmarkOptions). */
+const argsOf = (study) => ({ grid: BenchmarkOptions.parse(study.grid.args),
+  mixed: BenchmarkOptions.parse(study.mixed ? study.mixed.args : []),
+  sustained: BenchmarkOptions.parse(study.sustained ? study.sustained.args : []) })
+
+/** The shapes of a sizing study: [{ nodes, name, index, dir, cluster, ports, grid }], each in DIR/<N>-nodes/. */
+function planShapes (study, { out, env }) {
   return study.shapes.map((nodes, i) => {
     const dir = path.join(out, shapeName(nodes))
     // The cluster's folder under the study's: its nodes' logs stay with the results.
     const cluster = { nodes, ...study.cluster, dir: path.join(dir, 'cluster') }
-    return { nodes, name: shapeName(nodes), index: i + 1, dir, cluster, ports: plannedPorts(cluster) }
+    const shape = { nodes, name: shapeName(nodes), index: i + 1, dir, cluster, ports: plannedPorts(cluster) }
+    return { ...shape, grid: gridOf(study, shape, env) }
   })
 }
 
-/** The grid's options (as `crate-bench sweep grid` takes them) on `shape`. */
-function gridArgv (study, shape, env) {
+/** The grid's configuration (sweep/grid/config.js) on `shape`. */
+function gridOf (study, shape, env) {
   const g = study.grid
-  return [...g.vary.flatMap((v) => ['--vary', v]), '--repeat', String(g.repeat), ...(g.slo ? ['--slo', g.slo] : []),
-    ...(g.precision ? ['--precision', g.precision] : []), ...(g.budget ? ['--budget', g.budget] : []),
-    ...(g.prefill ? ['--prefill', String(g.prefill)] : []), '--out', path.join(shape.dir, 'grid'), '--',
-    ...connectionArgs(shape.ports, g.args, env), '--duration', g.duration, ...(g.warmup ? ['--warmup', g.warmup] : []),
-    ...g.args]
+  const args = argsOf(study).grid.toArgv()
+  return gridConfig({ vary: g.vary, repeat: g.repeat, slo: g.slo ?? undefined, precision: g.precision ?? undefined,
+    budget: g.budget ?? undefined, prefill: g.prefill ?? undefined, out: path.join(shape.dir, 'grid'),
+    benchmark: [...connectionArgs(shape.ports, args, env), '--duration', g.duration,
+      ...(g.warmup ? ['--warmup', g.warmup] : []), ...args] }, keysOf('grid'))
 }
 
-/** The mixed capacity's options (as find-capacity takes them) on `shape`, its ingest at the cell's `settings`. */
-function mixedArgv (study, shape, settings, env, { start = study.mixed.start } = {}) {
+/**
+ * The mixed capacity's configuration (sweep/capacity-config.js) on `shape`, its ingest at the cell's `settings`: the
+ * grid's configuration carried (mixedOf), the part's own args beside it.
+ */
+function mixedConfigOf (study, shape, settings, env, { start = study.mixed.start } = {}) {
   const m = study.mixed
-  const carried = mixedArgs(ingestArgs(study.grid.args, settings))
-  const own = withoutCarried(m.args, carried)
-  return ['--workload', 'mixed', '--query_rate', String(m.queryRate), '--slo', m.slo, '--duration', m.duration,
-    ...(m.warmup ? ['--warmup', m.warmup] : []), '--edge_repeat', String(m.edgeRepeat),
-    ...(start ? ['--start', String(start)] : []), ...(m.maxSteps ? ['--max_steps', String(m.maxSteps)] : []),
-    '--out', path.join(shape.dir, 'mixed'), '--', ...connectionArgs(shape.ports, [...carried, ...own], env),
-    '--queries_config', path.resolve(m.queries), ...carried, ...own]
+  const args = argsOf(study)
+  const carried = mixedOf(ingestAt(args.grid, settings))
+  const load = args.mixed.without(carried).with(carried).toArgv()
+  return capacityConfig({ workload: 'mixed', query_rate: m.queryRate, slo: m.slo, duration: m.duration,
+    warmup: m.warmup ?? undefined, edge_repeat: m.edgeRepeat, start: start ?? undefined,
+    max_steps: m.maxSteps ?? undefined, out: path.join(shape.dir, 'mixed'),
+    benchmark: [...connectionArgs(shape.ports, load, env), '--queries_config', path.resolve(m.queries), ...load] },
+  keysOf('mixed'))
 }
 
-/** The sustained run's benchmark options on `shape`: the grid's configuration at the cell's `settings`. */
+/** The sustained run's benchmark options (the argv of its child process) on `shape`, at the cell's `settings`. */
 function sustainedArgs (study, shape, settings, env) {
   const s = study.sustained
-  const ingest = ingestArgs(study.grid.args, settings)
-  const own = withoutCarried(s.args, ingest)
-  return [...connectionArgs(shape.ports, [...ingest, ...own], env), '--duration', s.duration, ...ingest,
-    ...(s.prefill ? ['--prefill', String(s.prefill)] : []), ...own, '--json']
+  const args = argsOf(study)
+  const ingest = ingestAt(args.grid, settings)
+  const load = [...ingest.toArgv(), ...args.sustained.without(ingest).toArgv()]
+  return [...connectionArgs(shape.ports, load, env), '--duration', s.duration, ...ingest.toArgv(),
+    ...(s.prefill ? ['--prefill', String(s.prefill)] : []), ...args.sustained.without(ingest).toArgv(), '--json']
 }
 
 /** The cells of the grid to check the later parts with: its first and its last ({ name: value }). */
@@ -68,26 +84,27 @@ function edgeCells (study) {
 }
 
 /**
- * Checks every part of a sizing study as it will run, before any cluster starts: the grid's options, the mixed
- * capacity's and the sustained run's at the grid's first and last cells, each by the part's own parser, and the
- * configuration they share (an option of the grid's the mixed ingest cannot take, a part's args that would change it).
+ * Checks the later parts of a sizing study as they will run, before any cluster starts (the grid's configuration of
+ * each shape was built, and so checked, by planShapes): the mixed capacity's and the sustained run's at the grid's
+ * first and last cells, and the configuration they share (an option of the grid's the mixed ingest cannot take, a
+ * part's args that would change it).
  */
 function checkSizingPlan (study, shapes, { env }) {
   const shape = shapes[0]
-  underKey('grid', () => gridOptions(gridArgv(study, shape, env)))
+  const args = argsOf(study)
   if (study.mixed) {
-    const ingest = ingestArgs(study.grid.args, edgeCells(study)[0])
+    const ingest = ingestAt(args.grid, edgeCells(study)[0])
     const refused = notCarriedToMixed(ingest)
     if (refused.length) {
       throw new UsageError(`grid.args: --${refused[0]} cannot be carried to mixed: (the ingest beside its queries ` +
         `takes ${Object.keys(TO_MIXED).join(', ')} and the connection's options): the mixed capacity would measure ` +
         'another load than the grid; leave it out, or leave mixed: out')
     }
-    refuseOverride(study.mixed.args, mixedArgs(ingest), 'mixed.args')
-    for (const cell of edgeCells(study)) underKey('mixed', () => capacityOptions(mixedArgv(study, shape, cell, env)))
+    refuseOverride(args.mixed, mixedOf(ingest), 'mixed.args')
+    for (const cell of edgeCells(study)) mixedConfigOf(study, shape, cell, env)
   }
   if (study.sustained) {
-    refuseOverride(study.sustained.args, ingestArgs(study.grid.args, edgeCells(study)[0]), 'sustained.args')
+    refuseOverride(args.sustained, ingestAt(args.grid, edgeCells(study)[0]), 'sustained.args')
     for (const cell of edgeCells(study)) {
       underKey('sustained', () => checkBenchmarkOptions(APPS.ingest, sustainedArgs(study, shape, cell, env)))
     }
@@ -123,5 +140,5 @@ function checkComparisonPlan (study, contenders, { env }) {
   }
 }
 
-module.exports = { planShapes, gridArgv, mixedArgv, sustainedArgs, checkSizingPlan, planContenders, contenderArgs,
+module.exports = { planShapes, gridOf, mixedConfigOf, sustainedArgs, checkSizingPlan, planContenders, contenderArgs,
   checkComparisonPlan, shapeName, APPS }

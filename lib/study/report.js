@@ -8,7 +8,7 @@ const { EXIT } = require('../base/errors')
 const { replaceFile } = require('../provision/owned-paths')
 const { pointsOfFiles } = require('../reports/sizing/inputs')
 const { sizingOf } = require('../reports/sizing')
-const { render } = require('../reports/sizing/command')
+const { sizingText } = require('../reports/sizing/rows')
 const { renderSizingHtml } = require('../reports/sizing/html')
 const { relativePaths } = require('../reports/html/relative-paths')
 const { partResult } = require('./parts')
@@ -88,7 +88,7 @@ function writeSizing (config, shapes, { stderr, warnings = [] }) {
   sizing.study_warnings = warnings
   sizing.started = records
   stderr.write(`${measuredLines(sizing.measured).join('\n')}\n`)
-  stderr.write(render(sizing))
+  stderr.write(sizingText(sizing))
   for (const caveat of sizing.study_caveats) stderr.write(`caveat: ${caveat}\n`)
   for (const warning of warnings) stderr.write(`warning: ${warning}\n`)
   replaceFile(path.join(config.out, 'sizing.json'), `${JSON.stringify(sizing, null, 1)}\n`)

@@ -5,16 +5,16 @@ const path = require('node:path')
 const { EXIT } = require('../base/errors')
 const { fmtWhole } = require('../base/format')
 const { withRecordedCluster, ClusterStartError } = require('../provision/recorded-start')
-const { runGrid, parseArgs: gridOptions } = require('../sweep/grid/command')
+const { runGrid } = require('../sweep/grid/grid-run')
 const { unitUnnamed } = require('../sweep/grid/report')
-const { runCapacity, parseArgs: capacityOptions } = require('../sweep/capacity-command')
-const { settingsArgs } = require('./configuration')
-const { gridArgv, mixedArgv, sustainedArgs } = require('./plan')
+const { runCapacity } = require('../sweep/capacity-run')
+const { settingsText } = require('./configuration')
+const { mixedConfigOf, sustainedArgs } = require('./plan')
 const { writeProgress, shapePlanS } = require('./progress')
 const { minutes, timeLeftS } = require('../sweep/budget')
 const { teeTo, studyRunOf, lostDuring, measured, runLine, partResult } = require('./parts')
 const { writeSizing } = require('./report')
-const { fastestWithinSlo } = require('../reports/sizing/evidence')
+const { figureCellOf } = require('../reports/sizing/evidence')
 
 // A sizing study conducted: each shape's cluster started fresh in the study's folder, its grid, its mixed capacity and
 // its sustained run at one configuration (the grid's recommended cell, else its best, with every option of the grid's
@@ -23,7 +23,7 @@ const { fastestWithinSlo } = require('../reports/sizing/evidence')
 
 /** A shape's parts, its cluster started and stopped around them: { done } or { failed, why } or { interrupted }. */
 async function runShape (shape, context) {
-  const { out, stderr, signals, run, env, count } = context
+  const { out, stderr, signals, run, env, count, startCluster = withRecordedCluster } = context
   const log = (line) => stderr.write(`${line}\n`)
   // A shape half done is measured again from a fresh cluster: nothing of an earlier cluster's runs is mixed in.
   fs.rmSync(shape.dir, { recursive: true, force: true })
@@ -33,7 +33,7 @@ async function runShape (shape, context) {
   const stopped = (error) => log(error ? `${head} warning: stopping its cluster: ${error.message}`
     : `${head} its cluster stopped (its nodes' logs kept in ${shape.cluster.dir})`)
   try {
-    return await withRecordedCluster(shape.cluster, { recordFile: path.join(shape.dir, 'cluster-record.json'),
+    return await startCluster(shape.cluster, { recordFile: path.join(shape.dir, 'cluster-record.json'),
       log: (line) => log(`  ${line}`), signals, env, keepLogs: true, stopped }, (started) => {
       const studyRun = studyRunOf(run, { out, recordFile: started.recordFile, stderr })
       const lost = (part) => lostDuring(started.target, part, { into: path.join(shape.dir, 'lost-nodes'), log,
@@ -51,8 +51,7 @@ async function runShape (shape, context) {
 async function shapeParts (shape, { study, stderr, signals, env, head, log, studyRun, lost }) {
   const partStream = (part) => teeTo(stderr, path.join(shape.dir, `${part}.log`))
   log(`${head} grid`)
-  const grid = await runGrid(gridOptions(gridArgv(study, shape, env)), { stderr: partStream('grid'), signals,
-    run: studyRun })
+  const grid = await runGrid(shape.grid, { stderr: partStream('grid'), signals, run: studyRun })
   if (signals.interrupted) return { interrupted: true }
   const gridLost = lost('grid')
   if (gridLost) return { failed: true, why: gridLost }
@@ -60,18 +59,22 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
     return { failed: true, why: `its grid could not run (exit ${grid.code})` }
   }
   const cell = cellOf(grid.grid)
+  if (!cell && grid.grid && grid.grid.slo_unmet) {
+    // Measured, and a finding: no settings meet the study's latency target. The sizing says so (no figure to plan
+    // with, the nearest cell); the later parts would measure settings the study rules out.
+    log(`${head} no cell of the grid met its SLO (${grid.grid.slo_unmet}): the later parts are not run`)
+    return { done: true, settings: null }
+  }
   if (!cell) {
-    return { failed: true, why: `its grid found no cell without failures${grid.grid && grid.grid.slo_p99_ms != null
-      ? ' within its SLO' : ''}: nothing to run the later parts at` }
+    return { failed: true, why: 'its grid found no cell without failures: nothing to run the later parts at' }
   }
   log(`${head} the later parts run at the grid's ${cell.which} cell, with every option of grid.args: ` +
-    `${[...settingsArgs(cell.settings), ...study.grid.args].join(' ')}`)
+    `${[settingsText(cell.settings), ...study.grid.args].join(' ')}`)
   const settings = { cell: cell.which, ...cell.settings }
   if (study.mixed) {
     const start = mixedStart(study, cell)
     log(`${head} mixed capacity${start.start ? `, from ${fmtWhole(start.start)} rows/s (${start.from})` : ''}`)
-    const mixed = await runCapacity(capacityOptions(mixedArgv(study, shape, cell.settings, env,
-      { start: start.start })),
+    const mixed = await runCapacity(mixedConfigOf(study, shape, cell.settings, env, { start: start.start }),
       { stderr: partStream('mixed'), signals, run: studyRun })
     if (signals.interrupted) return { interrupted: true }
     const mixedLost = lost('mixed capacity')
@@ -99,29 +102,26 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
   return { done: true, settings }
 }
 
-/** The cell the later parts run at: the grid's recommended cell, else its best (said so), else none. */
+/**
+ * The cell the later parts run at: the one the grid's figure to plan with stands on, by the rule the sizing reads a
+ * grid with (reports/sizing/evidence.js figureCellOf): its recommended cell, else the best-bounded of the cells
+ * equivalent within noise, else its fastest within the SLO; never a cell over it. Null when no cell meets it.
+ */
 function cellOf (grid) {
   if (!grid) return null
+  const figure = figureCellOf(grid)
+  if (!figure) return null
   // grid.json names a cell's rate by its unit (rows_per_sec): read back as the analysis reads it.
-  const perSec = (c) => (c ? unitUnnamed(c).per_sec ?? null : null)
-  const rateOf = (id) => perSec((grid.cells || []).find((c) => c.id === id))
-  if (grid.recommended) {
-    return { settings: grid.recommended.settings, per_sec: rateOf(grid.recommended.id), which: grid.recommended.untested
-      ? 'recommended (untested: one run a cell)' : 'recommended' }
-  }
-  // Cells the runs cannot tell apart, within the SLO: the one the figure to plan with stands on.
-  if (grid.equivalent) {
-    return { settings: grid.equivalent.settings, per_sec: rateOf(grid.equivalent.id),
-      which: 'best bounded of the cells equivalent within noise' }
-  }
-  // Never a cell over the study's own SLO: the later parts' figures would describe settings it rules out. The same
-  // rule as the sizing's measured figure (reports/sizing/evidence.js).
-  const within = fastestWithinSlo(grid)
-  if (within) {
-    return { settings: within.settings, per_sec: rateOf(within.id), which: grid.slo_p99_ms == null
-      ? 'best (the grid recommended none)' : 'fastest within the SLO (the grid recommended none)' }
-  }
-  return null
+  const found = (grid.cells || []).find((c) => c.id === figure.cell.id)
+  const perSec = found ? unitUnnamed(found).per_sec ?? null : null
+  const which = {
+    recommended: figure.cell.untested ? 'recommended (untested: one run a cell)' : 'recommended',
+    'best-bounded equivalent': 'best bounded of the cells equivalent within noise',
+    best: grid.slo_p99_ms == null ? 'best (the grid recommended none)'
+      : 'fastest within the SLO (the grid recommended none)',
+    'fastest within its SLO': 'fastest within the SLO (the grid recommended none)'
+  }[figure.which]
+  return { settings: figure.cell.settings, per_sec: perSec, which }
 }
 
 /**
@@ -139,7 +139,7 @@ function mixedStart (study, cell) {
 }
 
 /** Every shape not done, in turn; then the sizing of the shapes done. Returns the exit code. */
-async function runSizingStudy (config, progress, { stderr, signals, run, env }) {
+async function runSizingStudy (config, progress, { stderr, signals, run, env, startCluster }) {
   const { study, shapes, out } = config
   const file = path.join(out, 'study.json')
   const left = shapes.filter((s) => !(progress.shapes[s.nodes] && progress.shapes[s.nodes].status === 'done'))
@@ -155,7 +155,7 @@ async function runSizingStudy (config, progress, { stderr, signals, run, env }) 
     const began = Date.now()
     progress.shapes[shape.nodes] = { status: 'started', started_at: new Date().toISOString() }
     writeProgress(file, progress)
-    const outcome = await runShape(shape, { study, out, stderr, signals, run, env, count: shapes.length })
+    const outcome = await runShape(shape, { study, out, stderr, signals, run, env, count: shapes.length, startCluster })
     if (outcome.interrupted) {
       stderr.write(`interrupted: ${shape.name} is not counted; the same command runs it again, from a fresh ` +
         'cluster\n')

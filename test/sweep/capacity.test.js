@@ -95,7 +95,7 @@ test('a step whose warm-up saw no answer fails and says why: the load was not st
 })
 
 test('a step that missed for several reasons: its row says how many, the lines under the table say each', () => {
-  const { render } = require('../../lib/sweep/capacity-command')
+  const { render } = require('../../lib/sweep/capacity-report')
   const step = (rate, passed, reason = null) => ({ rate, achieved: rate, achieved_pct: passed ? 100 : 90, p99_ms: 10,
     failed: 0, rejections: 0, client_saturated: false, passed, reason })
   const found = { capacity: 2000, first_miss: 4000, limit: null, stopped: null, steps: [step(1000, true),

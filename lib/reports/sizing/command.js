@@ -6,10 +6,9 @@ const { relativePaths } = require('../html/relative-paths')
 const { EXIT, UsageError, errorText } = require('../../base/errors')
 const { commandParser, CONNECTION_FLAGS, connectionFlagsOf } = require('../../cli/command-args')
 const { commandMain } = require('../../cli/command-main')
-const { table } = require('../table')
 const { writableFile } = require('../../base/files')
 const { pointsOfFiles } = require('./inputs')
-const { groupTitle, groupTable, groupNotes, inputNotes } = require('./rows')
+const { sizingText } = require('./rows')
 const { pointOf, sizingOf, DEFAULT_HEADROOM_PCT } = require('./index')
 
 const USAGE = `Usage: crate-bench sizing RESULT.json|GRID_DIR... [--headroom PCT] [--report FILE.html] [--json]
@@ -27,8 +26,10 @@ one: a grid undecided or of one run a cell, an interval that reaches 0, single r
 runs. Under the table, every verdict of the inputs per shape: busy runs, incomplete and undecided grids, a long run
 that did not hold, what the shape lacks.
 
-Compare each size at its own best: a grid folder (crate-bench sweep grid --out) gives its best cell and, when the
-grid could tell its cells apart, its recommended cell; never a load raised with the nodes. Results of different
+Compare each size at its own best: a grid folder (crate-bench sweep grid --out) gives the cell its figure stands on
+(its recommended cell; else, when the runs could not tell its cells apart, the best-bounded of the cells equivalent
+within noise; else its fastest cell within its --slo: never a cell over it where one meets it), the cell a study runs
+its mixed capacity and sustained run at; never a load raised with the nodes. Results of different
 workloads, data models, protocols or row shapes are never mixed in one table; the same file given twice counts
 once; a shape with one result is a point; a result whose cluster is no cluster (nodes not a whole number its node
 list agrees with, cores below 1) is left out, said why; nodes that share a machine are flagged: no scaling figure.
@@ -70,19 +71,6 @@ function parseArgs (argv) {
     resultsTable: parsed.results_table, runIds: parsed.run_id.map(String), connection: connectionFlagsOf(parsed) }
 }
 
-function render (sizing) {
-  const out = []
-  for (const g of sizing.groups) {
-    out.push(`${groupTitle(g)}: ${g.unit}/s of each cluster, every figure with the results it stands on`)
-    const { head, rows } = groupTable(g)
-    const t = table(head)
-    for (const row of rows) t.push(row)
-    out.push(t.toString(), ...groupNotes(g))
-  }
-  out.push(...inputNotes(sizing))
-  return `${out.join('\n')}\n`
-}
-
 function writeReport (file, sizing, text, stderr) {
   const { renderSizingHtml } = require('./html')
   try {
@@ -119,11 +107,11 @@ async function size (args, { stdout, stderr, env }) {
       '(environment.cluster): run them again with this version'))
     return EXIT.CANNOT_RUN
   }
-  const text = render(sizing)
+  const text = sizingText(sizing)
   stderr.write(text)
   if (args.report !== undefined) writeReport(args.report, sizing, text, stderr)
   if (args.json) stdout.write(`${JSON.stringify(sizing)}\n`)
   return EXIT.OK
 }
 
-module.exports = { main, USAGE, render }
+module.exports = { main, USAGE }

@@ -164,10 +164,10 @@ function gridEvidence (grid, source, readRun) {
       busy_runs: busy.runs }
   }
   if (!grid.best || !grid.best.median_result_file) return null
-  // The measured figure within the grid's own SLO: a cell over it describes settings the study rules out.
-  const fastest = fastestWithinSlo(grid)
-  const best = fastest && fastest.median_result_file
-    ? cellPoint(fastest, fastest.id === grid.best.id ? 'best' : 'fastest within its SLO')
+  // The grid's measured figure is the cell its figure to plan with stands on (where a study runs its later parts):
+  // every figure of a shape's row then describes one cell, never a cell over the grid's own SLO where one meets it.
+  const figure = figureCellOf(grid)
+  const best = figure ? cellPoint(figure.cell, figure.which)
     : cellPoint(grid.best, 'best, over its SLO: no cell met it')
   if (!best) return null
   const picked = grid.recommended && grid.recommended.median_result_file
@@ -187,6 +187,22 @@ function gridEvidence (grid, source, readRun) {
       repeat: numberOr(grid.repeat, null), busy_runs: all.runs, busy: all.line,
       slo_unmet: typeof grid.slo_unmet === 'string' ? grid.slo_unmet : null,
       one_run_a_cell: numberOr(grid.repeat, null) === 1, table_growth: tableGrowth(grid) } }
+}
+
+/**
+ * The cell a grid's figure stands on (grid.json's form): its recommended cell; else, when the runs could not tell its
+ * cells apart, the best-bounded of those equivalent within noise (each within the SLO); else its fastest cell within
+ * the SLO. { cell, which }, or null when no cell meets the SLO. A study runs its later parts at this cell.
+ */
+function figureCellOf (grid) {
+  if (grid.recommended && grid.recommended.median_result_file) return { cell: grid.recommended, which: 'recommended' }
+  if (grid.equivalent && grid.equivalent.median_result_file && grid.equivalent.ci95) {
+    const runsDone = (cellsOf(grid).find((c) => c.id === grid.equivalent.id) || {}).runs_done
+    return { cell: { ...grid.equivalent, runs_done: runsDone }, which: 'best-bounded equivalent' }
+  }
+  const fastest = fastestWithinSlo(grid)
+  if (!fastest || !fastest.median_result_file) return null
+  return { cell: fastest, which: grid.best && fastest.id === grid.best.id ? 'best' : 'fastest within its SLO' }
 }
 
 /**
@@ -212,4 +228,4 @@ function busyOfCell (grid, id) {
   return { runs: runs.length, line: runs.length ? runs[0].busy_machine : null }
 }
 
-module.exports = { pointOf, gridEvidence, fastestWithinSlo, mixedEvidence, shapeProblem, ROW_SHAPE }
+module.exports = { pointOf, gridEvidence, figureCellOf, fastestWithinSlo, mixedEvidence, shapeProblem, ROW_SHAPE }

@@ -3,6 +3,7 @@
 const { fmt, fmtWhole: whole } = require('../../base/format')
 const { shapeText } = require('../../cluster/cluster-shape')
 const { cpuSourceText } = require('../../results/cpu-cost')
+const { table } = require('../table')
 
 // The sizing reference's table and the lines under it, as the terminal and sizing.html both show them.
 
@@ -161,4 +162,18 @@ function inputNotes (sizing) {
   return out
 }
 
-module.exports = { groupTitle, groupTable, groupNotes, inputNotes }
+/** The sizing as the terminal shows it: each group's title, its table and notes, then the notes on its inputs. */
+function sizingText (sizing) {
+  const out = []
+  for (const g of sizing.groups) {
+    out.push(`${groupTitle(g)}: ${g.unit}/s of each cluster, every figure with the results it stands on`)
+    const { head, rows } = groupTable(g)
+    const t = table(head)
+    for (const row of rows) t.push(row)
+    out.push(t.toString(), ...groupNotes(g))
+  }
+  out.push(...inputNotes(sizing))
+  return `${out.join('\n')}\n`
+}
+
+module.exports = { sizingText, groupTitle, groupTable, groupNotes, inputNotes }

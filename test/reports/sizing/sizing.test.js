@@ -69,7 +69,7 @@ test('per shape its peak within the rules, per node and per core, the ceiling, t
   assert.ok(other.verdicts.includes('figures of this shape at other settings are not compared with each other (they ' +
     'measured other loads): s0.json at batch_size 1000, concurrent_requests 8, processes 2, replicas 0; s1.json at ' +
     'batch_size 5000, concurrent_requests 8, processes 2, replicas 0'), other.verdicts.join('\n'))
-  const text = require('../../../lib/reports/sizing/command').render(sizing)
+  const text = require('../../../lib/reports/sizing/rows').sizingText(sizing)
   assert.match(text,
     joined(
       /│ cluster +│ results +│ best measured rows\/s +│ field values\/s +│ at the recommended settings +│ settings +│ /,
@@ -202,7 +202,9 @@ test('crate-bench sizing over grid folders: each cluster at its grid\'s recommen
   assert.deepEqual(three.recommended.settings, { batch_size: 2000, concurrent_requests: 16, processes: 1 })
   assert.equal(three.recommended.per_sec, 312_000 * 0.99)
   assert.equal(three.recommended.rows_per_sec, three.recommended.per_sec)
-  assert.equal(three.best.per_sec, 320_000 * 0.99, 'the best measured beside it: never called a peak')
+  // Issue 68: a grid's measured figure is the cell its figure stands on (its recommended cell), not its fastest: every
+  // figure of the row describes one cell.
+  assert.equal(three.best.per_sec, 312_000 * 0.99, 'the grid\'s figure at the cell it recommends')
   assert.equal(three.single_result, false, 'a grid of nine runs')
   assert.match(three.recommended.source,
     /three \(the grid's recommended cell: batch_size 2000, concurrent_requests 16\)$/)
@@ -255,7 +257,7 @@ test('results a sizing cannot stand on are left out, said why: --rate runs, forg
   assert.equal(http.shapes[0].best.settings.replicas, 0)
   assert.equal(typeof points.at(-1).settings.replicas, 'number', "'0' read as the number it is")
   assert.equal(list.length, 3)
-  const text = require('../../../lib/reports/sizing/command').render(sizing)
+  const text = require('../../../lib/reports/sizing/rows').sizingText(sizing)
   assert.match(text, /^ingest \(cpu, pg, extra_tags_length 500\): /m)
   assert.match(text, /^left out: thousand\.json \(its cluster says 1000 nodes but lists no nodes\); nodes-2\.json/m)
   assert.match(text, /^not sizing figures: rate\.json \(a --rate run: it held 100% of a 2000\/s target, not a peak\)/m)
@@ -318,7 +320,7 @@ test('caveats from what is missing: write-only, empty-table and short figures; e
   assert.match(short[2], /^short runs: none ran 10 minutes or more/)
   const covered = sizingOf([run(0, 60), run(50_000_000, 43_200)]).groups[0].caveats
   assert.deepEqual(covered.map((c) => c.split(':')[0]), ['write-only figures'])
-  const text = require('../../../lib/reports/sizing/command').render(sizingOf([run(0, 60)]))
+  const text = require('../../../lib/reports/sizing/rows').sizingText(sizingOf([run(0, 60)]))
   assert.match(text, /^caveat: empty-table figures/m)
 })
 
@@ -340,7 +342,7 @@ test('the mixed and sustained columns: a mixed capacity search and a long run of
   assert.equal(shape.best.per_sec, 30_000, 'the mixed search is no write-only figure')
   assert.deepEqual(sizing.groups[0].caveats, [],
     'mixed given, a table of 1.1 billion rows, twelve hours: no caveat left')
-  const text = require('../../../lib/reports/sizing/command').render(sizing)
+  const text = require('../../../lib/reports/sizing/rows').sizingText(sizing)
   assert.match(text, /18,000 beside 20 queries\/s at p99 ≤ 250 ms/)
   // One reading of the long run (issue 68): its sustained figure in the results range and the checks too, its
   // whole-run mean only labelled beside it.
@@ -376,7 +378,7 @@ function gridPoint ({ nodes = 1, perSec, recommendedPerSec = perSec * 0.9, ci95 
   return gridEvidence(grid, source, (f) => files[f])
 }
 
-const text = (sizing) => require('../../../lib/reports/sizing/command').render(sizing)
+const text = (sizing) => require('../../../lib/reports/sizing/rows').sizingText(sizing)
 
 test('an undecided grid: no figure to plan with, why and what to run next; its "none" kept beside a decided grid',
   () => {
@@ -439,8 +441,9 @@ test('two grids of one shape ×1.85 apart disagree though one interval reaches 0
   const first = gridPoint({ perSec: 17_333, ci95: { low: 0, high: 38_903, clipped: true }, source: 'grid-1' })
   const second = gridPoint({ perSec: 32_107, ci95: { low: 29_000, high: 35_000 }, source: 'grid-2' })
   const [shape] = sizingOf([first, second]).groups[0].shapes
-  assert.match(shape.disagreement, joined(/grid-1 \(the grid's best cell: batch_size 5000\) 17333 and grid-2 /,
-    /\(the grid's best cell: batch_size 5000\) 32107, 46% apart \(more than 25%, whatever their intervals say\)/))
+  assert.match(shape.disagreement, joined(/grid-1 \(the grid's recommended cell: batch_size 2000\) 15599.7 and /,
+    /grid-2 \(the grid's recommended cell: batch_size 2000\) 28896.3, 46% apart \(more than 25%, whatever their /,
+    /intervals say\)/))
   assert.equal(shape.planning.per_sec, null)
   assert.equal(shape.best.runs, 3, 'the best figure stands on its cell\'s 3 runs, not the grid\'s 12')
   assert.deepEqual(shape.evidence.map((e) => [e.runs, e.runs_done, e.runs_total]), [[3, 12, 12], [3, 12, 12]])
@@ -455,7 +458,7 @@ test('busy inputs: counted per shape on every page, and a recommended cell that 
   assert.match(shape.planning.none, /^write-only: the recommended cell ran on busy nodes \(the nodes were busy/)
   assert.equal(shape.best.busy, 'the nodes were busy before this run began (n0: CPU 95%)')
   const page = text(sizing)
-  assert.match(page, /│ 30,000 \(28,000–32,000\) \(BUSY\) +│/)
+  assert.match(page, /│ 27,000 \(28,000–32,000\) \(BUSY\) +│/)
   assert.match(page, /│ 1 \(a grid of 12 runs\) \[12 busy\] +│/)
   assert.match(page, /^warning: 1 node: busy: 12 of 12 runs/m)
   const html = require('../../../lib/reports/sizing/html').renderSizingHtml(sizing)
