@@ -70,4 +70,17 @@ function underKey (key, check) {
   }
 }
 
-module.exports = { EXIT, ToolError, UsageError, FatalError, PartialError, errorLine, errorText, underKey }
+/**
+ * `check()`; a UsageError it throws naming `--name` names it as the caller does instead (`keyOf(name)`: grid.repeat in
+ * a study file), so that one builder's errors fit the command line and a study file alike.
+ */
+function keyedAs (name, keyOf, check) {
+  try {
+    return check()
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(error.message.split(`--${name}`).join(keyOf(name)))
+    throw error
+  }
+}
+
+module.exports = { EXIT, ToolError, UsageError, FatalError, PartialError, errorLine, errorText, underKey, keyedAs }

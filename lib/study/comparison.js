@@ -73,6 +73,7 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
   const walls = []
   const warnings = []
   let stop = null
+  let shortfallSaid = false
   for (let fork = 1; ; fork++) {
     if (fork > study.forks) {
       if (!sequential) break
@@ -81,6 +82,11 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
         log(`forks: ${decision.text}`)
         stop = decision
         break
+      }
+      // Said once, as soon as the spread says so: a precision the options cannot reach in the budget.
+      if (decision.reachable && decision.reachable.text && !shortfallSaid) {
+        log(`forks: ${decision.reachable.text}`)
+        shortfallSaid = true
       }
     }
     const left = contenders.filter((c) => (forks[forkKey(fork, c)] || {}).status !== 'done')

@@ -6,6 +6,7 @@ const { fmt, round } = require('../base/format')
 const { formatMs } = require('../base/values')
 const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../sweep/budget')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
+const { studentTQuantile } = require('../reports/compare/welch')
 const { forkResult, pairedForks } = require('./forks')
 
 // What a comparison's precision rests on: when to add a fork (its throughput ratio's interval against the precision
@@ -55,7 +56,26 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
       `${ran} forks; another would take about ${formatMs(Math.round(perForkS) * 1000)})${precision !== null
         ? `; the widest ratio's interval is ${width}` : ''}` }
   }
-  return { stop: false }
+  return { stop: false, reachable: reachableOf({ widest, paired, budgetS, spentS, perForkS, precision, ran }) }
+}
+
+/**
+ * What the budget can reach at the spread measured so far: the widest ratio's half-width (points) after every fork
+ * the budget still holds, by Student's t over the pairs (its width shrinks as t(n - 1) / √n). Null before three pairs
+ * (no spread to project) or without a precision asked. { forks, points, text } with a text only when that falls short
+ * of the precision asked: then the options cannot carry the study's promise, and the line says what would.
+ */
+function reachableOf ({ widest, paired, budgetS, spentS, perForkS, precision, ran }) {
+  if (precision === null || !Number.isFinite(widest) || paired < 3 || !(perForkS > 0)) return null
+  const more = Math.max(0, Math.floor((budgetS - spentS) / perForkS))
+  const n = paired + more
+  const tNow = studentTQuantile(0.975, paired - 1)
+  const tThen = studentTQuantile(0.975, n - 1)
+  const points = round(widest * (tThen / tNow) * Math.sqrt(paired / n), 1)
+  if (points <= precision) return { forks: ran + more, points, text: null }
+  return { forks: ran + more, points, text: `at the spread of these ${paired} forks, the budget's ${ran + more} ` +
+    `reach about ±${fmt(points)} points, not the ±${precision}% asked: each run measures too few requests at these ` +
+    'options for that (a longer duration, larger runs), or the machine is too busy; more budget, or ask less' }
 }
 
 /** The forks that ran whole (every contender's run done or failed after its time was spent): how many. */

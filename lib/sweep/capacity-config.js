@@ -1,7 +1,7 @@
 'use strict'
 
 const path = require('node:path')
-const { UsageError } = require('../base/errors')
+const { UsageError, keyedAs } = require('../base/errors')
 const { parseDuration } = require('../base/values')
 const { checkBenchmarkOptions } = require('./benchmark-run')
 const { studyBenchmarkArgs } = require('./study-cluster')
@@ -49,14 +49,7 @@ function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = "
   const given = Object.entries(spec).filter(([, v]) => v !== undefined && v !== null)
   const s = { ...DEFAULTS, ...Object.fromEntries(given) }
   const k = keyOf
-  const rekeyed = (name, check) => {
-    try {
-      return check()
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error
-      throw new UsageError(error.message.split(`--${name}`).join(k(name)))
-    }
-  }
+  const rekeyed = (name, check) => keyedAs(name, keyOf, check)
   if (s.slo === undefined) throw new UsageError(`give ${k('slo')} (the latency target: p99=200ms)`)
   const sloP99Ms = rekeyed('slo', () => parseSlo(s.slo))
   if (!APPS[s.workload]) throw new UsageError(`${k('workload')} must be ingest, query or mixed (got '${s.workload}')`)

@@ -46,7 +46,7 @@ test('forks are added until the throughput ratio is within the precision asked, 
   const noisyDir = tempDir(t)
   const noisyForks = forksOf(noisyDir, [[10_000, 9000], [10_000, 10_500]])
   assert.deepEqual(forksDecision({ study: { precision: '2%', budget: '3m' }, contenders, forks: noisyForks,
-    dir: noisyDir, fork: 3 }), { stop: false })
+    dir: noisyDir, fork: 3 }), { stop: false, reachable: null }, 'two pairs: no spread to project yet')
   const spent = forksDecision({ study: { precision: '2%', budget: '2m' }, contenders, forks: noisyForks,
     dir: noisyDir, fork: 3 })
   assert.equal(spent.reason, 'budget')
@@ -131,4 +131,30 @@ test('a duet\'s fork counts once against the budget: its contenders ran at the s
   const decided = forksDecision({ study: { budget: '20m', forks: 3 }, contenders, forks, dir: '/nonexistent', fork: 6 })
   assert.equal(decided.stop, false, decided.text)
   assert.deepEqual(forkState({ failed: true, why: 'a node died' }, 106, 2), { status: 'failed', why: 'a node died' })
+})
+
+test('a precision the budget cannot reach at the spread measured is said, with how far it reaches', (t) => {
+  const dir = tempDir(t)
+  fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+  const forks = {}
+  // Four forks of 100 s each; b's ratio to a spreads ±7% (1.00, 0.93, 1.07, 1.00): a 20-minute budget holds 8 more.
+  const ratios = [1, 0.93, 1.07, 1]
+  ratios.forEach((ratio, i) => {
+    for (const [name, rate] of [['a', 10_000], ['b', 10_000 * ratio]]) {
+      fs.writeFileSync(path.join(dir, 'forks', `${i + 1}-${name}.json`), JSON.stringify({ workload: 'ingest',
+        rows_per_sec: rate }))
+      forks[`${i + 1}-${name}`] = { status: 'done', exit_code: 0, wall_s: 50 }
+    }
+  })
+  const asked = (precision) => forksDecision({ study: { precision, budget: '20m', forks: 3 }, contenders, forks, dir,
+    fork: 5 })
+  const short = asked('1%')
+  assert.equal(short.stop, false)
+  assert.equal(short.reachable.forks, 12)
+  assert.ok(short.reachable.points > 1 && short.reachable.points < 7, JSON.stringify(short.reachable))
+  assert.match(short.reachable.text, /^at the spread of these 4 forks, the budget's 12 reach about ±[\d.]+ points, /)
+  assert.match(short.reachable.text, /not the ±1% asked: each run measures too few requests at these options/)
+  const enough = asked('6%')
+  assert.equal(enough.stop, false, 'the interval is not yet within 6%')
+  assert.equal(enough.reachable.text, null, 'the budget reaches it: nothing to say')
 })

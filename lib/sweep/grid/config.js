@@ -1,7 +1,7 @@
 'use strict'
 
 const path = require('node:path')
-const { UsageError } = require('../../base/errors')
+const { UsageError, keyedAs } = require('../../base/errors')
 const { fmt } = require('../../base/format')
 const { parsePercent } = require('../../base/values')
 const { checkBenchmarkOptions, withDefaultWarmup, gives } = require('../benchmark-run')
@@ -46,14 +46,7 @@ const RACE_MIN_ROUNDS = 3
  */
 function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = "the benchmark options after '--'",
   ownPlace = () => "put it before '--'" } = {}) {
-  const keyed = (name, check) => {
-    try {
-      return check()
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error
-      throw new UsageError(error.message.split(`--${name}`).join(keyOf(name)))
-    }
-  }
+  const keyed = (name, check) => keyedAs(name, keyOf, check)
   const { args: given, cluster } = studyBenchmarkArgs(spec.benchmark ?? [])
   const vary = keyed('vary', () => parseVary((spec.vary ?? []).map(String)))
   const workload = spec.workload ?? 'ingest'
