@@ -16,14 +16,26 @@ function startProxy ({ listenPort, host, port, fromMs, upToMs, overS, now = () =
   const server = net.createServer((client) => {
     if (startedAt === null) startedAt = now()
     const upstream = net.connect(port, host)
-    let lastDue = 0
+    // One queue a connection, drained by one timer at a time: the chunks of a request reach the server whole and in
+    // the order sent, each no earlier than its moment's delay.
+    const queue = []
+    let timer = null
+    const drain = () => {
+      timer = null
+      while (queue.length && queue[0].due <= now()) upstream.write(queue.shift().chunk)
+      if (queue.length) timer = setTimeout(drain, Math.max(1, queue[0].due - now()))
+    }
     client.on('data', (chunk) => {
-      const due = Math.max(lastDue, now() + delayAt({ fromMs, upToMs, overS }, (now() - startedAt) / 1000))
-      lastDue = due
-      setTimeout(() => upstream.write(chunk), Math.max(0, due - now()))
+      const delay = delayAt({ fromMs, upToMs, overS }, (now() - startedAt) / 1000)
+      queue.push({ chunk, due: Math.max(queue.length ? queue.at(-1).due : 0, now() + delay) })
+      if (timer === null) timer = setTimeout(drain, Math.max(0, queue[0].due - now()))
     })
     upstream.pipe(client)
-    const close = () => { client.destroy(); upstream.destroy() }
+    const close = () => {
+      if (timer) clearTimeout(timer)
+      client.destroy()
+      upstream.destroy()
+    }
     client.on('error', close).on('close', close)
     upstream.on('error', close).on('close', close)
   })

@@ -11,8 +11,9 @@ const { makeDirectories } = require('../base/files')
 const { decimalInteger } = require('../base/values')
 const { resolveDistribution } = require('./distribution')
 const { findJava } = require('./java')
-const { heapSize, parseHeap, checkMemory, checkDisk, nodeUser, checkReach } = require('./preflight')
+const { heapSize, parseHeap, checkMemory, checkDisk, nodeUser, checkReach, checkListenLimits } = require('./preflight')
 const { firstTaken, nodePorts } = require('./ports')
+const { listenOf, seedHostsOf, clusterNameOf, listenWarning } = require('./network')
 const { makeHome, startNode, causeOf, sqlOnNode } = require('./nodes')
 const { lastLogLines } = require('./node-files')
 const { writeState, readState, register, stateFile, madeNames, madeDirsOf, STATE_FILE } = require('./state')
@@ -50,7 +51,7 @@ function parseSettings (list) {
     if (!/^[A-Za-z0-9_.-]+$/.test(key)) throw new UsageError(`--setting must be key=value (got '${text}')`)
     if (ADDRESS_SETTINGS.test(key)) {
       throw new UsageError(`--setting ${key}: the nodes listen on loopback only (the tool sets ` +
-        'network.host=127.0.0.1 for every node): leave it out')
+        'network.host=127.0.0.1 for every node): leave it out (--listen ADDRESS: nodes that other hosts reach)')
     }
     if (CORS_SETTINGS.test(key)) {
       throw new UsageError(`--setting ${key}: CORS is refused: it would let any web page in a browser on this ` +
@@ -100,8 +101,16 @@ function clusterSpec (options) {
     downloadTimeoutMs: options.downloadTimeoutMs,
     downloadMinRate: minRateOf(options.downloadMinRate),
     keepOnFailure: Boolean(options.keepOnFailure),
-    stopWith: stopWithOf(options.stopWith)
+    stopWith: stopWithOf(options.stopWith),
+    ...networkOf(options)
   }
+}
+
+/** Where the nodes listen and which cluster they join (network.js): { listen, seedHosts, clusterName }. */
+function networkOf (options) {
+  const listen = listenOf(options.listen)
+  const seedHosts = seedHostsOf(options.seedHosts, listen)
+  return { listen, seedHosts, clusterName: clusterNameOf(options.clusterName, seedHosts) }
 }
 
 /** --stop_with PID: a process that runs now, whose end stops the cluster; null without one. */
@@ -176,7 +185,7 @@ async function checkPorts (spec) {
     wanted.push({ port: p.http, what: `HTTP of node ${i + 1}` }, { port: p.pg, what: `PostgreSQL of node ${i + 1}` },
       { port: p.transport, what: `transport of node ${i + 1}` })
   }
-  const taken = await firstTaken(wanted)
+  const taken = await firstTaken(wanted) ?? (spec.listen ? await firstTaken(wanted, { host: spec.listen }) : null)
   if (taken) {
     throw new UsageError(`port ${taken.port} (${taken.what}) is taken${taken.holder ? ` by ${taken.holder}` : ''}: ` +
       'give another --http_port (node i takes it +i, +100+i, +200+i)')
@@ -201,6 +210,7 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
   // What fails in an instant first: a taken port, too little memory, no user to run as; then the distribution.
   await checkPorts(spec)
   checkMemory(spec.nodes, spec.heap)
+  checkListenLimits(spec.listen)
   const user = nodeUser(spec.runAs)
   const dist = await resolveDistribution({ version: spec.version, tarball: spec.tarball, sha256: spec.sha256, env,
     fetchImpl, log, signal: signals ? signals.abortSignal : null, maxDownloadBytes: spec.maxDownloadBytes,
@@ -218,7 +228,11 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
   }
   const cores = os.availableParallelism ? os.availableParallelism() : os.cpus().length
   const processors = spec.nodes > 1 ? Math.max(1, Math.floor(cores / spec.nodes)) : null
-  const name = `crate-bench-${crypto.randomBytes(3).toString('hex')}`
+  const name = spec.clusterName ?? `crate-bench-${crypto.randomBytes(3).toString('hex')}`
+  if (spec.listen) {
+    log(listenWarning(spec.listen, Array.from({ length: spec.nodes }, (_, i) => Object.values(nodePorts(spec.httpPort,
+      i))).flat()))
+  }
   const state = {
     kind: 'crate-bench cluster',
     name,
@@ -228,7 +242,8 @@ async function startCluster (options, { env = process.env, log = () => {}, signa
     made_dirs: madeDirs,
     dir_given: Boolean(spec.dir),
     spec: { nodes: spec.nodes, heap: spec.heap.text, settings: Object.fromEntries(spec.settings),
-      http_port: spec.httpPort, distribution: dist.source },
+      http_port: spec.httpPort, distribution: dist.source,
+      ...(spec.listen ? { listen: spec.listen, seed_hosts: spec.seedHosts } : {}) },
     version: dist.version,
     build_hash: null,
     distribution: { home: dist.home, sha256: dist.sha256, source: dist.source },
@@ -319,7 +334,8 @@ async function waitReady (state, { spec, started, exits, signals, log }) {
     }
     await Promise.all(state.nodes.filter((n) => n.ready_s === null).map(async (node) => {
       const answer = await askNode(node.http_port)
-      if (answer && answer.cluster === state.name && Number(answer.nodes) === spec.nodes) {
+      // A cluster across hosts is ready when it holds this start's nodes and one a seed host.
+      if (answer && answer.cluster === state.name && Number(answer.nodes) === spec.nodes + spec.seedHosts.length) {
         node.ready_s = round1((Date.now() - started) / 1000)
       }
     }))

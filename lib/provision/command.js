@@ -8,7 +8,7 @@ const { parseDuration } = require('../base/values')
 const { startCluster, sizeOf, minRateOf, DEFAULT_HTTP_PORT, DEFAULT_HEAP, DEFAULT_START_TIMEOUT_MS } =
   require('./cluster')
 const { stopNodes, living } = require('./stop')
-const { readState, registered, unregister } = require('./state')
+const { readState, registered, unregister, registryKeyOf } = require('./state')
 const { resolveDistribution, cacheDirOf } = require('./distribution')
 const { sqlOnNode } = require('./nodes')
 
@@ -56,6 +56,16 @@ Options of start:
   --stop_with PID        stop the cluster when process PID ends, however it ends (a CI script's $$): a watchdog
                          of its own polls it every second; without it the cluster runs until cluster stop
   --json                 cluster.json on stdout instead of the .env lines
+Nodes that others reach (a cluster across hosts; loopback only without these):
+  --listen ADDRESS       the nodes listen on this IP address of the machine as well as on loopback, and other nodes
+                         reach them there (said in a warning line): CrateDB lets its superuser crate in from the
+                         node's own machine only and asks other clients a password (CREATE USER … WITH (password
+                         = …)); beyond the loopback class CrateDB runs its production checks (open files 65,536,
+                         vm.max_map_count 262,144), checked before anything starts
+  --seed_hosts H:P,…     transport addresses of the cluster's nodes on other hosts (their --http_port + 200 + i):
+                         the nodes join them, every one an initial master; start is done when the cluster holds
+                         this start's nodes and one a seed host (start every host's at once)
+  --cluster_name NAME    the cluster's name, the same on every host (needed with --seed_hosts)
 Options of start and download:
   --max_download SIZE    the largest download taken (default 1g): an endless answer ends there, nothing kept
   --download_timeout T   no byte of a download for T ends it (default 30s)
@@ -67,6 +77,8 @@ Options of stop: --dir DIR (or --all: every cluster this tool started on this ma
 Examples:
   crate-bench cluster start --nodes 3 --version 6.4.3 --heap 2g --dir /tmp/c3 > .env
   crate-bench cluster start --tarball ./crate-6.4.3.tar.gz --setting thread_pool.write.queue_size=10 --dir /tmp/c1
+  crate-bench cluster start --tarball ./crate.tar.gz --listen 10.0.0.5 --seed_hosts 10.0.0.6:4450 \\
+    --cluster_name bench --dir /tmp/c   (and on 10.0.0.6: --listen 10.0.0.6 --seed_hosts 10.0.0.5:4450)
   crate-bench cluster status --dir /tmp/c3
   crate-bench cluster stop --dir /tmp/c3
   crate-bench cluster list
@@ -81,7 +93,8 @@ function parseArgs (argv) {
   const parsed = commandParser(argv).options({ nodes: text, version: text, tarball: text, sha256: text, heap: text,
     setting: { type: 'string', array: true, requiresArg: true, default: [] }, http_port: text, dir: text,
     run_as: text, start_timeout: text, stop_with: text, json: { type: 'boolean', default: false },
-    max_download: text, max_unpacked: text, download_timeout: text, download_min_rate: text,
+    max_download: text, max_unpacked: text, download_timeout: text, download_min_rate: text, listen: text,
+    seed_hosts: text, cluster_name: text,
     all: { type: 'boolean' },
     keep: { type: 'boolean', default: false }, grace: text }).parseSync()
   if (parsed.help) return { help: true }
@@ -110,6 +123,9 @@ function parseArgs (argv) {
     downloadTimeoutMs: parsed.download_timeout === undefined ? undefined
       : parseDuration(parsed.download_timeout, 'download_timeout'),
     downloadMinRate: parsed.download_min_rate,
+    listen: parsed.listen,
+    seedHosts: parsed.seed_hosts,
+    clusterName: parsed.cluster_name,
     json: parsed.json,
     all: Boolean(parsed.all),
     keep: parsed.keep,
@@ -117,10 +133,12 @@ function parseArgs (argv) {
   }
 }
 
-/** The .env lines a run needs: every node's HTTP address, the first node's ports. */
+/** The .env lines a run needs: every node's HTTP address (where others reach it: --listen), the first node's ports. */
 function envLines (state) {
   const first = state.nodes[0]
-  return [`CRATE_HOST=${state.nodes.map((n) => `http://127.0.0.1:${n.http_port}`).join(',')}`,
+  const address = (state.spec && state.spec.listen) || '127.0.0.1'
+  const host = address.includes(':') ? `[${address}]` : address
+  return [`CRATE_HOST=${state.nodes.map((n) => `http://${host}:${n.http_port}`).join(',')}`,
     `CRATE_PORT=${first.http_port}`, `CRATE_PG_PORT=${first.pg_port}`]
 }
 
@@ -195,7 +213,7 @@ async function list (args, { stdout, env }) {
     } catch {
       state = null
     }
-    const alive = state && state.name === entry.name ? living(state) : []
+    const alive = state && registryKeyOf(state) === entry.name ? living(state) : []
     // An entry whose nodes are all gone (stopped by hand, the machine restarted) leaves the registry.
     if (alive.length === 0) {
       unregister(entry.name, env)

@@ -2,6 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const { nodeNamesOf } = require('./network')
 const { spawn } = require('node:child_process')
 const { nodePorts } = require('./ports')
 const { makeNewDir } = require('./owned-paths')
@@ -45,16 +46,22 @@ function makeHome (dir, install, javaHome, recordMade = () => {}) {
  * single node alone; several seeded with each other's transport ports, every one an initial master), `processors`
  * when the nodes share the machine's cores, then the user's settings (last: CrateDB takes the last of a name).
  */
-function nodeSettings ({ name, nodes, httpPort, nodeDir, processors, settings }, i) {
+function nodeSettings ({ name, nodes, httpPort, nodeDir, processors, settings, listen = null, seedHosts = [] }, i) {
   const ports = nodePorts(httpPort, i)
-  const names = Array.from({ length: nodes }, (_, n) => `${name}-n${n + 1}`)
-  const discovery = nodes === 1 ? ['discovery.type=single-node']
-    : [`discovery.seed_hosts=${names.map((_, n) => `127.0.0.1:${nodePorts(httpPort, n).transport}`).join(',')}`,
-        `cluster.initial_master_nodes=${names.join(',')}`]
+  const names = nodeNamesOf({ name, nodes, listen })
+  // Beyond loopback (--listen): every node of this start and every seed host, each an initial master by its
+  // transport address (the nodes of other hosts are named there, not here).
+  const own = names.map((_, n) => `${listen ?? '127.0.0.1'}:${nodePorts(httpPort, n).transport}`)
+  const discovery = nodes === 1 && seedHosts.length === 0 ? ['discovery.type=single-node']
+    : [`discovery.seed_hosts=${[...own, ...seedHosts].join(',')}`,
+        `cluster.initial_master_nodes=${seedHosts.length ? [...own, ...seedHosts].join(',') : names.join(',')}`]
   return [
     `node.name=${names[i]}`,
     `cluster.name=${name}`,
-    'network.host=127.0.0.1',
+    // Loopback always (the tool's own checks and runs on this machine); with --listen, that address too, where
+    // the other nodes reach this one.
+    ...(listen ? [`network.bind_host=127.0.0.1,${listen}`, `network.publish_host=${listen}`]
+      : ['network.host=127.0.0.1']),
     `http.port=${ports.http}`,
     `psql.port=${ports.pg}`,
     `transport.port=${ports.transport}`,
@@ -109,7 +116,7 @@ function startNode (spec, i, { home, javaHome, user, recordMade = () => {} }) {
     fs.closeSync(out)
   }
   child.unref()
-  return { name: `${spec.name}-n${i + 1}`, pid: child.pid, startTime: processStartTime(child.pid),
+  return { name: nodeNamesOf(spec)[i], pid: child.pid, startTime: processStartTime(child.pid),
     ports: nodePorts(spec.httpPort, i), dir: nodeDir, log, child, args }
 }
 

@@ -122,4 +122,44 @@ function checkReach (user, { home, dir, run = spawnSync }) {
   }
 }
 
-module.exports = { heapSize, parseHeap, checkMemory, checkDisk, nodeUser, checkReach, userOf, availableMemory }
+// A node bound beyond loopback runs CrateDB's production bootstrap checks, and exits (code 78) when the machine falls
+// short: these two are the ones a test machine or a fresh VM misses.
+const LISTEN_MIN_OPEN_FILES = 65_536
+const LISTEN_MIN_MAP_COUNT = 262_144
+
+/** A number /proc tells (`file`, its `pick` of the text), or null where it cannot be read. */
+function procNumber (file, pick) {
+  try {
+    const value = Number(pick(fs.readFileSync(file, 'utf8')))
+    return Number.isFinite(value) ? value : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * With --listen, what CrateDB's bootstrap checks would refuse, before anything starts: the open-files limit the nodes
+ * inherit (this process's) and vm.max_map_count. One line naming what to raise, or nothing where /proc cannot tell.
+ */
+function checkListenLimits (listen, { procRoot = '/proc' } = {}) {
+  // CrateDB runs its production checks only on a node bound beyond the loopback class (127.0.0.0/8, ::1).
+  if (!listen || /^127\./.test(listen) || listen === '::1') return
+  const openFiles = procNumber(path.join(procRoot, 'self', 'limits'), (text) => {
+    const line = text.split('\n').find((l) => l.startsWith('Max open files'))
+    return line ? line.trim().split(/\s+/)[3] : NaN
+  })
+  if (openFiles !== null && openFiles < LISTEN_MIN_OPEN_FILES) {
+    throw new UsageError(`--listen: a node others reach runs CrateDB's production checks, and its open-files limit ` +
+      `would be ${openFiles}, below the ${LISTEN_MIN_OPEN_FILES} they need: raise it for the start (ulimit -n ` +
+      `${LISTEN_MIN_OPEN_FILES}, prlimit --nofile=${LISTEN_MIN_OPEN_FILES}, or LimitNOFILE= of its service)`)
+  }
+  const maps = procNumber(path.join(procRoot, 'sys', 'vm', 'max_map_count'), (text) => text.trim())
+  if (maps !== null && maps < LISTEN_MIN_MAP_COUNT) {
+    throw new UsageError(`--listen: a node others reach runs CrateDB's production checks, and vm.max_map_count is ` +
+      `${maps}, below the ${LISTEN_MIN_MAP_COUNT} they need: sysctl -w vm.max_map_count=${LISTEN_MIN_MAP_COUNT} ` +
+      '(the tool changes no setting of the machine)')
+  }
+}
+
+module.exports = { heapSize, parseHeap, checkMemory, checkDisk, nodeUser, checkReach, userOf, availableMemory,
+  checkListenLimits, LISTEN_MIN_OPEN_FILES, LISTEN_MIN_MAP_COUNT }

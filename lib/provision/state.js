@@ -65,12 +65,18 @@ function readState (dir, { nullIfMissing = false } = {}) {
 const registryDir = (env) => path.join(cacheDirOf(env), 'clusters')
 const safeName = (name) => String(name).replace(/[^A-Za-z0-9_.-]/g, '_')
 
+/**
+ * A start's name in the registry: its cluster's name, and the address it listens on where it has one (the starts of
+ * one cluster across hosts share its name; on one machine, in network namespaces, each keeps its own entry).
+ */
+const registryKeyOf = (state) => (state.spec && state.spec.listen ? `${state.name}@${state.spec.listen}` : state.name)
+
 function register (state, env = process.env) {
   const dir = registryDir(env)
   checkOwnedPath(dir, { flag: 'the cache (CRATE_BENCH_CACHE)' })
   makeDirectories(dir, { mode: 0o755 })
-  replaceFile(path.join(dir, `${safeName(state.name)}.json`), `${JSON.stringify({ name: state.name,
-    dir: state.dir })}\n`)
+  replaceFile(path.join(dir, `${safeName(registryKeyOf(state))}.json`), `${JSON.stringify({
+    name: registryKeyOf(state), dir: state.dir })}\n`)
 }
 
 function unregister (name, env = process.env) {
@@ -135,4 +141,4 @@ const realPath = (at) => {
 
 module.exports = { writeState, readState, stateFile, register, unregister, registered, isNodeOf, madeNames, madeDirsOf,
   sameDir,
-  STATE_FILE }
+  STATE_FILE, registryKeyOf }

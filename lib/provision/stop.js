@@ -3,7 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { UsageError } = require('../base/errors')
-const { readState, unregister, isNodeOf, madeNames, madeDirsOf, sameDir, stateFile } = require('./state')
+const { readState, unregister, isNodeOf, madeNames, madeDirsOf, sameDir, stateFile, registryKeyOf } = require('./state')
 const { removeMadePath } = require('./owned-paths')
 
 // Stopping a cluster the tool started: SIGTERM to each of its nodes (only a process that is one of them: the very
@@ -61,7 +61,7 @@ async function stopNodes (dir, { remove = true, keepLogs = false, graceMs = DEFA
   if (left.length) throw new Error(`${left.map((n) => `${n.name} (pid ${n.pid})`).join(', ')} still run`)
   if (remove && keepLogs) removeAllButLogs(dir, state)
   else if (remove) removeMade(dir, state)
-  unregister(state.name, env)
+  unregister(registryKeyOf(state), env)
   return { name: state.name, stopped: running.length - stubborn.length, killed: stubborn.length, removed: remove,
     logs_kept: remove && keepLogs }
 }

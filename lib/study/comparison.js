@@ -17,7 +17,8 @@ const { planContenders } = require('./plan')
 const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
 const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks } = require('./forks')
-const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf } = require('./precision')
+const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf, shortRunsLine } =
+  require('./precision')
 const { halfWidthPct } = require('../reports/compare/paired')
 
 // A comparison conducted. Each fork starts every contender fresh, in an order drawn anew for the fork (paired: a
@@ -83,9 +84,11 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
         stop = decision
         break
       }
-      // Said once, as soon as the spread says so: a precision the options cannot reach in the budget.
-      if (decision.reachable && decision.reachable.text && !shortfallSaid) {
-        log(`forks: ${decision.reachable.text}`)
+      // Said once, as soon as the forks show it: a precision the options cannot reach in the budget, or a figure
+      // asked a precision of that these runs do not give.
+      const shortfall = decision.unmeasured ?? (decision.reachable && decision.reachable.text)
+      if (shortfall && !shortfallSaid) {
+        log(`forks: ${shortfall}`)
         shortfallSaid = true
       }
     }
@@ -131,6 +134,9 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
     walls.push(wallS)
     // The throughput ratio's interval as the forks go: a user sees it narrow (or not) towards the precision.
     for (const line of ratioLines({ contenders, forks, dir, study })) log(`[fork ${fork}] ${line}`)
+    // After the first fork: runs too short for the precision asked are said, with the duration that would do.
+    const short = fork === 1 && study.precision ? shortRunsLine({ study, contenders, dir, fork }) : null
+    if (short) log(`forks: ${short}`)
   }
   return { code: EXIT.OK, warnings, stop }
 }

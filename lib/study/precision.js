@@ -16,57 +16,89 @@ const { forkResult, pairedForks } = require('./forks')
 // A query run's rate is queries/s, an ingest's rows/s.
 const rateOf = (result) => (result ? result[`${result.workload === 'ingest' ? 'rows' : 'queries'}_per_sec`] : null)
 
-/** Each contender's throughput ratio to the first over the forks both have done: [{ name, ratio, forks }]. */
-function ratiosOf ({ contenders, forks, dir }) {
+// The cluster's CPU per 1,000 units of a run (lib/results/cpu-cost.js), where the run could tell it.
+const cpuOf = (result) => (result && result.cluster_cpu && typeof result.cluster_cpu.ms_per_1000 === 'number'
+  ? result.cluster_cpu.ms_per_1000 : null)
+
+// The figures a comparison's forks may be asked a precision of: the study file's key, how its lines name it, and
+// how a run's result gives it.
+const FIGURES = [
+  { key: 'precision', name: 'the throughput ratio', of: rateOf },
+  { key: 'cpu_precision', name: 'the CPU per row ratio', of: cpuOf }
+]
+
+/** Each contender's ratio to the first of `of` (a run's figure) over the forks both have done. */
+function ratiosOf ({ contenders, forks, dir, of = rateOf }) {
   const [base, ...others] = contenders
   return others.map((other) => {
     const pairs = pairedForks(dir, [base.name, other.name], forks)
-      .map((f) => [rateOf(forkResult(dir, f, base.name)), rateOf(forkResult(dir, f, other.name))])
+      .map((f) => [of(forkResult(dir, f, base.name)), of(forkResult(dir, f, other.name))])
       .filter(([b, n]) => b > 0 && n > 0)
     return { name: other.name, ratio: pairedRatio(pairs), forks: pairs.length }
   })
 }
 
 /**
- * Whether to run fork `fork` of a comparison that adds forks: { stop: false } or { stop: true, reason, text } when
- * every contender's throughput ratio is within the precision asked, when another fork would pass the budget (at the
- * forks' mean time so far), or at MAX_FORKS.
+ * Each figure the study asks a precision of (FIGURES): its widest ratio's half-width over the contenders (points of
+ * the change, Infinity before an interval), the fewest pairs, and its words.
+ */
+function askedFigures ({ study, contenders, forks, dir }) {
+  return FIGURES.filter((f) => study[f.key]).map((f) => {
+    const ratios = ratiosOf({ contenders, forks, dir, of: f.of })
+    const widest = ratios.reduce((a, r) => Math.max(a, r.ratio ? halfWidthPct(r.ratio) : Infinity), 0)
+    const paired = ratios.reduce((a, r) => Math.min(a, r.forks), Infinity)
+    const precision = Number.parseFloat(study[f.key])
+    const width = `±${Number.isFinite(widest) ? fmt(round(widest, 1)) : '∞'} points of the change against ` +
+      `${contenders[0].name} (±${study[f.key]} asked, on that scale)`
+    return { ...f, widest, paired, precision, width, within: widest <= precision }
+  })
+}
+
+/**
+ * Whether to run fork `fork` of a comparison that adds forks: { stop: false, reachable, unmeasured } or { stop: true,
+ * reason, text } when every figure asked a precision of (the throughput ratio, and the CPU per row with
+ * cpu_precision:) has its 95% interval within it, when another fork would pass the budget (at the forks' mean time
+ * so far), or at MAX_FORKS. `unmeasured` says an asked figure the runs do not give (the CPU per row of nodes not on
+ * this machine): its precision can never be reached.
  */
 function forksDecision ({ study, contenders, forks, dir, fork }) {
   const ran = forksRun(forks)
   if (fork > MAX_FORKS) {
     return { stop: true, reason: 'forks', forks: ran, text: `${MAX_FORKS} forks, the most a comparison runs` }
   }
-  const ratios = ratiosOf({ contenders, forks, dir })
-  const precision = study.precision ? Number.parseFloat(study.precision) : null
-  const widest = ratios.reduce((a, r) => Math.max(a, r.ratio ? halfWidthPct(r.ratio) : Infinity), 0)
-  const paired = ratios.reduce((a, r) => Math.min(a, r.forks), Infinity)
-  const width = `±${Number.isFinite(widest) ? fmt(round(widest, 1)) : '∞'} points of the change ` +
-    `against ${contenders[0].name} (±${study.precision} asked, on that scale)`
-  if (precision !== null && widest <= precision) {
-    return { stop: true, reason: 'precision', forks: ran, widest_points: round(widest, 1),
-      text: `the throughput ratio's 95% interval is within ${width} after ${paired} forks` }
+  const figures = askedFigures({ study, contenders, forks, dir })
+  const throughput = figures.find((f) => f.key === 'precision') ?? null
+  const widestPoints = throughput && Number.isFinite(throughput.widest) ? round(throughput.widest, 1) : null
+  if (figures.length && figures.every((f) => f.within)) {
+    return { stop: true, reason: 'precision', forks: ran, widest_points: widestPoints,
+      text: `${figures.map((f) => `${f.name}'s 95% interval is within ${f.width}`).join(', and ')} after ` +
+        `${Math.min(...figures.map((f) => f.paired))} forks` }
   }
   const budgetS = budgetSeconds(study.budget)
   const spentS = spentOf(forks)
   const perForkS = spentS / Math.max(1, ran)
   if (!fitsBudget({ budgetS, spentS, walls: ran ? [perForkS] : [] })) {
-    return { stop: true, reason: 'budget', forks: ran, widest_points: Number.isFinite(widest) ? round(widest, 1) : null,
+    return { stop: true, reason: 'budget', forks: ran, widest_points: widestPoints,
       text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (${formatMs(Math.round(spentS) * 1000)} of ` +
-      `${ran} forks; another would take about ${formatMs(Math.round(perForkS) * 1000)})${precision !== null
-        ? `; the widest ratio's interval is ${width}` : ''}` }
+      `${ran} forks; another would take about ${formatMs(Math.round(perForkS) * 1000)})` +
+      figures.map((f) => `; the widest of ${f.name}'s intervals is ${f.width}`).join('') }
   }
-  return { stop: false, reachable: reachableOf({ widest, paired, budgetS, spentS, perForkS, precision, ran }) }
+  const unmeasured = figures.find((f) => f.key !== 'precision' && ran >= 2 && f.paired === 0)
+  const reached = figures.map((f) => reachableOf({ ...f, budgetS, spentS, perForkS, ran })).filter(Boolean)
+  return { stop: false, reachable: reached.find((r) => r.text) ?? reached[0] ?? null,
+    ...(unmeasured ? { unmeasured: `${unmeasured.name} is in none of these runs (the nodes' CPU is read from this ` +
+      `machine's /proc: nodes elsewhere, or another user's, give none): ${unmeasured.key} cannot be reached, and ` +
+      'the forks stop at the budget' } : {}) }
 }
 
 /**
- * What the budget can reach at the spread measured so far: the widest ratio's half-width (points) after every fork
- * the budget still holds, by Student's t over the pairs (its width shrinks as t(n - 1) / √n). Null before three pairs
- * (no spread to project) or without a precision asked. { forks, points, text } with a text only when that falls short
- * of the precision asked: then the options cannot carry the study's promise, and the line says what would.
+ * What the budget can reach at the spread measured so far: a figure's widest ratio's half-width (points) after every
+ * fork the budget still holds, by Student's t over the pairs (its width shrinks as t(n - 1) / √n). Null before three
+ * pairs (no spread to project). { forks, points, text } with a text only when that falls short of the precision
+ * asked: then the options cannot carry the study's promise, and the line says what would.
  */
-function reachableOf ({ widest, paired, budgetS, spentS, perForkS, precision, ran }) {
-  if (precision === null || !Number.isFinite(widest) || paired < 3 || !(perForkS > 0)) return null
+function reachableOf ({ name, widest, paired, budgetS, spentS, perForkS, precision, ran }) {
+  if (!Number.isFinite(widest) || paired < 3 || !(perForkS > 0)) return null
   const more = Math.max(0, Math.floor((budgetS - spentS) / perForkS))
   const n = paired + more
   const tNow = studentTQuantile(0.975, paired - 1)
@@ -74,8 +106,33 @@ function reachableOf ({ widest, paired, budgetS, spentS, perForkS, precision, ra
   const points = round(widest * (tThen / tNow) * Math.sqrt(paired / n), 1)
   if (points <= precision) return { forks: ran + more, points, text: null }
   return { forks: ran + more, points, text: `at the spread of these ${paired} forks, the budget's ${ran + more} ` +
-    `reach about ±${fmt(points)} points, not the ±${precision}% asked: each run measures too few requests at these ` +
-    'options for that (a longer duration, larger runs), or the machine is too busy; more budget, or ask less' }
+    `reach about ±${fmt(points)} points of ${name}, not the ±${precision}% asked: each run measures too few ` +
+    'requests at these options for that (a longer duration, larger runs), or the machine is too busy; more budget, ' +
+    'or ask less' }
+}
+
+// Requests a run's window should hold for its throughput to stand on more than a handful of answers: a window of 28
+// batches counts its rate in steps of 3.6%, coarser than the precision a study asks.
+const MIN_REQUESTS = 200
+
+/**
+ * Whether fork `fork`'s runs measured too few requests in their windows for the precision asked: the line that says
+ * so, with the duration that would hold MIN_REQUESTS at the rate measured, or null. A throughput is a count of answers
+ * over a window; one of a few dozen moves by a whole answer's share between otherwise equal runs.
+ */
+function shortRunsLine ({ study, contenders, dir, fork }) {
+  const counts = contenders.map((c) => forkResult(dir, fork, c.name)).filter(Boolean)
+    .map((r) => ({ requests: r.requests, seconds: r.seconds })).filter((r) => Number.isFinite(r.requests))
+  if (counts.length === 0) return null
+  const fewest = counts.reduce((a, r) => (r.requests < a.requests ? r : a))
+  if (fewest.requests >= MIN_REQUESTS) return null
+  const stepPct = round(100 / Math.max(1, fewest.requests), 1)
+  const needS = fewest.seconds > 0 ? Math.ceil((fewest.seconds * MIN_REQUESTS / Math.max(1, fewest.requests)) / 10) *
+    10 : null
+  return `each run measured as few as ${fewest.requests} requests in its ${fmt(fewest.seconds)}-s window: its ` +
+    `throughput moves in steps of ${fmt(stepPct)}% a request, coarse for the ±${study.precision} asked; ` +
+    `${needS ? `--duration ${needS}s (or more) in run.args holds ${MIN_REQUESTS} at this rate, ` : ''}or smaller ` +
+    'batches'
 }
 
 /** The forks that ran whole (every contender's run done or failed after its time was spent): how many. */
@@ -96,10 +153,13 @@ function stoppingOf (study, forks, stop) {
   const spentS = Math.round(spentOf(forks || {}))
   const took = `the forks took ${formatMs(spentS * 1000)}`
   const why = stop ? stop.text : sequential ? `${ran} forks run so far` : `${ran} forks, as the study file asks`
-  return { precision: study.precision ?? null, budget: sequential ? study.budget ?? DEFAULT_BUDGET : null,
+  const asked = [study.precision ? `±${study.precision} on the throughput ratio` : null,
+    study.cpu_precision ? `±${study.cpu_precision} on the CPU per row ratio` : null,
+    `a budget of ${study.budget ?? DEFAULT_BUDGET}`].filter(Boolean).join(', ')
+  return { precision: study.precision ?? null, cpu_precision: study.cpu_precision ?? null,
+    budget: sequential ? study.budget ?? DEFAULT_BUDGET : null,
     forks: ran, spent_s: spentS, reason: stop ? stop.reason : sequential ? null : 'forks',
-    line: `forks: ${why}; ${took}${sequential ? ` (asked: ${[study.precision ? `±${study.precision} on the ` +
-      'throughput ratio' : null, `a budget of ${study.budget ?? DEFAULT_BUDGET}`].filter(Boolean).join(', ')})` : ''}` }
+    line: `forks: ${why}; ${took}${sequential ? ` (asked: ${asked})` : ''}` }
 }
 
 /**
@@ -206,4 +266,5 @@ function calibrationLine (comparisons, study) {
     `${fmt(rate.detectable_pct)}% or more in ${rate.figure} (${aa})`
 }
 
-module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, overlapShare, stoppingOf, positionOf }
+module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, overlapShare, stoppingOf, positionOf,
+  shortRunsLine }

@@ -95,8 +95,8 @@ const prefillOf = (value, key) => (value === undefined ? null
   : wholeNumber(value, key, { min: 0, max: MAX_PREFILL_ROWS }) || null)
 
 const KEYS = {
-  '': ['cluster', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run', 'duet', 'precision', 'budget',
-    'calibrate'],
+  '': ['cluster', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run', 'duet', 'precision', 'cpu_precision',
+    'budget', 'calibrate'],
   contender: ['name', 'version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
   run: ['workload', 'args'],
   cluster: ['version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
@@ -150,7 +150,7 @@ function readStudy (file) {
   }
   checkKeys(study, '')
   if (study.contenders !== undefined) return contendersOf(study)
-  for (const key of ['forks', 'run', 'duet', 'precision', 'budget', 'calibrate']) {
+  for (const key of ['forks', 'run', 'duet', 'precision', 'cpu_precision', 'budget', 'calibrate']) {
     if (study[key] !== undefined) {
       throw new UsageError(`${key}: goes with contenders: (a comparison)${['precision', 'budget'].includes(key)
         ? `; a sizing's grid races with grid.${key}` : ''}`)
@@ -283,6 +283,11 @@ function contendersOf (study) {
     throw new UsageError('contenders: two have the same name')
   }
   const precision = precisionOf(study.precision, 'precision')
+  const cpuPrecision = precisionOf(study.cpu_precision, 'cpu_precision')
+  if (cpuPrecision !== null && precision === null) {
+    throw new UsageError('cpu_precision: goes with precision: (the throughput ratio\'s, which every comparison ' +
+      'judges first)')
+  }
   const budget = budgetOf(study.budget, 'budget')
   // Forks added until a precision or a budget: forks: is then the least, three by default (a first interval).
   const sequential = precision !== null || budget !== null
@@ -295,7 +300,8 @@ function contendersOf (study) {
     throw new UsageError(`run.workload must be ingest or query (got '${workload}')`)
   }
   return { contenders, forks, run: { workload, args: strings(run.args, 'run.args') }, duet: flagOf(study.duet, 'duet'),
-    precision, budget, calibrate: flagOf(study.calibrate, 'calibrate') }
+    precision, ...(cpuPrecision !== null ? { cpu_precision: cpuPrecision } : {}), budget,
+    calibrate: flagOf(study.calibrate, 'calibrate') }
 }
 
 module.exports = { readStudy, KEYS }

@@ -26,14 +26,17 @@ const env = () => ({ CRATE_BENCH_CACHE: process.env.CRATE_BENCH_CACHE, ...(proce
 for (const nodes of [1, 3]) {
   test(`${nodes} node${nodes === 1 ? '' : 's'} of the real distribution: started, a run, stopped, nothing left`,
     { skip: SKIP, timeout: 300_000 }, async (t) => {
-      const dir = path.join(openDir(tempDir(t)), 'cluster')
+      // The stop's hook first (hooks run in the order registered): a test that fails leaves no node running, its
+      // cluster stopped before its temporary folder goes.
+      let dir = null
+      t.after(() => dir && runTool('bin/crate-bench.js', ['cluster', 'stop', '--dir', dir], { env: env() }))
+      dir = path.join(openDir(tempDir(t)), 'cluster')
       const port = await freeClusterPort(nodes)
       const started = await runTool('bin/crate-bench.js', ['cluster', 'start', '--nodes', String(nodes),
         '--tarball', tarball, '--heap', '384m', '--http_port', String(port), '--dir', dir, '--json'],
       { env: env(), timeoutMs: 240_000 })
       assert.equal(started.code, 0, started.stderr)
       const state = started.json
-      t.after(() => runTool('bin/crate-bench.js', ['cluster', 'stop', '--dir', dir], { env: env() }))
       assert.match(state.version, /^[0-9]+\.[0-9]+\.[0-9]+$/)
       assert.match(state.build_hash, /^[0-9a-f]{40}$/)
       assert.equal(state.nodes.length, nodes)

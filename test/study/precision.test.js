@@ -4,21 +4,23 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { forksDecision, duetNotes, calibrationLine, overlapShare, stoppingOf, positionOf } =
+const { forksDecision, duetNotes, calibrationLine, overlapShare, stoppingOf, positionOf, shortRunsLine } =
   require('../../lib/study/precision')
 const { compareContenders, forkState } = require('../../lib/study/comparison')
 const { tempDir } = require('../helpers/temp-files')
 const { memoryStream } = require('../helpers/memory-stream')
 
 /** Forks of contenders a and b at these rows/s, each fork `wallS` long; their states as study.json keeps them. */
-function forksOf (dir, rates, wallS = 60) {
+function forksOf (dir, rates, wallS = 60, cpu = () => null) {
   fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
   const forks = {}
   rates.forEach(([a, b], i) => {
     for (const [name, perSec] of [['a', a], ['b', b]]) {
+      const msPer1000 = cpu(name, i)
       fs.writeFileSync(path.join(dir, 'forks', `${i + 1}-${name}.json`), JSON.stringify({ workload: 'ingest',
         options: { run_id: `${i + 1}-${name}` }, rows_per_sec: perSec, rows_failed: 0, rows_in_doubt: 0,
-        latency_ms: { p50: 10, p99: 40, p999: 50 }, client: { saturated: name === 'b' && i === 0 } }))
+        latency_ms: { p50: 10, p99: 40, p999: 50 }, client: { saturated: name === 'b' && i === 0 },
+        ...(msPer1000 === null ? {} : { cluster_cpu: { ms_per_1000: msPer1000 } }) }))
       forks[`${i + 1}-${name}`] = { status: 'done', exit_code: 0, wall_s: wallS / 2 }
     }
   })
@@ -157,4 +159,43 @@ test('a precision the budget cannot reach at the spread measured is said, with h
   const enough = asked('6%')
   assert.equal(enough.stop, false, 'the interval is not yet within 6%')
   assert.equal(enough.reachable.text, null, 'the budget reaches it: nothing to say')
+})
+
+test('with cpu_precision the forks stop only when the CPU per row\'s interval is within it too', (t) => {
+  // The throughput ratio is tight (b 5% below a, ±0.1%); the CPU per row of b swings ±4% around a's.
+  const rates = [1, 0.9, 1.1, 1, 1.05].map((m) => [10_000 * m, 10_000 * m * 0.95])
+  const swing = [1.04, 0.96, 1.03, 0.97, 1]
+  const study = { precision: '2%', cpu_precision: '1%', budget: '20m', forks: 3 }
+  const wideDir = tempDir(t)
+  const wideForks = forksOf(wideDir, rates, 60, (name, i) => (name === 'a' ? 60 : 60 * swing[i]))
+  const open = forksDecision({ study, contenders, forks: wideForks, dir: wideDir, fork: 6 })
+  assert.equal(open.stop, false, 'the throughput ratio is within 2%, the CPU per row\'s is not within 1%')
+  assert.match(open.reachable.text, /points of the CPU per row ratio, not the ±1% asked/)
+  const tightDir = tempDir(t)
+  const tightForks = forksOf(tightDir, rates, 60, (name) => (name === 'a' ? 60 : 57))
+  const done = forksDecision({ study, contenders, forks: tightForks, dir: tightDir, fork: 6 })
+  assert.equal(done.stop, true)
+  assert.match(done.text, /^the throughput ratio's 95% interval is within ±[\d.]+ points .*, and the CPU per row /)
+  // Runs that give no CPU per row (nodes elsewhere): said, and the forks end at the budget.
+  const noneDir = tempDir(t)
+  const none = forksDecision({ study, contenders, forks: forksOf(noneDir, rates), dir: noneDir, fork: 6 })
+  assert.equal(none.stop, false)
+  assert.match(none.unmeasured, /^the CPU per row ratio is in none of these runs .*: cpu_precision cannot be reached/)
+  assert.match(stoppingOf(study, tightForks, done).line, /\(asked: ±2% on the throughput ratio, ±1% on the CPU per /)
+})
+
+test('runs too short for the precision asked are said after the first fork, with a duration that would do', (t) => {
+  const dir = tempDir(t)
+  fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+  const write = (name, requests) => fs.writeFileSync(path.join(dir, 'forks', `1-${name}.json`),
+    JSON.stringify({ workload: 'ingest', rows_per_sec: 7000, requests, seconds: 20 }))
+  write('a', 28)
+  write('b', 31)
+  // 28 batches of 5,000 rows in a 20-s window, as a new user's A/A duet measured: steps of 3.6% a request.
+  assert.equal(shortRunsLine({ study: { precision: '3%' }, contenders, dir, fork: 1 }), 'each run measured as few ' +
+    'as 28 requests in its 20-s window: its throughput moves in steps of 3.6% a request, coarse for the ±3% asked; ' +
+    '--duration 150s (or more) in run.args holds 200 at this rate, or smaller batches')
+  write('a', 400)
+  write('b', 410)
+  assert.equal(shortRunsLine({ study: { precision: '3%' }, contenders, dir, fork: 1 }), null)
 })

@@ -44,6 +44,8 @@ test('every value of a study file is checked before a cluster starts, in one lin
     [sizing('', ', repeat: 1e300'), /^grid\.repeat must be a whole number from 1 to 100 \(got 1e\+300\)$/],
     [sizing('', ', repeat: "3x"'), /^grid\.repeat must be a whole number/],
     [contenders('', 'forks: 100000000\n'), /^forks must be a whole number from 1 to 100 \(got 100000000\)$/],
+    [contenders('', 'cpu_precision: 2%\n'), /^cpu_precision: goes with precision: /],
+    [contenders('', 'precision: 5%\ncpu_precision: 0%\n'), /^cpu_precision/],
     [sizing(', nodes: [1, 500]'), /^cluster\.nodes\[1\] must be a whole number from 1 to 20 \(got 500\)$/],
     [sizing(', nodes: [1.5]'), /^cluster\.nodes\[0\] must be a whole number/],
     [sizing(', heap: lots'), /^cluster: --heap must be a size such as 512m or 2g \(got 'lots'\)$/],
