@@ -47,7 +47,9 @@ function studyRunOf (run, { out, recordFile, stderr, now = Date.now }) {
       stderr.write(`  ${what}: ${line.trim()}\n`)
     }
     try {
-      return await run({ ...options, args: [...options.args, '--started_by_study', recordFile, '--progress'],
+      // A target (a cluster the study did not start) has no record to give: its runs read it from sys.nodes.
+      return await run({ ...options, args: [...options.args, ...(recordFile ? ['--started_by_study', recordFile] : []),
+        '--progress'],
         onSpawn: (child) => { forget = recordChild(out, child, what) }, onLine })
     } finally {
       forget()

@@ -29,15 +29,39 @@ const argsOf = (study) => ({ grid: BenchmarkOptions.parse(study.grid.args),
   mixed: BenchmarkOptions.parse(study.mixed ? study.mixed.args : []),
   sustained: BenchmarkOptions.parse(study.sustained ? study.sustained.args : []) })
 
-/** The shapes of a sizing study: [{ nodes, name, index, dir, cluster, ports, grid }], each in DIR/<N>-nodes/. */
+/**
+ * The shapes of a sizing study: [{ key, nodes, name, index, dir, cluster, ports, grid }], each in DIR/<N>-nodes/; or,
+ * for a study of targets (clusters of the user's own), [{ key, nodes, name, index, dir, target, grid }], each in
+ * DIR/<its name>/.
+ */
 function planShapes (study, { out, env }) {
+  if (study.targets) {
+    return study.targets.map((target, i) => {
+      const shape = { key: target.name, nodes: target.nodes, name: target.name, index: i + 1,
+        dir: path.join(out, target.name), target }
+      return { ...shape, grid: gridOf(study, shape, env) }
+    })
+  }
   return study.shapes.map((nodes, i) => {
     const dir = path.join(out, shapeName(nodes))
     // The cluster's folder under the study's: its nodes' logs stay with the results.
     const cluster = { nodes, ...study.cluster, dir: path.join(dir, 'cluster') }
-    const shape = { nodes, name: shapeName(nodes), index: i + 1, dir, cluster, ports: plannedPorts(cluster) }
+    const shape = { key: nodes, nodes, name: shapeName(nodes), index: i + 1, dir, cluster,
+      ports: plannedPorts(cluster) }
     return { ...shape, grid: gridOf(study, shape, env) }
   })
+}
+
+/**
+ * The options that point a run of `args` at `shape`: a started cluster's nodes (their ports; --protocol pg their
+ * PostgreSQL ports), or a target's hosts as the study file names them (its user; the password from CRATE_PASSWORD).
+ */
+function connectionOf (shape, args, env) {
+  if (!shape.target) return connectionArgs(shape.ports, args, env)
+  const t = shape.target
+  const pg = BenchmarkOptions.parse(args).get('protocol') === 'pg'
+  return ['--host', t.hosts.join(','), ...(t.user ? ['--user', t.user] : []),
+    ...(pg ? ['--pg_port', String(t.pgPort ?? 5432)] : [])]
 }
 
 /** The grid's configuration (sweep/grid/config.js) on `shape`. */
@@ -46,7 +70,7 @@ function gridOf (study, shape, env) {
   const args = argsOf(study).grid.toArgv()
   return gridConfig({ vary: g.vary, repeat: g.repeat, slo: g.slo ?? undefined, precision: g.precision ?? undefined,
     budget: g.budget ?? undefined, prefill: g.prefill ?? undefined, out: path.join(shape.dir, 'grid'),
-    benchmark: [...connectionArgs(shape.ports, args, env), '--duration', g.duration,
+    benchmark: [...connectionOf(shape, args, env), '--duration', g.duration,
       ...(g.warmup ? ['--warmup', g.warmup] : []), ...args] }, keysOf('grid'))
 }
 
@@ -62,7 +86,7 @@ function mixedConfigOf (study, shape, settings, env, { start = study.mixed.start
   return capacityConfig({ workload: 'mixed', query_rate: m.queryRate, slo: m.slo, duration: m.duration,
     warmup: m.warmup ?? undefined, edge_repeat: m.edgeRepeat, start: start ?? undefined,
     max_steps: m.maxSteps ?? undefined, out: path.join(shape.dir, 'mixed'),
-    benchmark: [...connectionArgs(shape.ports, load, env), '--queries_config', path.resolve(m.queries), ...load] },
+    benchmark: [...connectionOf(shape, load, env), '--queries_config', path.resolve(m.queries), ...load] },
   keysOf('mixed'))
 }
 
@@ -72,7 +96,7 @@ function sustainedArgs (study, shape, settings, env) {
   const args = argsOf(study)
   const ingest = ingestAt(args.grid, settings)
   const load = [...ingest.toArgv(), ...args.sustained.without(ingest).toArgv()]
-  return [...connectionArgs(shape.ports, load, env), '--duration', s.duration, ...ingest.toArgv(),
+  return [...connectionOf(shape, load, env), '--duration', s.duration, ...ingest.toArgv(),
     ...(s.prefill ? ['--prefill', String(s.prefill)] : []), ...args.sustained.without(ingest).toArgv(), '--json']
 }
 

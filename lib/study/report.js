@@ -80,7 +80,9 @@ function writeSizing (config, shapes, { stderr, warnings = [] }) {
     stderr.write('warning: none of the study\'s results says what cluster it ran on: nothing to size\n')
     return EXIT.CANNOT_RUN
   }
-  const several = shapes.filter((s) => s.nodes > 1)
+  // Nodes the study started share this machine; a target's are on hosts of the user's own (its sizing judges them
+  // from what they report: a shared host is flagged there).
+  const several = config.study.targets ? [] : shapes.filter((s) => s.nodes > 1)
   sizing.measured = measuredHeader(config, Object.values(records))
   sizing.study_caveats = several.length ? [`${several.map((s) => `${s.nodes} nodes`).join(', ')} on one ` +
     `${os.availableParallelism()}-core machine: this measures CrateDB's scaling on shared cores, not the throughput ` +

@@ -5,6 +5,9 @@ const path = require('node:path')
 const { EXIT } = require('../base/errors')
 const { fmtWhole } = require('../base/format')
 const { withRecordedCluster, ClusterStartError } = require('../provision/recorded-start')
+const { runCommand, waitForTarget, recordTarget, nodesOf } = require('../provision/external')
+const { replaceFile } = require('../provision/owned-paths')
+const { parseDuration } = require('../base/values')
 const { runGrid } = require('../sweep/grid/grid-run')
 const { unitUnnamed } = require('../sweep/grid/report')
 const { runCapacity } = require('../sweep/capacity-run')
@@ -23,6 +26,7 @@ const { figureCellOf } = require('../reports/sizing/evidence')
 
 /** A shape's parts, its cluster started and stopped around them: { done } or { failed, why } or { interrupted }. */
 async function runShape (shape, context) {
+  if (shape.target) return runTargetShape(shape, context)
   const { out, stderr, signals, run, env, count, startCluster = withRecordedCluster } = context
   const log = (line) => stderr.write(`${line}\n`)
   // A shape half done is measured again from a fresh cluster: nothing of an earlier cluster's runs is mixed in.
@@ -48,12 +52,87 @@ async function runShape (shape, context) {
   }
 }
 
+/**
+ * A target's parts (a cluster of the user's own): its up: command, the wait until it answers with every node, its
+ * record from sys.nodes, the parts, then its down: command however the shape ended. A target not reachable, or whose
+ * nodes change during a part, is named and not sized.
+ */
+async function runTargetShape (shape, context) {
+  const { out, stderr, signals, run, env, count, file } = context
+  const t = shape.target
+  const log = (line) => stderr.write(`${line}\n`)
+  fs.rmSync(shape.dir, { recursive: true, force: true })
+  fs.mkdirSync(shape.dir, { recursive: true })
+  const head = `[shape ${shape.index} of ${count}: ${shape.name}]`
+  const cwd = path.dirname(file)
+  const waitMs = parseDuration(t.wait, 'wait')
+  const password = env.CRATE_PASSWORD ?? ''
+  const command = async (which) => {
+    log(`${head} ${which}: ${t[which]}`)
+    return runCommand(t[which], { cwd, log: (line) => log(`  ${which}: ${line}`), logFile: path.join(shape.dir,
+      `${which}.log`), timeoutMs: waitMs, signals })
+  }
+  try {
+    if (t.up) {
+      const up = await command('up')
+      if (up.interrupted || signals.interrupted) return { interrupted: true }
+      if (up.code !== 0) {
+        return { failed: true, why: `its up: command ${up.timedOut ? `took longer than its wait: (${t.wait})`
+          : `failed (${up.signal ?? `exit ${up.code}`})`}; its output: ${path.join(shape.dir, 'up.log')}` }
+      }
+    }
+    log(`${head} waiting for its ${t.nodes} node${t.nodes === 1 ? '' : 's'} at ${t.hosts.join(', ')} (at most ` +
+      `${t.wait})`)
+    let record
+    try {
+      await waitForTarget(t, { password, waitMs, log, signals })
+      record = await recordTarget(t, { password })
+    } catch (error) {
+      if (signals.interrupted) return { interrupted: true }
+      log(`${head} not reachable: ${error.message}`)
+      return { failed: true, why: `not reachable: ${error.message}` }
+    }
+    replaceFile(path.join(shape.dir, 'cluster-record.json'), `${JSON.stringify(record, null, 1)}\n`)
+    log(`${head} found CrateDB ${record.version} (build ${record.build_hash ?? 'unknown'}): ${record.nodes} node` +
+      `${record.nodes === 1 ? '' : 's'} (${record.node_list.map((n) => `${n.name} on ${n.hostname}, ${n.cores} ` +
+        'cores').join('; ')}); its CPU per row from sys.nodes (its nodes are not on this machine)`)
+    const studyRun = studyRunOf(run, { out, recordFile: null, stderr })
+    // A node that no longer answers in the cluster after a part: the part measured another cluster.
+    const lost = async (part) => {
+      let names = []
+      try {
+        names = await nodesOf(t, { password })
+      } catch (error) {
+        return `no host answered after the ${part} (${error.message})`
+      }
+      const gone = record.node_list.filter((n) => !names.includes(n.name))
+      for (const n of gone) {
+        log(`warning: ${n.name} (on ${n.hostname}) of ${t.name} no longer answers in its cluster after the ${part}: ` +
+          'a node lost or cut off (its host\'s own logs say which)')
+      }
+      if (gone.length) return `${gone.map((n) => n.name).join(', ')} left the cluster during the ${part}`
+      if (names.length !== record.nodes) return `its node count changed during the ${part} (${record.nodes} → ` +
+        `${names.length})`
+      return null
+    }
+    return await shapeParts(shape, { ...context, head, log, studyRun, lost })
+  } finally {
+    if (t.down) {
+      const down = await command('down')
+      if (down.code !== 0) {
+        log(`${head} warning: its down: command ${down.timedOut ? 'took longer than its wait:' : `failed (${down.signal
+          ?? `exit ${down.code}`})`}; its output: ${path.join(shape.dir, 'down.log')}`)
+      }
+    }
+  }
+}
+
 async function shapeParts (shape, { study, stderr, signals, env, head, log, studyRun, lost }) {
   const partStream = (part) => teeTo(stderr, path.join(shape.dir, `${part}.log`))
   log(`${head} grid`)
   const grid = await runGrid(shape.grid, { stderr: partStream('grid'), signals, run: studyRun })
   if (signals.interrupted) return { interrupted: true }
-  const gridLost = lost('grid')
+  const gridLost = await lost('grid')
   if (gridLost) return { failed: true, why: gridLost }
   if (!measured(grid.code, [EXIT.OK, EXIT.FAILURES])) {
     return { failed: true, why: `its grid could not run (exit ${grid.code})` }
@@ -77,7 +156,7 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
     const mixed = await runCapacity(mixedConfigOf(study, shape, cell.settings, env, { start: start.start }),
       { stderr: partStream('mixed'), signals, run: studyRun })
     if (signals.interrupted) return { interrupted: true }
-    const mixedLost = lost('mixed capacity')
+    const mixedLost = await lost('mixed capacity')
     if (mixedLost) return { failed: true, why: mixedLost }
     // No capacity within the SLO (exit 1) is a finding; a search that could not run is not.
     if (!measured(mixed.code, [EXIT.OK, EXIT.FAILURES])) {
@@ -91,7 +170,7 @@ async function shapeParts (shape, { study, stderr, signals, env, head, log, stud
       args: sustainedArgs(study, shape, cell.settings, env), resultFile, logFile: path.join(shape.dir,
         'sustained.log'), signals })
     if (signals.interrupted) return { interrupted: true }
-    const sustainedLost = lost('sustained run')
+    const sustainedLost = await lost('sustained run')
     if (sustainedLost) return { failed: true, why: sustainedLost }
     log(`${head} sustained: ${runLine(partResult(resultFile), code ?? signal)}`)
     if (signal || !measured(code, [EXIT.OK, EXIT.FAILURES, EXIT.THRESHOLDS])) {
@@ -142,33 +221,37 @@ function mixedStart (study, cell) {
 async function runSizingStudy (config, progress, { stderr, signals, run, env, startCluster }) {
   const { study, shapes, out } = config
   const file = path.join(out, 'study.json')
-  const left = shapes.filter((s) => !(progress.shapes[s.nodes] && progress.shapes[s.nodes].status === 'done'))
+  const left = shapes.filter((s) => !(progress.shapes[s.key] && progress.shapes[s.key].status === 'done'))
   const planS = shapePlanS(study)
   const walls = []
-  stderr.write(`study: ${shapes.length} shape${shapes.length === 1 ? '' : 's'} (${shapes.map((s) =>
-    `${s.nodes} node${s.nodes === 1 ? '' : 's'}`).join(', ')}) of CrateDB ${study.cluster.version ??
-    study.cluster.tarball}; ${left.length < shapes.length ? `resuming: ${shapes.length - left.length} done, ` : ''}` +
+  const nodesText = (s) => `${s.nodes} node${s.nodes === 1 ? '' : 's'}`
+  const what = study.targets
+    ? `${shapes.map((s) => `${s.name}: ${nodesText(s)}`).join(', ')}) of clusters of your own (targets:)`
+    : `${shapes.map(nodesText).join(', ')}) of CrateDB ${study.cluster.version ?? study.cluster.tarball}`
+  stderr.write(`study: ${shapes.length} shape${shapes.length === 1 ? '' : 's'} (${what}; ` +
+    `${left.length < shapes.length ? `resuming: ${shapes.length - left.length} done, ` : ''}` +
     `${left.length} to run, about ${minutes(planS * left.length)}; results in ${out}\n`)
   const failed = []
   for (const [i, shape] of left.entries()) {
     if (i > 0) stderr.write(`about ${minutes(timeLeftS(left.length - i, walls, planS))} left\n`)
     const began = Date.now()
-    progress.shapes[shape.nodes] = { status: 'started', started_at: new Date().toISOString() }
+    progress.shapes[shape.key] = { status: 'started', started_at: new Date().toISOString() }
     writeProgress(file, progress)
-    const outcome = await runShape(shape, { study, out, stderr, signals, run, env, count: shapes.length, startCluster })
+    const outcome = await runShape(shape, { study, out, stderr, signals, run, env, count: shapes.length, startCluster,
+      file: config.file })
     if (outcome.interrupted) {
       stderr.write(`interrupted: ${shape.name} is not counted; the same command runs it again, from a fresh ` +
         'cluster\n')
       return EXIT.PARTIAL
     }
     walls.push((Date.now() - began) / 1000)
-    progress.shapes[shape.nodes] = outcome.done
+    progress.shapes[shape.key] = outcome.done
       ? { status: 'done', finished_at: new Date().toISOString(), settings: outcome.settings }
       : { status: 'failed', why: outcome.why }
     if (outcome.failed) failed.push(`${shape.name}: ${outcome.why}`)
     writeProgress(file, progress)
   }
-  const done = shapes.filter((s) => progress.shapes[s.nodes] && progress.shapes[s.nodes].status === 'done')
+  const done = shapes.filter((s) => progress.shapes[s.key] && progress.shapes[s.key].status === 'done')
   const warnings = failed.map((f) => `shape ${f} (not sized; the same command runs it again)`)
   const sized = done.length ? writeSizing(config, done, { stderr, warnings }) : EXIT.CANNOT_RUN
   if (done.length === 0) {

@@ -95,8 +95,9 @@ const prefillOf = (value, key) => (value === undefined ? null
   : wholeNumber(value, key, { min: 0, max: MAX_PREFILL_ROWS }) || null)
 
 const KEYS = {
-  '': ['cluster', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run', 'duet', 'precision', 'cpu_precision',
-    'budget', 'calibrate'],
+  '': ['cluster', 'targets', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run', 'duet', 'precision',
+    'cpu_precision', 'budget', 'calibrate'],
+  target: ['name', 'hosts', 'nodes', 'user', 'pg_port', 'up', 'down', 'wait'],
   contender: ['name', 'version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
   run: ['workload', 'args'],
   cluster: ['version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
@@ -156,18 +157,32 @@ function readStudy (file) {
         ? `; a sizing's grid races with grid.${key}` : ''}`)
     }
   }
-  if (!study.cluster) throw new UsageError('the study file needs cluster: (what to start for each shape)')
+  if (study.cluster && study.targets) {
+    throw new UsageError('cluster: and targets: are two ways to name what to size: give one (cluster: the tool ' +
+      'starts; targets: clusters of your own)')
+  }
+  if (!study.cluster && !study.targets) {
+    throw new UsageError('the study file needs cluster: (what to start for each shape) or targets: (clusters of ' +
+      'your own)')
+  }
   if (!study.grid) throw new UsageError('the study file needs grid: (the settings to measure on each shape)')
   for (const section of ['cluster', 'grid', 'mixed', 'sustained']) {
     if (study[section]) checkKeys(study[section], section)
   }
-  const c = study.cluster
-  const cluster = clusterOf(c, 'cluster')
-  const listed = [].concat(c.nodes ?? 1)
-  if (listed.length === 0) throw new UsageError('cluster.nodes must list one node count or more (got [])')
-  const nodes = listed.map((n, i) => wholeNumber(n, `cluster.nodes[${i}]`, { max: MAX_NODES }))
-  if (new Set(nodes).size !== nodes.length) throw new UsageError('cluster.nodes names a node count twice')
-  checkCluster(cluster, Math.max(...nodes), 'cluster')
+  let cluster = null
+  let nodes = null
+  let targets = null
+  if (study.targets) {
+    targets = targetsOf(study.targets)
+  } else {
+    const c = study.cluster
+    cluster = clusterOf(c, 'cluster')
+    const listed = [].concat(c.nodes ?? 1)
+    if (listed.length === 0) throw new UsageError('cluster.nodes must list one node count or more (got [])')
+    nodes = listed.map((n, i) => wholeNumber(n, `cluster.nodes[${i}]`, { max: MAX_NODES }))
+    if (new Set(nodes).size !== nodes.length) throw new UsageError('cluster.nodes names a node count twice')
+    checkCluster(cluster, Math.max(...nodes), 'cluster')
+  }
   const g = study.grid
   if (!g.vary || typeof g.vary !== 'object' || Array.isArray(g.vary) || Object.keys(g.vary).length < 2) {
     throw new UsageError('grid.vary must name two settings or more, each with its values (batch_size: [2000, 5000])')
@@ -189,6 +204,7 @@ function readStudy (file) {
   return {
     cluster,
     shapes: nodes,
+    ...(targets ? { targets } : {}),
     grid: { vary: Object.entries(g.vary).map(([name, values]) => `${name}=${values.join(',')}`),
       repeat: g.repeat === undefined ? 3 : wholeNumber(g.repeat, 'grid.repeat', { max: MAX_REPEAT }),
       duration: durationText(g.duration ?? '10s', 'grid.duration'),
@@ -206,6 +222,52 @@ function readStudy (file) {
     sustained: s ? { duration: durationText(s.duration ?? '10m', 'sustained.duration'),
       prefill: prefillOf(s.prefill, 'sustained.prefill'), args: strings(s.args, 'sustained.args') } : null
   }
+}
+
+/**
+ * The clusters of a study's targets: (each one a shape, in the order given): clusters the tool does not start, brought
+ * up and down by the user's own commands (up:, down:, run by the shell in the study file's folder), reached at their
+ * hosts (http:// or https://, certificates verified), as `user` (the password from CRATE_PASSWORD, never the file).
+ */
+function targetsOf (list) {
+  if (!Array.isArray(list) || list.length === 0) throw new UsageError('targets must list one cluster or more')
+  const targets = list.map((t, i) => {
+    const key = `targets[${i}]`
+    if (!t || typeof t !== 'object' || Array.isArray(t)) throw new UsageError(`${key} must be a mapping of keys`)
+    for (const k of Object.keys(t)) {
+      if (!KEYS.target.includes(k)) {
+        throw new UsageError(`unknown key ${key}.${k} in the study file (known under a target: ` +
+          `${KEYS.target.join(', ')})`)
+      }
+    }
+    const name = text(t.name ?? '', `${key}.name`)
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(name)) {
+      throw new UsageError(`${key}.name must be letters, digits, _, . and - (a folder of the study is named by it; ` +
+        `got ${JSON.stringify(name)})`)
+    }
+    const hosts = [].concat(t.hosts ?? []).map((h) => text(h, `${key}.hosts`))
+    if (hosts.length === 0) throw new UsageError(`${key}.hosts must list the cluster's HTTP address or more`)
+    for (const h of hosts) {
+      let url = null
+      try {
+        url = new URL(h)
+      } catch { /* named below */ }
+      if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.pathname !== '/') {
+        throw new UsageError(`${key}.hosts: '${h}' is no http:// or https:// address of a node (no user or password ` +
+          'in it: the user is user:, the password CRATE_PASSWORD)')
+      }
+    }
+    const command = (value, k) => (value === undefined ? null : text(value, `${key}.${k}`))
+    return { name, hosts, nodes: t.nodes === undefined ? hosts.length : wholeNumber(t.nodes, `${key}.nodes`,
+      { max: 1000 }), user: t.user === undefined ? null : text(t.user, `${key}.user`),
+    pgPort: t.pg_port === undefined ? null : wholeNumber(t.pg_port, `${key}.pg_port`, { max: 65_535 }),
+    up: command(t.up, 'up'), down: command(t.down, 'down'),
+    wait: durationText(t.wait ?? '10m', `${key}.wait`) }
+  })
+  if (new Set(targets.map((t) => t.name)).size !== targets.length) {
+    throw new UsageError('targets: two have the same name')
+  }
+  return targets
 }
 
 /** The query file of `key`: a file there is (its queries are read by the mixed search, after the grid). */

@@ -499,6 +499,16 @@ class CrateTestDouble {
       this.cpuReadings++
       return { cols: ['name', 'hostname', 'cores', 'heap', 'mem', 'version', 'cpu_pct'], rows, rowcount: rows.length }
     }
+    if (stmt === "SELECT name, hostname, version['number'] AS version, version['build_hash'] AS build_hash, " +
+      "os_info['available_processors'] AS cores, heap['max'] AS heap_max FROM sys.nodes ORDER BY name") {
+      // What a study records of a cluster it did not start (lib/provision/external.js), as a 6.4.3 node answers it.
+      const rows = this.nodes.filter((n) => !n.killed).map((n, i) => {
+        const shape = (this.script.nodeShapes || [])[i] || {}
+        return [n.name, shape.hostname ?? `host-${i + 1}`, '6.4.3', 'd3b321359b2ad9697232b74d7d12ba2a6c756daf',
+          shape.cores ?? 4, shape.heapMax ?? 512 * 1024 * 1024]
+      }).sort((a, b) => a[0].localeCompare(b[0]))
+      return { cols: ['name', 'hostname', 'version', 'build_hash', 'cores', 'heap_max'], rows, rowcount: rows.length }
+    }
     if (stmt === "SELECT name, process['cpu']['percent'] AS cpu_pct FROM sys.nodes") {
       // The CPU read again while a node reads busy before the run (as a 6.4.3 node answers it).
       const rows = this.nodes.filter((n) => !n.killed).map((n, i) => [n.name, this.cpuOf(i)])

@@ -1,0 +1,153 @@
+'use strict'
+
+const fs = require('node:fs')
+const { spawn } = require('node:child_process')
+const { UsageError } = require('../base/errors')
+
+// A cluster the tool did not start (a study's target): brought up and down by the user's own commands (a script,
+// Terraform, kubectl apply of the manifest `crate-bench fleet manifest --start_cluster` writes), waited for until it
+// answers with every node, and recorded from what it says of itself (sys.nodes), since nothing of it runs here. It
+// is asked over its own HTTP endpoint, as the user the study file names, the password from the environment, TLS
+// certificates verified; nothing of cluster/ is needed for that.
+
+const POLL_MS = 2000
+const SAID_EVERY_MS = 15_000
+const SQL_TIMEOUT_MS = 10_000
+
+const RECORD_SQL = "SELECT name, hostname, version['number'] AS version, version['build_hash'] AS build_hash, " +
+  "os_info['available_processors'] AS cores, heap['max'] AS heap_max FROM sys.nodes ORDER BY name"
+
+const sleepFor = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The rows `stmt` answers on `host` (its base URL), as `user` with `password`; throws with the reason. */
+async function sqlAt (host, stmt, { user = 'crate', password = '', timeoutMs = SQL_TIMEOUT_MS, fetchImpl = fetch }) {
+  const auth = Buffer.from(`${user}:${password}`).toString('base64')
+  let answer
+  try {
+    answer = await fetchImpl(`${host.replace(/\/$/, '')}/_sql`, { method: 'POST', body: JSON.stringify({ stmt }),
+      headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` },
+      signal: AbortSignal.timeout(timeoutMs) })
+  } catch (error) {
+    const cause = error.cause && (error.cause.code || error.cause.message)
+    throw new Error(`${host}: ${error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : cause ||
+      error.message}`)
+  }
+  const text = await answer.text()
+  if (answer.status !== 200) {
+    let message = text.slice(0, 300)
+    try {
+      message = JSON.parse(text).error.message
+    } catch { /* its text */ }
+    throw new Error(`${host}: HTTP ${answer.status}: ${message}`)
+  }
+  return JSON.parse(text).rows
+}
+
+/**
+ * `command` run by the shell in `cwd` (a target's up: or down:), its output on `log` and in `logFile`, in a process
+ * group of its own: ended (the whole group) past `timeoutMs` or on Ctrl-C. { code, signal, timedOut, interrupted }.
+ */
+function runCommand (command, { cwd, log, logFile, timeoutMs, signals }) {
+  return new Promise((resolve) => {
+    const out = fs.openSync(logFile, 'a')
+    const child = spawn('/bin/sh', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    let timedOut = false
+    let interrupted = false
+    const end = () => {
+      try {
+        process.kill(-child.pid, 'SIGTERM')
+      } catch { /* ended */ }
+    }
+    const timer = setTimeout(() => { timedOut = true; end() }, timeoutMs)
+    const onInterrupt = () => { interrupted = true; end() }
+    if (signals) signals.once('interrupt', onInterrupt)
+    for (const stream of [child.stdout, child.stderr]) {
+      let rest = ''
+      stream.on('data', (chunk) => {
+        fs.writeSync(out, chunk)
+        const lines = (rest + chunk).split('\n')
+        rest = lines.pop()
+        for (const line of lines) log(line)
+      })
+    }
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      if (signals) signals.removeListener('interrupt', onInterrupt)
+      fs.closeSync(out)
+      resolve({ code, signal, timedOut, interrupted })
+    })
+  })
+}
+
+/** The names of the nodes the target's hosts answer with (the first host that answers), or throws why none did. */
+async function nodesOf (target, { password, fetchImpl }) {
+  let last = null
+  for (const host of target.hosts) {
+    try {
+      return (await sqlAt(host, 'SELECT name FROM sys.nodes ORDER BY name', { user: target.user ?? 'crate',
+        password, fetchImpl })).map((r) => r[0])
+    } catch (error) {
+      last = error
+    }
+  }
+  throw last
+}
+
+/**
+ * Until the target answers with every node it should have (target.nodes), within `waitMs`: its node names. Says how
+ * far it is every 15 s; a wait past `waitMs` (or Ctrl-C) throws, naming the last answer.
+ */
+async function waitForTarget (target, { password, waitMs, log, signals, fetchImpl, sleep = sleepFor,
+  now = Date.now }) {
+  const began = now()
+  let said = began
+  let last = 'no answer yet'
+  for (;;) {
+    if (signals && signals.interrupted) throw Object.assign(new Error('interrupted'), { interrupted: true })
+    try {
+      const names = await nodesOf(target, { password, fetchImpl })
+      if (names.length >= target.nodes) return names
+      last = `${names.length} of ${target.nodes} nodes`
+    } catch (error) {
+      last = error.message
+    }
+    if (now() - began >= waitMs) {
+      throw new Error(`did not answer with its ${target.nodes} node${target.nodes === 1 ? '' : 's'} within ` +
+        `${Math.round(waitMs / 1000)} s (wait:): ${last}`)
+    }
+    if (now() - said >= SAID_EVERY_MS) {
+      said = now()
+      log(`  waiting for ${target.name}: ${last} after ${Math.round((now() - began) / 1000)} s`)
+    }
+    await sleep(POLL_MS)
+  }
+}
+
+/**
+ * What the study records of the target, from the cluster itself: its nodes (name, host, cores, heap), version and
+ * build; `on` says none of it ran on this machine.
+ * @returns {Promise<object>} { kind: 'target', name, hosts, nodes, version, build_hash, node_list, on, found_at }
+ */
+async function recordTarget (target, { password, fetchImpl }) {
+  let rows = null
+  let last = null
+  for (const host of target.hosts) {
+    try {
+      rows = await sqlAt(host, RECORD_SQL, { user: target.user ?? 'crate', password, fetchImpl })
+      break
+    } catch (error) {
+      last = error
+    }
+  }
+  if (!rows) throw last ?? new UsageError(`${target.name}: no host to record it from`)
+  const node = (r) => ({ name: r[0], hostname: r[1], version: r[2], build_hash: r[3], cores: r[4],
+    heap_max_bytes: r[5] })
+  const list = rows.map(node)
+  const one = (key) => [...new Set(list.map((n) => n[key]))]
+  return { kind: 'target', name: target.name, hosts: target.hosts, nodes: list.length,
+    version: one('version').length === 1 ? one('version')[0] : one('version'),
+    build_hash: one('build_hash').length === 1 ? one('build_hash')[0] : one('build_hash'), node_list: list,
+    on: 'hosts of their own (not this machine)', found_at: new Date().toISOString() }
+}
+
+module.exports = { runCommand, waitForTarget, recordTarget, nodesOf, sqlAt, RECORD_SQL }

@@ -1,0 +1,96 @@
+'use strict'
+
+// A study of clusters the tool did not start (targets:), against test doubles standing for clusters of one's own:
+// each target's up: command before its parts and its down: after them, the wait until it answers with every node,
+// its record from sys.nodes, its runs pointed at its hosts (no record of a started cluster), the sizing of both; a
+// target that never answers is named and not sized, and the study exits 4 with the others sized.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { runTool } = require('../helpers/run-tool')
+const { tempDir } = require('../helpers/temp-files')
+const { startCrateTestDouble, startCrateTestCluster } = require('../helpers/crate-test-double')
+const { assertSizingExit } = require('../helpers/sizing-exit')
+
+const grid = `grid:
+  vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}
+  repeat: 1
+  duration: 1s
+  warmup: 200ms
+  args: [--processes, 1, --monitor_interval, '0']
+sustained:
+  duration: 2s
+  args: [--processes, 1, --monitor_interval, '0']
+`
+
+test('targets: each brought up, waited for, recorded from itself, measured at its hosts, brought down; the sizing of ' +
+  'both', async (t) => {
+  const one = await startCrateTestDouble({})
+  const three = await startCrateTestCluster({}, { nodes: 3 })
+  t.after(() => Promise.all([one.stop(), three.stop()]))
+  const root = tempDir(t)
+  const calls = path.join(root, 'calls.log')
+  const file = path.join(root, 'targets.yml')
+  const hostsOf = (double) => double.nodes.map((n) => `http://127.0.0.1:${n.port}`)
+  fs.writeFileSync(file, `targets:
+  - {name: small, hosts: [${hostsOf(one).join(', ')}], up: 'echo up small >> ${calls}',
+     down: 'echo down small >> ${calls}'}
+  - {name: large, hosts: [${hostsOf(three).join(', ')}], up: 'echo up large >> ${calls}; echo deploying',
+     down: 'echo down large >> ${calls}', wait: 30s}
+${grid}`)
+  const out = path.join(root, 'out')
+  const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out], { timeoutMs: 180_000 })
+  assertSizingExit(run, out)
+  assert.match(run.stderr, /^study: 2 shapes \(small: 1 node, large: 3 nodes\) of clusters of your own \(targets:\);/m)
+  assert.equal(fs.readFileSync(calls, 'utf8'), 'up small\ndown small\nup large\ndown large\n',
+    'each target brought up before its parts and down after them, in the order given')
+  assert.match(run.stderr, /^ {2}up: deploying$/m, 'the up: command\'s output on the terminal')
+  assert.match(run.stderr, /^\[shape 2 of 2: large\] found CrateDB 6\.4\.3 \(build d3b32135[0-9a-f]+\): 3 nodes \(/m)
+  assert.match(run.stderr, /its CPU per row from sys\.nodes \(its nodes are not on this machine\)/)
+  const record = JSON.parse(fs.readFileSync(path.join(out, 'large', 'cluster-record.json'), 'utf8'))
+  assert.deepEqual([record.kind, record.nodes, record.version, record.hosts], ['target', 3, '6.4.3', hostsOf(three)])
+  // The runs went to the target's hosts, with no record of a started cluster.
+  const sustained = JSON.parse(fs.readFileSync(path.join(out, 'large', 'sustained.json'), 'utf8'))
+  assert.deepEqual(sustained.options.hosts, hostsOf(three))
+  assert.equal(sustained.environment.cluster.provisioned, undefined)
+  const sizing = JSON.parse(fs.readFileSync(path.join(out, 'sizing.json'), 'utf8'))
+  assert.deepEqual(sizing.groups[0].shapes.map((s) => s.nodes), [1, 3])
+  assert.deepEqual(sizing.study_caveats, [], 'no "nodes on one machine" caveat: the targets are the user\'s')
+})
+
+test('a target that never answers is named, not sized, brought down; the others are sized (exit 4)', async (t) => {
+  const one = await startCrateTestDouble({})
+  t.after(() => one.stop())
+  const root = tempDir(t)
+  const calls = path.join(root, 'calls.log')
+  const file = path.join(root, 'targets.yml')
+  fs.writeFileSync(file, `targets:
+  - {name: gone, hosts: ['http://127.0.0.1:9'], wait: 3s, down: 'echo down gone >> ${calls}'}
+  - {name: here, hosts: ['http://127.0.0.1:${one.port}']}
+${grid}`)
+  const out = path.join(root, 'out')
+  const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out], { timeoutMs: 180_000 })
+  assert.equal(run.code, 4, run.stderr)
+  assert.match(run.stderr, /^\[shape 1 of 2: gone\] not reachable: did not answer with its 1 node within 3 s /m)
+  assert.match(run.stderr, /^warning: shape gone: not reachable: .* \(not sized; the same command runs it again\)$/m)
+  assert.equal(fs.readFileSync(calls, 'utf8'), 'down gone\n', 'brought down however the shape ended')
+  assert.ok(fs.existsSync(path.join(out, 'here', 'grid', 'grid.json')))
+})
+
+test('a study file of targets is checked whole: a bad target is one line naming its key', async (t) => {
+  const root = tempDir(t)
+  const bad = async (targets, pattern) => {
+    const file = path.join(root, `bad-${Math.random().toString(36).slice(2)}.yml`)
+    fs.writeFileSync(file, `targets: ${targets}\n${grid}`)
+    const run = await runTool('bin/crate-bench.js', ['study', file, '--out', path.join(root, 'out')])
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, pattern)
+  }
+  await bad('[{name: a, hosts: ["http://user:pw@db:4200"]}]', /targets\[0\]\.hosts: 'http:\/\/user:\*\*\*@db:4200' is no /)
+  await bad('[{name: a}]', /targets\[0\]\.hosts must list the cluster's HTTP address or more/)
+  await bad('[{name: "a b", hosts: ["http://db:4200"]}]', /targets\[0\]\.name must be letters, digits/)
+  await bad('[{name: a, hosts: ["http://db:4200"], password: x}]', /unknown key targets\[0\]\.password/)
+  await bad('[{name: a, hosts: ["http://db:4200"]}, {name: a, hosts: ["http://db2:4200"]}]', /two have the same name/)
+})

@@ -1,0 +1,87 @@
+'use strict'
+
+// A host that goes silent: a 3-node cluster on three hosts of their own (test/helpers/hosts-cluster.js), ingest from
+// a fourth over HTTP and over pg; 20 s into a 60-s run the link of the third node's host is cut (its interface down:
+// no process is killed, its requests hang instead of being refused). The run goes on against the other nodes, ends
+// within its duration and its --timeout, names the host that went silent, and keeps the count exact: after the link
+// is back, count(*) lies within [ok, ok + in doubt], and ok + failed + in doubt = sent.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const { hostsUnavailable, leftOf } = require('../helpers/hosts')
+const { clusterOnHosts } = require('../helpers/hosts-cluster')
+
+const tarball = process.env.CRATE_TEST_TARBALL
+const SKIP = !(tarball && fs.existsSync(tarball))
+  ? 'CRATE_TEST_TARBALL does not name a CrateDB tarball: a partitioned host skipped'
+  : hostsUnavailable() ?? false
+if (SKIP) console.log(`# ${SKIP}`)
+
+const DURATION_S = 60
+const CUT_AT_S = 20
+const TIMEOUT_S = 10
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** count(*) of `table` once the cluster answers it whole again (a node back from a partition recovers its shards). */
+async function countWhenWhole (cluster, table) {
+  let last = null
+  for (let i = 0; i < 60; i++) {
+    try {
+      await cluster.sql(`REFRESH TABLE ${table}`)
+      const health = await cluster.sql(`SELECT count(*) FROM sys.shards WHERE table_name = ? AND state <> 'STARTED'`,
+        [table.split('.')[1]])
+      if (health.rows[0][0] === 0) return (await cluster.sql(`SELECT count(*) FROM ${table}`)).rows[0][0]
+    } catch (error) {
+      last = error
+    }
+    await sleep(2000)
+  }
+  throw new Error(`the cluster did not answer whole after the partition: ${last && last.message}`)
+}
+
+test('a host cut off mid-run: the run goes on, ends in time, names the silent host, the count exact (HTTP and pg)',
+  { skip: SKIP, timeout: 900_000 }, async (t) => {
+    let tag
+    await t.test('the partition', async (inner) => {
+      const cluster = await clusterOnHosts(inner, { count: 3, tarball })
+      tag = cluster.tag
+      const [, , silent] = cluster.nodes
+      const [client] = cluster.clients
+      for (const protocol of ['http', 'pg']) {
+        const table = `doc.partition_${protocol}_${process.pid}`
+        const began = Date.now()
+        const running = cluster.bench(client, 'appClusterIngest.js', ['--host', cluster.urls.join(','),
+          '--protocol', protocol, ...(protocol === 'pg' ? ['--pg_port', String(cluster.pgPort)] : []),
+          '--duration', `${DURATION_S}s`,
+          '--timeout', `${TIMEOUT_S}s`, '--processes', '1', '--batch_size', '500', '--concurrent_requests', '4',
+          '--replicas', '1', '--table', table, '--json'], { timeoutMs: 300_000 })
+        await sleep(CUT_AT_S * 1000)
+        silent.cut()
+        const run = await running
+        const tookS = (Date.now() - began) / 1000
+        silent.restore()
+        assert.ok(run.json, run.stderr)
+        const r = run.json
+        console.log(`# ${protocol}: exit ${run.code} after ${tookS.toFixed(1)} s; sent ${r.rows_sent}, ok ` +
+          `${r.rows_ok}, failed ${r.rows_failed}, in doubt ${r.rows_in_doubt}; partial: ${JSON.stringify(r.partial)} ` +
+          `${JSON.stringify(r.partial_reasons ?? null)}; events ${JSON.stringify(r.events)}; errors ` +
+          `${JSON.stringify((r.errors || []).map((e) => [e.count, e.code, e.in_doubt, e.message]))}`)
+        assert.equal(r.rows_ok + r.rows_failed + r.rows_in_doubt, r.rows_sent, 'every row sent accounted for')
+        assert.notEqual(run.code, 0, 'a run with failures or rows in doubt exits non-zero')
+        // The silent host is named as silent: no connection, no answer within a timeout; never "refused".
+        const named = (r.events || []).filter((e) => e.kind === 'host_down' && e.host.includes(silent.address))
+        assert.ok(named.length > 0, `the silent host named: ${JSON.stringify(r.events)}`)
+        for (const e of named) assert.doesNotMatch(e.detail, /refused/, e.detail)
+        assert.match(named[0].detail, /no connection to .* within|no answer from .* within/)
+        const count = await countWhenWhole(cluster, table)
+        assert.ok(count >= r.rows_ok && count <= r.rows_ok + r.rows_in_doubt,
+          `count(*) ${count} within [${r.rows_ok}, ${r.rows_ok + r.rows_in_doubt}]`)
+        // Its duration and --timeout, and the few seconds of starting and of the finish's statements after the load
+        // (they wait 5 s for a host that went away).
+        assert.ok(tookS <= DURATION_S + TIMEOUT_S + 15, `the run ended within its duration and timeout (${tookS} s)`)
+      }
+    })
+    assert.deepEqual(leftOf(tag), [], 'no namespace or link of the test left')
+  })
