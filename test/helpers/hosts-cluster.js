@@ -10,7 +10,8 @@ const assert = require('node:assert/strict')
 const { runTool } = require('./run-tool')
 const { tempDir } = require('./temp-files')
 const { openDir } = require('./fake-distribution')
-const { makeHosts } = require('./hosts')
+const fs = require('node:fs')
+const { makeHosts, hostsUnavailable } = require('./hosts')
 
 const ROOT = path.join(__dirname, '..', '..')
 const TOOL = path.join(ROOT, 'bin', 'crate-bench.js')
@@ -72,4 +73,17 @@ async function clusterOnHosts (t, { count, clients = 1, tarball, httpPort = 4650
   }
 }
 
-module.exports = { clusterOnHosts, sqlOn }
+/**
+ * The real CrateDB to start across hosts (CRATE_TEST_TARBALL), and why a test of `what` skips where it cannot (no
+ * tarball, no namespaces): { tarball, skip } with the skip line printed once.
+ */
+function realHostsOr (what) {
+  const tarball = process.env.CRATE_TEST_TARBALL
+  const skip = !(tarball && fs.existsSync(tarball))
+    ? `CRATE_TEST_TARBALL does not name a CrateDB tarball: ${what} skipped`
+    : hostsUnavailable() ?? false
+  if (skip) console.log(`# ${skip}`)
+  return { tarball, skip }
+}
+
+module.exports = { clusterOnHosts, sqlOn, realHostsOr }

@@ -7,17 +7,12 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
 const { runTool } = require('../helpers/run-tool')
-const { hostsUnavailable, leftOf } = require('../helpers/hosts')
-const { clusterOnHosts } = require('../helpers/hosts-cluster')
+const { leftOf } = require('../helpers/hosts')
+const { clusterOnHosts, realHostsOr } = require('../helpers/hosts-cluster')
 const { isNodeOf } = require('../../lib/provision/state')
 
-const tarball = process.env.CRATE_TEST_TARBALL
-const SKIP = !(tarball && fs.existsSync(tarball))
-  ? 'CRATE_TEST_TARBALL does not name a CrateDB tarball: a cluster across hosts of their own skipped'
-  : hostsUnavailable() ?? false
-if (SKIP) console.log(`# ${SKIP}`)
+const { tarball, skip: SKIP } = realHostsOr('a cluster across hosts of their own')
 
 test('two hosts of their own, a node on each: one cluster, loaded from a third over the bridge, stopped, nothing left',
   { skip: SKIP, timeout: 420_000 }, async (t) => {

@@ -8,15 +8,10 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
-const { hostsUnavailable, leftOf } = require('../helpers/hosts')
-const { clusterOnHosts } = require('../helpers/hosts-cluster')
+const { leftOf } = require('../helpers/hosts')
+const { clusterOnHosts, realHostsOr } = require('../helpers/hosts-cluster')
 
-const tarball = process.env.CRATE_TEST_TARBALL
-const SKIP = !(tarball && fs.existsSync(tarball))
-  ? 'CRATE_TEST_TARBALL does not name a CrateDB tarball: a partitioned host skipped'
-  : hostsUnavailable() ?? false
-if (SKIP) console.log(`# ${SKIP}`)
+const { tarball, skip: SKIP } = realHostsOr('a partitioned host')
 
 const DURATION_S = 60
 const CUT_AT_S = 20
