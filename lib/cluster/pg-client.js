@@ -26,6 +26,11 @@ const STATUS_OF = { 28000: 401, '28P01': 401 }
  * settle HTTP's: { results: [{ rowcount: 1 }, { rowcount: -2, error }] } per row, { cols, rows, rowcount }. A pool
  * of at most `maxSockets` connections over the hosts in turn; one cycle at a time on each.
  */
+// A host whose session failed is tried after the others for this long; a session's share of the time left is never
+// below this (or the time left, when less).
+const PAUSE_MS = 5000
+const MIN_SESSION_MS = 2000
+
 class PgClient extends EventEmitter {
   constructor ({ hosts, pgPorts = hosts.map(() => 5432), user, password, insecure = false, timeoutMs = 60_000,
     maxAnswerBytes, maxSockets = 4, pgInsert = 'batch' }) {
@@ -44,6 +49,9 @@ class PgClient extends EventEmitter {
     this.waiting = []
     this.next = 0
     this.names = new Map()
+    // A host whose session failed is tried last for a while (its own pause); since when every host has failed.
+    this.pausedUntil = new Map()
+    this.failingSince = null
   }
 
   /**
@@ -166,33 +174,61 @@ class PgClient extends EventEmitter {
 
   /**
    * A new session on the next host that takes one, by `deadline`; a host that refuses or stays silent is passed
-   * over (nothing was sent). A session that fails, whatever the reason, sent nothing of the request.
+   * over (nothing was sent), and tried last for PAUSE_MS after. Each host gets its share of the time left, so that
+   * one gone silent (a host cut off: its connection hangs, nothing refuses it) never takes the request's whole time
+   * from the others. When none takes one: ENOHOST (the server gone: the run stops) when every host refused, or when
+   * hosts have failed every session for longer than --timeout; else ECONNECT, this request's rows failed and the run
+   * going on (a cluster that reconfigures after losing a node answers no new session for a while).
    */
   async connect (deadline) {
     const failures = []
-    for (let tried = 0; tried < this.targets.length; tried++) {
-      const connection = this.session(this.targets[this.next++ % this.targets.length], deadline)
+    const now = preciseNow()
+    const start = this.next++
+    const order = this.targets.map((_, i) => this.targets[(start + i) % this.targets.length])
+    const paused = (t) => (this.pausedUntil.get(this.baseOf(t)) ?? 0) > now
+    order.sort((a, b) => paused(a) - paused(b))
+    for (let tried = 0; tried < order.length; tried++) {
+      const left = deadline - preciseNow()
+      if (left <= 0) break
+      const share = Math.max(Math.min(left, MIN_SESSION_MS), left / (order.length - tried))
+      const connection = this.session(order[tried], preciseNow() + share)
       this.open.add(connection)
       try {
-        return await connection.open()
+        const opened = await connection.open()
+        this.pausedUntil.delete(connection.base)
+        this.failingSince = null
+        return opened
       } catch (error) {
         this.open.delete(connection)
         const fatal = openingFailure(error, connection)
         if (fatal) throw fatal
         failures.push(error)
+        this.pausedUntil.set(connection.base, preciseNow() + PAUSE_MS)
         this.emit('host-down', { host: connection.base, detail: error.message, at: Date.now() })
-        if (preciseNow() >= deadline) break
       }
     }
-    throw new TransportError({ code: 'ENOHOST', message: `no host takes a connection: ${failures.map((f) =>
-      f.message).join('; ')}`, host: null, sent: false })
+    if (this.failingSince === null) this.failingSince = now
+    const refusedAll = failures.length === this.targets.length && failures.every((f) => f.code === 'ECONNREFUSED')
+    const gone = refusedAll || preciseNow() - this.failingSince >= this.timeoutMs
+    throw new TransportError({ code: gone ? 'ENOHOST' : 'ECONNECT', message: `no host takes a connection` +
+      `${gone || failures.length === 0 ? '' : ' within the request\'s time'}: ${failures.length ? failures.map((f) =>
+        f.message).join('; ') : 'no time left to try one'}`, host: null, sent: false })
+  }
+
+  baseOf (target) {
+    return `postgres://${target.hostname}:${target.port}`
   }
 
   /** A session to `target`, opened within the time left to `deadline`. */
   session (target, deadline = preciseNow() + this.timeoutMs) {
+    const timeoutMs = Math.max(1, deadline - preciseNow())
     const connection = new PgConnection({ host: target.hostname, port: target.port, ssl: target.ssl,
-      ...this.settings, timeoutMs: Math.max(1, deadline - preciseNow()), limitMs: this.timeoutMs })
-    connection.base = `postgres://${target.hostname}:${target.port}`
+      ...this.settings, timeoutMs, limitMs: this.timeoutMs })
+    connection.base = this.baseOf(target)
+    // A session given less than --timeout (its share of it across the hosts) says so when it runs out.
+    if (timeoutMs < this.timeoutMs - 1) {
+      connection.limitText = `${Math.round(timeoutMs / 100) / 10} s (its share of --timeout across the hosts)`
+    }
     return connection
   }
 

@@ -21,7 +21,7 @@ const READ_BUFFER_BYTES = 64 * 1024
 function openSession (connection) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      const seconds = `${connection.limitMs / 1000} s (--timeout)`
+      const seconds = connection.limitText ?? `${connection.limitMs / 1000} s (--timeout)`
       const error = connection.phase === 'connect'
         ? new PgConnectionError(`${connection.address} did not accept a connection within ${seconds}`,
           'ECONNECTTIMEOUT')
