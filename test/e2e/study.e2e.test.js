@@ -157,7 +157,7 @@ grid: {vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}, repeat: 1, 
   assert.deepEqual([progress.shapes[2].status, progress.shapes[1].status], ['failed', 'done'])
   for (const [text, pattern] of [
     ['cluster: {tarball: x, nodes: [1]}\ngrid: {vary: {batch_size: [1, 2], concurrent_requests: [1, 2]}}\nrounds: 3\n',
-      /unknown key rounds in the study file \(known: cluster, grid, mixed, sustained, contenders, forks, run, duet, /],
+      /unknown key rounds in the study file \(known: cluster, targets, grid, mixed, sustained, contenders, /],
     [`contenders: [{name: a, tarball: ${tarball}}, {name: b, tarball: ${tarball}}]\nprecision: 0%\n`,
       /precision must be a percentage above 0 and below 50, such as 5% \(got "0%"\)/],
     [`contenders: [{name: a, tarball: ${tarball}}, {name: b, tarball: ${tarball}}]\nbudget: 10s\n`,
