@@ -53,7 +53,8 @@ test('forks are added until the throughput ratio is within the precision asked, 
     dir: noisyDir, fork: 3 })
   assert.equal(spent.reason, 'budget')
   assert.match(spent.text, /^the budget of 2m is spent \(2m of 2 forks; another would take about 1m\); the widest /)
-  assert.match(spent.text, /the widest ratio's interval is ±[\d.]+ points of the change against a \(±2% asked, /)
+  assert.match(spent.text,
+    /the widest of the throughput ratio's intervals is ±[\d.]+ points of the change against a \(±2% asked, /)
   // What the page and the JSON keep of it.
   const stopping = stoppingOf({ precision: '2%', budget: '2m' }, noisyForks, spent)
   assert.deepEqual([stopping.precision, stopping.budget, stopping.forks, stopping.spent_s, stopping.reason],
@@ -154,7 +155,7 @@ test('a precision the budget cannot reach at the spread measured is said, with h
   assert.equal(short.stop, false)
   assert.equal(short.reachable.forks, 12)
   assert.ok(short.reachable.points > 1 && short.reachable.points < 7, JSON.stringify(short.reachable))
-  assert.match(short.reachable.text, /^at the spread of these 4 forks, the budget's 12 reach about ±[\d.]+ points, /)
+  assert.match(short.reachable.text, /^at the spread of these 4 forks, the budget's 12 reach about ±[\d.]+ points of /)
   assert.match(short.reachable.text, /not the ±1% asked: each run measures too few requests at these options/)
   const enough = asked('6%')
   assert.equal(enough.stop, false, 'the interval is not yet within 6%')
