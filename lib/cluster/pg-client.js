@@ -207,7 +207,8 @@ class PgClient extends EventEmitter {
         this.emit('host-down', { host: connection.base, detail: error.message, at: Date.now() })
       }
     }
-    if (this.failingSince === null) this.failingSince = now
+    // Failing since the first request whose every attempt failed: that one request is never the server gone.
+    if (this.failingSince === null) this.failingSince = preciseNow()
     const refusedAll = failures.length === this.targets.length && failures.every((f) => f.code === 'ECONNREFUSED')
     const gone = refusedAll || preciseNow() - this.failingSince >= this.timeoutMs
     throw new TransportError({ code: gone ? 'ENOHOST' : 'ECONNECT', message: `no host takes a connection` +
