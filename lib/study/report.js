@@ -33,7 +33,8 @@ function measuredHeader (config, records) {
   for (const r of records.filter(Boolean)) {
     const key = JSON.stringify([r.version, r.build_hash, r.distribution && r.distribution.sha256])
     if (!crate.some((c) => c.key === key)) {
-      crate.push({ key, version: r.version, build_hash: r.build_hash, distribution: r.distribution })
+      crate.push({ key, version: r.version, build_hash: r.build_hash, distribution: r.distribution,
+        ...(r.kind === 'target' ? { target: r.name } : {}) })
     }
   }
   const cpus = os.cpus()
@@ -51,8 +52,10 @@ function measuredHeader (config, records) {
 function measuredLines (m) {
   return [
     ...m.crate.map((c) => `CrateDB ${c.version ?? '(version unknown)'}, build ${c.build_hash ?? 'unknown'}, ` +
-      `distribution SHA-256 ${c.distribution && c.distribution.sha256 ? c.distribution.sha256 : 'unknown'}`),
-    `machine: ${m.machine.hostname}, ${m.machine.cores} cores (${m.machine.cpu ?? 'cpu unknown'}), ` +
+      (c.target ? `as ${c.target} said of itself (a cluster of your own: the tool did not start it)`
+        : `distribution SHA-256 ${c.distribution && c.distribution.sha256 ? c.distribution.sha256 : 'unknown'}`)),
+    `${m.crate.some((c) => c.target) ? 'the load generator\'s machine' : 'machine'}: ${m.machine.hostname}, ` +
+      `${m.machine.cores} cores (${m.machine.cpu ?? 'cpu unknown'}), ` +
       `${m.machine.memory_gb} GB of memory, ${m.machine.os}`,
     `measured ${m.date} with ${m.tool.name} ${m.tool.version} (Node.js ${m.tool.node}), study file ` +
       `${m.study_file.path} (SHA-256 ${m.study_file.sha256 ?? 'unknown'})`

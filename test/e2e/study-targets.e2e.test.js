@@ -49,6 +49,9 @@ ${grid}`)
   assert.match(run.stderr, /^ {2}up: deploying$/m, 'the up: command\'s output on the terminal')
   assert.match(run.stderr, /^\[shape 2 of 2: large\] found CrateDB 6\.4\.3 \(build d3b32135[0-9a-f]+\): 3 nodes \(/m)
   assert.match(run.stderr, /its CPU per row from sys\.nodes \(its nodes are not on this machine\)/)
+  assert.match(run.stderr,
+    /^CrateDB 6\.4\.3, build d3b32135[0-9a-f]+, as small said of itself \(a cluster of your own: /m)
+  assert.match(run.stderr, /^the load generator's machine: /m)
   const record = JSON.parse(fs.readFileSync(path.join(out, 'large', 'cluster-record.json'), 'utf8'))
   assert.deepEqual([record.kind, record.nodes, record.version, record.hosts], ['target', 3, '6.4.3', hostsOf(three)])
   // The runs went to the target's hosts, with no record of a started cluster.
