@@ -12,7 +12,6 @@ const { forkResult, pairedForks } = require('./forks')
 // What a comparison's precision rests on: when to add a fork (its throughput ratio's interval against the precision
 // asked, its time against the budget), what a duet cannot see, and what an A/A calibration says the study can see.
 
-
 // A query run's rate is queries/s, an ingest's rows/s.
 const rateOf = (result) => (result ? result[`${result.workload === 'ingest' ? 'rows' : 'queries'}_per_sec`] : null)
 

@@ -24,15 +24,23 @@ const { figureCellOf } = require('../reports/sizing/evidence')
 // args), each part through the same functions its command calls; only a benchmark run is a child process. A part that
 // fails, or a node that dies during it, leaves its shape not done, with why; then the sizing of every shape done.
 
-/** A shape's parts, its cluster started and stopped around them: { done } or { failed, why } or { interrupted }. */
+/**
+ * A shape's parts, its cluster started (or a target brought up) before them and stopped after: { done } or { failed,
+ * why } or { interrupted }.
+ */
 async function runShape (shape, context) {
-  if (shape.target) return runTargetShape(shape, context)
-  const { out, stderr, signals, run, env, count, startCluster = withRecordedCluster } = context
-  const log = (line) => stderr.write(`${line}\n`)
-  // A shape half done is measured again from a fresh cluster: nothing of an earlier cluster's runs is mixed in.
+  const log = (line) => context.stderr.write(`${line}\n`)
+  // A shape half done is measured again from its start (a fresh cluster): nothing of an earlier try's runs is mixed in.
   fs.rmSync(shape.dir, { recursive: true, force: true })
   fs.mkdirSync(shape.dir, { recursive: true })
-  const head = `[shape ${shape.index} of ${count}: ${shape.nodes} node${shape.nodes === 1 ? '' : 's'}]`
+  const head = `[shape ${shape.index} of ${context.count}: ${shape.target ? shape.name
+    : `${shape.nodes} node${shape.nodes === 1 ? '' : 's'}`}]`
+  return (shape.target ? runTargetShape : runClusterShape)(shape, { ...context, log, head })
+}
+
+/** A shape of a cluster the study starts: started, recorded, its parts, stopped (its nodes' logs kept). */
+async function runClusterShape (shape, context) {
+  const { out, stderr, signals, run, env, log, head, startCluster = withRecordedCluster } = context
   log(`${head} starting the cluster (its folder and logs: ${shape.cluster.dir})`)
   const stopped = (error) => log(error ? `${head} warning: stopping its cluster: ${error.message}`
     : `${head} its cluster stopped (its nodes' logs kept in ${shape.cluster.dir})`)
@@ -42,7 +50,7 @@ async function runShape (shape, context) {
       const studyRun = studyRunOf(run, { out, recordFile: started.recordFile, stderr })
       const lost = (part) => lostDuring(started.target, part, { into: path.join(shape.dir, 'lost-nodes'), log,
         of: `the ${shape.name} shape's cluster` })
-      return shapeParts(shape, { ...context, head, log, studyRun, lost })
+      return shapeParts(shape, { ...context, studyRun, lost })
     })
   } catch (error) {
     if (!(error instanceof ClusterStartError)) throw error
@@ -58,12 +66,8 @@ async function runShape (shape, context) {
  * nodes change during a part, is named and not sized.
  */
 async function runTargetShape (shape, context) {
-  const { out, stderr, signals, run, env, count, file } = context
+  const { out, stderr, signals, run, env, file, log, head } = context
   const t = shape.target
-  const log = (line) => stderr.write(`${line}\n`)
-  fs.rmSync(shape.dir, { recursive: true, force: true })
-  fs.mkdirSync(shape.dir, { recursive: true })
-  const head = `[shape ${shape.index} of ${count}: ${shape.name}]`
   const cwd = path.dirname(file)
   const waitMs = parseDuration(t.wait, 'wait')
   const password = env.CRATE_PASSWORD ?? ''
@@ -115,7 +119,7 @@ async function runTargetShape (shape, context) {
         `${names.length})`
       return null
     }
-    return await shapeParts(shape, { ...context, head, log, studyRun, lost })
+    return await shapeParts(shape, { ...context, studyRun, lost })
   } finally {
     if (t.down) {
       const down = await command('down')
