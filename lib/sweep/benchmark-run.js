@@ -13,19 +13,22 @@ const { holderForChildren, HOLDER_ENV } = require('../workloads/table-lease')
 const ROOT = path.join(__dirname, '..', '..')
 const WORKLOADS = { 'appClusterIngest.js': 'ingest', 'appClusterAnalytical.js': 'analytical' }
 
+// How a command names the benchmark's options it passes on.
+const AFTER_DASH = "the benchmark options after '--'"
+
 /**
  * The benchmark options of a study checked as the benchmark will check them, before the study makes its folder or
- * runs anything: a typo after `--` is one line at once, not an error at the first cell. Returns the options as the
- * benchmark will read them.
+ * runs anything: a typo after `--` is one line at once, not an error at the first cell, its error led by how the
+ * caller names these options (`named`: grid.args in a study file). Returns the options as the benchmark will read them.
  */
-function checkBenchmarkOptions (app, args) {
+function checkBenchmarkOptions (app, args, { named = AFTER_DASH } = {}) {
   // Loaded here: the option parser (yargs) only where a study starts.
   const { parseOptions } = require('../cli/options')
   const { loadWorkload } = require('../workloads')
   try {
     return parseOptions(loadWorkload(WORKLOADS[app]), [...args, '--json'], process.env, { name: app })
   } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(`the benchmark options after '--': ${error.message}`)
+    if (error instanceof UsageError) throw new UsageError(`${named}: ${error.message}`)
     throw error
   }
 }
@@ -131,4 +134,5 @@ function noWarmupNote (args) {
     'cluster) count in every figure. Give --duration (each run then warms up a tenth of it, at least 5 s) or --warmup'
 }
 
-module.exports = { runBenchmark, checkBenchmarkOptions, withDefaultWarmup, noWarmupNote, gives, MIN_WARMUP_MS }
+module.exports = { runBenchmark, checkBenchmarkOptions, AFTER_DASH, withDefaultWarmup, noWarmupNote, gives,
+  MIN_WARMUP_MS }

@@ -7,7 +7,7 @@
 const { EXIT, errorText } = require('../base/errors')
 const { commandParser } = require('../cli/command-args')
 const { runBenchmark } = require('./benchmark-run')
-const { capacityConfig } = require('./capacity-config')
+const { capacityConfig, DEFAULTS, DEFAULT_START } = require('./capacity-config')
 const { runCapacity } = require('./capacity-run')
 
 // Options whose value may start with a minus: "--precision -5%" is a bad percentage to name, not an option "-5".
@@ -40,7 +40,7 @@ function parseArgs (argv) {
       slo: { type: 'string', demandOption: true, describe: 'the latency target: p99=200ms' },
       workload: {
         choices: ['ingest', 'query', 'mixed'],
-        default: 'ingest',
+        default: DEFAULTS.workload,
         describe: 'ingest (rows/s), query (queries/s of --queries_config), or mixed (the rows/s ingested beside ' +
           'the query mix at --query_rate while the queries meet the SLO)'
       },
@@ -52,26 +52,29 @@ function parseArgs (argv) {
         type: 'number',
         describe: 'with --workload mixed: the queries/s of the mix in every step, the ingest beside it searched'
       },
-      max_failed: { type: 'number', default: 0, describe: 'units failed or in doubt a step may have' },
-      start: { type: 'number', describe: 'the first rate (default: 10000 rows/s, or 50 queries/s)' },
+      max_failed: { type: 'number', default: DEFAULTS.max_failed,
+        describe: 'units failed or in doubt a step may have' },
+      start: { type: 'number', describe: `the first rate (default: ${DEFAULT_START.ingest} rows/s, or ` +
+        `${DEFAULT_START.query} queries/s)` },
       precision: {
         type: 'string',
-        default: '5%',
+        default: DEFAULTS.precision,
         describe: 'stop bisecting when the last pass and the first miss are this close'
       },
-      duration: { type: 'string', default: '30s', describe: "each step's measured time" },
-      warmup: { type: 'string', default: '10s', describe: "each step's warm-up, kept out of its figures" },
-      min_achieved_pct: { type: 'number', default: 99, describe: 'percent of the target rate a step must achieve' },
-      max_steps: { type: 'number', default: 30, describe: 'steps at most' },
+      duration: { type: 'string', default: DEFAULTS.duration, describe: "each step's measured time" },
+      warmup: { type: 'string', default: DEFAULTS.warmup, describe: "each step's warm-up, kept out of its figures" },
+      min_achieved_pct: { type: 'number', default: DEFAULTS.min_achieved_pct,
+        describe: 'percent of the target rate a step must achieve' },
+      max_steps: { type: 'number', default: DEFAULTS.max_steps, describe: 'steps at most' },
       edge_repeat: {
         type: 'number',
-        default: 3,
+        default: DEFAULTS.edge_repeat,
         describe: 'runs of the last passing and the first missing rate once the search has found them: the ' +
           'capacity is a range only where every run agreed (1: no repeat)'
       },
       client_check: {
         type: 'boolean',
-        default: true,
+        default: DEFAULTS.client_check,
         describe: 'a saturated load generator fails a step (--no-client_check: one shared with other work, ' +
           'whose CPU and event-loop delay say nothing about the cluster)'
       },

@@ -3,7 +3,7 @@
 const path = require('node:path')
 const { UsageError, keyedAs } = require('../base/errors')
 const { parseDuration } = require('../base/values')
-const { checkBenchmarkOptions } = require('./benchmark-run')
+const { checkBenchmarkOptions, AFTER_DASH } = require('./benchmark-run')
 const { studyBenchmarkArgs } = require('./study-cluster')
 const { parseSlo } = require('./slo')
 
@@ -44,8 +44,7 @@ function rateFlags (workload, rate, ingestRate, queryRate) {
  * The search of `spec`, checked. `keyOf(name)` names a key in an error ('--max_steps', 'mixed.max_steps');
  * `benchmarkKey` the benchmark's options.
  */
-function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = "the benchmark options after '--'" } =
-{}) {
+function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = AFTER_DASH } = {}) {
   const given = Object.entries(spec).filter(([, v]) => v !== undefined && v !== null)
   const s = { ...DEFAULTS, ...Object.fromEntries(given) }
   const k = keyOf
@@ -95,13 +94,8 @@ function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = "
   const first = start ?? DEFAULT_START[s.workload]
   const durationMs = rekeyed('duration', () => parseDuration(s.duration, 'duration'))
   const warmupMs = rekeyed('warmup', () => parseDuration(s.warmup, 'warmup'))
-  try {
-    checkBenchmarkOptions(APPS[s.workload], [...benchmark, ...rateFlags(s.workload, first, ingestRate ?? null,
-      queryRate ?? null), '--duration', String(s.duration), '--warmup', String(s.warmup)])
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error
-    throw new UsageError(error.message.replace(/^the benchmark options after '--': /, `${benchmarkKey}: `))
-  }
+  checkBenchmarkOptions(APPS[s.workload], [...benchmark, ...rateFlags(s.workload, first, ingestRate ?? null,
+    queryRate ?? null), '--duration', String(s.duration), '--warmup', String(s.warmup)], { named: benchmarkKey })
   return {
     sloP99Ms,
     workload: s.workload,
@@ -122,4 +116,4 @@ function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = "
   }
 }
 
-module.exports = { capacityConfig, rateFlags, APPS, DEFAULTS }
+module.exports = { capacityConfig, rateFlags, APPS, DEFAULTS, DEFAULT_START }

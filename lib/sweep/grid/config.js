@@ -4,7 +4,7 @@ const path = require('node:path')
 const { UsageError, keyedAs } = require('../../base/errors')
 const { fmt } = require('../../base/format')
 const { parsePercent } = require('../../base/values')
-const { checkBenchmarkOptions, withDefaultWarmup, gives } = require('../benchmark-run')
+const { checkBenchmarkOptions, withDefaultWarmup, gives, AFTER_DASH } = require('../benchmark-run')
 const { budgetSeconds } = require('../budget')
 const { parseSlo } = require('../slo')
 const { parseVary, flagsOf } = require('./plan')
@@ -44,7 +44,7 @@ const RACE_MIN_ROUNDS = 3
  * warmupRun }. `keyOf(name)` names a key in an error ('--repeat', 'grid.repeat'); `benchmarkKey` the benchmark's
  * options, and `ownPlace` where a grid's own option goes.
  */
-function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = "the benchmark options after '--'",
+function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = AFTER_DASH,
   ownPlace = () => "put it before '--'" } = {}) {
   const keyed = (name, check) => keyedAs(name, keyOf, check)
   const { args: given, cluster } = studyBenchmarkArgs(spec.benchmark ?? [])
@@ -82,8 +82,8 @@ function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = "the 
   }
   const fixed = withDefaultWarmup([...given, ...prefillFlags(spec.prefill, workload, given, keyOf)])
   const first = Object.fromEntries(vary.map((d) => [d.name, d.values[0]]))
-  const { connection } = benchmarkChecked(() => checkBenchmarkOptions(APPS[workload], [...fixed, ...flagsOf(first)]),
-    benchmarkKey)
+  const { connection } = checkBenchmarkOptions(APPS[workload], [...fixed, ...flagsOf(first)],
+    { named: benchmarkKey })
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')
   return {
     vary,
@@ -100,16 +100,6 @@ function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = "the 
     race,
     // Runs compared across rounds (or raced) start after a warm-up run; one exploring run a cell does not.
     warmupRun: spec.warmupRun ?? (race !== null || repeat > 1)
-  }
-}
-
-/** The benchmark's own check, its errors under the name the caller gives its options. */
-function benchmarkChecked (check, benchmarkKey) {
-  try {
-    return check()
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error
-    throw new UsageError(error.message.replace(/^the benchmark options after '--': /, `${benchmarkKey}: `))
   }
 }
 
