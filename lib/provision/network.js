@@ -11,6 +11,9 @@ const { UsageError } = require('../base/errors')
 
 const LOOPBACK = new Set(['127.0.0.1', '::1'])
 
+/** Whether `address` is of the loopback class (127.0.0.0/8, ::1), where CrateDB runs its development checks only. */
+const isLoopbackClass = (address) => /^127\./.test(address) || address === '::1'
+
 /** --listen ADDRESS: one IP address of this machine, or null for loopback only. */
 function listenOf (value) {
   if (value === undefined || value === null || value === '') return null
@@ -75,4 +78,4 @@ const listenWarning = (listen, ports) => `warning: the nodes listen on ${listen}
   'machine only and asks every other client a password (its host-based authentication, on by default; a --setting ' +
   'auth.host_based.* that opens it opens the cluster); keep that network to yourself'
 
-module.exports = { listenOf, seedHostsOf, clusterNameOf, nodeNamesOf, listenWarning, hostTag }
+module.exports = { isLoopbackClass, listenOf, seedHostsOf, clusterNameOf, nodeNamesOf, listenWarning, hostTag }

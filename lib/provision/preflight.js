@@ -5,6 +5,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { UsageError, FatalError } = require('../base/errors')
+const { isLoopbackClass } = require('./network')
 
 // What is checked before a node starts, each failure one line: the heap (a size CrateDB takes), memory for every
 // node's heap, free disk under the cluster's folder, and, as root, the user the nodes run as (CrateDB refuses root)
@@ -142,8 +143,8 @@ function procNumber (file, pick) {
  * inherit (this process's) and vm.max_map_count. One line naming what to raise, or nothing where /proc cannot tell.
  */
 function checkListenLimits (listen, { procRoot = '/proc' } = {}) {
-  // CrateDB runs its production checks only on a node bound beyond the loopback class (127.0.0.0/8, ::1).
-  if (!listen || /^127\./.test(listen) || listen === '::1') return
+  // CrateDB runs its production checks only on a node bound beyond the loopback class.
+  if (!listen || isLoopbackClass(listen)) return
   const openFiles = procNumber(path.join(procRoot, 'self', 'limits'), (text) => {
     const line = text.split('\n').find((l) => l.startsWith('Max open files'))
     return line ? line.trim().split(/\s+/)[3] : NaN

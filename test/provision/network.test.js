@@ -60,3 +60,28 @@ test('nodes beyond loopback: bound there and on loopback, published there, named
       registryKeyOf({ name: 'bench', spec: { listen: '10.0.0.6' } }))
     assert.equal(registryKeyOf({ name: 'crate-bench-1a2b3c', spec: {} }), 'crate-bench-1a2b3c')
   })
+
+test('--listen beyond the loopback class: CrateDB\'s production checks checked first, one line naming what to raise',
+  (t) => {
+    const { checkListenLimits } = require('../../lib/provision/preflight')
+    const fs = require('node:fs')
+    const path = require('node:path')
+    const { tempDir } = require('../helpers/temp-files')
+    const proc = (openFiles, maps) => {
+      const root = tempDir(t)
+      fs.mkdirSync(path.join(root, 'self'))
+      fs.mkdirSync(path.join(root, 'sys', 'vm'), { recursive: true })
+      fs.writeFileSync(path.join(root, 'self', 'limits'), 'Limit                     Soft Limit           Hard Limit ' +
+        `          Units\nMax open files            ${openFiles}                ${openFiles}                files\n`)
+      fs.writeFileSync(path.join(root, 'sys', 'vm', 'max_map_count'), `${maps}\n`)
+      return { procRoot: root }
+    }
+    assert.throws(() => checkListenLimits('10.0.0.5', proc(20000, 262144)), new RegExp('^UsageError: --listen: a ' +
+      'node others reach runs CrateDB\'s production checks, and its open-files limit would be 20000, below the 65536 ' +
+      'they need: raise it for the start \\(ulimit -n 65536'))
+    assert.throws(() => checkListenLimits('10.0.0.5', proc(65536, 65530)),
+      /vm\.max_map_count is 65530, below the 262144 they need: sysctl -w vm\.max_map_count=262144 \(the tool changes /)
+    assert.doesNotThrow(() => checkListenLimits('10.0.0.5', proc(65536, 262144)))
+    assert.doesNotThrow(() => checkListenLimits('127.77.0.11', proc(20000, 65530)), 'the loopback class: no checks')
+    assert.doesNotThrow(() => checkListenLimits(null, proc(20000, 65530)), 'loopback only: no checks')
+  })
