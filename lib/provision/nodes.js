@@ -3,6 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { nodeNamesOf } = require('./network')
+const { sqlAt } = require('./external')
 const { spawn } = require('node:child_process')
 const { nodePorts } = require('./ports')
 const { makeNewDir } = require('./owned-paths')
@@ -134,11 +135,8 @@ function causeOf (lines) {
  */
 async function sqlOnNode (port, stmt, timeoutMs) {
   try {
-    const answer = await fetch(`http://127.0.0.1:${port}/_sql`, { method: 'POST', body: JSON.stringify({ stmt }),
-      headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
-    if (answer.status !== 200) return null
-    const body = await answer.json()
-    return body && Array.isArray(body.rows) ? body.rows : null
+    const rows = await sqlAt(`http://127.0.0.1:${port}`, stmt, { timeoutMs })
+    return Array.isArray(rows) ? rows : null
   } catch {
     return null
   }
