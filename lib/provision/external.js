@@ -2,7 +2,6 @@
 
 const fs = require('node:fs')
 const { spawn } = require('node:child_process')
-const { UsageError } = require('../base/errors')
 
 // A cluster the tool did not start (a study's target): brought up and down by the user's own commands (a script,
 // Terraform, kubectl apply of the manifest `crate-bench fleet manifest --start_cluster` writes), waited for until it
@@ -79,19 +78,22 @@ function runCommand (command, { cwd, log, logFile, timeoutMs, signals }) {
   })
 }
 
-/** The names of the nodes the target's hosts answer with (the first host that answers), or throws why none did. */
-async function nodesOf (target, { password, fetchImpl }) {
+/** The rows `stmt` answers on the first of the target's hosts that answers (as its user), or throws the last why. */
+async function askTarget (target, stmt, { password, fetchImpl }) {
   let last = null
   for (const host of target.hosts) {
     try {
-      return (await sqlAt(host, 'SELECT name FROM sys.nodes ORDER BY name', { user: target.user ?? 'crate',
-        password, fetchImpl })).map((r) => r[0])
+      return await sqlAt(host, stmt, { user: target.user ?? 'crate', password, fetchImpl })
     } catch (error) {
       last = error
     }
   }
   throw last
 }
+
+/** The names of the nodes the target's hosts answer with (the first host that answers), or throws why none did. */
+const nodesOf = async (target, options) => (await askTarget(target, 'SELECT name FROM sys.nodes ORDER BY name',
+  options)).map((r) => r[0])
 
 /**
  * Until the target answers with every node it should have (target.nodes), within `waitMs`: its node names. Says how
@@ -129,17 +131,7 @@ async function waitForTarget (target, { password, waitMs, log, signals, fetchImp
  * @returns {Promise<object>} { kind: 'target', name, hosts, nodes, version, build_hash, node_list, on, found_at }
  */
 async function recordTarget (target, { password, fetchImpl }) {
-  let rows = null
-  let last = null
-  for (const host of target.hosts) {
-    try {
-      rows = await sqlAt(host, RECORD_SQL, { user: target.user ?? 'crate', password, fetchImpl })
-      break
-    } catch (error) {
-      last = error
-    }
-  }
-  if (!rows) throw last ?? new UsageError(`${target.name}: no host to record it from`)
+  const rows = await askTarget(target, RECORD_SQL, { password, fetchImpl })
   const node = (r) => ({ name: r[0], hostname: r[1], version: r[2], build_hash: r[3], cores: r[4],
     heap_max_bytes: r[5] })
   const list = rows.map(node)

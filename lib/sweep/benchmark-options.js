@@ -1,6 +1,7 @@
 'use strict'
 
 const { UsageError } = require('../base/errors')
+const { flagsOf } = require('./grid/plan')
 
 // The benchmark's options as a value: what a study's parts carry between them (the grid's args with a cell's
 // settings, renamed for the ingest beside a query mix, a part's own added), read once from a list of options and
@@ -33,8 +34,7 @@ class BenchmarkOptions {
 
   /** Settings as options: { batch_size: 5000 } → --batch_size 5000. */
   static of (settings) {
-    return new BenchmarkOptions(Object.entries(settings || {}).map(([name, v]) => ({ name, value: String(v),
-      text: [`--${name}`, String(v)] })))
+    return BenchmarkOptions.parse(flagsOf(settings || {}))
   }
 
   get names () {
