@@ -39,7 +39,7 @@ class PgClient extends EventEmitter {
     this.bulkEncoding = pgInsert === 'batch' ? 'pg-batch' : 'json'
     // TLS where the host's HTTP endpoint has it (--ssl, https://): the same promise on both ports.
     this.targets = hosts.map((h, i) => ({ hostname: h.hostname, port: pgPorts[i], ssl: h.protocol === 'https' }))
-    this.hosts = this.targets.map((t) => ({ base: `postgres://${t.hostname}:${t.port}` }))
+    this.hosts = this.targets.map((t) => ({ base: this.baseOf(t) }))
     this.settings = { user, password, insecure, maxAnswerBytes }
     this.insertShape = pgInsert
     this.timeoutMs = timeoutMs
