@@ -28,6 +28,32 @@ function processStartTime (pid, { procRoot = '/proc' } = {}) {
   }
 }
 
+/**
+ * Whether process `pid`, started at `startTime` (processStartTime), has ended: gone, its pid another process's, or a
+ * zombie whose every thread has exited. Not before: a process on its way out loses its command line (its memory)
+ * before it closes its files, and its first thread turns zombie before the others: one that no longer looks like
+ * itself may still hold its ports.
+ */
+function processEnded (pid, startTime, { procRoot = '/proc' } = {}) {
+  if (!processRuns(pid)) return true
+  let stat
+  try {
+    stat = fs.readFileSync(`${procRoot}/${pid}/stat`, 'utf8')
+  } catch {
+    // Gone meanwhile; or no /proc (macOS), where running is all that can be known.
+    return fs.existsSync(procRoot)
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  if (fields[19] !== startTime) return true
+  if (fields[0] !== 'Z' && fields[0] !== 'X') return false
+  // A zombie leader whose other threads still exit: their files (shared by all) are not closed yet.
+  try {
+    return !/^Threads:\s+([2-9]|[1-9][0-9]+)\s*$/m.test(fs.readFileSync(`${procRoot}/${pid}/status`, 'utf8'))
+  } catch {
+    return true
+  }
+}
+
 /** What /proc tells of process `pid`: { startTime, uid, cwd, args }, each null where it cannot be read. */
 function processInfo (pid, { procRoot = '/proc' } = {}) {
   const read = (fn) => {
@@ -68,4 +94,4 @@ function toolProcessRuns (pid, { procRoot = '/proc' } = {}) {
   return args.slice(1).some((a) => TOOL_SCRIPTS.has(path.basename(a)))
 }
 
-module.exports = { processRuns, processStartTime, processInfo, toolProcessRuns }
+module.exports = { processRuns, processStartTime, processEnded, processInfo, toolProcessRuns }

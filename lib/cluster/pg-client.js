@@ -30,6 +30,8 @@ const STATUS_OF = { 28000: 401, '28P01': 401 }
 // below this (or the time left, when less).
 const PAUSE_MS = 5000
 const MIN_SESSION_MS = 2000
+// A session's opening that ran out of its time (as against one refused or reset).
+const OUT_OF_TIME = new Set(['ETIMEDOUT', 'ECONNECTTIMEOUT'])
 
 class PgClient extends EventEmitter {
   constructor ({ hosts, pgPorts = hosts.map(() => 5432), user, password, insecure = false, timeoutMs = 60_000,
@@ -160,9 +162,9 @@ class PgClient extends EventEmitter {
       if (!ready.closed) return Promise.resolve(ready)
       this.open.delete(ready)
     }
-    if (this.open.size < this.maxSockets) return this.connect(deadline)
+    if (this.open.size < this.maxSockets) return this.connect(deadline, deadline - timeoutMs)
     return new Promise((resolve, reject) => {
-      const waiter = { resolve, reject, deadline }
+      const waiter = { resolve, reject, deadline, began: deadline - timeoutMs }
       waiter.timer = setTimeout(() => {
         this.waiting.splice(this.waiting.indexOf(waiter), 1)
         reject(new TransportError({ code: 'ETIMEDOUT', message: `no PostgreSQL session free within ${timeoutMs} ms ` +
@@ -178,9 +180,10 @@ class PgClient extends EventEmitter {
    * one gone silent (a host cut off: its connection hangs, nothing refuses it) never takes the request's whole time
    * from the others. When none takes one: ENOHOST (the server gone: the run stops) when every host refused, or when
    * hosts have failed every session for longer than --timeout; else ECONNECT, this request's rows failed and the run
-   * going on (a cluster that reconfigures after losing a node answers no new session for a while).
+   * going on (a cluster that reconfigures after losing a node answers no new session for a while). `began`: when the
+   * request began.
    */
-  async connect (deadline) {
+  async connect (deadline, began) {
     const failures = []
     const now = preciseNow()
     const start = this.next++
@@ -207,10 +210,15 @@ class PgClient extends EventEmitter {
         this.emit('host-down', { host: connection.base, detail: error.message, at: Date.now() })
       }
     }
-    // Failing since the first request whose every attempt failed: that one request is never the server gone.
-    if (this.failingSince === null) this.failingSince = preciseNow()
+    // Failing since the first request whose every attempt failed: that one request is never the server gone. A
+    // request begun after it that failed, over --timeout past it or by running out of its own time, is: judged on
+    // the order of the two, never on whether a timer of exactly --timeout fired a hair before the precise clock.
+    const failedAt = preciseNow()
+    if (this.failingSince === null) this.failingSince = failedAt
+    const ranOut = failures.length === 0 || OUT_OF_TIME.has(failures.at(-1).code)
     const refusedAll = failures.length === this.targets.length && failures.every((f) => f.code === 'ECONNREFUSED')
-    const gone = refusedAll || preciseNow() - this.failingSince >= this.timeoutMs
+    const gone = refusedAll || (began >= this.failingSince &&
+      (ranOut || failedAt - this.failingSince >= this.timeoutMs))
     throw new TransportError({ code: gone ? 'ENOHOST' : 'ECONNECT', message: `no host takes a connection` +
       `${gone || failures.length === 0 ? '' : ' within the request\'s time'}: ${failures.length ? failures.map((f) =>
         f.message).join('; ') : 'no time left to try one'}`, host: null, sent: false })
@@ -242,7 +250,7 @@ class PgClient extends EventEmitter {
     }
     clearTimeout(waiter.timer)
     if (!connection.closed) waiter.resolve(connection)
-    else this.connect(waiter.deadline).then(waiter.resolve, waiter.reject)
+    else this.connect(waiter.deadline, waiter.began).then(waiter.resolve, waiter.reject)
   }
 
   /**

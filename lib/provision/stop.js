@@ -5,9 +5,11 @@ const path = require('node:path')
 const { UsageError } = require('../base/errors')
 const { readState, unregister, isNodeOf, madeNames, madeDirsOf, sameDir, stateFile, registryKeyOf } = require('./state')
 const { removeMadePath } = require('./owned-paths')
+const { processEnded } = require('../base/processes')
 
 // Stopping a cluster the tool started: SIGTERM to each of its nodes (only a process that is one of them: the very
-// process the start launched, state.js isNodeOf), a bounded wait, then SIGKILL; then, unless kept, what the start
+// process the start launched, state.js isNodeOf), a bounded wait until each has ended (its ports closed), then
+// SIGKILL; then, unless kept, what the start
 // recorded as made under its folder (each node's folder, the home, cluster.json, the folders it made) is removed,
 // nothing else, and the cluster leaves the registry. A cluster.json outside its cluster's own folder (a copy) is
 // refused: it names another folder's nodes.
@@ -19,10 +21,11 @@ const KILL_WAIT_MS = 5000
 /** The nodes of `state` that still run, as processes of this cluster. */
 const living = (state, options) => state.nodes.filter((n) => isNodeOf(n, state, options))
 
-async function waitGone (state, ms, options) {
+/** The nodes of `nodes` that have not ended by `ms` from now (each the very process found running: its start time). */
+async function waitEnded (nodes, ms, options) {
   const deadline = Date.now() + ms
   for (;;) {
-    const left = living(state, options)
+    const left = nodes.filter((n) => !processEnded(n.pid, n.start_time, options))
     if (left.length === 0 || Date.now() >= deadline) return left
     await sleep(200)
   }
@@ -52,12 +55,12 @@ async function stopNodes (dir, { remove = true, keepLogs = false, graceMs = DEFA
   const running = living(state, options)
   for (const node of running) signal(node.pid, 'SIGTERM')
   if (running.length) log(`stopping ${running.length} node${running.length === 1 ? '' : 's'} of ${state.name}`)
-  const stubborn = await waitGone(state, graceMs, options)
+  const stubborn = await waitEnded(running, graceMs, options)
   for (const node of stubborn) signal(node.pid, 'SIGKILL')
   if (stubborn.length) {
     log(`${stubborn.map((n) => n.name).join(', ')} did not stop within ${Math.round(graceMs / 1000)} s: killed`)
   }
-  const left = await waitGone(state, stubborn.length ? KILL_WAIT_MS : 0, options)
+  const left = await waitEnded(stubborn, KILL_WAIT_MS, options)
   if (left.length) throw new Error(`${left.map((n) => `${n.name} (pid ${n.pid})`).join(', ')} still run`)
   if (remove && keepLogs) removeAllButLogs(dir, state)
   else if (remove) removeMade(dir, state)

@@ -319,6 +319,32 @@ test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every ro
     assert.deepEqual([...batchRows], [300])
   })
 
+test('the server is gone when a request begun after the first wholly failed one runs out of its time too, even by a ' +
+  'timer that fires a hair early of the precise clock', async (t) => {
+  const { performance } = require('node:perf_hooks')
+  const silent = net.createServer((socket) => socket.on('data', () => silent.emit('startup-sent')))
+  await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.after(() => silent.close())
+  let clock = 0
+  t.mock.method(performance, 'now', () => clock)
+  t.mock.timers.enable({ apis: ['setTimeout'] })
+  const client = new PgClient({ hosts: [{ hostname: '127.0.0.1' }], pgPorts: [silent.address().port], user: 'crate',
+    timeoutMs: 1000 })
+  t.after(() => client.close())
+  // Each request's startup timer fires half a millisecond before its deadline on the precise clock.
+  const failedAtEarlyTimer = async (deadline) => {
+    const failure = client.post(JSON.stringify({ stmt: 'SELECT 1' })).catch((e) => e)
+    await new Promise((resolve) => silent.once('startup-sent', resolve))
+    clock = deadline - 0.5
+    t.mock.timers.tick(1000)
+    return failure
+  }
+  const first = await failedAtEarlyTimer(1000)
+  assert.equal(first.code, 'ECONNECT', 'one request is never the server gone')
+  const second = await failedAtEarlyTimer(clock + 1000)
+  assert.equal(second.code, 'ENOHOST', second.message)
+})
+
 test('a host gone silent takes only its share of a request\'s time, and stops no run by itself',
   async (t) => {
     const { double, pg } = await setUp(t)
