@@ -55,13 +55,15 @@ Examples:
   crate-bench study studies/single-machine.yml --out study-6.4.3
 
 To compare (a version, a setting: did it change the throughput?), the file names contenders: instead:
-  contenders: a list, each name: with its own version: or tarball:, nodes, heap, settings, http_port, run_as
+  contenders: a list, each name: with its own version: or tarball:, nodes, heap, settings, http_port, run_as;
+              or each a cluster of your own, as a target: (name, hosts, up, down, wait, user, pg_port)
   forks:      how many times each contender is started fresh and run (default 5), in alternating order (a, b;
               b, a; …) so that a drift of the machine falls on both
   run:        workload: ingest or query, args: [the benchmark's options]
   precision:  forks added (from forks: on) until each throughput ratio's 95% interval is within it (5%);
               cpu_precision: the same for the cluster's CPU per row; budget: the time they may take (1h)
-  duet:       true: the contenders run at once, each with its own load generator; calibrate: true: an A/A first
+  duet:       true: the contenders run at once, each with its own load generator (never for clusters of your
+              own: they share no machine's moment); calibrate: true: an A/A first
 and the study writes compare's figures of the first contender against each other (change, 95% interval, verdict;
 throughput and p99 among them) as DIR/comparison.json and DIR/comparison.html, headed by what was measured and what
 differs between the contenders. Run an A/A study first (two contenders that are the same cluster): it must come out

@@ -112,7 +112,7 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
     } else {
       outcomes = {}
       for (const c of shuffled(left, random)) {
-        log(`${head(c)} starting the cluster${estimate}`)
+        log(`${head(c)} ${c.target ? 'its turn (a cluster of your own)' : 'starting the cluster'}${estimate}`)
         mark(c, { status: 'started' })
         outcomes[c.name] = await runFork(fork, c, { ...context, head: head(c) })
         if (outcomes[c.name].interrupted || outcomes[c.name].fatal) break
@@ -163,6 +163,13 @@ const forkState = (outcome, wallS, ran) => (outcome.done
       ...(outcome.position ? { position: outcome.position } : {}) }
   : { status: 'failed', why: outcome.why })
 
+/** A target's heap per node as it said of itself: "1 GB" (each node alike), "1 GB, 2 GB" (not), or unknown. */
+function heapOf (record) {
+  const heaps = record && record.node_list ? [...new Set(record.node_list.map((n) => n.heap_max_bytes))] : []
+  if (heaps.length === 0 || heaps.some((h) => !(h > 0))) return 'unknown'
+  return heaps.map((h) => `${fmt(round(h / 1024 ** 3, 2))} GB`).join(', ')
+}
+
 /** What differs between the contenders as they were started: "version: a 6.4.2, b 6.4.3", one line a key. */
 function differencesOf (contenders, records) {
   const valueOf = {
@@ -170,9 +177,11 @@ function differencesOf (contenders, records) {
     build: (c) => (records[c.name] && records[c.name].build_hash) ?? null,
     distribution: (c) => (records[c.name] && records[c.name].distribution && records[c.name].distribution.sha256) ??
       c.tarball ?? c.version,
-    nodes: (c) => c.nodes,
-    heap: (c) => c.heap,
-    settings: (c) => (c.settings && c.settings.length ? c.settings.join(', ') : 'none')
+    hosts: (c) => (c.target ? c.target.hosts.join(' ') : 'this machine'),
+    nodes: (c) => (records[c.name] && records[c.name].kind === 'target' ? records[c.name].nodes : c.nodes),
+    heap: (c) => (c.target ? heapOf(records[c.name]) : c.heap),
+    settings: (c) => (c.settings && c.settings.length ? c.settings.join(', ') : c.target ? 'as the cluster has them'
+      : 'none')
   }
   const lines = []
   for (const [name, value] of Object.entries(valueOf)) {

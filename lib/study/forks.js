@@ -6,6 +6,7 @@ const { startRecorded, stopRecorded } = require('../provision/recorded-start')
 const { contenderArgs, APPS } = require('./plan')
 const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
 const { shuffled } = require('../sweep/grid/racing')
+const { withTarget } = require('./target-session')
 
 // A fork of a comparison: its contenders' clusters started fresh, the same benchmark run on each, their clusters
 // stopped. One after another in the order drawn for the fork (paired), or all at once (a duet: the same machine's
@@ -51,26 +52,32 @@ async function startContender (fork, contender, { dir, signals, env, log }) {
   }
 }
 
-/** The benchmark on a started contender: its exit and whether a node died during it. */
-async function runOn (fork, contender, started, { dir, config, stderr, signals, run, env, log }) {
+/**
+ * The benchmark on a contender that is up: its exit and whether a node left during it (`lost`: a started cluster's
+ * node that died, a target's that no longer answers in its cluster). `recordFile`: what was started, given to the run
+ * (none for a target, whose runs read it from sys.nodes).
+ */
+async function runOn (fork, contender, { recordFile, lost }, { dir, config, stderr, signals, run, env }) {
   const key = forkKey(fork, contender)
-  const studyRun = studyRunOf(run, { out: config.out, recordFile: started.recordFile, stderr })
+  const studyRun = studyRunOf(run, { out: config.out, recordFile, stderr })
   const resultFile = path.join(dir, 'forks', `${key}.json`)
   const outcome = await studyRun({ app: APPS[config.study.run.workload], what: `fork ${fork} of ${contender.name}`,
     args: contenderArgs(config.study, contender, env), resultFile, logFile: path.join(dir, 'forks', `${key}.log`),
     signals })
-  const lost = lostDuring(started.target, 'run', { into: path.join(dir, 'forks', `${key}-lost-nodes`), log,
-    of: `${contender.name}'s cluster` })
-  return { outcome, lost, resultFile }
+  return { outcome, lost: await lost('run'), resultFile }
 }
+
+/** A started cluster's `lost` for runOn: its nodes that died, named with their last log lines, their logs kept. */
+const diedIn = (started, fork, contender, { dir, log }) => (part) => lostDuring(started.target, part,
+  { into: path.join(dir, 'forks', `${forkKey(fork, contender)}-lost-nodes`), log, of: `${contender.name}'s cluster` })
 
 /** What a contender's run came to, said on its line: done, or failed (a node died: kept out, run again). */
 function judged (ran, { head, log, signals }) {
   if (signals.interrupted) return { interrupted: true }
   log(`${head} ${runLine(partResult(ran.resultFile), ran.outcome.code ?? ran.outcome.signal)}`)
   if (ran.lost) {
-    log(`${head} a node died during the run: its result is partial and kept out of the comparison; the same command ` +
-      'runs this fork again')
+    log(`${head} ${ran.lost}: its result is partial and kept out of the comparison; the same command runs this fork ` +
+      'again')
     return { failed: true, why: ran.lost }
   }
   return { done: true, code: ran.outcome.code }
@@ -81,14 +88,26 @@ async function stopQuietly (started, head, log) {
   if (error) log(`${head} warning: stopping its cluster: ${error.message}`)
 }
 
-/** One contender of a paired fork: its cluster started, its run, its cluster stopped. */
+/**
+ * One contender of a paired fork: its cluster started, its run, its cluster stopped; a target (a cluster of the
+ * user's own): its up:, the wait for its nodes, its record, its run, its down:. A target that does not come up ends
+ * the comparison as a cluster that does not start does.
+ */
 async function runFork (fork, contender, context) {
-  const { log, head, signals } = context
+  const { log, head, signals, dir, env, config } = context
+  if (contender.target) {
+    const outcome = await withTarget(contender.target, { dir: path.join(dir, 'forks'), cwd: path.dirname(config.file),
+      recordFile: path.join(dir, 'forks', `${forkKey(fork, contender)}-cluster-record.json`), env, signals, log,
+      head }, async ({ lost }) => judged(await runOn(fork, contender, { recordFile: null, lost }, context),
+      { head, log, signals }))
+    return outcome.unavailable ? { ...outcome, fatal: true } : outcome
+  }
   const started = await startContender(fork, contender, context)
   if (started.outcome) return started.outcome
   let ran
   try {
-    ran = await runOn(fork, contender, started, context)
+    ran = await runOn(fork, contender, { recordFile: started.recordFile, lost: diedIn(started, fork, contender,
+      context) }, context)
   } finally {
     await stopQuietly(started, head, log)
   }
@@ -121,7 +140,8 @@ async function runDuet (fork, contenders, context) {
     }
     log(`[fork ${fork}: duet] ${order.map((c) => c.name).join(' and ')} run at once, each with its own load ` +
       'generator')
-    const runs = await Promise.all(started.map((s) => runOn(fork, s.contender, s, context)))
+    const runs = await Promise.all(started.map((s) => runOn(fork, s.contender, { recordFile: s.recordFile,
+      lost: diedIn(s, fork, s.contender, context) }, context)))
     runs.forEach((ran, i) => {
       const { contender } = started[i]
       outcomes[contender.name] = { ...judged(ran, { head: context.headOf(contender), log, signals }),

@@ -53,8 +53,9 @@ function planShapes (study, { out, env }) {
 }
 
 /**
- * The options that point a run of `args` at `shape`: a started cluster's nodes (their ports; --protocol pg their
- * PostgreSQL ports), or a target's hosts as the study file names them (its user; the password from CRATE_PASSWORD).
+ * The options that point a run of `args` at `shape` (or a contender): a started cluster's nodes (their ports;
+ * --protocol pg their PostgreSQL ports), or a target's hosts as the study file names them (its user; the password
+ * from CRATE_PASSWORD).
  */
 function connectionOf (shape, args, env) {
   if (!shape.target) return connectionArgs(shape.ports, args, env)
@@ -137,7 +138,8 @@ function checkSizingPlan (study, shapes, { env }) {
 
 /** The contenders of a comparison: [{ ...contender, cluster, ports }], each cluster's folder given per fork. */
 function planContenders (study) {
-  if (!study.duet) return study.contenders.map((c) => ({ ...c, ports: plannedPorts(c) }))
+  // A cluster of the user's own is reached at its hosts: no ports of this machine are planned for it.
+  if (!study.duet) return study.contenders.map((c) => (c.target ? c : { ...c, ports: plannedPorts(c) }))
   // A duet starts its contenders side by side: one whose ports meet an earlier one's moves past them (node i takes
   // http_port + i, + 100 + i, + 200 + i).
   const taken = new Set()
@@ -152,9 +154,9 @@ function planContenders (study) {
   })
 }
 
-/** A contender's run: the benchmark's options against its nodes. */
+/** A contender's run: the benchmark's options against its nodes (a target's: its hosts). */
 function contenderArgs (study, contender, env) {
-  return [...connectionArgs(contender.ports, study.run.args, env), ...study.run.args, '--json']
+  return [...connectionOf(contender, study.run.args, env), ...study.run.args, '--json']
 }
 
 /** Checks a comparison's run as it will run against each contender, before any cluster starts. */

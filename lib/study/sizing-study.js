@@ -5,9 +5,7 @@ const path = require('node:path')
 const { EXIT } = require('../base/errors')
 const { fmtWhole } = require('../base/format')
 const { withRecordedCluster, ClusterStartError } = require('../provision/recorded-start')
-const { runCommand, waitForTarget, recordTarget, nodesOf } = require('../provision/external')
-const { replaceFile } = require('../provision/owned-paths')
-const { parseDuration } = require('../base/values')
+const { withTarget } = require('./target-session')
 const { runGrid } = require('../sweep/grid/grid-run')
 const { unitUnnamed } = require('../sweep/grid/report')
 const { runCapacity } = require('../sweep/capacity-run')
@@ -67,68 +65,9 @@ async function runClusterShape (shape, context) {
  */
 async function runTargetShape (shape, context) {
   const { out, stderr, signals, run, env, file, log, head } = context
-  const t = shape.target
-  const cwd = path.dirname(file)
-  const waitMs = parseDuration(t.wait, 'wait')
-  const password = env.CRATE_PASSWORD ?? ''
-  const command = async (which) => {
-    log(`${head} ${which}: ${t[which]}`)
-    return runCommand(t[which], { cwd, log: (line) => log(`  ${which}: ${line}`), logFile: path.join(shape.dir,
-      `${which}.log`), timeoutMs: waitMs, signals })
-  }
-  try {
-    if (t.up) {
-      const up = await command('up')
-      if (up.interrupted || signals.interrupted) return { interrupted: true }
-      if (up.code !== 0) {
-        return { failed: true, why: `its up: command ${up.timedOut ? `took longer than its wait: (${t.wait})`
-          : `failed (${up.signal ?? `exit ${up.code}`})`}; its output: ${path.join(shape.dir, 'up.log')}` }
-      }
-    }
-    log(`${head} waiting for its ${t.nodes} node${t.nodes === 1 ? '' : 's'} at ${t.hosts.join(', ')} (at most ` +
-      `${t.wait})`)
-    let record
-    try {
-      await waitForTarget(t, { password, waitMs, log, signals })
-      record = await recordTarget(t, { password })
-    } catch (error) {
-      if (signals.interrupted) return { interrupted: true }
-      log(`${head} not reachable: ${error.message}`)
-      return { failed: true, why: `not reachable: ${error.message}` }
-    }
-    replaceFile(path.join(shape.dir, 'cluster-record.json'), `${JSON.stringify(record, null, 1)}\n`)
-    log(`${head} found CrateDB ${record.version} (build ${record.build_hash ?? 'unknown'}): ${record.nodes} node` +
-      `${record.nodes === 1 ? '' : 's'} (${record.node_list.map((n) => `${n.name} on ${n.hostname}, ${n.cores} ` +
-        'cores').join('; ')}); its CPU per row from sys.nodes (its nodes are not on this machine)`)
-    const studyRun = studyRunOf(run, { out, recordFile: null, stderr })
-    // A node that no longer answers in the cluster after a part: the part measured another cluster.
-    const lost = async (part) => {
-      let names = []
-      try {
-        names = await nodesOf(t, { password })
-      } catch (error) {
-        return `no host answered after the ${part} (${error.message})`
-      }
-      const gone = record.node_list.filter((n) => !names.includes(n.name))
-      for (const n of gone) {
-        log(`warning: ${n.name} (on ${n.hostname}) of ${t.name} no longer answers in its cluster after the ${part}: ` +
-          'a node lost or cut off (its host\'s own logs say which)')
-      }
-      if (gone.length) return `${gone.map((n) => n.name).join(', ')} left the cluster during the ${part}`
-      if (names.length !== record.nodes) return `its node count changed during the ${part} (${record.nodes} → ` +
-        `${names.length})`
-      return null
-    }
-    return await shapeParts(shape, { ...context, studyRun, lost })
-  } finally {
-    if (t.down) {
-      const down = await command('down')
-      if (down.code !== 0) {
-        log(`${head} warning: its down: command ${down.timedOut ? 'took longer than its wait:' : `failed (${down.signal
-          ?? `exit ${down.code}`})`}; its output: ${path.join(shape.dir, 'down.log')}`)
-      }
-    }
-  }
+  return withTarget(shape.target, { dir: shape.dir, cwd: path.dirname(file), env, signals, log, head,
+    recordFile: path.join(shape.dir, 'cluster-record.json') }, ({ lost }) =>
+    shapeParts(shape, { ...context, studyRun: studyRunOf(run, { out, recordFile: null, stderr }), lost }))
 }
 
 async function shapeParts (shape, { study, stderr, signals, env, head, log, studyRun, lost }) {

@@ -231,43 +231,45 @@ function readStudy (file) {
  */
 function targetsOf (list) {
   if (!Array.isArray(list) || list.length === 0) throw new UsageError('targets must list one cluster or more')
-  const targets = list.map((t, i) => {
-    const key = `targets[${i}]`
-    if (!t || typeof t !== 'object' || Array.isArray(t)) throw new UsageError(`${key} must be a mapping of keys`)
-    for (const k of Object.keys(t)) {
-      if (!KEYS.target.includes(k)) {
-        throw new UsageError(`unknown key ${key}.${k} in the study file (known under a target: ` +
-          `${KEYS.target.join(', ')})`)
-      }
-    }
-    const name = text(t.name ?? '', `${key}.name`)
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(name)) {
-      throw new UsageError(`${key}.name must be letters, digits, _, . and - (a folder of the study is named by it; ` +
-        `got ${JSON.stringify(name)})`)
-    }
-    const hosts = [].concat(t.hosts ?? []).map((h) => text(h, `${key}.hosts`))
-    if (hosts.length === 0) throw new UsageError(`${key}.hosts must list the cluster's HTTP address or more`)
-    for (const h of hosts) {
-      let url = null
-      try {
-        url = new URL(h)
-      } catch { /* named below */ }
-      if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.pathname !== '/') {
-        throw new UsageError(`${key}.hosts: '${h}' is no http:// or https:// address of a node (no user or password ` +
-          'in it: the user is user:, the password CRATE_PASSWORD)')
-      }
-    }
-    const command = (value, k) => (value === undefined ? null : text(value, `${key}.${k}`))
-    return { name, hosts, nodes: t.nodes === undefined ? hosts.length : wholeNumber(t.nodes, `${key}.nodes`,
-      { max: 1000 }), user: t.user === undefined ? null : text(t.user, `${key}.user`),
-    pgPort: t.pg_port === undefined ? null : wholeNumber(t.pg_port, `${key}.pg_port`, { max: 65_535 }),
-    up: command(t.up, 'up'), down: command(t.down, 'down'),
-    wait: durationText(t.wait ?? '10m', `${key}.wait`) }
-  })
+  const targets = list.map((t, i) => targetOf(t, `targets[${i}]`))
   if (new Set(targets.map((t) => t.name)).size !== targets.length) {
     throw new UsageError('targets: two have the same name')
   }
   return targets
+}
+
+/** One cluster of the user's own, under `key` (targets[0], contenders[1]): its keys checked. */
+function targetOf (t, key) {
+  if (!t || typeof t !== 'object' || Array.isArray(t)) throw new UsageError(`${key} must be a mapping of keys`)
+  for (const k of Object.keys(t)) {
+    if (!KEYS.target.includes(k)) {
+      throw new UsageError(`unknown key ${key}.${k} in the study file (known under a target: ` +
+        `${KEYS.target.join(', ')})`)
+    }
+  }
+  const name = text(t.name ?? '', `${key}.name`)
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(name)) {
+    throw new UsageError(`${key}.name must be letters, digits, _, . and - (a folder of the study is named by it; ` +
+      `got ${JSON.stringify(name)})`)
+  }
+  const hosts = [].concat(t.hosts ?? []).map((h) => text(h, `${key}.hosts`))
+  if (hosts.length === 0) throw new UsageError(`${key}.hosts must list the cluster's HTTP address or more`)
+  for (const h of hosts) {
+    let url = null
+    try {
+      url = new URL(h)
+    } catch { /* named below */ }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.pathname !== '/') {
+      throw new UsageError(`${key}.hosts: '${h}' is no http:// or https:// address of a node (no user or password ` +
+        'in it: the user is user:, the password CRATE_PASSWORD)')
+    }
+  }
+  const command = (value, k) => (value === undefined ? null : text(value, `${key}.${k}`))
+  return { name, hosts, nodes: t.nodes === undefined ? hosts.length : wholeNumber(t.nodes, `${key}.nodes`,
+    { max: 1000 }), user: t.user === undefined ? null : text(t.user, `${key}.user`),
+  pgPort: t.pg_port === undefined ? null : wholeNumber(t.pg_port, `${key}.pg_port`, { max: 65_535 }),
+  up: command(t.up, 'up'), down: command(t.down, 'down'),
+  wait: durationText(t.wait ?? '10m', `${key}.wait`) }
 }
 
 /** The query file of `key`: a file there is (its queries are read by the mixed search, after the grid). */
@@ -327,9 +329,25 @@ function contendersOf (study) {
     }
   }
   if (!Array.isArray(study.contenders) || study.contenders.length < 2) {
-    throw new UsageError('contenders: must list two clusters or more (each with name:, and version: or tarball:)')
+    throw new UsageError('contenders: must list two clusters or more (each with name:, and version: or tarball:, or ' +
+      'hosts: for a cluster of your own)')
+  }
+  // A contender with hosts: is a cluster of the user's own (a target); all or none are (a comparison of a cluster
+  // started here against one on machines of their own would measure the machines as much as the clusters).
+  const own = study.contenders.map((c) => Boolean(c && typeof c === 'object' && c.hosts !== undefined))
+  if (own.some(Boolean) && !own.every(Boolean)) {
+    throw new UsageError('contenders: give every one hosts: (clusters of your own) or none (clusters the tool starts ' +
+      'here): one of each would compare this machine with other machines as much as the clusters')
+  }
+  if (own[0] && study.duet) {
+    throw new UsageError('duet: runs the contenders at once on this machine so that its moment falls on each alike; ' +
+      'clusters on machines of their own share no moment: leave duet: out (paired forks, each contender in turn)')
   }
   const contenders = study.contenders.map((c, i) => {
+    if (own[i]) {
+      const target = targetOf(c, `contenders[${i}]`)
+      return { name: target.name, nodes: target.nodes, target }
+    }
     checkKeys(c, 'contender')
     const name = c.name === undefined ? null : text(c.name, `contenders[${i}].name`)
     if (!name || !/^[A-Za-z0-9_.-]+$/.test(name)) {

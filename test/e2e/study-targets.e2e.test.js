@@ -13,6 +13,7 @@ const { runTool } = require('../helpers/run-tool')
 const { tempDir } = require('../helpers/temp-files')
 const { startCrateTestDouble, startCrateTestCluster } = require('../helpers/crate-test-double')
 const { assertSizingExit } = require('../helpers/sizing-exit')
+const { EXIT } = require('../../lib/base/errors')
 
 const grid = `grid:
   vary: {batch_size: [500, 1000], concurrent_requests: [1, 2]}
@@ -96,4 +97,91 @@ test('a study file of targets is checked whole: a bad target is one line naming 
   await bad('[{name: "a b", hosts: ["http://db:4200"]}]', /targets\[0\]\.name must be letters, digits/)
   await bad('[{name: a, hosts: ["http://db:4200"], password: x}]', /unknown key targets\[0\]\.password/)
   await bad('[{name: a, hosts: ["http://db:4200"]}, {name: a, hosts: ["http://db2:4200"]}]', /two have the same name/)
+})
+
+test('a target that loses a node during a part is named and not sized, as a started cluster whose node died',
+  async (t) => {
+    // Its third node goes (as a host cut off does: it no longer answers in the cluster) during the grid's runs.
+    let killed = false
+    const three = await startCrateTestCluster({
+      fault: ({ number }) => {
+        if (number === 30 && !killed) {
+          killed = true
+          return three.kill(2).then(() => undefined)
+        }
+      }
+    }, { nodes: 3 })
+    t.after(() => three.stop())
+    const root = tempDir(t)
+    const file = path.join(root, 'targets.yml')
+    fs.writeFileSync(file, `targets:
+  - {name: large, hosts: [${three.nodes.map((n) => `http://127.0.0.1:${n.port}`).join(', ')}]}
+${grid}`)
+    const out = path.join(root, 'out')
+    const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out], { timeoutMs: 180_000 })
+    assert.equal(killed, true, 'the node went during the study')
+    assert.equal(run.code, EXIT.CANNOT_RUN, `no shape sized: ${run.stderr}`)
+    const gone = three.nodes[2].name
+    assert.match(run.stderr, new RegExp(`^warning: ${gone} \\(on [^)]+\\) of large no longer answers in its cluster ` +
+      'after the grid: a node lost or cut off', 'm'))
+    assert.match(run.stderr, new RegExp(`^warning: shape large: ${gone} left the cluster during the grid \\(not ` +
+      'sized; the same command runs it again\\)$', 'm'))
+  })
+
+// A comparison of clusters of one's own: the slower answers each bulk 150 ms late.
+const ownContenders = (root, fast, slow, calls, keys = 'forks: 3') => {
+  const file = path.join(root, 'compare.yml')
+  const hosts = (double) => `[http://127.0.0.1:${double.port}]`
+  fs.writeFileSync(file, `contenders:
+  - {name: fast, hosts: ${hosts(fast)}, up: 'echo up fast >> ${calls}', down: 'echo down fast >> ${calls}'}
+  - {name: slow, hosts: ${hosts(slow)}, up: 'echo up slow >> ${calls}', down: 'echo down slow >> ${calls}'}
+${keys}
+run:
+  args: [--max_rows, '2000', --batch_size, '500', --concurrent_requests, '1', --processes, '1',
+    --monitor_interval, '0']
+`)
+  return file
+}
+
+test('a comparison of targets: each fork brings each up in an order drawn for it, runs, brings it down; compare\'s ' +
+  'paired verdict finds the slower; a duet of them, or one of each kind, is refused in one line', async (t) => {
+  const fast = await startCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 20 } : undefined) })
+  const slow = await startCrateTestDouble({ fault: ({ bulk }) => (bulk ? { delayMs: 150 } : undefined) })
+  t.after(() => Promise.all([fast.stop(), slow.stop()]))
+  const root = tempDir(t)
+  const calls = path.join(root, 'calls.log')
+  const out = path.join(root, 'out')
+  const run = await runTool('bin/crate-bench.js', ['study', ownContenders(root, fast, slow, calls), '--out', out],
+    { timeoutMs: 180_000 })
+  assert.equal(run.code, 0, run.stderr)
+  const pairs = fs.readFileSync(calls, 'utf8').trim().split('\n')
+  assert.equal(pairs.length, 12)
+  for (let i = 0; i < 12; i += 2) {
+    assert.deepEqual([pairs[i].split(' ')[0], pairs[i + 1].split(' ')[0]], ['up', 'down'])
+    assert.equal(pairs[i].split(' ')[1], pairs[i + 1].split(' ')[1], 'each brought down before the next comes up')
+  }
+  assert.match(run.stderr, /^\[fork 1 of 3: (fast|slow)\] found CrateDB 6\.4\.3 /m)
+  assert.match(run.stderr, new RegExp(`^differs: hosts: fast http://127\\.0\\.0\\.1:${fast.port}, slow ` +
+    `http://127\\.0\\.0\\.1:${slow.port}$`, 'm'))
+  const { comparisons } = JSON.parse(fs.readFileSync(path.join(out, 'comparison.json'), 'utf8'))
+  const rate = comparisons[0].figures.find((f) => f.figure === 'rows/s')
+  assert.equal(rate.verdict, 'worse', JSON.stringify(rate))
+  const record = JSON.parse(fs.readFileSync(path.join(out, 'forks', '2-slow-cluster-record.json'), 'utf8'))
+  assert.equal(record.kind, 'target')
+  const result = JSON.parse(fs.readFileSync(path.join(out, 'forks', '2-slow.json'), 'utf8'))
+  assert.deepEqual(result.options.hosts, [`http://127.0.0.1:${slow.port}`])
+
+  const refused = async (file, pattern) => {
+    const again = await runTool('bin/crate-bench.js', ['study', file, '--out', path.join(root, 'refused')])
+    assert.equal(again.code, 2, again.stderr)
+    assert.match(again.stderr, pattern)
+    assert.equal(again.stderr.trim().split('\n').length, 1, again.stderr)
+  }
+  await refused(ownContenders(root, fast, slow, calls, 'duet: true'), /duet: runs the contenders at once on this /)
+  const mixed = path.join(root, 'mixed.yml')
+  fs.writeFileSync(mixed, `contenders:
+  - {name: own, hosts: [http://127.0.0.1:${fast.port}]}
+  - {name: here, version: 6.4.3}
+`)
+  await refused(mixed, /contenders: give every one hosts: \(clusters of your own\) or none/)
 })
