@@ -7,6 +7,7 @@ const { CrateHttpError, TransportError } = require('./http-errors')
 const { now: preciseNow } = require('../base/clock')
 const { bulkOf, frameBulk } = require('./pg-bulk-frame')
 const { withDollars } = require('../base/placeholders')
+const { arrayTypeOf, arrayText } = require('./pg-arrays')
 
 // What a row CrateDB could not write answers over the PostgreSQL protocol: INSERT 0 -3, and nothing else (05, 14).
 const NO_REASON = 'rejected by the server, no reason given over the PostgreSQL protocol'
@@ -340,23 +341,6 @@ function totalOnly (stored, sent) {
     ...new Array(sent - ok).fill({ rowcount: -2, error: { code: null, status: null, message: NOT_STORED } })]
 }
 
-/** The array type of a column for UNNEST, from the first row's value (the request holds values, not a schema). */
-function arrayTypeOf (value) {
-  if (value !== null && typeof value === 'object') return 'object'
-  if (typeof value === 'number') return Number.isInteger(value) ? 'bigint' : 'double precision'
-  if (typeof value === 'boolean') return 'boolean'
-  return 'text'
-}
-
-/** A column's values as a PostgreSQL array literal in text format: {"…","…"}, objects as their JSON. */
-function arrayText (values) {
-  return `{${values.map((v) => {
-    if (v === null || v === undefined) return 'NULL'
-    const text = typeof v === 'object' ? JSON.stringify(v) : String(v)
-    return `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`
-  }).join(',')}}`
-}
-
 /** A stored row, or one rejected without a reason (its count -3), as the HTTP endpoint's per-row result. */
 function rowResult (count) {
   return count === 1 ? ROW_OK : ROW_REJECTED
@@ -402,4 +386,4 @@ function asTransportError (error, connection, sent = error.sent) {
   return error
 }
 
-module.exports = { PgClient, arrayText, NO_REASON, NOT_STORED }
+module.exports = { PgClient, NO_REASON, NOT_STORED }
