@@ -87,9 +87,9 @@ function writeSizing (config, shapes, { stderr, warnings = [] }) {
   // from what they report: a shared host is flagged there).
   const several = config.study.targets ? [] : shapes.filter((s) => s.nodes > 1)
   sizing.measured = measuredHeader(config, Object.values(records))
-  sizing.study_caveats = several.length ? [`${several.map((s) => `${s.nodes} nodes`).join(', ')} on one ` +
+  sizing.study_caveats = [...(several.length ? [`${several.map((s) => `${s.nodes} nodes`).join(', ')} on one ` +
     `${os.availableParallelism()}-core machine: this measures CrateDB's scaling on shared cores, not the throughput ` +
-    'of as many machines'] : []
+    'of as many machines'] : []), ...sharedHosts(shapes, records)]
   sizing.study_warnings = warnings
   sizing.started = records
   stderr.write(`${measuredLines(sizing.measured).join('\n')}\n`)
@@ -101,6 +101,26 @@ function writeSizing (config, shapes, { stderr, warnings = [] }) {
     sizing.measured) }), config.out, { files: [config.file] }))
   stderr.write(`wrote ${path.join(config.out, 'sizing.json')} and sizing.html\n`)
   return sizedNothing(sizing, stderr) ? EXIT.FAILURES : EXIT.OK
+}
+
+/**
+ * A target's nodes that report one hostname share a machine (namespaces, containers or VMs on one host): a caveat
+ * each, since its figures then measure shared cores and its cores bound counts that machine's cores once per node.
+ */
+function sharedHosts (shapes, records) {
+  const caveats = []
+  for (const shape of shapes.filter((s) => s.target)) {
+    const list = (records[shape.name] && records[shape.name].node_list) || []
+    const byHost = new Map()
+    for (const n of list.filter((x) => x.hostname)) byHost.set(n.hostname, (byHost.get(n.hostname) ?? 0) + 1)
+    const shared = [...byHost].filter(([, count]) => count > 1)
+    if (shared.length) {
+      caveats.push(`${shape.name}: ${shared.map(([host, count]) => `${count} nodes report the hostname ${host}`)
+        .join(', ')}: they may share one machine, whose cores its figures then share (and its cores bound counts ` +
+        'once per node)')
+    }
+  }
+  return caveats
 }
 
 /**

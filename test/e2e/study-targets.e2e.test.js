@@ -29,7 +29,9 @@ sustained:
 test('targets: each brought up, waited for, recorded from itself, measured at its hosts, brought down; the sizing of ' +
   'both', async (t) => {
   const one = await startCrateTestDouble({})
-  const three = await startCrateTestCluster({}, { nodes: 3 })
+  // Two of the large one's nodes on one machine (as VMs or containers of one host report it).
+  const three = await startCrateTestCluster({ nodeShapes: [{ hostname: 'rack-a' }, { hostname: 'rack-a' },
+    { hostname: 'rack-b' }] }, { nodes: 3 })
   t.after(() => Promise.all([one.stop(), three.stop()]))
   const root = tempDir(t)
   const calls = path.join(root, 'calls.log')
@@ -61,7 +63,10 @@ ${grid}`)
   assert.equal(sustained.environment.cluster.provisioned, undefined)
   const sizing = JSON.parse(fs.readFileSync(path.join(out, 'sizing.json'), 'utf8'))
   assert.deepEqual(sizing.groups[0].shapes.map((s) => s.nodes), [1, 3])
-  assert.deepEqual(sizing.study_caveats, [], 'no "nodes on one machine" caveat: the targets are the user\'s')
+  assert.deepEqual(sizing.study_caveats, ['large: 2 nodes report the hostname rack-a: they may share one machine, ' +
+    'whose cores its figures then share (and its cores bound counts once per node)'], 'no "nodes on one machine" ' +
+    'caveat of the tool\'s: the targets are the user\'s; one of the nodes that say they share a host')
+  assert.match(run.stderr, /^caveat: large: 2 nodes report the hostname rack-a: /m)
 })
 
 test('a target that never answers is named, not sized, brought down; the others are sized (exit 4)', async (t) => {

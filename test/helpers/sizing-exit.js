@@ -10,6 +10,7 @@ const path = require('node:path')
  * study: what it measured is kept and said, its exit is 1.
  */
 function assertSizingExit (run, out) {
+  assert.ok([0, 1].includes(run.code), `a study that sized (exit 0 or 1), not exit ${run.code}: ${run.stderr}`)
   const sizing = JSON.parse(fs.readFileSync(path.join(out, 'sizing.json'), 'utf8'))
   const planned = sizing.groups.flatMap((g) => g.shapes).some((s) => s.planning && s.planning.per_sec !== null)
   assert.equal(run.code, planned ? 0 : 1, run.stderr)

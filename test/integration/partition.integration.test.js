@@ -8,11 +8,13 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { leftOf } = require('../helpers/hosts')
+const path = require('node:path')
+const { leftOf, finished } = require('../helpers/hosts')
 const { clusterOnHosts, realHostsOr } = require('../helpers/hosts-cluster')
 
 const { tarball, skip: SKIP } = realHostsOr('a partitioned host')
 
+const ROOT = path.join(__dirname, '..', '..')
 const DURATION_S = 60
 const CUT_AT_S = 20
 const TIMEOUT_S = 10
@@ -84,3 +86,80 @@ test('a host cut off mid-run: the run goes on, ends in time, names the silent ho
     })
     assert.deepEqual(leftOf(tag), [], 'no namespace or link of the test left')
   })
+
+/** A generator of a fleet on `host`, as a pod would run it: { child, done: { code, stdout, stderr } }. */
+function generator (cluster, host, k, args) {
+  const child = host.exec(process.execPath, [path.join(ROOT, 'appClusterIngest.js'), '--user', 'bench',
+    '--generator', `${k}/2`, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, CRATE_PASSWORD: cluster.password, CRATE_BENCH_FLEET_HEARTBEAT_MS: '500' } })
+  return { child, done: finished(child, 300_000) }
+}
+
+/** Resolves when `child`'s stderr shows `pattern`. */
+const saying = (child, pattern) => new Promise((resolve) => {
+  let seen = ''
+  child.stderr.on('data', (chunk) => {
+    seen += chunk
+    if (pattern.test(seen)) resolve()
+  })
+})
+
+// Two partitions of a fleet's generator 2: cut off from the cluster 10 s into its 30-s load (restored after the fleet
+// ended), and cut off from the results table (the cluster that holds it) as its load ends, restored 20 s later. The
+// steward judges it dead and counts its rows by their keys either way; the cut-off generator says its result could
+// not be stored (after --timeout of silence) and exits 3, its own result on its stdout (--json).
+const FLEET_CUTS = [
+  { name: 'from the cluster mid-run', cutAfterS: 10, restoreAfterS: null },
+  { name: 'from the results table as its load ends', cutAfterS: 30, restoreAfterS: 20 }
+]
+
+test('a fleet of two generators on two hosts, one host cut off from the cluster mid-run or from the results table ' +
+  'as its load ends: the other finishes the fleet, counts the silent one\'s rows by their keys, the count exact',
+{ skip: SKIP, timeout: 900_000 }, async (t) => {
+  let tag
+  await t.test('the partitions', async (inner) => {
+    const cluster = await clusterOnHosts(inner, { count: 1, clients: 2, tarball })
+    tag = cluster.tag
+    const [near, far] = cluster.clients
+    for (const [i, cut] of FLEET_CUTS.entries()) {
+      const runId = `partition-fleet-${i + 1}-${process.pid}`
+      const table = `doc.partition_fleet_${i + 1}_${process.pid}`
+      const args = ['--host', cluster.urls.join(','), '--run_id', runId, '--duration', '30s', '--timeout', '5s',
+        '--processes', '1', '--batch_size', '500', '--concurrent_requests', '2', '--table', table, '--json']
+      const first = generator(cluster, near, 1, args)
+      await saying(first.child, /prepared the tables for the fleet/)
+      const second = generator(cluster, far, 2, args)
+      await saying(second.child, /the load starts at/)
+      await sleep(cut.cutAfterS * 1000)
+      far.cut()
+      const restored = cut.restoreAfterS === null ? null : sleep(cut.restoreAfterS * 1000).then(() => far.restore())
+      const [steward, silent] = await Promise.all([first.done, second.done])
+      await restored
+      far.restore()
+      const said = (run) => run.stderr.split('\n').filter((l) => /generator|fleet|late|stored/.test(l)).slice(-6)
+      console.log(`# ${cut.name}: steward exit ${steward.code}; ${said(steward).join(' | ')}`)
+      console.log(`# ${cut.name}: cut-off generator exit ${silent.code}; ${said(silent).join(' | ')}`)
+      assert.equal(steward.code, 4, 'the fleet is partial: a generator went silent')
+      assert.equal(silent.code, 3, silent.stderr)
+      assert.match(silent.stderr, /its result could not be stored in doc\.crate_bench_results: no host answers/)
+      assert.ok(JSON.parse(silent.stdout).rows_ok > 0, 'its own result on its stdout')
+      assert.match(steward.stderr, /generator 2 \([^)]*\) was judged dead after [0-9.]+ s of silence: its rows counted/)
+      const report = await near.run(process.execPath, [path.join(ROOT, 'bin', 'crate-bench.js'), 'report',
+        '--host', cluster.urls[0], '--user', 'bench', '--results_table', 'doc.crate_bench_results', '--run_id', runId,
+        '--json'], { cwd: ROOT, timeoutMs: 120_000, env: { ...process.env, CRATE_PASSWORD: cluster.password } })
+      const m = JSON.parse(report.stdout || 'null')
+      assert.ok(m, report.stderr)
+      console.log(`# ${cut.name}: fleet ok ${m.rows_ok}, failed ${m.rows_failed}, in doubt ${m.rows_in_doubt}, sent ` +
+        `${m.rows_sent}; reconciliation ${JSON.stringify(m.reconciliation)}; partial ` +
+        `${JSON.stringify(m.partial_reasons)}`)
+      assert.equal(m.partial, true)
+      assert.ok((m.partial_reasons || []).some((r) => /generator 2 .*judged dead after [0-9.]+ s of silence/.test(r)),
+        JSON.stringify(m.partial_reasons))
+      const count = await countWhenWhole(cluster, table)
+      assert.ok(count >= m.rows_ok && count <= m.rows_ok + m.rows_in_doubt,
+        `count(*) ${count} within [${m.rows_ok}, ${m.rows_ok + m.rows_in_doubt}]`)
+      assert.equal(m.rows_ok + m.rows_failed + m.rows_in_doubt, m.rows_sent, 'every row sent accounted for')
+    }
+  })
+  assert.deepEqual(leftOf(tag), [], 'no namespace or link of the test left')
+})
