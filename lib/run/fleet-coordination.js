@@ -132,9 +132,13 @@ class FleetCoordination {
         left = { dead: [], finishedBy: outcome.finishedBy + 1 }
       }
     }
-    const fleetFinish = { finished_by: left.finishedBy, dead: left.dead.map((g) => g.generator + 1) }
-    // The finisher's own run may have been whole; the fleet's is not when a generator died.
-    return { code: left.dead.length > 0 ? Math.max(code, EXIT.PARTIAL) : code, result: { fleet_finish: fleetFinish } }
+    const failed = (left.failed ?? []).map((g) => g.generator + 1)
+    const fleetFinish = { finished_by: left.finishedBy, dead: left.dead.map((g) => g.generator + 1),
+      ...(failed.length ? { failed } : {}) }
+    // The finisher's own run may have been whole; the fleet's is not when a generator died, or failed and left no
+    // result (one whose result could not be stored: its host cut off from the results table).
+    const whole = left.dead.length === 0 && failed.length === 0
+    return { code: whole ? code : Math.max(code, EXIT.PARTIAL), result: { fleet_finish: fleetFinish } }
   }
 
   /** The finisher's part: every generator done or dead, the tables restored and counted once, the fleet reconciled. */
@@ -199,7 +203,7 @@ class FleetCoordination {
     if (!process.env.CRATE_BENCH_FLEET_LOCAL) await printMergedReport(ctx)
     ctx.log(`the fleet's report: crate-bench report --results_table ${ctx.options.resultsTable.display} --run_id ` +
       `${ctx.options.runId}`)
-    return { dead, finishedBy: finishedBy + 1 }
+    return { dead, failed: generators.filter((g) => !g.dead && g.state === 'failed'), finishedBy: finishedBy + 1 }
   }
 
   /** Another generator finished the fleet: its verdict stands, this finish is not stored. */

@@ -111,7 +111,14 @@ async function runParsed (workload, options, { env, stdout, stderr, signalTarget
     }
     throwIfCouldNotStart(ctx, groups)
     const results = report(ctx, groups, load)
-    await stage(ctx, 'store', (c) => storeResult(c, results.main))
+    try {
+      await stage(ctx, 'store', (c) => storeResult(c, results.main))
+    } catch (error) {
+      // A fleet generator's --json waits for the fleet's finish, which a result that cannot be stored never
+      // reaches (a generator cut off from the results table): printed now, what it measured is never lost.
+      if (coordination.resultWaitsForFinish) writeJson(ctx, results.main)
+      throw error
+    }
     if (ctx.metrics) ctx.metrics.finish(finalResults(groups, results))
     const code = exitCode(ctx, groups, results)
     let left = null

@@ -333,3 +333,32 @@ test('the same generator started twice: the twin is refused alone (exit 3), the 
   assert.equal(report.code, 0, report.stderr)
   assertCountWithinAcknowledged(report.json, double)
 }))
+
+test('a generator whose result cannot be stored (cut off from the results table) still prints it with --json, says ' +
+  'so and exits 3; the other finishes the fleet, partial (exit 4)', () => {
+  let refused = false
+  return withCrateTestDouble({
+    trackKeys: true,
+    fault: ({ bulk, stmt }) => {
+      if (bulk) return { delayMs: 5 }
+      if (!refused && /^INSERT INTO "doc"\."crate_bench_results"/.test(stmt)) {
+        refused = true
+        return { status: 503, code: 5030, message: 'the results table\'s shards are unavailable' }
+      }
+    }
+  }, async (double) => {
+    const { runs, report } = await fleet(double, { runId: 'result-lost', count: 2, args: ['--duration', '3s'] })
+    assert.equal(refused, true)
+    const lost = runs.find((r) => r.code === 3)
+    assert.ok(lost, runs.map((r) => `exit ${r.code}: ${r.stderr}`).join('\n'))
+    assert.match(lost.stderr, /the run finished, but its result could not be stored in doc\.crate_bench_results: /)
+    assert.ok(lost.json && lost.json.rows_ok > 0, 'what it measured, on its stdout')
+    const other = runs.find((r) => r !== lost)
+    assert.equal(other.code, 4, `the fleet is partial: ${other.stderr}`)
+    const k = runs.indexOf(lost) + 1
+    assert.match(other.stderr, new RegExp(`PARTIAL RESULT: generator ${k} \\([^)]*\\) died \\(failed, no result\\)`))
+    assert.deepEqual(other.json.fleet_finish.failed, [k])
+    assert.equal(report.code, 4, report.stderr)
+    assertCountWithinAcknowledged(report.json, double)
+  })
+})
