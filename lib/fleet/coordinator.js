@@ -305,8 +305,17 @@ class FleetCoordinator extends EventEmitter {
       return this.keepAlive('done')
     }
     if (!counts) return
-    this.detail = { ...this.detail, counts, reported_at_server_ms: Math.round(this.serverNow()) }
-    await this.writeOwnRow('running', this.detail)
+    // One heartbeat at a time: on a cluster whose writes take longer than a heartbeat, queued writes would each land
+    // later than the counts they carry (a partition test's last one landed 15 s after its counts); the next beat
+    // carries newer ones.
+    if (this.beating) return
+    this.beating = true
+    try {
+      this.detail = { ...this.detail, counts, reported_at_server_ms: Math.round(this.serverNow()) }
+      await this.writeOwnRow('running', this.detail)
+    } finally {
+      this.beating = false
+    }
   }
 
   async done (summary) {

@@ -20,10 +20,15 @@ function cpuCostOf (cpu, units, unit) {
     bound_per_sec: cpu.cores ? Math.round(cpu.cores / perUnitS) : null }
 }
 
-/** Where a cost comes from, in the report's words: "the nodes' processes …; the JIT compiler's 12.3 s left out". */
+/**
+ * Where a cost comes from, in the report's words: "the nodes' processes …; the JIT compiler's 12.3 s left out", a
+ * sampled one with its sampling error ("…, ±8.2% as sampled (every 2 s over 60 s)").
+ */
 function cpuSourceText (cost) {
-  if (typeof cost.jit_s !== 'number') return cost.source_text
-  return `${cost.source_text}; the JIT compiler's ${round(cost.jit_s, 1)} s left out, ` +
+  const sampled = typeof cost.sampling_error_pct === 'number' ? `, ±${round(cost.sampling_error_pct, 1)}% as ` +
+    `sampled (every ${round(cost.sampled_every_s, 1)} s over ${round(cost.window_s, 0)} s)` : ''
+  if (typeof cost.jit_s !== 'number') return `${cost.source_text}${sampled}`
+  return `${cost.source_text}${sampled}; the JIT compiler's ${round(cost.jit_s, 1)} s left out, ` +
     `${round(cost.ms_per_1000_with_jit, 1)} ms with it`
 }
 

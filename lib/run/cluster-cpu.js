@@ -10,7 +10,8 @@ const { round } = require('../base/format')
 // - cgroup: each node in a control group of its own (a container), sys.nodes' os['cgroup']['cpuacct'] read at the
 //   window's two ends: exact, for a cluster elsewhere;
 // - process.cpu.percent: the monitor's samples of each node's recent CPU share, times its cores, integrated over the
-//   window: as fine as --monitor_interval.
+//   window: as fine as --monitor_interval, and said with its sampling error (samplingError): up to a sample interval
+//   of CPU at each end of the window, and CrateDB's whole percents (±0.5 of a node's cores a sample).
 
 const CPU_SQL = "SELECT name, os_info['available_processors'] AS cores, os['cgroup']['cpuacct'] AS cpuacct " +
   'FROM sys.nodes'
@@ -65,8 +66,9 @@ const coresOf = (nodes) => (nodes && [...nodes.values()].every((n) => n.cores !=
  * monitor's last sample taken: { source, source_text, cpu_s, cores } or null.
  */
 class ClusterCpu {
-  constructor ({ share = null, monitor = null, client = null }) {
-    Object.assign(this, { share, monitor, client })
+  constructor ({ share = null, monitor = null, client = null, now = Date.now }) {
+    Object.assign(this, { share, monitor, client, now })
+    this.markedAt = null
     this.marked = false
     this.marking = null
     this.from = null
@@ -89,6 +91,7 @@ class ClusterCpu {
 
   markMeasured () {
     this.marked = true
+    this.markedAt = this.now()
     if (this.share) this.share.markMeasured()
     if (this.monitor) this.monitorFrom = this.monitor.cpuPctSeconds()
     this.marking = this.local ? Promise.resolve() : this.query().then((nodes) => { this.from = nodes })
@@ -114,11 +117,28 @@ class ClusterCpu {
       if (!node || node.cores === null) return null
       seconds += ((pctS - (this.monitorFrom.get(name) ?? 0)) / 100) * node.cores
     }
-    return now.size ? sourced('process.cpu.percent', seconds, cores) : null
+    if (!now.size) return null
+    const nodeCores = [...now.keys()].map((name) => to.get(name).cores)
+    return { ...sourced('process.cpu.percent', seconds, cores), ...samplingError(seconds, nodeCores, {
+      intervalS: this.monitor.intervalMs / 1000, windowS: (this.now() - this.markedAt) / 1000 }) }
   }
+}
+
+/**
+ * How far CPU integrated from samples may be from the CPU spent (relative, ±%): the window's two ends, each up to a
+ * sample interval of the window's mean CPU (a sample's share is of the time since the one before it, which the mark
+ * and the end cut), and whole percents (±0.5% of each node's cores, a sample). A bound, not a spread: a short window
+ * sampled coarsely is said to be so. { sampling_error_pct, sampled_every_s, window_s }.
+ */
+function samplingError (cpuS, nodeCores, { intervalS, windowS }) {
+  if (!(cpuS > 0) || !(windowS > 0) || !(intervalS > 0)) return {}
+  const ends = 2 * Math.min(1, intervalS / windowS) * cpuS
+  const rounding = 0.005 * nodeCores.reduce((a, c) => a + c, 0) * windowS
+  return { sampling_error_pct: round((100 * (ends + rounding)) / cpuS, 1), sampled_every_s: round(intervalS, 3),
+    window_s: round(windowS, 1) }
 }
 
 const sourced = (source, cpuS, cores) => ({ source, source_text: SOURCE_TEXT[source], cpu_s: round(cpuS, 3),
   cores: cores ?? null })
 
-module.exports = { ClusterCpu, parseCpuAnswer, cgroupSeconds, CPU_SQL }
+module.exports = { ClusterCpu, parseCpuAnswer, cgroupSeconds, samplingError, CPU_SQL }

@@ -321,18 +321,23 @@ function unreportedOf (ctx, g, generators, fleetStart) {
   const { options } = ctx
   const counts = g.detail.counts || { sent: 0 }
   const startMs = fleetStart ? fleetStart.serverMs : null
-  const runningS = (row) => (startMs !== null && row.last_heard_server_ms !== null
-    ? Math.max(0, (row.last_heard_server_ms - startMs) / 1000) : 0)
+  // A row's counts are of when they were taken (reported_at_server_ms), which its write may follow by a while (the
+  // server's "at"): the pace and what was sent unreported run from then.
+  const countedAt = (row) => row.detail.reported_at_server_ms ?? row.last_heard_server_ms
+  const runningS = (row) => (startMs !== null && countedAt(row) != null
+    ? Math.max(0, (countedAt(row) - startMs) / 1000) : 0)
   const paceOf = (row) => {
     const sent = (row.detail.counts && row.detail.counts.sent) || 0
     return sent > 0 && runningS(row) > 0 ? sent / runningS(row) : 0
   }
   const pace = Math.max(...generators.map(paceOf)) * PACE_MARGIN
+  const countsAgeS = g.last_heard_server_ms != null && countedAt(g) != null
+    ? Math.max(0, (g.last_heard_server_ms - countedAt(g)) / 1000) : 0
   const silentS = (g.silent_ms || 0) / 1000
   const staleS = Math.min(runningS(g), COUNTS_LAG_S)
   const unitsPerRequest = unitsPerRequestOf(ctx.workload, options)
   const window = options.concurrentRequests * options.processes * unitsPerRequest
-  let bound = Math.ceil(pace * (staleS + silentS)) + window
+  let bound = Math.ceil(pace * (staleS + countsAgeS + silentS)) + window
   const limit = ctx.workload.countLimit ? ctx.workload.countLimit(options) : Number.MAX_SAFE_INTEGER
   if (limit !== Number.MAX_SAFE_INTEGER) bound = Math.min(bound, Math.max(0, limit * options.processes - counts.sent))
   return { bound, noticedAfterS: Math.round(silentS * 10) / 10 }
@@ -355,4 +360,4 @@ async function printMergedReport (ctx) {
   }
 }
 
-module.exports = { FleetCoordination }
+module.exports = { FleetCoordination, unreportedOf }

@@ -170,6 +170,28 @@ test('a count still on its way when the generator is done does not overwrite don
   })
 })
 
+test('a heartbeat while one is still on its way is skipped, never queued behind it: no write lands far later than ' +
+  'the counts it carries', () => {
+  let updates = 0
+  const fault = ({ stmt }) => (/^UPDATE/.test(stmt) && ++updates === 1 ? { delayMs: 300 } : undefined)
+  return withCrateTestDouble({ fault }, async (double) => {
+    const [g] = generators(double, 1)
+    try {
+      await g.join({ compared: {} })
+      const slow = g.beat({ sent: 5, ok: 5, failed: 0 })
+      await g.beat({ sent: 6, ok: 6, failed: 0 })
+      await g.beat({ sent: 7, ok: 7, failed: 0 })
+      await slow
+      assert.equal(updates, 1, 'the beats during the slow one sent nothing')
+      assert.deepEqual((await g.readRow(0)).detail.counts, { sent: 5, ok: 5, failed: 0 })
+      await g.beat({ sent: 8, ok: 8, failed: 0 })
+      assert.deepEqual((await g.readRow(0)).detail.counts, { sent: 8, ok: 8, failed: 0 }, 'the next one goes')
+    } finally {
+      g.client.close()
+    }
+  })
+})
+
 test('the clock offset against CURRENT_TIMESTAMP: the server 5 s ahead is +5 s here, within half a round trip',
   () => withCrateTestDouble({ serverClockOffsetMs: 5000 }, async (double) => {
   const [g] = generators(double, 1)

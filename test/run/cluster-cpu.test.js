@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { ClusterCpu, parseCpuAnswer, cgroupSeconds, CPU_SQL } = require('../../lib/run/cluster-cpu')
+const { ClusterCpu, parseCpuAnswer, cgroupSeconds, samplingError, CPU_SQL } = require('../../lib/run/cluster-cpu')
 const { ClusterMonitor } = require('../../lib/cluster/monitor')
 const { cpuCostOf } = require('../../lib/results/cpu-cost')
 const { clusterCpuLine } = require('../../lib/reports/text')
@@ -70,8 +70,8 @@ test('process.cpu.percent: each node\'s share integrated over the window, times 
   await monitor.start()
   clock = 1000
   await monitor.sample()
-  const cpu = new ClusterCpu({ monitor, client: clientOf(answer(captured(0), { ...captured(0), name: 'n2' }),
-    answer(captured(0), { ...captured(0), name: 'n2' })) })
+  const cpu = new ClusterCpu({ monitor, now: () => clock, client: clientOf(answer(captured(0), { ...captured(0),
+    name: 'n2' }), answer(captured(0), { ...captured(0), name: 'n2' })) })
   await cpu.markMeasured()
   clock = 3000
   await monitor.sample()
@@ -80,6 +80,17 @@ test('process.cpu.percent: each node\'s share integrated over the window, times 
   // After the mark: 2 s at 50% + 50%, then 1 s at 80% + 20%, on nodes of 2 cores: (100 × 2 + 100 × 1) / 100 × 2.
   const measured = await cpu.finish(null)
   assert.deepEqual([measured.source, measured.cpu_s, measured.cores], ['process.cpu.percent', 6, 4])
+  // Its sampling error: a 1-s interval at each end of the 3-s window (2/3 of its 6 s), whole percents of 4 cores
+  // over 3 s (0.06 s): ±(4 + 0.06) / 6.
+  assert.deepEqual([measured.sampling_error_pct, measured.sampled_every_s, measured.window_s], [67.7, 1, 3])
+})
+
+test('a sampled CPU\'s error: the window\'s ends shrink against a long window, whole percents do not', () => {
+  assert.deepEqual(samplingError(60, [4, 4], { intervalS: 2, windowS: 60 }), { sampling_error_pct: 10.7,
+    sampled_every_s: 2, window_s: 60 }, 'ends 2 × 2/60 of 60 s = 4 s, rounding 0.005 × 8 × 60 = 2.4 s: 6.4 of 60')
+  assert.equal(samplingError(10, [2], { intervalS: 5, windowS: 4 }).sampling_error_pct, 200.4,
+    'a window shorter than an interval: each end up to the whole window')
+  assert.deepEqual(samplingError(0, [2], { intervalS: 1, windowS: 10 }), {}, 'no CPU: no error to say')
 })
 
 test('proc wins where the nodes run here; nothing is measured before the window starts', async () => {
