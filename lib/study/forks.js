@@ -3,7 +3,8 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { startRecorded, stopRecorded } = require('../provision/recorded-start')
-const { contenderArgs, APPS } = require('./plan')
+const { contenderArgs } = require('./plan')
+const { APP_OF } = require('../sweep/benchmark-run')
 const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
 const { shuffled } = require('../sweep/grid/racing')
 const { withTarget } = require('./target-session')
@@ -61,7 +62,7 @@ async function runOn (fork, contender, { recordFile, lost }, { dir, config, stde
   const key = forkKey(fork, contender)
   const studyRun = studyRunOf(run, { out: config.out, recordFile, stderr })
   const resultFile = path.join(dir, 'forks', `${key}.json`)
-  const outcome = await studyRun({ app: APPS[config.study.run.workload], what: `fork ${fork} of ${contender.name}`,
+  const outcome = await studyRun({ app: APP_OF[config.study.run.workload], what: `fork ${fork} of ${contender.name}`,
     args: contenderArgs(config.study, contender, env), resultFile, logFile: path.join(dir, 'forks', `${key}.log`),
     signals })
   return { outcome, lost: await lost('run'), resultFile }

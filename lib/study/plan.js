@@ -6,7 +6,7 @@ const { connectionArgs } = require('../cli/cluster-flags')
 const { plannedPorts } = require('../provision/target')
 const { gridConfig } = require('../sweep/grid/config')
 const { capacityConfig } = require('../sweep/capacity-config')
-const { checkBenchmarkOptions } = require('../sweep/benchmark-run')
+const { checkBenchmarkOptions, APP_OF } = require('../sweep/benchmark-run')
 const { BenchmarkOptions } = require('../sweep/benchmark-options')
 const { ingestAt, notCarriedToMixed, mixedOf, refuseOverride, TO_MIXED } = require('./configuration')
 
@@ -16,7 +16,6 @@ const { ingestAt, notCarriedToMixed, mixedOf, refuseOverride, TO_MIXED } = requi
 // before any cluster starts, and given to the part when it runs. No command line is written or parsed for a part;
 // argv is built only for a benchmark run, the child process. The parts run at one configuration (configuration.js).
 
-const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
 
 const shapeName = (nodes) => `${nodes}-node${nodes === 1 ? '' : 's'}`
 
@@ -131,7 +130,7 @@ function checkSizingPlan (study, shapes, { env }) {
   if (study.sustained) {
     refuseOverride(args.sustained, ingestAt(args.grid, edgeCells(study)[0]), 'sustained.args')
     for (const cell of edgeCells(study)) {
-      underKey('sustained', () => checkBenchmarkOptions(APPS.ingest, sustainedArgs(study, shape, cell, env)))
+      underKey('sustained', () => checkBenchmarkOptions(APP_OF.ingest, sustainedArgs(study, shape, cell, env)))
     }
   }
 }
@@ -162,9 +161,9 @@ function contenderArgs (study, contender, env) {
 /** Checks a comparison's run as it will run against each contender, before any cluster starts. */
 function checkComparisonPlan (study, contenders, { env }) {
   for (const contender of contenders) {
-    underKey('run.args', () => checkBenchmarkOptions(APPS[study.run.workload], contenderArgs(study, contender, env)))
+    underKey('run.args', () => checkBenchmarkOptions(APP_OF[study.run.workload], contenderArgs(study, contender, env)))
   }
 }
 
 module.exports = { planShapes, gridOf, mixedConfigOf, sustainedArgs, checkSizingPlan, planContenders, contenderArgs,
-  checkComparisonPlan, shapeName, APPS }
+  checkComparisonPlan, shapeName }

@@ -12,6 +12,9 @@ const { holderForChildren, HOLDER_ENV } = require('../workloads/table-lease')
 
 const ROOT = path.join(__dirname, '..', '..')
 const WORKLOADS = { 'appClusterIngest.js': 'ingest', 'appClusterAnalytical.js': 'analytical' }
+/** The benchmark script that runs each workload a sweep, a grid, a capacity search or a study names. */
+const APP_OF = Object.freeze({ ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js',
+  mixed: 'appClusterAnalytical.js' })
 
 // How a command names the benchmark's options it passes on.
 const AFTER_DASH = "the benchmark options after '--'"
@@ -134,5 +137,5 @@ function noWarmupNote (args) {
     'cluster) count in every figure. Give --duration (each run then warms up a tenth of it, at least 5 s) or --warmup'
 }
 
-module.exports = { runBenchmark, checkBenchmarkOptions, AFTER_DASH, withDefaultWarmup, noWarmupNote, gives,
+module.exports = { runBenchmark, checkBenchmarkOptions, APP_OF, AFTER_DASH, withDefaultWarmup, noWarmupNote, gives,
   MIN_WARMUP_MS }

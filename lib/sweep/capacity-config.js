@@ -3,7 +3,7 @@
 const path = require('node:path')
 const { UsageError, keyedAs } = require('../base/errors')
 const { parseDuration } = require('../base/values')
-const { checkBenchmarkOptions, AFTER_DASH } = require('./benchmark-run')
+const { checkBenchmarkOptions, AFTER_DASH, APP_OF } = require('./benchmark-run')
 const { studyBenchmarkArgs } = require('./study-cluster')
 const { parseSlo } = require('./slo')
 
@@ -12,7 +12,6 @@ const { parseSlo } = require('./slo')
 // mixed.max_steps in a study file). The command parses flags into this object; a study builds it; runCapacity takes
 // what it returns.
 
-const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js', mixed: 'appClusterAnalytical.js' }
 // Set by the search in every step: never among the benchmark's options.
 const ADDED = ['--rate', '--duration', '--warmup', '--json', '--ingest_rate']
 // The first rate of a search, by workload, when none is given.
@@ -51,7 +50,7 @@ function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = A
   const rekeyed = (name, check) => keyedAs(name, keyOf, check)
   if (s.slo === undefined) throw new UsageError(`give ${k('slo')} (the latency target: p99=200ms)`)
   const sloP99Ms = rekeyed('slo', () => parseSlo(s.slo))
-  if (!APPS[s.workload]) throw new UsageError(`${k('workload')} must be ingest, query or mixed (got '${s.workload}')`)
+  if (!APP_OF[s.workload]) throw new UsageError(`${k('workload')} must be ingest, query or mixed (got '${s.workload}')`)
   const precision = /^(\d+(?:\.\d+)?)%?$/.exec(String(s.precision).trim())
   if (!precision || !(Number(precision[1]) > 0)) {
     throw new UsageError(`${k('precision')} must be a percentage such as 5% (got '${s.precision}')`)
@@ -94,7 +93,7 @@ function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = A
   const first = start ?? DEFAULT_START[s.workload]
   const durationMs = rekeyed('duration', () => parseDuration(s.duration, 'duration'))
   const warmupMs = rekeyed('warmup', () => parseDuration(s.warmup, 'warmup'))
-  checkBenchmarkOptions(APPS[s.workload], [...benchmark, ...rateFlags(s.workload, first, ingestRate ?? null,
+  checkBenchmarkOptions(APP_OF[s.workload], [...benchmark, ...rateFlags(s.workload, first, ingestRate ?? null,
     queryRate ?? null), '--duration', String(s.duration), '--warmup', String(s.warmup)], { named: benchmarkKey })
   return {
     sloP99Ms,
@@ -116,4 +115,4 @@ function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = A
   }
 }
 
-module.exports = { capacityConfig, rateFlags, APPS, DEFAULTS, DEFAULT_START }
+module.exports = { capacityConfig, rateFlags, DEFAULTS, DEFAULT_START }

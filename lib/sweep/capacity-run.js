@@ -11,12 +11,12 @@ const { EXIT, UsageError, errorText } = require('../base/errors')
 const { fmt } = require('../base/format')
 const { judgeStep, searchCapacity } = require('./capacity')
 const { render, writeResults } = require('./capacity-report')
-const { runBenchmark, checkBenchmarkOptions, gives } = require('./benchmark-run')
+const { runBenchmark, checkBenchmarkOptions, gives, APP_OF } = require('./benchmark-run')
 const { withStudyCluster } = require('./study-cluster')
 const { takeLock } = require('./grid/folder')
 const { clusterLostBefore } = require('./runs-command')
 const { makeDirectories } = require('../base/files')
-const { rateFlags, APPS } = require('./capacity-config')
+const { rateFlags } = require('./capacity-config')
 
 /** One step: the benchmark at `rate`, its JSON result, or why the search must stop. */
 function stepRunner (config, { stderr, signals, run = runBenchmark }) {
@@ -46,13 +46,13 @@ function stepRunner (config, { stderr, signals, run = runBenchmark }) {
     // A search that comes down to a rate its --duration cannot hold (two requests at least) ends there, with what
     // it found: no run of the benchmark would measure that step.
     try {
-      checkBenchmarkOptions(APPS[config.workload], args)
+      checkBenchmarkOptions(APP_OF[config.workload], args)
     } catch (error) {
       if (!(error instanceof UsageError)) throw error
       return { stop: `no step at --rate ${rate}: ${error.message.replace(/^the benchmark options after '--': /, '')}` }
     }
     // Ctrl-C or SIGTERM to the search stops the run in progress at once; it reports partial.
-    const { code } = await run({ app: APPS[config.workload], args, resultFile, logFile, signals })
+    const { code } = await run({ app: APP_OF[config.workload], args, resultFile, logFile, signals })
     if (signals.interrupted) return { stop: 'interrupted' }
     if (code === EXIT.USAGE || code === EXIT.CANNOT_RUN) {
       const line = fs

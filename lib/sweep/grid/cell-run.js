@@ -9,9 +9,9 @@ const { flagsOf } = require('./plan')
 const { timeLeftS, minutes } = require('../budget')
 const { runFigures, settingsText } = require('./analysis')
 const { otherCluster } = require('./folder')
+const { APP_OF } = require('../benchmark-run')
 
 const NAME = 'crate-bench sweep grid'
-const APPS = { ingest: 'appClusterIngest.js', query: 'appClusterAnalytical.js' }
 
 // One run of a grid's cell as a child process (its --json result read into the figures grid.json keeps), and the
 // warm-up run before the first: what the schedulers (rounds, a race) ask of the machine, one run at a time. Each
@@ -31,7 +31,7 @@ class CellRun {
     const resultFile = path.join(this.config.out, 'runs', `${name}.json`)
     const logFile = path.join(this.config.out, 'runs', `${name}.log`)
     const started = this.now()
-    const { code, signal } = await this.run({ app: APPS[this.config.workload],
+    const { code, signal } = await this.run({ app: APP_OF[this.config.workload],
       args: [...this.config.fixed, ...flagsOf(cell.settings), '--json'], resultFile, logFile,
       signals: this.signals })
     if (this.signals.interrupted) {
@@ -108,4 +108,4 @@ function inDoubtText (figures) {
   return `, ${fmt(figures.in_doubt)} in doubt${abandoned}`
 }
 
-module.exports = { CellRun, APPS }
+module.exports = { CellRun }

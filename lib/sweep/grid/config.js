@@ -4,12 +4,11 @@ const path = require('node:path')
 const { UsageError, keyedAs } = require('../../base/errors')
 const { fmt } = require('../../base/format')
 const { parsePercent } = require('../../base/values')
-const { checkBenchmarkOptions, withDefaultWarmup, gives, AFTER_DASH } = require('../benchmark-run')
+const { checkBenchmarkOptions, withDefaultWarmup, gives, AFTER_DASH, APP_OF } = require('../benchmark-run')
 const { budgetSeconds } = require('../budget')
 const { parseSlo } = require('../slo')
 const { parseVary, flagsOf } = require('./plan')
 const { DEFAULT_PLATEAU_PCT } = require('./analysis')
-const { APPS } = require('./cell-run')
 const { studyBenchmarkArgs } = require('../study-cluster')
 
 // A grid as a value: what `crate-bench sweep grid` is asked, from an object (its flags, or a study's grid:), each
@@ -50,7 +49,9 @@ function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = AFTER
   const { args: given, cluster } = studyBenchmarkArgs(spec.benchmark ?? [])
   const vary = keyed('vary', () => parseVary((spec.vary ?? []).map(String)))
   const workload = spec.workload ?? 'ingest'
-  if (!APPS[workload]) throw new UsageError(`${keyOf('workload')} must be ingest or query (got '${workload}')`)
+  if (!['ingest', 'query'].includes(workload)) {
+    throw new UsageError(`${keyOf('workload')} must be ingest or query (got '${workload}')`)
+  }
   if (spec.repeat !== undefined && !/^[1-9][0-9]*$/.test(String(spec.repeat))) {
     throw new UsageError(`${keyOf('repeat')} must be a whole number of at least 1, not '${spec.repeat}'`)
   }
@@ -82,7 +83,7 @@ function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = AFTER
   }
   const fixed = withDefaultWarmup([...given, ...prefillFlags(spec.prefill, workload, given, keyOf)])
   const first = Object.fromEntries(vary.map((d) => [d.name, d.values[0]]))
-  const { connection } = checkBenchmarkOptions(APPS[workload], [...fixed, ...flagsOf(first)],
+  const { connection } = checkBenchmarkOptions(APP_OF[workload], [...fixed, ...flagsOf(first)],
     { named: benchmarkKey })
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')
   return {
