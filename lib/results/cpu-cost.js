@@ -15,10 +15,15 @@ function cpuCostOf (cpu, units, unit) {
   if (!cpu || !(units > 0) || !(cpu.cpu_s > 0)) return null
   const jitS = typeof cpu.jit_s === 'number' && cpu.jit_s >= 0 && cpu.jit_s < cpu.cpu_s ? cpu.jit_s : null
   const perUnitS = (cpu.cpu_s - (jitS ?? 0)) / units
+  // A cost sampled too coarsely bounds nothing: the rate it would bound is as uncertain as the cost.
+  const tooCoarse = cpu.sampling_error_pct > BOUND_MAX_ERROR_PCT
   return { ...cpu, jit_s: jitS, unit, ms_per_1000: round(perUnitS * 1e6, 3),
     ms_per_1000_with_jit: jitS === null ? null : round((cpu.cpu_s / units) * 1e6, 3),
-    bound_per_sec: cpu.cores ? Math.round(cpu.cores / perUnitS) : null }
+    bound_per_sec: cpu.cores && !tooCoarse ? Math.round(cpu.cores / perUnitS) : null }
 }
+
+// The widest sampling error (±%) of a cost that still bounds the rate (cores / cost).
+const BOUND_MAX_ERROR_PCT = 25
 
 /**
  * Where a cost comes from, in the report's words: "the nodes' processes …; the JIT compiler's 12.3 s left out", a

@@ -91,6 +91,11 @@ test('a sampled CPU\'s error: the window\'s ends shrink against a long window, w
   assert.equal(samplingError(10, [2], { intervalS: 5, windowS: 4 }).sampling_error_pct, 200.4,
     'a window shorter than an interval: each end up to the whole window')
   assert.deepEqual(samplingError(0, [2], { intervalS: 1, windowS: 10 }), {}, 'no CPU: no error to say')
+  // A cost sampled that coarsely bounds no rate; one sampled finely does.
+  const sampled = (windowS) => cpuCostOf({ source: 'process.cpu.percent', cpu_s: 60, cores: 8,
+    ...samplingError(60, [4, 4], { intervalS: 2, windowS }) }, 60_000, 'rows')
+  assert.deepEqual([sampled(60).sampling_error_pct, sampled(60).bound_per_sec], [10.7, 8000])
+  assert.deepEqual([sampled(6).sampling_error_pct, sampled(6).bound_per_sec], [67.1, null])
 })
 
 test('proc wins where the nodes run here; nothing is measured before the window starts', async () => {
