@@ -67,6 +67,12 @@ ${grid}`)
     'whose cores its figures then share (and its cores bound counts once per node)'], 'no "nodes on one machine" ' +
     'caveat of the tool\'s: the targets are the user\'s; one of the nodes that say they share a host')
   assert.match(run.stderr, /^caveat: large: 2 nodes report the hostname rack-a: /m)
+  // The same command again: both done, nothing brought up again, the sizing written again.
+  const again = await runTool('bin/crate-bench.js', ['study', file, '--out', out], { timeoutMs: 180_000 })
+  assertSizingExit(again, out)
+  assert.match(again.stderr, /resuming: 2 done, 0 to run/)
+  assert.equal(fs.readFileSync(calls, 'utf8'), 'up small\ndown small\nup large\ndown large\n', 'no target brought ' +
+    'up again')
 })
 
 test('a target that never answers is named, not sized, brought down; the others are sized (exit 4)', async (t) => {

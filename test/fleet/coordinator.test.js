@@ -150,47 +150,43 @@ test('a generator silent for longer than the limit is dead; one that never regis
   }
 }))
 
-test('a count still on its way when the generator is done does not overwrite done: its own writes go in order', () => {
-  // The first UPDATE (the count) takes 300 ms on the server before it is applied; 'done' is sent right after it.
+/** `fn(g, updates)` for a generator joined to a double whose first UPDATE takes 300 ms before it is applied. */
+function withSlowFirstUpdate (fn) {
   let updates = 0
   const fault = ({ stmt }) => (/^UPDATE/.test(stmt) && ++updates === 1 ? { delayMs: 300 } : undefined)
   return withCrateTestDouble({ fault }, async (double) => {
     const [g] = generators(double, 1)
     try {
       await g.join({ compared: {} })
-      const counting = g.beat({ sent: 5, ok: 5, failed: 0 })
-      await g.done({ counts: { sent: 10, ok: 10, failed: 0 } })
-      await counting
-      const row = await g.readRow(0)
-      assert.equal(row.state, 'done')
-      assert.deepEqual(row.detail.counts, { sent: 10, ok: 10, failed: 0 })
+      await fn(g, () => updates)
     } finally {
       g.client.close()
     }
   })
-})
+}
+
+test('a count still on its way when the generator is done does not overwrite done: its own writes go in order',
+  () => withSlowFirstUpdate(async (g) => {
+    // The count is the slow UPDATE; 'done' is sent right after it.
+    const counting = g.beat({ sent: 5, ok: 5, failed: 0 })
+    await g.done({ counts: { sent: 10, ok: 10, failed: 0 } })
+    await counting
+    const row = await g.readRow(0)
+    assert.equal(row.state, 'done')
+    assert.deepEqual(row.detail.counts, { sent: 10, ok: 10, failed: 0 })
+  }))
 
 test('a heartbeat while one is still on its way is skipped, never queued behind it: no write lands far later than ' +
-  'the counts it carries', () => {
-  let updates = 0
-  const fault = ({ stmt }) => (/^UPDATE/.test(stmt) && ++updates === 1 ? { delayMs: 300 } : undefined)
-  return withCrateTestDouble({ fault }, async (double) => {
-    const [g] = generators(double, 1)
-    try {
-      await g.join({ compared: {} })
-      const slow = g.beat({ sent: 5, ok: 5, failed: 0 })
-      await g.beat({ sent: 6, ok: 6, failed: 0 })
-      await g.beat({ sent: 7, ok: 7, failed: 0 })
-      await slow
-      assert.equal(updates, 1, 'the beats during the slow one sent nothing')
-      assert.deepEqual((await g.readRow(0)).detail.counts, { sent: 5, ok: 5, failed: 0 })
-      await g.beat({ sent: 8, ok: 8, failed: 0 })
-      assert.deepEqual((await g.readRow(0)).detail.counts, { sent: 8, ok: 8, failed: 0 }, 'the next one goes')
-    } finally {
-      g.client.close()
-    }
-  })
-})
+  'the counts it carries', () => withSlowFirstUpdate(async (g, updates) => {
+  const slow = g.beat({ sent: 5, ok: 5, failed: 0 })
+  await g.beat({ sent: 6, ok: 6, failed: 0 })
+  await g.beat({ sent: 7, ok: 7, failed: 0 })
+  await slow
+  assert.equal(updates(), 1, 'the beats during the slow one sent nothing')
+  assert.deepEqual((await g.readRow(0)).detail.counts, { sent: 5, ok: 5, failed: 0 })
+  await g.beat({ sent: 8, ok: 8, failed: 0 })
+  assert.deepEqual((await g.readRow(0)).detail.counts, { sent: 8, ok: 8, failed: 0 }, 'the next one goes')
+}))
 
 test('the clock offset against CURRENT_TIMESTAMP: the server 5 s ahead is +5 s here, within half a round trip',
   () => withCrateTestDouble({ serverClockOffsetMs: 5000 }, async (double) => {
