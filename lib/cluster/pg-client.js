@@ -195,7 +195,8 @@ class PgClient extends EventEmitter {
       const left = deadline - preciseNow()
       if (left <= 0) break
       const share = Math.max(Math.min(left, MIN_SESSION_MS), left / (order.length - tried))
-      const connection = this.session(order[tried], preciseNow() + share)
+      // Shared when hosts after this one get the rest; the last one tried has what is left of the request's time.
+      const connection = this.session(order[tried], preciseNow() + share, { shared: share < left })
       this.open.add(connection)
       try {
         const opened = await connection.open()
@@ -229,14 +230,16 @@ class PgClient extends EventEmitter {
     return `postgres://${target.hostname}:${target.port}`
   }
 
-  /** A session to `target`, opened within the time left to `deadline`. */
-  session (target, deadline = preciseNow() + this.timeoutMs) {
+  /**
+   * A session to `target`, opened within the time left to `deadline`; `shared`: that time is its share of the
+   * request's across the hosts, and it says so when it runs out.
+   */
+  session (target, deadline = preciseNow() + this.timeoutMs, { shared = false } = {}) {
     const timeoutMs = Math.max(1, deadline - preciseNow())
     const connection = new PgConnection({ host: target.hostname, port: target.port, ssl: target.ssl,
       ...this.settings, timeoutMs, limitMs: this.timeoutMs })
     connection.base = this.baseOf(target)
-    // A session given less than --timeout (its share of it across the hosts) says so when it runs out.
-    if (timeoutMs < this.timeoutMs - 1) {
+    if (shared) {
       connection.limitText = `${Math.round(timeoutMs / 100) / 10} s (its share of --timeout across the hosts)`
     }
     return connection

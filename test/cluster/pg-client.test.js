@@ -345,6 +345,25 @@ test('the server is gone when a request begun after the first wholly failed one 
   assert.equal(second.code, 'ENOHOST', second.message)
 })
 
+test('one host: a session that runs out says --timeout, never a share across hosts, however long the request took ' +
+  'to reach it', async (t) => {
+  const { performance } = require('node:perf_hooks')
+  const silent = net.createServer((socket) => socket.on('data', () => silent.emit('startup-sent')))
+  await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.after(() => silent.close())
+  // Every reading of the clock 5 ms after the one before: a loaded machine between a request's start and its session.
+  let clock = 0
+  t.mock.method(performance, 'now', () => (clock += 5))
+  t.mock.timers.enable({ apis: ['setTimeout'] })
+  const client = new PgClient({ hosts: [{ hostname: '127.0.0.1' }], pgPorts: [silent.address().port], user: 'crate',
+    timeoutMs: 1000 })
+  t.after(() => client.close())
+  const failure = client.post(JSON.stringify({ stmt: 'SELECT 1' })).catch((e) => e)
+  await new Promise((resolve) => silent.once('startup-sent', resolve))
+  t.mock.timers.tick(1000)
+  assert.match((await failure).message, /did not answer the startup within 1 s \(--timeout\)$/)
+})
+
 test('a host gone silent takes only its share of a request\'s time, and stops no run by itself',
   async (t) => {
     const { double, pg } = await setUp(t)
