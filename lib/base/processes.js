@@ -18,11 +18,18 @@ function processRuns (pid) {
  * its fork to its end, exec included, and another for a process that reuses its pid. Null where /proc says nothing.
  */
 function processStartTime (pid, { procRoot = '/proc' } = {}) {
+  const fields = statFields(pid, procRoot)
+  return fields && /^[0-9]+$/.test(fields[19]) ? fields[19] : null
+}
+
+/**
+ * /proc/PID/stat's fields after the command's name (which may hold spaces and parentheses): [0] is its state (field
+ * 3), [19] its start time (field 22). Null where it cannot be read.
+ */
+function statFields (pid, procRoot) {
   try {
     const stat = fs.readFileSync(`${procRoot}/${pid}/stat`, 'utf8')
-    // Fields after the command's name (which may hold spaces and parentheses): state is field 3, starttime 22.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return /^[0-9]+$/.test(fields[19]) ? fields[19] : null
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   } catch {
     return null
   }
@@ -36,14 +43,9 @@ function processStartTime (pid, { procRoot = '/proc' } = {}) {
  */
 function processEnded (pid, startTime, { procRoot = '/proc' } = {}) {
   if (!processRuns(pid)) return true
-  let stat
-  try {
-    stat = fs.readFileSync(`${procRoot}/${pid}/stat`, 'utf8')
-  } catch {
-    // Gone meanwhile; or no /proc (macOS), where running is all that can be known.
-    return fs.existsSync(procRoot)
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const fields = statFields(pid, procRoot)
+  // Gone meanwhile; or no /proc (macOS), where running is all that can be known.
+  if (!fields) return fs.existsSync(procRoot)
   if (fields[19] !== startTime) return true
   if (fields[0] !== 'Z' && fields[0] !== 'X') return false
   // A zombie leader whose other threads still exit: their files (shared by all) are not closed yet.
