@@ -37,4 +37,4 @@ function cpuSourceText (cost) {
     `${round(cost.ms_per_1000_with_jit, 1)} ms with it`
 }
 
-module.exports = { cpuCostOf, cpuSourceText }
+module.exports = { cpuCostOf, cpuSourceText, BOUND_MAX_ERROR_PCT }

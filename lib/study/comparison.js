@@ -9,7 +9,7 @@ const { replaceFile } = require('../provision/owned-paths')
 const { compareRuns } = require('../reports/compare')
 const { renderCompareHtml } = require('../reports/compare/html')
 const { relativePaths } = require('../reports/html/relative-paths')
-const { busyText, verdictText } = require('../reports/compare/wording')
+const { busyText, verdictText, coarseCpuNote } = require('../reports/compare/wording')
 const { shuffled } = require('../sweep/grid/racing')
 const { writeProgress } = require('./progress')
 const { minutes, timeLeftS } = require('../sweep/budget')
@@ -163,23 +163,6 @@ const forkState = (outcome, wallS, ran) => (outcome.done
       ...(outcome.position ? { position: outcome.position } : {}) }
   : { status: 'failed', why: outcome.why })
 
-/**
- * The note of runs whose cluster CPU was sampled too coarsely to bound a rate (sys.nodes, ±25% or wider as sampled:
- * a cluster not on this machine, in short runs): its figure and verdict stand on those samples. Null when none.
- */
-function coarseCpuNote (results) {
-  const coarse = results.map((r) => r.cluster_cpu).filter((c) => c && c.sampling_error_pct > COARSE_CPU_PCT)
-  if (coarse.length === 0) return null
-  const worst = coarse.reduce((a, c) => (c.sampling_error_pct > a.sampling_error_pct ? c : a))
-  return `the cluster's CPU per row was sampled coarsely in ${coarse.length} of ${results.length} runs (up to ` +
-    `±${fmt(round(worst.sampling_error_pct, 1))}% as sampled: sys.nodes every ${fmt(worst.sampled_every_s)} s over ` +
-    `${fmt(round(worst.window_s, 0))} s): its figure and verdict stand on those samples; longer runs, or ` +
-    '--monitor_interval 1s in run.args, sample it finer'
-}
-
-// A sampled CPU this wide (±%) bounds no rate (results/cpu-cost.js); a comparison says its runs had such.
-const COARSE_CPU_PCT = 25
-
 /** A target's heap per node as it said of itself: "1 GB" (each node alike), "1 GB, 2 GB" (not), or unknown. */
 function heapOf (record) {
   const heaps = record && record.node_list ? [...new Set(record.node_list.map((n) => n.heap_max_bytes))] : []
@@ -274,4 +257,4 @@ function compareContenders (config, { dir = config.out, contenders = config.stud
   return comparisons
 }
 
-module.exports = { runComparison, compareContenders, differencesOf, forkState, coarseCpuNote }
+module.exports = { runComparison, compareContenders, differencesOf, forkState }

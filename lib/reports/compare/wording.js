@@ -1,6 +1,7 @@
 'use strict'
 
-const { fmt } = require('../../base/format')
+const { fmt, round } = require('../../base/format')
+const { BOUND_MAX_ERROR_PCT } = require('../../results/cpu-cost')
 
 // How a comparison reads, the same on the terminal and on the page.
 
@@ -64,5 +65,19 @@ function sidesText (sides) {
 
 const dateText = (iso) => String(iso).replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC')
 
+/**
+ * The note of runs whose cluster CPU was sampled too coarsely to bound a rate (sys.nodes, ±25% or wider as sampled:
+ * a cluster not on this machine, in short runs): its figure and verdict stand on those samples. Null when none.
+ */
+function coarseCpuNote (results) {
+  const coarse = results.map((r) => r.cluster_cpu).filter((c) => c && c.sampling_error_pct > BOUND_MAX_ERROR_PCT)
+  if (coarse.length === 0) return null
+  const worst = coarse.reduce((a, c) => (c.sampling_error_pct > a.sampling_error_pct ? c : a))
+  return `the cluster's CPU per row was sampled coarsely in ${coarse.length} of ${results.length} runs (up to ` +
+    `±${fmt(round(worst.sampling_error_pct, 1))}% as sampled: sys.nodes every ${fmt(worst.sampled_every_s)} s over ` +
+    `${fmt(round(worst.window_s, 0))} s): its figure and verdict stand on those samples; longer runs, or ` +
+    '--monitor_interval 1s in run.args, sample it finer'
+}
+
 module.exports = { runsText, changeText, intervalText, verdictText, fmt, optionDifferenceText, protocolsText, sidesText,
-  busyText, PROTOCOL_NAMES }
+  busyText, coarseCpuNote, PROTOCOL_NAMES }
