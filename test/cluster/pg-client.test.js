@@ -319,24 +319,38 @@ test('a 5,000-row batch answered row by row as CrateDB flushes it (15): every ro
     assert.deepEqual([...batchRows], [300])
   })
 
-test('the server is gone when a request begun after the first wholly failed one runs out of its time too, even by a ' +
-  'timer that fires a hair early of the precise clock', async (t) => {
+/**
+ * A one-host client (--timeout 1 s) of a server that takes connections and never answers a startup, on a clock the
+ * test moves: `reading()` is what performance.now() reads, setTimeout fires on `tick(ms)`. `request()` sends one
+ * and resolves, once its startup was sent, to { failure }: the promise of its error.
+ */
+async function silentOnMockedClock (t, reading) {
   const { performance } = require('node:perf_hooks')
   const silent = net.createServer((socket) => socket.on('data', () => silent.emit('startup-sent')))
   await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
   t.after(() => silent.close())
-  let clock = 0
-  t.mock.method(performance, 'now', () => clock)
+  t.mock.method(performance, 'now', reading)
   t.mock.timers.enable({ apis: ['setTimeout'] })
   const client = new PgClient({ hosts: [{ hostname: '127.0.0.1' }], pgPorts: [silent.address().port], user: 'crate',
     timeoutMs: 1000 })
   t.after(() => client.close())
-  // Each request's startup timer fires half a millisecond before its deadline on the precise clock.
-  const failedAtEarlyTimer = async (deadline) => {
+  const request = async () => {
     const failure = client.post(JSON.stringify({ stmt: 'SELECT 1' })).catch((e) => e)
     await new Promise((resolve) => silent.once('startup-sent', resolve))
+    return { failure }
+  }
+  return { request, tick: (ms) => t.mock.timers.tick(ms) }
+}
+
+test('the server is gone when a request begun after the first wholly failed one runs out of its time too, even by a ' +
+  'timer that fires a hair early of the precise clock', async (t) => {
+  let clock = 0
+  const { request, tick } = await silentOnMockedClock(t, () => clock)
+  // Each request's startup timer fires half a millisecond before its deadline on the precise clock.
+  const failedAtEarlyTimer = async (deadline) => {
+    const { failure } = await request()
     clock = deadline - 0.5
-    t.mock.timers.tick(1000)
+    tick(1000)
     return failure
   }
   const first = await failedAtEarlyTimer(1000)
@@ -347,20 +361,11 @@ test('the server is gone when a request begun after the first wholly failed one 
 
 test('one host: a session that runs out says --timeout, never a share across hosts, however long the request took ' +
   'to reach it', async (t) => {
-  const { performance } = require('node:perf_hooks')
-  const silent = net.createServer((socket) => socket.on('data', () => silent.emit('startup-sent')))
-  await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
-  t.after(() => silent.close())
   // Every reading of the clock 5 ms after the one before: a loaded machine between a request's start and its session.
   let clock = 0
-  t.mock.method(performance, 'now', () => (clock += 5))
-  t.mock.timers.enable({ apis: ['setTimeout'] })
-  const client = new PgClient({ hosts: [{ hostname: '127.0.0.1' }], pgPorts: [silent.address().port], user: 'crate',
-    timeoutMs: 1000 })
-  t.after(() => client.close())
-  const failure = client.post(JSON.stringify({ stmt: 'SELECT 1' })).catch((e) => e)
-  await new Promise((resolve) => silent.once('startup-sent', resolve))
-  t.mock.timers.tick(1000)
+  const { request, tick } = await silentOnMockedClock(t, () => (clock += 5))
+  const { failure } = await request()
+  tick(1000)
   assert.match((await failure).message, /did not answer the startup within 1 s \(--timeout\)$/)
 })
 
