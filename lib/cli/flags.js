@@ -81,7 +81,8 @@ const RUN_OPTIONS = {
     group: 'Load:',
     describe:
       'load from the start, but answers in this first part (e.g. 10s) are kept out of every figure and reported ' +
-      'apart; --duration counts after it (0: none; a sweep or grid warms each run up by default)'
+      'apart; --duration counts after it (0: none; a sweep or grid warms each run up by default). steady: until ' +
+      'the rate stops moving (two windows within 5%), at most a minute (steady:2m: at most 2 minutes)'
   },
   graceful_stop: {
     type: 'string',
@@ -240,6 +241,9 @@ const CLUSTER_OPTIONS = {
   crate_run_as: { type: 'string', group: 'Cluster under test:', describe: 'as root, the user the nodes run as ' +
     '(CrateDB refuses root; default crate)' },
   // Given by a study (or a grid, a sweep, find-capacity with --start_cluster) to each of its runs: not by hand.
+  warmup_together: { type: 'string', hidden: true, group: 'Load:', describe: 'a folder the study made for the runs ' +
+    "of one duet: each says there when its steady warm-up is steady, and ends it when --warmup_peers have" },
+  warmup_peers: { type: 'number', hidden: true, group: 'Load:', describe: 'how many runs end their warm-ups together' },
   started_by_study: { type: 'string', hidden: true, group: 'Cluster under test:', describe: 'the record of the ' +
     'cluster the study of this run started (a file the study wrote), for the run to record and report' }
 }

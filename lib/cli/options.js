@@ -53,6 +53,41 @@ function parseStagesOption (args) {
   return parseStages(args.stages)
 }
 
+/**
+ * --warmup: a time (0 is none: what a study's default warm-up is turned off with), or `steady` (until the rate is
+ * steady, lib/run/steady-warmup.js), at most a minute or the time after `steady:`. { warmupMs, warmupSteady }: a
+ * steady warm-up's warmupMs is its cap, where it ends when the rate never settles.
+ */
+function warmupOf (args) {
+  const text = args.warmup === undefined ? '0' : String(args.warmup).trim()
+  const steady = /^steady(?::(.*))?$/.exec(text)
+  if (!steady) return { warmupMs: text === '0' ? 0 : parseDuration(args.warmup, 'warmup'), warmupSteady: false }
+  if (args.rate !== undefined) {
+    throw new UsageError('--warmup steady and --rate do not go together: a paced run\'s timetable is fixed at its ' +
+      'start (give the warm-up as a time)')
+  }
+  const maxMs = steady[1] === undefined ? DEFAULT_STEADY_MAX_MS : parseDuration(steady[1], 'warmup steady:')
+  if (!(maxMs >= MIN_STEADY_MAX_MS) || maxMs > MAX_STEADY_MAX_MS) {
+    throw new UsageError(`--warmup ${text}: a steady warm-up's cap must be from ${MIN_STEADY_MAX_MS / 1000} s to ` +
+      `${MAX_STEADY_MAX_MS / 60_000} minutes`)
+  }
+  return { warmupMs: maxMs, warmupSteady: true }
+}
+
+/** A study's duet: its runs end their steady warm-ups together (run/warmup-rendezvous.js). { dir, peers } or null. */
+function warmupTogetherOf (args, options) {
+  if (args.warmup_together === undefined && args.warmup_peers === undefined) return null
+  if (!options.warmupSteady) throw new UsageError('--warmup_together goes with --warmup steady')
+  if (args.warmup_together === undefined) throw new UsageError('--warmup_peers goes with --warmup_together')
+  return { dir: path.resolve(String(args.warmup_together)),
+    peers: requirePositiveInteger(args.warmup_peers ?? 2, 'warmup_peers') }
+}
+
+// A steady warm-up's cap: a minute unless given; at most ten (a node that has not settled then will not).
+const DEFAULT_STEADY_MAX_MS = 60_000
+const MIN_STEADY_MAX_MS = 10_000
+const MAX_STEADY_MAX_MS = 600_000
+
 function parseStartAt (text, nowMs = Date.now()) {
   const at = Date.parse(text)
   if (!/^\d{4}-\d\d-\d\dT/.test(String(text)) || !Number.isFinite(at)) {
@@ -107,9 +142,7 @@ function commonRunOptions (args, { defaultProcesses }) {
       : args.duration === undefined ? null : parseDuration(args.duration, 'duration'),
     stages,
     gracefulStopMs: parseDuration(args.graceful_stop, 'graceful_stop'),
-    // 0 is no warm-up: what a study's default warm-up is turned off with.
-    warmupMs: args.warmup === undefined || String(args.warmup).trim() === '0' ? 0
-      : parseDuration(args.warmup, 'warmup'),
+    ...warmupOf(args),
     rate: args.rate === undefined ? null : parseRateText(args.rate, 'rate'),
     resultsTable: args.results_table === undefined ? null : parseTableName(args.results_table, 'results_table'),
     runId: parseRunId(args.run_id),
@@ -207,7 +240,12 @@ function parseOptions (workload, argv, env = process.env, { name = null } = {}) 
     ...workload.validateOptions(args)
   }
   if (args.started_by_study !== undefined) options.startedByStudy = path.resolve(String(args.started_by_study))
+  options.warmupTogether = warmupTogetherOf(args, options)
   Object.assign(options, fleetOptions(args, env, options))
+  if (options.fleet && options.warmupSteady) {
+    throw new UsageError('--warmup steady and a fleet do not go together: its generators share one warm-up (give it ' +
+      'as a time)')
+  }
   shareRatesInFleet(options)
   requireRoomForRate(options)
   requireOwnResultsTable(options, workload)
@@ -357,7 +395,7 @@ function describeOptions (options, exclude = []) {
   const { connection, startedCluster, ...all } = options
   // What a study started is the result's environment's, not an option of the run.
   const rest = Object.fromEntries(Object.entries(all).filter(([key]) => !exclude.includes(key) &&
-    key !== 'startedByStudy'))
+    key !== 'startedByStudy' && key !== 'warmupTogether'))
   // A cluster the run started: its nodes here, the rest in environment.cluster.provisioned.
   if (startedCluster && startedCluster.by === null) rest.startCluster = startedCluster.record.nodes
   return {

@@ -235,9 +235,10 @@ function stagesTable (result, unit) {
 /** --warmup's answers, counted apart from every figure. */
 function warmupRow (warmup, unit) {
   return [
-    `warm-up (first ${fmt(warmup.seconds)} s, in no figure)`,
+    `warm-up (first ${fmt(warmup.seconds)} s${warmup.until === 'steady' ? `, until steady (at most ` +
+      `${fmt(warmup.max_seconds)} s)` : ''}, in no figure)`,
     `${fmt(warmup[`${unit}_ok`])} ${unit} ok, ${fmt(warmup[`${unit}_failed`])} ` +
-    `failed, ${fmt(warmup[`${unit}_in_doubt`])} in doubt`
+    `failed, ${fmt(warmup[`${unit}_in_doubt`])} in doubt${warmup.line ? `\n${warmup.line}` : ''}`
   ]
 }
 

@@ -4,6 +4,29 @@ const { round, perSecond } = require('../base/format')
 const { encodeHistogram } = require('./stats')
 
 /**
+ * A steady warm-up (--warmup steady) as it ended: whether the rate was steady or the cap ended it, the two windows it
+ * compared, and the rule, so that a reader can check it on the timeline. Nothing for a warm-up of a fixed time.
+ */
+function steadyOf (options, verdict) {
+  if (!options.warmupSteady) return {}
+  const v = verdict || {}
+  return {
+    until: 'steady',
+    max_seconds: round(options.warmupCapMs / 1000, 3),
+    steady: v.steady ?? false,
+    window_s: v.window_s ?? null,
+    before_per_sec: v.before_per_sec ?? null,
+    last_per_sec: v.last_per_sec ?? null,
+    change_pct: v.change_pct ?? null,
+    tolerance_pct: v.tolerance_pct ?? null,
+    line: v.line ?? 'the run ended before the warm-up did',
+    rule: v.rule ?? null,
+    // A run of a duet: its peers, and how long it waited for them once steady itself.
+    together: v.together ?? null
+  }
+}
+
+/**
  * The result object behind both the table and --json. Every rate divides by one window: from the
  * first request sent by any worker to the last answer received by any worker. Units sent are ok
  * (acknowledged one by one), failed (the server said no, or they never left) or in doubt (sent,
@@ -20,7 +43,8 @@ function buildResult ({
   extra,
   cluster = null,
   events = [],
-  targetPerSec = undefined
+  targetPerSec = undefined,
+  steadyWarmup = null
 }) {
   const unit = workload.unit
   const seconds = round(totals.seconds, 3)
@@ -41,11 +65,12 @@ function buildResult ({
     [`${unit}_in_doubt`]: totals.unitsSent - totals.warmup.units - all.ok - all.failed,
     warmup: options.warmupMs
       ? {
-          seconds: options.warmupMs / 1000,
+          seconds: round(options.warmupMs / 1000, 3),
           [`${unit}_ok`]: totals.warmup.ok,
           [`${unit}_failed`]: totals.warmup.failed,
           [`${unit}_in_doubt`]: totals.warmup.inDoubt,
-          requests: totals.warmup.requests
+          requests: totals.warmup.requests,
+          ...steadyOf(options, steadyWarmup)
         }
       : null,
     [`${unit}_per_sec`]: okPerSecond,

@@ -112,6 +112,16 @@ class Recorder {
     this.spare = []
   }
 
+  /**
+   * The warm-up ends at `at`, before the instant it was to end (a steady warm-up, told by the master): the answers
+   * from `at` on are measured, and the window starts there. False when it had ended already.
+   */
+  endWarmup (at) {
+    if (this.warmupUntil === null || at >= this.warmupUntil) return false
+    this.warmupUntil = at
+    return true
+  }
+
   /** Something the client saw happen to a host (down, up again), passed on with the next delta. */
   event (event) {
     this.events.push(event)

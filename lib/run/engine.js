@@ -60,9 +60,11 @@ async function runEngine ({
   const run = { source, concurrency, deadline, recorder, control, execute, clock }
   if (control.stopped) return control.reason
   const finished = { value: false }
+  // A closed run's deadline can move (a steady warm-up ends before its cap): the grace and the stop read it anew.
+  control.deadline = deadline
   const grace =
     deadline !== null && gracefulStopMs !== null
-      ? abandonAfterGrace({ abortAt: deadline + gracefulStopMs, control, clock, finished })
+      ? abandonAfterGrace({ gracefulStopMs, control, clock, finished })
       : null
   if (pace) {
     const timetable = createTimetable({ startAt: startAt ?? clock.now(), endMs: deadline ?? Infinity, ...pace })
@@ -72,7 +74,7 @@ async function runEngine ({
   else {
     // The deadline stops the run on time even when every lane waits (for a host that went away, say): its lanes
     // look at the clock only between requests.
-    const onTime = deadline !== null ? stopAtDeadline(deadline, control, clock) : null
+    const onTime = deadline !== null ? stopAtDeadline(control, clock) : null
     await runClosed(run)
     if (onTime) await onTime
   }
@@ -81,17 +83,23 @@ async function runEngine ({
   return control.reason
 }
 
-async function stopAtDeadline (deadline, control, clock) {
-  await sleepUntil(deadline, control, clock)
-  if (!control.stopped) control.stop(stopReason('duration'))
+async function stopAtDeadline (control, clock) {
+  while (!control.stopped) {
+    const deadline = control.deadline
+    await sleepUntil(deadline, control, clock, () => control.deadline !== deadline)
+    if (!control.stopped && control.deadline === deadline) control.stop(stopReason('duration'))
+  }
 }
 
 /**
  * --duration ends the sending; the requests in flight then drain for at most --graceful_stop.
  * Those still without an answer after it are abandoned: their units are in doubt.
  */
-async function abandonAfterGrace ({ abortAt, control, clock, finished }) {
-  while (!finished.value && clock.now() < abortAt) await clock.sleep(Math.min(MAX_SLEEP_MS, abortAt - clock.now()))
+async function abandonAfterGrace ({ gracefulStopMs, control, clock, finished }) {
+  const abortAt = () => control.deadline + gracefulStopMs
+  while (!finished.value && clock.now() < abortAt()) {
+    await clock.sleep(Math.min(MAX_SLEEP_MS, abortAt() - clock.now()))
+  }
   if (!finished.value) control.abort(stopReason('duration'))
 }
 
@@ -152,10 +160,10 @@ function requestExecutor ({ client, source, recorder, control, clock }) {
   }
 }
 
-async function runClosed ({ source, concurrency, deadline, recorder, control, execute, clock }) {
+async function runClosed ({ source, concurrency, recorder, control, execute, clock }) {
   async function lane () {
     while (!control.stopped) {
-      if (deadline !== null && clock.now() >= deadline) return control.stop(stopReason('duration'))
+      if (control.deadline !== null && clock.now() >= control.deadline) return control.stop(stopReason('duration'))
       const request = source.next()
       if (request === null) return control.stop(stopReason('completed'))
       const sentAt = clock.now()
@@ -318,6 +326,14 @@ function createControl () {
       else stopHandlers.push(handler)
     },
     timetable: null,
+    deadline: null,
+    /**
+     * The deadline moved (a steady warm-up ended before its cap: the duration counts from there). A closed run only:
+     * an open one's timetable ends at the deadline it started with, so a steady warm-up is refused with a rate.
+     */
+    moveDeadline (at) {
+      if (this.deadline !== null && !this.timetable) this.deadline = at
+    },
     /** A new rate from `at` on (this worker's share), for an open-model run; a closed one has no rate to change. */
     steer (at, unitsPerSecond) {
       if (this.timetable) this.timetable.steer(at, unitsPerSecond)

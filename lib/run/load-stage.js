@@ -15,7 +15,8 @@ const { stopReason } = require('./stop-reason')
 const { Steering } = require('./steering')
 const { unitsPerRequestOf } = require('../workloads/workload')
 const { now, sleep } = require('../base/clock')
-const { grouped } = require('../base/format')
+const { grouped, fmt, round } = require('../base/format')
+const { watchSteadyWarmup } = require('./warmup-watch')
 
 // Every worker of every group starts at one instant, this long after the last one is ready: time
 // enough for `go` to reach them all, so no worker's timetable starts late.
@@ -31,6 +32,7 @@ const GO_LEAD_MS = 100
  * @property {number|null} monitorStartedAt when the monitor's baseline sample was taken
  * @property {object|null} steering the rates changed and the stop asked while the load ran (lib/run/steering.js), with
  *   each group's target as it really was
+ * @property {object|null} warmup how a steady warm-up ended (watchSteadyWarmup): null for a warm-up of a fixed time
  */
 
 /**
@@ -38,8 +40,8 @@ const GO_LEAD_MS = 100
  * next to it). All start at one instant (the coordination's, for a fleet) and run until the main group ends; the
  * companion is then stopped. Ctrl-C stops both; a second one abandons their requests in flight; the steering's stop
  * stops both as the first Ctrl-C does, without making the run partial. Emits 'go' ({ startAt, totals }) on ctx.events
- * when the workers are told to go, and 'load' with what a live view watches (the timeline, the groups' totals, the
- * monitor, host events, the steering). Returns the Load.
+ * when the workers are told to go, 'load' with what a live view watches (the timeline, the groups' totals, the
+ * monitor, host events, the steering), and 'warm' when a steady warm-up ended (its verdict). Returns the Load.
  */
 /**
  * A --rate run whose flight cannot carry the rate at the first second's latency says so then, on its own line above
@@ -100,7 +102,8 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
     durationMs: options.durationMs,
     totalUnits: limit === Number.MAX_SAFE_INTEGER ? null : limit * options.processes,
     targetRate: options.rate,
-    warmupMs: options.warmupMs || 0
+    warmupMs: options.warmupMs || 0,
+    warmupSteady: Boolean(options.warmupSteady)
   })
   main.on('delta', ({ worker, delta }) => progress.addDelta(delta, worker))
   for (const group of workerGroups) {
@@ -137,6 +140,7 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
   let share = null
   let clusterCpu = null
   let measuredTimer = null
+  let warming = null
   /** @type {Load} */
   const load = {
     outcomes: {},
@@ -146,7 +150,8 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
     cluster: null,
     machine: null,
     monitorStartedAt: null,
-    steering: null
+    steering: null,
+    warmup: null
   }
   try {
     for (const group of workerGroups) group.start()
@@ -170,6 +175,17 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
       const measuredFrom = startAt + (options.warmupMs || 0)
       measuredTimer = setTimeout(() => clusterCpu.markMeasured(), Math.max(0, measuredFrom - now()))
       for (const group of workerGroups) group.go({ startAt, deadline })
+      if (options.warmupSteady) {
+        warming = watchSteadyWarmup(ctx, main, workerGroups, { startAt, onWarm: (warmup) => {
+          load.warmup = warmup
+          clearTimeout(measuredTimer)
+          clusterCpu.markMeasured()
+          progress.warmed(warmup.ms)
+          ctx.events.emit('warm', warmup)
+          ctx.log(`${progress.refreshing ? '\r\x1b[K' : ''}warm-up ended after ${fmt(round(warmup.ms / 1000, 1))} s: ` +
+            `${warmup.line}${warmup.steady ? '' : ' (its figures are of nodes that were still settling)'}`)
+        } })
+      }
       progress.start(startAt, main.totals)
       load.steering = steeringOf(loadGroups, workerGroups, { startAt, deadline })
       // What the main group is asked now (--rate, a stage, a change by hand); none in the closed model.
@@ -192,7 +208,11 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
         steering: load.steering,
         countLimit: limit === Number.MAX_SAFE_INTEGER ? null : limit * options.processes
       })
-      if (ctx.metrics) watchLoad(ctx, { loadGroups, workerGroups, startAt, deadline })
+      if (ctx.metrics) {
+        watchLoad(ctx, { loadGroups, workerGroups, startAt, deadline: () => (load.warmup && options.durationMs
+          ? startAt + load.warmup.ms + options.durationMs : deadline),
+        warmupMs: () => (load.warmup ? load.warmup.ms : options.warmupMs || 0) })
+      }
     }
     const mainOutcome = await main.whenDone()
     if (side) side.stop(stopReason('main_finished'))
@@ -207,6 +227,7 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
     ctx.interrupts.off('interrupt', onInterrupt)
     progress.stop()
     clearTimeout(measuredTimer)
+    if (warming) warming.stop()
     if (monitor) await monitor.stop()
     if (clusterCpu) load.clusterCpu = await clusterCpu.finish(load.machine)
     if (monitor) {
@@ -267,7 +288,7 @@ function createMonitor (options) {
 }
 
 /** What /metrics reads while the load runs: the groups' totals as the workers report them. */
-function watchLoad (ctx, { loadGroups, workerGroups, startAt, deadline }) {
+function watchLoad (ctx, { loadGroups, workerGroups, startAt, deadline, warmupMs }) {
   const groups = loadGroups.map((g, i) => [g.workload, workerGroups[i]])
   const main = workerGroups[0]
   const unitsPerRequest = unitsPerRequestOf(ctx.workload, ctx.options)
@@ -278,8 +299,8 @@ function watchLoad (ctx, { loadGroups, workerGroups, startAt, deadline }) {
     hostsUp: () => ctx.hostEvents.upCount,
     phase: () => {
       const t = now()
-      if (t < startAt + (ctx.options.warmupMs || 0)) return 'warmup'
-      return deadline !== null && t > deadline ? 'drain' : 'measure'
+      if (t < startAt + warmupMs()) return 'warmup'
+      return deadline() !== null && t > deadline() ? 'drain' : 'measure'
     }
   })
 }

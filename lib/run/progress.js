@@ -14,8 +14,10 @@ const { fmt } = require('../base/format')
 class ProgressLine {
   constructor ({
     stream, unit, enabled, durationMs = null, totalUnits = null, targetRate = null, warmupMs = 0, now = Date.now,
-    logEveryMs = null, memory = () => process.memoryUsage.rss()
+    logEveryMs = null, memory = () => process.memoryUsage.rss(), warmupSteady = false
   }) {
+    // A steady warm-up's warmupMs is its cap until it ends (warmed), then how long it took.
+    this.warmupSteady = warmupSteady
     this.stream = stream
     this.logEveryMs = logEveryMs
     this.memory = memory
@@ -98,7 +100,9 @@ class ProgressLine {
   elapsed (totals) {
     const sinceStart = Math.max(0, this.now() - this.startedAt)
     if (this.warmingUp()) {
-      return `warm-up ${(sinceStart / 1000).toFixed(0)}s/${Math.round(this.warmupMs / 1000)}s`
+      const until = this.warmupSteady ? ` (until steady, at most ${Math.round(this.warmupMs / 1000)}s)`
+        : `/${Math.round(this.warmupMs / 1000)}s`
+      return `warm-up ${(sinceStart / 1000).toFixed(0)}s${until}`
     }
     const seconds = Math.max(0, (sinceStart - this.warmupMs) / 1000)
     const text = `${seconds.toFixed(0).padStart(4)}s`
@@ -107,6 +111,12 @@ class ProgressLine {
       return `${text} ${String(Math.min(100, Math.floor((totals.unitsSent / this.totalUnits) * 100))).padStart(3)}%`
     }
     return text
+  }
+
+  /** A steady warm-up ended `warmupMs` after the start: the measured part's clock starts there. */
+  warmed (warmupMs) {
+    this.warmupMs = warmupMs
+    this.warmupSteady = false
   }
 
   stop () {

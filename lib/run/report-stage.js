@@ -55,7 +55,7 @@ function report (ctx, groups, load) {
     monitorStartedAt: load && load.monitorStartedAt,
     loadStartAt: load && load.startAt,
     endMs: main.outcome ? main.outcome.totals.lastAnsweredAt : null,
-    warmupMs: options.warmupMs || 0,
+    warmupMs: warmupMsOf(options, load),
     events: runEvents(ctx, load, result.events)
   })
   result.environment = withProvisioned(ctx.environment || null, options.startedCluster)
@@ -175,7 +175,8 @@ function resultOf (ctx, g, load, describedOptions, companionResult = null) {
   }
   return buildResult({
     workload: g.workload,
-    options: g.options,
+    options: { ...g.options, warmupMs: warmupMsOf(g.options, load), warmupCapMs: g.options.warmupMs },
+    steadyWarmup: load && load.warmup,
     describedOptions,
     totals: outcome.totals,
     workers: outcome.workers,
@@ -187,6 +188,9 @@ function resultOf (ctx, g, load, describedOptions, companionResult = null) {
     targetPerSec: targetOf(g, load, outcome, stoppedEarlyAt(ctx, load))
   })
 }
+
+/** How long the warm-up was: a steady one's as it ended (its cap when the run ended inside it), else --warmup. */
+const warmupMsOf = (options, load) => (load && load.warmup ? load.warmup.ms : options.warmupMs || 0)
 
 /**
  * The instant the load was stopped before its planned end (the page or the API, Ctrl-C), or null: what the run

@@ -198,6 +198,7 @@ async function startUi (ctx) {
     steered: 'the run'
   })
   ctx.events.on('load', (load) => view.attach(load))
+  ctx.events.on('warm', (warmup) => view.warmed(warmup))
 }
 
 /** The results as reported, for the final values of /metrics. */

@@ -115,6 +115,11 @@ class WorkerGroup extends EventEmitter {
     if (this.state === 'running') this.broadcast({ type: 'steer', at, rate })
   }
 
+  /** A steady warm-up ended: each worker measures from when it hears it, and its --duration counts from there. */
+  warm () {
+    if (this.state === 'running') this.broadcast({ type: 'warm' })
+  }
+
   stop (reason) {
     if (!this.stopReason) this.stopReason = reason
     if (this.state === 'draining' || this.state === 'done') return

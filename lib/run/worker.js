@@ -45,7 +45,7 @@ function processChannel () {
 function attachWorker (channel) {
   // Everything the master says goes through one place; `go` and `stop` may arrive in any order relative to the
   // worker's own start-up.
-  const master = { control: null, stoppedBeforeGo: null, goMessage: null, waiter: null, workerCount: 1 }
+  const master = { control: null, stoppedBeforeGo: null, goMessage: null, waiter: null, workerCount: 1, warm: null }
 
   channel.onMessage((message) => {
     switch (message.type) {
@@ -69,6 +69,10 @@ function attachWorker (channel) {
       case 'steer':
         // The group's new rate from `at` on: this worker's share of it.
         if (master.control) master.control.steer(message.at, message.rate / master.workerCount)
+        break
+      case 'warm':
+        // A steady warm-up ended: measured from now on, and --duration counts from here.
+        if (master.warm) master.warm()
         break
       case 'abort':
         if (master.control) master.control.abort(message.reason)
@@ -106,7 +110,12 @@ async function runWorker ({ workload: workloadName, options, prepared, workerInd
   }
   master.control = createControl()
   master.workerCount = workerCount
+  // A steady warm-up's boundary is its cap until the master says the nodes are warm.
   const recorder = new Recorder({ warmupUntil: options.warmupMs ? go.startAt + options.warmupMs : null })
+  master.warm = () => {
+    const at = now()
+    if (recorder.endWarmup(at) && options.durationMs) master.control.moveDeadline(at + options.durationMs)
+  }
   client.on('host-down', ({ host, detail, at }) => recorder.event({ kind: 'host_down', host, detail, at }))
   client.on('host-up', ({ host, at }) => recorder.event({ kind: 'host_up', host, at }))
   // CPU is measured over the run only: start-up (module loading, host tables) is not load cost.

@@ -23,10 +23,17 @@ class LiveView {
     this.samplesSeen = 0
     this.hostEventsSeen = 0
     this.steeringEventsSeen = 0
+    // Where a steady warm-up ended, once it did (null: --warmup as given, or the cap so far).
+    this.warmupMs = null
     this.last = null
     // The last few seconds of the main group's counts: whether the load holds its target is judged over them, not
     // over one tick.
     this.recent = []
+  }
+
+  /** A steady warm-up ended (the load stage's 'warm' event): the page marks it where it ended, not at its cap. */
+  warmed (warmup) {
+    this.warmupMs = warmup.ms
   }
 
   /** The live handles of the load stage's 'load' event. */
@@ -101,7 +108,7 @@ class LiveView {
       phase: this.phase,
       queries: workload.name === 'analytical' ? (options.queries || []).map((q) => ({ name: q.name })) : undefined,
       stages: stagesOf(options.stages),
-      warmup_s: (options.warmupMs || 0) / 1000,
+      warmup_s: round((this.warmupMs ?? options.warmupMs ?? 0) / 1000, 3),
       groups: this.load ? this.load.steering.describe() : []
     }
   }

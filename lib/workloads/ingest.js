@@ -258,6 +258,7 @@ module.exports = {
   examples: [
     ['$0', '1,000,000 rows per CPU into doc.cpu on localhost:4200'],
     ['$0 --processes 4 --batch_size 5000 --duration 2m', 'four processes, 5000-row batches, at most two minutes'],
+    ['$0 --duration 1m --warmup steady', 'measure a minute once the rate is steady (a fresh node climbs at first)'],
     ['$0 --start_cluster 1 --crate_version 6.4.3 --max_rows 500000',
       'start a CrateDB 6.4.3 node on this machine, ingest into it, stop it (docs/cluster.md)'],
     [

@@ -166,3 +166,30 @@ test('replica ranges are accepted', () => {
   assert.equal(parse(['--replicas', '1-all']).replicas, '1-all')
   assert.equal(parse(['--replicas', '2']).replicas, '2')
 })
+
+test('--warmup steady: until the rate is steady, at most a minute or the cap given; never with --rate or a fleet',
+  () => {
+  assert.deepEqual(['warmupMs', 'warmupSteady'].map((k) => parse(['--warmup', 'steady'])[k]), [60_000, true])
+  assert.deepEqual(['warmupMs', 'warmupSteady'].map((k) => parse(['--warmup', 'steady:2m'])[k]), [120_000, true])
+  assert.deepEqual(['warmupMs', 'warmupSteady'].map((k) => parse(['--warmup', '10s'])[k]), [10_000, false])
+  assert.deepEqual(['warmupMs', 'warmupSteady'].map((k) => parse(['--warmup', '0'])[k]), [0, false])
+  assert.throws(() => parse(['--warmup', 'steady:5s']),
+    /^UsageError: --warmup steady:5s: a steady warm-up's cap must be /)
+  assert.throws(() => parse(['--warmup', 'steady:1h']), /from 10 s to 10 minutes/)
+  assert.throws(() => parse(['--warmup', 'steadily']), /--warmup must be a positive duration/)
+  assert.throws(() => parse(['--warmup', 'steady', '--rate', '1000', '--duration', '10s']),
+    /--warmup steady and --rate do not go together: a paced run's timetable is fixed at its start/)
+  assert.throws(() => parse(['--warmup', 'steady', '--generator', '1/2', '--run_id', 'r1', '--host',
+    'http://db:4200']),
+    /--warmup steady and a fleet do not go together/)
+})
+
+test('--warmup_together (a study\'s duet): a folder and how many runs meet there, with a steady warm-up only', () => {
+  assert.deepEqual(parse(['--warmup', 'steady', '--warmup_together', '/tmp/meet', '--warmup_peers', '3'])
+    .warmupTogether, { dir: '/tmp/meet', peers: 3 })
+  assert.equal(parse(['--warmup', 'steady']).warmupTogether, null)
+  assert.throws(() => parse(['--warmup', '10s', '--warmup_together', '/tmp/meet']),
+    /^UsageError: --warmup_together goes with --warmup steady$/)
+  assert.throws(() => parse(['--warmup', 'steady', '--warmup_peers', '2']),
+    /^UsageError: --warmup_peers goes with --warmup_together$/)
+})

@@ -4,12 +4,14 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
 const { startCrateTestDouble, withCrateTestDouble, clientTo } = require('../helpers/crate-test-double')
 const { runTool, childPids } = require('../helpers/run-tool')
 const { testOverProtocols } = require('../helpers/protocols')
 const { closedPort } = require('../helpers/ports')
 const { NO_REASON } = require('../../lib/cluster/pg-client')
 const { joined, assertSomeMatch } = require('../helpers/patterns')
+const { tempDir } = require('../helpers/temp-files')
 const { takeLease } = require('../../lib/workloads/table-lease')
 const { parseTableName } = require('../../lib/data/schema')
 
@@ -319,6 +321,75 @@ testOverProtocols('--graceful_stop: answers missing that long after --duration a
   assert.ok(run.json.errors.some((e) => e.code === 'ABORTED' && e.in_doubt))
   assert.ok(run.json.drain_seconds >= 0.3, `drain ${run.json.drain_seconds} s`)
   assert.match(run.stderr, /\(sending [\d.]+ s, then [\d.]+ s for the last answers\)/)
+})
+
+test('--warmup steady: a node that warms (slow answers for its first 3 s) is measured after its rate settles, ' +
+  'for --duration from there', async () => {
+  let firstBulkAt = null
+  const fault = ({ bulk }) => {
+    if (!bulk) return undefined
+    firstBulkAt ??= Date.now()
+    return { delayMs: Date.now() - firstBulkAt < 3000 ? 150 : 50 }
+  }
+  await withDouble({ fault }, async (double) => {
+    const run = await ingest(['--processes', '2', '--batch_size', '100', '--concurrent_requests', '2', '--warmup',
+      'steady:40s', '--duration', '2s', '--monitor_interval', '0', '--json'], { env: double.env(), timeoutMs: 120_000 })
+    assert.equal(run.code, 0, run.stderr)
+    const r = run.json
+    const w = r.warmup
+    assert.deepEqual([w.until, w.max_seconds], ['steady', 40])
+    // Two windows of at least 5 s each, the later one wholly after the slow start: the warm-up outlasts 3 + 5 s.
+    if (w.steady) {
+      assert.ok(w.seconds >= 8 && w.seconds < 40, `steady after ${w.seconds} s`)
+      assert.ok(Math.abs(w.change_pct) <= w.tolerance_pct)
+      assert.match(run.stderr,
+        /^warm-up ended after [\d.]+ s: steady: [\d,.]+ -> [\d,.]+ rows\/s over two windows of/m)
+    } else {
+      // A machine loaded enough to keep the rate moving by more than 5% ends it at its cap, and says so.
+      assert.equal(w.seconds, 40)
+      assert.match(run.stderr, /not steady at the warm-up's cap of 40 s/)
+    }
+    assert.match(w.rule, /^warm when the rows\/s ok over the last window is within 5%/)
+    assert.equal(r.timeline.warmup_s, w.seconds, 'the timeline marks where it ended')
+    assert.ok(r.sending_seconds >= 1.9 && r.sending_seconds < 4,
+      `--duration counts from its end (${r.sending_seconds} s)`)
+    assert.equal(r.table_count, r.rows_ok + w.rows_ok, 'the table holds both')
+    assert.equal(r.rows_sent, r.rows_ok + r.rows_failed + r.rows_in_doubt)
+    assert.match(run.stderr, /warm-up \(first [\d.]+ s, until steady \(at most 40 s\), in no figure\)/)
+  })
+})
+
+test('--warmup_together: two runs of a duet, their nodes warm 4 s apart, end their steady warm-ups together and ' +
+  'measure the same seconds', async (t) => {
+  const warming = (slowForMs) => {
+    let firstBulkAt = null
+    return ({ bulk }) => {
+      if (!bulk) return undefined
+      firstBulkAt ??= Date.now()
+      return { delayMs: Date.now() - firstBulkAt < slowForMs ? 150 : 50 }
+    }
+  }
+  const meet = tempDir(t)
+  const doubles = [await startCrateTestDouble({ fault: warming(2000) }),
+    await startCrateTestDouble({ fault: warming(6000) })]
+  t.after(() => Promise.all(doubles.map((d) => d.stop())))
+  const runs = await Promise.all(doubles.map((double) => ingest(['--processes', '1', '--batch_size', '100',
+    '--concurrent_requests', '2', '--duration', '2s', '--warmup', 'steady:50s', '--warmup_together', meet,
+    '--warmup_peers', '2', '--monitor_interval', '0', '--json'], { env: double.env(), timeoutMs: 150_000 })))
+  for (const run of runs) assert.equal(run.code, 0, run.stderr)
+  const [a, b] = runs.map((run) => run.json)
+  assert.equal(fs.readdirSync(meet).filter((f) => f.endsWith('.steady')).length,
+    [a, b].filter((r) => r.warmup.steady).length, 'each steady run said so once')
+  if (a.warmup.steady && b.warmup.steady && a.warmup.seconds < 50 && b.warmup.seconds < 50) {
+    // The later one decided: both measure from within a poll of each other, whenever each was steady itself.
+    assert.ok(Math.abs(Date.parse(a.started_at) - Date.parse(b.started_at)) < 1000, `${a.started_at} ${b.started_at}`)
+    assert.deepEqual([a, b].map((r) => r.warmup.together.peers), [1, 1])
+    for (const r of [a, b]) assert.match(r.warmup.line, /; ended with its peer in the duet \(waited [\d.]+ s for it\)$/)
+  } else {
+    // A machine loaded enough to keep a rate moving by more than 5%: the cap ends the warm-up, and the line says why.
+    assert.ok([a, b].some((r) => r.warmup.seconds === 50), JSON.stringify([a.warmup, b.warmup]))
+  }
+  assert.equal(a.options.warmupTogether, undefined, 'the study\'s folder is no option of the run\'s result')
 })
 
 testOverProtocols('--warmup: its rows are in the table but in no figure; --duration counts after it',

@@ -104,3 +104,18 @@ test('error groups are bounded: past the limit, new kinds of error add up in one
   assert.ok(merged.size <= MAX_ERROR_GROUPS + 2)
   assert.equal(merged.toJSON().reduce((sum, g) => sum + g.count, 0), 10 * MAX_ERROR_GROUPS)
 })
+
+test('a steady warm-up ended early: answers from then on are measured and the window starts there', () => {
+  let time = 1000
+  const recorder = new Recorder({ now: () => time, warmupUntil: 61_000 })
+  recorder.sent(10, 1000)
+  recorder.answered({ label: 'x', units: 10, ok: 10, failed: 0, latencyMicros: 5000, at: 5000 })
+  assert.equal(recorder.endWarmup(20_000), true)
+  assert.equal(recorder.endWarmup(30_000), false, 'it ends once, never later')
+  recorder.sent(10, 20_500)
+  recorder.answered({ label: 'x', units: 10, ok: 10, failed: 0, latencyMicros: 5000, at: 21_000 })
+  time = 22_000
+  const delta = recorder.takeDelta()
+  assert.deepEqual([delta.warmup.ok, delta.series.x.ok, delta.firstSentAt], [10, 10, 20_000])
+  assert.equal(new Recorder({ warmupUntil: null }).endWarmup(5), false, 'no warm-up: nothing to end')
+})

@@ -583,3 +583,37 @@ test('stages: a stage the sender could not serve leaves no backlog to the next, 
   assert.deepEqual(at.filter((t) => t >= 2000), [2000, 2100, 2200, 2300, 2400, 2500, 2600, 2700, 2800, 2900])
   assert.equal(totalsOf(recorder).droppedRequests, 80, 'the first stage\'s 80 unsent requests')
 })
+
+test('closed: a moved deadline (a steady warm-up ended before its cap) stops the run there, and the grace follows it',
+  async () => {
+  const clock = new FakeClock()
+  const client = fakeClient(clock, () => 20)
+  const control = createControl()
+  const start = clock.now()
+  const { recorder, done } = engine(clock, { client, source: fakeSource(1e9), concurrency: 1, control,
+    deadline: start + 1000, gracefulStopMs: 50 })
+  clock.sleep(100).then(() => control.moveDeadline(start + 200))
+  let stoppedAt = null
+  control.onStop(() => { stoppedAt = clock.now() })
+  assert.deepEqual(await done, stopReason('duration'))
+  assert.equal(stoppedAt - start, 200, 'stopped at the moved deadline, not the first')
+  assert.ok(clock.now() - start <= 250, 'over within the moved deadline\'s grace')
+  assert.equal(recorder.takeDelta().series.x.requests, 10)
+  const later = createControl()
+  const laterStart = clock.now()
+  const run = engine(clock, { client: fakeClient(clock, () => 20), source: fakeSource(1e9), control: later,
+    deadline: laterStart + 100 })
+  later.moveDeadline(laterStart + 300)
+  let laterStoppedAt = null
+  later.onStop(() => { laterStoppedAt = clock.now() })
+  assert.deepEqual(await run.done, stopReason('duration'))
+  assert.equal(laterStoppedAt - laterStart, 300, 'a later deadline holds the run until it')
+})
+
+test('open: a paced run\'s deadline does not move (its timetable ends where it started)', () => {
+  const control = createControl()
+  control.deadline = 1000
+  control.timetable = {}
+  control.moveDeadline(500)
+  assert.equal(control.deadline, 1000)
+})

@@ -157,3 +157,20 @@ test('only a line refreshed in place is cleared before a warning is written abov
   assert.equal(new ProgressLine({ stream, unit: 'rows', enabled: true, logEveryMs: 60_000 }).refreshing, false)
   assert.equal(new ProgressLine({ stream, unit: 'rows', enabled: false }).refreshing, false)
 })
+
+test('through a steady warm-up the line shows its cap; once warm, the measured part\'s clock starts where it ended',
+  () => {
+  const written = []
+  let time = 1_000_000
+  const progress = new ProgressLine({ stream: { write: (text) => written.push(text) }, unit: 'rows', enabled: true,
+    durationMs: 20_000, warmupMs: 60_000, warmupSteady: true, now: () => time })
+  progress.startedAt = time
+  const totals = new Totals()
+  time += 12_000
+  progress.render(totals)
+  assert.match(written.at(-1).slice(4), /^warm-up 12s \(until steady, at most 60s\) {2}rows ok 0 \(warm-up/)
+  progress.warmed(14_000)
+  time += 7_000
+  progress.render(totals)
+  assert.match(written.at(-1).slice(4), /^ {3}5s\/20s {2}rows ok 0 /)
+})

@@ -280,3 +280,11 @@ test('the page ticks once a second; only the bench asks for faster ticks (CRATE_
   assert.equal(tickMs({ CRATE_BENCH_UI_TICK_MS: '20' }), 20)
   assert.equal(tickMs({ CRATE_BENCH_UI_TICK_MS: 'soon' }), 1000)
 })
+
+test('the page marks a steady warm-up where it ended, not at its cap', () => {
+  const view = new LiveView({ workload: { name: 'ingest', unit: 'rows' }, options: { runId: 'r', warmupMs: 60_000,
+    warmupSteady: true } })
+  assert.equal(view.describe().warmup_s, 60)
+  view.warmed({ ms: 23_456.7, steady: true })
+  assert.equal(view.describe().warmup_s, 23.457)
+})
