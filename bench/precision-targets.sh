@@ -6,14 +6,17 @@
 #           targets: the throughput ratio within ±5%, the CPU per row's within ±3%)
 #   pool    thread_pool.write.size 1 against the default, duets until the ratio is within ±5%: is it found worse?
 #   sizing  a sizing study of 1 node, its 2 × 2 grid raced to ±10% within 20 minutes: a figure to plan with?
-# Usage: bench/precision-targets.sh TARBALL OUT [aa] [pool] [sizing]   (all three by default; as root the nodes run
+#   user    an A/A duet with the options a user picks (5,000-row batches, 4 in flight, 20-s runs, the default
+#           warm-up, 1 GB heaps): its targets ±3% on the throughput ratio and ±2% on the CPU per row in 20 minutes
+# Usage: bench/precision-targets.sh TARBALL OUT [aa] [pool] [sizing] [user]   (the first three by default; as root
+# the nodes run
 # as the user crate). Each study's folder is OUT/<target>; its time in OUT/<target>.time.
 set -euo pipefail
 
-usage="usage: $0 TARBALL OUT [aa] [pool] [sizing]: each target a crate-bench study of clusters started from TARBALL,
-the comparisons beside a busy loop (aa: an A/A duet to ±3%; pool: thread_pool.write.size 1 against the default; sizing: a 2 × 2 grid
-of 1 node raced to ±10%), each within 20 minutes; its folder OUT/<target> (docs/study.md, \"Precision on this
-machine\")"
+usage="usage: $0 TARBALL OUT [aa] [pool] [sizing] [user]: each target a crate-bench study of clusters started from
+TARBALL, the comparisons beside a busy loop (aa: an A/A duet to ±3%; pool: thread_pool.write.size 1 against the default;
+sizing: a 2 × 2 grid of 1 node raced to ±10%; user: an A/A duet with a user's options to ±3% and ±2% on the CPU per
+row), each within 20 minutes; its folder OUT/<target> (docs/study.md, \"Precision on this machine\")"
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
   echo "$usage"
   exit 0
@@ -57,6 +60,20 @@ run:
     --monitor_interval, '0']
 EOF
       ;;
+    user)
+      cat <<EOF
+contenders:
+  - {name: a, tarball: $tarball, heap: 1g$run_as}
+  - {name: b, tarball: $tarball, heap: 1g$run_as}
+duet: true
+precision: 3%
+cpu_precision: 2%
+budget: 20m
+run:
+  workload: ingest
+  args: [--processes, '1', --batch_size, '5000', --concurrent_requests, '4', --duration, 20s]
+EOF
+      ;;
     sizing)
       cat <<EOF
 cluster: {tarball: $tarball, nodes: [1], heap: 1g$run_as}
@@ -68,7 +85,7 @@ grid:
   args: [--processes, '1', --monitor_interval, '0']
 EOF
       ;;
-    *) echo "$0: unknown target '$1' (aa, pool or sizing)" >&2; exit 2 ;;
+    *) echo "$0: unknown target '$1' (aa, pool, sizing or user)" >&2; exit 2 ;;
   esac
 }
 

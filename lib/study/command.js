@@ -59,7 +59,8 @@ To compare (a version, a setting: did it change the throughput?), the file names
               or each a cluster of your own, as a target: (name, hosts, up, down, wait, user, pg_port)
   forks:      how many times each contender is started fresh and run (default 5), in alternating order (a, b;
               b, a; …) so that a drift of the machine falls on both
-  run:        workload: ingest or query, args: [the benchmark's options]
+  run:        workload: ingest or query, args: [the benchmark's options]; a run of a --duration warms up
+              until its rate is steady (--warmup steady:2m) unless args give --warmup
   precision:  forks added (from forks: on) until each throughput ratio's 95% interval is within it (5%);
               cpu_precision: the same for the cluster's CPU per row; budget: the time they may take (1h)
   duet:       true: the contenders run at once, each with its own load generator (never for clusters of your

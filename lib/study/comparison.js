@@ -17,8 +17,8 @@ const { planContenders } = require('./plan')
 const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
 const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks } = require('./forks')
-const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf, shortRunsLine } =
-  require('./precision')
+const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf, shortRunsLine,
+  runDesignLine, unsteadyWarmupLine } = require('./precision')
 const { halfWidthPct } = require('../reports/compare/paired')
 
 // A comparison conducted. Each fork starts every contender fresh, in an order drawn anew for the fork (paired: a
@@ -66,11 +66,13 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
   const sequential = Boolean(study.precision || study.budget)
   const done = () => Object.values(forks).filter((f) => f.status === 'done').length
   log(`study: ${contenders.map((c) => c.name).join(' against ')}, ${sequential ? `forks added from ${study.forks} ` +
-    `until ${[study.precision ? `the throughput ratio's interval is within ±${study.precision}` : null,
-      study.budget ? `${study.budget} is spent` : null].filter(Boolean).join(' or ')}`
+    `until ${[[study.precision ? `the throughput ratio's interval is within ±${study.precision}` : null,
+      study.cpu_precision ? `the CPU per row ratio's within ±${study.cpu_precision}` : null].filter(Boolean)
+      .join(' and '), study.budget ? `${study.budget} is spent` : null].filter(Boolean).join(', or ')}`
     : `${study.forks} fork${study.forks === 1 ? '' : 's'}`} (${study.duet ? 'a duet: the contenders run at once, ' +
     'each with its own load generator' : 'each contender started fresh in each, in a random order'}), ` +
     `${study.run.workload}; ${done() ? `resuming: ${done()} runs done; ` : ''}results in ${dir}`)
+  log(`study: ${runDesignLine(study)}`)
   const walls = []
   const warnings = []
   let stop = null
@@ -137,6 +139,8 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
     // After the first fork: runs too short for the precision asked are said, with the duration that would do.
     const short = fork === 1 && study.precision ? shortRunsLine({ study, contenders, dir, fork }) : null
     if (short) log(`forks: ${short}`)
+    const unsteady = fork === 1 ? unsteadyWarmupLine({ contenders, dir, fork }) : null
+    if (unsteady) log(`forks: ${unsteady}`)
   }
   return { code: EXIT.OK, warnings, stop }
 }

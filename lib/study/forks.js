@@ -8,6 +8,7 @@ const { APP_OF } = require('../sweep/benchmark-run')
 const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
 const { shuffled } = require('../sweep/grid/racing')
 const { withTarget } = require('./target-session')
+const { BenchmarkOptions } = require('../sweep/benchmark-options')
 
 // A fork of a comparison: its contenders' clusters started fresh, the same benchmark run on each, their clusters
 // stopped. One after another in the order drawn for the fork (paired), or all at once (a duet: the same machine's
@@ -58,13 +59,14 @@ async function startContender (fork, contender, { dir, signals, env, log }) {
  * node that died, a target's that no longer answers in its cluster). `recordFile`: what was started, given to the run
  * (none for a target, whose runs read it from sys.nodes).
  */
-async function runOn (fork, contender, { recordFile, lost }, { dir, config, stderr, signals, run, env }) {
+async function runOn (fork, contender, { recordFile, lost, together = [] }, { dir, config, stderr, signals, run,
+  env }) {
   const key = forkKey(fork, contender)
   const studyRun = studyRunOf(run, { out: config.out, recordFile, stderr })
   const resultFile = path.join(dir, 'forks', `${key}.json`)
   const outcome = await studyRun({ app: APP_OF[config.study.run.workload], what: `fork ${fork} of ${contender.name}`,
-    args: contenderArgs(config.study, contender, env), resultFile, logFile: path.join(dir, 'forks', `${key}.log`),
-    signals })
+    args: [...contenderArgs(config.study, contender, env), ...together], resultFile,
+    logFile: path.join(dir, 'forks', `${key}.log`), signals })
   return { outcome, lost: await lost('run'), resultFile }
 }
 
@@ -116,6 +118,19 @@ async function runFork (fork, contender, context) {
 }
 
 /**
+ * A duet's runs with a steady warm-up end it together (lib/run/warmup-rendezvous.js): the options that say so, with a
+ * fresh folder of this fork's for them to meet in; none when the runs warm up otherwise.
+ */
+function warmupTogether (fork, contenders, { dir, config, env }) {
+  const warmup = BenchmarkOptions.parse(contenderArgs(config.study, contenders[0], env)).get('warmup')
+  if (!/^steady(:|$)/.test(String(warmup ?? ''))) return []
+  const meet = path.join(dir, 'forks', `${fork}-warm-up`)
+  fs.rmSync(meet, { recursive: true, force: true })
+  fs.mkdirSync(meet, { recursive: true })
+  return ['--warmup_together', meet, '--warmup_peers', String(contenders.length)]
+}
+
+/**
  * A duet: every contender's cluster started, then their runs at once, each with its own load generator and the same
  * options; then every cluster stopped. Outcomes by contender name.
  */
@@ -141,8 +156,9 @@ async function runDuet (fork, contenders, context) {
     }
     log(`[fork ${fork}: duet] ${order.map((c) => c.name).join(' and ')} run at once, each with its own load ` +
       'generator')
+    const together = warmupTogether(fork, contenders, context)
     const runs = await Promise.all(started.map((s) => runOn(fork, s.contender, { recordFile: s.recordFile,
-      lost: diedIn(s, fork, s.contender, context) }, context)))
+      lost: diedIn(s, fork, s.contender, context), together }, context)))
     runs.forEach((ran, i) => {
       const { contender } = started[i]
       outcomes[contender.name] = { ...judged(ran, { head: context.headOf(contender), log, signals }),
@@ -154,4 +170,4 @@ async function runDuet (fork, contenders, context) {
   }
 }
 
-module.exports = { runFork, runDuet, forkKey, forkResult, pairedForks }
+module.exports = { runFork, runDuet, forkKey, forkResult, pairedForks, warmupTogether }

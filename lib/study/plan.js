@@ -6,7 +6,7 @@ const { connectionArgs } = require('../cli/cluster-flags')
 const { plannedPorts } = require('../provision/target')
 const { gridConfig } = require('../sweep/grid/config')
 const { capacityConfig } = require('../sweep/capacity-config')
-const { checkBenchmarkOptions, APP_OF } = require('../sweep/benchmark-run')
+const { checkBenchmarkOptions, APP_OF, withSteadyWarmup } = require('../sweep/benchmark-run')
 const { BenchmarkOptions } = require('../sweep/benchmark-options')
 const { ingestAt, notCarriedToMixed, mixedOf, refuseOverride, TO_MIXED } = require('./configuration')
 
@@ -155,7 +155,7 @@ function planContenders (study) {
 
 /** A contender's run: the benchmark's options against its nodes (a target's: its hosts). */
 function contenderArgs (study, contender, env) {
-  return [...connectionOf(contender, study.run.args, env), ...study.run.args, '--json']
+  return [...connectionOf(contender, study.run.args, env), ...withSteadyWarmup(study.run.args), '--json']
 }
 
 /** Checks a comparison's run as it will run against each contender, before any cluster starts. */

@@ -3,7 +3,9 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { fmt, round } = require('../base/format')
-const { formatMs } = require('../base/values')
+const { formatMs, parseDuration } = require('../base/values')
+const { BenchmarkOptions } = require('../sweep/benchmark-options')
+const { withSteadyWarmup, INGEST_BATCH_SIZE } = require('../sweep/benchmark-run')
 const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../sweep/budget')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { studentTQuantile } = require('../reports/compare/welch')
@@ -134,6 +136,54 @@ function shortRunsLine ({ study, contenders, dir, fork }) {
     'batches'
 }
 
+/**
+ * How each run of a comparison is made, said before the first fork: its warm-up, its measured window and, with a
+ * precision asked, the rate at which that window holds MIN_REQUESTS requests. A run too short for the precision is
+ * seen before the budget is spent on it (shortRunsLine says it again with the rate fork 1 measured).
+ */
+function runDesignLine (study) {
+  const options = BenchmarkOptions.parse(withSteadyWarmup(study.run.args))
+  const warmup = options.get('warmup')
+  const steady = /^steady(?::(.+))?$/.exec(String(warmup ?? ''))
+  const warm = steady ? `warms up until its rate is steady (at most ${steady[1] ?? '1m'})`
+    : warmup !== undefined && String(warmup) !== '0' ? `warms up for ${warmup}` : 'has no warm-up'
+  const durationText = options.get('duration')
+  if (durationText === undefined) return `each run ${warm} and ends at a count`
+  const head = `each run ${warm}, then measures ${durationText}`
+  let durationS
+  try {
+    durationS = parseDuration(durationText, 'duration') / 1000
+  } catch {
+    return head
+  }
+  if (!study.precision) return head
+  const ingest = study.run.workload === 'ingest'
+  const batch = ingest ? Number(options.get('batch_size') ?? INGEST_BATCH_SIZE) : 1
+  const unit = ingest ? 'rows' : 'queries'
+  const needed = round(MIN_REQUESTS * batch / durationS, 1)
+  return `${head}: for ±${study.precision} its window should hold ${MIN_REQUESTS} requests (a count that moves in ` +
+    `steps of ${fmt(round(100 / MIN_REQUESTS, 1))}%), which ${durationText}${ingest ? ` of ${fmt(batch)}-row ` +
+    'batches' : ''} does at ${fmt(needed)} ${unit}/s or more; slower, give a longer --duration${ingest
+      ? ' or smaller batches' : ''} in run.args (said again after fork 1, at the rate measured)`
+}
+
+/**
+ * Whether fork `fork`'s runs ended a steady warm-up at its cap with their rate still moving: the line that says so,
+ * with a cap that gives them longer, or null. Their figures measure nodes that were not warm: two fresh nodes on
+ * one shared machine (a duet beside other work) climb for longer than one alone.
+ */
+function unsteadyWarmupLine ({ contenders, dir, fork }) {
+  const unsteady = contenders.map((c) => ({ name: c.name, result: forkResult(dir, fork, c.name) }))
+    .filter(({ result }) => result && result.warmup && result.warmup.until === 'steady' && !result.warmup.steady)
+  if (unsteady.length === 0) return null
+  const capS = Math.max(...unsteady.map(({ result }) => result.warmup.max_seconds))
+  const moves = unsteady.map(({ name, result }) => (typeof result.warmup.change_pct === 'number'
+    ? `${name} ${result.warmup.change_pct > 0 ? '+' : ''}${fmt(result.warmup.change_pct)}%` : name)).join(', ')
+  return `fork ${fork}'s runs were still climbing when the warm-up's cap of ${fmt(capS)} s ended it (from one ` +
+    `window to the next: ${moves}): their figures are of nodes not yet warm; --warmup ` +
+    `steady:${formatMs(capS * 2000)} in run.args gives them longer`
+}
+
 /** The forks that ran whole (every contender's run done or failed after its time was spent): how many. */
 const forksRun = (forks) => new Set(Object.entries(forks).filter(([, f]) => typeof f.wall_s === 'number')
   .map(([key]) => key.split('-')[0])).size
@@ -194,10 +244,13 @@ function positionOf (dir, contenders, forks) {
 // A duet whose runs' measured windows overlap less than this share of the longer one met different moments.
 const DUET_OVERLAP_SHARE = 0.9
 
-/** A run's measured window in ms since the epoch, [from, to]: after its warm-up, as long as its rates' window. */
+/**
+ * A run's measured window in ms since the epoch, [from, to]: as long as its rates' window, from its started_at (the
+ * measured window's start: after the warm-up, however long that took).
+ */
 function measuredWindow (result) {
   if (!result || !result.started_at || !(result.seconds > 0)) return null
-  const from = Date.parse(result.started_at) + ((result.warmup && result.warmup.seconds) || 0) * 1000
+  const from = Date.parse(result.started_at)
   return Number.isFinite(from) ? [from, from + result.seconds * 1000] : null
 }
 
@@ -266,4 +319,4 @@ function calibrationLine (comparisons, study) {
 }
 
 module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, overlapShare, stoppingOf, positionOf,
-  shortRunsLine }
+  shortRunsLine, runDesignLine, unsteadyWarmupLine }

@@ -130,6 +130,20 @@ function withDefaultWarmup (args) {
   return [...args, '--warmup', formatMs(warmupMs)]
 }
 
+/**
+ * The benchmark options with a comparison's default warm-up: `--warmup steady:2m` (until the nodes' rate is steady,
+ * at most two minutes) for a closed run of a --duration that gives none. A comparison starts its clusters fresh in
+ * every fork: a fixed warm-up measures where each fresh JVM is on its climb, a steady one measures it after. Two
+ * minutes: two fresh nodes of a duet beside a busy core were still climbing at a minute in 13 of 20 runs, and steady
+ * by 76 s in all 18 with two (docs/study.md).
+ */
+function withSteadyWarmup (args) {
+  if (!gives(args, 'duration') || ['warmup', 'rate', 'stages'].some((flag) => gives(args, flag))) return args
+  return [...args, '--warmup', STUDY_STEADY_WARMUP]
+}
+
+const STUDY_STEADY_WARMUP = 'steady:2m'
+
 /** The line a study prints when its runs get no warm-up, or null. */
 function noWarmupNote (args) {
   if (gives(args, 'warmup')) return null
@@ -137,5 +151,8 @@ function noWarmupNote (args) {
     'cluster) count in every figure. Give --duration (each run then warms up a tenth of it, at least 5 s) or --warmup'
 }
 
-module.exports = { runBenchmark, checkBenchmarkOptions, APP_OF, AFTER_DASH, withDefaultWarmup, noWarmupNote, gives,
-  MIN_WARMUP_MS }
+// An ingest run's rows a request when its options give no --batch_size.
+const INGEST_BATCH_SIZE = require('../workloads/ingest-options').options.batch_size.default
+
+module.exports = { runBenchmark, checkBenchmarkOptions, APP_OF, AFTER_DASH, withDefaultWarmup, withSteadyWarmup,
+  noWarmupNote, gives, MIN_WARMUP_MS, INGEST_BATCH_SIZE }

@@ -278,7 +278,7 @@ test('a node that dies during a fork\'s run is named with its last log lines, it
   - {name: b, tarball: ${tarball}, heap: 256m, http_port: ${port}${runAs}}
 forks: 2
 run:
-  args: [--duration, 3s, --processes, '1', --monitor_interval, '0', --timeout, 2s]
+  args: [--duration, 3s, --warmup, '0', --processes, '1', --monitor_interval, '0', --timeout, 2s]
 `)
   const out = path.join(root, 'out')
   const run = await study([file, '--out', out], { env,

@@ -5,6 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { compareContenders, differencesOf } = require('../../lib/study/comparison')
+const { warmupTogether } = require('../../lib/study/forks')
 const { tempDir } = require('../helpers/temp-files')
 const { memoryStream } = require('../helpers/memory-stream')
 const { joined } = require('../helpers/patterns')
@@ -49,3 +50,22 @@ test('what differs between contenders is named, as started (the version its node
     assert.deepEqual(differencesOf(same, { a: records.a, b: records.a }),
       ['nothing: the contenders are the same cluster (an A/A study)'])
   })
+
+test('a duet\'s runs with a steady warm-up meet in a fresh folder of their fork to end it together; others do not',
+  (t) => {
+  const dir = tempDir(t)
+  const contenders = [{ name: 'a', ports: [{ http: 4900, pg: 5900 }] },
+    { name: 'b', ports: [{ http: 4901, pg: 5901 }] }]
+  const configOf = (args) => ({ study: { run: { workload: 'ingest', args } } })
+  const meet = path.join(dir, 'forks', '3-warm-up')
+  fs.mkdirSync(meet, { recursive: true })
+  fs.writeFileSync(path.join(meet, '999.steady'), '{}\n')
+  assert.deepEqual(warmupTogether(3, contenders, { dir, config: configOf(['--duration', '20s']), env: {} }),
+    ['--warmup_together', meet, '--warmup_peers', '2'])
+  assert.deepEqual(fs.readdirSync(meet), [], 'a mark of an earlier try of this fork is gone')
+  for (const args of [['--duration', '20s', '--warmup', '30s'], ['--max_rows', '1000']]) {
+    assert.deepEqual(warmupTogether(4, contenders, { dir, config: configOf(args), env: {} }), [], args.join(' '))
+  }
+  assert.deepEqual(warmupTogether(5, contenders, { dir, config: configOf(['--duration', '20s', '--warmup',
+    'steady:2m']), env: {} }).slice(2), ['--warmup_peers', '2'])
+})

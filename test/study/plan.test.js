@@ -8,7 +8,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('../../lib/study/command')
-const { mixedConfigOf, sustainedArgs } = require('../../lib/study/plan')
+const { mixedConfigOf, sustainedArgs, contenderArgs } = require('../../lib/study/plan')
 const { BenchmarkOptions } = require('../../lib/sweep/benchmark-options')
 const { tempDir } = require('../helpers/temp-files')
 
@@ -76,4 +76,15 @@ test('the benchmark\'s options as a value: read once, edited, written back as gi
   assert.deepEqual(options.mapped((n) => (n === 'processes' ? 'ingest_processes' : null)).toArgv(),
     ['--ingest_processes', '2'])
   assert.throws(() => BenchmarkOptions.parse(['processes']), /'processes' is no option/)
+})
+
+test('a comparison\'s run warms up until steady unless its options give a warm-up, a rate or stages, or end at a count',
+  () => {
+  const study = (args) => ({ run: { workload: 'ingest', args } })
+  const argsOf = (args) => contenderArgs(study(args), { name: 'a', ports: [{ http: 4900, pg: 5900 }] }, {})
+  assert.deepEqual(argsOf(['--duration', '20s']).slice(-4), ['20s', '--warmup', 'steady:2m', '--json'])
+  for (const given of [['--duration', '20s', '--warmup', '0'], ['--duration', '20s', '--warmup=10s'],
+    ['--duration', '20s', '--rate', '1000'], ['--stages', '10s:1000'], ['--max_rows', '1000']]) {
+    assert.ok(!argsOf(given).includes('steady'), given.join(' '))
+  }
 })

@@ -4,7 +4,8 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { forksDecision, duetNotes, calibrationLine, overlapShare, stoppingOf, positionOf, shortRunsLine } =
+const { forksDecision, duetNotes, calibrationLine, overlapShare, stoppingOf, positionOf, shortRunsLine,
+  runDesignLine, unsteadyWarmupLine } =
   require('../../lib/study/precision')
 const { compareContenders, forkState } = require('../../lib/study/comparison')
 const { tempDir } = require('../helpers/temp-files')
@@ -109,15 +110,20 @@ test('calibration: the A/A study\'s smallest visible change on the terminal and 
 test('a duet whose runs measured at different moments says so, fork by fork; one whose windows overlap does not',
   (t) => {
     const dir = tempDir(t)
-    const write = (fork, name, startedAt, seconds) => fs.writeFileSync(path.join(dir, 'forks', `${fork}-${name}.json`),
-      JSON.stringify({ workload: 'ingest', started_at: startedAt, seconds, warmup: { seconds: 40 }, rows_per_sec: 1 }))
+    const write = (fork, name, startedAt, seconds, warmupS = 40) => fs.writeFileSync(path.join(dir, 'forks',
+      `${fork}-${name}.json`), JSON.stringify({ workload: 'ingest', started_at: startedAt, seconds,
+      warmup: { seconds: warmupS }, rows_per_sec: 1 }))
     fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
     // Fork 1 side by side (60 ms apart); fork 2's b began its load 12 s after a's, in 30-s windows: 60% together.
     write(1, 'a', '2026-11-28T08:00:00.000Z', 30)
     write(1, 'b', '2026-11-28T08:00:00.060Z', 30)
     write(2, 'a', '2026-11-28T08:10:00.000Z', 30)
     write(2, 'b', '2026-11-28T08:10:12.000Z', 30)
-    const notes = duetNotes(dir, contenders, [], [1, 2])
+    // Fork 3: steady warm-ups of 20 and 30 s that ended at one instant (started_at is the measured window's start,
+    // after the warm-up): side by side.
+    write(3, 'a', '2026-11-28T08:20:00.000Z', 30, 20)
+    write(3, 'b', '2026-11-28T08:20:00.040Z', 30, 30)
+    const notes = duetNotes(dir, contenders, [], [1, 2, 3])
     assert.equal(notes.length, 2, notes.join('\n'))
     assert.match(notes[1], /^duet: the measured windows of fork 2 overlapped 60% of the longer one: /)
     assert.equal(overlapShare([{ started_at: '2026-11-28T08:00:00Z', seconds: 10 }, { started_at: null }]), null,
@@ -199,4 +205,37 @@ test('runs too short for the precision asked are said after the first fork, with
   write('a', 400)
   write('b', 410)
   assert.equal(shortRunsLine({ study: { precision: '3%' }, contenders, dir, fork: 1 }), null)
+})
+
+test('before the first fork: how each run warms up and measures, and the rate its window needs for the precision',
+  () => {
+  const ingest = (args, precision = '3%') => runDesignLine({ precision, run: { workload: 'ingest', args } })
+  // A new user's options: 5,000-row batches, 20-s runs, no warm-up given: the steady one, and 50,000 rows/s needed.
+  assert.equal(ingest(['--batch_size', '5000', '--concurrent_requests', '4', '--duration', '20s']), 'each run warms ' +
+    'up until its rate is steady (at most 2m), then measures 20s: for ±3% its window should hold 200 requests (a ' +
+    'count that moves in steps of 0.5%), which 20s of 5,000-row batches does at 50,000 rows/s or more; slower, give ' +
+    'a longer --duration or smaller batches in run.args (said again after fork 1, at the rate measured)')
+  assert.match(ingest(['--duration', '30s', '--warmup', 'steady:2m']), /until its rate is steady \(at most 2m\), /)
+  assert.match(ingest(['--duration', '30s']), /which 30s of 10,000-row batches does at 66,666\.7 rows\/s or more/)
+  assert.equal(ingest(['--duration', '30s', '--warmup', '40s'], null), 'each run warms up for 40s, then measures 30s')
+  assert.equal(ingest(['--duration', '30s', '--warmup', '0'], null), 'each run has no warm-up, then measures 30s')
+  assert.equal(ingest(['--max_rows', '100000']), 'each run has no warm-up and ends at a count')
+  assert.match(runDesignLine({ precision: '5%', run: { workload: 'query', args: ['--duration', '40s'] } }),
+    /which 40s does at 5 queries\/s or more; slower, give a longer --duration in run\.args/)
+})
+
+test('runs whose steady warm-up ended at its cap with the rate still climbing are said after the first fork', (t) => {
+  const dir = tempDir(t)
+  fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+  const write = (name, warmup) => fs.writeFileSync(path.join(dir, 'forks', `1-${name}.json`),
+    JSON.stringify({ workload: 'ingest', rows_per_sec: 12_000, warmup }))
+  // As measured in an A/A duet of a user's options beside a busy core: both nodes still climbing at 60 s.
+  write('a', { seconds: 60, until: 'steady', max_seconds: 60, steady: false, change_pct: 50 })
+  write('b', { seconds: 60, until: 'steady', max_seconds: 60, steady: false, change_pct: 52.4 })
+  assert.equal(unsteadyWarmupLine({ contenders, dir, fork: 1 }), 'fork 1\'s runs were still climbing when the ' +
+    'warm-up\'s cap of 60 s ended it (from one window to the next: a +50%, b +52.4%): their figures are of nodes not ' +
+    'yet warm; --warmup steady:2m in run.args gives them longer')
+  write('a', { seconds: 41, until: 'steady', max_seconds: 60, steady: true, change_pct: 2 })
+  write('b', { seconds: 10, rows_ok: 1 })
+  assert.equal(unsteadyWarmupLine({ contenders, dir, fork: 1 }), null, 'steady, or a warm-up of a fixed time')
 })
