@@ -196,10 +196,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 test('stopped through the API in stage 2: stage 2 judged on what ran, 3 and 4 not run, no knee', () =>
   withCrateTestDouble({}, async (double) => {
-    const run = await steered(double, ['--stages', '3s:200,3s:400,10s:2000,10s:3000'], async (post) => {
-      await sleep(4500)
-      await post('/api/stop', {})
-    })
+    // Queueing is judged elsewhere (below): a loaded machine's stall in stage 2 (p99 84 ms against 19.6 in CI beside
+    // the suite) is no stop's doing, and this test is about what the stop leaves to judge.
+    const run = await steered(double, ['--stages', '3s:200,3s:400,10s:2000,10s:3000', '--queueing_factor', '0'],
+      async (post) => {
+        await sleep(4500)
+        await post('/api/stop', {})
+      })
     assert.equal(run.code, 0, run.stderr)
     const r = run.json
     assert.equal(r.stopped_by, 'api')
