@@ -19,18 +19,27 @@ const MAX_STEADY_MAX_MS = 600_000
  */
 function warmupOf (args) {
   const text = args.warmup === undefined ? '0' : String(args.warmup).trim()
-  const steady = /^steady(?::(.*))?$/.exec(text)
-  if (!steady) return { warmupMs: text === '0' ? 0 : parseDuration(args.warmup, 'warmup'), warmupSteady: false }
+  const maxMs = steadyCapOf(text)
+  if (maxMs === null) return { warmupMs: text === '0' ? 0 : parseDuration(args.warmup, 'warmup'), warmupSteady: false }
   if (args.rate !== undefined) {
     throw new UsageError('--warmup steady and --rate do not go together: a paced run\'s timetable is fixed at its ' +
       'start (give the warm-up as a time)')
   }
-  const maxMs = steady[1] === undefined ? DEFAULT_STEADY_MAX_MS : parseDuration(steady[1], 'warmup steady:')
   if (!(maxMs >= MIN_STEADY_MAX_MS) || maxMs > MAX_STEADY_MAX_MS) {
     throw new UsageError(`--warmup ${text}: a steady warm-up's cap must be from ${MIN_STEADY_MAX_MS / 1000} s to ` +
       `${MAX_STEADY_MAX_MS / 60_000} minutes`)
   }
   return { warmupMs: maxMs, warmupSteady: true }
+}
+
+/**
+ * The cap of a steady warm-up given as `text` (`steady`, `steady:2m`) in ms, or null when `text` is no steady warm-up:
+ * the one reading of the form, for the run and for a study that reads its runs' options.
+ */
+function steadyCapOf (text) {
+  const steady = /^steady(?::(.*))?$/.exec(String(text ?? '').trim())
+  if (!steady) return null
+  return steady[1] === undefined ? DEFAULT_STEADY_MAX_MS : parseDuration(steady[1], 'warmup steady:')
 }
 
 /** A study's duet: its runs end their steady warm-ups together (run/warmup-rendezvous.js). { dir, peers } or null. */
@@ -42,4 +51,4 @@ function warmupTogetherOf (args, options) {
     peers: requirePositiveInteger(args.warmup_peers ?? 2, 'warmup_peers') }
 }
 
-module.exports = { warmupOf, warmupTogetherOf }
+module.exports = { warmupOf, warmupTogetherOf, steadyCapOf }

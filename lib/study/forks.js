@@ -9,6 +9,7 @@ const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
 const { shuffled } = require('../sweep/grid/racing')
 const { withTarget } = require('./target-session')
 const { BenchmarkOptions } = require('../sweep/benchmark-options')
+const { steadyCapOf } = require('../cli/warmup-options')
 
 // A fork of a comparison: its contenders' clusters started fresh, the same benchmark run on each, their clusters
 // stopped. One after another in the order drawn for the fork (paired), or all at once (a duet: the same machine's
@@ -123,7 +124,7 @@ async function runFork (fork, contender, context) {
  */
 function warmupTogether (fork, contenders, { dir, config, env }) {
   const warmup = BenchmarkOptions.parse(contenderArgs(config.study, contenders[0], env)).get('warmup')
-  if (!/^steady(:|$)/.test(String(warmup ?? ''))) return []
+  if (steadyCapOf(warmup) === null) return []
   const meet = path.join(dir, 'forks', `${fork}-warm-up`)
   fs.rmSync(meet, { recursive: true, force: true })
   fs.mkdirSync(meet, { recursive: true })

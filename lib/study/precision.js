@@ -5,6 +5,7 @@ const path = require('node:path')
 const { fmt, round } = require('../base/format')
 const { formatMs, parseDuration } = require('../base/values')
 const { BenchmarkOptions } = require('../sweep/benchmark-options')
+const { steadyCapOf } = require('../cli/warmup-options')
 const { withSteadyWarmup, INGEST_BATCH_SIZE } = require('../sweep/benchmark-run')
 const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../sweep/budget')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
@@ -144,8 +145,8 @@ function shortRunsLine ({ study, contenders, dir, fork }) {
 function runDesignLine (study) {
   const options = BenchmarkOptions.parse(withSteadyWarmup(study.run.args))
   const warmup = options.get('warmup')
-  const steady = /^steady(?::(.+))?$/.exec(String(warmup ?? ''))
-  const warm = steady ? `warms up until its rate is steady (at most ${steady[1] ?? '1m'})`
+  const capMs = steadyCapOf(warmup)
+  const warm = capMs !== null ? `warms up until its rate is steady (at most ${formatMs(capMs)})`
     : warmup !== undefined && String(warmup) !== '0' ? `warms up for ${warmup}` : 'has no warm-up'
   const durationText = options.get('duration')
   if (durationText === undefined) return `each run ${warm} and ends at a count`
