@@ -17,8 +17,9 @@ const { planContenders } = require('./plan')
 const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
 const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks } = require('./forks')
-const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf, shortRunsLine,
-  runDesignLine, unsteadyWarmupLine } = require('./precision')
+const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf,
+  unsteadyWarmupLine } = require('./precision')
+const { runDesignLine, runLengthAfter, durationFor } = require('./run-length')
 const { halfWidthPct } = require('../reports/compare/paired')
 
 // A comparison conducted. Each fork starts every contender fresh, in an order drawn anew for the fork (paired: a
@@ -29,7 +30,8 @@ const { halfWidthPct } = require('../reports/compare/paired')
 // during which a node died is kept out (its fork not done: the same command runs it again).
 
 /** Every fork not done, in turn; then the comparison of what is done. Returns the exit code. */
-async function runComparison (config, progress, { stderr, signals, run, env, random = randomInt }) {
+async function runComparison (config, progress, { stderr, signals, run, env, random = randomInt, clusters,
+  now = Date.now }) {
   const log = (line) => stderr.write(`${line}\n`)
   let calibration = null
   if (config.study.calibrate) {
@@ -41,24 +43,27 @@ async function runComparison (config, progress, { stderr, signals, run, env, ran
       'lets the study see')
     const dir = path.join(config.out, 'calibration')
     const outcome = await conduct(config, { dir, contenders: [base, again], forks: progress.calibration.forks,
-      progress, stderr, signals, run, env, random })
+      progress, stderr, signals, run, env, random, clusters, now, phase: 'calibration' })
     if (outcome.code !== EXIT.OK) return outcome.code
     calibration = compareContenders(config, { dir, contenders: [base, again], forks: progress.calibration.forks,
-      stderr, warnings: outcome.warnings, calibrationOf: true })
+      stderr, warnings: outcome.warnings, calibrationOf: true, runLength: progress.run_length })
   }
   const outcome = await conduct(config, { dir: config.out, contenders: config.contenders, forks: progress.forks,
-    progress, stderr, signals, run, env, random })
+    progress, stderr, signals, run, env, random, clusters, now, phase: 'comparison' })
   if (outcome.code !== EXIT.OK) return outcome.code
   compareContenders(config, { dir: config.out, contenders: config.contenders, forks: progress.forks, stderr,
-    warnings: outcome.warnings, calibration, stop: outcome.stop })
+    warnings: outcome.warnings, calibration, stop: outcome.stop, runLength: progress.run_length })
   return outcome.warnings.length ? EXIT.PARTIAL : EXIT.OK
 }
 
 /**
  * The forks of `contenders` into `dir`, their states in `forks` (within `progress`, written after each): fixed forks,
- * or added until forksDecision stops them. { code, warnings }: code not OK when interrupted or a cluster cannot start.
+ * or added until forksDecision stops them. Runs too short for the precision asked are lengthened after the first fork
+ * (progress.run_length; a comparison after its calibration runs at the calibration's length from its first fork).
+ * { code, warnings }: code not OK when interrupted or a cluster cannot start.
  */
-async function conduct (config, { dir, contenders, forks, progress, stderr, signals, run, env, random }) {
+async function conduct (config, { dir, contenders, forks, progress, stderr, signals, run, env, random, clusters, now,
+  phase }) {
   const study = config.study
   const log = (line) => stderr.write(`${line}\n`)
   const file = path.join(config.out, 'study.json')
@@ -72,7 +77,15 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
     : `${study.forks} fork${study.forks === 1 ? '' : 's'}`} (${study.duet ? 'a duet: the contenders run at once, ' +
     'each with its own load generator' : 'each contender started fresh in each, in a random order'}), ` +
     `${study.run.workload}; ${done() ? `resuming: ${done()} runs done; ` : ''}results in ${dir}`)
+  // The calibration decided the runs' length: this comparison measures as it did, from its first fork.
+  const inherited = phase === 'comparison' && Boolean(progress.run_length && progress.run_length.in === 'calibration')
   log(`study: ${runDesignLine(study)}`)
+  const decided = progress.run_length
+  if (decided && decided.duration) {
+    log(`study: ${inherited ? 'every fork\'s' : `from fork ${decided.from_fork} on, the`} runs measure ` +
+      `${decided.duration} instead of ${decided.given}, as decided after ` +
+      `${decided.in === 'calibration' ? 'the calibration\'s' : 'the'} fork ${decided.from_fork - 1}`)
+  }
   const walls = []
   const warnings = []
   let stop = null
@@ -99,8 +112,9 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
     const head = (c) => `[fork ${fork}${sequential ? '' : ` of ${study.forks}`}: ${c.name}]`
     const estimate = walls.length && !sequential ? ` (about ${minutes(timeLeftS(study.forks - fork + 1, walls))} left)`
       : ''
-    const began = Date.now()
-    const context = { dir, config, stderr, signals, run, env, log, headOf: head }
+    const began = now()
+    const duration = durationFor(fork, progress.run_length, { inherited })
+    const context = { dir, config, stderr, signals, run, env, log, headOf: head, duration, clusters }
     const mark = (c, status) => {
       forks[forkKey(fork, c)] = status
       writeProgress(file, progress)
@@ -120,7 +134,7 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
         if (outcomes[c.name].interrupted || outcomes[c.name].fatal) break
       }
     }
-    const wallS = (Date.now() - began) / 1000
+    const wallS = (now() - began) / 1000
     for (const c of contenders.filter((x) => outcomes[x.name])) {
       const o = outcomes[c.name]
       if (o.interrupted) {
@@ -130,15 +144,20 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
       if (o.fatal) {
         throw Object.assign(new Error(`${head(c)} ${o.why}`), { exitCode: EXIT.CANNOT_RUN })
       }
-      mark(c, forkState(o, wallS, Object.keys(outcomes).length))
+      mark(c, forkState(o, wallS, Object.keys(outcomes).length, duration))
       if (o.failed) warnings.push(`fork ${fork} of ${c.name}: ${o.why}: not compared`)
     }
     walls.push(wallS)
     // The throughput ratio's interval as the forks go: a user sees it narrow (or not) towards the precision.
     for (const line of ratioLines({ contenders, forks, dir, study })) log(`[fork ${fork}] ${line}`)
-    // After the first fork: runs too short for the precision asked are said, with the duration that would do.
-    const short = fork === 1 && study.precision ? shortRunsLine({ study, contenders, dir, fork }) : null
-    if (short) log(`forks: ${short}`)
+    // After the first fork: runs too short for the precision asked measure longer from the next one on, or are said.
+    const length = fork === 1 && !progress.run_length ? runLengthAfter({ study, contenders, dir, fork, wallS,
+      spentS: wallS }) : null
+    if (length) log(`forks: ${length.line}`)
+    if (length && length.duration) {
+      progress.run_length = { ...length, in: phase }
+      writeProgress(file, progress)
+    }
     const unsteady = fork === 1 ? unsteadyWarmupLine({ contenders, dir, fork }) : null
     if (unsteady) log(`forks: ${unsteady}`)
   }
@@ -162,9 +181,9 @@ const signed = (x) => `${x > 0 ? '+' : ''}${fmt(round(x, 1))}`
  * A contender's state in study.json after a fork of `wallS` seconds that ran `ran` contenders (one after another, or
  * at once in a duet): its share of the fork's time, so that the budget counts each fork's time once.
  */
-const forkState = (outcome, wallS, ran) => (outcome.done
+const forkState = (outcome, wallS, ran, duration = null) => (outcome.done
   ? { status: 'done', exit_code: outcome.code, wall_s: Math.round(wallS / ran),
-      ...(outcome.position ? { position: outcome.position } : {}) }
+      ...(outcome.position ? { position: outcome.position } : {}), ...(duration ? { duration } : {}) }
   : { status: 'failed', why: outcome.why })
 
 /** A target's heap per node as it said of itself: "1 GB" (each node alike), "1 GB, 2 GB" (not), or unknown. */
@@ -204,7 +223,7 @@ function differencesOf (contenders, records) {
  * every warning on the terminal too. Returns the comparisons (the calibration's own when `calibrationOf`).
  */
 function compareContenders (config, { dir = config.out, contenders = config.study.contenders, forks = null, stderr,
-  warnings = [], calibration = null, calibrationOf = false, stop = null }) {
+  warnings = [], calibration = null, calibrationOf = false, stop = null, runLength = null }) {
   const records = Object.fromEntries(contenders.map((c) => [c.name,
     partResult(path.join(dir, 'forks', `1-${c.name}-cluster-record.json`))]))
   const measured = config.file ? measuredHeader(config, Object.values(records)) : null
@@ -232,11 +251,12 @@ function compareContenders (config, { dir = config.out, contenders = config.stud
   if (position && position.warning) notes.push(position.warning)
   replaceFile(path.join(dir, 'comparison.json'), `${JSON.stringify({ measured, differences, contenders,
     forks: comparisons.length ? comparisons[0].forks.length : 0, mode: config.study.duet ? 'duet' : 'paired',
-    stopping, ...(position ? { position } : {}),
+    stopping, ...(position ? { position } : {}), ...(runLength ? { run_length: runLength } : {}),
     calibration: calibration ? { comparisons: calibration, line: calibrated } : null, comparisons, warnings: notes },
   null, 1)}\n`)
   const headerLines = [...(measured ? measuredLines(measured) : []), ...differences.map((d) => `differs: ${d}`),
-    ...(calibrated ? [calibrated] : []), stopping.line, ...(position ? [position.line] : [])]
+    ...(calibrated ? [calibrated] : []), stopping.line, ...(runLength ? [`runs: ${runLength.line}`] : []),
+    ...(position ? [position.line] : [])]
   // Forwarded: files named from the page's own folder, never by this machine's paths.
   comparisons.forEach((c, i) => replaceFile(path.join(dir, i === 0 ? 'comparison.html'
     : `comparison-${c.new}.html`), relativePaths(renderCompareHtml(c, { title: `${c.new} against ${c.base}` +

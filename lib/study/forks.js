@@ -18,6 +18,10 @@ const { steadyCapOf } = require('../cli/warmup-options')
 
 const forkKey = (fork, contender) => `${fork}-${contender.name}`
 
+// How a fork starts and stops a contender's cluster: recorded (provision/recorded-start.js); a test conducts a
+// comparison in-process with its own.
+const RECORDED = { start: startRecorded, stop: stopRecorded }
+
 /** A contender's result of a fork, read as a study part's is (partResult), or null when there is none. */
 function forkResult (dir, fork, name) {
   const result = partResult(path.join(dir, 'forks', `${fork}-${name}.json`))
@@ -26,11 +30,16 @@ function forkResult (dir, fork, name) {
 
 /**
  * The forks where every one of `names` has a result (a fork that failed for one is no pair): fork numbers. `forks`:
- * their states in study.json (only those done count), or null to take every result in `dir`/forks.
+ * their states in study.json (only those done count), or null to take every result in `dir`/forks. Once a
+ * comparison's runs were lengthened (study/run-length.js: a state's `duration`), only the forks at that length pair:
+ * the first fork's short windows were its pilot, and their spread would widen every interval.
  */
 function pairedForks (dir, names, forks) {
   const numbers = new Set()
-  for (const key of Object.keys(forks ?? {})) numbers.add(Number(key.split('-')[0]))
+  const lengthened = Object.values(forks ?? {}).some((f) => f.duration)
+  for (const [key, state] of Object.entries(forks ?? {})) {
+    if (!lengthened || state.duration) numbers.add(Number(key.split('-')[0]))
+  }
   if (!forks) {
     for (const f of fs.existsSync(path.join(dir, 'forks')) ? fs.readdirSync(path.join(dir, 'forks')) : []) {
       const m = /^(\d+)-.+\.json$/.exec(f)
@@ -42,12 +51,12 @@ function pairedForks (dir, names, forks) {
 }
 
 /** The contender's cluster, started in `dir`/forks (its record written for its run), or an outcome that ends it. */
-async function startContender (fork, contender, { dir, signals, env, log }) {
+async function startContender (fork, contender, { dir, signals, env, log, clusters = RECORDED }) {
   const key = forkKey(fork, contender)
   const clusterDir = path.join(dir, 'forks', `${key}-cluster`)
   fs.rmSync(clusterDir, { recursive: true, force: true })
   try {
-    return await startRecorded({ ...contender, dir: clusterDir }, { recordFile: path.join(dir, 'forks',
+    return await clusters.start({ ...contender, dir: clusterDir }, { recordFile: path.join(dir, 'forks',
       `${key}-cluster-record.json`), log: (line) => log(`  ${line}`), signals, env })
   } catch (error) {
     if (signals.interrupted) return { outcome: { interrupted: true } }
@@ -61,12 +70,12 @@ async function startContender (fork, contender, { dir, signals, env, log }) {
  * (none for a target, whose runs read it from sys.nodes).
  */
 async function runOn (fork, contender, { recordFile, lost, together = [] }, { dir, config, stderr, signals, run,
-  env }) {
+  env, duration = null }) {
   const key = forkKey(fork, contender)
   const studyRun = studyRunOf(run, { out: config.out, recordFile, stderr })
   const resultFile = path.join(dir, 'forks', `${key}.json`)
   const outcome = await studyRun({ app: APP_OF[config.study.run.workload], what: `fork ${fork} of ${contender.name}`,
-    args: [...contenderArgs(config.study, contender, env), ...together], resultFile,
+    args: [...contenderArgs(config.study, contender, env, { duration }), ...together], resultFile,
     logFile: path.join(dir, 'forks', `${key}.log`), signals })
   return { outcome, lost: await lost('run'), resultFile }
 }
@@ -87,8 +96,8 @@ function judged (ran, { head, log, signals }) {
   return { done: true, code: ran.outcome.code }
 }
 
-async function stopQuietly (started, head, log) {
-  const error = await stopRecorded(started, { keepLogs: true })
+async function stopQuietly (started, head, { log, clusters = RECORDED }) {
+  const error = await clusters.stop(started, { keepLogs: true })
   if (error) log(`${head} warning: stopping its cluster: ${error.message}`)
 }
 
@@ -113,7 +122,7 @@ async function runFork (fork, contender, context) {
     ran = await runOn(fork, contender, { recordFile: started.recordFile, lost: diedIn(started, fork, contender,
       context) }, context)
   } finally {
-    await stopQuietly(started, head, log)
+    await stopQuietly(started, head, context)
   }
   return judged(ran, { head, log, signals })
 }
@@ -167,7 +176,7 @@ async function runDuet (fork, contenders, context) {
     })
     return outcomes
   } finally {
-    for (const s of started) await stopQuietly(s, context.headOf(s.contender), log)
+    for (const s of started) await stopQuietly(s, context.headOf(s.contender), context)
   }
 }
 

@@ -153,9 +153,15 @@ function planContenders (study) {
   })
 }
 
-/** A contender's run: the benchmark's options against its nodes (a target's: its hosts). */
-function contenderArgs (study, contender, env) {
-  return [...connectionOf(contender, study.run.args, env), ...withSteadyWarmup(study.run.args), '--json']
+/**
+ * A contender's run: the benchmark's options against its nodes (a target's: its hosts); `duration`: a comparison's
+ * runs lengthened for its precision (study/run-length.js) measure that long instead of run.args' --duration.
+ */
+function contenderArgs (study, contender, env, { duration = null } = {}) {
+  const args = withSteadyWarmup(study.run.args)
+  const run = duration ? BenchmarkOptions.parse(args).with(BenchmarkOptions.parse(['--duration', duration])).toArgv()
+    : args
+  return [...connectionOf(contender, study.run.args, env), ...run, '--json']
 }
 
 /** Checks a comparison's run as it will run against each contender, before any cluster starts. */

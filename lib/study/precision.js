@@ -3,10 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { fmt, round } = require('../base/format')
-const { formatMs, parseDuration } = require('../base/values')
-const { BenchmarkOptions } = require('../sweep/benchmark-options')
-const { steadyCapOf } = require('../cli/warmup-options')
-const { withSteadyWarmup, INGEST_BATCH_SIZE } = require('../sweep/benchmark-run')
+const { formatMs } = require('../base/values')
 const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../sweep/budget')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { studentTQuantile } = require('../reports/compare/welch')
@@ -78,7 +75,7 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
   }
   const budgetS = budgetSeconds(study.budget)
   const spentS = spentOf(forks)
-  const perForkS = spentS / Math.max(1, ran)
+  const perForkS = perForkOf(forks)
   if (!fitsBudget({ budgetS, spentS, walls: ran ? [perForkS] : [] })) {
     return { stop: true, reason: 'budget', forks: ran, widest_points: widestPoints,
       text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (${formatMs(Math.round(spentS) * 1000)} of ` +
@@ -113,61 +110,6 @@ function reachableOf ({ name, widest, paired, budgetS, spentS, perForkS, precisi
     'or ask less' }
 }
 
-// Requests a run's window should hold for its throughput to stand on more than a handful of answers: a window of 28
-// batches counts its rate in steps of 3.6%, coarser than the precision a study asks.
-const MIN_REQUESTS = 200
-
-/**
- * Whether fork `fork`'s runs measured too few requests in their windows for the precision asked: the line that says
- * so, with the duration that would hold MIN_REQUESTS at the rate measured, or null. A throughput is a count of answers
- * over a window; one of a few dozen moves by a whole answer's share between otherwise equal runs.
- */
-function shortRunsLine ({ study, contenders, dir, fork }) {
-  const counts = contenders.map((c) => forkResult(dir, fork, c.name)).filter(Boolean)
-    .map((r) => ({ requests: r.requests, seconds: r.seconds })).filter((r) => Number.isFinite(r.requests))
-  if (counts.length === 0) return null
-  const fewest = counts.reduce((a, r) => (r.requests < a.requests ? r : a))
-  if (fewest.requests >= MIN_REQUESTS) return null
-  const stepPct = round(100 / Math.max(1, fewest.requests), 1)
-  const needS = fewest.seconds > 0 ? Math.ceil((fewest.seconds * MIN_REQUESTS / Math.max(1, fewest.requests)) / 10) *
-    10 : null
-  return `each run measured as few as ${fewest.requests} requests in its ${fmt(fewest.seconds)}-s window: its ` +
-    `throughput moves in steps of ${fmt(stepPct)}% a request, coarse for the ±${study.precision} asked; ` +
-    `${needS ? `--duration ${needS}s (or more) in run.args holds ${MIN_REQUESTS} at this rate, ` : ''}or smaller ` +
-    'batches'
-}
-
-/**
- * How each run of a comparison is made, said before the first fork: its warm-up, its measured window and, with a
- * precision asked, the rate at which that window holds MIN_REQUESTS requests. A run too short for the precision is
- * seen before the budget is spent on it (shortRunsLine says it again with the rate fork 1 measured).
- */
-function runDesignLine (study) {
-  const options = BenchmarkOptions.parse(withSteadyWarmup(study.run.args))
-  const warmup = options.get('warmup')
-  const capMs = steadyCapOf(warmup)
-  const warm = capMs !== null ? `warms up until its rate is steady (at most ${formatMs(capMs)})`
-    : warmup !== undefined && String(warmup) !== '0' ? `warms up for ${warmup}` : 'has no warm-up'
-  const durationText = options.get('duration')
-  if (durationText === undefined) return `each run ${warm} and ends at a count`
-  const head = `each run ${warm}, then measures ${durationText}`
-  let durationS
-  try {
-    durationS = parseDuration(durationText, 'duration') / 1000
-  } catch {
-    return head
-  }
-  if (!study.precision) return head
-  const ingest = study.run.workload === 'ingest'
-  const batch = ingest ? Number(options.get('batch_size') ?? INGEST_BATCH_SIZE) : 1
-  const unit = ingest ? 'rows' : 'queries'
-  const needed = round(MIN_REQUESTS * batch / durationS, 1)
-  return `${head}: for ±${study.precision} its window should hold ${MIN_REQUESTS} requests (a count that moves in ` +
-    `steps of ${fmt(round(100 / MIN_REQUESTS, 1))}%), which ${durationText}${ingest ? ` of ${fmt(batch)}-row ` +
-    'batches' : ''} does at ${fmt(needed)} ${unit}/s or more; slower, give a longer --duration${ingest
-      ? ' or smaller batches' : ''} in run.args (said again after fork 1, at the rate measured)`
-}
-
 /**
  * Whether fork `fork`'s runs ended a steady warm-up at its cap with their rate still moving: the line that says so,
  * with a cap that gives them longer, or null. Their figures measure nodes that were not warm: two fresh nodes on
@@ -188,6 +130,24 @@ function unsteadyWarmupLine ({ contenders, dir, fork }) {
 /** The forks that ran whole (every contender's run done or failed after its time was spent): how many. */
 const forksRun = (forks) => new Set(Object.entries(forks).filter(([, f]) => typeof f.wall_s === 'number')
   .map(([key]) => key.split('-')[0])).size
+
+/**
+ * A fork's time at the runs' length now: the mean over the forks that measured as long as the last did (forks of a
+ * comparison whose runs were lengthened after the first take longer from then on), 0 before any ran.
+ */
+function perForkOf (forks) {
+  const byFork = new Map()
+  for (const [key, f] of Object.entries(forks).filter(([, f]) => typeof f.wall_s === 'number')) {
+    const fork = Number(key.split('-')[0])
+    const one = byFork.get(fork) ?? { wallS: 0, duration: f.duration ?? null }
+    one.wallS += f.wall_s
+    byFork.set(fork, one)
+  }
+  if (byFork.size === 0) return 0
+  const last = byFork.get(Math.max(...byFork.keys())).duration
+  const same = [...byFork.values()].filter((f) => f.duration === last)
+  return same.reduce((a, f) => a + f.wallS, 0) / same.length
+}
 
 /** The time the forks took, each fork's once (its contenders' shares of it added up). */
 const spentOf = (forks) => Object.values(forks).filter((f) => typeof f.wall_s === 'number')
@@ -320,4 +280,4 @@ function calibrationLine (comparisons, study) {
 }
 
 module.exports = { forksDecision, duetNotes, calibrationLine, ratiosOf, overlapShare, stoppingOf, positionOf,
-  shortRunsLine, runDesignLine, unsteadyWarmupLine }
+  unsteadyWarmupLine, perForkOf }

@@ -22,7 +22,10 @@ function readProgress (file, study) {
     throw new UsageError(`${file} holds a study of another file or settings: give another --out, or the same file to ` +
       'resume')
   }
-  return { study, shapes: saved.shapes || {}, forks: saved.forks || {} }
+  // A comparison's calibration and the runs' length decided after a first fork are resumed as they were.
+  return { study, shapes: saved.shapes || {}, forks: saved.forks || {},
+    ...(saved.calibration ? { calibration: saved.calibration } : {}),
+    ...(saved.run_length ? { run_length: saved.run_length } : {}) }
 }
 
 const writeProgress = (file, progress) => replaceFile(file, `${JSON.stringify(progress, null, 1)}\n`)

@@ -99,13 +99,12 @@ const KEYS = {
     'cpu_precision', 'budget', 'calibrate'],
   target: ['name', 'hosts', 'nodes', 'user', 'pg_port', 'up', 'down', 'wait'],
   contender: ['name', 'version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
-  run: ['workload', 'args'],
+  run: ['workload', 'args', 'lengthen'],
   cluster: ['version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
   grid: ['vary', 'repeat', 'duration', 'warmup', 'prefill', 'slo', 'args', 'precision', 'budget'],
   mixed: ['queries', 'query_rate', 'slo', 'duration', 'warmup', 'start', 'edge_repeat', 'max_steps', 'args'],
   sustained: ['duration', 'prefill', 'args']
 }
-const DIMENSIONS = ['batch_size', 'concurrent_requests', 'processes', 'shards', 'replicas']
 
 const where = (section, key) => (section ? `${section}.${key}` : key)
 
@@ -184,15 +183,14 @@ function readStudy (file) {
     checkCluster(cluster, Math.max(...nodes), 'cluster')
   }
   const g = study.grid
-  if (!g.vary || typeof g.vary !== 'object' || Array.isArray(g.vary) || Object.keys(g.vary).length < 2) {
+  // Only the file's form is read here: which settings a grid varies, and how many, are the grid's own rules
+  // (sweep/grid/config.js), checked with the plan and named by this key.
+  if (!g.vary || typeof g.vary !== 'object' || Array.isArray(g.vary)) {
     throw new UsageError('grid.vary must name two settings or more, each with its values (batch_size: [2000, 5000])')
   }
   for (const [name, values] of Object.entries(g.vary)) {
-    if (!DIMENSIONS.includes(name)) {
-      throw new UsageError(`grid.vary.${name} is no setting a grid varies (${DIMENSIONS.join(', ')})`)
-    }
-    if (!Array.isArray(values) || values.length < 2) {
-      throw new UsageError(`grid.vary.${name} must list two values or more`)
+    if (!Array.isArray(values) || values.some((v) => !['string', 'number'].includes(typeof v) || /,/.test(v))) {
+      throw new UsageError(`grid.vary.${name} must list its values (${name}: [1, 2])`)
     }
   }
   const m = study.mixed
@@ -379,7 +377,11 @@ function contendersOf (study) {
   if (!['ingest', 'query'].includes(workload)) {
     throw new UsageError(`run.workload must be ingest or query (got '${workload}')`)
   }
-  return { contenders, forks, run: { workload, args: strings(run.args, 'run.args') }, duet: flagOf(study.duet, 'duet'),
+  // run.lengthen: false keeps a precision's runs at the --duration given (kept only when given: a study folder of a
+  // file without it resumes as before).
+  const lengthen = run.lengthen === undefined ? {} : { lengthen: flagOf(run.lengthen, 'run.lengthen') }
+  return { contenders, forks, run: { workload, args: strings(run.args, 'run.args'), ...lengthen },
+    duet: flagOf(study.duet, 'duet'),
     precision, ...(cpuPrecision !== null ? { cpu_precision: cpuPrecision } : {}), budget,
     calibrate: flagOf(study.calibrate, 'calibrate') }
 }

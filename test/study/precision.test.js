@@ -4,9 +4,8 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { forksDecision, duetNotes, calibrationLine, overlapShare, stoppingOf, positionOf, shortRunsLine,
-  runDesignLine, unsteadyWarmupLine } =
-  require('../../lib/study/precision')
+const { forksDecision, duetNotes, calibrationLine, overlapShare, stoppingOf, positionOf, unsteadyWarmupLine,
+  perForkOf } = require('../../lib/study/precision')
 const { compareContenders, forkState } = require('../../lib/study/comparison')
 const { tempDir } = require('../helpers/temp-files')
 const { memoryStream } = require('../helpers/memory-stream')
@@ -191,39 +190,6 @@ test('with cpu_precision the forks stop only when the CPU per row\'s interval is
   assert.match(stoppingOf(study, tightForks, done).line, /\(asked: ±2% on the throughput ratio, ±1% on the CPU per /)
 })
 
-test('runs too short for the precision asked are said after the first fork, with a duration that would do', (t) => {
-  const dir = tempDir(t)
-  fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
-  const write = (name, requests) => fs.writeFileSync(path.join(dir, 'forks', `1-${name}.json`),
-    JSON.stringify({ workload: 'ingest', rows_per_sec: 7000, requests, seconds: 20 }))
-  write('a', 28)
-  write('b', 31)
-  // 28 batches of 5,000 rows in a 20-s window, as a new user's A/A duet measured: steps of 3.6% a request.
-  assert.equal(shortRunsLine({ study: { precision: '3%' }, contenders, dir, fork: 1 }), 'each run measured as few ' +
-    'as 28 requests in its 20-s window: its throughput moves in steps of 3.6% a request, coarse for the ±3% asked; ' +
-    '--duration 150s (or more) in run.args holds 200 at this rate, or smaller batches')
-  write('a', 400)
-  write('b', 410)
-  assert.equal(shortRunsLine({ study: { precision: '3%' }, contenders, dir, fork: 1 }), null)
-})
-
-test('before the first fork: how each run warms up and measures, and the rate its window needs for the precision',
-  () => {
-  const ingest = (args, precision = '3%') => runDesignLine({ precision, run: { workload: 'ingest', args } })
-  // A new user's options: 5,000-row batches, 20-s runs, no warm-up given: the steady one, and 50,000 rows/s needed.
-  assert.equal(ingest(['--batch_size', '5000', '--concurrent_requests', '4', '--duration', '20s']), 'each run warms ' +
-    'up until its rate is steady (at most 2m), then measures 20s: for ±3% its window should hold 200 requests (a ' +
-    'count that moves in steps of 0.5%), which 20s of 5,000-row batches does at 50,000 rows/s or more; slower, give ' +
-    'a longer --duration or smaller batches in run.args (said again after fork 1, at the rate measured)')
-  assert.match(ingest(['--duration', '30s', '--warmup', 'steady:2m']), /until its rate is steady \(at most 2m\), /)
-  assert.match(ingest(['--duration', '30s']), /which 30s of 10,000-row batches does at 66,666\.7 rows\/s or more/)
-  assert.equal(ingest(['--duration', '30s', '--warmup', '40s'], null), 'each run warms up for 40s, then measures 30s')
-  assert.equal(ingest(['--duration', '30s', '--warmup', '0'], null), 'each run has no warm-up, then measures 30s')
-  assert.equal(ingest(['--max_rows', '100000']), 'each run has no warm-up and ends at a count')
-  assert.match(runDesignLine({ precision: '5%', run: { workload: 'query', args: ['--duration', '40s'] } }),
-    /which 40s does at 5 queries\/s or more; slower, give a longer --duration in run\.args/)
-})
-
 test('runs whose steady warm-up ended at its cap with the rate still climbing are said after the first fork', (t) => {
   const dir = tempDir(t)
   fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
@@ -238,4 +204,15 @@ test('runs whose steady warm-up ended at its cap with the rate still climbing ar
   write('a', { seconds: 41, until: 'steady', max_seconds: 60, steady: true, change_pct: 2 })
   write('b', { seconds: 10, rows_ok: 1 })
   assert.equal(unsteadyWarmupLine({ contenders, dir, fork: 1 }), null, 'steady, or a warm-up of a fixed time')
+})
+
+test('a fork\'s time for the budget is that of the forks at the runs\' length now, once they were lengthened', () => {
+  // Fork 1 at the 20 s given (130 s a duet), forks 2 and 3 lengthened to 90 s (200 s): another fork takes 200 s, not
+  // the 177 s of all three.
+  const forks = { '1-a': { status: 'done', wall_s: 130 }, '2-a': { status: 'done', wall_s: 195, duration: '90s' },
+    '3-a': { status: 'done', wall_s: 205, duration: '90s' }, '4-a': { status: 'started' } }
+  assert.equal(perForkOf(forks), 200)
+  // Paired forks: each contender's share of its fork, added up.
+  assert.equal(perForkOf({ '1-a': { status: 'done', wall_s: 60 }, '1-b': { status: 'done', wall_s: 60 } }), 120)
+  assert.equal(perForkOf({}), 0)
 })

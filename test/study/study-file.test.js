@@ -6,6 +6,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { shapePlanS } = require('../../lib/study/progress')
 const { readStudy } = require('../../lib/study/study-file')
+const { parseArgs } = require('../../lib/study/command')
 const { tempDir } = require('../helpers/temp-files')
 const { UsageError } = require('../../lib/base/errors')
 
@@ -21,8 +22,18 @@ test('a study file is checked whole before anything starts; the plan counts ever
   assert.deepEqual([study.shapes, study.grid.repeat, study.cluster.heap], [[1, 3], 3, '1g'])
   // A warm-up run and 12 runs of 10 s with 5 s of warm-up, ten mixed steps of 10 s and 10 s, 10 minutes, the start.
   assert.equal(Math.round(shapePlanS(study) / 60), Math.round((40 + 13 * 19 + 10 * 23 + 610) / 60))
-  fs.writeFileSync(file, 'cluster: {version: 6.4.3}\ngrid: {vary: {batch_size: [1, 2], shard_count: [1, 2]}}\n')
-  assert.throws(() => readStudy(file), /grid\.vary\.shard_count is no setting a grid varies/)
+  // The grid's own rules, named by the study file's key: which settings it varies, how many, each value.
+  for (const [vary, error] of [
+    ['{batch_size: [1, 2], shard_count: [1, 2]}', /^grid\.vary shard_count: a grid varies batch_size, /],
+    ['{batch_size: [1, 2]}', /^a grid needs grid\.vary NAME=V1,V2,… at least twice/],
+    ['{batch_size: [1, 1000], processes: [1, x]}', /^grid\.vary processes: 'x' is not a value; give /],
+    ['{batch_size: [1, 2], processes: "1,2"}', /^grid\.vary\.processes must list its values \(processes: \[1, 2\]\)$/],
+    ['[batch_size]', /^grid\.vary must name two settings or more/]
+  ]) {
+    fs.writeFileSync(file, `cluster: {version: 6.4.3}\ngrid: {vary: ${vary}}\n`)
+    assert.throws(() => parseArgs([file, '--out', path.join(dir, 'out')], {}),
+      (e) => e instanceof UsageError && error.test(e.message), vary)
+  }
   fs.writeFileSync(file, 'cluster: [1]\ngrid: {vary: {batch_size: [1, 2], processes: [1, 2]}}\n')
   assert.throws(() => readStudy(file), /cluster must be a mapping of keys/)
   fs.writeFileSync(file, ': :\n')
@@ -46,6 +57,7 @@ test('every value of a study file is checked before a cluster starts, in one lin
     [contenders('', 'forks: 100000000\n'), /^forks must be a whole number from 1 to 100 \(got 100000000\)$/],
     [contenders('', 'cpu_precision: 2%\n'), /^cpu_precision: goes with precision: /],
     [contenders('', 'precision: 5%\ncpu_precision: 0%\n'), /^cpu_precision/],
+    [contenders('', 'run: {args: [--duration, 20s], lengthen: no}\n'), /^run\.lengthen must be true or false /],
     [sizing(', nodes: [1, 500]'), /^cluster\.nodes\[1\] must be a whole number from 1 to 20 \(got 500\)$/],
     [sizing(', nodes: [1.5]'), /^cluster\.nodes\[0\] must be a whole number/],
     [sizing(', heap: lots'), /^cluster: --heap must be a size such as 512m or 2g \(got 'lots'\)$/],
@@ -72,6 +84,11 @@ test('every value of a study file is checked before a cluster starts, in one lin
     assert.throws(() => readStudy(file), (e) => e instanceof UsageError && error.test(e.message), `${text} -> ` +
       (() => { try { readStudy(file) } catch (e) { return e.message } return 'accepted' })())
   }
+  // run.lengthen is kept only when given: a study folder of a file without it resumes as before.
+  fs.writeFileSync(file, contenders('', 'run: {args: [--duration, 20s], lengthen: false}\n'))
+  assert.equal(readStudy(file).run.lengthen, false)
+  fs.writeFileSync(file, contenders('', 'run: {args: [--duration, 20s]}\n'))
+  assert.equal('lengthen' in readStudy(file).run, false)
   // A warm-up of 0 turns it off, as the benchmark's --warmup 0 does.
   fs.writeFileSync(file, sizing('', ', warmup: 0s'))
   assert.equal(readStudy(file).grid.warmup, '0')
