@@ -63,8 +63,9 @@ To compare (a version, a setting: did it change the throughput?), the file names
               until its rate is steady (--warmup steady:2m) unless args give --warmup
   precision:  forks added (from forks: on) until each throughput ratio's 95% interval is within it (5%);
               cpu_precision: the same for the cluster's CPU per row; budget: the time they may take (1h);
-              runs whose window held under 200 requests in fork 1 measure longer from fork 2 on, as far as the
-              budget holds 4 more forks (run: lengthen: false keeps the --duration given)
+              runs whose count of requests in fork 1 alone would take more than half the precision measure
+              longer from fork 2 on, as far as the budget holds 4 more forks (run: lengthen: false keeps the
+              --duration given)
   duet:       true: the contenders run at once, each with its own load generator (never for clusters of your
               own: they share no machine's moment); calibrate: true: an A/A first
 and the study writes compare's figures of the first contender against each other (change, 95% interval, verdict;

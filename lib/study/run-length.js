@@ -25,7 +25,7 @@ const RATIO_COUNT_SD = Math.sqrt(2 / 6)
 // The runs measure longer only when their count alone takes more than this share of the precision asked.
 const COUNT_SHARE = 0.5
 // Forks a lengthened comparison still runs within its budget: fewer, and a longer run buys less than the forks lost
-// (a 95% interval of 4 pairs is 1.6 times as wide as one of 9 at the same spread).
+// (a 95% interval of 4 pairs is twice as wide as one of 9 at the same spread: t(3) / 2 against t(8) / 3).
 const MIN_MORE_FORKS = 4
 // Lengthened runs measure whole tens of seconds, at most an hour.
 const STEP_S = 10
