@@ -124,7 +124,7 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
       // A duet is one measurement: its contenders run again together, never one alone.
       for (const c of contenders) mark(c, { status: 'started' })
       if (estimate) log(`[fork ${fork}: duet]${estimate}`)
-      outcomes = await runDuet(fork, contenders, { ...context, random })
+      outcomes = await runDuet(fork, contenders, { ...context, random, forks })
     } else {
       outcomes = {}
       for (const c of shuffled(left, random)) {

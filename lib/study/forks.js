@@ -141,20 +141,41 @@ function warmupTogether (fork, contenders, { dir, config, env }) {
 }
 
 /**
+ * Who starts first in a duet (its cluster, then its load): the contender that started first the fewest times over the
+ * duets compared so far (pairedForks: a lengthened comparison's pilot is none of them), a tie drawn, the others in a
+ * drawn order. With two contenders each two duets compared hold both orders, so a position the machine favours falls
+ * on each alike and cancels in their mean ratio; drawn afresh for each duet, it had fallen 7 times in 10 on one.
+ * { order, why }: why says how the first was chosen.
+ */
+function duetOrder (contenders, { dir, forks, random }) {
+  const compared = pairedForks(dir, contenders.map((c) => c.name), forks)
+  const firsts = new Map(contenders.map((c) => [c, compared.filter((f) =>
+    (forks[`${f}-${c.name}`] || {}).position === 1).length]))
+  const drawn = random ? shuffled(contenders, random) : contenders
+  const fewest = Math.min(...firsts.values())
+  const first = drawn.find((c) => firsts.get(c) === fewest)
+  const tied = contenders.every((c) => firsts.get(c) === fewest)
+  const counts = contenders.map((c) => `${c.name} ${firsts.get(c)}`).join(', ')
+  const over = `over the ${compared.length === 1 ? 'duet' : `${compared.length} duets`} compared (${counts})`
+  return { order: [first, ...drawn.filter((c) => c !== first)],
+    why: compared.length === 0 ? 'drawn for this first duet'
+      : tied ? `drawn: each started first as often ${over}` : `${first.name} started first the fewest times ${over}` }
+}
+
+/**
  * A duet: every contender's cluster started, then their runs at once, each with its own load generator and the same
- * options; then every cluster stopped. Outcomes by contender name.
+ * options; then every cluster stopped. Outcomes by contender name. `forks`: the comparison's states so far, whose
+ * positions decide who starts first (duetOrder).
  */
 async function runDuet (fork, contenders, context) {
-  const { log, signals, random } = context
+  const { log, signals, random, forks = {}, dir } = context
   const started = []
   const outcomes = {}
-  // Who starts first (its cluster, then its load) is drawn for each duet, as a paired fork's order is: on a loaded
-  // machine the first started was measured faster in both forks of an A/A duet.
-  const order = random ? shuffled(contenders, random) : contenders
+  const { order, why } = duetOrder(contenders, { dir, forks, random })
   try {
     // Side by side from the start: their clusters start at once (on a busy machine a start takes a quarter minute).
     log(`[fork ${fork}: duet] starting ${order.map((c) => c.name).join(' and ')}'s clusters at once (in that ` +
-      'order, drawn for this duet)')
+      `order: ${why})`)
     const starts = await Promise.all(order.map((contender) => startContender(fork, contender,
       { ...context, log: (line) => log(line.replace(/^ {2}/, `  [${contender.name}] `)) })
       .then((one) => ({ contender, ...one }))))
@@ -180,4 +201,4 @@ async function runDuet (fork, contenders, context) {
   }
 }
 
-module.exports = { runFork, runDuet, forkKey, forkResult, pairedForks, warmupTogether }
+module.exports = { runFork, runDuet, duetOrder, forkKey, forkResult, pairedForks, warmupTogether }

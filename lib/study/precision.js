@@ -56,9 +56,9 @@ function askedFigures ({ study, contenders, forks, dir }) {
 /**
  * Whether to run fork `fork` of a comparison that adds forks: { stop: false, reachable, unmeasured } or { stop: true,
  * reason, text } when every figure asked a precision of (the throughput ratio, and the CPU per row with
- * cpu_precision:) has its 95% interval within it, when another fork would pass the budget (at the forks' mean time
- * so far), or at MAX_FORKS. `unmeasured` says an asked figure the runs do not give (the CPU per row of nodes not on
- * this machine): its precision can never be reached.
+ * cpu_precision:) has its 95% interval within it over at least `forks:` forks compared, when another fork would
+ * pass the budget (at the forks' mean time so far), or at MAX_FORKS. `unmeasured` says an asked figure the runs do
+ * not give (the CPU per row of nodes not on this machine): its precision can never be reached.
  */
 function forksDecision ({ study, contenders, forks, dir, fork }) {
   const ran = forksRun(forks)
@@ -68,7 +68,8 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
   const figures = askedFigures({ study, contenders, forks, dir })
   const throughput = figures.find((f) => f.key === 'precision') ?? null
   const widestPoints = throughput && Number.isFinite(throughput.widest) ? round(throughput.widest, 1) : null
-  if (figures.length && figures.every((f) => f.within)) {
+  // forks: is the least compared: a lengthened comparison's pilot (forks.js pairedForks) is not among them.
+  if (figures.length && figures.every((f) => f.within && f.paired >= study.forks)) {
     return { stop: true, reason: 'precision', forks: ran, widest_points: widestPoints,
       text: `${figures.map((f) => `${f.name}'s 95% interval is within ${f.width}`).join(', and ')} after ` +
         `${Math.min(...figures.map((f) => f.paired))} forks` }
@@ -174,8 +175,8 @@ function stoppingOf (study, forks, stop) {
 
 /**
  * Whether a duet's position moved its figures: the throughput of the contender started second against the one
- * started first, paired by fork (positions drawn per duet). { change_pct, low_pct, high_pct, forks, line, warning }
- * or null before two duets recorded their order.
+ * started first, paired by fork (positions balanced over the duets: forks.js duetOrder). { change_pct, low_pct,
+ * high_pct, forks, line, warning } or null before two duets recorded their order.
  */
 function positionOf (dir, contenders, forks) {
   const pairs = []
@@ -196,10 +197,10 @@ function positionOf (dir, contenders, forks) {
     'not have been)'
   return { change_pct: change, low_pct: low, high_pct: high, detectable_pct: detectable, forks: pairs.length,
     line: `duet position: the contender started second measured ${fmt(change)}% against the one started first (95% ` +
-      `interval ${span}, ${pairs.length} duets, who starts first drawn for each): ${seen}`,
+      `interval ${span}, ${pairs.length} duets, each contender started first in turn): ${seen}`,
     warning: biased ? `duet: the contender started second was measured ${fmt(change)}% (${span}) ` +
-      'against the one started first: this machine favours a position; the draw spreads it over both contenders, ' +
-      'but it widens their intervals' : null }
+      'against the one started first: this machine favours a position; each contender taking each position in ' +
+      'turn cancels it in the mean ratio, but it widens the intervals' : null }
 }
 
 // A duet whose runs' measured windows overlap less than this share of the longer one met different moments.

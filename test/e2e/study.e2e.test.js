@@ -365,7 +365,7 @@ test('calibrate, duet and precision: an A/A duet of the first contender says wha
   const run = await study([file, '--out', out], { env })
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr, /^calibration: fast against itself \(an A\/A study\), as the comparison will run/m)
-  // Who starts first is drawn for each duet.
+  // Who starts first: the first duet drawn, then in turn.
   assert.match(run.stderr, /^\[fork 1: duet\] (fast and fast-again|fast-again and fast) run at once, each with /m)
   assert.match(run.stderr, /^\[fork 1: duet\] (fast and slow|slow and fast) run at once, each with its own load /m)
   // The second contender moved past the first's ports: both clusters up at once.

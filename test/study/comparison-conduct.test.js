@@ -4,7 +4,7 @@
 // that starts nothing, its runs a scripted benchmark on a fake clock (each run takes a minute's warm-up and its
 // --duration). What it checks: runs too short for the precision asked measure longer from fork 2 on, as far as the
 // budget holds four more forks; study.json keeps that length and a resume reads it back; a comparison after its
-// calibration measures at the calibration's length from its first fork.
+// calibration measures at the calibration's length from its first fork; a duet's contenders start first in turn.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -50,7 +50,7 @@ function scriptedRuns (clock) {
   return { run, durations }
 }
 
-async function conduct (t, { calibrate = false, dir = tempDir(t) } = {}) {
+async function conduct (t, { calibrate = false, duet = false, dir = tempDir(t) } = {}) {
   const file = path.join(dir, 'study.yml')
   fs.writeFileSync(file, `contenders:
   - {name: a, version: 6.4.3, nodes: 1, http_port: 4900}
@@ -58,6 +58,7 @@ async function conduct (t, { calibrate = false, dir = tempDir(t) } = {}) {
 precision: 3%
 budget: 20m
 calibrate: ${calibrate}
+duet: ${duet}
 run:
   workload: ingest
   args: [--batch_size, '5000', --concurrent_requests, '4', --duration, 20s]
@@ -115,4 +116,23 @@ test('after a calibration that lengthened its runs, the comparison measures at t
   const again = await conduct(t, { calibrate: true, dir })
   assert.equal(again.runs.durations.length, 0, again.stderr)
   assert.match(again.stderr, /^calibration: an A\/A study of a \(\d+ forks, paired\): this study could see /m)
+})
+
+test('a duet\'s contenders take each position in turn over the duets compared, whatever the draw says', async (t) => {
+  // The draw (random: () => 0) would start b first every time; each two duets compared hold both orders instead,
+  // the lengthened comparison's pilot (fork 1) counted in none.
+  const { code, stderr, progress, config } = await conduct(t, { duet: true })
+  assert.equal(code, 0, stderr)
+  const compared = Object.keys(progress.forks).filter((k) => k.endsWith('-a') && progress.forks[k].duration)
+    .map((k) => Number(k.split('-')[0])).sort((x, y) => x - y)
+  assert.ok(compared.length >= 3, stderr)
+  const firstOf = (fork) => (progress.forks[`${fork}-a`].position === 1 ? 'a' : 'b')
+  for (let i = 0; i + 1 < compared.length; i += 2) {
+    assert.notEqual(firstOf(compared[i]), firstOf(compared[i + 1]), `duets ${compared[i]} and ${compared[i + 1]}`)
+  }
+  assert.match(stderr, /^\[fork 1: duet\] starting b and a's clusters at once \(in that order: drawn for this first /m)
+  assert.match(stderr, /^\[fork 2: duet\] starting a and b's .* \(in that order: a started first the fewest times /m)
+  assert.match(stderr, /^\[fork 4: duet\] starting b and a's .* \(in that order: drawn: each started first as often /m)
+  const saved = JSON.parse(fs.readFileSync(path.join(config.out, 'comparison.json'), 'utf8'))
+  assert.match(saved.position.line, /each contender started first in turn/)
 })

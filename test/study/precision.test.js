@@ -64,6 +64,16 @@ test('forks are added until the throughput ratio is within the precision asked, 
     'took 2m')
 })
 
+test('a lengthened comparison stops for its precision only over forks: forks compared, its pilot not one', (t) => {
+  const dir = tempDir(t)
+  // Three forks of a steady ratio; fork 1 was the pilot of runs lengthened from fork 2 (its state has no duration).
+  const forks = forksOf(dir, [[10_000, 9500], [10_000, 9510], [10_000, 9490]])
+  for (const key of ['2-a', '2-b', '3-a', '3-b']) forks[key].duration = '70s'
+  const study = { precision: '3%', budget: '20m', forks: 3 }
+  assert.equal(forksDecision({ study, contenders, forks, dir, fork: 4 }).stop, false, 'two forks compared, not three')
+  assert.equal(forksDecision({ study: { ...study, forks: 2 }, contenders, forks, dir, fork: 4 }).reason, 'precision')
+})
+
 test('a duet\'s position: who started second against who started first, paired by duet; a bias is warned', (t) => {
   const dir = tempDir(t)
   // b started first in forks 1 and 3, a in 2 and 4; whoever started second was 20% slower.
