@@ -8,6 +8,7 @@ const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../swe
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { studentTQuantile } = require('../reports/compare/welch')
 const { forkResult, pairedForks } = require('./forks')
+const { countPoints, fewestOf } = require('./run-length')
 
 // What a comparison's precision rests on: when to add a fork (its throughput ratio's interval against the precision
 // asked, its time against the budget), what a duet cannot see, and what an A/A calibration says the study can see.
@@ -84,7 +85,10 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
       figures.map((f) => `; the widest of ${f.name}'s intervals is ${f.width}`).join('') }
   }
   const unmeasured = figures.find((f) => f.key !== 'precision' && ran >= 2 && f.paired === 0)
-  const reached = figures.map((f) => reachableOf({ ...f, budgetS, spentS, perForkS, ran })).filter(Boolean)
+  const compared = pairedForks(dir, contenders.map((c) => c.name), forks)
+  const fewest = compared.length ? fewestOf({ contenders, dir, fork: compared[compared.length - 1] }) : null
+  const reached = figures.map((f) => reachableOf({ ...f, budgetS, spentS, perForkS, ran,
+    requests: f.key === 'precision' && fewest ? fewest.requests : null })).filter(Boolean)
   return { stop: false, reachable: reached.find((r) => r.text) ?? reached[0] ?? null,
     ...(unmeasured ? { unmeasured: `${unmeasured.name} is in none of these runs (the nodes' CPU is read from this ` +
       `machine's /proc: nodes elsewhere, or another user's, give none): ${unmeasured.key} cannot be reached, and ` +
@@ -95,9 +99,11 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
  * What the budget can reach at the spread measured so far: a figure's widest ratio's half-width (points) after every
  * fork the budget still holds, by Student's t over the pairs (its width shrinks as t(n - 1) / √n). Null before three
  * pairs (no spread to project). { forks, points, text } with a text only when that falls short of the precision
- * asked: then the options cannot carry the study's promise, and the line says what would.
+ * asked: then the options cannot carry the study's promise, and the line says what would. `requests`: the fewest a
+ * run of the latest fork measured (the throughput's), which tells whether the count in each window or the spread
+ * from fork to fork is the most of that width: a longer window narrows only the first.
  */
-function reachableOf ({ name, widest, paired, budgetS, spentS, perForkS, precision, ran }) {
+function reachableOf ({ name, widest, paired, budgetS, spentS, perForkS, precision, ran, requests = null }) {
   if (!Number.isFinite(widest) || paired < 3 || !(perForkS > 0)) return null
   const more = Math.max(0, Math.floor((budgetS - spentS) / perForkS))
   const n = paired + more
@@ -105,10 +111,22 @@ function reachableOf ({ name, widest, paired, budgetS, spentS, perForkS, precisi
   const tThen = studentTQuantile(0.975, n - 1)
   const points = round(widest * (tThen / tNow) * Math.sqrt(paired / n), 1)
   if (points <= precision) return { forks: ran + more, points, text: null }
-  return { forks: ran + more, points, text: `at the spread of these ${paired} forks, the budget's ${ran + more} ` +
-    `reach about ±${fmt(points)} points of ${name}, not the ±${precision}% asked: each run measures too few ` +
-    'requests at these options for that (a longer duration, larger runs), or the machine is too busy; more budget, ' +
-    'or ask less' }
+  const head = `at the spread of these ${paired} forks, the budget's ${ran + more} reach about ±${fmt(points)} ` +
+    `points of ${name}, not the ±${precision}% asked: `
+  const count = requests > 0 ? countPoints(requests, n) : null
+  if (count === null) {
+    return { forks: ran + more, points, text: `${head}each run measures too few requests at these options for ` +
+      'that (a longer duration, larger runs), or the machine is too busy; more budget, or ask less' }
+  }
+  // Variances add: the count's share of the width's square is its share of the spread.
+  const share = count < 0.1 ? 'under ±0.1' : `±${fmt(round(count, 1))}`
+  const why = count ** 2 >= points ** 2 / 2
+    ? `each run's count of requests (${fmt(requests)} in the fewest) is the most of that (${share} ` +
+      'points of it): a longer duration, or smaller batches; more budget, or ask less'
+    : `the spread from fork to fork is the most of that (each run's count of ${fmt(requests)} requests or more ` +
+      `takes ${share} points of it), and only more forks narrow it: more budget, a quieter ` +
+      'machine, or ask less'
+  return { forks: ran + more, points, text: head + why }
 }
 
 /**

@@ -139,4 +139,4 @@ function durationFor (fork, runLength, { inherited = false } = {}) {
   return inherited || fork >= runLength.from_fork ? runLength.duration : null
 }
 
-module.exports = { runDesignLine, runLengthAfter, durationFor, countPoints, MIN_MORE_FORKS }
+module.exports = { runDesignLine, runLengthAfter, durationFor, countPoints, fewestOf, MIN_MORE_FORKS }
