@@ -150,7 +150,7 @@ function warmupTogether (fork, contenders, { dir, config, env }) {
 function duetOrder (contenders, { dir, forks, random }) {
   const compared = pairedForks(dir, contenders.map((c) => c.name), forks)
   const firsts = new Map(contenders.map((c) => [c, compared.filter((f) =>
-    (forks[`${f}-${c.name}`] || {}).position === 1).length]))
+    (forks[forkKey(f, c)] || {}).position === 1).length]))
   const drawn = random ? shuffled(contenders, random) : contenders
   const fewest = Math.min(...firsts.values())
   const first = drawn.find((c) => firsts.get(c) === fewest)
