@@ -300,6 +300,8 @@ class FleetCoordinator extends EventEmitter {
    * reconciles would be taken for dead, and its finish taken over).
    */
   async beat (counts) {
+    // A failed generator's row is final: a heartbeat queued behind it would make it 'running' again, and then dead.
+    if (this.hasFailed) return
     if (this.isDone) {
       this.lastBeatAt = null
       return this.keepAlive('done')
@@ -324,10 +326,16 @@ class FleetCoordinator extends EventEmitter {
     await this.writeOwnRow('done', this.detail)
   }
 
-  /** This generator failed. One refused at join (the index is another's) has no row of its own to write. */
-  async failed (message) {
+  /**
+   * This generator failed. One refused at join (the index is another's) has no row of its own to write. `counts`,
+   * where it knows them (its load ended, its result could not be stored), are its final ones: the last heartbeat's
+   * may be older than its last rows, which the fleet's verdict would then find in the table unaccounted for.
+   */
+  async failed (message, counts = null) {
     if (!this.joined) return
-    await this.writeOwnRow('failed', { ...this.detail, error: message })
+    this.hasFailed = true
+    const final = counts ? { counts, reported_at_server_ms: Math.round(this.serverNow()) } : {}
+    await this.writeOwnRow('failed', { ...this.detail, ...final, error: message })
   }
 }
 

@@ -218,8 +218,10 @@ class FleetCoordination {
     if (this.fleet) this.fleet.stop()
   }
 
-  async failed (message) {
-    if (this.fleet) await this.fleet.failed(message).catch(() => {})
+  /** This generator failed; `result`, where its load ended and was reported, gives the fleet its final counts. */
+  async failed (ctx, message, result = null) {
+    const counts = result ? finalCounts(result, ctx.workload.unit) : null
+    if (this.fleet) await this.fleet.failed(message, counts).catch(() => {})
   }
 
   close () {

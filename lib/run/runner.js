@@ -90,6 +90,7 @@ async function runParsed (workload, options, { env, stdout, stderr, signalTarget
   const ctx = createContext(workload, options, { stdout, stderr, signalTarget, coordination, interrupts })
   ctx.name = name
   ctx.selfMonitor = new SelfMonitor().start()
+  let results = null
   try {
     announce(ctx)
     if (options.metrics) await startMetrics(ctx, groups)
@@ -110,7 +111,7 @@ async function runParsed (workload, options, { env, stdout, stderr, signalTarget
       if (coordination.finishesTablesAfterLoad) await stage(ctx, 'finish', (c) => finish(c, groups, load))
     }
     throwIfCouldNotStart(ctx, groups)
-    const results = report(ctx, groups, load)
+    results = report(ctx, groups, load)
     try {
       await stage(ctx, 'store', (c) => storeResult(c, results.main))
     } catch (error) {
@@ -136,7 +137,7 @@ async function runParsed (workload, options, { env, stdout, stderr, signalTarget
     }
     return left ? left.code : code
   } catch (error) {
-    await coordination.failed(errorLine(error.message))
+    await coordination.failed(ctx, errorLine(error.message), results && results.main)
     throw error
   } finally {
     ctx.selfMonitor.stop()

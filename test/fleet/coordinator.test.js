@@ -176,6 +176,17 @@ test('a count still on its way when the generator is done does not overwrite don
     assert.deepEqual(row.detail.counts, { sent: 10, ok: 10, failed: 0 })
   }))
 
+test('a failed generator\'s row carries the final counts it knows, and no heartbeat after it makes it running again',
+  () => withSlowFirstUpdate(async (g) => {
+    await g.beat({ sent: 5, ok: 5, failed: 0 })
+    await g.failed('error: the result could not be stored', { sent: 10, ok: 9, failed: 1 })
+    await g.beat({ sent: 11, ok: 11, failed: 0 })
+    const row = await g.readRow(0)
+    assert.equal(row.state, 'failed')
+    assert.deepEqual(row.detail.counts, { sent: 10, ok: 9, failed: 1 })
+    assert.equal(row.detail.error, 'error: the result could not be stored')
+  }))
+
 test('a heartbeat while one is still on its way is skipped, never queued behind it: no write lands far later than ' +
   'the counts it carries', () => withSlowFirstUpdate(async (g, updates) => {
   const slow = g.beat({ sent: 5, ok: 5, failed: 0 })
