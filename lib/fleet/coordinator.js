@@ -334,7 +334,7 @@ class FleetCoordinator extends EventEmitter {
   async failed (message, counts = null) {
     if (!this.joined) return
     this.hasFailed = true
-    const final = counts ? { counts, reported_at_server_ms: Math.round(this.serverNow()) } : {}
+    const final = counts ? { counts, counts_final: true, reported_at_server_ms: Math.round(this.serverNow()) } : {}
     await this.writeOwnRow('failed', { ...this.detail, ...final, error: message })
   }
 }

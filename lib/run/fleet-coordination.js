@@ -154,14 +154,16 @@ class FleetCoordination {
     const already = await this.fleet.reconciledBy()
     if (already !== null) return this.superseded(ctx, already)
     const dead = generators.filter((g) => g.dead)
+    // Dead, or failed before it knew its final counts (its load threw): its rows since its last heartbeat are unknown.
+    const unsettled = generators.filter((g) => g.dead || (g.state === 'failed' && !g.detail.counts_final))
     const sum = (key) => generators.reduce((total, g) => total + ((g.detail.counts && g.detail.counts[key]) || 0), 0)
     // A dead generator's rows counted in the table by their keys, where the model can tell: what it stored is then
     // known exactly, and nothing of it is in doubt. Elsewhere, what it may have sent since its last heartbeat is.
-    const bounds = new Map(dead.map((g) => [g.generator, unreportedOf(ctx, g, generators, this.start)]))
-    const counted = dead.length > 0
+    const bounds = new Map(unsettled.map((g) => [g.generator, unreportedOf(ctx, g, generators, this.start)]))
+    const counted = unsettled.length > 0
       ? trustedCounts(ctx, generators, await countFleetRows(ctx.options.generator.count), bounds)
       : new Map()
-    const unreported = dead.map((g) => ({ generator: g.generator, ...bounds.get(g.generator),
+    const unreported = unsettled.map((g) => ({ generator: g.generator, ...bounds.get(g.generator),
       ...(counted.has(g.generator) ? countedOf(g, counted.get(g.generator)) : {}) }))
     const found = unreported.reduce((total, u) => total + (u.found_in_table || 0), 0)
     // What a dead generator may have sent after its last heartbeat is in doubt, like a request whose answer was
@@ -218,9 +220,13 @@ class FleetCoordination {
     if (this.fleet) this.fleet.stop()
   }
 
-  /** This generator failed; `result`, where its load ended and was reported, gives the fleet its final counts. */
+  /**
+   * This generator failed. Its final counts, where it knows them: its result's (its load ended and was reported), or
+   * none sent (it failed before the fleet's start); a load that threw leaves only its last heartbeat's.
+   */
   async failed (ctx, message, result = null) {
-    const counts = result ? finalCounts(result, ctx.workload.unit) : null
+    const counts = result ? finalCounts(result, ctx.workload.unit)
+      : (this.start ? null : { sent: 0, ok: 0, failed: 0 })
     if (this.fleet) await this.fleet.failed(message, counts).catch(() => {})
   }
 
@@ -246,17 +252,18 @@ function trustedCounts (ctx, generators, counts, bounds) {
   }
   for (const g of generators) {
     const { rows, distinct } = counts.get(g.generator) || { rows: 0, distinct: 0 }
-    const most = mostStoredBy(g.detail.counts, g.dead ? bounds.get(g.generator).bound : 0)
+    const unsettled = bounds.has(g.generator)
+    const most = mostStoredBy(g.detail.counts, unsettled ? bounds.get(g.generator).bound : 0)
     const whose = `generator ${g.generator + 1}'s keys since the run's start`
     if (rows > distinct) return untrusted(`the table holds ${fmt(rows)} rows of ${whose} and only ${fmt(distinct)} ` +
       'distinct keys: a key written twice')
     if (rows > most) {
       return untrusted(`the table holds ${fmt(rows)} rows of ${whose}, more than the ${fmt(most)} it ` +
-        (g.dead ? 'could have stored before it died' : 'sent and did not see fail'))
+        (unsettled ? `could have stored before it ${g.dead ? 'died' : 'failed'}` : 'sent and did not see fail'))
     }
   }
   const rowsOf = (g) => (counts.get(g.generator) || { rows: 0 }).rows
-  return new Map(generators.filter((g) => g.dead).map((g) => [g.generator, rowsOf(g)]))
+  return new Map(generators.filter((g) => bounds.has(g.generator)).map((g) => [g.generator, rowsOf(g)]))
 }
 
 /**
@@ -292,15 +299,17 @@ function logFleetFinish (ctx, generators, dead, unreported, finished) {
     `done${dead.length ? `; DEAD (no final report): ${dead.map((g) => g.generator + 1).join(', ')}` : ''}`)
   for (const u of unreported) {
     const g = generators.find((x) => x.generator === u.generator)
+    const what = g.dead ? `was judged dead after ${fmt(u.noticedAfterS)} s of silence`
+      : 'failed before it knew its final counts'
     if (u.stored_in_table !== undefined) {
-      ctx.log(`fleet: generator ${u.generator + 1}${g.host ? ` (${g.host})` : ''} was judged dead after ` +
-        `${fmt(u.noticedAfterS)} s of silence: its rows counted in the table by their keys, ` +
+      ctx.log(`fleet: generator ${u.generator + 1}${g.host ? ` (${g.host})` : ''} ${what}: its rows counted in the ` +
+        'table by their keys, ' +
         `${fmt(u.stored_in_table)} ${ctx.workload.unit} stored (${fmt((g.detail.counts && g.detail.counts.ok) || 0)} ` +
         `acknowledged by its last heartbeat, ${fmt(u.found_in_table)} found in the table since); none in doubt`)
       continue
     }
-    ctx.log(`fleet: generator ${u.generator + 1}${g.host ? ` (${g.host})` : ''} was judged dead after ` +
-      `${fmt(u.noticedAfterS)} s of silence: the ${fmt((g.detail.counts && g.detail.counts.ok) || 0)} ` +
+    ctx.log(`fleet: generator ${u.generator + 1}${g.host ? ` (${g.host})` : ''} ${what}: the ` +
+      `${fmt((g.detail.counts && g.detail.counts.ok) || 0)} ` +
       `${ctx.workload.unit} acknowledged by its last heartbeat are counted; up to ${fmt(u.bound)} it may have sent ` +
       'since are in doubt')
   }

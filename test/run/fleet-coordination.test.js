@@ -31,3 +31,43 @@ test('a dead generator\'s bound runs from when its counts were taken, not from w
   const prompt = row(1, { sent: 15_000, countedS: 15, heardS: 15, silentS: 6 })
   assert.equal(unreportedOf(ctx, prompt, [other, prompt], { serverMs: START }).bound, Math.ceil(1500 * 7.5) + 1000)
 })
+
+/** The finisher's part over a stub fleet table whose generators are `generators`; what it stored and counted. */
+async function finishOver (generators) {
+  const { FleetCoordination } = require('../../lib/run/fleet-coordination')
+  const coordination = new FleetCoordination()
+  const stored = {}
+  coordination.start = { serverMs: START, late_ms: 0 }
+  coordination.fleet = {
+    finishTakenBy: async () => null,
+    awaitOthers: async () => generators,
+    reconciledBy: async () => null,
+    storeReconciliation: async (detail) => { stored.detail = detail; return true }
+  }
+  const lines = []
+  const finishCtx = { ...ctx, log: (line) => lines.push(line),
+    options: { ...ctx.options, runId: 'r', generator: { index: 0, count: generators.length },
+      connection: { timeoutMs: 1000 }, resultsTable: { sql: '"doc"."results"', display: 'doc.results' } },
+    client: { sql: async () => { throw new Error('no results table here') } } }
+  await coordination.finishFleet(finishCtx, async (totals) => { stored.totals = totals; return {} }, async () => null)
+  return { ...stored, lines }
+}
+
+test('a generator that failed before it knew its final counts: what it sent since its last heartbeat is in doubt; ' +
+  'one whose failed row carries its final counts has nothing unreported', async () => {
+  const done = { ...row(0, { sent: 30_000, countedS: 30, heardS: 30 }), state: 'done' }
+  // Its load threw at 20 s; its last heartbeat had counted 15,000 at 15 s.
+  const threw = { ...row(1, { sent: 15_000, countedS: 15, heardS: 20 }), state: 'failed' }
+  const unsettled = await finishOver([done, threw])
+  const bound = unsettled.detail.generators[1].unreported_bound
+  assert.ok(bound >= 5000, `up to the 5,000 it sent between 15 s and 20 s, and more: ${bound}`)
+  assert.equal(unsettled.totals.unitsSent, 30_000 + 15_000 + bound)
+  assert.ok(unsettled.lines.some((l) => /generator 2 failed before it knew its final counts: the 15,000 rows /.test(l)),
+    unsettled.lines.join('\n'))
+  // Its result could not be stored: its failed row says its final counts.
+  const final = { ...threw, detail: { ...threw.detail, counts: { sent: 20_000, ok: 19_900, failed: 0 },
+    counts_final: true } }
+  const settled = await finishOver([done, final])
+  assert.equal(settled.detail.generators[1].unreported_bound, undefined)
+  assert.equal(settled.totals.unitsSent, 50_000)
+})
