@@ -7,7 +7,7 @@ const { formatMs } = require('../base/values')
 const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../sweep/budget')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { studentTQuantile } = require('../reports/compare/welch')
-const { forkResult, pairedForks } = require('./forks')
+const { forkKey, forkResult, pairedForks } = require('./forks')
 const { countPoints, fewestOf } = require('./run-length')
 
 // What a comparison's precision rests on: when to add a fork (its throughput ratio's interval against the precision
@@ -199,7 +199,7 @@ function stoppingOf (study, forks, stop) {
 function positionOf (dir, contenders, forks) {
   const pairs = []
   for (const fork of pairedForks(dir, contenders.map((c) => c.name), forks)) {
-    const at = (position) => contenders.find((c) => (forks[`${fork}-${c.name}`] || {}).position === position)
+    const at = (position) => contenders.find((c) => (forks[forkKey(fork, c)] || {}).position === position)
     const [first, second] = [at(1), at(2)]
     if (!first || !second) continue
     const [b, n] = [rateOf(forkResult(dir, fork, first.name)), rateOf(forkResult(dir, fork, second.name))]
