@@ -18,9 +18,10 @@ const { writeSizing } = require('./report')
 const { figureCellOf } = require('../reports/sizing/evidence')
 
 // A sizing study conducted: each shape's cluster started fresh in the study's folder, its grid, its mixed capacity and
-// its sustained run at one configuration (the grid's recommended cell, else its best, with every option of the grid's
-// args), each part through the same functions its command calls; only a benchmark run is a child process. A part that
-// fails, or a node that dies during it, leaves its shape not done, with why; then the sizing of every shape done.
+// its sustained run at one configuration (the cell the grid's figure to plan with stands on: cellOf, with every option
+// of the grid's args), each part through the same functions its command calls; only a benchmark run is a child
+// process. A part that fails, or a node that dies during it, leaves its shape not done, with why; then the sizing of
+// every shape done.
 
 /**
  * A shape's parts, its cluster started (or a target brought up) before them and stopped after: { done } or { failed,
