@@ -124,8 +124,8 @@ function reachableOf ({ name, widest, paired, budgetS, spentS, perForkS, precisi
     ? `each run's count of requests (${fmt(requests)} in the fewest) is the most of that (${share} ` +
       'points of it): a longer duration, or smaller batches; more budget, or ask less'
     : `the spread from fork to fork is the most of that (each run's count of ${fmt(requests)} requests or more ` +
-      `takes ${share} points of it), and only more forks narrow it: more budget, a quieter ` +
-      'machine, or ask less'
+      `takes ${share} points of it), which more forks narrow, and longer windows where the ratio moves within ` +
+      'them (the runs\' length is set after fork 1): more budget, a longer duration, a quieter machine, or ask less'
   return { forks: ran + more, points, text: head + why }
 }
 

@@ -176,7 +176,7 @@ test('a precision the budget cannot reach at the spread measured is said, with h
   assert.equal(enough.stop, false, 'the interval is not yet within 6%')
   assert.equal(enough.reachable.text, null, 'the budget reaches it: nothing to say')
   // Runs that say their count: a count of 1,000 requests takes almost none of the width (the spread from fork to
-  // fork does: only more forks narrow it); one of 3 takes most of it (a longer window would narrow it).
+  // fork does: more forks narrow it, and longer windows); one of 3 takes most of it (a longer window would narrow it).
   const withRequests = (requests) => {
     for (const [key] of Object.entries(forks)) {
       const file = path.join(dir, 'forks', `${key}.json`)
@@ -186,7 +186,7 @@ test('a precision the budget cannot reach at the spread measured is said, with h
   }
   const many = withRequests(1000)
   assert.match(many, /not the ±1% asked: the spread from fork to fork is the most of that \(each run's count /)
-  assert.match(many, /count of 1,000 requests or more takes under ±0\.1 points of it\), and only more forks narrow /)
+  assert.match(many, /count of 1,000 requests or more takes under ±0\.1 points of it\), which more forks narrow, and /)
   assert.match(withRequests(3), /the ±1% asked: each run's count of requests \(3 in the fewest\) is the most of that /)
 })
 

@@ -7,6 +7,7 @@ const path = require('node:path')
 const { runDesignLine, runLengthAfter, durationFor, countPoints } = require('../../lib/study/run-length')
 const { contenderArgs } = require('../../lib/study/plan')
 const { tempDir } = require('../helpers/temp-files')
+const { timelineResult, swinging } = require('../helpers/timeline-results')
 
 const contenders = [{ name: 'a' }, { name: 'b' }]
 // A new user's options: 5,000-row batches, 4 in flight, 20-s runs.
@@ -21,14 +22,23 @@ function forkOne (t, requests, seconds = 20) {
   return dir
 }
 
+/** Fork 1's results with their timelines: each contender's units a second over its 20-s window. */
+function forkOneTimed (t, perSecond) {
+  const dir = tempDir(t)
+  fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+  contenders.forEach((c, i) => fs.writeFileSync(path.join(dir, 'forks', `1-${c.name}.json`),
+    JSON.stringify(timelineResult({ perSecond: perSecond[i], requests: 45 }))))
+  return dir
+}
+
 const study = (more = {}) => ({ precision: '3%', budget: '20m', duet: true, run: { workload: 'ingest',
   args: USER_ARGS }, ...more })
 
 test('before the first fork: how each run warms up and measures, and what happens to runs too short for it', () => {
   const ingest = (args, more = {}) => runDesignLine({ precision: '3%', run: { workload: 'ingest', args }, ...more })
   assert.equal(ingest(USER_ARGS), 'each run warms up until its rate is steady (at most 2m), then measures 20s: ' +
-    'for ±3%, after fork 1, runs whose count of requests alone would take more than half of it measure longer, as ' +
-    'far as the budget holds 4 more forks (run.lengthen: false keeps 20s)')
+    'for ±3%, after fork 1, runs whose ratio moved too much within their windows for it measure longer, as far as ' +
+    'the budget holds 4 more forks (run.lengthen: false keeps 20s)')
   assert.match(runDesignLine({ precision: '3%', run: { workload: 'ingest', args: USER_ARGS, lengthen: false } }),
     /: for ±3%, run\.lengthen: false keeps 20s; runs too short for it are said after fork 1$/)
   assert.match(ingest(['--duration', '30s', '--warmup', 'steady:2m']), /until its rate is steady \(at most 2m\), /)
@@ -62,7 +72,7 @@ test('runs whose count takes more than half the precision measure longer from fo
     const length = runLengthAfter({ study: study(), contenders, dir: forkOne(t, [28, 31]), fork: 1, wallS: 127,
       spentS: 127 })
     assert.deepEqual({ ...length, line: undefined }, { duration: '30s', given: '20s', from_fork: 2,
-      requests_expected: 42, count_points: 1.3, line: undefined })
+      basis: 'count', projected_points: 1.3, line: undefined })
     assert.equal(length.line, 'fork 1\'s runs measured as few as 28 requests in their 20-s windows: their count ' +
       'alone moves the ratio by ±1.6 points over the 9 forks the budget holds, more than half the ±3% asked; from ' +
       'fork 2 on each run measures 30s instead of 20s (about 42 requests: ±1.3 points over 7 forks), and only those ' +
@@ -73,6 +83,33 @@ test('runs whose count takes more than half the precision measure longer from fo
     assert.equal(durationFor(5, null), null)
   })
 
+test('a duet whose ratio moves within its windows measures longer: the narrowest interval the budget reaches', (t) => {
+  // 45 requests a run (their count alone: ±1 point), but the ratio swings ±10% from one 5-s block to the next: ±4.5
+  // points over 9 forks of 20 s. A window of T s narrows that as 1 / √T and costs forks: 100 s reaches ±3.2 over 5,
+  // 70 s ±3.24 over 6 (within 2% of it, and a fork more).
+  const dir = forkOneTimed(t, [Array(20).fill(10_000), swinging(10_000, 0.1)])
+  const length = runLengthAfter({ study: study(), contenders, dir, fork: 1, wallS: 127, spentS: 127 })
+  assert.deepEqual({ ...length, line: undefined }, { duration: '70s', given: '20s', from_fork: 2,
+    basis: 'window noise', projected_points: 3.2, line: undefined })
+  assert.equal(length.line, 'fork 1\'s runs: their throughput ratio moved ±11.6% from one 5-s block of their 20-s ' +
+    'windows to the next: at that noise the ratio\'s interval is ±4.5 points over the 9 forks the budget holds, more ' +
+    'than half the ±3% asked; from fork 2 on each run measures 70s instead of 20s (±3.2 points over 6 forks, the ' +
+    'narrowest the budget reaches with 4 more forks or more), and only those forks are compared (fork 1\'s results ' +
+    'stay in forks/; run.lengthen: false keeps 20s)')
+  // Paired forks, one run after another: each fork's every run longer, so fewer forks fit, and each run's own swing.
+  const paired = runLengthAfter({ study: study({ duet: false }), contenders, dir, fork: 1, wallS: 127, spentS: 127 })
+  assert.equal(paired.basis, 'window noise')
+  assert.ok(Number.parseFloat(paired.duration) < 70, paired.line)
+})
+
+test('a duet whose ratio holds within its windows keeps its length', (t) => {
+  const dir = forkOneTimed(t, [Array(20).fill(10_000), swinging(10_000, 0.01)])
+  const length = runLengthAfter({ study: study(), contenders, dir, fork: 1, wallS: 127, spentS: 127 })
+  assert.equal(length.duration, undefined)
+  assert.match(length.line, /moved ±1\.2% from one 5-s block .*: at that noise the ratio's interval is ±0\.4 points /)
+  assert.match(length.line, /within half the ±3% asked: each run keeps 20s$/)
+})
+
 test('a lengthening keeps four more forks in the budget, or is only said when the budget has no room', (t) => {
   const dir = forkOne(t, [10, 12])
   // 10 requests a run: within ±1.5 at 100 s over 5 forks; 15 minutes hold four more forks of 80 s only.
@@ -81,7 +118,7 @@ test('a lengthening keeps four more forks in the budget, or is only said when th
     spentS: 127 })
   assert.equal(limited.duration, '80s')
   assert.match(limited.line, /each run measures 80s instead of 20s \(about 40 requests: ±[\d.]+ points over 4 forks, /)
-  assert.match(limited.line, /as long as the budget holds 4 more\), and only those forks are compared/)
+  assert.match(limited.line, /the narrowest the budget reaches with 4 more forks or more\), and only those forks are /)
   // Five minutes after a fork of 127 s: no room.
   const none = runLengthAfter({ study: study({ budget: '5m' }), contenders, dir, fork: 1, wallS: 127, spentS: 127 })
   assert.equal(none.duration, undefined)
