@@ -7,7 +7,8 @@
 #   pool    thread_pool.write.size 1 against the default, duets until the ratio is within ±5%: is it found worse?
 #   sizing  a sizing study of 1 node, its 2 × 2 grid raced to ±10% within 20 minutes: a figure to plan with?
 #   user    an A/A duet with the options a user picks (5,000-row batches, 4 in flight, 20-s runs, the default
-#           warm-up, 1 GB heaps): its targets ±3% on the throughput ratio and ±2% on the CPU per row in 20 minutes
+#           warm-up, 1 GB heaps): its targets ±3% on the throughput ratio and ±2% on the CPU per row in 20 minutes;
+#           USER_BATCH_SIZE and USER_CONCURRENT_REQUESTS in the environment give other options
 # Usage: bench/precision-targets.sh TARBALL OUT [aa] [pool] [sizing] [user]   (the first three by default; as root
 # the nodes run
 # as the user crate). Each study's folder is OUT/<target>; its time in OUT/<target>.time.
@@ -71,7 +72,8 @@ cpu_precision: 2%
 budget: 20m
 run:
   workload: ingest
-  args: [--processes, '1', --batch_size, '5000', --concurrent_requests, '4', --duration, 20s]
+  args: [--processes, '1', --batch_size, '${USER_BATCH_SIZE:-5000}', --concurrent_requests,
+    '${USER_CONCURRENT_REQUESTS:-4}', --duration, 20s]
 EOF
       ;;
     sizing)

@@ -17,9 +17,13 @@ function secondsOf (result) {
   if (!timeline || !Array.isArray(timeline.series) || !Number.isFinite(started)) return null
   const warmupS = Number.isFinite(timeline.warmup_s) ? timeline.warmup_s : 0
   const originMs = started - warmupS * 1000
+  // A long run's later intervals are coarser (results/resolution.js): each point's length is its span's.
+  const spans = Array.isArray(timeline.resolution) ? timeline.resolution : []
+  const intervalAt = (tS) => spans.filter((span) => span.from_s <= tS).reduce((_, span) => span.interval_s,
+    timeline.interval_s ?? 1)
   return timeline.series.map((point) => ({
     atMs: originMs + point.t_s * 1000,
-    lengthMs: (point.interval_s ?? timeline.interval_s ?? 1) * 1000,
+    lengthMs: intervalAt(point.t_s) * 1000,
     ok: Object.values(point).reduce((sum, group) => sum + (group && Number.isFinite(group.ok) ? group.ok : 0), 0)
   }))
 }
