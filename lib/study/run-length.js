@@ -78,10 +78,9 @@ const countPoints = (requests, forks) => (forks < 2 || !(requests > 0) ? Infinit
   : studentTQuantile(0.975, forks - 1) * RATIO_COUNT_SD / requests / Math.sqrt(forks) * 100)
 
 /**
- * How fork 1's ratio moves with its runs' length, as a projection over forks: { basis, seen, pointsAt(lengthS,
- * forks) }.
- * From the runs' timelines where they give one (window-noise.js: the ratio's noise per second of window, which a
- * window of T seconds narrows as 1 / √T); else from their count of requests alone (0.58 / N a pair).
+ * How fork 1's ratio moves with its runs' length, as a projection over forks ({ basis, seen, pointsAt }): from the
+ * runs' timelines where they give one (window-noise.js: the ratio's noise per second of window, which a window of
+ * T seconds narrows as 1 / √T); else from their count of requests alone (0.58 / N a pair).
  */
 function projectionOf ({ study, contenders, dir, fork, givenS, fewest }) {
   const results = contenders.map((c) => forkResult(dir, fork, c.name))
