@@ -23,11 +23,11 @@ function forkOne (t, requests, seconds = 20) {
 }
 
 /** Fork 1's results with their timelines: each contender's units a second over its 20-s window. */
-function forkOneTimed (t, perSecond) {
+function forkOneTimed (t, perSecond, requests = 45) {
   const dir = tempDir(t)
   fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
   contenders.forEach((c, i) => fs.writeFileSync(path.join(dir, 'forks', `1-${c.name}.json`),
-    JSON.stringify(timelineResult({ perSecond: perSecond[i], requests: 45 }))))
+    JSON.stringify(timelineResult({ perSecond: perSecond[i], requests }))))
   return dir
 }
 
@@ -108,6 +108,18 @@ test('a duet whose ratio holds within its windows keeps its length', (t) => {
   assert.equal(length.duration, undefined)
   assert.match(length.line, /moved ±1\.2% from one 5-s block .*: at that noise the ratio's interval is ±0\.4 points /)
   assert.match(length.line, /within half the ±3% asked: each run keeps 20s$/)
+})
+
+test('runs of a few large batches are judged by their count: a 5-s block of one or two answers is not noise', (t) => {
+  // 12 requests in 20 s: 8 take 13.3 s, so the blocks would be 15 s long, and a 20-s window holds one.
+  const dir = forkOneTimed(t, [Array(20).fill(10_000), swinging(10_000, 0.5)], 12)
+  const length = runLengthAfter({ study: study(), contenders, dir, fork: 1, wallS: 127, spentS: 127 })
+  assert.equal(length.basis, 'count')
+  assert.match(length.line, /^fork 1's runs measured as few as 12 requests in their 20-s windows: their count alone /)
+  // Ten a second: 5-s blocks, the noise read.
+  const many = forkOneTimed(t, [Array(20).fill(10_000), swinging(10_000, 0.5)], 200)
+  assert.equal(runLengthAfter({ study: study(), contenders, dir: many, fork: 1, wallS: 127, spentS: 127 }).basis,
+    'window noise')
 })
 
 test('a lengthening keeps four more forks in the budget, or is only said when the budget has no room', (t) => {
