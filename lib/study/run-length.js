@@ -68,9 +68,14 @@ function runDesignLine (study) {
 }
 
 /** The fewest requests a run of fork `fork` measured, with its window: { requests, seconds }, or null. */
-function fewestOf ({ contenders, dir, fork }) {
-  const counts = contenders.map((c) => forkResult(dir, fork, c.name)).filter(Boolean)
-    .map((r) => ({ requests: r.requests, seconds: r.seconds })).filter((r) => Number.isFinite(r.requests))
+const fewestOf = ({ contenders, dir, fork }) => fewestIn(resultsOf({ contenders, dir, fork }))
+
+/** Each contender's result of fork `fork`, null where it has none. */
+const resultsOf = ({ contenders, dir, fork }) => contenders.map((c) => forkResult(dir, fork, c.name))
+
+function fewestIn (results) {
+  const counts = results.filter(Boolean).map((r) => ({ requests: r.requests, seconds: r.seconds }))
+    .filter((r) => Number.isFinite(r.requests))
   if (counts.length === 0) return null
   return counts.reduce((a, r) => (r.requests < a.requests ? r : a))
 }
@@ -84,8 +89,7 @@ const countPoints = (requests, forks) => (forks < 2 || !(requests > 0) ? Infinit
  * runs' timelines where they give one (window-noise.js: the ratio's noise per second of window, which a window of
  * T seconds narrows as 1 / √T); else from their count of requests alone (0.58 / N a pair).
  */
-function projectionOf ({ study, contenders, dir, fork, givenS, fewest }) {
-  const results = contenders.map((c) => forkResult(dir, fork, c.name))
+function projectionOf ({ study, results, fork, givenS, fewest }) {
   const blockS = blockFor(fewest)
   const noise = results.every(Boolean) ? ratioNoise(results, { windowS: givenS, together: Boolean(study.duet),
     blockS }) : null
@@ -133,7 +137,8 @@ function runLengthAfter ({ study, contenders, dir, fork, wallS, spentS }) {
   if (!study.precision) return null
   const given = durationOf(study.run.args)
   const givenS = secondsOf(given)
-  const fewest = fewestOf({ contenders, dir, fork })
+  const results = resultsOf({ contenders, dir, fork })
+  const fewest = fewestIn(results)
   if (givenS === null || !fewest || !(fewest.seconds > 0) || !(wallS > 0)) return null
   const precision = Number.parseFloat(study.precision)
   const allowed = precision * COUNT_SHARE
@@ -143,7 +148,7 @@ function runLengthAfter ({ study, contenders, dir, fork, wallS, spentS }) {
   const runsPerFork = study.duet ? 1 : contenders.length
   const forksAt = (lengthS) => (lengthS === givenS ? fork + Math.floor(leftS / wallS)
     : Math.floor(leftS / (wallS + (lengthS - givenS) * runsPerFork)))
-  const projection = projectionOf({ study, contenders, dir, fork, givenS, fewest })
+  const projection = projectionOf({ study, results, fork, givenS, fewest })
   const pointsAt = (lengthS) => projection.pointsAt(lengthS, forksAt(lengthS))
   const nowPoints = pointsAt(givenS)
   const seen = `${projection.seen} ±${fmt(round(nowPoints, 1))} points over the ` +

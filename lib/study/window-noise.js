@@ -1,5 +1,7 @@
 'use strict'
 
+const { variance } = require('../reports/compare/welch')
+
 // How much a comparison's ratio moves within its runs' own measured windows, read from their per-second timelines:
 // the variance of the ratio over blocks of BLOCK_S seconds, per second of window (a block's variance times its
 // length). Measured on this machine's A/A duets (docs/study.md), that noise is most of what moves a duet's ratio from
@@ -10,44 +12,36 @@ const BLOCK_S = 5
 // Fewer whole blocks than this in a window give no variance worth projecting from.
 const MIN_BLOCKS = 3
 
-/** Units answered ok in each second of `result`'s timeline, with the second's start in ms since the epoch. */
-function secondsOf (result) {
+/** Units answered ok in each interval of `result`'s timeline, with its start (ms since the epoch) and length. */
+function intervalsOf (result) {
   const timeline = result && result.timeline
   const started = Date.parse(result && result.started_at)
   if (!timeline || !Array.isArray(timeline.series) || !Number.isFinite(started)) return null
   const warmupS = Number.isFinite(timeline.warmup_s) ? timeline.warmup_s : 0
   const originMs = started - warmupS * 1000
-  // A long run's later intervals are coarser (results/resolution.js): each point's length is its span's.
-  const spans = Array.isArray(timeline.resolution) ? timeline.resolution : []
-  const intervalAt = (tS) => spans.filter((span) => span.from_s <= tS).reduce((_, span) => span.interval_s,
-    timeline.interval_s ?? 1)
+  // A long run's later intervals are coarser, and its last may be cut short: each entry says its own length.
   return timeline.series.map((point) => ({
     atMs: originMs + point.t_s * 1000,
-    lengthMs: intervalAt(point.t_s) * 1000,
+    lengthMs: (point.partial_s ?? point.interval_s ?? timeline.interval_s ?? 1) * 1000,
     ok: Object.values(point).reduce((sum, group) => sum + (group && Number.isFinite(group.ok) ? group.ok : 0), 0)
   }))
 }
 
-/** Units answered in [fromMs, toMs): each second's share of it by the time it overlaps. */
-function okBetween (seconds, fromMs, toMs) {
+/** Units answered in [fromMs, toMs): each interval's share of it by the time it overlaps. */
+function okBetween (intervals, fromMs, toMs) {
   let sum = 0
-  for (const s of seconds) {
+  for (const s of intervals) {
     const overlap = Math.min(s.atMs + s.lengthMs, toMs) - Math.max(s.atMs, fromMs)
     if (overlap > 0) sum += s.ok * overlap / s.lengthMs
   }
   return sum
 }
 
-const variance = (values) => {
-  const mean = values.reduce((a, b) => a + b, 0) / values.length
-  return values.reduce((a, v) => a + (v - mean) ** 2, 0) / (values.length - 1)
-}
-
 /** The log of each block's units over [fromMs, fromMs + windowMs), or null where a block has none. */
-function blockLogs (seconds, fromMs, windowMs, blockMs) {
+function blockLogs (intervals, fromMs, windowMs, blockMs) {
   const logs = []
   for (let at = fromMs; at + blockMs <= fromMs + windowMs + 1; at += blockMs) {
-    const ok = okBetween(seconds, at, at + blockMs)
+    const ok = okBetween(intervals, at, at + blockMs)
     if (!(ok > 0)) return null
     logs.push(Math.log(ok))
   }
@@ -62,7 +56,7 @@ function blockLogs (seconds, fromMs, windowMs, blockMs) {
  * runs give no timeline or too few whole blocks.
  */
 function ratioNoise (results, { windowS, together, blockS = BLOCK_S }) {
-  const runs = results.map(secondsOf)
+  const runs = results.map(intervalsOf)
   if (runs.length < 2 || runs.some((r) => !r) || !(windowS > 0)) return null
   const starts = results.map((r) => Date.parse(r.started_at))
   const blockMs = blockS * 1000
@@ -71,13 +65,13 @@ function ratioNoise (results, { windowS, together, blockS = BLOCK_S }) {
   if (together) {
     const fromMs = Math.max(...starts)
     const windowMs = Math.min(...starts) + windowS * 1000 - fromMs
-    const logs = runs.map((seconds) => blockLogs(seconds, fromMs, windowMs, blockMs))
+    const logs = runs.map((intervals) => blockLogs(intervals, fromMs, windowMs, blockMs))
     if (logs.some((l) => !l) || logs[0].length < MIN_BLOCKS) return null
     blocks = logs[0].length
     // Each contender's ratio against the base: the widest of them.
     blockVariance = Math.max(...logs.slice(1).map((l) => variance(l.map((v, i) => v - logs[0][i]))))
   } else {
-    const logs = runs.map((seconds, i) => blockLogs(seconds, starts[i], windowS * 1000, blockMs))
+    const logs = runs.map((intervals, i) => blockLogs(intervals, starts[i], windowS * 1000, blockMs))
     if (logs.some((l) => !l || l.length < MIN_BLOCKS)) return null
     blocks = Math.min(...logs.map((l) => l.length))
     const own = logs.map(variance)

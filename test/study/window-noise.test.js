@@ -44,11 +44,11 @@ test('no noise without a timeline, with fewer than three whole blocks, or a bloc
 })
 
 test('a long run\'s coarser intervals count by their own length', () => {
-  // Seconds up to 20 s, then minutes (as results/resolution.js has it after an hour): a block of 5 s inside a minute
-  // takes a twelfth of that minute's answers.
+  // Seconds up to 20 s, then minutes (as results/timeline.js writes them after an hour, each coarse entry with its
+  // interval_s): a block of 5 s inside a minute takes a twelfth of that minute's answers.
   const minutes = (result) => ({ ...result, timeline: { ...result.timeline, resolution: [{ from_s: 0, interval_s: 1 },
     { from_s: 30, interval_s: 60 }], series: [...result.timeline.series.slice(0, 30),
-    { t_s: 30, ingest: { ok: 600_000 } }] } })
+    { t_s: 30, interval_s: 60, ingest: { ok: 600_000 } }] } })
   const a = minutes(timelineResult({ perSecond: steady(10_000, 20) }))
   const b = minutes(timelineResult({ perSecond: swinging(10_000, 0.1) }))
   const noise = ratioNoise([a, b], { windowS: 80, together: true })
