@@ -8,7 +8,8 @@ const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../swe
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { studentTQuantile } = require('../reports/compare/welch')
 const { forkKey, forkResult, pairedForks } = require('./forks')
-const { countPoints, fewestOf } = require('./run-length')
+const { countPoints, noisePoints, fewestOf } = require('./run-length')
+const { windowVarianceOf } = require('./window-noise')
 
 // What a comparison's precision rests on: when to add a fork (its throughput ratio's interval against the precision
 // asked, its time against the budget), what a duet cannot see, and what an A/A calibration says the study can see.
@@ -82,13 +83,16 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
     return { stop: true, reason: 'budget', forks: ran, widest_points: widestPoints,
       text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (${formatMs(Math.round(spentS) * 1000)} of ` +
       `${ran} forks; another would take about ${formatMs(Math.round(perForkS) * 1000)})` +
-      figures.map((f) => `; the widest of ${f.name}'s intervals is ${f.width}`).join('') }
+      figures.map((f) => `; the widest of ${f.name}'s intervals is ${f.width}${shortOf(f, { spentS, perForkS, ran })}`)
+        .join('') }
   }
   const unmeasured = figures.find((f) => f.key !== 'precision' && ran >= 2 && f.paired === 0)
   const compared = pairedForks(dir, contenders.map((c) => c.name), forks)
   const fewest = compared.length ? fewestOf({ contenders, dir, fork: compared[compared.length - 1] }) : null
+  const windowVariance = windowVarianceOf(compared.map((fork) => contenders.map((c) => forkResult(dir, fork, c.name))),
+    { together: Boolean(study.duet) })
   const reached = figures.map((f) => reachableOf({ ...f, budgetS, spentS, perForkS, ran,
-    requests: f.key === 'precision' && fewest ? fewest.requests : null })).filter(Boolean)
+    requests: f.key === 'precision' && fewest ? fewest.requests : null, windowVariance })).filter(Boolean)
   return { stop: false, reachable: reached.find((r) => r.text) ?? reached[0] ?? null,
     ...(unmeasured ? { unmeasured: `${unmeasured.name} is in none of these runs (the nodes' CPU is read from this ` +
       `machine's /proc: nodes elsewhere, or another user's, give none): ${unmeasured.key} cannot be reached, and ` +
@@ -98,35 +102,87 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
 /**
  * What the budget can reach at the spread measured so far: a figure's widest ratio's half-width (points) after every
  * fork the budget still holds, by Student's t over the pairs (its width shrinks as t(n - 1) / √n). Null before three
- * pairs (no spread to project). { forks, points, text } with a text only when that falls short of the precision
- * asked: then the options cannot carry the study's promise, and the line says what would. `requests`: the fewest a
- * run of the latest fork measured (the throughput's), which tells whether the count in each window or the spread
- * from fork to fork is the most of that width: a longer window narrows only the first.
+ * pairs (no spread to project). { forks, points, needed, text } with a text only when that falls short of the
+ * precision asked: then the options cannot carry the study's promise, and the line says how many forks (and what
+ * budget) would at this spread, and where the width comes from, for the throughput: `windowVariance`, what the
+ * compared forks' windows hold of it (window-noise.js windowVarianceOf), or else `requests`, the fewest a run of the
+ * latest fork measured (their count alone). A longer window narrows only that part; the rest is each fork's own.
  */
-function reachableOf ({ name, widest, paired, budgetS, spentS, perForkS, precision, ran, requests = null }) {
+function reachableOf ({ key, name, widest, paired, budgetS, spentS, perForkS, precision, ran, requests = null,
+  windowVariance = null }) {
   if (!Number.isFinite(widest) || paired < 3 || !(perForkS > 0)) return null
   const more = Math.max(0, Math.floor((budgetS - spentS) / perForkS))
   const n = paired + more
-  const tNow = studentTQuantile(0.975, paired - 1)
-  const tThen = studentTQuantile(0.975, n - 1)
-  const points = round(widest * (tThen / tNow) * Math.sqrt(paired / n), 1)
-  if (points <= precision) return { forks: ran + more, points, text: null }
+  const tThen = studentTQuantile(0.975, n - 1) / studentTQuantile(0.975, paired - 1)
+  const points = round(widest * tThen * Math.sqrt(paired / n), 1)
+  if (points <= precision) return { forks: ran + more, points, needed: null, text: null }
+  const { needed, text: take } = neededOf({ widest, paired, precision, spentS, perForkS, ran })
   const head = `at the spread of these ${paired} forks, the budget's ${ran + more} reach about ±${fmt(points)} ` +
-    `points of ${name}, not the ±${precision}% asked: `
+    `points of ${name}, not the ±${precision}% asked (${take}): `
+  return { forks: ran + more, points, needed, text: head + whyOf({ key, points, n, requests, windowVariance }) }
+}
+
+/** What a figure short of its precision would have taken, after the budget: its words, or ''. */
+function shortOf (figure, { spentS, perForkS, ran }) {
+  if (figure.within || !Number.isFinite(figure.widest) || figure.paired < 2 || !(perForkS > 0)) return ''
+  return `: ${neededOf({ ...figure, spentS, perForkS, ran }).text}`
+}
+
+/**
+ * The forks a precision takes at the spread of `paired` forks compared (`widest` points), counted as the forks run
+ * are (a lengthened comparison's pilot among them), and the budget that holds them at `perForkS` a fork from
+ * `spentS`: { needed, text }, needed null past MAX_FORKS.
+ */
+function neededOf ({ widest, paired, precision, spentS, perForkS, ran }) {
+  const tNow = studentTQuantile(0.975, paired - 1)
+  const pointsAt = (forks) => widest * (studentTQuantile(0.975, forks - 1) / tNow) * Math.sqrt(paired / forks)
+  let compared = null
+  for (let forks = paired + 1; forks <= MAX_FORKS && compared === null; forks++) {
+    if (pointsAt(forks) <= precision) compared = forks
+  }
+  if (compared === null) {
+    return { needed: null, text: `at this spread, ±${precision}% would take more than ${MAX_FORKS} forks` }
+  }
+  const minute = 60_000
+  const budget = formatMs(Math.ceil((spentS + (compared - paired) * perForkS) * 1000 / minute) * minute)
+  const needed = compared + ran - paired
+  return { needed, text: `at this spread, ±${precision}% would take about ${needed} forks, a budget of about ` +
+    budget }
+}
+
+/**
+ * Where a projected width (`points` over `n` forks) comes from. Variances add: a part's share of the width's square
+ * is its share of the spread.
+ */
+function whyOf ({ key, points, n, requests, windowVariance }) {
+  const most = (part) => part ** 2 >= points ** 2 / 2
+  const share = (part) => (part < 0.1 ? 'under ±0.1' : `±${fmt(round(part, 1))}`)
+  if (key !== 'precision') {
+    return 'the spread from fork to fork is all of it (each fork\'s nodes spend their own CPU per row), which ' +
+      'more forks narrow: more budget, a quieter machine, or ask less'
+  }
+  if (windowVariance !== null) {
+    const inWindows = noisePoints(windowVariance, n)
+    return most(inWindows)
+      ? `the ratio's movement within each run's window is the most of that (${share(inWindows)} points of it), ` +
+        'which longer windows narrow: a longer duration; more budget, or ask less'
+      : `the forks differ by more than their windows' own movement explains (it takes ${share(inWindows)} ` +
+        'points of it): what differs is each fork\'s own (its nodes, the share of the machine they got), for the ' +
+        'whole fork, which only more forks narrow ' +
+        '(not longer windows): more budget, a quieter machine, or ask less'
+  }
   const count = requests > 0 ? countPoints(requests, n) : null
   if (count === null) {
-    return { forks: ran + more, points, text: `${head}each run measures too few requests at these options for ` +
-      'that (a longer duration, larger runs), or the machine is too busy; more budget, or ask less' }
+    return 'these runs give neither a timeline nor a count of requests to tell where it comes from: more budget, ' +
+      'a longer duration, a quieter machine, or ask less'
   }
-  // Variances add: the count's share of the width's square is its share of the spread.
-  const share = count < 0.1 ? 'under ±0.1' : `±${fmt(round(count, 1))}`
-  const why = count ** 2 >= points ** 2 / 2
-    ? `each run's count of requests (${fmt(requests)} in the fewest) is the most of that (${share} ` +
+  return most(count)
+    ? `each run's count of requests (${fmt(requests)} in the fewest) is the most of that (${share(count)} ` +
       'points of it): a longer duration, or smaller batches; more budget, or ask less'
     : `the spread from fork to fork is the most of that (each run's count of ${fmt(requests)} requests or more ` +
-      `takes ${share} points of it), which more forks narrow, and longer windows where the ratio moves within ` +
-      'them (the runs\' length is set after fork 1): more budget, a longer duration, a quieter machine, or ask less'
-  return { forks: ran + more, points, text: head + why }
+      `takes ${share(count)} points of it), which more forks narrow, and longer windows where the ratio moves ` +
+      'within them (the runs\' length is set after fork 1): more budget, a longer duration, a quieter machine, ' +
+      'or ask less'
 }
 
 /**

@@ -8,7 +8,7 @@ const { withSteadyWarmup } = require('../sweep/benchmark-run')
 const { budgetSeconds } = require('../sweep/budget')
 const { studentTQuantile } = require('../reports/compare/welch')
 const { forkResult } = require('./forks')
-const { ratioNoise, BLOCK_S } = require('./window-noise')
+const { ratioNoise, blockFor } = require('./window-noise')
 
 // How long each run of a comparison that asks a precision measures. After the first fork, its runs' ratio is
 // projected over the forks the budget holds: from the noise of the ratio within their measured windows where their
@@ -29,8 +29,6 @@ const COUNT_SHARE = 0.5
 // Forks a lengthened comparison still runs within its budget: fewer, and a longer run buys less than the forks lost
 // (a 95% interval of 4 pairs is twice as wide as one of 9 at the same spread: t(3) / 2 against t(8) / 3).
 const MIN_MORE_FORKS = 4
-// The fewest answers a block of the noise holds (blockFor).
-const MIN_BLOCK_REQUESTS = 8
 // Lengthened runs measure whole tens of seconds, at most an hour.
 const STEP_S = 10
 const MAX_LENGTH_S = 3600
@@ -103,17 +101,6 @@ function projectionOf ({ study, results, fork, givenS, fewest }) {
   return { basis: 'count', perS, pointsAt: (lengthS, forks) => countPoints(perS * lengthS, forks),
     seen: `fork ${fork}'s runs measured as few as ${fewest.requests} requests in their ${fmt(fewest.seconds)}-s ` +
       'windows: their count alone moves the ratio by' }
-}
-
-/**
- * The blocks the noise is read over: BLOCK_S, or longer in steps of it until the fewest run's rate holds
- * MIN_BLOCK_REQUESTS a block. A block of one or two answers is mostly their count, which a longer window narrows as
- * 1 / T, not as 1 / √T: read as noise it would overstate what a longer window leaves.
- */
-function blockFor (fewest) {
-  const perS = fewest.requests / fewest.seconds
-  if (!(perS > 0)) return BLOCK_S
-  return BLOCK_S * Math.max(1, Math.ceil(MIN_BLOCK_REQUESTS / perS / BLOCK_S))
 }
 
 /** The half-width (points) of a ratio over `forks` pairs whose log ratio has the variance `pairVariance` a pair. */
@@ -192,4 +179,5 @@ function durationFor (fork, runLength, { inherited = false } = {}) {
   return inherited || fork >= runLength.from_fork ? runLength.duration : null
 }
 
-module.exports = { runDesignLine, runLengthAfter, durationFor, countPoints, fewestOf, MIN_MORE_FORKS }
+module.exports = { runDesignLine, runLengthAfter, durationFor, countPoints, noisePoints, fewestOf, fewestIn,
+  MIN_MORE_FORKS }

@@ -11,6 +11,10 @@ const { variance } = require('../reports/compare/welch')
 const BLOCK_S = 5
 // Fewer whole blocks than this in a window give no variance worth projecting from.
 const MIN_BLOCKS = 3
+// The fewest answers a block holds (blockFor).
+const MIN_BLOCK_REQUESTS = 8
+// A window of the forks compared is read in this many blocks or more (windowVarianceOf).
+const COMPARED_BLOCKS = 4
 
 /** Units answered ok in each interval of `result`'s timeline, with its start (ms since the epoch) and length. */
 function intervalsOf (result) {
@@ -81,4 +85,37 @@ function ratioNoise (results, { windowS, together, blockS = BLOCK_S }) {
     block_sd_pct: Math.sqrt(blockVariance) * 100 }
 }
 
-module.exports = { ratioNoise, BLOCK_S }
+/**
+ * The blocks the noise is read over: BLOCK_S, or longer in steps of it until the fewest run's rate (`fewest`:
+ * { requests, seconds }) holds MIN_BLOCK_REQUESTS a block. A block of one or two answers is mostly their count, which
+ * a longer window narrows as 1 / T, not as 1 / √T: read as noise it would overstate what a longer window leaves.
+ */
+function blockFor (fewest) {
+  const perS = fewest.requests / fewest.seconds
+  if (!(perS > 0)) return BLOCK_S
+  return BLOCK_S * Math.max(1, Math.ceil(MIN_BLOCK_REQUESTS / perS / BLOCK_S))
+}
+
+/**
+ * What the compared forks' own windows hold of their ratio's spread: the variance of the log ratio a fork's window
+ * gets from the noise within it, the mean over `forks` (each: its contenders' results, the base's first), or null
+ * when none gives it. Each window is read in blocks of a COMPARED_BLOCKS-th of it (whole BLOCK_S, and no fewer
+ * answers than blockFor's): in 5-s blocks a stall and its catch-up fall in neighbouring blocks and cancel over a
+ * longer window, so short blocks overstate what it holds (an A/A duet of 90-s windows on this machine read ±29% a
+ * second of window in 5-s blocks, ±18% in 20-s ones).
+ */
+function windowVarianceOf (forks, { together }) {
+  const variances = []
+  for (const results of forks) {
+    const counted = results.filter((r) => r && Number.isFinite(r.requests) && r.seconds > 0)
+    if (counted.length < results.length || results.length < 2) continue
+    const windowS = Math.min(...counted.map((r) => r.seconds))
+    const fewest = counted.reduce((a, r) => (r.requests < a.requests ? r : a))
+    const blockS = Math.max(blockFor(fewest), BLOCK_S * Math.floor(windowS / COMPARED_BLOCKS / BLOCK_S))
+    const noise = ratioNoise(results, { windowS, together, blockS })
+    if (noise) variances.push(noise.per_second_var / windowS)
+  }
+  return variances.length ? variances.reduce((a, v) => a + v, 0) / variances.length : null
+}
+
+module.exports = { ratioNoise, blockFor, windowVarianceOf, BLOCK_S }

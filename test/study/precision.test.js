@@ -9,6 +9,7 @@ const { forksDecision, duetNotes, calibrationLine, overlapShare, stoppingOf, pos
 const { compareContenders, forkState } = require('../../lib/study/comparison')
 const { tempDir } = require('../helpers/temp-files')
 const { memoryStream } = require('../helpers/memory-stream')
+const { timelineResult, DEFAULT_START } = require('../helpers/timeline-results')
 
 /** Forks of contenders a and b at these rows/s, each fork `wallS` long; their states as study.json keeps them. */
 function forksOf (dir, rates, wallS = 60, cpu = () => null) {
@@ -55,6 +56,15 @@ test('forks are added until the throughput ratio is within the precision asked, 
   assert.match(spent.text, /^the budget of 2m is spent \(2m of 2 forks; another would take about 1m\); the widest /)
   assert.match(spent.text,
     /the widest of the throughput ratio's intervals is ±[\d.]+ points of the change against a \(±2% asked, /)
+  // What would have reached it: two forks 15% apart leave it out of a hundred forks' reach.
+  assert.match(spent.text, /\(±2% asked, on that scale\): at this spread, ±2% would take more than 100 forks$/)
+  const nearer = forksDecision({ study: { precision: '20%', budget: '2m' }, contenders, forks: noisyForks,
+    dir: noisyDir, fork: 3 })
+  // At a minute a fork: as many minutes as forks.
+  const taken = nearer.text.match(/: at this spread, ±20% would take about (\d+) forks, a budget of about (\d+)m$/)
+  assert.ok(taken, nearer.text)
+  assert.ok(Number(taken[1]) > 2 && Number(taken[1]) < 100, taken[1])
+  assert.equal(taken[2], taken[1])
   // What the page and the JSON keep of it.
   const stopping = stoppingOf({ precision: '2%', budget: '2m' }, noisyForks, spent)
   assert.deepEqual([stopping.precision, stopping.budget, stopping.forks, stopping.spent_s, stopping.reason],
@@ -171,7 +181,15 @@ test('a precision the budget cannot reach at the spread measured is said, with h
   assert.equal(short.reachable.forks, 12)
   assert.ok(short.reachable.points > 1 && short.reachable.points < 7, JSON.stringify(short.reachable))
   assert.match(short.reachable.text, /^at the spread of these 4 forks, the budget's 12 reach about ±[\d.]+ points of /)
-  assert.match(short.reachable.text, /not the ±1% asked: each run measures too few requests at these options/)
+  assert.match(short.reachable.text, /not the ±1% asked \(at this spread, ±1% would take more than 100 forks\): /)
+  assert.match(short.reachable.text, /: these runs give neither a timeline nor a count of requests to tell where/)
+  // ±3%: out of the budget's 12 forks, within a hundred. Each fork took 100 s, four of them 400 s: the forks that
+  // reach it at this spread, and the budget that holds them.
+  const three = asked('3%').reachable
+  assert.ok(three.needed > 12 && three.needed < 100, JSON.stringify(three))
+  const budgetMinutes = Math.ceil((400 + (three.needed - 4) * 100) / 60)
+  assert.match(three.text, new RegExp(`\\(at this spread, ±3% would take about ${three.needed} forks, a budget of ` +
+    `about ${budgetMinutes}m\\): `))
   const enough = asked('6%')
   assert.equal(enough.stop, false, 'the interval is not yet within 6%')
   assert.equal(enough.reachable.text, null, 'the budget reaches it: nothing to say')
@@ -185,9 +203,38 @@ test('a precision the budget cannot reach at the spread measured is said, with h
     return asked('1%').reachable.text
   }
   const many = withRequests(1000)
-  assert.match(many, /not the ±1% asked: the spread from fork to fork is the most of that \(each run's count /)
+  assert.match(many, /100 forks\): the spread from fork to fork is the most of that \(each run's count /)
   assert.match(many, /count of 1,000 requests or more takes under ±0\.1 points of it\), which more forks narrow, and /)
-  assert.match(withRequests(3), /the ±1% asked: each run's count of requests \(3 in the fewest\) is the most of that /)
+  assert.match(withRequests(3), /100 forks\): each run's count of requests \(3 in the fewest\) is the most of that /)
+})
+
+test('a precision out of reach says whether the windows\' own movement or each fork\'s nodes make the spread', (t) => {
+  // Four duets of 20-s windows (100 s a fork). `blocks`: b's rate over each 5-s block of its window against a's
+  // steady 10,000 rows/s.
+  const forksOfBlocks = (dir, blocks) => {
+    fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+    const forks = {}
+    blocks.forEach((multipliers, i) => {
+      const b = multipliers.flatMap((m) => Array(5).fill(Math.round(10_000 * m)))
+      for (const [name, perSecond] of [['a', Array(20).fill(10_000)], ['b', b]]) {
+        fs.writeFileSync(path.join(dir, 'forks', `${i + 1}-${name}.json`),
+          JSON.stringify(timelineResult({ perSecond, startedAt: DEFAULT_START + i * 100_000 })))
+        forks[`${i + 1}-${name}`] = { status: 'done', exit_code: 0, wall_s: 50 }
+      }
+    })
+    return forksDecision({ study: { precision: '1%', budget: '20m', forks: 3, duet: true }, contenders, forks, dir,
+      fork: 5 }).reachable.text
+  }
+  // Steady within each window, apart from fork to fork (1.00, 0.93, 1.07, 1.00): the nodes of each fork differ.
+  const apart = forksOfBlocks(tempDir(t), [[1, 1, 1, 1], [0.93, 0.93, 0.93, 0.93], [1.07, 1.07, 1.07, 1.07],
+    [1, 1, 1, 1]])
+  assert.match(apart, /: the forks differ by more than their windows' own movement explains \(it takes under ±0\.1 /)
+  assert.match(apart, /which only more forks narrow \(not longer windows\)/)
+  // b swings ±30% from block to block within every window; its windows' means differ by that swing's chance.
+  const swinging = forksOfBlocks(tempDir(t), [[1.3, 0.7, 1.3, 0.9], [0.7, 1.3, 0.7, 1.1], [1.3, 0.7, 0.9, 1.3],
+    [0.7, 0.7, 1.3, 1.1]])
+  assert.match(swinging, /: the ratio's movement within each run's window is the most of that \(±[\d.]+ points of /)
+  assert.match(swinging, /which longer windows narrow: a longer duration; /)
 })
 
 test('with cpu_precision the forks stop only when the CPU per row\'s interval is within it too', (t) => {
@@ -200,6 +247,7 @@ test('with cpu_precision the forks stop only when the CPU per row\'s interval is
   const open = forksDecision({ study, contenders, forks: wideForks, dir: wideDir, fork: 6 })
   assert.equal(open.stop, false, 'the throughput ratio is within 2%, the CPU per row\'s is not within 1%')
   assert.match(open.reachable.text, /points of the CPU per row ratio, not the ±1% asked/)
+  assert.match(open.reachable.text, /: the spread from fork to fork is all of it \(each fork's nodes spend their own /)
   const tightDir = tempDir(t)
   const tightForks = forksOf(tightDir, rates, 60, (name) => (name === 'a' ? 60 : 57))
   const done = forksDecision({ study, contenders, forks: tightForks, dir: tightDir, fork: 6 })
