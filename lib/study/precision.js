@@ -80,11 +80,15 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
   const spentS = spentOf(forks)
   const perForkS = perForkOf(forks)
   if (!fitsBudget({ budgetS, spentS, walls: ran ? [perForkS] : [] })) {
+    const short = figures.map((f) => ({ figure: f, need: shortOf(f, { spentS, perForkS, ran }) }))
     return { stop: true, reason: 'budget', forks: ran, widest_points: widestPoints,
+      // What each figure short of its precision would have taken at its spread: for a script to give it next time.
+      needed: short.filter(({ need }) => need).map(({ figure, need }) => ({ figure: figure.key, forks: need.needed,
+        budget: need.budget })),
       text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (${formatMs(Math.round(spentS) * 1000)} of ` +
       `${ran} forks; another would take about ${formatMs(Math.round(perForkS) * 1000)})` +
-      figures.map((f) => `; the widest of ${f.name}'s intervals is ${f.width}${shortOf(f, { spentS, perForkS, ran })}`)
-        .join('') }
+      short.map(({ figure, need }) => `; the widest of ${figure.name}'s intervals is ${figure.width}` +
+        (need ? `: ${need.text}` : '')).join('') }
   }
   const unmeasured = figures.find((f) => f.key !== 'precision' && ran >= 2 && f.paired === 0)
   const compared = pairedForks(dir, contenders.map((c) => c.name), forks)
@@ -122,16 +126,16 @@ function reachableOf ({ key, name, widest, paired, budgetS, spentS, perForkS, pr
   return { forks: ran + more, points, needed, text: head + whyOf({ key, points, n, requests, windowVariance }) }
 }
 
-/** What a figure short of its precision would have taken, after the budget: its words, or ''. */
+/** What a figure short of its precision would have taken, after the budget (neededOf), or null. */
 function shortOf (figure, { spentS, perForkS, ran }) {
-  if (figure.within || !Number.isFinite(figure.widest) || figure.paired < 2 || !(perForkS > 0)) return ''
-  return `: ${neededOf({ ...figure, spentS, perForkS, ran }).text}`
+  if (figure.within || !Number.isFinite(figure.widest) || figure.paired < 2 || !(perForkS > 0)) return null
+  return neededOf({ ...figure, spentS, perForkS, ran })
 }
 
 /**
  * The forks a precision takes at the spread of `paired` forks compared (`widest` points), counted as the forks run
  * are (a lengthened comparison's pilot among them), and the budget that holds them at `perForkS` a fork from
- * `spentS`: { needed, text }, needed null past MAX_FORKS.
+ * `spentS`: { needed, budget, text }, needed and budget null past MAX_FORKS.
  */
 function neededOf ({ widest, paired, precision, spentS, perForkS, ran }) {
   const tNow = studentTQuantile(0.975, paired - 1)
@@ -141,13 +145,14 @@ function neededOf ({ widest, paired, precision, spentS, perForkS, ran }) {
     if (pointsAt(forks) <= precision) compared = forks
   }
   if (compared === null) {
-    return { needed: null, text: `at this spread, ±${precision}% would take more than ${MAX_FORKS} forks` }
+    return { needed: null, budget: null,
+      text: `at this spread, ±${precision}% would take more than ${MAX_FORKS} forks` }
   }
   const minute = 60_000
   const budget = formatMs(Math.ceil((spentS + (compared - paired) * perForkS) * 1000 / minute) * minute)
   const needed = compared + ran - paired
-  return { needed, text: `at this spread, ±${precision}% would take about ${needed} forks, a budget of about ` +
-    budget }
+  return { needed, budget, text: `at this spread, ±${precision}% would take about ${needed} forks, a budget of ` +
+    `about ${budget}` }
 }
 
 /**
@@ -244,6 +249,7 @@ function stoppingOf (study, forks, stop) {
   return { precision: study.precision ?? null, cpu_precision: study.cpu_precision ?? null,
     budget: sequential ? study.budget ?? DEFAULT_BUDGET : null,
     forks: ran, spent_s: spentS, reason: stop ? stop.reason : sequential ? null : 'forks',
+    ...(stop && stop.needed && stop.needed.length ? { needed: stop.needed } : {}),
     line: `forks: ${why}; ${took}${sequential ? ` (asked: ${asked})` : ''}` }
 }
 

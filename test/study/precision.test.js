@@ -65,11 +65,16 @@ test('forks are added until the throughput ratio is within the precision asked, 
   assert.ok(taken, nearer.text)
   assert.ok(Number(taken[1]) > 2 && Number(taken[1]) < 100, taken[1])
   assert.equal(taken[2], taken[1])
+  // The JSON keeps it for a script to give next time.
+  assert.deepEqual(nearer.needed, [{ figure: 'precision', forks: Number(taken[1]), budget: `${taken[1]}m` }])
+  assert.deepEqual(spent.needed, [{ figure: 'precision', forks: null, budget: null }])
+  assert.deepEqual(stoppingOf({ precision: '20%', budget: '2m' }, noisyForks, nearer).needed, nearer.needed)
   // What the page and the JSON keep of it.
   const stopping = stoppingOf({ precision: '2%', budget: '2m' }, noisyForks, spent)
   assert.deepEqual([stopping.precision, stopping.budget, stopping.forks, stopping.spent_s, stopping.reason],
     ['2%', '2m', 2, 120, 'budget'])
   assert.match(stopping.line, /^forks: the budget of 2m is spent .*; the forks took 2m \(asked: ±2% on the throughput /)
+  assert.equal(stoppingOf({ forks: 3 }, noisyForks, null).needed, undefined, 'nothing asked, nothing short')
   assert.equal(stoppingOf({ forks: 3 }, noisyForks, null).line, 'forks: 2 forks, as the study file asks; the forks ' +
     'took 2m')
 })
