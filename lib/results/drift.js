@@ -2,6 +2,7 @@
 
 const { round } = require('../base/format')
 const { mergedSummary } = require('./stats')
+const { entryLengthS } = require('./timeline')
 
 // What changed over a run, from its timeline: the first and the last tenth of the load (at least 10 s each, the
 // warm-up left out) side by side, a robust slope per hour, and the moment each figure changed most.
@@ -80,7 +81,7 @@ function driftOf ({ timeline, group, unit, loadEndS, latencyIn = () => null, tar
 function latencyOfEntries (series, group) {
   return (fromS, toS) => {
     const inside = series.filter((entry) => {
-      const lengthS = entry.partial_s ?? entry.interval_s ?? 1
+      const lengthS = entryLengthS(entry)
       return entry[group] && entry[group].latency_hist && entry.t_s >= fromS - 1e-9 && entry.t_s + lengthS <= toS + 1e-9
     }).map((entry) => entry[group])
     const { histogram, summary } = mergedSummary(inside.map((g) => g.latency_hist), inside.map((g) => g.max_ms))
@@ -92,7 +93,7 @@ function latencyOfEntries (series, group) {
 function intervalsOf (series, group, fromS, toS) {
   const points = []
   for (const entry of series) {
-    const lengthS = entry.partial_s ?? entry.interval_s ?? 1
+    const lengthS = entryLengthS(entry)
     if (entry.t_s < fromS - 1e-9 || entry.t_s + lengthS > toS + 1e-9) continue
     const g = entry[group] || { ok: 0, failed: 0, in_doubt: 0, p99_ms: null }
     points.push({ t_s: entry.t_s, seconds: lengthS, ok: g.ok, errors: g.failed + (g.in_doubt || 0), p99_ms: g.p99_ms })

@@ -303,4 +303,10 @@ function nodeRows (sample, offsetS) {
   }))
 }
 
-module.exports = { Timeline, timelineResult, nodeRows, OPEN_INTERVALS }
+/**
+ * A timeline entry's length in seconds, as the entry says it: a cut-short last interval its own (`partial_s`), a long
+ * run's coarser intervals theirs (`interval_s`); else `fallbackS` (the timeline's own interval).
+ */
+const entryLengthS = (entry, fallbackS = 1) => entry.partial_s ?? entry.interval_s ?? fallbackS
+
+module.exports = { Timeline, timelineResult, nodeRows, entryLengthS, OPEN_INTERVALS }
