@@ -8,8 +8,8 @@ const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../swe
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { studentTQuantile } = require('../reports/compare/welch')
 const { forkKey, forkResult, pairedForks } = require('./forks')
-const { countPoints, noisePoints, fewestOf } = require('./run-length')
-const { windowVarianceOf } = require('./window-noise')
+const { countPoints, noisePoints, resultsOf } = require('./run-length')
+const { fewestIn, windowVarianceOf } = require('./window-noise')
 
 // What a comparison's precision rests on: when to add a fork (its throughput ratio's interval against the precision
 // asked, its time against the budget), what a duet cannot see, and what an A/A calibration says the study can see.
@@ -92,9 +92,10 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
   }
   const unmeasured = figures.find((f) => f.key !== 'precision' && ran >= 2 && f.paired === 0)
   const compared = pairedForks(dir, contenders.map((c) => c.name), forks)
-  const fewest = compared.length ? fewestOf({ contenders, dir, fork: compared[compared.length - 1] }) : null
-  const windowVariance = windowVarianceOf(compared.map((fork) => contenders.map((c) => forkResult(dir, fork, c.name))),
-    { together: Boolean(study.duet) })
+  // Each compared fork's results, read once: the latest's count, and every window's own movement.
+  const results = compared.map((fork) => resultsOf({ contenders, dir, fork }))
+  const fewest = results.length ? fewestIn(results[results.length - 1]) : null
+  const windowVariance = windowVarianceOf(results, { together: Boolean(study.duet) })
   const reached = figures.map((f) => reachableOf({ ...f, budgetS, spentS, perForkS, ran,
     requests: f.key === 'precision' && fewest ? fewest.requests : null, windowVariance })).filter(Boolean)
   return { stop: false, reachable: reached.find((r) => r.text) ?? reached[0] ?? null,
@@ -117,14 +118,20 @@ function reachableOf ({ key, name, widest, paired, budgetS, spentS, perForkS, pr
   if (!Number.isFinite(widest) || paired < 3 || !(perForkS > 0)) return null
   const more = Math.max(0, Math.floor((budgetS - spentS) / perForkS))
   const n = paired + more
-  const tThen = studentTQuantile(0.975, n - 1) / studentTQuantile(0.975, paired - 1)
-  const points = round(widest * tThen * Math.sqrt(paired / n), 1)
+  const points = round(widthAt({ widest, paired }, n), 1)
   if (points <= precision) return { forks: ran + more, points, needed: null, text: null }
   const { needed, text: take } = neededOf({ widest, paired, precision, spentS, perForkS, ran })
   const head = `at the spread of these ${paired} forks, the budget's ${ran + more} reach about ±${fmt(points)} ` +
     `points of ${name}, not the ±${precision}% asked (${take}): `
   return { forks: ran + more, points, needed, text: head + whyOf({ key, points, n, requests, windowVariance }) }
 }
+
+/**
+ * The half-width (points) a ratio whose interval over `paired` forks is ±`widest` would have over `forks` at the same
+ * spread: an interval narrows as t(n - 1) / √n.
+ */
+const widthAt = ({ widest, paired }, forks) => widest * Math.sqrt(paired / forks) *
+  studentTQuantile(0.975, forks - 1) / studentTQuantile(0.975, paired - 1)
 
 /** What a figure short of its precision would have taken, after the budget (neededOf), or null. */
 function shortOf (figure, { spentS, perForkS, ran }) {
@@ -138,11 +145,9 @@ function shortOf (figure, { spentS, perForkS, ran }) {
  * `spentS`: { needed, budget, text }, needed and budget null past MAX_FORKS.
  */
 function neededOf ({ widest, paired, precision, spentS, perForkS, ran }) {
-  const tNow = studentTQuantile(0.975, paired - 1)
-  const pointsAt = (forks) => widest * (studentTQuantile(0.975, forks - 1) / tNow) * Math.sqrt(paired / forks)
   let compared = null
   for (let forks = paired + 1; forks <= MAX_FORKS && compared === null; forks++) {
-    if (pointsAt(forks) <= precision) compared = forks
+    if (widthAt({ widest, paired }, forks) <= precision) compared = forks
   }
   if (compared === null) {
     return { needed: null, budget: null,
@@ -173,8 +178,7 @@ function whyOf ({ key, points, n, requests, windowVariance }) {
         'which longer windows narrow: a longer duration; more budget, or ask less'
       : `the forks differ by more than their windows' own movement explains (it takes ${share(inWindows)} ` +
         'points of it): what differs is each fork\'s own (its nodes, the share of the machine they got), for the ' +
-        'whole fork, which only more forks narrow ' +
-        '(not longer windows): more budget, a quieter machine, or ask less'
+        'whole fork, which only more forks narrow (not longer windows): more budget, a quieter machine, or ask less'
   }
   const count = requests > 0 ? countPoints(requests, n) : null
   if (count === null) {

@@ -8,7 +8,7 @@ const { withSteadyWarmup } = require('../sweep/benchmark-run')
 const { budgetSeconds } = require('../sweep/budget')
 const { studentTQuantile } = require('../reports/compare/welch')
 const { forkResult } = require('./forks')
-const { ratioNoise, blockFor } = require('./window-noise')
+const { ratioNoise, blockFor, fewestIn } = require('./window-noise')
 
 // How long each run of a comparison that asks a precision measures. After the first fork, its runs' ratio is
 // projected over the forks the budget holds: from the noise of the ratio within their measured windows where their
@@ -65,18 +65,8 @@ function runDesignLine (study) {
   return `${head}: for ±${study.precision}, ${after}`
 }
 
-/** The fewest requests a run of fork `fork` measured, with its window: { requests, seconds }, or null. */
-const fewestOf = ({ contenders, dir, fork }) => fewestIn(resultsOf({ contenders, dir, fork }))
-
 /** Each contender's result of fork `fork`, null where it has none. */
 const resultsOf = ({ contenders, dir, fork }) => contenders.map((c) => forkResult(dir, fork, c.name))
-
-function fewestIn (results) {
-  const counts = results.filter(Boolean).map((r) => ({ requests: r.requests, seconds: r.seconds }))
-    .filter((r) => Number.isFinite(r.requests))
-  if (counts.length === 0) return null
-  return counts.reduce((a, r) => (r.requests < a.requests ? r : a))
-}
 
 /** The half-width (points) of a ratio over `forks` pairs of runs of `requests` answers each, from the count alone. */
 const countPoints = (requests, forks) => (forks < 2 || !(requests > 0) ? Infinity
@@ -179,5 +169,4 @@ function durationFor (fork, runLength, { inherited = false } = {}) {
   return inherited || fork >= runLength.from_fork ? runLength.duration : null
 }
 
-module.exports = { runDesignLine, runLengthAfter, durationFor, countPoints, noisePoints, fewestOf, fewestIn,
-  MIN_MORE_FORKS }
+module.exports = { runDesignLine, runLengthAfter, durationFor, countPoints, noisePoints, resultsOf, MIN_MORE_FORKS }

@@ -85,6 +85,14 @@ function ratioNoise (results, { windowS, together, blockS = BLOCK_S }) {
     block_sd_pct: Math.sqrt(blockVariance) * 100 }
 }
 
+/** The fewest requests a run of `results` measured, with its window: { requests, seconds }, or null. */
+function fewestIn (results) {
+  const counts = results.filter(Boolean).map((r) => ({ requests: r.requests, seconds: r.seconds }))
+    .filter((r) => Number.isFinite(r.requests))
+  if (counts.length === 0) return null
+  return counts.reduce((a, r) => (r.requests < a.requests ? r : a))
+}
+
 /**
  * The blocks the noise is read over: BLOCK_S, or longer in steps of it until the fewest run's rate (`fewest`:
  * { requests, seconds }) holds MIN_BLOCK_REQUESTS a block. A block of one or two answers is mostly their count, which
@@ -107,10 +115,9 @@ function blockFor (fewest) {
 function windowVarianceOf (forks, { together }) {
   const variances = []
   for (const results of forks) {
-    const counted = results.filter((r) => r && Number.isFinite(r.requests) && r.seconds > 0)
-    if (counted.length < results.length || results.length < 2) continue
-    const windowS = Math.min(...counted.map((r) => r.seconds))
-    const fewest = counted.reduce((a, r) => (r.requests < a.requests ? r : a))
+    if (results.length < 2 || results.some((r) => !r || !Number.isFinite(r.requests) || !(r.seconds > 0))) continue
+    const windowS = Math.min(...results.map((r) => r.seconds))
+    const fewest = fewestIn(results)
     const blockS = Math.max(blockFor(fewest), BLOCK_S * Math.floor(windowS / COMPARED_BLOCKS / BLOCK_S))
     const noise = ratioNoise(results, { windowS, together, blockS })
     if (noise) variances.push(noise.per_second_var / windowS)
@@ -118,4 +125,4 @@ function windowVarianceOf (forks, { together }) {
   return variances.length ? variances.reduce((a, v) => a + v, 0) / variances.length : null
 }
 
-module.exports = { ratioNoise, blockFor, windowVarianceOf, BLOCK_S }
+module.exports = { ratioNoise, blockFor, fewestIn, windowVarianceOf, BLOCK_S }
