@@ -40,10 +40,14 @@ const fmtWhole = (x) => fmt(typeof x === 'number' ? Math.round(x) : x)
 /** Settings as a line: { batch_size: 500, concurrent_requests: 8 } → "batch_size 500, concurrent_requests 8". */
 const pairsText = (settings) => Object.entries(settings).map(([k, v]) => `${k} ${v}`).join(', ')
 
-/** Control characters shown as escapes, so that a name or message never breaks a line or a terminal. */
+/**
+ * Control characters (C0, DEL and C1: an escape sequence's ESC or CSI) shown as escapes, so that a name or message,
+ * a cluster's own words included, never breaks a line, clears a screen or sets a terminal's title.
+ */
 function visible (text) {
   // eslint-disable-next-line no-control-regex -- these are the characters made visible
-  return String(text).replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => (c < '\u007f' ? JSON.stringify(c).slice(1, -1)
+    : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
 }
 
 module.exports = { round, fmt, fmtWhole, grouped, perSecond, pairsText, visible }

@@ -1,7 +1,8 @@
 'use strict'
 
+const { visible } = require('../base/format')
 const { confirmBusyCpu } = require('./idle-cpu')
-const { knownFigure } = require('./monitor')
+const { knownFigure, percentFigure } = require('./monitor')
 
 // The cluster a result was measured on, from sys.nodes at the start: what lets results of different clusters be put
 // side by side (a sizing study), and says when a "cluster" of several nodes is one machine.
@@ -22,13 +23,13 @@ function parseShape (answer) {
     const mem = row[at('mem')] || {}
     const memTotal = knownFigure(mem.used) !== null && knownFigure(mem.free) !== null ? mem.used + mem.free : null
     return {
-      name: String(row[at('name')]),
-      hostname: row[at('hostname')] === null || row[at('hostname')] === undefined ? null : String(row[at('hostname')]),
+      name: visible(row[at('name')]),
+      hostname: row[at('hostname')] === null || row[at('hostname')] === undefined ? null : visible(row[at('hostname')]),
       cores: knownFigure(row[at('cores')]),
       heap_max_bytes: knownFigure(heap.max),
       memory_bytes: memTotal,
-      version: row[at('version')] ?? null,
-      cpu_pct_before_run: at('cpu_pct') >= 0 ? knownFigure(row[at('cpu_pct')]) : null
+      version: row[at('version')] === null || row[at('version')] === undefined ? null : visible(row[at('version')]),
+      cpu_pct_before_run: at('cpu_pct') >= 0 ? percentFigure(row[at('cpu_pct')]) : null
     }
   })
 }

@@ -1,7 +1,8 @@
 'use strict'
 
 const { systemClock } = require('../base/clock')
-const { knownFigure } = require('./monitor')
+const { visible } = require('../base/format')
+const { percentFigure } = require('./monitor')
 
 // A node's CPU before a run sent anything: busy only if it stays busy. CrateDB's process CPU is its share of the
 // machine since the stats were last refreshed (each second), so readings a second apart each cover their own second.
@@ -35,7 +36,7 @@ async function confirmBusyCpu (client, nodes, { sleep = systemClock.sleep } = {}
       break
     }
     readings++
-    const byName = new Map((answer.rows || []).map(([name, cpu]) => [String(name), knownFigure(cpu)]))
+    const byName = new Map((answer.rows || []).map(([name, cpu]) => [visible(name), percentFigure(cpu)]))
     for (const node of nodes) {
       const cpu = byName.get(node.name)
       if (cpu !== null && cpu !== undefined && node.cpu_pct_before_run !== null) {

@@ -1,6 +1,6 @@
 'use strict'
 
-const { round } = require('../base/format')
+const { round, visible } = require('../base/format')
 
 // Samples sys.nodes during a run: load, heap, CPU and the write and search thread pools. The
 // pools' `rejected` counters are cumulative since each node started, so every figure we show is a
@@ -12,6 +12,13 @@ const POOLS = ['write', 'search']
 
 /** A figure of a sys.nodes answer: a number of 0 or more, else null (CrateDB writes -1 where the OS hides a value). */
 const knownFigure = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null)
+
+/**
+ * A share of a machine's CPU as a sys.nodes answer gives it: 0–100 %, else null (-1 where the OS hides it; a figure
+ * past 100 is no measurement, and the monitor names its node).
+ */
+const percentFigure = (v) => (knownFigure(v) !== null && v <= 100 ? v : null)
+const pastPercent = (v) => knownFigure(v) !== null && v > 100
 
 /** One node's row of a sys.nodes answer, in the units we report. CrateDB writes -1 where the OS hides a value. */
 function parseNode (row, cols) {
@@ -26,12 +33,14 @@ function parseNode (row, cols) {
       pools[pool.name] = { active: pool.active, queue: pool.queue, rejected: pool.rejected, completed: pool.completed }
     }
   }
+  const impossible = [['process', processCpu.percent], ['os', osCpu.used]].filter(([, v]) => pastPercent(v))
   return {
-    name: get('name'),
+    name: visible(get('name')),
     load1: knownFigure(load['1']),
     heapUsedPct: heap.max > 0 ? round((heap.used / heap.max) * 100, 1) : null,
-    processCpuPct: knownFigure(processCpu.percent),
-    osCpuPct: knownFigure(osCpu.used),
+    processCpuPct: percentFigure(processCpu.percent),
+    osCpuPct: percentFigure(osCpu.used),
+    impossibleCpu: impossible.length ? Object.fromEntries(impossible) : null,
     pools
   }
 }
@@ -68,6 +77,8 @@ class ClusterMonitor {
     this.sampledAt = new Map()
     this.failures = 0
     this.lastError = null
+    // Nodes that reported a CPU share past 100%, with the highest they said: those figures were not recorded.
+    this.impossibleCpu = new Map()
     this.startedAt = null
     this.timer = null
     this.inFlight = null
@@ -102,6 +113,10 @@ class ClusterMonitor {
     const sample = { t_s: round((at - this.startedAt) / 1000, 1), nodes: [] }
     for (const node of nodes) {
       if (!this.baseline.has(node.name)) this.baseline.set(node.name, node)
+      if (node.impossibleCpu) {
+        const said = Math.max(...Object.values(node.impossibleCpu))
+        this.impossibleCpu.set(node.name, Math.max(said, this.impossibleCpu.get(node.name) ?? said))
+      }
       const base = this.baseline.get(node.name)
       const entry = {
         name: node.name,
@@ -179,7 +194,9 @@ class ClusterMonitor {
       write_rejected: this.rejected('write'),
       search_rejected: this.rejected('search'),
       failed_samples: this.failures,
-      last_sample_error: this.lastError
+      last_sample_error: this.lastError,
+      ...(this.impossibleCpu.size ? { impossible_cpu: [...this.impossibleCpu].map(([name, said]) => ({ name,
+        said_pct: said })) } : {})
     }
   }
 }
@@ -215,4 +232,4 @@ function foldSample (minute, sample) {
   }
 }
 
-module.exports = { ClusterMonitor, parseNodesAnswer, NODES_SQL, knownFigure }
+module.exports = { ClusterMonitor, parseNodesAnswer, NODES_SQL, knownFigure, percentFigure }

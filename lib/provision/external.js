@@ -1,7 +1,6 @@
 'use strict'
 
-const fs = require('node:fs')
-const { spawn } = require('node:child_process')
+const { visible } = require('../base/format')
 
 // A cluster the tool did not start (a study's target): brought up and down by the user's own commands (a script,
 // Terraform, kubectl apply of the manifest `crate-bench fleet manifest --start_cluster` writes), waited for until it
@@ -16,6 +15,9 @@ const SQL_TIMEOUT_MS = 10_000
 const RECORD_SQL = "SELECT name, hostname, version['number'] AS version, version['build_hash'] AS build_hash, " +
   "os_info['available_processors'] AS cores, heap['max'] AS heap_max FROM sys.nodes ORDER BY name"
 
+/** What the cluster says of itself, as text that cannot drive a terminal (its escapes shown, never sent). */
+const said = (value) => (value === null || value === undefined ? null : visible(value))
+
 const sleepFor = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The rows `stmt` answers on `host` (its base URL), as `user` with `password`; throws with the reason. */
@@ -28,8 +30,8 @@ async function sqlAt (host, stmt, { user = 'crate', password = '', timeoutMs = S
       signal: AbortSignal.timeout(timeoutMs) })
   } catch (error) {
     const cause = error.cause && (error.cause.code || error.cause.message)
-    throw new Error(`${host}: ${error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : cause ||
-      error.message}`)
+    throw new Error(`${host}: ${error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : visible(cause ||
+      error.message)}`)
   }
   const text = await answer.text()
   if (answer.status !== 200) {
@@ -37,45 +39,9 @@ async function sqlAt (host, stmt, { user = 'crate', password = '', timeoutMs = S
     try {
       message = JSON.parse(text).error.message
     } catch { /* its text */ }
-    throw new Error(`${host}: HTTP ${answer.status}: ${message}`)
+    throw new Error(`${host}: HTTP ${answer.status}: ${visible(message)}`)
   }
   return JSON.parse(text).rows
-}
-
-/**
- * `command` run by the shell in `cwd` (a target's up: or down:), its output on `log` and in `logFile`, in a process
- * group of its own: ended (the whole group) past `timeoutMs` or on Ctrl-C. { code, signal, timedOut, interrupted }.
- */
-function runCommand (command, { cwd, log, logFile, timeoutMs, signals }) {
-  return new Promise((resolve) => {
-    const out = fs.openSync(logFile, 'a')
-    const child = spawn('/bin/sh', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    let timedOut = false
-    let interrupted = false
-    const end = () => {
-      try {
-        process.kill(-child.pid, 'SIGTERM')
-      } catch { /* ended */ }
-    }
-    const timer = setTimeout(() => { timedOut = true; end() }, timeoutMs)
-    const onInterrupt = () => { interrupted = true; end() }
-    if (signals) signals.once('interrupt', onInterrupt)
-    for (const stream of [child.stdout, child.stderr]) {
-      let rest = ''
-      stream.on('data', (chunk) => {
-        fs.writeSync(out, chunk)
-        const lines = (rest + chunk).split('\n')
-        rest = lines.pop()
-        for (const line of lines) log(line)
-      })
-    }
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      if (signals) signals.removeListener('interrupt', onInterrupt)
-      fs.closeSync(out)
-      resolve({ code, signal, timedOut, interrupted })
-    })
-  })
 }
 
 /** The rows `stmt` answers on the first of the target's hosts that answers (as its user), or throws the last why. */
@@ -93,7 +59,7 @@ async function askTarget (target, stmt, { password, fetchImpl }) {
 
 /** The names of the nodes the target's hosts answer with (the first host that answers), or throws why none did. */
 const nodesOf = async (target, options) => (await askTarget(target, 'SELECT name FROM sys.nodes ORDER BY name',
-  options)).map((r) => r[0])
+  options)).map((r) => said(r[0]))
 
 /**
  * Until the target answers with every node it should have (target.nodes), within `waitMs`: its node names. Says how
@@ -132,8 +98,8 @@ async function waitForTarget (target, { password, waitMs, log, signals, fetchImp
  */
 async function recordTarget (target, { password, fetchImpl }) {
   const rows = await askTarget(target, RECORD_SQL, { password, fetchImpl })
-  const node = (r) => ({ name: r[0], hostname: r[1], version: r[2], build_hash: r[3], cores: r[4],
-    heap_max_bytes: r[5] })
+  const node = (r) => ({ name: said(r[0]), hostname: said(r[1]), version: said(r[2]), build_hash: said(r[3]),
+    cores: r[4], heap_max_bytes: r[5] })
   const list = rows.map(node)
   const one = (key) => [...new Set(list.map((n) => n[key]))]
   return { kind: 'target', name: target.name, hosts: target.hosts, nodes: list.length,
@@ -142,4 +108,4 @@ async function recordTarget (target, { password, fetchImpl }) {
     on: 'hosts of their own (not this machine)', found_at: new Date().toISOString() }
 }
 
-module.exports = { runCommand, waitForTarget, recordTarget, nodesOf, sqlAt, RECORD_SQL }
+module.exports = { waitForTarget, recordTarget, nodesOf, sqlAt, RECORD_SQL }

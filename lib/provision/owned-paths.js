@@ -59,6 +59,38 @@ function checkOwnedPath (target, { flag, uid = uidOf() } = {}) {
   }
 }
 
+/**
+ * Refuses `file` (a study file that names commands to run: `what`) unless only the user running the tool (or root)
+ * could have written it: the file and its folder, as their links resolve, belong to that user or to root and no one
+ * else may write to them (a sticky folder counts as writable: anyone may add a script its commands call), and, as
+ * root, no folder on the way may be swapped (checkOwnedPath). Otherwise whoever could write there would have their
+ * commands run with the tool's user and environment (the password included). One line naming the part.
+ */
+function checkTrustedSource (file, { what, uid = uidOf() } = {}) {
+  if (uid === null) return
+  const refuse = (why) => new UsageError(`${file}: ${why}; its ${what} would run as ${uid === 0 ? 'root' : 'you'} ` +
+    'with your environment: keep it in a folder only you can write to (not a shared one such as /tmp), or drop them')
+  let real
+  try {
+    real = fs.realpathSync.native(file)
+  } catch (error) {
+    throw refuse(`cannot be looked at (${error.code})`)
+  }
+  for (const at of [real, path.dirname(real)]) {
+    const stat = fs.statSync(at)
+    if (stat.uid !== uid && stat.uid !== 0) throw refuse(`${at} belongs to another user (uid ${stat.uid})`)
+    if ((stat.mode & 0o022) !== 0) {
+      throw refuse(`${at} may be written by others (mode ${(stat.mode & 0o7777).toString(8)})`)
+    }
+  }
+  try {
+    checkOwnedPath(path.dirname(real), { flag: file, uid })
+  } catch (error) {
+    const why = error.message.replace(/; as root the tool works only .*$/, '')
+    throw refuse(why.replace(`${file} ${path.dirname(real)}: `, ''))
+  }
+}
+
 /** A new folder (mode 0755 whatever the umask); an existing name, a link included, fails with EEXIST. */
 function makeNewDir (dir, mode = 0o755) {
   fs.mkdirSync(dir, { mode })
@@ -95,4 +127,5 @@ function removeMadePath (at) {
   else fs.unlinkSync(at)
 }
 
-module.exports = { checkOwnedPath, makeNewDir, writeNewFile, replaceFile, removeMadePath, writableByOthers }
+module.exports = { checkOwnedPath, checkTrustedSource, makeNewDir, writeNewFile, replaceFile, removeMadePath,
+  writableByOthers }

@@ -50,6 +50,10 @@ function clusterSection (cluster, unitsFailed = null) {
       `warning: the cluster rejected ${fmt(cluster.search_rejected)} search operations: past its saturation point`
     )
   }
+  for (const node of cluster.impossible_cpu || []) {
+    out.push(`warning: ${visible(node.name)} reported a CPU share of ${fmt(node.said_pct)}% (a share of a machine is ` +
+      '0–100%): none of its CPU figures past 100% were recorded')
+  }
   if (cluster.failed_samples > 0) {
     out.push(`note: ${fmt(cluster.failed_samples)} sys.nodes samples failed: ${cluster.last_sample_error}`)
   }

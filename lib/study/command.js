@@ -6,7 +6,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { UsageError } = require('../base/errors')
+const { UsageError, EXIT } = require('../base/errors')
 const { makeDirectories } = require('../base/files')
 const { commandParser } = require('../cli/command-args')
 const { commandMain } = require('../cli/command-main')
@@ -17,6 +17,7 @@ const { readStudy } = require('./study-file')
 const { planShapes, checkSizingPlan, planContenders, checkComparisonPlan } = require('./plan')
 const { readProgress } = require('./progress')
 const { endPreviousChildren } = require('./children')
+const { bringDownLeftUp } = require('./target-session')
 const { runSizingStudy } = require('./sizing-study')
 const { runComparison } = require('./comparison')
 const { teeTo } = require('./parts')
@@ -110,6 +111,9 @@ async function runStudy (config, { stderr: terminal, signals, run, env }) {
     stderr.write(`the study's log: ${path.join(config.out, 'study.log')}\n`)
     for (const line of said) stderr.write(`${line}\n`)
     await endPreviousChildren(config.out, { log: (line) => stderr.write(`${line}\n`) })
+    await bringDownLeftUp(targetsOf(config.study), { out: config.out, cwd: path.dirname(config.file), signals,
+      log: (line) => stderr.write(`${line}\n`) })
+    if (signals && signals.interrupted) return EXIT.PARTIAL
     const progress = readProgress(path.join(config.out, 'study.json'), config.study)
     progress.file = config.file
     const options = { stderr, signals, run, env }
@@ -119,6 +123,9 @@ async function runStudy (config, { stderr: terminal, signals, run, env }) {
     release()
   }
 }
+
+/** The clusters of the user's own a study names: its targets, or its contenders that are targets. */
+const targetsOf = (study) => study.targets ?? (study.contenders || []).map((c) => c.target).filter(Boolean)
 
 /**
  * The study's folder, made where missing one level at a time (a recursive mkdir never returns under /proc): a name

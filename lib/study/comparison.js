@@ -9,14 +9,15 @@ const { replaceFile } = require('../provision/owned-paths')
 const { compareRuns } = require('../reports/compare')
 const { renderCompareHtml } = require('../reports/compare/html')
 const { relativePaths } = require('../reports/html/relative-paths')
-const { busyText, verdictText, coarseCpuNote } = require('../reports/compare/wording')
+const { busyText, verdictText, coarseCpuNote, rangeText } = require('../reports/compare/wording')
 const { shuffled } = require('../sweep/grid/racing')
 const { writeProgress } = require('./progress')
 const { minutes, timeLeftS } = require('../sweep/budget')
 const { planContenders } = require('./plan')
 const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
-const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks } = require('./forks')
+const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks, forkFile, fileSha256,
+  checkForkResults } = require('./forks')
 const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf,
   unsteadyWarmupLine } = require('./precision')
 const { runDesignLine, runLengthAfter, durationFor } = require('./run-length')
@@ -68,6 +69,7 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
   const log = (line) => stderr.write(`${line}\n`)
   const file = path.join(config.out, 'study.json')
   fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+  checkForkResults(dir, forks)
   const sequential = Boolean(study.precision || study.budget)
   const done = () => Object.values(forks).filter((f) => f.status === 'done').length
   log(`study: ${contenders.map((c) => c.name).join(' against ')}, ${sequential ? `forks added from ${study.forks} ` +
@@ -144,7 +146,8 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
       if (o.fatal) {
         throw Object.assign(new Error(`${head(c)} ${o.why}`), { exitCode: EXIT.CANNOT_RUN })
       }
-      mark(c, forkState(o, wallS, Object.keys(outcomes).length, duration))
+      mark(c, { ...forkState(o, wallS, Object.keys(outcomes).length, duration),
+        ...(o.done ? { sha256: fileSha256(forkFile(dir, fork, c.name)) } : {}) })
       if (o.failed) warnings.push(`fork ${fork} of ${c.name}: ${o.why}: not compared`)
     }
     walls.push(wallS)
@@ -170,8 +173,9 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
  */
 function ratioLines ({ contenders, forks, dir, study }) {
   return ratiosOf({ contenders, forks, dir }).filter((r) => r.ratio).map((r) => `${r.name} against ` +
-    `${contenders[0].name}: throughput ${signed(r.ratio.change_pct)}% (95% interval ${signed(r.ratio.low_pct)}% .. ` +
-    `${signed(r.ratio.high_pct)}%, ±${fmt(round(halfWidthPct(r.ratio), 1))} points` +
+    `${contenders[0].name}: throughput ${signed(r.ratio.change_pct)}% (95% interval ` +
+    `${rangeText([round(r.ratio.low_pct, 1), round(r.ratio.high_pct, 1)])}, ±${fmt(round(halfWidthPct(r.ratio), 1))} ` +
+    'points' +
     `${study.precision ? `; ±${study.precision} asked` : ''}) over ${r.forks} forks`)
 }
 
@@ -273,7 +277,7 @@ function compareContenders (config, { dir = config.out, contenders = config.stud
     for (const f of c.figures.filter((x) => x.of !== 'client')) {
       const change = f.change_pct === null ? 'no change in %' : `${f.change_pct > 0 ? '+' : ''}${fmt(f.change_pct)}%`
       stderr.write(`  ${f.figure}: ${fmt(f.base)} -> ${fmt(f.new)} (${change}${f.ci_pct ? `, 95% interval ` +
-        `${fmt(f.ci_pct[0])}% .. ${fmt(f.ci_pct[1])}%` : ''}): ${verdictText(f)}\n`)
+        `${rangeText(f.ci_pct)}` : ''}): ${verdictText(f)}\n`)
     }
   }
   for (const note of notes) stderr.write(`warning: ${note.replace(/^warning: /, '')}\n`)

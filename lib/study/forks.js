@@ -2,6 +2,8 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const crypto = require('node:crypto')
+const { UsageError } = require('../base/errors')
 const { startRecorded, stopRecorded } = require('../provision/recorded-start')
 const { contenderArgs } = require('./plan')
 const { APP_OF } = require('../sweep/benchmark-run')
@@ -24,8 +26,35 @@ const RECORDED = { start: startRecorded, stop: stopRecorded }
 
 /** A contender's result of a fork, read as a study part's is (partResult), or null when there is none. */
 function forkResult (dir, fork, name) {
-  const result = partResult(path.join(dir, 'forks', `${fork}-${name}.json`))
+  const result = partResult(forkFile(dir, fork, name))
   return result && result.workload ? result : null
+}
+
+/** The result file of a contender's run in a fork: DIR/forks/<fork>-<name>.json. */
+const forkFile = (dir, fork, name) => path.join(dir, 'forks', `${fork}-${name}.json`)
+
+/** The SHA-256 of a file (hex), or null when it cannot be read. */
+function fileSha256 (file) {
+  try {
+    return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Before a comparison resumes: each fork done whose result file is no longer the one its fork wrote (its SHA-256 in
+ * study.json) is refused in one line: a fork's result is the comparison's evidence, never read once edited.
+ */
+function checkForkResults (dir, forks) {
+  for (const [key, state] of Object.entries(forks)) {
+    if (state.status !== 'done' || !state.sha256) continue
+    const file = path.join(dir, 'forks', `${key}.json`)
+    if (fileSha256(file) !== state.sha256) {
+      throw new UsageError(`${file} is not the result its fork wrote (its SHA-256 in study.json differs): restore ` +
+        'it, or run the study into a new --out')
+    }
+  }
 }
 
 /**
@@ -109,7 +138,8 @@ async function stopQuietly (started, head, { log, clusters = RECORDED }) {
 async function runFork (fork, contender, context) {
   const { log, head, signals, dir, env, config } = context
   if (contender.target) {
-    const outcome = await withTarget(contender.target, { dir: path.join(dir, 'forks'), cwd: path.dirname(config.file),
+    const outcome = await withTarget(contender.target, { out: config.out, dir: path.join(dir, 'forks'),
+      cwd: path.dirname(config.file),
       recordFile: path.join(dir, 'forks', `${forkKey(fork, contender)}-cluster-record.json`), env, signals, log,
       head }, async ({ lost }) => judged(await runOn(fork, contender, { recordFile: null, lost }, context),
       { head, log, signals }))
@@ -201,4 +231,5 @@ async function runDuet (fork, contenders, context) {
   }
 }
 
-module.exports = { runFork, runDuet, duetOrder, forkKey, forkResult, pairedForks, warmupTogether }
+module.exports = { runFork, runDuet, duetOrder, forkKey, forkResult, forkFile, fileSha256, checkForkResults,
+  pairedForks, warmupTogether }

@@ -66,7 +66,7 @@ async function runClusterShape (shape, context) {
  */
 async function runTargetShape (shape, context) {
   const { out, stderr, signals, run, env, file, log, head } = context
-  return withTarget(shape.target, { dir: shape.dir, cwd: path.dirname(file), env, signals, log, head,
+  return withTarget(shape.target, { out, dir: shape.dir, cwd: path.dirname(file), env, signals, log, head,
     recordFile: path.join(shape.dir, 'cluster-record.json') }, ({ lost }) =>
     shapeParts(shape, { ...context, studyRun: studyRunOf(run, { out, recordFile: null, stderr }), lost }))
 }

@@ -9,6 +9,7 @@ const { connectionFlagIn } = require('../cli/cluster-flags')
 const { clusterSpec, MAX_NODES } = require('../provision/cluster')
 const { checkSha256 } = require('../provision/distribution')
 const { parseVersion } = require('../provision/platform')
+const { checkTrustedSource } = require('../provision/owned-paths')
 const { parseSlo } = require('../sweep/slo')
 const { MAX_FORKS } = require('../sweep/budget')
 
@@ -149,7 +150,11 @@ function readStudy (file) {
     throw new UsageError(`${file} is no YAML: ${error.message.split('\n')[0]}`)
   }
   checkKeys(study, '')
-  if (study.contenders !== undefined) return contendersOf(study)
+  if (study.contenders !== undefined) {
+    const comparison = contendersOf(study)
+    trustHooks(file, comparison.contenders.map((c) => c.target).filter(Boolean))
+    return comparison
+  }
   for (const key of ['forks', 'run', 'duet', 'precision', 'cpu_precision', 'budget', 'calibrate']) {
     if (study[key] !== undefined) {
       throw new UsageError(`${key}: goes with contenders: (a comparison)${['precision', 'budget'].includes(key)
@@ -173,6 +178,7 @@ function readStudy (file) {
   let targets = null
   if (study.targets) {
     targets = targetsOf(study.targets)
+    trustHooks(file, targets)
   } else {
     const c = study.cluster
     cluster = clusterOf(c, 'cluster')
@@ -268,6 +274,14 @@ function targetOf (t, key) {
   pgPort: t.pg_port === undefined ? null : wholeNumber(t.pg_port, `${key}.pg_port`, { max: 65_535 }),
   up: command(t.up, 'up'), down: command(t.down, 'down'),
   wait: durationText(t.wait ?? '10m', `${key}.wait`) }
+}
+
+/**
+ * The targets' up: and down: run with the tool's user and environment: a file that names them must be one only that
+ * user (or root) could have written, in a folder the same (a stranger's study.yml in /tmp is refused, one line).
+ */
+function trustHooks (file, targets) {
+  if (targets.some((t) => t.up || t.down)) checkTrustedSource(file, { what: 'up:/down: commands' })
 }
 
 /** The query file of `key`: a file there is (its queries are read by the mixed search, after the grid). */

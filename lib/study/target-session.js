@@ -1,33 +1,39 @@
 'use strict'
 
 const path = require('node:path')
-const { runCommand, waitForTarget, recordTarget, nodesOf } = require('../provision/external')
+const { waitForTarget, recordTarget, nodesOf } = require('../provision/external')
+const { runHook } = require('../provision/hook')
 const { replaceFile } = require('../provision/owned-paths')
 const { parseDuration } = require('../base/values')
+const { readStudyObject } = require('../base/files')
+const { recordChild } = require('./children')
 
 // A target (a cluster of the user's own) held for a part of a study: a sizing's shape or a comparison's fork. Its up:
 // command, the wait until it answers with every node, its record from sys.nodes; then the part, told after each of its
 // runs whether a node left the cluster; then its down: command, however the part ended. Nothing of it runs here.
+// Each command is recorded as the study's child while it runs (a resume waits for it; a watchdog ends its group
+// should the study be killed outright), and a target whose up: ran is recorded until its down: has run
+// (DIR/targets-up.json): a study killed in between runs that down: when it resumes, before any new up:.
+
+const UP_FILE = 'targets-up.json'
 
 /**
  * `use({ record, lost })` with `target` up and recorded (into `recordFile`); its down: after, always. `lost(part)`:
  * the why of a part during which a node left the cluster (each named on `log`), or null. Returns what `use` returns,
  * or { failed, unavailable, why } (its up: failed, or it was not reachable) or { interrupted }.
  */
-async function withTarget (target, { dir, cwd, recordFile, env, signals, log, head }, use) {
+async function withTarget (target, { out, dir, cwd, recordFile, env, signals, log, head }, use) {
   const waitMs = parseDuration(target.wait, 'wait')
   const password = env.CRATE_PASSWORD ?? ''
-  const command = async (which) => {
-    log(`${head} ${which}: ${target[which]}`)
-    return runCommand(target[which], { cwd, log: (line) => log(`  ${which}: ${line}`),
-      logFile: logOf(dir, recordFile, which), timeoutMs: waitMs, signals })
-  }
+  const command = (which) => runTargetCommand(target, which, { out, cwd, logFile: logOf(dir, recordFile, which),
+    signals, log, head })
   try {
     if (target.up) {
+      if (target.down) markUp(out, target.name, true)
       const up = await command('up')
       if (up.interrupted || signals.interrupted) return { interrupted: true }
-      if (up.code !== 0) {
-        const how = up.timedOut ? `took longer than its wait: (${target.wait})` : `failed (${up.signal ??
+      if (up.failed) {
+        const how = up.timedOut ? `took longer than its wait: (${target.wait}; ended)` : `failed (${up.signal ??
           `exit ${up.code}`})`
         return { failed: true, unavailable: true, why: `its up: command ${how}; its output: ` +
           `${logOf(dir, recordFile, 'up')}` }
@@ -52,11 +58,64 @@ async function withTarget (target, { dir, cwd, recordFile, env, signals, log, he
   } finally {
     if (target.down) {
       const down = await command('down')
-      if (down.code !== 0) {
-        log(`${head} warning: its down: command ${down.timedOut ? 'took longer than its wait:' : `failed (${down.signal
-          ?? `exit ${down.code}`})`}; its output: ${logOf(dir, recordFile, 'down')}`)
+      if (down.failed) {
+        log(`${head} warning: its down: command ${down.timedOut ? 'took longer than its wait: (ended)' : `failed (${
+          down.signal ?? `exit ${down.code}`})`}; its output: ${logOf(dir, recordFile, 'down')}`)
+      }
+      markUp(out, target.name, false)
+    }
+  }
+}
+
+/** A target's up: or down: run (bounded by its wait:), recorded as the study's child while it runs. */
+async function runTargetCommand (target, which, { out, cwd, logFile, signals, log, head }) {
+  log(`${head} ${which}: ${target[which]}`)
+  let forget = () => {}
+  try {
+    return await runHook(target[which], { cwd, log: (line) => log(`  ${which}: ${line}`), logFile,
+      timeoutMs: parseDuration(target.wait, 'wait'), signals,
+      onStart: ({ pid }) => { forget = recordChild(out, { pid }, `${target.name}'s ${which}: command`) } })
+  } finally {
+    forget()
+  }
+}
+
+/** The names of the targets whose up: ran and whose down: has not (DIR/targets-up.json). */
+function targetsUp (out) {
+  try {
+    const saved = readStudyObject(path.join(out, UP_FILE), () => new Error('unreadable'), { nullIfMissing: true })
+    return saved && Array.isArray(saved.up) ? saved.up.filter((n) => typeof n === 'string') : []
+  } catch {
+    return []
+  }
+}
+
+function markUp (out, name, up) {
+  const names = targetsUp(out).filter((n) => n !== name)
+  replaceFile(path.join(out, UP_FILE), `${JSON.stringify({ up: up ? [...names, name] : names })}\n`)
+}
+
+/**
+ * Before a resumed study brings anything up: the down: of each target an earlier study of DIR brought up and never
+ * brought down (it was killed outright), so that no second up: starts beside the first. Its log:
+ * DIR/<name>-left-down.log. A name the study file no longer has is said and forgotten.
+ */
+async function bringDownLeftUp (targets, { out, cwd, signals, log }) {
+  for (const name of targetsUp(out)) {
+    const target = targets.find((t) => t.name === name)
+    if (!target || !target.down) {
+      log(`warning: the earlier study brought ${name} up and not down; the study file has no down: for it now`)
+    } else {
+      log(`${name} was brought up by the earlier study and not down: its down: first`)
+      const down = await runTargetCommand(target, 'down', { out, cwd, signals, log, head: `[${name}]`,
+        logFile: path.join(out, `${name}-left-down.log`) })
+      if (signals.interrupted) return
+      if (down.failed) {
+        log(`warning: ${name}'s down: command ${down.timedOut ? 'took longer than its wait: (ended)' : `failed (${
+          down.signal ?? `exit ${down.code}`})`}; its output: ${path.join(out, `${name}-left-down.log`)}`)
       }
     }
+    markUp(out, name, false)
   }
 }
 
@@ -90,4 +149,4 @@ async function nodesLeft (target, record, part, { password, log }) {
   return null
 }
 
-module.exports = { withTarget, nodesLeft }
+module.exports = { withTarget, nodesLeft, bringDownLeftUp, UP_FILE }

@@ -130,3 +130,28 @@ test('after the first hour a minute\'s samples are one: its highest figures, the
   for (let t = 0; t < 86_400; t += 5) day.record(parseNodesAnswer(BEFORE.response.body), t * 1000)
   assert.equal(day.samples.length, 720 + 1380)
 })
+
+test('a node that lies (a CPU share past 100%, escapes in its name) records no CPU figure and is named, its name ' +
+  'shown without its escapes', async () => {
+  const { clusterSection } = require('../../lib/reports/cluster-section')
+  const lying = JSON.parse(JSON.stringify(AFTER.response.body))
+  lying.rows[0][0] = 'rej\u001b]0;owned\u0007'
+  lying.rows[0][3].percent = 1e7
+  let clock = 0
+  const monitor = new ClusterMonitor({ client: scriptedClient([BEFORE.response.body, lying, lying]),
+    intervalMs: 60_000, now: () => clock })
+  await monitor.start()
+  clock += 2000
+  await monitor.sample()
+  clock += 2000
+  await monitor.stop()
+  const json = monitor.toJSON()
+  const liar = json.nodes.find((n) => n.name.startsWith('rej\\u001b'))
+  assert.equal(liar.name, 'rej\\u001b]0;owned\\u0007')
+  assert.equal(liar.peak.process_cpu_pct, null, 'no busiest CPU of 10,000,000%')
+  assert.deepEqual(json.impossible_cpu, [{ name: 'rej\\u001b]0;owned\\u0007', said_pct: 1e7 }])
+  assert.equal(monitor.cpuPctSeconds().get(liar.name), 0, 'nothing integrated from it')
+  const lines = clusterSection(json, 0).join('\n')
+  assert.match(lines, /^warning: rej\\u001b\]0;owned\\u0007 reported a CPU share of 10,000,000% \(a share of a /m)
+  assert.equal(lines.includes('\u001b'), false)
+})

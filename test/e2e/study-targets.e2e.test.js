@@ -196,3 +196,44 @@ test('a comparison of targets: each fork brings each up in an order drawn for it
 `)
   await refused(mixed, /contenders: give every one hosts: \(clusters of your own\) or none/)
 })
+
+test('a study killed outright while a target\'s up: runs: the up: ends with it; the resume runs that target\'s ' +
+  'down: before a new up:', async (t) => {
+  const { spawn } = require('node:child_process')
+  const { groupRuns } = require('../../lib/provision/hook-watchdog')
+  const one = await startCrateTestDouble({})
+  t.after(() => one.stop())
+  const root = tempDir(t)
+  const calls = path.join(root, 'calls.log')
+  const upPid = path.join(root, 'up.pid')
+  const again = path.join(root, 'again')
+  const file = path.join(root, 'targets.yml')
+  // The first up: hangs (a deploy that waits); the resumed one does not.
+  fs.writeFileSync(file, `targets:
+  - {name: own, hosts: ['http://127.0.0.1:${one.port}'], wait: 60s,
+     up: 'echo up >> ${calls}; [ -f ${again} ] || { echo $$ > ${upPid}; trap "" TERM; sleep 120; }',
+     down: 'echo down >> ${calls}'}
+${grid}`)
+  const out = path.join(root, 'out')
+  const study = spawn(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'crate-bench.js'), 'study', file,
+    '--out', out], { stdio: 'ignore', env: { PATH: process.env.PATH, HOME: process.env.HOME,
+      CRATE_BENCH_ENV_FILE: path.join(__dirname, '..', 'fixtures', 'never-an.env') } })
+  t.after(() => { try { study.kill('SIGKILL') } catch { /* gone */ } })
+  const deadline = Date.now() + 60_000
+  while (!(fs.existsSync(upPid) && /^\d+\n$/.test(fs.readFileSync(upPid, 'utf8'))) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const pgid = Number(fs.readFileSync(upPid, 'utf8'))
+  t.after(() => { try { process.kill(-pgid, 'SIGKILL') } catch { /* gone */ } })
+  study.kill('SIGKILL')
+  await new Promise((resolve) => study.once('exit', resolve))
+  while (groupRuns(pgid) && Date.now() < deadline + 30_000) await new Promise((resolve) => setTimeout(resolve, 100))
+  assert.equal(groupRuns(pgid), false, 'the up: (deaf to SIGTERM) ended with the study, by its watchdog')
+  fs.writeFileSync(again, '')
+  const run = await runTool('bin/crate-bench.js', ['study', file, '--out', out], { timeoutMs: 180_000 })
+  assertSizingExit(run, out)
+  assert.match(run.stderr, /^own was brought up by the earlier study and not down: its down: first$/m)
+  assert.equal(fs.readFileSync(calls, 'utf8'), 'up\ndown\nup\ndown\n', 'the earlier up:\'s down: before a new up:')
+  assert.equal(fs.existsSync(path.join(out, 'own-left-down.log')), true)
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(out, 'targets-up.json'), 'utf8')), { up: [] })
+})

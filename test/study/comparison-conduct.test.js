@@ -136,3 +136,22 @@ test('a duet\'s contenders take each position in turn over the duets compared, w
   const saved = JSON.parse(fs.readFileSync(path.join(config.out, 'comparison.json'), 'utf8'))
   assert.match(saved.position.line, /each contender started first in turn/)
 })
+
+test('a fork\'s result edited between forks is refused on resume (its SHA-256 in study.json); an interval past ' +
+  '±1,000% is said as unbounded', async (t) => {
+  const { rangeText } = require('../../lib/reports/compare/wording')
+  const { code, progress, config, dir } = await conduct(t)
+  assert.equal(code, 0)
+  const file = path.join(config.out, 'forks', '2-b.json')
+  assert.match(progress.forks['2-b'].sha256, /^[0-9a-f]{64}$/)
+  // The same command again reads its forks as they were written.
+  const same = await conduct(t, { dir })
+  assert.equal(same.code, 0, same.stderr)
+  const result = JSON.parse(fs.readFileSync(file, 'utf8'))
+  fs.writeFileSync(file, JSON.stringify({ ...result, rows_per_sec: result.rows_per_sec * 140 }))
+  await assert.rejects(conduct(t, { dir }), new RegExp(`^UsageError: ${file} is not the result its fork wrote \\(its ` +
+    'SHA-256 in study.json differs\\): restore it, or run the study into a new --out$'))
+  assert.equal(rangeText([-100, 945665123456789]), '-100% .. unbounded')
+  assert.equal(rangeText([-2.5, 4]), '-2.5% .. +4%')
+  assert.equal(rangeText([-1001, 1000]), 'unbounded .. +1,000%')
+})

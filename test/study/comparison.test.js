@@ -34,7 +34,7 @@ test('an A/A study (one cluster twice) comes out as no significant difference; a
   assert.deepEqual([comparisons[1].new, verdict(comparisons[1], 'rows/s'), verdict(comparisons[1], 'p99 ms')],
     ['slow', 'worse', 'worse'])
   assert.match(stderr.text, /^b against a \(5 forks; paired: the ratio new \/ base of each pair/m)
-  assert.match(stderr.text, joined(/^ {2}rows\/s: 49,990 -> 50,010 \(0%, 95% interval -1\.3% \.\. 1\.4%\): no /,
+  assert.match(stderr.text, joined(/^ {2}rows\/s: 49,990 -> 50,010 \(0%, 95% interval -1\.3% \.\. \+1\.4%\): no /,
     /significant difference; a change under 1\.8% would not have been seen$/m))
 })
 

@@ -114,3 +114,47 @@ test('a study\'s args: may not point its runs elsewhere: connection options are 
     fs.writeFileSync(file, `${head}, args: [--protocol, pg]}\n`)
     assert.deepEqual(readStudy(file).grid.args, ['--protocol', 'pg'])
   })
+
+test('a study file that names up:/down: commands is refused when another user could have written it or its folder; ' +
+  'one only its user can write runs them', (t) => {
+  const { otherUser } = require('../helpers/other-user')
+  const dir = tempDir(t)
+  fs.chmodSync(dir, 0o755)
+  const body = 'targets:\n  - {name: a, hosts: [http://127.0.0.1:4200], up: ./deploy.sh, down: ./down.sh}\n' +
+    'grid: {vary: {batch_size: [1, 2], processes: [1, 2]}}\n'
+  const file = path.join(dir, 'study.yml')
+  fs.writeFileSync(file, body, { mode: 0o644 })
+  // The allowed case: the user's own file in the user's own folder.
+  assert.equal(readStudy(file).targets[0].up, './deploy.sh')
+  // A file others may write.
+  fs.chmodSync(file, 0o664)
+  assert.throws(() => readStudy(file), new RegExp(`^UsageError: ${file}: ${file} may be written by others ` +
+    '\\(mode 664\\)' +
+    '; its up:/down: commands would run as (root|you) with your environment: keep it in a folder only you can write ' +
+    'to \\(not a shared one such as /tmp\\), or drop them$'))
+  fs.chmodSync(file, 0o644)
+  // A folder anyone may add to, sticky or not (a script its commands call may be planted there).
+  fs.chmodSync(dir, 0o1777)
+  assert.throws(() => readStudy(file), new RegExp(`${dir} may be written by others \\(mode 1777\\)`))
+  fs.chmodSync(dir, 0o755)
+  // The same file without commands is a study like any other, wherever it is.
+  const plain = path.join(dir, 'plain.yml')
+  fs.writeFileSync(plain, body.replace(', up: ./deploy.sh, down: ./down.sh', ''), { mode: 0o666 })
+  fs.chmodSync(plain, 0o666)
+  assert.equal(readStudy(plain).targets[0].up, null)
+  // A comparison's contenders the same.
+  const compare = path.join(dir, 'compare.yml')
+  fs.writeFileSync(compare, 'contenders:\n  - {name: a, hosts: [http://127.0.0.1:4200], up: ./up.sh}\n' +
+    '  - {name: b, hosts: [http://127.0.0.1:4201]}\n', { mode: 0o666 })
+  fs.chmodSync(compare, 0o666)
+  assert.throws(() => readStudy(compare), /compare\.yml may be written by others \(mode 666\)/)
+  // As root: a stranger's file (the attack: user nobody's study.yml whose up: writes `id -u`).
+  const { other, skip } = otherUser({ who: 'a stranger', tests: 'the stranger\'s study file as root' })
+  if (skip) return
+  fs.chownSync(file, other.uid, other.gid)
+  assert.throws(() => readStudy(file), new RegExp(`${file} belongs to another user \\(uid ${other.uid}\\); its ` +
+    'up:/down: commands would run as root'))
+  fs.chownSync(file, 0, 0)
+  fs.chownSync(dir, other.uid, other.gid)
+  assert.throws(() => readStudy(file), new RegExp(`${dir} belongs to another user`))
+})

@@ -26,9 +26,19 @@ function verdictText (f) {
   return `${f.verdict}; a change under ${fmt(f.detectable_pct)}% would not have been seen`
 }
 
+// An interval's end past this (in %) says the forks bound nothing: "unbounded", never a figure of twelve digits.
+const UNBOUNDED_PCT = 1000
+
+/** An end of an interval of a change in %: "+4.2%", or "unbounded" past ±1,000%. */
+const boundText = (pct) => (Math.abs(pct) > UNBOUNDED_PCT ? 'unbounded' : signed(pct))
+
+/** "−3.1% .. +4.2%" of [low, high] in %, an end past ±1,000% "unbounded". */
+const rangeText = ([low, high], clipped = false) => `${boundText(low)}${clipped ? ' (clipped)' : ''} .. ` +
+  `${boundText(high)}`
+
 /** The 95% interval of the change, or why there is none. */
 function intervalText (f) {
-  if (f.ci_pct) return `${signed(f.ci_pct[0])}${f.ci_clipped ? ' (clipped)' : ''} .. ${signed(f.ci_pct[1])}`
+  if (f.ci_pct) return rangeText(f.ci_pct, f.ci_clipped)
   return f.p_value === null ? 'not judged' : 'none (base 0)'
 }
 
@@ -79,5 +89,5 @@ function coarseCpuNote (results) {
     '--monitor_interval 1s in run.args, sample it finer'
 }
 
-module.exports = { runsText, changeText, intervalText, verdictText, fmt, optionDifferenceText, protocolsText, sidesText,
-  busyText, coarseCpuNote, PROTOCOL_NAMES }
+module.exports = { runsText, changeText, intervalText, rangeText, boundText, verdictText, fmt, optionDifferenceText,
+  protocolsText, sidesText, busyText, coarseCpuNote, PROTOCOL_NAMES }
