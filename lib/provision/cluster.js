@@ -13,7 +13,7 @@ const { resolveDistribution } = require('./distribution')
 const { findJava } = require('./java')
 const { heapSize, parseHeap, checkMemory, checkDisk, nodeUser, checkReach, checkListenLimits } = require('./preflight')
 const { firstTaken, nodePorts } = require('./ports')
-const { listenOf, seedHostsOf, clusterNameOf, listenWarning } = require('./network')
+const { listenOf, seedHostsOf, clusterNameOf, listenWarning, checkAuthSettings } = require('./network')
 const { makeHome, startNode, causeOf, sqlOnNode } = require('./nodes')
 const { lastLogLines } = require('./node-files')
 const { writeState, readState, register, stateFile, madeNames, madeDirsOf, STATE_FILE } = require('./state')
@@ -109,6 +109,7 @@ function clusterSpec (options) {
 /** Where the nodes listen and which cluster they join (network.js): { listen, seedHosts, clusterName }. */
 function networkOf (options) {
   const listen = listenOf(options.listen)
+  if (listen) checkAuthSettings(parseSettings(options.settings))
   const seedHosts = seedHostsOf(options.seedHosts, listen)
   return { listen, seedHosts, clusterName: clusterNameOf(options.clusterName, seedHosts) }
 }

@@ -61,6 +61,19 @@ function clusterNameOf (value, seedHosts) {
   return name
 }
 
+/**
+ * With --listen, the host-based authentication of CrateDB's own crate.yml is all that guards the nodes on that network:
+ * a --setting auth.host_based.* (turning it off, a trust rule) could open them to it, and is refused in one line.
+ */
+function checkAuthSettings (settings) {
+  const opening = settings.find(([key]) => /^auth\.host_based(\.|$)/.test(key) || /^auth\.trust(\.|$)/.test(key))
+  if (opening) {
+    throw new UsageError(`--setting ${opening[0]} with --listen: the nodes on that network are guarded by CrateDB's ` +
+      'host-based authentication as its crate.yml sets it (the superuser trusted through 127.0.0.1 only, a password ' +
+      'asked of everyone else); a setting of it could open the cluster: leave it out')
+  }
+}
+
 /** What a node's name carries of its host, so that the names of a cluster across hosts never meet: 10-0-0-5. */
 const hostTag = (listen) => listen.replace(/[^0-9A-Za-z]+/g, '-').replace(/^-|-$/g, '')
 
@@ -74,8 +87,10 @@ const nodeNamesOf = ({ name, nodes, listen = null }) => Array.from({ length: nod
  * every other client asked a password (a user made with CREATE USER … WITH (password = …)).
  */
 const listenWarning = (listen, ports) => `warning: the nodes listen on ${listen} as well as loopback (ports ` +
-  `${ports.join(', ')}): whoever reaches ${listen} can try them. CrateDB lets its superuser crate in from this ` +
-  'machine only and asks every other client a password (its host-based authentication, on by default; a --setting ' +
-  'auth.host_based.* that opens it opens the cluster); keep that network to yourself'
+  `${ports.join(', ')}): whoever reaches ${listen} can try them. CrateDB lets its superuser crate in through ` +
+  `127.0.0.1 only (not through ${listen}, even from this machine) and asks every other client a password (its ` +
+  'host-based authentication, on by default; --setting auth.host_based.* is refused with --listen). Their transport ' +
+  'ports admit any node that knows the cluster\'s name unless TLS is set up for them: keep that network to yourself'
 
-module.exports = { isLoopbackClass, listenOf, seedHostsOf, clusterNameOf, nodeNamesOf, listenWarning, hostTag }
+module.exports = { isLoopbackClass, listenOf, seedHostsOf, clusterNameOf, nodeNamesOf, listenWarning, hostTag,
+  checkAuthSettings }

@@ -61,3 +61,19 @@ test('crate-bench fleet manifest --start_cluster: the CrateDB resource first, th
     assert.equal(withHost.code, 2)
     assert.match(withHost.stderr, /--start_cluster writes the cluster the generators use: leave --host out/)
   })
+
+test('fleet manifest refuses sizes the operator could never run (its CRD has no minimum): non-positive CPU or heap',
+  async () => {
+    for (const [flag, value, error] of [
+      ['--crate_cpus', '-4', /--crate_cpus must be a number of cores above 0 \(got '-4'\)/],
+      ['--crate_cpus', '0', /--crate_cpus must be a number of cores above 0 \(got '0'\)/],
+      ['--crate_heap', '0', /--crate_heap must be a size such as 512m or 2g \(got '0'\)/],
+      ['--crate_heap', '-1g', /--crate_heap must be a size such as 512m or 2g/]]) {
+      const run = await runTool('bin/crate-bench.js', ['fleet', 'manifest', '--generators', '2', 'ingest',
+        '--start_cluster', '3', '--crate_version', '6.4.3', flag, value, '--max_rows', '10'])
+      assert.equal(run.code, 2, `${flag} ${value}: ${run.stderr}`)
+      assert.match(run.stderr, error)
+      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+      assert.equal(run.stdout, '', 'no manifest written')
+    }
+  })

@@ -85,3 +85,19 @@ test('--listen beyond the loopback class: CrateDB\'s production checks checked f
     assert.doesNotThrow(() => checkListenLimits('127.77.0.11', proc(20000, 65530)), 'the loopback class: no checks')
     assert.doesNotThrow(() => checkListenLimits(null, proc(20000, 65530)), 'loopback only: no checks')
   })
+
+test('--listen refuses a host-based-authentication setting (one that could open the nodes to that network); its ' +
+  'warning says the superuser comes in through 127.0.0.1 only and what the transport port admits', () => {
+  for (const setting of ['auth.host_based.enabled=false', 'auth.host_based.config.0.method=trust',
+    'auth.trust.http_default_user=crate']) {
+    assert.throws(() => clusterSpec({ listen: '10.0.0.5', settings: [setting] }), new RegExp(`^UsageError: --setting ` +
+      `${setting.split('=')[0].replace(/\./g, '\\.')} with --listen: the nodes on that network are guarded by ` +
+      'CrateDB\'s host-based authentication'))
+  }
+  // On loopback only, a user's own node may be set as they please.
+  assert.deepEqual(clusterSpec({ settings: ['auth.host_based.enabled=false'] }).settings,
+    [['auth.host_based.enabled', 'false']])
+  const warning = listenWarning('10.0.0.5', [4250])
+  assert.match(warning, /superuser crate in through 127\.0\.0\.1 only \(not through 10\.0\.0\.5, even from this /)
+  assert.match(warning, /transport ports admit any node that knows the cluster's name unless TLS is set up/)
+})
