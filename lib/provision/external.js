@@ -21,11 +21,13 @@ const said = (value) => (value === null || value === undefined ? null : visible(
 const sleepFor = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The rows `stmt` answers on `host` (its base URL), as `user` with `password`; throws with the reason. */
-async function sqlAt (host, stmt, { user = 'crate', password = '', timeoutMs = SQL_TIMEOUT_MS, fetchImpl = fetch }) {
+async function sqlAt (host, stmt, { user = 'crate', password = '', timeoutMs = SQL_TIMEOUT_MS, fetchImpl = fetch,
+  args, whole = false }) {
   const auth = Buffer.from(`${user}:${password}`).toString('base64')
   let answer
   try {
-    answer = await fetchImpl(`${host.replace(/\/$/, '')}/_sql`, { method: 'POST', body: JSON.stringify({ stmt }),
+    answer = await fetchImpl(`${host.replace(/\/$/, '')}/_sql`, { method: 'POST',
+      body: JSON.stringify(args ? { stmt, args } : { stmt }),
       headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` },
       signal: AbortSignal.timeout(timeoutMs) })
   } catch (error) {
@@ -41,15 +43,16 @@ async function sqlAt (host, stmt, { user = 'crate', password = '', timeoutMs = S
     } catch { /* its text */ }
     throw new Error(`${host}: HTTP ${answer.status}: ${visible(message)}`)
   }
-  return JSON.parse(text).rows
+  const body = JSON.parse(text)
+  return whole ? body : body.rows
 }
 
 /** The rows `stmt` answers on the first of the target's hosts that answers (as its user), or throws the last why. */
-async function askTarget (target, stmt, { password, fetchImpl }) {
+async function askTarget (target, stmt, { password, fetchImpl, args, whole }) {
   let last = null
   for (const host of target.hosts) {
     try {
-      return await sqlAt(host, stmt, { user: target.user ?? 'crate', password, fetchImpl })
+      return await sqlAt(host, stmt, { user: target.user ?? 'crate', password, fetchImpl, args, whole })
     } catch (error) {
       last = error
     }
@@ -60,6 +63,10 @@ async function askTarget (target, stmt, { password, fetchImpl }) {
 /** The names of the nodes the target's hosts answer with (the first host that answers), or throws why none did. */
 const nodesOf = async (target, options) => (await askTarget(target, 'SELECT name FROM sys.nodes ORDER BY name',
   options)).map((r) => said(r[0]))
+
+/** `sql(stmt, args)` on the target (its first host that answers): CrateDB's whole answer ({ cols, rows, … }). */
+const targetSql = (target, { password, fetchImpl }) => (stmt, args) => askTarget(target, stmt,
+  { password, fetchImpl, args, whole: true })
 
 /**
  * Until the target answers with every node it should have (target.nodes), within `waitMs`: its node names. Says how
@@ -108,4 +115,4 @@ async function recordTarget (target, { password, fetchImpl }) {
     on: 'hosts of their own (not this machine)', found_at: new Date().toISOString() }
 }
 
-module.exports = { waitForTarget, recordTarget, nodesOf, sqlAt, RECORD_SQL }
+module.exports = { targetSql, waitForTarget, recordTarget, nodesOf, sqlAt, RECORD_SQL }

@@ -5,7 +5,7 @@ const path = require('node:path')
 const crypto = require('node:crypto')
 const { UsageError } = require('../base/errors')
 const { startRecorded, stopRecorded } = require('../provision/recorded-start')
-const { contenderArgs } = require('./plan')
+const { contenderArgs, tablesOnTarget } = require('./plan')
 const { APP_OF } = require('../sweep/benchmark-run')
 const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
 const { shuffled } = require('../sweep/grid/racing')
@@ -141,7 +141,8 @@ async function runFork (fork, contender, context) {
     const outcome = await withTarget(contender.target, { out: config.out, dir: path.join(dir, 'forks'),
       cwd: path.dirname(config.file),
       recordFile: path.join(dir, 'forks', `${forkKey(fork, contender)}-cluster-record.json`), env, signals, log,
-      head }, async ({ lost }) => judged(await runOn(fork, contender, { recordFile: null, lost }, context),
+      head, tables: tablesOnTarget(config.study, contender, env), keepTables: config.study.keep_tables },
+    async ({ lost }) => judged(await runOn(fork, contender, { recordFile: null, lost }, context),
       { head, log, signals }))
     return outcome.unavailable ? { ...outcome, fatal: true } : outcome
   }

@@ -8,6 +8,7 @@ const { gridConfig } = require('../sweep/grid/config')
 const { capacityConfig } = require('../sweep/capacity-config')
 const { checkBenchmarkOptions, APP_OF, withSteadyWarmup } = require('../sweep/benchmark-run')
 const { BenchmarkOptions } = require('../sweep/benchmark-options')
+const { tablesWritten } = require('../sweep/target-tables')
 const { ingestAt, notCarriedToMixed, mixedOf, refuseOverride, TO_MIXED } = require('./configuration')
 
 // A study's plan as data: each cluster shape (or each contender of a comparison) with its folder, the options of the
@@ -164,6 +165,17 @@ function contenderArgs (study, contender, env, { duration = null } = {}) {
   return [...connectionOf(contender, study.run.args, env), ...run, '--json']
 }
 
+/**
+ * The tables the runs of a study write on a target (or a contender of the user's own), read from the benchmark's
+ * options as each run will read them: a sizing's ingest at the grid's first cell (the mixed capacity's ingest and the
+ * sustained run write the same --table), a comparison's run.
+ */
+function tablesOnTarget (study, shape, env) {
+  if (study.contenders) return tablesWritten(APP_OF[study.run.workload], contenderArgs(study, shape, env))
+  const ingest = ingestAt(argsOf(study).grid, edgeCells(study)[0]).toArgv()
+  return tablesWritten(APP_OF.ingest, [...connectionOf(shape, ingest, env), ...ingest])
+}
+
 /** Checks a comparison's run as it will run against each contender, before any cluster starts. */
 function checkComparisonPlan (study, contenders, { env }) {
   for (const contender of contenders) {
@@ -171,5 +183,5 @@ function checkComparisonPlan (study, contenders, { env }) {
   }
 }
 
-module.exports = { planShapes, gridOf, mixedConfigOf, sustainedArgs, checkSizingPlan, planContenders, contenderArgs,
-  checkComparisonPlan, shapeName }
+module.exports = { planShapes, tablesOnTarget, gridOf, mixedConfigOf, sustainedArgs, checkSizingPlan, planContenders,
+  contenderArgs, checkComparisonPlan, shapeName }

@@ -10,7 +10,7 @@ const { runGrid } = require('../sweep/grid/grid-run')
 const { unitUnnamed } = require('../sweep/grid/report')
 const { runCapacity } = require('../sweep/capacity-run')
 const { settingsText } = require('./configuration')
-const { mixedConfigOf, sustainedArgs } = require('./plan')
+const { mixedConfigOf, sustainedArgs, tablesOnTarget } = require('./plan')
 const { writeProgress, shapePlanS } = require('./progress')
 const { minutes, timeLeftS } = require('../sweep/budget')
 const { teeTo, studyRunOf, lostDuring, measured, runLine, partResult } = require('./parts')
@@ -67,6 +67,7 @@ async function runClusterShape (shape, context) {
 async function runTargetShape (shape, context) {
   const { out, stderr, signals, run, env, file, log, head } = context
   return withTarget(shape.target, { out, dir: shape.dir, cwd: path.dirname(file), env, signals, log, head,
+    tables: tablesOnTarget(context.study, shape, env), keepTables: context.study.keep_tables,
     recordFile: path.join(shape.dir, 'cluster-record.json') }, ({ lost }) =>
     shapeParts(shape, { ...context, studyRun: studyRunOf(run, { out, recordFile: null, stderr }), lost }))
 }

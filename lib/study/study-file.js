@@ -97,7 +97,7 @@ const prefillOf = (value, key) => (value === undefined ? null
 
 const KEYS = {
   '': ['cluster', 'targets', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run', 'duet', 'precision',
-    'cpu_precision', 'budget', 'calibrate'],
+    'cpu_precision', 'budget', 'calibrate', 'keep_tables'],
   target: ['name', 'hosts', 'nodes', 'user', 'pg_port', 'up', 'down', 'wait'],
   contender: ['name', 'version', 'tarball', 'sha256', 'nodes', 'heap', 'settings', 'http_port', 'run_as'],
   run: ['workload', 'args', 'lengthen'],
@@ -209,6 +209,7 @@ function readStudy (file) {
     cluster,
     shapes: nodes,
     ...(targets ? { targets } : {}),
+    ...keepTablesOf(study, Boolean(targets)),
     grid: { vary: Object.entries(g.vary).map(([name, values]) => `${name}=${values.join(',')}`),
       repeat: g.repeat === undefined ? 3 : wholeNumber(g.repeat, 'grid.repeat', { max: MAX_REPEAT }),
       duration: durationText(g.duration ?? '10s', 'grid.duration'),
@@ -397,7 +398,21 @@ function contendersOf (study) {
   return { contenders, forks, run: { workload, args: strings(run.args, 'run.args'), ...lengthen },
     duet: flagOf(study.duet, 'duet'),
     precision, ...(cpuPrecision !== null ? { cpu_precision: cpuPrecision } : {}), budget,
-    calibrate: flagOf(study.calibrate, 'calibrate') }
+    calibrate: flagOf(study.calibrate, 'calibrate'), ...keepTablesOf(study, own[0]) }
+}
+
+/**
+ * keep_tables: true keeps the tables a study made in clusters of the user's own (each named with its DROP statement);
+ * kept only when given, so that a study folder of a file without it resumes as before. Clusters the tool starts
+ * are removed whole: it goes with targets only.
+ */
+function keepTablesOf (study, own) {
+  if (study.keep_tables === undefined) return {}
+  if (!own) {
+    throw new UsageError('keep_tables: goes with clusters of your own (targets:, or contenders with hosts:); a ' +
+      'cluster the tool starts is removed whole')
+  }
+  return { keep_tables: flagOf(study.keep_tables, 'keep_tables') }
 }
 
 module.exports = { readStudy, KEYS }

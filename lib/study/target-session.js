@@ -1,7 +1,8 @@
 'use strict'
 
 const path = require('node:path')
-const { waitForTarget, recordTarget, nodesOf } = require('../provision/external')
+const { waitForTarget, recordTarget, nodesOf, targetSql } = require('../provision/external')
+const { checkTargetTables, leaveAsFound } = require('../sweep/target-tables')
 const { runHook } = require('../provision/hook')
 const { replaceFile } = require('../provision/owned-paths')
 const { parseDuration } = require('../base/values')
@@ -22,9 +23,12 @@ const UP_FILE = 'targets-up.json'
  * the why of a part during which a node left the cluster (each named on `log`), or null. Returns what `use` returns,
  * or { failed, unavailable, why } (its up: failed, or it was not reachable) or { interrupted }.
  */
-async function withTarget (target, { out, dir, cwd, recordFile, env, signals, log, head }, use) {
+async function withTarget (target, { out, dir, cwd, recordFile, env, signals, log, head, tables = [],
+  keepTables = false }, use) {
   const waitMs = parseDuration(target.wait, 'wait')
   const password = env.CRATE_PASSWORD ?? ''
+  const sql = targetSql(target, { password })
+  let tablePlan = null
   const command = (which) => runTargetCommand(target, which, { out, cwd, logFile: logOf(dir, recordFile, which),
     signals, log, head })
   try {
@@ -51,11 +55,29 @@ async function withTarget (target, { out, dir, cwd, recordFile, env, signals, lo
       return { failed: true, unavailable: true, why: `not reachable: ${error.message}` }
     }
     replaceFile(recordFile, `${JSON.stringify(record, null, 1)}\n`)
+    // Every table the runs will write, checked before any load: a table of the user's is found now.
+    let refused
+    try {
+      tablePlan = await checkTargetTables(tables, sql)
+      refused = tablePlan.refused
+    } catch (error) {
+      refused = error.message
+    }
+    if (signals.interrupted) return { interrupted: true }
+    if (refused) {
+      log(`${head} before any load: ${refused}`)
+      return { failed: true, why: `before any load: ${refused}` }
+    }
     log(`${head} found CrateDB ${record.version} (build ${record.build_hash ?? 'unknown'}): ${record.nodes} node` +
       `${record.nodes === 1 ? '' : 's'} (${record.node_list.map((n) => `${n.name} on ${n.hostname}, ${n.cores} ` +
         'cores').join('; ')}); its CPU per row from sys.nodes (its nodes are not on this machine)`)
     return await use({ record, lost: (part) => nodesLeft(target, record, part, { password, log }) })
   } finally {
+    if (tablePlan) {
+      for (const line of await leaveAsFound(tablePlan, sql, { keep: keepTables, where: target.name })) {
+        log(`${head} ${line}`)
+      }
+    }
     if (target.down) {
       const down = await command('down')
       if (down.failed) {

@@ -154,5 +154,5 @@ function noWarmupNote (args) {
 // An ingest run's rows a request when its options give no --batch_size.
 const INGEST_BATCH_SIZE = require('../workloads/ingest-options').options.batch_size.default
 
-module.exports = { runBenchmark, checkBenchmarkOptions, APP_OF, AFTER_DASH, withDefaultWarmup, withSteadyWarmup,
-  noWarmupNote, gives, MIN_WARMUP_MS, INGEST_BATCH_SIZE }
+module.exports = { runBenchmark, checkBenchmarkOptions, APP_OF, WORKLOADS, AFTER_DASH, withDefaultWarmup,
+  withSteadyWarmup, noWarmupNote, gives, MIN_WARMUP_MS, INGEST_BATCH_SIZE }

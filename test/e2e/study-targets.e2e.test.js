@@ -237,3 +237,47 @@ ${grid}`)
   assert.equal(fs.existsSync(path.join(out, 'own-left-down.log')), true)
   assert.deepEqual(JSON.parse(fs.readFileSync(path.join(out, 'targets-up.json'), 'utf8')), { up: [] })
 })
+
+test('a study leaves a target as it found it: the tables it made dropped when a shape ends, the tool\'s bookkeeping ' +
+  'tables too; keep_tables: true names each with its DROP; a table of the user\'s is found before any load',
+async (t) => {
+  const one = await startCrateTestDouble({})
+  t.after(() => one.stop())
+  const root = tempDir(t)
+  const file = path.join(root, 'targets.yml')
+  const write = (keys = '') => fs.writeFileSync(file, `targets:
+  - {name: own, hosts: ['http://127.0.0.1:${one.port}']}
+${keys}${grid}`)
+  write()
+  const run = await runTool('bin/crate-bench.js', ['study', file, '--out', path.join(root, 'out')],
+    { timeoutMs: 180_000 })
+  assertSizingExit(run, path.join(root, 'out'))
+  assert.ok(one.statements.some((s) => /^INSERT INTO "doc"\."cpu"/.test(s.stmt)), 'the study loaded doc.cpu')
+  assert.match(run.stderr, new RegExp('^\\[shape 1 of 1: own\\] dropped in own what this study made there: ' +
+    'doc\\.cpu, doc\\.crate_bench_tables, doc\\.crate_bench_leases$', 'm'))
+  assert.deepEqual([...one.tables.keys()], [], 'nothing of the study is left in the cluster')
+
+  // keep_tables: true: kept, each named with the statement that drops it.
+  write('keep_tables: true\n')
+  const kept = await runTool('bin/crate-bench.js', ['study', file, '--out', path.join(root, 'kept')],
+    { timeoutMs: 180_000 })
+  assertSizingExit(kept, path.join(root, 'kept'))
+  assert.match(kept.stderr, new RegExp('^\\[shape 1 of 1: own\\] kept in own \\(keep_tables: true\\): doc\\.cpu ' +
+    '\\(DROP TABLE "doc"\\."cpu";\\), doc\\.crate_bench_tables \\(DROP TABLE "doc"\\."crate_bench_tables";\\), ',
+    'm'))
+  assert.deepEqual([...one.tables.keys()].sort(), ['doc.cpu', 'doc.crate_bench_leases', 'doc.crate_bench_tables'])
+
+  // A table of the user's of the same name: found right after the cluster is recorded, before any load.
+  for (const table of ['doc.crate_bench_tables', 'doc.crate_bench_leases']) one.tables.delete(table)
+  const inserts = one.statements.filter((s) => /^INSERT INTO "doc"\."cpu"/.test(s.stmt)).length
+  write()
+  const clash = await runTool('bin/crate-bench.js', ['study', file, '--out', path.join(root, 'clash')],
+    { timeoutMs: 180_000 })
+  assert.equal(clash.code, EXIT.CANNOT_RUN, clash.stderr)
+  assert.match(clash.stderr, new RegExp('^\\[shape 1 of 1: own\\] before any load: table doc\\.cpu exists and this ' +
+    'tool did not make it: it is kept; ', 'm'))
+  assert.equal(one.statements.filter((s) => /^INSERT INTO "doc"\."cpu"/.test(s.stmt)).length, inserts, 'no load')
+  assert.doesNotMatch(clash.stderr, /\] grid$/m, 'no grid started')
+  assert.ok(one.tables.has('doc.cpu'), 'the user\'s table kept')
+  assert.deepEqual([...one.tables.keys()].sort(), ['doc.cpu'], 'the registry the check made is dropped again')
+})

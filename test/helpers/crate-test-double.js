@@ -316,6 +316,22 @@ class CrateTestDouble {
     if ((m = /^UPDATE (\S+) SET /i.exec(stmt)) && !this.tables.has(tableName(m[1]))) {
       return unknownRelation(tableName(m[1]))
     }
+    if ((m = /^SELECT "holder", "at", "ttl_ms", CURRENT_TIMESTAMP FROM (\S+)$/i.exec(stmt))) {
+      // Every lease with the server's time (a study's end: does another run hold one?).
+      const table = this.tables.get(tableName(m[1]))
+      if (!table) return unknownRelation(tableName(m[1]))
+      const now = Date.now() + (this.script.serverClockOffsetMs || 0)
+      const rows = [...table.keyed.values()].map((r) => [r.holder, r.at, Number(r.ttl_ms), now])
+      return { cols: ['holder', 'at', 'ttl_ms', 'CURRENT_TIMESTAMP'], rows, rowcount: rows.length }
+    }
+    if ((m = /^DELETE FROM (\S+) WHERE (\S+) = \?$/i.exec(stmt))) {
+      // A row of a table with a primary key, by its key (the registry of the tables this tool made).
+      const table = this.tables.get(tableName(m[1]))
+      if (!table) return unknownRelation(tableName(m[1]))
+      const existed = table.byKey && table.pk === m[2] && table.byKey.delete(args[0])
+      if (existed) table.rows = (table.rows || []).filter((r) => r[table.pk] !== args[0])
+      return { rowcount: existed ? 1 : 0 }
+    }
     if ((m = /^DROP TABLE (IF EXISTS )?(\S+)$/i.exec(stmt))) {
       const name = tableName(m[2])
       if (!this.tables.has(name) && !m[1]) return unknownRelation(name)
