@@ -1,5 +1,6 @@
 'use strict'
 
+const os = require('node:os')
 const { visible } = require('../base/format')
 
 // A cluster the tool did not start (a study's target): brought up and down by the user's own commands (a script,
@@ -98,6 +99,23 @@ async function waitForTarget (target, { password, waitMs, log, signals, fetchImp
   }
 }
 
+/** This machine's addresses: loopback, and each of its interfaces'. */
+function localAddresses (interfaces = os.networkInterfaces()) {
+  const list = Object.values(interfaces).flat().filter(Boolean).map((i) => i.address.toLowerCase())
+  return new Set(['localhost', '::1', ...list])
+}
+
+/**
+ * Whether every host of the target is an address of this machine (loopback or one of its interfaces'): then its
+ * nodes' processes are here, and a run measures their CPU from /proc rather than from sys.nodes' samples.
+ */
+function onThisMachine (hosts, addresses = localAddresses()) {
+  return hosts.every((h) => {
+    const name = new URL(h).hostname.replace(/^\[|\]$/g, '').toLowerCase()
+    return /^127\./.test(name) || addresses.has(name)
+  })
+}
+
 /**
  * What the study records of the target, from the cluster itself: its nodes (name, host, cores, heap), version and
  * build; `on` says none of it ran on this machine.
@@ -112,7 +130,8 @@ async function recordTarget (target, { password, fetchImpl }) {
   return { kind: 'target', name: target.name, hosts: target.hosts, nodes: list.length,
     version: one('version').length === 1 ? one('version')[0] : one('version'),
     build_hash: one('build_hash').length === 1 ? one('build_hash')[0] : one('build_hash'), node_list: list,
-    on: 'hosts of their own (not this machine)', found_at: new Date().toISOString() }
+    on: onThisMachine(target.hosts) ? 'this machine (its addresses)' : 'hosts of their own (not this machine)',
+    found_at: new Date().toISOString() }
 }
 
-module.exports = { targetSql, waitForTarget, recordTarget, nodesOf, sqlAt, RECORD_SQL }
+module.exports = { onThisMachine, targetSql, waitForTarget, recordTarget, nodesOf, sqlAt, RECORD_SQL }

@@ -1,7 +1,7 @@
 'use strict'
 
 const path = require('node:path')
-const { waitForTarget, recordTarget, nodesOf, targetSql } = require('../provision/external')
+const { waitForTarget, recordTarget, nodesOf, targetSql, onThisMachine } = require('../provision/external')
 const { checkTargetTables, leaveAsFound } = require('../sweep/target-tables')
 const { runHook } = require('../provision/hook')
 const { replaceFile } = require('../provision/owned-paths')
@@ -70,7 +70,7 @@ async function withTarget (target, { out, dir, cwd, recordFile, env, signals, lo
     }
     log(`${head} found CrateDB ${record.version} (build ${record.build_hash ?? 'unknown'}): ${record.nodes} node` +
       `${record.nodes === 1 ? '' : 's'} (${record.node_list.map((n) => `${n.name} on ${n.hostname}, ${n.cores} ` +
-        'cores').join('; ')}); its CPU per row from sys.nodes (its nodes are not on this machine)`)
+        'cores').join('; ')}); ${cpuSourceOf(target)}`)
     return await use({ record, lost: (part) => nodesLeft(target, record, part, { password, log }) })
   } finally {
     if (tablePlan) {
@@ -140,6 +140,12 @@ async function bringDownLeftUp (targets, { out, cwd, signals, log }) {
     markUp(out, name, false)
   }
 }
+
+/** Where a target's CPU per row comes from, as every line that shows the figure says it. */
+const cpuSourceOf = (target) => (onThisMachine(target.hosts)
+  ? 'its nodes answer at this machine\'s addresses: its CPU per row from their processes here (/proc), where a run ' +
+    'finds them listening, else from sys.nodes'
+  : 'its CPU per row from sys.nodes, with the ± its sampling carries (its nodes are not on this machine)')
 
 /** A part's up: or down: log, beside its record: up.log for a shape's cluster-record.json, 2-b-up.log for a fork's. */
 function logOf (dir, recordFile, which) {
