@@ -17,6 +17,7 @@ const { unitsPerRequestOf } = require('../workloads/workload')
 const { now, sleep } = require('../base/clock')
 const { grouped, fmt, round } = require('../base/format')
 const { watchSteadyWarmup } = require('./warmup-watch')
+const { watchStartedNodes } = require('./node-watch')
 
 // Every worker of every group starts at one instant, this long after the last one is ready: time
 // enough for `go` to reach them all, so no worker's timetable starts late.
@@ -141,6 +142,7 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
   let clusterCpu = null
   let measuredTimer = null
   let warming = null
+  let unwatchNodes = () => {}
   /** @type {Load} */
   const load = {
     outcomes: {},
@@ -175,6 +177,11 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
       const measuredFrom = startAt + (options.warmupMs || 0)
       measuredTimer = setTimeout(() => clusterCpu.markMeasured(), Math.max(0, measuredFrom - now()))
       for (const group of workerGroups) group.go({ startAt, deadline })
+      unwatchNodes = watchStartedNodes(options.startedCluster, { onAllGone: (why) => {
+        progress.stop()
+        ctx.log(`${why}: the run ends now`)
+        for (const group of workerGroups) group.abort(stopReason('server_gone', why))
+      } })
       if (options.warmupSteady) {
         warming = watchSteadyWarmup(ctx, main, workerGroups, { startAt, onWarm: (warmup) => {
           load.warmup = warmup
@@ -226,6 +233,7 @@ async function runLoad (ctx, loadGroups, coordination, { workersInMaster = false
   } finally {
     ctx.interrupts.off('interrupt', onInterrupt)
     progress.stop()
+    unwatchNodes()
     clearTimeout(measuredTimer)
     if (warming) warming.stop()
     if (monitor) await monitor.stop()

@@ -63,3 +63,23 @@ test('a setting the real CrateDB refuses: its own error named, every node stoppe
     assert.match(refused.stderr, joined(/exited while starting \(exit code 1\): /,
       /java\.lang\.IllegalArgumentException: unknown setting \[no\.such\.setting\]/))
   })
+
+test('a run whose only node dies (SIGKILL) ends at once, partial (exit 4), the node named, not after --timeout',
+  { skip: SKIP, timeout: 300_000 }, async () => {
+    const port = await freeClusterPort(1)
+    // The node's process, by the HTTP port the run gave it (-Chttp.port=…).
+    const pidOf = () => Number(require('node:child_process').execFileSync('pgrep', ['-f', `http.port=${port}`],
+      { encoding: 'utf8' }).trim().split('\n')[0])
+    const run = await runTool('appClusterIngest.js', ['--start_cluster', '1', '--crate_tarball', tarball,
+      '--crate_heap', '384m', '--crate_http_port', String(port), '--duration', '120s', '--timeout', '120s',
+      '--processes', '1', '--monitor_interval', '0', '--json'], { env: env(), timeoutMs: 280_000, waitFor: /load:/,
+      whileRunning: () => setTimeout(() => process.kill(pidOf(), 'SIGKILL'), 5000) })
+    assert.equal(run.code, 4, run.stderr)
+    assert.equal(run.json.partial, true)
+    // Ended by the nodes' processes being gone, not by a request's --timeout or the duration's end.
+    assert.match(run.json.partial_reasons.join('\n'), /server gone: every node of the cluster this run started is /)
+    assert.match(run.stderr, /every node of the cluster this run started is gone: .*: the run ends now/)
+    const { rows_ok: ok, rows_failed: failed, rows_in_doubt: doubt, rows_sent: sent } = run.json
+    assert.equal(ok + failed + doubt, sent, 'every row sent is ok, failed or in doubt')
+    assert.ok(doubt > 0, 'the rows in flight when the node died are in doubt')
+  })
