@@ -36,6 +36,17 @@ class HostEvents extends EventEmitter {
     client.on('host-up', (e) => this.report(reporter, { kind: 'host_up', ...e }))
   }
 
+  /**
+   * A host any client finds down is down for `client` too (the master's own statements): what comes after the load
+   * must not wait a --timeout on a host a worker saw go silent, for each statement. It is tried again as any host
+   * down is (the client's probes).
+   */
+  shareWith (client) {
+    this.on('change', (e) => {
+      if (e.kind === 'host_down') client.markHostDown(e.host, e.detail)
+    })
+  }
+
   get upCount () {
     let up = 0
     for (const seenDownBy of this.downFor.values()) if (seenDownBy.size === 0) up++

@@ -15,6 +15,8 @@ const FIRST_PAUSE_MS = 1000
 const MAX_PAUSE_MS = 10_000
 const WAIT_SLICE_MS = 100
 const PROBE_TIMEOUT_MS = 2000
+// After the load, how long a host may take to answer SELECT 1 before the master's statements leave it out.
+const SETTLE_PROBE_TIMEOUT_MS = 5000
 
 /**
  * One CrateDB node: its connection pool and whether it answers. A host that refuses or resets
@@ -125,6 +127,27 @@ class CrateClient extends EventEmitter {
     return failures
   }
 
+  /**
+   * SELECT 1 on every host taken for up, at once, each bounded by `timeoutMs`: those that do not answer in time are
+   * marked down (hosts gone silent during the load), so that the statements that follow go to the hosts that answer
+   * instead of waiting out --timeout on a silent one, each. When none answers, none is marked: the statements then
+   * judge as before. An error answer is an answer. Returns the hosts marked down.
+   */
+  async probeHosts ({ timeoutMs = Math.min(this.timeoutMs, SETTLE_PROBE_TIMEOUT_MS) } = {}) {
+    const up = this.hosts.filter((h) => h.state === 'up')
+    const silent = []
+    await Promise.all(up.map(async (host) => {
+      try {
+        await this.post('{"stmt":"SELECT 1"}', { target: host, timeoutMs })
+      } catch (error) {
+        if (error instanceof TransportError) silent.push({ host, error })
+      }
+    }))
+    if (silent.length === up.length) return []
+    for (const { host, error } of silent) if (host.state === 'up') this.markDown(host, error.message)
+    return silent.map(({ host }) => host.base)
+  }
+
   /** The next host that answers, round-robin; down hosts whose pause is over are probed on the side. */
   pickHost () {
     if (this.clock.now() >= this.nextProbeAt) this.probeDueHosts()
@@ -195,6 +218,12 @@ class CrateClient extends EventEmitter {
       if (!silent) this.emit('host-down', { host: host.base, detail, at: this.clock.now() })
     }
     this.updateNextProbe()
+  }
+
+  /** The host of base URL `base` taken for down (another client found it so), when this client has it up. */
+  markHostDown (base, detail) {
+    const host = this.hosts.find((h) => h.base === base)
+    if (host && host.state === 'up') this.markDown(host, detail, { silent: true })
   }
 
   markUp (host) {

@@ -232,6 +232,7 @@ function createContext (workload, options, { stdout, stderr, signalTarget, coord
   }
   ctx.interrupts.on('interrupt', ({ signal, count }) => onInterrupt(ctx, signal, count))
   ctx.hostEvents.watch('master', client)
+  ctx.hostEvents.shareWith(client)
   return ctx
 }
 

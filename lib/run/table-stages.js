@@ -46,6 +46,8 @@ async function prepareResultsTable (table, sqlOrFail) {
  * counting that is left, never the restore.
  */
 async function finish (ctx, groups, load) {
+  // A host gone silent during the load is left out now, in one short round, not a --timeout per statement after.
+  if (load && load.loadStarted && ctx.interrupts.count < 2) await ctx.client.probeHosts()
   const interruptsAtStart = ctx.interrupts.count
   const shouldCount = () => Boolean(load && load.loadStarted) &&
     ctx.interrupts.count === interruptsAtStart && interruptsAtStart <= 1

@@ -3,97 +3,20 @@
 const fs = require('node:fs')
 const { UsageError, underKey } = require('../base/errors')
 const { readStudyFile } = require('../base/files')
-const { decimalInteger, parseDuration, parsePercent } = require('../base/values')
-const { grouped } = require('../base/format')
 const { connectionFlagIn } = require('../cli/cluster-flags')
 const { clusterSpec, MAX_NODES } = require('../provision/cluster')
 const { checkSha256 } = require('../provision/distribution')
 const { parseVersion } = require('../provision/platform')
 const { checkTrustedSource } = require('../provision/owned-paths')
-const { parseSlo } = require('../sweep/slo')
 const { MAX_FORKS } = require('../sweep/budget')
+const { wholeNumber, positiveNumber, durationText, precisionOf, budgetOf, flagOf, sloText, prefillOf,
+  text } = require('./file-values')
 
 // A study file (YAML): what to start for each cluster shape, and what to run on it. Every key and every value is
 // checked before anything starts: an unknown key, a missing distribution, a shape of 0 nodes, a repeat of 0, a heap
 // of 'lots', an SLO of 'banana' is one line naming the key (exit 2), never an error of a part after a cluster started.
 
 const MAX_REPEAT = 100
-const MAX_PREFILL_ROWS = 10_000_000_000
-
-/** A whole number of `key` from `min` to `max` (decimal digits, or a YAML integer), or one line naming the key. */
-function wholeNumber (value, key, { min = 1, max }) {
-  const n = decimalInteger(value)
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${key} must be a whole number from ${min} to ${grouped(max)} (got ${JSON.stringify(value)})`)
-  }
-  return n
-}
-
-/** A positive number of `key` (a rate), or one line naming the key. */
-function positiveNumber (value, key) {
-  const n = typeof value === 'number' ? value : /^[0-9]+(\.[0-9]+)?$/.test(String(value).trim()) ? Number(value) : NaN
-  if (!(Number.isFinite(n) && n > 0)) {
-    throw new UsageError(`${key} must be a positive number (got ${JSON.stringify(value)})`)
-  }
-  return n
-}
-
-/** A duration of `key` as the benchmark takes it (30s, 5m); with `zeroIsNone`, 0 (or 0s) turns it off: '0'. */
-function durationText (value, key, { zeroIsNone = false } = {}) {
-  const shown = text(value, key)
-  if (zeroIsNone && /^0+(\.0+)?\s*(ms|s|m|h)?$/.test(shown.trim())) return '0'
-  try {
-    parseDuration(shown, 'duration')
-  } catch {
-    throw new UsageError(`${key} must be a positive duration such as 30s or 5m${zeroIsNone ? ' (0: none)' : ''} (got ` +
-      `'${shown}')`)
-  }
-  return shown
-}
-
-/** A precision of `key` (5%: a 95% interval within ±5%), as text with its %, or null when not given. */
-function precisionOf (value, key) {
-  if (value === undefined) return null
-  try {
-    return `${parsePercent(text(value, key), 'precision', { max: 50 })}%`
-  } catch {
-    throw new UsageError(`${key} must be a percentage above 0 and below 50, such as 5% (got ${JSON.stringify(value)})`)
-  }
-}
-
-/** A budget of `key` (20m, 2h: from a minute to 30 days), as text, or null when not given. */
-function budgetOf (value, key) {
-  if (value === undefined) return null
-  const shown = text(value, key)
-  try {
-    parseDuration(shown, 'budget')
-  } catch {
-    throw new UsageError(`${key} must be a duration from 1m to 720h, such as 20m (got '${shown}')`)
-  }
-  return shown
-}
-
-/** true or false of `key`, or one line naming it. */
-function flagOf (value, key) {
-  if (value === undefined) return false
-  if (typeof value !== 'boolean') throw new UsageError(`${key} must be true or false (got ${JSON.stringify(value)})`)
-  return value
-}
-
-/** An SLO of `key` (p99=…), or one line naming the key. */
-function sloText (value, key) {
-  const shown = text(value, key)
-  try {
-    parseSlo(shown)
-  } catch {
-    throw new UsageError(`${key} must be a p99 target such as p99=500ms (got '${shown}')`)
-  }
-  return shown
-}
-
-/** Rows to prefill of `key`: 0 (none) up to ten billion. */
-const prefillOf = (value, key) => (value === undefined ? null
-  : wholeNumber(value, key, { min: 0, max: MAX_PREFILL_ROWS }) || null)
 
 const KEYS = {
   '': ['cluster', 'targets', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run', 'duet', 'precision',
@@ -121,10 +44,6 @@ function checkKeys (object, section) {
   }
 }
 
-const text = (value, key) => {
-  if (typeof value !== 'string' && typeof value !== 'number') throw new UsageError(`${key} must be a value`)
-  return String(value)
-}
 const strings = (value, key) => {
   if (value === undefined) return []
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' && typeof v !== 'number')) {
