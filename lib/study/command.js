@@ -117,8 +117,14 @@ async function runStudy (config, { stderr: terminal, signals, run, env }) {
     const progress = readProgress(path.join(config.out, 'study.json'), config.study)
     progress.file = config.file
     const options = { stderr, signals, run, env }
-    return config.study.contenders ? await runComparison(config, progress, options)
-      : await runSizingStudy(config, progress, options)
+    // keep_tables: the tables kept in clusters of the user's own, said again as the study's last lines.
+    config.keptTables = new Set()
+    try {
+      return config.study.contenders ? await runComparison(config, progress, options)
+        : await runSizingStudy(config, progress, options)
+    } finally {
+      for (const line of config.keptTables) stderr.write(`${line}\n`)
+    }
   } finally {
     release()
   }

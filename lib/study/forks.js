@@ -141,7 +141,8 @@ async function runFork (fork, contender, context) {
     const outcome = await withTarget(contender.target, { out: config.out, dir: path.join(dir, 'forks'),
       cwd: path.dirname(config.file),
       recordFile: path.join(dir, 'forks', `${forkKey(fork, contender)}-cluster-record.json`), env, signals, log,
-      head, tables: tablesOnTarget(config.study, contender, env), keepTables: config.study.keep_tables },
+      head, tables: tablesOnTarget(config.study, contender, env), keepTables: config.study.keep_tables,
+      kept: config.keptTables },
     async ({ lost }) => judged(await runOn(fork, contender, { recordFile: null, lost }, context),
       { head, log, signals }))
     return outcome.unavailable ? { ...outcome, fatal: true } : outcome

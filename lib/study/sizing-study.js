@@ -68,6 +68,7 @@ async function runTargetShape (shape, context) {
   const { out, stderr, signals, run, env, file, log, head } = context
   return withTarget(shape.target, { out, dir: shape.dir, cwd: path.dirname(file), env, signals, log, head,
     tables: tablesOnTarget(context.study, shape, env), keepTables: context.study.keep_tables,
+    kept: context.keptTables,
     recordFile: path.join(shape.dir, 'cluster-record.json') }, ({ lost }) =>
     shapeParts(shape, { ...context, studyRun: studyRunOf(run, { out, recordFile: null, stderr }), lost }))
 }
@@ -183,7 +184,7 @@ async function runSizingStudy (config, progress, { stderr, signals, run, env, st
     progress.shapes[shape.key] = { status: 'started', started_at: new Date().toISOString() }
     writeProgress(file, progress)
     const outcome = await runShape(shape, { study, out, stderr, signals, run, env, count: shapes.length, startCluster,
-      file: config.file })
+      file: config.file, keptTables: config.keptTables })
     if (outcome.interrupted) {
       stderr.write(`interrupted: ${shape.name} is not counted; the same command runs it again, from a fresh ` +
         'cluster\n')

@@ -21,10 +21,11 @@ const UP_FILE = 'targets-up.json'
 /**
  * `use({ record, lost })` with `target` up and recorded (into `recordFile`); its down: after, always. `lost(part)`:
  * the why of a part during which a node left the cluster (each named on `log`), or null. Returns what `use` returns,
- * or { failed, unavailable, why } (its up: failed, or it was not reachable) or { interrupted }.
+ * or { failed, unavailable, why } (its up: failed, it was not reachable, or a table of the user's is where its runs
+ * would write) or { interrupted }.
  */
 async function withTarget (target, { out, dir, cwd, recordFile, env, signals, log, head, tables = [],
-  keepTables = false }, use) {
+  keepTables = false, kept = null }, use) {
   const waitMs = parseDuration(target.wait, 'wait')
   const password = env.CRATE_PASSWORD ?? ''
   const sql = targetSql(target, { password })
@@ -55,6 +56,9 @@ async function withTarget (target, { out, dir, cwd, recordFile, env, signals, lo
       return { failed: true, unavailable: true, why: `not reachable: ${error.message}` }
     }
     replaceFile(recordFile, `${JSON.stringify(record, null, 1)}\n`)
+    log(`${head} found CrateDB ${record.version} (build ${record.build_hash ?? 'unknown'}): ${record.nodes} node` +
+      `${record.nodes === 1 ? '' : 's'} (${record.node_list.map((n) => `${n.name} on ${n.hostname}, ${n.cores} ` +
+        'cores').join('; ')}); ${cpuSourceOf(target)}`)
     // Every table the runs will write, checked before any load: a table of the user's is found now.
     let refused
     try {
@@ -66,16 +70,15 @@ async function withTarget (target, { out, dir, cwd, recordFile, env, signals, lo
     if (signals.interrupted) return { interrupted: true }
     if (refused) {
       log(`${head} before any load: ${refused}`)
-      return { failed: true, why: `before any load: ${refused}` }
+      // Unavailable as a cluster that is not reachable: every later fork of a comparison would meet it again.
+      return { failed: true, unavailable: true, why: `before any load: ${refused}` }
     }
-    log(`${head} found CrateDB ${record.version} (build ${record.build_hash ?? 'unknown'}): ${record.nodes} node` +
-      `${record.nodes === 1 ? '' : 's'} (${record.node_list.map((n) => `${n.name} on ${n.hostname}, ${n.cores} ` +
-        'cores').join('; ')}); ${cpuSourceOf(target)}`)
     return await use({ record, lost: (part) => nodesLeft(target, record, part, { password, log }) })
   } finally {
     if (tablePlan) {
       for (const line of await leaveAsFound(tablePlan, sql, { keep: keepTables, where: target.name })) {
         log(`${head} ${line}`)
+        if (kept && line.startsWith('kept in')) kept.add(line)
       }
     }
     if (target.down) {

@@ -266,6 +266,8 @@ ${keys}${grid}`)
     '\\(DROP TABLE "doc"\\."cpu";\\), doc\\.crate_bench_tables \\(DROP TABLE "doc"\\."crate_bench_tables";\\), ',
     'm'))
   assert.deepEqual([...one.tables.keys()].sort(), ['doc.cpu', 'doc.crate_bench_leases', 'doc.crate_bench_tables'])
+  assert.match(kept.stderr.trim().split('\n').at(-1), /^kept in own \(keep_tables: true\): doc\.cpu \(DROP TABLE /,
+    'said again as the study\'s last line')
 
   // A table of the user's of the same name: found right after the cluster is recorded, before any load.
   for (const table of ['doc.crate_bench_tables', 'doc.crate_bench_leases']) one.tables.delete(table)
