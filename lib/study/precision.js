@@ -4,7 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { fmt, round } = require('../base/format')
 const { formatMs } = require('../base/values')
-const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget } = require('../sweep/budget')
+const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget, budgetSpentText } = require('../sweep/budget')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { studentTQuantile } = require('../reports/compare/welch')
 const { forkKey, forkResult, pairedForks } = require('./forks')
@@ -85,8 +85,7 @@ function forksDecision ({ study, contenders, forks, dir, fork }) {
       // What each figure short of its precision would have taken at its spread: for a script to give it next time.
       needed: short.filter(({ need }) => need).map(({ figure, need }) => ({ figure: figure.key, forks: need.needed,
         budget: need.budget })),
-      text: `the budget of ${study.budget ?? DEFAULT_BUDGET} is spent (${formatMs(Math.round(spentS) * 1000)} of ` +
-      `${ran} forks; another would take about ${formatMs(Math.round(perForkS) * 1000)})` +
+      text: budgetSpentText({ budget: study.budget ?? DEFAULT_BUDGET, spentS, of: `${ran} forks`, nextS: perForkS }) +
       short.map(({ figure, need }) => `; the widest of ${figure.name}'s intervals is ${figure.width}` +
         (need ? `: ${need.text}` : '')).join('') }
   }

@@ -1,7 +1,7 @@
 'use strict'
 
 const { fmt } = require('../base/format')
-const { parseDuration } = require('../base/values')
+const { parseDuration, formatMs } = require('../base/values')
 
 // The rules of time every study that repeats its runs shares (a racing grid's rounds, a comparison's forks, a
 // study's shapes): the budget a run of them may take when none is given, the most forks a comparison runs, whether
@@ -39,4 +39,12 @@ function timeLeftS (left, walls, planS = null) {
 const minutes = (s) => (s >= 5400 ? `${fmt(Math.round(s / 360) / 10)} h` : s >= 90 ? `${Math.round(s / 60)} min`
   : `${Math.round(s)} s`)
 
-module.exports = { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget, timeLeftS, minutes }
+/**
+ * "the budget of 20m is spent (18m 5s of 6 forks; another would take about 3m 20s)": a race's and a comparison's
+ * stop, in one wording. `budget` as the user gave it, `spentS` what ran, `of` what it ran ("6 forks", "runs"),
+ * `nextS` what one more step would take and `next` what that step is ("another", "another round").
+ */
+const budgetSpentText = ({ budget, spentS, of, nextS, next = 'another' }) => `the budget of ${budget} is spent ` +
+  `(${formatMs(Math.round(spentS) * 1000)} of ${of}; ${next} would take about ${formatMs(Math.round(nextS) * 1000)})`
+
+module.exports = { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget, timeLeftS, minutes, budgetSpentText }

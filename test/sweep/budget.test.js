@@ -2,7 +2,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { fitsBudget, timeLeftS, minutes, budgetSeconds, DEFAULT_BUDGET } = require('../../lib/sweep/budget')
+const { fitsBudget, timeLeftS, minutes, budgetSeconds, budgetSpentText, DEFAULT_BUDGET } =
+  require('../../lib/sweep/budget')
 
 test('a round or a fork runs when the budget left holds it at the runs\' mean time; the first always', () => {
   assert.equal(fitsBudget({ runs: 4, budgetS: 100, spentS: 0, walls: [] }), true)
@@ -28,4 +29,11 @@ test('a time as a progress line says it, and the budget a race or a comparison t
   assert.equal(budgetSeconds('20m'), 1200)
   assert.equal(budgetSeconds(undefined), budgetSeconds(DEFAULT_BUDGET))
   assert.throws(() => budgetSeconds('soon', 'grid.budget'), /grid\.budget/)
+})
+
+test('a budget spent is said in one wording by a race and by a comparison', () => {
+  assert.equal(budgetSpentText({ budget: '20m', spentS: 1080.4, of: '6 forks', nextS: 180 }),
+    'the budget of 20m is spent (18m of 6 forks; another would take about 3m)')
+  assert.equal(budgetSpentText({ budget: '4m', spentS: 230, of: 'runs', next: 'another round', nextS: 60 }),
+    'the budget of 4m is spent (3.83m of runs; another round would take about 1m)')
 })

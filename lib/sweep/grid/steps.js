@@ -3,7 +3,7 @@
 const { randomInt } = require('node:crypto')
 const { runsLeft } = require('./plan')
 const { raceOf, nextRound } = require('./racing')
-const { fitsBudget } = require('../budget')
+const { fitsBudget, budgetSpentText } = require('../budget')
 const { formatMs } = require('../../base/values')
 
 // The runs a grid goes through, one at a time, as generators: the consumer records each run before it asks for the
@@ -36,9 +36,8 @@ function * raceSteps ({ cellsNow, race: { minRounds, precisionPct, budgetS }, sp
     const round = nextRound(race, cells, random)
     const times = walls()
     if (!fitsBudget({ runs: round.length, budgetS, spentS: spentS(), walls: times })) {
-      return stopped({ reason: 'budget', text: `the budget of ${formatMs(budgetS * 1000)} is spent (` +
-        `${formatMs(Math.round(spentS()) * 1000)} of runs; another round would take about ` +
-        `${formatMs(Math.round(round.length * times.reduce((a, b) => a + b, 0) / times.length) * 1000)})` })
+      return stopped({ reason: 'budget', text: budgetSpentText({ budget: formatMs(budgetS * 1000), spentS: spentS(),
+        of: 'runs', next: 'another round', nextS: round.length * times.reduce((a, b) => a + b, 0) / times.length }) })
     }
     yield * round
   }
