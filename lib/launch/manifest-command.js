@@ -8,7 +8,8 @@ const { parseFleetArgs, flagValue } = require('./fleet-args')
 const { commandParser, passedThrough } = require('../cli/command-args')
 const { fleetManifests, mountedQueriesPath, dnsName } = require('./manifests')
 const { crateDbResource, serviceHost } = require('./cratedb-resource')
-const { splitClusterArgs, clusterOptionsOf } = require('../cli/cluster-flags')
+const { clusterOptionsOf } = require('../cli/cluster-flags')
+const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { parseOptions } = require('../cli/options')
 const { loadWorkload } = require('../workloads')
 
@@ -26,9 +27,9 @@ function main (argv, { stdout, env = process.env }) {
   const { rest: withoutOwn, image, namespace, crate: podSize } = takeOwn(argv)
   const fleet = parseFleetArgs(withoutOwn)
   // --start_cluster N and its flags: the cluster under test as a CrateDB resource beside the generators.
-  const { rest: sharedArgs, given } = splitClusterArgs(fleet.shared)
+  const { rest: sharedOptions, given } = BenchmarkOptions.fromCommandLine(fleet.shared).splitCluster()
   const started = clusterOptionsOf(given, { distributionRequired: false })
-  fleet.shared = sharedArgs
+  fleet.shared = sharedOptions.toArgv()
   // Every option checked here exactly as each pod's generator will check it: a Job whose pods all exit 2 at start
   // is never printed.
   parseOptions(loadWorkload(fleet.workload === 'query' ? 'analytical' : 'ingest'),

@@ -8,7 +8,7 @@ const { causeOf } = require('./nodes')
 const { lastLogLines, readNodeFile, listNodeFolder, KEPT_BYTES } = require('./node-files')
 const { makeNewDir, writeNewFile } = require('./owned-paths')
 const { nodePorts } = require('./ports')
-const { connectionArgs } = require('../cli/cluster-flags')
+const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { provisionedRecord } = require('../results/provisioned')
 
 // The cluster under test as a run, a sweep or a study holds it once the tool started it: its hosts and each node's
@@ -43,9 +43,9 @@ class Target {
     return this.state.nodes.map((n) => `http://127.0.0.1:${n.http_port}`)
   }
 
-  /** The options that point a run with `args` at these nodes (cli/cluster-flags.js connectionArgs). */
-  connectionArgs (args, env) {
-    return connectionArgs(this.ports, args, env)
+  /** The options that point a run with `options` (BenchmarkOptions, or argv) at these nodes. */
+  connectionOf (options, env) {
+    return BenchmarkOptions.parse(options).connectionTo(this.ports, env)
   }
 
   /** What a result records of it (environment.cluster.provisioned); `by` who started it ('the study'). */

@@ -1,7 +1,8 @@
 'use strict'
 
 const { EXIT, FatalError, UsageError, errorLine, errorText } = require('../base/errors')
-const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags } = require('../cli/cluster-flags')
+const { clusterOptionsOf, refuseConnectionFlags } = require('../cli/cluster-flags')
+const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { readStudyObject } = require('../base/files')
 const { isProvisionedRecord } = require('../results/provisioned')
 const { startedByRun, startedByStudy } = require('./started-cluster')
@@ -33,9 +34,9 @@ const { workersInMasterProcess, applyWorkerFlags } = require('./worker-placement
  * reports, and the run exits 4. Returns the exit code.
  */
 async function run (workload, { argv, env, stdout, stderr, signalTarget = process, name = workload.script }) {
-  const { rest, given } = splitClusterArgs(argv)
+  const { rest, given } = BenchmarkOptions.fromCommandLine(argv).splitCluster()
   const clusterOptions = clusterOptionsOf(given)
-  const checked = parseOptions(workload, rest, env, { name })
+  const checked = parseOptions(workload, rest.toArgv(), env, { name })
   if (!clusterOptions) {
     if (checked.startedByStudy) checked.startedCluster = startedByStudy(studyRecordOf(checked.startedByStudy))
     return runParsed(workload, checked, { env, stdout, stderr, signalTarget, name })
@@ -59,7 +60,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
   }
   try {
     const ownEnv = { ...env, CRATE_PASSWORD: '' }
-    const options = parseOptions(workload, [...rest, ...target.connectionArgs(rest, env)], ownEnv, { name })
+    const options = parseOptions(workload, rest.plus(target.connectionOf(rest, env)).toArgv(), ownEnv, { name })
     options.startedCluster = startedByRun(target)
     return await runParsed(workload, options, { env: ownEnv, stdout, stderr, signalTarget, name, interrupts })
   } finally {

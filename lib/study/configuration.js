@@ -1,11 +1,11 @@
 'use strict'
 
 const { UsageError } = require('../base/errors')
-const { BenchmarkOptions } = require('../sweep/benchmark-options')
+const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { flagsOf } = require('../sweep/grid/plan')
 
 // One configuration through every part of a shape: the grid's cell (the settings it varied) with every option of the
-// grid's args, as a value (sweep/benchmark-options.js). The sustained run is an ingest run as the grid's were: the
+// grid's args, as a value (cli/benchmark-options.js). The sustained run is an ingest run as the grid's were: the
 // same options. The mixed capacity runs the queries with an ingest beside them, whose options are its --ingest_* ones:
 // the grid's are renamed so, and an option that ingest cannot take is refused before anything starts (a mixed figure
 // of another load would be compared with the grid's as if it were the same one).

@@ -10,7 +10,7 @@ const { APP_OF } = require('../sweep/benchmark-run')
 const { studyRunOf, lostDuring, runLine, partResult } = require('./parts')
 const { shuffled } = require('../sweep/grid/racing')
 const { withTarget } = require('./target-session')
-const { BenchmarkOptions } = require('../sweep/benchmark-options')
+const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { steadyCapOf } = require('../cli/warmup-options')
 
 // A fork of a comparison: its contenders' clusters started fresh, the same benchmark run on each, their clusters

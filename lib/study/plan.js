@@ -2,12 +2,11 @@
 
 const path = require('node:path')
 const { UsageError, underKey } = require('../base/errors')
-const { connectionArgs } = require('../cli/cluster-flags')
 const { plannedPorts } = require('../provision/target')
 const { gridConfig } = require('../sweep/grid/config')
 const { capacityConfig } = require('../sweep/capacity-config')
-const { checkBenchmarkOptions, APP_OF, withSteadyWarmup } = require('../sweep/benchmark-run')
-const { BenchmarkOptions } = require('../sweep/benchmark-options')
+const { checkBenchmarkOptions, APP_OF } = require('../sweep/benchmark-run')
+const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { tablesWritten } = require('../sweep/target-tables')
 const { ingestAt, notCarriedToMixed, mixedOf, refuseOverride, TO_MIXED } = require('./configuration')
 
@@ -58,21 +57,21 @@ function planShapes (study, { out, env }) {
  * from CRATE_PASSWORD).
  */
 function connectionOf (shape, args, env) {
-  if (!shape.target) return connectionArgs(shape.ports, args, env)
+  const options = BenchmarkOptions.parse(args)
+  if (!shape.target) return options.connectionTo(shape.ports, env)
   const t = shape.target
-  const pg = BenchmarkOptions.parse(args).get('protocol') === 'pg'
-  return ['--host', t.hosts.join(','), ...(t.user ? ['--user', t.user] : []),
-    ...(pg ? ['--pg_port', String(t.pgPort ?? 5432)] : [])]
+  return BenchmarkOptions.parse(['--host', t.hosts.join(','), ...(t.user ? ['--user', t.user] : []),
+    ...(options.protocol({}) === 'pg' ? ['--pg_port', String(t.pgPort ?? 5432)] : [])])
 }
 
 /** The grid's configuration (sweep/grid/config.js) on `shape`. */
 function gridOf (study, shape, env) {
   const g = study.grid
-  const args = argsOf(study).grid.toArgv()
+  const args = argsOf(study).grid
   return gridConfig({ vary: g.vary, repeat: g.repeat, slo: g.slo ?? undefined, precision: g.precision ?? undefined,
     budget: g.budget ?? undefined, prefill: g.prefill ?? undefined, out: path.join(shape.dir, 'grid'),
-    benchmark: [...connectionOf(shape, args, env), '--duration', g.duration,
-      ...(g.warmup ? ['--warmup', g.warmup] : []), ...args] }, keysOf('grid'))
+    benchmark: connectionOf(shape, args, env).plus(['--duration', g.duration, ...(g.warmup ? ['--warmup', g.warmup]
+      : [])]).plus(args) }, keysOf('grid'))
 }
 
 /**
@@ -83,11 +82,11 @@ function mixedConfigOf (study, shape, settings, env, { start = study.mixed.start
   const m = study.mixed
   const args = argsOf(study)
   const carried = mixedOf(ingestAt(args.grid, settings))
-  const load = args.mixed.without(carried).with(carried).toArgv()
+  const load = args.mixed.without(carried).with(carried)
   return capacityConfig({ workload: 'mixed', query_rate: m.queryRate, slo: m.slo, duration: m.duration,
     warmup: m.warmup ?? undefined, edge_repeat: m.edgeRepeat, start: start ?? undefined,
     max_steps: m.maxSteps ?? undefined, out: path.join(shape.dir, 'mixed'),
-    benchmark: [...connectionOf(shape, load, env), '--queries_config', path.resolve(m.queries), ...load] },
+    benchmark: connectionOf(shape, load, env).plus(['--queries_config', path.resolve(m.queries)]).plus(load) },
   keysOf('mixed'))
 }
 
@@ -96,9 +95,9 @@ function sustainedArgs (study, shape, settings, env) {
   const s = study.sustained
   const args = argsOf(study)
   const ingest = ingestAt(args.grid, settings)
-  const load = [...ingest.toArgv(), ...args.sustained.without(ingest).toArgv()]
-  return [...connectionOf(shape, load, env), '--duration', s.duration, ...ingest.toArgv(),
-    ...(s.prefill ? ['--prefill', String(s.prefill)] : []), ...args.sustained.without(ingest).toArgv(), '--json']
+  const own = args.sustained.without(ingest)
+  return connectionOf(shape, ingest.plus(own), env).plus(['--duration', s.duration]).plus(ingest)
+    .plus(s.prefill ? ['--prefill', String(s.prefill)] : []).plus(own).plus(['--json']).toArgv()
 }
 
 /** The cells of the grid to check the later parts with: its first and its last ({ name: value }). */
@@ -159,10 +158,9 @@ function planContenders (study) {
  * runs lengthened for its precision (study/run-length.js) measure that long instead of run.args' --duration.
  */
 function contenderArgs (study, contender, env, { duration = null } = {}) {
-  const args = withSteadyWarmup(study.run.args)
-  const run = duration ? BenchmarkOptions.parse(args).with(BenchmarkOptions.parse(['--duration', duration])).toArgv()
-    : args
-  return [...connectionOf(contender, study.run.args, env), ...run, '--json']
+  const args = BenchmarkOptions.parse(study.run.args).withSteadyWarmup()
+  const run = (duration ? args.with(BenchmarkOptions.parse(['--duration', duration])) : args).toArgv()
+  return [...connectionOf(contender, study.run.args, env).toArgv(), ...run, '--json']
 }
 
 /**
@@ -172,8 +170,8 @@ function contenderArgs (study, contender, env, { duration = null } = {}) {
  */
 function tablesOnTarget (study, shape, env) {
   if (study.contenders) return tablesWritten(APP_OF[study.run.workload], contenderArgs(study, shape, env))
-  const ingest = ingestAt(argsOf(study).grid, edgeCells(study)[0]).toArgv()
-  return tablesWritten(APP_OF.ingest, [...connectionOf(shape, ingest, env), ...ingest])
+  const ingest = ingestAt(argsOf(study).grid, edgeCells(study)[0])
+  return tablesWritten(APP_OF.ingest, connectionOf(shape, ingest, env).plus(ingest).toArgv())
 }
 
 /** Checks a comparison's run as it will run against each contender, before any cluster starts. */

@@ -2,9 +2,8 @@
 
 const { fmt, round } = require('../base/format')
 const { formatMs, parseDuration } = require('../base/values')
-const { BenchmarkOptions } = require('../sweep/benchmark-options')
+const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { steadyCapOf } = require('../cli/warmup-options')
-const { withSteadyWarmup } = require('../sweep/benchmark-run')
 const { budgetSeconds } = require('../sweep/budget')
 const { studentTQuantile } = require('../reports/compare/welch')
 const { forkResult } = require('./forks')
@@ -50,7 +49,7 @@ function secondsOf (text) {
  * precision asked, what happens after fork 1 to runs whose count of requests is too coarse for it.
  */
 function runDesignLine (study) {
-  const options = BenchmarkOptions.parse(withSteadyWarmup(study.run.args))
+  const options = BenchmarkOptions.parse(study.run.args).withSteadyWarmup()
   const warmup = options.get('warmup')
   const capMs = steadyCapOf(warmup)
   const warm = capMs !== null ? `warms up until its rate is steady (at most ${formatMs(capMs)})`

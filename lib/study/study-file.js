@@ -3,7 +3,7 @@
 const fs = require('node:fs')
 const { UsageError, underKey } = require('../base/errors')
 const { readStudyFile } = require('../base/files')
-const { connectionFlagIn } = require('../cli/cluster-flags')
+const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { clusterSpec, MAX_NODES } = require('../provision/cluster')
 const { checkSha256 } = require('../provision/distribution')
 const { parseVersion } = require('../provision/platform')
@@ -51,7 +51,7 @@ const strings = (value, key) => {
   }
   const args = value.map(String)
   // A study loads only the clusters it starts, on the ports it gives them: no option may point a run elsewhere.
-  const flag = connectionFlagIn(args)
+  const flag = BenchmarkOptions.fromCommandLine(args).connectionFlag()
   if (flag) {
     throw new UsageError(`${key}: ${flag} is an option of the connection; a study's runs go only to the cluster it ` +
       'starts, at the hosts and ports it gives its nodes (--protocol pg takes their PostgreSQL ports): leave it out')

@@ -7,7 +7,6 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 
 const { UsageError } = require('../base/errors')
-const { parseDuration, formatMs } = require('../base/values')
 const { holderForChildren, HOLDER_ENV } = require('../workloads/table-lease')
 
 const ROOT = path.join(__dirname, '..', '..')
@@ -106,47 +105,15 @@ function passLines (stream, fd, onLine) {
 }
 
 // A study's runs each start on a cluster another run just left (or cold): the first seconds are not what it serves.
-// Each run of a --duration warms up for a tenth of it, at least 5 s, unless the benchmark options give --warmup. A
-// run that ends at a count (--max_rows, --max_queries) could end inside a warm-up and measure nothing: it gets none,
-// and the study says so (noWarmupNote).
-const WARMUP_SHARE = 0.1
-const MIN_WARMUP_MS = 5000
+// Each run of a --duration warms up for a tenth of it, at least 5 s, unless the benchmark options give --warmup
+// (BenchmarkOptions.withDefaultWarmup); a comparison's, until its rate is steady, at most two minutes
+// (withSteadyWarmup: two fresh nodes of a duet beside a busy core were still climbing at a minute in 13 of 20 runs,
+// and steady by 76 s in all 18 with two, docs/study.md). A run that ends at a count (--max_rows, --max_queries) could
+// end inside a warm-up and measure nothing: it gets none, and the study says so (noWarmupNote).
 
-/** Whether the benchmark options give `--flag` (as `--flag value` or `--flag=value`). */
-const gives = (args, flag) => args.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`))
-
-/** The benchmark options with the study's default --warmup added to a run of a --duration (--warmup 0: none). */
-function withDefaultWarmup (args) {
-  if (gives(args, 'warmup') || !gives(args, 'duration')) return args
-  const at = args.findIndex((a) => a === '--duration' || a.startsWith('--duration='))
-  const text = args[at].includes('=') ? args[at].slice(args[at].indexOf('=') + 1) : args[at + 1]
-  let durationMs = null
-  try {
-    durationMs = parseDuration(text, 'duration')
-  } catch {
-    // The benchmark names a bad --duration itself (checkBenchmarkOptions).
-  }
-  const warmupMs = Math.max(MIN_WARMUP_MS, Math.round((durationMs ?? 0) * WARMUP_SHARE))
-  return [...args, '--warmup', formatMs(warmupMs)]
-}
-
-/**
- * The benchmark options with a comparison's default warm-up: `--warmup steady:2m` (until the nodes' rate is steady,
- * at most two minutes) for a closed run of a --duration that gives none. A comparison starts its clusters fresh in
- * every fork: a fixed warm-up measures where each fresh JVM is on its climb, a steady one measures it after. Two
- * minutes: two fresh nodes of a duet beside a busy core were still climbing at a minute in 13 of 20 runs, and steady
- * by 76 s in all 18 with two (docs/study.md).
- */
-function withSteadyWarmup (args) {
-  if (!gives(args, 'duration') || ['warmup', 'rate', 'stages'].some((flag) => gives(args, flag))) return args
-  return [...args, '--warmup', STUDY_STEADY_WARMUP]
-}
-
-const STUDY_STEADY_WARMUP = 'steady:2m'
-
-/** The line a study prints when its runs get no warm-up, or null. */
-function noWarmupNote (args) {
-  if (gives(args, 'warmup')) return null
+/** The line a study prints when its runs (`options`: BenchmarkOptions) get no warm-up, or null. */
+function noWarmupNote (options) {
+  if (options.gives('warmup')) return null
   return 'note: no warm-up: the runs end at a count, not after --duration; their first seconds (a cold or busy ' +
     'cluster) count in every figure. Give --duration (each run then warms up a tenth of it, at least 5 s) or --warmup'
 }
@@ -154,5 +121,4 @@ function noWarmupNote (args) {
 // An ingest run's rows a request when its options give no --batch_size.
 const INGEST_BATCH_SIZE = require('../workloads/ingest-options').options.batch_size.default
 
-module.exports = { runBenchmark, checkBenchmarkOptions, APP_OF, WORKLOADS, AFTER_DASH, withDefaultWarmup,
-  withSteadyWarmup, noWarmupNote, gives, MIN_WARMUP_MS, INGEST_BATCH_SIZE }
+module.exports = { runBenchmark, checkBenchmarkOptions, APP_OF, WORKLOADS, AFTER_DASH, noWarmupNote, INGEST_BATCH_SIZE }

@@ -4,7 +4,7 @@ const path = require('node:path')
 const { UsageError, keyedAs } = require('../base/errors')
 const { parseDuration } = require('../base/values')
 const { checkBenchmarkOptions, AFTER_DASH, APP_OF } = require('./benchmark-run')
-const { studyBenchmarkArgs } = require('./study-cluster')
+const { studyBenchmarkOptions } = require('./study-cluster')
 const { parseSlo } = require('./slo')
 
 // A capacity search as a value: what find-capacity is asked, from an object (its flags, or a study's mixed:), each
@@ -36,7 +36,8 @@ function rateFlags (workload, rate, ingestRate, queryRate) {
  *   [edge_repeat]
  * @property {string} [precision] [duration] [warmup] [out]
  * @property {boolean} [client_check]
- * @property {string[]} [benchmark] the benchmark's options, given to every step
+ * @property {string[]|BenchmarkOptions} [benchmark] the benchmark's options, given to every step (held as a
+ *   BenchmarkOptions in the configuration)
  */
 
 /**
@@ -67,12 +68,9 @@ function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = A
     throw new UsageError(`${k('workload')} mixed and ${k('query_rate')} go together (the queries/s held while the ` +
       'ingest beside them is searched)')
   }
-  const { args: benchmark, cluster } = studyBenchmarkArgs(s.benchmark ?? [])
-  for (const flag of benchmark) {
-    if (ADDED.includes(flag.split('=')[0])) {
-      throw new UsageError(`${flag.split('=')[0]} is set by find-capacity; leave it out of the benchmark options`)
-    }
-  }
+  const { options: benchmark, cluster } = studyBenchmarkOptions(s.benchmark ?? [])
+  const added = ADDED.find((flag) => benchmark.gives(flag.slice(2)))
+  if (added) throw new UsageError(`${added} is set by find-capacity; leave it out of the benchmark options`)
   for (const [name, value] of [['start', start], ['ingest_rate', ingestRate], ['query_rate', queryRate],
     ['max_steps', maxSteps]]) {
     if (value !== undefined && !(value > 0)) throw new UsageError(`${k(name)} must be positive (got '${s[name]}')`)
@@ -93,8 +91,9 @@ function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = A
   const first = start ?? DEFAULT_START[s.workload]
   const durationMs = rekeyed('duration', () => parseDuration(s.duration, 'duration'))
   const warmupMs = rekeyed('warmup', () => parseDuration(s.warmup, 'warmup'))
-  checkBenchmarkOptions(APP_OF[s.workload], [...benchmark, ...rateFlags(s.workload, first, ingestRate ?? null,
-    queryRate ?? null), '--duration', String(s.duration), '--warmup', String(s.warmup)], { named: benchmarkKey })
+  checkBenchmarkOptions(APP_OF[s.workload], benchmark.plus([...rateFlags(s.workload, first, ingestRate ?? null,
+    queryRate ?? null), '--duration', String(s.duration), '--warmup', String(s.warmup)]).toArgv(),
+  { named: benchmarkKey })
   return {
     sloP99Ms,
     workload: s.workload,

@@ -11,7 +11,7 @@ const { EXIT, UsageError, errorText } = require('../base/errors')
 const { fmt } = require('../base/format')
 const { judgeStep, searchCapacity } = require('./capacity')
 const { render, writeResults } = require('./capacity-report')
-const { runBenchmark, checkBenchmarkOptions, gives, APP_OF } = require('./benchmark-run')
+const { runBenchmark, checkBenchmarkOptions, APP_OF } = require('./benchmark-run')
 const { withStudyCluster } = require('./study-cluster')
 const { takeLock } = require('./grid/folder')
 const { clusterLostBefore } = require('./runs-command')
@@ -29,9 +29,9 @@ function stepRunner (config, { stderr, signals, run = runBenchmark }) {
     // The first step prepares the table as the benchmark options say; the later ones keep it, so that no step
     // spends its warm-up waiting for a table to be dropped and created on a busy cluster.
     const keepTable = ++steps > 1 && config.workload === 'ingest' &&
-      !gives(config.benchmark, 'drop_table') && !gives(config.benchmark, 'no-drop_table')
+      !config.benchmark.gives('drop_table') && !config.benchmark.gives('no-drop_table')
     const args = [
-      ...config.benchmark,
+      ...config.benchmark.toArgv(),
       ...(keepTable ? ['--no-drop_table'] : []),
       ...rateFlags(config.workload, rate, config.ingestRate, config.queryRate),
       '--duration',

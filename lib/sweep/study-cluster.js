@@ -1,8 +1,8 @@
 'use strict'
 
 const path = require('node:path')
-const { splitClusterArgs, clusterOptionsOf, refuseConnectionFlags, connectionArgs } =
-  require('../cli/cluster-flags')
+const { clusterOptionsOf, refuseConnectionFlags } = require('../cli/cluster-flags')
+const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { provisionedLine } = require('../reports/provisioned')
 
 // --start_cluster in a study's benchmark options (a sweep, a grid, find-capacity): one cluster for the whole study,
@@ -12,14 +12,18 @@ const { provisionedLine } = require('../reports/provisioned')
 
 const RECORD_FILE = 'started-cluster.json'
 
-/** The benchmark options without the cluster's flags, and with the hosts of the cluster to start: { args, cluster }. */
-function studyBenchmarkArgs (args) {
-  const { rest, given } = splitClusterArgs(args)
+/**
+ * The benchmark options (argv, or BenchmarkOptions) without the cluster's flags, and with the hosts of the cluster to
+ * start: { options (BenchmarkOptions), cluster }.
+ */
+function studyBenchmarkOptions (args) {
+  const options = args instanceof BenchmarkOptions ? args : BenchmarkOptions.fromCommandLine(args)
+  const { rest, given } = options.splitCluster()
   const cluster = clusterOptionsOf(given)
-  if (!cluster) return { args, cluster: null }
+  if (!cluster) return { options: rest, cluster: null }
   refuseConnectionFlags(rest, 'the runs at the cluster the study starts')
   const { plannedPorts } = require('../provision/target')
-  return { args: [...rest, ...connectionArgs(plannedPorts(cluster), rest)], cluster }
+  return { options: rest.plus(rest.connectionTo(plannedPorts(cluster))), cluster }
 }
 
 /**
@@ -38,4 +42,4 @@ async function withStudyCluster (cluster, { out, stderr, signals, run, env = pro
   })
 }
 
-module.exports = { studyBenchmarkArgs, withStudyCluster, RECORD_FILE }
+module.exports = { studyBenchmarkOptions, withStudyCluster, RECORD_FILE }

@@ -11,8 +11,8 @@ const { redact } = require('../base/secrets')
 const { visible } = require('../base/format')
 const { pointsOf, writeSweepReport, recordRun } = require('./sweep-report')
 const { saturationReason, nothingClean } = require('./sweep')
-const { runBenchmark, withDefaultWarmup } = require('./benchmark-run')
-const { studyBenchmarkArgs, withStudyCluster } = require('./study-cluster')
+const { runBenchmark } = require('./benchmark-run')
+const { studyBenchmarkOptions, withStudyCluster } = require('./study-cluster')
 const { runsCommand, lastErrorOf, clusterLostBefore } = require('./runs-command')
 const { commandParser } = require('../cli/command-args')
 const { unknownOptionMessage } = require('../cli/suggest')
@@ -80,7 +80,7 @@ Example:
 function parseArgs (def, argv) {
   const dash = argv.indexOf('--')
   const own = dash >= 0 ? argv.slice(0, dash) : argv
-  const { args: fixed, cluster } = studyBenchmarkArgs(dash >= 0 ? argv.slice(dash + 1) : [])
+  const { options: fixed, cluster } = studyBenchmarkOptions(dash >= 0 ? argv.slice(dash + 1) : [])
   const names = ['values', 'out', 'plateau_pct', 'threshold', 'repeat', 'step', 'max_p99_ms', 'latency_guard',
     ...RAMP_ONLY]
   const usageError = (message) => new UsageError(message)
@@ -148,7 +148,7 @@ function parseArgs (def, argv) {
         'sweep-results',
         `${def.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')}`
       ),
-    fixed: withDefaultWarmup(fixed),
+    fixed: fixed.withDefaultWarmup(),
     cluster
   }
   if (config.values.length === 0) throw usageError('--values is empty')
@@ -161,17 +161,14 @@ function parseArgs (def, argv) {
       )
     }
   }
-  for (const arg of fixed) {
-    const flag = arg.split('=')[0]
-    if (flag === `--${param}`) throw usageError(`--${param} is what this script sweeps: give its values with --values`)
-    if (flag === '--json') throw usageError('--json is added by the sweep; leave it out')
-  }
+  if (fixed.gives(param)) throw usageError(`--${param} is what this script sweeps: give its values with --values`)
+  if (fixed.gives('json')) throw usageError('--json is added by the sweep; leave it out')
   return config
 }
 
 /** The benchmark options every value shares, as shown on stderr and in the chart: passwords masked. */
 function fixedOptionsText (config) {
-  return redact(visible(config.fixed.join(' ')))
+  return redact(visible(config.fixed.toArgv().join(' ')))
 }
 
 /** The report of the values done (lib/sweep/sweep-report.js), its summary JSON kept in a file; the exit code. */
@@ -228,7 +225,7 @@ async function sweep (def, config, { stderr, signals, run }) {
       const logFile = path.join(config.out, 'runs', `${runName}.log`)
       const { code, signal } = await run({
         app: def.app,
-        args: [...config.fixed, `--${config.param}`, v, '--json'],
+        args: config.fixed.plus([`--${config.param}`, v, '--json']).toArgv(),
         resultFile,
         logFile,
         signals

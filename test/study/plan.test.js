@@ -9,7 +9,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('../../lib/study/command')
 const { mixedConfigOf, sustainedArgs, contenderArgs } = require('../../lib/study/plan')
-const { BenchmarkOptions } = require('../../lib/sweep/benchmark-options')
+const { BenchmarkOptions } = require('../../lib/cli/benchmark-options')
 const { tempDir } = require('../helpers/temp-files')
 
 function studyOf (t, { grid = '', mixed = '', sustained = '' } = {}) {
@@ -29,7 +29,8 @@ test('each shape holds its grid as a value, its own folder and nodes, checked by
   assert.deepEqual(one.grid.vary.map((d) => d.name), ['batch_size', 'concurrent_requests'])
   assert.deepEqual([one.grid.repeat, one.grid.sloP99Ms, one.grid.out], [3, 1000, path.join(one.dir, 'grid')])
   assert.deepEqual(three.grid.target.hosts, ['http://127.0.0.1:4900', 'http://127.0.0.1:4901', 'http://127.0.0.1:4902'])
-  assert.ok(one.grid.fixed.includes('--processes'))
+  assert.equal(one.grid.fixed.get('processes'), '1', 'the benchmark\'s options as a value')
+  assert.equal(one.grid.fixed.toArgv().includes('--processes'), true)
 })
 
 test('a bad value of a part is one line naming the study file\'s key', (t) => {

@@ -8,6 +8,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { EventEmitter } = require('node:events')
 const { stepRunner } = require('../../lib/sweep/capacity-run')
+const { BenchmarkOptions } = require('../../lib/cli/benchmark-options')
 const { tempDir } = require('../helpers/temp-files')
 const { memoryStream: sink } = require('../helpers/memory-stream')
 const { joined } = require('../helpers/patterns')
@@ -15,7 +16,7 @@ const { joined } = require('../helpers/patterns')
 test('a step that cannot reach the cluster names the step before it when that one lost the cluster', async (t) => {
   const out = tempDir(t)
   fs.mkdirSync(path.join(out, 'runs'))
-  const config = { workload: 'ingest', benchmark: [], durationMs: 10_000, warmupMs: 1000, out }
+  const config = { workload: 'ingest', benchmark: BenchmarkOptions.parse([]), durationMs: 10_000, warmupMs: 1000, out }
   const calls = []
   // The first step's load brings the node down (as a 512 MB node answered OutOfMemoryError, then died); the second
   // finds nobody.
@@ -49,7 +50,8 @@ test('a search that comes down to a rate its --duration cannot hold ends there, 
   async (t) => {
     const out = tempDir(t)
     fs.mkdirSync(path.join(out, 'runs'))
-    const config = { workload: 'ingest', benchmark: ['--processes', '2', '--batch_size', '1000'], durationMs: 1000,
+    const config = { workload: 'ingest',
+      benchmark: BenchmarkOptions.parse(['--processes', '2', '--batch_size', '1000']), durationMs: 1000,
       warmupMs: 200, out }
     const calls = []
     const step = stepRunner(config, { stderr: sink(), signals: Object.assign(new EventEmitter(),

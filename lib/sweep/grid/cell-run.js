@@ -5,7 +5,7 @@ const path = require('node:path')
 const { EXIT, FatalError, errorText } = require('../../base/errors')
 const { fmt } = require('../../base/format')
 const { lastErrorOf, clusterLostBefore } = require('../runs-command')
-const { flagsOf } = require('./plan')
+const { BenchmarkOptions } = require('../../cli/benchmark-options')
 const { timeLeftS, minutes } = require('../budget')
 const { runFigures, settingsText } = require('./analysis')
 const { otherCluster } = require('./folder')
@@ -22,7 +22,7 @@ class CellRun {
     Object.assign(this, { config, header, stderr, signals, run, now, cells })
     this.walls = []
     this.previous = null
-    this.prefilling = config.fixed.includes('--prefill')
+    this.prefilling = config.fixed.gives('prefill')
     this.runs = 0
   }
 
@@ -32,7 +32,7 @@ class CellRun {
     const logFile = path.join(this.config.out, 'runs', `${name}.log`)
     const started = this.now()
     const { code, signal } = await this.run({ app: APP_OF[this.config.workload],
-      args: [...this.config.fixed, ...flagsOf(cell.settings), '--json'], resultFile, logFile,
+      args: this.config.fixed.plus(BenchmarkOptions.of(cell.settings)).plus(['--json']).toArgv(), resultFile, logFile,
       signals: this.signals })
     if (this.signals.interrupted) {
       // Ended as a run ends (its report is in the log), not as the grid would measure it: the resume runs it again.

@@ -4,12 +4,13 @@ const path = require('node:path')
 const { UsageError, keyedAs } = require('../../base/errors')
 const { fmt } = require('../../base/format')
 const { parsePercent } = require('../../base/values')
-const { checkBenchmarkOptions, withDefaultWarmup, gives, AFTER_DASH, APP_OF } = require('../benchmark-run')
+const { checkBenchmarkOptions, AFTER_DASH, APP_OF } = require('../benchmark-run')
 const { budgetSeconds } = require('../budget')
 const { parseSlo } = require('../slo')
-const { parseVary, flagsOf } = require('./plan')
+const { parseVary } = require('./plan')
 const { DEFAULT_PLATEAU_PCT } = require('./analysis')
-const { studyBenchmarkArgs } = require('../study-cluster')
+const { studyBenchmarkOptions } = require('../study-cluster')
+const { BenchmarkOptions } = require('../../cli/benchmark-options')
 
 // A grid as a value: what `crate-bench sweep grid` is asked, from an object (its flags, or a study's grid:), each
 // value checked here once, an error naming its key as the caller names it (--repeat on the command line, grid.repeat
@@ -35,7 +36,7 @@ const RACE_MIN_ROUNDS = 3
  * @property {string} [precision] a race's precision (5%)
  * @property {string} [budget] a race's budget (30m)
  * @property {boolean} [warmupRun] a warm-up run before the first (default: with repeats or a race)
- * @property {string[]} [benchmark] the benchmark's options, given to every run
+ * @property {string[]|BenchmarkOptions} [benchmark] the benchmark's options, given to every run
  */
 
 /**
@@ -46,7 +47,7 @@ const RACE_MIN_ROUNDS = 3
 function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = AFTER_DASH,
   ownPlace = () => "put it before '--'" } = {}) {
   const keyed = (name, check) => keyedAs(name, keyOf, check)
-  const { args: given, cluster } = studyBenchmarkArgs(spec.benchmark ?? [])
+  const { options: given, cluster } = studyBenchmarkOptions(spec.benchmark ?? [])
   const vary = keyed('vary', () => parseVary((spec.vary ?? []).map(String)))
   const workload = spec.workload ?? 'ingest'
   if (!['ingest', 'query'].includes(workload)) {
@@ -59,12 +60,11 @@ function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = AFTER
   if (!(plateauPct >= 0 && plateauPct < 100)) {
     throw new UsageError(`${keyOf('plateau_pct')} must be a percentage from 0 to below 100 (got '${spec.plateauPct}')`)
   }
-  for (const arg of given) {
-    const flag = arg.split('=')[0]
-    if (flag === '--json') throw new UsageError('--json is added by the grid; leave it out')
-    const own = OWN.find((o) => flag === `--${o}`)
+  for (const name of given.names) {
+    if (name === 'json') throw new UsageError('--json is added by the grid; leave it out')
+    const own = OWN.find((o) => name === o)
     if (own) throw new UsageError(`--${own} is a grid option: ${ownPlace(own)}`)
-    const varied = vary.find((d) => flag === `--${d.name}`)
+    const varied = vary.find((d) => name === d.name)
     if (varied) {
       throw new UsageError(`--${varied.name} is a dimension of the grid: give its values with ${keyOf('vary')}`)
     }
@@ -81,9 +81,9 @@ function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = AFTER
       `${fmt(cellCount * repeat)} runs, more than the ${fmt(MAX_RUNS)} a study may plan: vary fewer values or ` +
       'repeat less')
   }
-  const fixed = withDefaultWarmup([...given, ...prefillFlags(spec.prefill, workload, given, keyOf)])
+  const fixed = given.plus(prefillFlags(spec.prefill, workload, given, keyOf)).withDefaultWarmup()
   const first = Object.fromEntries(vary.map((d) => [d.name, d.values[0]]))
-  const { connection } = checkBenchmarkOptions(APP_OF[workload], [...fixed, ...flagsOf(first)],
+  const { connection } = checkBenchmarkOptions(APP_OF[workload], fixed.plus(BenchmarkOptions.of(first)).toArgv(),
     { named: benchmarkKey })
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-')
   return {
@@ -124,7 +124,7 @@ function prefillFlags (rows, workload, given, keyOf) {
   if (workload !== 'ingest') {
     throw new UsageError(`${keyOf('prefill')} fills the ingest's table: it goes with ${keyOf('workload')} ingest`)
   }
-  if (['drop_table', 'no-drop_table', 'prefill'].some((flag) => gives(given, flag))) {
+  if (['drop_table', 'no-drop_table', 'prefill'].some((flag) => given.gives(flag))) {
     throw new UsageError(`${keyOf('prefill')} of the grid sets --prefill and --no-drop_table of every run: leave ` +
       'them out of the benchmark options')
   }

@@ -35,7 +35,7 @@ function headerOf (config) {
     vary: config.vary,
     repeat: config.repeat,
     // The benchmark options with any password masked (user:***@host): grid.json keeps no secret, not even a digest.
-    fixed_text: redact(visible(config.fixed.join(' '))),
+    fixed_text: redact(visible(config.fixed.toArgv().join(' '))),
     slo_p99_ms: config.sloP99Ms,
     plateau_pct: config.plateauPct,
     // The hosts and protocol the options point at, and the nodes its first run found (a resume must match them).
