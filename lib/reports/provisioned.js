@@ -11,6 +11,13 @@ function provisionedLine (record, by = record.by ?? 'this run') {
     `× ${heap} heap on this machine`
 }
 
+/**
+ * The line said when a cluster the tool started was stopped, by whoever started it (`by`: 'this run', 'this study'):
+ * "stopped the cluster this run started (crate-bench-…); nothing of it is left", or the warning of a stop that failed.
+ */
+const stoppedLine = (name, by, error = null) => (error ? `warning: stopping the cluster ${by} started: ` +
+  `${error.message}` : `stopped the cluster ${by} started (${name}); nothing of it is left`)
+
 /** "warning: N (pid P) … is no longer running: cause; its last log lines:" and those lines, for the report. */
 function lostNodeLines (lost, of = 'the cluster this run started') {
   const cause = lost.cause ? `: ${lost.cause}` : lost.logs_with ? '' : ': no cause in its log (killed from outside?)'
@@ -22,4 +29,4 @@ function lostNodeLines (lost, of = 'the cluster this run started') {
     `${lost.kept ? ` (its logs kept in ${lost.kept})` : ''}:`, ...lost.last_lines.map((l) => `    ${l}`)]
 }
 
-module.exports = { provisionedLine, lostNodeLines }
+module.exports = { provisionedLine, stoppedLine, lostNodeLines }

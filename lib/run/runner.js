@@ -2,6 +2,7 @@
 
 const { EXIT, FatalError, UsageError, errorLine, errorText } = require('../base/errors')
 const { clusterOptionsOf, refuseConnectionFlags } = require('../cli/cluster-flags')
+const { stoppedLine } = require('../reports/provisioned')
 const { BenchmarkOptions } = require('../cli/benchmark-options')
 const { readStudyObject } = require('../base/files')
 const { isProvisionedRecord } = require('../results/provisioned')
@@ -65,8 +66,7 @@ async function run (workload, { argv, env, stdout, stderr, signalTarget = proces
     return await runParsed(workload, options, { env: ownEnv, stdout, stderr, signalTarget, name, interrupts })
   } finally {
     const stopped = await target.stop().catch((error) => ({ error }))
-    log(stopped && stopped.error ? `warning: stopping the cluster this run started: ${stopped.error.message}`
-      : `stopped the cluster this run started (${target.name}); nothing of it is left`)
+    log(stoppedLine(target.name, 'this run', stopped && stopped.error))
   }
 }
 

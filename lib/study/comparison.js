@@ -17,7 +17,7 @@ const { planContenders } = require('./plan')
 const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
 const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks, forkFile, fileSha256,
-  checkForkResults } = require('./forks')
+  checkForkResults, forksDir, forkPath } = require('./forks')
 const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf,
   unsteadyWarmupLine } = require('./precision')
 const { runDesignLine, runLengthAfter, durationFor } = require('./run-length')
@@ -68,7 +68,7 @@ async function conduct (config, { dir, contenders, forks, progress, stderr, sign
   const study = config.study
   const log = (line) => stderr.write(`${line}\n`)
   const file = path.join(config.out, 'study.json')
-  fs.mkdirSync(path.join(dir, 'forks'), { recursive: true })
+  fs.mkdirSync(forksDir(dir), { recursive: true })
   checkForkResults(dir, forks)
   const sequential = Boolean(study.precision || study.budget)
   const done = () => Object.values(forks).filter((f) => f.status === 'done').length
@@ -229,7 +229,7 @@ function differencesOf (contenders, records) {
 function compareContenders (config, { dir = config.out, contenders = config.study.contenders, forks = null, stderr,
   warnings = [], calibration = null, calibrationOf = false, stop = null, runLength = null }) {
   const records = Object.fromEntries(contenders.map((c) => [c.name,
-    partResult(path.join(dir, 'forks', `1-${c.name}-cluster-record.json`))]))
+    partResult(forkPath(dir, `1-${c.name}`, '-cluster-record.json'))]))
   const measured = config.file ? measuredHeader(config, Object.values(records)) : null
   const differences = differencesOf(contenders, records)
   const [base, ...others] = contenders

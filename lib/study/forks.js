@@ -30,8 +30,16 @@ function forkResult (dir, fork, name) {
   return result && result.workload ? result : null
 }
 
+// A comparison's forks folder, named here once: DIR/forks/<fork>-<name><what> for each contender's run in a fork (its
+// result .json, its report .log, its cluster's folder -cluster and record -cluster-record.json, the logs of its nodes
+// that died -lost-nodes), <fork>-warm-up where a duet's runs meet.
+const FORKS = 'forks'
+/** The folder of a comparison's forks in `dir`. */
+const forksDir = (dir) => path.join(dir, FORKS)
+/** A file or folder of a contender's run (`key`: forkKey) in a fork: `what` after its key ('.json', '-cluster'). */
+const forkPath = (dir, key, what) => path.join(dir, FORKS, `${key}${what}`)
 /** The result file of a contender's run in a fork: DIR/forks/<fork>-<name>.json. */
-const forkFile = (dir, fork, name) => path.join(dir, 'forks', `${fork}-${name}.json`)
+const forkFile = (dir, fork, name) => forkPath(dir, `${fork}-${name}`, '.json')
 
 /** The SHA-256 of a file (hex), or null when it cannot be read. */
 function fileSha256 (file) {
@@ -49,7 +57,7 @@ function fileSha256 (file) {
 function checkForkResults (dir, forks) {
   for (const [key, state] of Object.entries(forks)) {
     if (state.status !== 'done' || !state.sha256) continue
-    const file = path.join(dir, 'forks', `${key}.json`)
+    const file = forkPath(dir, key, '.json')
     if (fileSha256(file) !== state.sha256) {
       throw new UsageError(`${file} is not the result its fork wrote (its SHA-256 in study.json differs): restore ` +
         'it, or run the study into a new --out')
@@ -70,7 +78,7 @@ function pairedForks (dir, names, forks) {
     if (!lengthened || state.duration) numbers.add(Number(key.split('-')[0]))
   }
   if (!forks) {
-    for (const f of fs.existsSync(path.join(dir, 'forks')) ? fs.readdirSync(path.join(dir, 'forks')) : []) {
+    for (const f of fs.existsSync(forksDir(dir)) ? fs.readdirSync(forksDir(dir)) : []) {
       const m = /^(\d+)-.+\.json$/.exec(f)
       if (m) numbers.add(Number(m[1]))
     }
@@ -82,11 +90,11 @@ function pairedForks (dir, names, forks) {
 /** The contender's cluster, started in `dir`/forks (its record written for its run), or an outcome that ends it. */
 async function startContender (fork, contender, { dir, signals, env, log, clusters = RECORDED }) {
   const key = forkKey(fork, contender)
-  const clusterDir = path.join(dir, 'forks', `${key}-cluster`)
+  const clusterDir = forkPath(dir, key, '-cluster')
   fs.rmSync(clusterDir, { recursive: true, force: true })
   try {
-    return await clusters.start({ ...contender, dir: clusterDir }, { recordFile: path.join(dir, 'forks',
-      `${key}-cluster-record.json`), log: (line) => log(`  ${line}`), signals, env })
+    return await clusters.start({ ...contender, dir: clusterDir }, { recordFile: forkPath(dir, key,
+      '-cluster-record.json'), log: (line) => log(`  ${line}`), signals, env })
   } catch (error) {
     if (signals.interrupted) return { outcome: { interrupted: true } }
     return { outcome: { failed: true, fatal: true, why: `its cluster did not start: ${error.message}` } }
@@ -102,16 +110,16 @@ async function runOn (fork, contender, { recordFile, lost, together = [] }, { di
   env, duration = null }) {
   const key = forkKey(fork, contender)
   const studyRun = studyRunOf(run, { out: config.out, recordFile, stderr })
-  const resultFile = path.join(dir, 'forks', `${key}.json`)
+  const resultFile = forkPath(dir, key, '.json')
   const outcome = await studyRun({ app: APP_OF[config.study.run.workload], what: `fork ${fork} of ${contender.name}`,
     args: [...contenderArgs(config.study, contender, env, { duration }), ...together], resultFile,
-    logFile: path.join(dir, 'forks', `${key}.log`), signals })
+    logFile: forkPath(dir, key, '.log'), signals })
   return { outcome, lost: await lost('run'), resultFile }
 }
 
 /** A started cluster's `lost` for runOn: its nodes that died, named with their last log lines, their logs kept. */
 const diedIn = (started, fork, contender, { dir, log }) => (part) => lostDuring(started.target, part,
-  { into: path.join(dir, 'forks', `${forkKey(fork, contender)}-lost-nodes`), log, of: `${contender.name}'s cluster` })
+  { into: forkPath(dir, forkKey(fork, contender), '-lost-nodes'), log, of: `${contender.name}'s cluster` })
 
 /** What a contender's run came to, said on its line: done, or failed (a node died: kept out, run again). */
 function judged (ran, { head, log, signals }) {
@@ -138,9 +146,9 @@ async function stopQuietly (started, head, { log, clusters = RECORDED }) {
 async function runFork (fork, contender, context) {
   const { log, head, signals, dir, env, config } = context
   if (contender.target) {
-    const outcome = await withTarget(contender.target, { out: config.out, dir: path.join(dir, 'forks'),
+    const outcome = await withTarget(contender.target, { out: config.out, dir: forksDir(dir),
       cwd: path.dirname(config.file),
-      recordFile: path.join(dir, 'forks', `${forkKey(fork, contender)}-cluster-record.json`), env, signals, log,
+      recordFile: forkPath(dir, forkKey(fork, contender), '-cluster-record.json'), env, signals, log,
       head, tables: tablesOnTarget(config.study, contender, env), keepTables: config.study.keep_tables,
       kept: config.keptTables },
     async ({ lost }) => judged(await runOn(fork, contender, { recordFile: null, lost }, context),
@@ -166,7 +174,7 @@ async function runFork (fork, contender, context) {
 function warmupTogether (fork, contenders, { dir, config, env }) {
   const warmup = BenchmarkOptions.parse(contenderArgs(config.study, contenders[0], env)).get('warmup')
   if (steadyCapOf(warmup) === null) return []
-  const meet = path.join(dir, 'forks', `${fork}-warm-up`)
+  const meet = forkPath(dir, fork, '-warm-up')
   fs.rmSync(meet, { recursive: true, force: true })
   fs.mkdirSync(meet, { recursive: true })
   return ['--warmup_together', meet, '--warmup_peers', String(contenders.length)]
@@ -233,5 +241,5 @@ async function runDuet (fork, contenders, context) {
   }
 }
 
-module.exports = { runFork, runDuet, duetOrder, forkKey, forkResult, forkFile, fileSha256, checkForkResults,
-  pairedForks, warmupTogether }
+module.exports = { runFork, runDuet, duetOrder, forkKey, forkResult, forkFile, forksDir, forkPath, fileSha256,
+  checkForkResults, pairedForks, warmupTogether }

@@ -1,13 +1,12 @@
 'use strict'
 
 const fs = require('node:fs')
-const path = require('node:path')
 const { fmt, round } = require('../base/format')
 const { formatMs } = require('../base/values')
 const { DEFAULT_BUDGET, MAX_FORKS, budgetSeconds, fitsBudget, budgetSpentText } = require('../sweep/budget')
 const { pairedRatio, halfWidthPct } = require('../reports/compare/paired')
 const { studentTQuantile } = require('../reports/compare/welch')
-const { forkKey, forkResult, pairedForks } = require('./forks')
+const { forkKey, forkResult, pairedForks, forkPath } = require('./forks')
 const { countPoints, noisePoints, resultsOf } = require('./run-length')
 const { fewestIn, windowVarianceOf } = require('./window-noise')
 
@@ -316,7 +315,7 @@ function duetNotes (dir, contenders, results, forkNumbers = []) {
   const notes = []
   const devices = contenders.map((c) => {
     try {
-      return fs.statSync(path.join(dir, 'forks', `1-${c.name}-cluster`)).dev
+      return fs.statSync(forkPath(dir, `1-${c.name}`, '-cluster')).dev
     } catch {
       return null
     }

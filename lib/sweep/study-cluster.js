@@ -3,7 +3,7 @@
 const path = require('node:path')
 const { clusterOptionsOf, refuseConnectionFlags } = require('../cli/cluster-flags')
 const { BenchmarkOptions } = require('../cli/benchmark-options')
-const { provisionedLine } = require('../reports/provisioned')
+const { provisionedLine, stoppedLine } = require('../reports/provisioned')
 
 // --start_cluster in a study's benchmark options (a sweep, a grid, find-capacity): one cluster for the whole study,
 // started before its first run and stopped after its last (however the study ends: a watchdog ends it with the
@@ -35,8 +35,7 @@ async function withStudyCluster (cluster, { out, stderr, signals, run, env = pro
   const { withRecordedCluster } = require('../provision/recorded-start')
   const log = (line) => stderr.write(`${line}\n`)
   return withRecordedCluster(cluster, { recordFile: path.join(out, RECORD_FILE), log, signals, env,
-    stopped: (error, { target }) => log(error ? `warning: stopping the cluster this study started: ${error.message}`
-      : `stopped the cluster this study started (${target.name}); nothing of it is left`) }, (started) => {
+    stopped: (error, { target }) => log(stoppedLine(target.name, 'this study', error)) }, (started) => {
     log(provisionedLine(started.record, 'this study'))
     return body((options) => run({ ...options, args: [...options.args, '--started_by_study', started.recordFile] }))
   })

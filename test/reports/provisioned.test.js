@@ -14,3 +14,11 @@ test('a node that died is named with its cause and last lines; without a cause i
     'the cluster the study started'), ['warning: c-n1 (pid 42) of the cluster the study started is no longer ' +
     'running; its logs: the study\'s, which names its cause'])
 })
+
+test('a started cluster\'s stop is one line whoever started it: stopped, or the warning of a stop that failed', () => {
+  const { stoppedLine } = require('../../lib/reports/provisioned')
+  assert.equal(stoppedLine('crate-bench-1a', 'this run'),
+    'stopped the cluster this run started (crate-bench-1a); nothing of it is left')
+  assert.equal(stoppedLine('crate-bench-1a', 'this study', new Error('node n2 did not stop')),
+    'warning: stopping the cluster this study started: node n2 did not stop')
+})
