@@ -6,17 +6,44 @@
 // what it left running in the background (the user's server) is not the tool's to end.
 //   node lib/provision/hook-watchdog.js PGID GRACE_MS   (stdin: the pipe the tool holds)
 
+const fs = require('node:fs')
+const path = require('node:path')
+
 const LET_GO = 'let go\n'
 const POLL_MS = 200
 
-/** Whether any process of group `pgid` still runs (signal 0 to the group). */
-function groupRuns (pgid) {
+/**
+ * Whether any process of group `pgid` still runs. From /proc where there is one: a member that ended and is not yet
+ * reaped by whoever inherited it (a zombie) runs no more, though a signal 0 to the group still finds it. Elsewhere, a
+ * signal 0 to the group.
+ */
+function groupRuns (pgid, { procRoot = '/proc' } = {}) {
+  let names
   try {
-    process.kill(-pgid, 0)
-    return true
-  } catch (error) {
-    return error.code === 'EPERM'
+    names = fs.readdirSync(procRoot)
+  } catch {
+    names = null
   }
+  if (names === null) {
+    try {
+      process.kill(-pgid, 0)
+      return true
+    } catch (error) {
+      return error.code === 'EPERM'
+    }
+  }
+  return names.some((name) => {
+    if (!/^[0-9]+$/.test(name)) return false
+    let stat
+    try {
+      stat = fs.readFileSync(path.join(procRoot, name, 'stat'), 'utf8')
+    } catch {
+      return false
+    }
+    // pid (comm) state ppid pgrp …: the comm may hold spaces and parentheses, so read after its last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(pgrp) === pgid && state !== 'Z' && state !== 'X'
+  })
 }
 
 function signalGroup (pgid, name) {

@@ -1,7 +1,7 @@
 'use strict'
 
 const path = require('node:path')
-const { processRuns, processStartTime } = require('../base/processes')
+const { processRuns, processStartTime, processEnded } = require('../base/processes')
 const { readStudyObject } = require('../base/files')
 const { replaceFile } = require('../provision/owned-paths')
 
@@ -39,9 +39,12 @@ function recordChild (out, child, what) {
   return () => write(out, read(out).filter((c) => c.pid !== entry.pid))
 }
 
-/** Whether a recorded child still runs: its pid alive with the start time recorded (where /proc tells it). */
-const stillRuns = (child) => Number.isSafeInteger(child.pid) && child.pid > 1 && processRuns(child.pid) &&
-  (child.start_time === null || processStartTime(child.pid) === child.start_time)
+/**
+ * Whether a recorded child still runs: its pid alive with the start time recorded (where /proc tells it). A zombie has
+ * ended (a machine whose first process reaps no orphans keeps them: a container without an init).
+ */
+const stillRuns = (child) => Number.isSafeInteger(child.pid) && child.pid > 1 && (child.start_time === null
+  ? processRuns(child.pid) : !processEnded(child.pid, child.start_time))
 
 async function waitGone (children, ms) {
   const deadline = Date.now() + ms

@@ -118,3 +118,19 @@ test('a hook whose tool is killed outright (SIGKILL) is ended by its watchdog: S
   tool.kill('SIGKILL')
   assert.ok(await until(() => !groupRuns(pgid)), 'the hook\'s group ended with its tool')
 })
+
+test('a group whose members ended but are not yet reaped (zombies) runs no more; one with a live member runs', (t) => {
+  const root = tempDir(t)
+  const member = (pid, comm, state, pgrp) => {
+    fs.mkdirSync(path.join(root, String(pid)))
+    fs.writeFileSync(path.join(root, String(pid), 'stat'), `${pid} (${comm}) ${state} 1 ${pgrp} ${pgrp} 0 -1\n`)
+  }
+  member(500, 'sh', 'Z', 500)
+  member(501, 'sleep (x) y', 'Z', 500)
+  member(600, 'node', 'S', 600)
+  fs.mkdirSync(path.join(root, 'self'))
+  assert.equal(groupRuns(500, { procRoot: root }), false)
+  assert.equal(groupRuns(600, { procRoot: root }), true)
+  member(502, 'server', 'S', 500)
+  assert.equal(groupRuns(500, { procRoot: root }), true)
+})
