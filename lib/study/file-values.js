@@ -3,7 +3,6 @@
 const { UsageError } = require('../base/errors')
 const { decimalInteger, parseDuration, parsePercent } = require('../base/values')
 const { grouped } = require('../base/format')
-const { parseSlo } = require('../sweep/slo')
 
 // The values of a study file, each checked as its key takes it: one line naming the key when it is not (exit 2).
 
@@ -20,15 +19,6 @@ function wholeNumber (value, key, { min = 1, max }) {
   const n = decimalInteger(value)
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new UsageError(`${key} must be a whole number from ${min} to ${grouped(max)} (got ${JSON.stringify(value)})`)
-  }
-  return n
-}
-
-/** A positive number of `key` (a rate), or one line naming the key. */
-function positiveNumber (value, key) {
-  const n = typeof value === 'number' ? value : /^[0-9]+(\.[0-9]+)?$/.test(String(value).trim()) ? Number(value) : NaN
-  if (!(Number.isFinite(n) && n > 0)) {
-    throw new UsageError(`${key} must be a positive number (got ${JSON.stringify(value)})`)
   }
   return n
 }
@@ -75,19 +65,8 @@ function flagOf (value, key) {
   return value
 }
 
-/** An SLO of `key` (p99=…), or one line naming the key. */
-function sloText (value, key) {
-  const shown = text(value, key)
-  try {
-    parseSlo(shown)
-  } catch {
-    throw new UsageError(`${key} must be a p99 target such as p99=500ms (got '${shown}')`)
-  }
-  return shown
-}
-
 /** Rows to prefill of `key`: 0 (none) up to ten billion. */
 const prefillOf = (value, key) => (value === undefined ? null
   : wholeNumber(value, key, { min: 0, max: MAX_PREFILL_ROWS }) || null)
 
-module.exports = { wholeNumber, positiveNumber, durationText, precisionOf, budgetOf, flagOf, sloText, prefillOf, text }
+module.exports = { wholeNumber, durationText, precisionOf, budgetOf, flagOf, prefillOf, text }

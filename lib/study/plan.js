@@ -102,7 +102,7 @@ function sustainedArgs (study, shape, settings, env) {
 
 /** The cells of the grid to check the later parts with: its first and its last ({ name: value }). */
 function edgeCells (study) {
-  const dimensions = study.grid.vary.map((v) => [v.split('=')[0], v.split('=')[1].split(',')])
+  const dimensions = study.grid.vary.map((v) => [v.name, v.values])
   const cell = (pick) => Object.fromEntries(dimensions.map(([name, values]) => [name, pick(values)]))
   return [cell((values) => values[0]), cell((values) => values.at(-1))]
 }

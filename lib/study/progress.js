@@ -18,7 +18,7 @@ function readProgress (file, study) {
   const saved = readStudyObject(file, (why) => new UsageError(`${file} ${why}: no study this tool wrote`),
     { kind: 'a study', nullIfMissing: true })
   if (!saved) return { study, shapes: {}, forks: {} }
-  if (JSON.stringify(saved.study) !== JSON.stringify(study)) {
+  if (JSON.stringify(withVaryValues(saved.study)) !== JSON.stringify(study)) {
     throw new UsageError(`${file} holds a study of another file or settings: give another --out, or the same file to ` +
       'resume')
   }
@@ -26,6 +26,17 @@ function readProgress (file, study) {
   return { study, shapes: saved.shapes || {}, forks: saved.forks || {},
     ...(saved.calibration ? { calibration: saved.calibration } : {}),
     ...(saved.run_length ? { run_length: saved.run_length } : {}) }
+}
+
+/**
+ * A study of an earlier version kept its grid's `vary` as text (batch_size=2000,5000) and its checked values as
+ * numbers: read as this version writes them, so that its folder resumes.
+ */
+function withVaryValues (study) {
+  const vary = study && study.grid && study.grid.vary
+  if (!Array.isArray(vary) || !vary.every((v) => typeof v === 'string')) return study
+  return { ...study, grid: { ...study.grid, vary: vary.map((v) => ({ name: v.split('=')[0],
+    values: v.slice(v.indexOf('=') + 1).split(',') })) } }
 }
 
 const writeProgress = (file, progress) => replaceFile(file, `${JSON.stringify(progress, null, 1)}\n`)
@@ -36,7 +47,7 @@ const seconds = (text) => (text === '0' ? 0 : parseDuration(text, 'duration') / 
 /** About how long a shape takes (its cluster's start, the grid's runs, the mixed search, the sustained run): s. */
 function shapePlanS (study) {
   const g = study.grid
-  const cells = g.vary.reduce((n, v) => n * v.split('=')[1].split(',').length, 1)
+  const cells = g.vary.reduce((n, v) => n * v.values.length, 1)
   const runS = seconds(g.duration) + (g.warmup !== null ? seconds(g.warmup) : Math.max(5, seconds(g.duration) / 10)) + 4
   // A race runs until its budget at the most (an hour when it names only a precision); a grid of rounds, each run.
   const gridS = g.precision || g.budget ? budgetSeconds(g.budget) + runS

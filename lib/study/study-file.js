@@ -9,14 +9,12 @@ const { checkSha256 } = require('../provision/distribution')
 const { parseVersion } = require('../provision/platform')
 const { checkTrustedSource } = require('../provision/owned-paths')
 const { MAX_FORKS } = require('../sweep/budget')
-const { wholeNumber, positiveNumber, durationText, precisionOf, budgetOf, flagOf, sloText, prefillOf,
-  text } = require('./file-values')
+const { wholeNumber, durationText, precisionOf, budgetOf, flagOf, prefillOf, text } = require('./file-values')
 
 // A study file (YAML): what to start for each cluster shape, and what to run on it. Every key and every value is
 // checked before anything starts: an unknown key, a missing distribution, a shape of 0 nodes, a repeat of 0, a heap
 // of 'lots', an SLO of 'banana' is one line naming the key (exit 2), never an error of a part after a cluster started.
-
-const MAX_REPEAT = 100
+// Here the file's form and the study's own keys; a part's keys (grid:, mixed:) by that part's builder, with the plan.
 
 const KEYS = {
   '': ['cluster', 'targets', 'grid', 'mixed', 'sustained', 'contenders', 'forks', 'run', 'duet', 'precision',
@@ -43,6 +41,14 @@ function checkKeys (object, section) {
     }
   }
 }
+
+/** A value of `key` as the file gives it (a text or a number), for its builder to judge. */
+const value = (given, key) => {
+  if (typeof given !== 'string' && typeof given !== 'number') throw new UsageError(`${key} must be a value`)
+  return given
+}
+/** The same, or null when the file does not give it. */
+const optional = (given, key) => (given === undefined || given === null ? null : value(given, key))
 
 const strings = (value, key) => {
   if (value === undefined) return []
@@ -129,20 +135,21 @@ function readStudy (file) {
     shapes: nodes,
     ...(targets ? { targets } : {}),
     ...keepTablesOf(study, Boolean(targets)),
-    grid: { vary: Object.entries(g.vary).map(([name, values]) => `${name}=${values.join(',')}`),
-      repeat: g.repeat === undefined ? 3 : wholeNumber(g.repeat, 'grid.repeat', { max: MAX_REPEAT }),
+    // The grid's and the mixed search's own keys are handed to their builders as given (sweep/grid/config.js,
+    // sweep/capacity-config.js), which check them with the plan, before any cluster starts, each in its own words
+    // named by this file's key: one rule a key. Only their form is read here.
+    grid: { vary: Object.entries(g.vary).map(([name, values]) => ({ name, values: values.map(String) })),
+      repeat: g.repeat === undefined ? 3 : value(g.repeat, 'grid.repeat'),
       duration: durationText(g.duration ?? '10s', 'grid.duration'),
       warmup: g.warmup === undefined ? null : durationText(g.warmup, 'grid.warmup', { zeroIsNone: true }),
-      prefill: prefillOf(g.prefill, 'grid.prefill'), slo: g.slo === undefined ? null : sloText(g.slo, 'grid.slo'),
-      args: strings(g.args, 'grid.args'), precision: precisionOf(g.precision, 'grid.precision'),
-      budget: budgetOf(g.budget, 'grid.budget') },
-    mixed: m ? { queries: text(m.queries, 'mixed.queries'), queryRate: positiveNumber(m.query_rate, 'mixed.query_rate'),
-      slo: sloText(m.slo, 'mixed.slo'), duration: durationText(m.duration ?? '10s', 'mixed.duration'),
-      warmup: m.warmup === undefined ? null : durationText(m.warmup, 'mixed.warmup'),
-      start: m.start === undefined ? null : positiveNumber(m.start, 'mixed.start'),
-      edgeRepeat: m.edge_repeat === undefined ? 3 : wholeNumber(m.edge_repeat, 'mixed.edge_repeat', { max: 20 }),
-      maxSteps: m.max_steps === undefined ? null : wholeNumber(m.max_steps, 'mixed.max_steps', { max: 1000 }),
-      args: strings(m.args, 'mixed.args') } : null,
+      prefill: prefillOf(g.prefill, 'grid.prefill'), slo: optional(g.slo, 'grid.slo'),
+      args: strings(g.args, 'grid.args'), precision: optional(g.precision, 'grid.precision'),
+      budget: optional(g.budget, 'grid.budget') },
+    mixed: m ? { queries: text(m.queries, 'mixed.queries'), queryRate: value(m.query_rate, 'mixed.query_rate'),
+      slo: value(m.slo, 'mixed.slo'), duration: value(m.duration ?? '10s', 'mixed.duration'),
+      warmup: optional(m.warmup, 'mixed.warmup'), start: optional(m.start, 'mixed.start'),
+      edgeRepeat: m.edge_repeat === undefined ? 3 : value(m.edge_repeat, 'mixed.edge_repeat'),
+      maxSteps: optional(m.max_steps, 'mixed.max_steps'), args: strings(m.args, 'mixed.args') } : null,
     sustained: s ? { duration: durationText(s.duration ?? '10m', 'sustained.duration'),
       prefill: prefillOf(s.prefill, 'sustained.prefill'), args: strings(s.args, 'sustained.args') } : null
   }

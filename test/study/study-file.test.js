@@ -51,9 +51,6 @@ test('every value of a study file is checked before a cluster starts, in one lin
   const contenders = (first, rest = '') => `contenders: [{name: a, version: 6.4.3${first}}, {name: b, version: ` +
     `6.4.3}]\n${rest}`
   for (const [text, error] of [
-    [sizing('', ', repeat: 0'), /^grid\.repeat must be a whole number from 1 to 100 \(got 0\)$/],
-    [sizing('', ', repeat: 1e300'), /^grid\.repeat must be a whole number from 1 to 100 \(got 1e\+300\)$/],
-    [sizing('', ', repeat: "3x"'), /^grid\.repeat must be a whole number/],
     [contenders('', 'forks: 100000000\n'), /^forks must be a whole number from 1 to 100 \(got 100000000\)$/],
     [contenders('', 'cpu_precision: 2%\n'), /^cpu_precision: goes with precision: /],
     [contenders('', 'precision: 5%\ncpu_precision: 0%\n'), /^cpu_precision/],
@@ -66,12 +63,9 @@ test('every value of a study file is checked before a cluster starts, in one lin
       /^cluster: --setting http\.bind_host: the nodes listen on loopback/],
     [sizing(', http_port: 80'), /^cluster: --http_port must be a port from 1024/],
     [sizing(', sha256: abc'), /^cluster\.sha256: --sha256 must be 64 hexadecimal digits/],
-    [sizing('', ', slo: banana'), /^grid\.slo must be a p99 target such as p99=500ms \(got 'banana'\)$/],
     [sizing('', ', prefill: -5'), /^grid\.prefill must be a whole number from 0 to 10,000,000,000 \(got -5\)$/],
     [sizing('', ', duration: forever'), /^grid\.duration must be a positive duration such as 30s or 5m/],
     [sizing('', ', warmup: -1s'), /^grid\.warmup must be a positive duration such as 30s or 5m \(0: none\)/],
-    [sizing('', '', `mixed: {queries: ${queries}, query_rate: 0, slo: p99=1s}\n`),
-      /^mixed\.query_rate must be a positive number \(got 0\)$/],
     [sizing('', '', 'mixed: {queries: /no/such.yml, query_rate: 1, slo: p99=1s}\n'),
       /^mixed\.queries: \/no\/such\.yml does not exist$/],
     [sizing('', '', 'sustained: {prefill: 1e12}\n'), /^sustained\.prefill must be a whole number from 0 to/],
@@ -83,6 +77,30 @@ test('every value of a study file is checked before a cluster starts, in one lin
     fs.writeFileSync(file, text)
     assert.throws(() => readStudy(file), (e) => e instanceof UsageError && error.test(e.message), `${text} -> ` +
       (() => { try { readStudy(file) } catch (e) { return e.message } return 'accepted' })())
+  }
+  // A part's own keys are its builder's (sweep/grid/config.js, sweep/capacity-config.js): checked with the plan,
+  // before any cluster starts, in the builder's words named by the file's key: one rule a key.
+  for (const [text, error] of [
+    [sizing('', ', repeat: 0'), /^grid\.repeat must be a whole number of at least 1, not '0'$/],
+    [sizing('', ', repeat: 1e300'), /^grid\.repeat must be a whole number of at least 1, not '1e\+300'$/],
+    [sizing('', ', repeat: "3x"'), /^grid\.repeat must be a whole number of at least 1, not '3x'$/],
+    [sizing('', ', slo: banana'), /^grid\.slo must be p99=<duration>, e\.g\. p99=200ms \(got 'banana'\)$/],
+    [sizing('', ', precision: 80%'), /^grid\.precision /],
+    [sizing('', ', budget: soon'), /^grid\.budget must be a positive duration such as 500ms, 30s, 5m or 1h \(got /],
+    [sizing('', '', `mixed: {queries: ${queries}, query_rate: 0, slo: p99=1s}\n`),
+      /^mixed\.query_rate must be positive \(got '0'\)$/],
+    [sizing('', '', `mixed: {queries: ${queries}, query_rate: 1, slo: banana}\n`), /^mixed\.slo must be p99=/],
+    [sizing('', '', `mixed: {queries: ${queries}, query_rate: 1, slo: p99=1s, edge_repeat: 15}\n`),
+      /^mixed\.edge_repeat must be a whole number from 1 to 10 \(got '15'\)$/],
+    [sizing('', '', `mixed: {queries: ${queries}, query_rate: 1, slo: p99=1s, max_steps: 0}\n`),
+      /^mixed\.max_steps must be positive \(got '0'\)$/],
+    [sizing('', '', `mixed: {queries: ${queries}, query_rate: 1, slo: p99=1s, duration: forever}\n`),
+      /^mixed\.duration must be a positive duration/]
+  ]) {
+    fs.writeFileSync(file, text)
+    const plan = () => parseArgs([file, '--out', path.join(dir, 'out')], {})
+    assert.throws(plan, (e) => e instanceof UsageError && error.test(e.message), `${text} -> ` +
+      (() => { try { plan() } catch (e) { return e.message } return 'accepted' })())
   }
   // run.lengthen is kept only when given: a study folder of a file without it resumes as before.
   fs.writeFileSync(file, contenders('', 'run: {args: [--duration, 20s], lengthen: false}\n'))

@@ -26,7 +26,7 @@ const RACE_MIN_ROUNDS = 3
 
 /**
  * @typedef {object} GridSpec what a grid is asked (every key optional but vary)
- * @property {string[]} vary NAME=V1,V2,… two or more times
+ * @property {(string|{name: string, values: string[]})[]} vary NAME=V1,V2,… (or { name, values }) two or more times
  * @property {string} [workload] ingest (default) or query
  * @property {string|number} [repeat] runs a cell (a race: the rounds before a drop)
  * @property {string} [slo] p99=DURATION
@@ -48,7 +48,7 @@ function gridConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = AFTER
   ownPlace = () => "put it before '--'" } = {}) {
   const keyed = (name, check) => keyedAs(name, keyOf, check)
   const { options: given, cluster } = studyBenchmarkOptions(spec.benchmark ?? [])
-  const vary = keyed('vary', () => parseVary((spec.vary ?? []).map(String)))
+  const vary = keyed('vary', () => parseVary(spec.vary ?? []))
   const workload = spec.workload ?? 'ingest'
   if (!['ingest', 'query'].includes(workload)) {
     throw new UsageError(`${keyOf('workload')} must be ingest or query (got '${workload}')`)

@@ -42,7 +42,9 @@ function parseVary (texts) {
       'sweep batch-size and the others)')
   }
   const dimensions = []
-  for (const text of texts) {
+  for (const given of texts) {
+    // A dimension as a value ({ name, values }: a study file's mapping), or as the flag's text NAME=V1,V2,….
+    const text = given && typeof given === 'object' ? `${given.name}=${[].concat(given.values).join(',')}` : given
     const m = /^([a-z_]+)=(.+)$/.exec(String(text).trim())
     if (!m) throw new UsageError(`--vary must be NAME=V1,V2,… (got '${text}')`)
     const [, name, list] = m
