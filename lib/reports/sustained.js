@@ -2,6 +2,8 @@
 
 const { clusterLimitReason } = require('./cluster-limits')
 const { fmt, round } = require('../base/format')
+const { parseDuration } = require('../base/values')
+const { SUSTAINED_MIN_S } = require('../results/drift')
 
 // Whether a long run held what it sustained: the run's own report says it, and the sizing reads it back the same way.
 
@@ -80,4 +82,20 @@ function driftReasons (drift) {
   return why
 }
 
-module.exports = { sustainedVerdict, heldRule, HELD_PCT, HELD_P99_FACTOR, HELD_THROUGHPUT_FALL_PCT }
+/**
+ * Said when a study file is read: a sustained run shorter than a sustained figure needs is measured, but says no held
+ * or not held. Null for one long enough (or a duration the benchmark will name as bad).
+ */
+function shortSustainedNote (duration, key = 'sustained.duration') {
+  let ms
+  try {
+    ms = parseDuration(String(duration), 'duration')
+  } catch {
+    return null
+  }
+  if (ms >= SUSTAINED_MIN_S * 1000) return null
+  return `note: ${key} ${duration} is under the ${SUSTAINED_MIN_S / 60} minutes a sustained figure needs: the run is ` +
+    `measured, but it says no held or not held (give ${key}: ${SUSTAINED_MIN_S / 60}m or more for one)`
+}
+
+module.exports = { shortSustainedNote, sustainedVerdict, heldRule, HELD_PCT, HELD_P99_FACTOR, HELD_THROUGHPUT_FALL_PCT }

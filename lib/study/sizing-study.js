@@ -16,6 +16,7 @@ const { minutes, timeLeftS } = require('../sweep/budget')
 const { teeTo, studyRunOf, lostDuring, measured, runLine, partResult } = require('./parts')
 const { writeSizing } = require('./report')
 const { figureCellOf } = require('../reports/sizing/evidence')
+const { shortSustainedNote } = require('../reports/sustained')
 
 // A sizing study conducted: each shape's cluster started fresh in the study's folder, its grid, its mixed capacity and
 // its sustained run at one configuration (the cell the grid's figure to plan with stands on: cellOf, with every option
@@ -177,6 +178,9 @@ async function runSizingStudy (config, progress, { stderr, signals, run, env, st
   stderr.write(`study: ${shapes.length} shape${shapes.length === 1 ? '' : 's'} (${what}; ` +
     `${left.length < shapes.length ? `resuming: ${shapes.length - left.length} done, ` : ''}` +
     `${left.length} to run, about ${minutes(planS * left.length)}; results in ${out}\n`)
+  // Said before anything starts: a sustained run too short to hold anything is measured all the same.
+  const short = study.sustained ? shortSustainedNote(study.sustained.duration) : null
+  if (short) stderr.write(`${short}\n`)
   const failed = []
   for (const [i, shape] of left.entries()) {
     if (i > 0) stderr.write(`about ${minutes(timeLeftS(left.length - i, walls, planS))} left\n`)

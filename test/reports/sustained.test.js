@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { sustainedVerdict } = require('../../lib/reports/sustained')
+const { sustainedVerdict, shortSustainedNote } = require('../../lib/reports/sustained')
 const { sustainedLine } = require('../../lib/results/drift')
 const { fmt } = require('../../lib/base/format')
 
@@ -53,3 +53,11 @@ test('held is judged on the run\'s own drift: a p99 that grew, a throughput that
       backlog_draining: true }, { metric: 'p99_ms', at_s: 30, before: 90, after: 40 }] }
     assert.equal(sustainedVerdict({ options: {}, sustained, drift: draining }, 'rows').held, true)
   })
+
+test('a sustained run shorter than a sustained figure needs is said when the study file is read', () => {
+  assert.equal(shortSustainedNote('3m'), 'note: sustained.duration 3m is under the 10 minutes a sustained figure ' +
+    'needs: the run is measured, but it says no held or not held (give sustained.duration: 10m or more for one)')
+  assert.equal(shortSustainedNote('10m'), null)
+  assert.equal(shortSustainedNote('2h'), null)
+  assert.equal(shortSustainedNote('soon'), null, 'a bad duration is the benchmark\'s to name')
+})

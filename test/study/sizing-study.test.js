@@ -73,6 +73,8 @@ test('the later parts run at the cell within the SLO, never at the grid\'s faste
     'the shape records the one cell its parts ran at')
   assert.ok(sustained.includes('--duration') && sustained[sustained.indexOf('--duration') + 1] === '10s')
   assert.match(stderr, /the later parts run at the grid's .* cell, with every option of grid\.args: --batch_size/)
+  assert.match(stderr, /^note: sustained\.duration 10s is under the 10 minutes a sustained figure needs: the run is /m,
+    'said before anything starts')
   assert.ok([EXIT.OK, EXIT.FAILURES].includes(code), stderr)
 })
 
