@@ -52,6 +52,7 @@ function heatmapOption (grid) {
     yAxis: [],
     series: []
   }
+  const ruledSeries = []
   panels.forEach((fixed, i) => {
     const named = Object.entries(fixed).map(([k, v]) => `${k} ${v}`).join(', ')
     option.grid.push({ left: 150, right: 40, top: top + i * PANEL_HEIGHT, height: PANEL_HEIGHT - 90 })
@@ -61,6 +62,8 @@ function heatmapOption (grid) {
       name: named ? `${rows.name}\n(${named})` : rows.name, nameLocation: 'middle', nameGap: 80,
       splitArea: { show: true } })
     const data = []
+    // Ruled-out cells in a series of their own, grey beside the colour scale: their figure, the ✗ and why.
+    const ruled = []
     for (const cell of grid.cells) {
       if (!Object.entries(fixed).every(([k, v]) => cell.settings[k] === v)) continue
       const x = columns.values.indexOf(cell.settings[columns.name])
@@ -73,11 +76,15 @@ function heatmapOption (grid) {
       const overSlo = missesSlo(cell, grid.slo_p99_ms)
       const spread = typeof cell.spread_pct === 'number' ? `±${Math.round(cell.spread_pct / 2)}% ` : ''
       const p99 = typeof cell.p99_ms === 'number' ? `p99 ${short(cell.p99_ms)} ms${overSlo ? ' › slo' : ''}` : ''
+      if (ruledOut) {
+        ruled.push({ value: [x, y, 0], itemStyle: { color: '#ddd' },
+          label: { formatter: [`✗ ${short(cell.per_sec)}`, whyShort(cell.excluded)].filter(Boolean).join('\n') } })
+        continue
+      }
       data.push({
-        value: [x, y, ruledOut ? '-' : cell.per_sec],
-        label: { formatter: ruledOut ? `✗ ${short(cell.per_sec)}`
-          : [`${short(cell.per_sec)}${mark}`, `${spread}${p99}`.trim()].filter(Boolean).join('\n') },
-        itemStyle: ruledOut ? { color: '#ddd' } : cell.id === recommendedId ? { borderColor: '#1a7f37', borderWidth: 4,
+        value: [x, y, cell.per_sec],
+        label: { formatter: [`${short(cell.per_sec)}${mark}`, `${spread}${p99}`.trim()].filter(Boolean).join('\n') },
+        itemStyle: cell.id === recommendedId ? { borderColor: '#1a7f37', borderWidth: 4,
           ...(cell.id === bestId ? { borderType: [8, 4] } : {}) }
           : cell.id === bestId ? { borderColor: '#b00', borderWidth: 3 }
             : cell.busy_machine ? { borderColor: '#7b3294', borderWidth: 2, borderType: 'dotted' }
@@ -86,8 +93,24 @@ function heatmapOption (grid) {
     }
     option.series.push({ type: 'heatmap', xAxisIndex: i, yAxisIndex: i, data,
       label: { show: true, fontSize: 11, lineHeight: 14 } })
+    if (ruled.length) ruledSeries.push({ type: 'heatmap', xAxisIndex: i, yAxisIndex: i, data: ruled,
+      label: { show: true, fontSize: 11, lineHeight: 14, color: '#444' } })
   })
+  // After every panel's own series: the colour scale covers those alone; the ruled-out cells have a grey of their own
+  // (ECharts draws a heatmap only through a visual map: one that maps every value to that grey, not shown).
+  if (ruledSeries.length) {
+    option.visualMap = [option.visualMap, { show: false, min: 0, max: 1, inRange: { color: ['#ddd', '#ddd'] },
+      seriesIndex: ruledSeries.map((_, k) => panels.length + k) }]
+    option.series.push(...ruledSeries)
+  }
   return { option, height: top + panels.length * PANEL_HEIGHT + 20 }
+}
+
+/** Why a cell was ruled out, as short as a heat map's cell holds: its first clause, cut at 26 characters. */
+function whyShort (why) {
+  if (!why) return ''
+  const first = String(why).split(/[:;(]/)[0].trim()
+  return first.length > 26 ? `${first.slice(0, 25)}…` : first
 }
 
 function heatmapSvg (grid) {
@@ -95,4 +118,4 @@ function heatmapSvg (grid) {
   return renderSvgChart(option, { width: WIDTH, height })
 }
 
-module.exports = { heatmapSvg, heatmapOption, panelsOf, short }
+module.exports = { heatmapSvg, heatmapOption, panelsOf, short, whyShort }

@@ -3,7 +3,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { XMLValidator } = require('fast-xml-parser')
-const { heatmapOption, heatmapSvg, short } = require('../../../lib/sweep/grid/heatmap')
+const { heatmapOption, heatmapSvg, short, whyShort } = require('../../../lib/sweep/grid/heatmap')
 const { gridOf } = require('../../../lib/sweep/grid/model')
 const { gridText } = require('../../../lib/sweep/grid/report')
 const { runFigures } = require('../../../lib/sweep/grid/analysis')
@@ -65,3 +65,29 @@ test('a cell whose runs found busy nodes is marked busy on the heatmap and on gr
 test('labels fit a cell', () => {
   assert.deepEqual([short(999), short(12_345), short(1_234_567), short(null)], ['999', '12.3k', '1.23M', '-'])
 })
+
+test('a ruled-out cell is on the heat map as the legend promises: its figure, the ✗ and why, grey beside the scale',
+  () => {
+    const header = { workload: 'ingest', vary: VARY.slice(0, 2), repeat: 1, slo_p99_ms: null, plateau_pct: 5,
+      fixed_text: '' }
+    const grid = gridOf(header, (id) => {
+      const [, batch, flight] = /batch_size-(\d+)_concurrent_requests-(\d+)/.exec(id).map(Number)
+      const result = scriptedResult({ batch_size: batch, concurrent_requests: flight }, 2,
+        { failsAt: (b, f) => b === 2000 && f === 16 })
+      return [runFigures({ result, exitCode: result.rows_failed ? 1 : 0, round: 1, resultFile: `runs/${id}-r1.json` })]
+    })
+    const ruledOut = grid.cells.find((c) => c.excluded !== null)
+    assert.ok(ruledOut, 'the failing cell is ruled out')
+    const { option } = heatmapOption(grid)
+    assert.equal(option.series.length, 2, 'the panel\'s series, and the ruled-out cells\' beside it')
+    assert.deepEqual(option.visualMap.map((v) => v.seriesIndex), [[0], [1]],
+      'the colour scale is the measured cells\' alone; the ruled-out ones grey')
+    const [cell] = option.series[1].data
+    assert.match(cell.label.formatter, /^✗ \d+k\n\S/)
+    assert.equal(cell.label.formatter.split('\n')[1], whyShort(ruledOut.excluded))
+    assert.notEqual(cell.value[2], '-', 'a value ECharts draws: a blank cell was what it drew for "-"')
+    assert.equal(option.series[0].data.length, 3)
+    assert.ok(heatmapSvg(grid).includes('✗'))
+    assert.equal(whyShort('4 rows failed (at most 0)'), '4 rows failed')
+    assert.equal(whyShort('the load generator was saturated: add --processes'), 'the load generator was sa…')
+  })
