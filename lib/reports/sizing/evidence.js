@@ -184,7 +184,10 @@ function gridEvidence (grid, source, readRun) {
   return { ...best, recommended, equivalent,
     undecided: recommended ? null : (grid.undecided && grid.undecided.why) ?? 'the grid recommended no cell',
     grid: { source, runs_done: numberOr(grid.runs_done, null), runs_total: numberOr(grid.runs_total, null),
-      repeat: numberOr(grid.repeat, null), busy_runs: all.runs, busy: all.line,
+      repeat: numberOr(grid.repeat, null),
+      // The rounds that ran (a budget may stop a grid before its --repeat): what the advice counts.
+      rounds: Math.max(0, ...cellsOf(grid).map(roundsRun)),
+      busy_runs: all.runs, busy: all.line,
       slo_unmet: typeof grid.slo_unmet === 'string' ? grid.slo_unmet : null,
       one_run_a_cell: numberOr(grid.repeat, null) === 1, table_growth: tableGrowth(grid) } }
 }
@@ -218,6 +221,9 @@ function fastestWithinSlo (grid) {
 }
 
 const numberOr = (value, otherwise) => (typeof value === 'number' && Number.isFinite(value) ? value : otherwise)
+/** The rounds a grid's cell ran: the highest round of its runs, else how many it has done. */
+const roundsRun = (cell) => (Array.isArray(cell.runs) && cell.runs.length
+  ? Math.max(0, ...cell.runs.map((r) => numberOr(r && r.round, 0))) : numberOr(cell.runs_done, 0))
 const cellsOf = (grid) => (Array.isArray(grid.cells) ? grid.cells.filter((c) => c && typeof c === 'object') : [])
 const runsOfCell = (cell) => (Array.isArray(cell.runs) ? cell.runs.filter((r) => r && typeof r === 'object') : [])
 

@@ -15,7 +15,8 @@ function writeOnlyOf ({ best, recommended, recommendations, eligible, disagreeme
   const none = (why, next) => ({ per_sec: null, why, next })
   if (!best) return none('no result within the rules', 'a grid on this shape: crate-bench sweep grid … --repeat 3')
   // What the grids already ran decides what to run next: never the --repeat they had.
-  const repeated = Math.max(0, ...eligible.filter((p) => p.grid).map((p) => p.grid.repeat ?? 0))
+  // What the grids ran, not what they were asked: a grid its budget stopped after one round ran one.
+  const repeated = Math.max(0, ...eligible.filter((p) => p.grid).map((p) => p.grid.rounds ?? p.grid.repeat ?? 0))
   const more = repeated >= 3 ? `repeat more (--repeat ${repeated * 2}: ${repeated} a cell was not enough here)`
     : 'repeat more (--repeat 5)'
   // Measured again, a step not yet taken: a grid of 3 rounds already was "a grid with --repeat 3".

@@ -577,3 +577,19 @@ test('a capacity summary whose figures no search makes is refused, named: a nega
     assert.equal(run.code, 2)
     assert.match(run.stderr, /is no find-capacity folder this tool wrote: its capacity is -5000, not a rate above 0/)
   })
+
+test('what to run next names what ran: a grid of --repeat 3 that its budget stopped after one round ran one', () => {
+  const { gridEvidence } = require('../../../lib/reports/sizing')
+  const files = { 'runs/best.json': result({ nodes: 1, cores: 4, perSec: 20_000 }) }
+  const grid = (rounds) => ({ repeat: 3, runs_done: 2 * rounds, runs_total: 12,
+    best: { id: 'best', settings: { batch_size: 5000 }, median_result_file: 'runs/best.json', runs_done: rounds,
+      ci95: { low: 0, high: 40_000, clipped: true } },
+    recommended: null, undecided: { why: 'the runs of a cell differ by up to 90%' },
+    cells: ['a', 'best'].map((id) => ({ id, runs_done: rounds, runs: Array.from({ length: rounds },
+      (_, i) => ({ round: i + 1 })) })) })
+  const nextOf = (rounds) => sizingOf([gridEvidence(grid(rounds), 'grid-b', (f) => files[f])]).groups[0].shapes[0]
+    .planning.next
+  assert.equal(nextOf(1), 'repeat more (--repeat 5), lengthen --duration or quiet the cluster')
+  assert.equal(nextOf(3), 'repeat more (--repeat 6: 3 a cell was not enough here), lengthen --duration or quiet the ' +
+    'cluster')
+})
