@@ -79,10 +79,12 @@ test('a host cut off mid-run: the run goes on, ends in time, names the silent ho
         // The load ends within its duration and a drain of at most --timeout (requests still waiting on the silent
         // host are abandoned, in doubt); the whole process within that and its own start and finish: what comes after
         // the load leaves the silent host out (one short probe), never a --timeout per statement on it (2026-12-07:
-        // 73.8 s and 68.2 s; 103 s for a 60-s run with --timeout 15s before).
+        // 66–74 s, and 87 s once in a CI-like run whose drain waited its whole --timeout; 103 s for a 60-s run with
+        // --timeout 15s before). The start (DDL on three nodes) and the finish on a cluster that reconfigures after
+        // the cut take their seconds too: 30 s beside the duration and one --timeout.
         assert.ok(r.sending_seconds <= DURATION_S + 1, `sent for ${r.sending_seconds} s`)
         assert.ok(r.drain_seconds <= TIMEOUT_S + 1, `drained for ${r.drain_seconds} s`)
-        assert.ok(tookS <= DURATION_S + TIMEOUT_S + 20, `the run ended after ${tookS} s`)
+        assert.ok(tookS <= DURATION_S + TIMEOUT_S + 30, `the run ended after ${tookS} s`)
       }
     })
     assert.deepEqual(leftOf(tag), [], 'no namespace or link of the test left')
