@@ -75,17 +75,9 @@ class BenchmarkOptions {
     return this.entries.filter((e) => e.name !== null).map((e) => e.name)
   }
 
-  get length () {
-    return this.entries.length
-  }
-
+  /** Whether the options give `--name` (as `--name value`, `--name=value` or alone). */
   has (name) {
     return this.entries.some((e) => e.name === name)
-  }
-
-  /** Whether the options give `--name` (as `--name value`, `--name=value` or alone). */
-  gives (name) {
-    return this.has(name)
   }
 
   get (name) {
@@ -182,4 +174,4 @@ class BenchmarkOptions {
   }
 }
 
-module.exports = { BenchmarkOptions, CLUSTER_FLAGS, MIN_WARMUP_MS, STEADY_WARMUP }
+module.exports = { BenchmarkOptions }

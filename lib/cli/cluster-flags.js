@@ -1,7 +1,7 @@
 'use strict'
 
 const { UsageError } = require('../base/errors')
-const { BenchmarkOptions, CLUSTER_FLAGS } = require('./benchmark-options')
+const { BenchmarkOptions } = require('./benchmark-options')
 
 // --start_cluster and its flags as a run, a sweep or a study takes them (split out of the benchmark's options by
 // BenchmarkOptions.splitCluster). Parsing only: what starts the cluster is lib/provision/, loaded only when a run
@@ -39,4 +39,4 @@ function refuseConnectionFlags (options, runs = 'the run at the cluster it start
   }
 }
 
-module.exports = { clusterOptionsOf, refuseConnectionFlags, CLUSTER_FLAGS }
+module.exports = { clusterOptionsOf, refuseConnectionFlags }

@@ -2,7 +2,6 @@
 
 const { UsageError } = require('../base/errors')
 const { BenchmarkOptions } = require('../cli/benchmark-options')
-const { flagsOf } = require('../sweep/grid/plan')
 
 // One configuration through every part of a shape: the grid's cell (the settings it varied) with every option of the
 // grid's args, as a value (cli/benchmark-options.js). The sustained run is an ingest run as the grid's were: the
@@ -56,6 +55,6 @@ function refuseOverride (partArgs, carried, key) {
 }
 
 /** A cell's settings as a person reads them on the study's lines: --batch_size 5000 --concurrent_requests 2. */
-const settingsText = (settings) => flagsOf(settings || {}).join(' ')
+const settingsText = (settings) => BenchmarkOptions.of(settings).toArgv().join(' ')
 
 module.exports = { ingestAt, notCarriedToMixed, mixedOf, refuseOverride, settingsText, TO_MIXED }

@@ -113,7 +113,7 @@ function passLines (stream, fd, onLine) {
 
 /** The line a study prints when its runs (`options`: BenchmarkOptions) get no warm-up, or null. */
 function noWarmupNote (options) {
-  if (options.gives('warmup')) return null
+  if (options.has('warmup')) return null
   return 'note: no warm-up: the runs end at a count, not after --duration; their first seconds (a cold or busy ' +
     'cluster) count in every figure. Give --duration (each run then warms up a tenth of it, at least 5 s) or --warmup'
 }

@@ -69,7 +69,7 @@ function capacityConfig (spec, { keyOf = (name) => `--${name}`, benchmarkKey = A
       'ingest beside them is searched)')
   }
   const { options: benchmark, cluster } = studyBenchmarkOptions(s.benchmark ?? [])
-  const added = ADDED.find((flag) => benchmark.gives(flag.slice(2)))
+  const added = ADDED.find((flag) => benchmark.has(flag.slice(2)))
   if (added) throw new UsageError(`${added} is set by find-capacity; leave it out of the benchmark options`)
   for (const [name, value] of [['start', start], ['ingest_rate', ingestRate], ['query_rate', queryRate],
     ['max_steps', maxSteps]]) {

@@ -29,7 +29,7 @@ function stepRunner (config, { stderr, signals, run = runBenchmark }) {
     // The first step prepares the table as the benchmark options say; the later ones keep it, so that no step
     // spends its warm-up waiting for a table to be dropped and created on a busy cluster.
     const keepTable = ++steps > 1 && config.workload === 'ingest' &&
-      !config.benchmark.gives('drop_table') && !config.benchmark.gives('no-drop_table')
+      !config.benchmark.has('drop_table') && !config.benchmark.has('no-drop_table')
     const args = [
       ...config.benchmark.toArgv(),
       ...(keepTable ? ['--no-drop_table'] : []),

@@ -161,8 +161,8 @@ function parseArgs (def, argv) {
       )
     }
   }
-  if (fixed.gives(param)) throw usageError(`--${param} is what this script sweeps: give its values with --values`)
-  if (fixed.gives('json')) throw usageError('--json is added by the sweep; leave it out')
+  if (fixed.has(param)) throw usageError(`--${param} is what this script sweeps: give its values with --values`)
+  if (fixed.has('json')) throw usageError('--json is added by the sweep; leave it out')
   return config
 }
 

@@ -21,8 +21,8 @@ test('options read and written again are the options given; a study file\'s list
 test('the questions every part asks: a flag given, the protocol, a connection option, the cluster to start', () => {
   const options = parse(['--batch_size', '500', '--protocol', 'pg', '--start_cluster', '3', '--crate_setting', 'a=1',
     '--crate_setting', 'b=2', '--crate_heap=2g'])
-  assert.equal(options.gives('batch_size'), true)
-  assert.equal(options.gives('warmup'), false)
+  assert.equal(options.has('batch_size'), true)
+  assert.equal(options.has('warmup'), false)
   assert.equal(options.protocol({ CRATE_PROTOCOL: 'http' }), 'pg', '--protocol wins over the environment')
   assert.equal(parse([]).protocol({ CRATE_PROTOCOL: 'pg' }), 'pg')
   assert.equal(parse([]).protocol({}), 'http')

@@ -22,7 +22,7 @@ class CellRun {
     Object.assign(this, { config, header, stderr, signals, run, now, cells })
     this.walls = []
     this.previous = null
-    this.prefilling = config.fixed.gives('prefill')
+    this.prefilling = config.fixed.has('prefill')
     this.runs = 0
   }
 

@@ -124,7 +124,7 @@ function prefillFlags (rows, workload, given, keyOf) {
   if (workload !== 'ingest') {
     throw new UsageError(`${keyOf('prefill')} fills the ingest's table: it goes with ${keyOf('workload')} ingest`)
   }
-  if (['drop_table', 'no-drop_table', 'prefill'].some((flag) => given.gives(flag))) {
+  if (['drop_table', 'no-drop_table', 'prefill'].some((flag) => given.has(flag))) {
     throw new UsageError(`${keyOf('prefill')} of the grid sets --prefill and --no-drop_table of every run: leave ` +
       'them out of the benchmark options')
   }

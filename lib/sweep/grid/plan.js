@@ -93,7 +93,4 @@ function runsLeft (cells, repeat, done) {
   return schedule(cells, repeat).filter((r) => !done.has(`${r.cell.id}#${r.round}`))
 }
 
-/** The benchmark's flags for one cell: --name value for each setting. */
-const flagsOf = (settings) => Object.entries(settings).flatMap(([k, v]) => [`--${k}`, String(v)])
-
-module.exports = { DIMENSIONS, parseVary, cellsOf, cellId, schedule, runsLeft, flagsOf }
+module.exports = { DIMENSIONS, parseVary, cellsOf, cellId, schedule, runsLeft }

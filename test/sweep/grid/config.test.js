@@ -21,7 +21,7 @@ test('a grid as a value: its dimensions from flags or from a study\'s mapping al
   // A prefill sets each run's --prefill and --no-drop_table.
   const filled = gridConfig({ vary: ['batch_size=500,1000', 'concurrent_requests=1,2'], benchmark, prefill: 1000 })
   assert.equal(filled.fixed.get('prefill'), '1000')
-  assert.equal(filled.fixed.gives('no-drop_table'), true)
+  assert.equal(filled.fixed.has('no-drop_table'), true)
 })
 
 test('a grid\'s bad key is one line named as its caller names it', () => {

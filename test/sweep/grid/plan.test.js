@@ -2,7 +2,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { parseVary, cellsOf, schedule, runsLeft, flagsOf } = require('../../../lib/sweep/grid/plan')
+const { parseVary, cellsOf, schedule, runsLeft } = require('../../../lib/sweep/grid/plan')
+const { BenchmarkOptions } = require('../../../lib/cli/benchmark-options')
 
 test('--vary: two or more dimensions of known flags, each value checked as the benchmark takes it', () => {
   assert.deepEqual(parseVary(['batch_size=100,500', 'concurrent_requests=1, 4,16', 'rate=2.5,10', 'replicas=0,0-1']), [
@@ -38,7 +39,8 @@ test('the cells: every combination, the first dimension slowest; repeats in roun
     'batch_size-100_concurrent_requests-16', 'batch_size-500_concurrent_requests-1',
       'batch_size-500_concurrent_requests-4',
     'batch_size-500_concurrent_requests-16'])
-  assert.deepEqual(flagsOf(cells[1].settings), ['--batch_size', '100', '--concurrent_requests', '4'])
+  assert.deepEqual(BenchmarkOptions.of(cells[1].settings).toArgv(), ['--batch_size', '100', '--concurrent_requests',
+    '4'])
   const order = schedule(cells, 3).map((r) => `${r.round}:${cells.indexOf(r.cell)}`)
   assert.deepEqual(order, ['1:0', '1:1', '1:2', '1:3', '1:4', '1:5', '2:0', '2:1', '2:2', '2:3', '2:4', '2:5',
     '3:0', '3:1', '3:2', '3:3', '3:4', '3:5'], 'round 2 starts only when every cell has run once')
