@@ -2,6 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const crypto = require('node:crypto')
 const { UsageError, ToolError, EXIT } = require('./errors')
 const { visible } = require('./format')
 const { grouped } = require('./format')
@@ -129,4 +130,14 @@ function sameFile (a, b) {
   return real(a) === real(b)
 }
 
-module.exports = { makeDirectories, writableFile, readRegularFile, readStudyFile, readStudyObject, sameFile }
+/** The SHA-256 of a file's bytes (hex), or null when it cannot be read. */
+function fileSha256 (file) {
+  try {
+    return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
+  } catch {
+    return null
+  }
+}
+
+module.exports = { fileSha256, makeDirectories, writableFile, readRegularFile, readStudyFile, readStudyObject,
+  sameFile }

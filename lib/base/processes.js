@@ -24,9 +24,9 @@ function processStartTime (pid, { procRoot = '/proc' } = {}) {
 
 /**
  * /proc/PID/stat's fields after the command's name (which may hold spaces and parentheses): [0] is its state (field
- * 3), [19] its start time (field 22). Null where it cannot be read.
+ * 3), [2] its process group (field 5), [19] its start time (field 22). Null where it cannot be read.
  */
-function statFields (pid, procRoot) {
+function statFields (pid, procRoot = '/proc') {
   try {
     const stat = fs.readFileSync(`${procRoot}/${pid}/stat`, 'utf8')
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -96,4 +96,4 @@ function toolProcessRuns (pid, { procRoot = '/proc' } = {}) {
   return args.slice(1).some((a) => TOOL_SCRIPTS.has(path.basename(a)))
 }
 
-module.exports = { processRuns, processStartTime, processEnded, processInfo, toolProcessRuns }
+module.exports = { processRuns, processStartTime, processEnded, processInfo, toolProcessRuns, statFields }

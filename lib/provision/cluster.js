@@ -85,10 +85,11 @@ function clusterSpec (options) {
   }
   const timeoutMs = Number(options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS)
   if (!(timeoutMs > 0)) throw new UsageError('--start_timeout must be a positive duration')
+  const settings = parseSettings(options.settings)
   return {
     nodes,
     heap: parseHeap(options.heap ?? DEFAULT_HEAP),
-    settings: parseSettings(options.settings),
+    settings,
     httpPort,
     dir: options.dir ? path.resolve(String(options.dir)) : null,
     runAs: options.runAs ?? 'crate',
@@ -102,14 +103,14 @@ function clusterSpec (options) {
     downloadMinRate: minRateOf(options.downloadMinRate),
     keepOnFailure: Boolean(options.keepOnFailure),
     stopWith: stopWithOf(options.stopWith),
-    ...networkOf(options)
+    ...networkOf(options, settings)
   }
 }
 
 /** Where the nodes listen and which cluster they join (network.js): { listen, seedHosts, clusterName }. */
-function networkOf (options) {
+function networkOf (options, settings) {
   const listen = listenOf(options.listen)
-  if (listen) checkAuthSettings(parseSettings(options.settings))
+  if (listen) checkAuthSettings(settings)
   const seedHosts = seedHostsOf(options.seedHosts, listen)
   return { listen, seedHosts, clusterName: clusterNameOf(options.clusterName, seedHosts) }
 }

@@ -7,7 +7,7 @@
 //   node lib/provision/hook-watchdog.js PGID GRACE_MS   (stdin: the pipe the tool holds)
 
 const fs = require('node:fs')
-const path = require('node:path')
+const { statFields } = require('../base/processes')
 
 const LET_GO = 'let go\n'
 const POLL_MS = 200
@@ -34,15 +34,8 @@ function groupRuns (pgid, { procRoot = '/proc' } = {}) {
   }
   return names.some((name) => {
     if (!/^[0-9]+$/.test(name)) return false
-    let stat
-    try {
-      stat = fs.readFileSync(path.join(procRoot, name, 'stat'), 'utf8')
-    } catch {
-      return false
-    }
-    // pid (comm) state ppid pgrp …: the comm may hold spaces and parentheses, so read after its last ')'.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return Number(pgrp) === pgid && state !== 'Z' && state !== 'X'
+    const fields = statFields(name, procRoot)
+    return Boolean(fields) && Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X'
   })
 }
 

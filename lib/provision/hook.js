@@ -5,7 +5,7 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { StringDecoder } = require('node:string_decoder')
 const { visible } = require('../base/format')
-const { LET_GO } = require('./hook-watchdog')
+const { LET_GO, signalGroup } = require('./hook-watchdog')
 
 // A user's command (a study target's up: or down:), run by the shell in a process group of its own. It is done when
 // its shell exits: a server it started in the background (`./server &`) may keep the output pipe open, and is the
@@ -73,14 +73,9 @@ function runHook (command, { cwd, log, logFile, timeoutMs, graceMs = GRACE_MS, s
     let outputBytes = 0
     let logged = 0
     let killTimer = null
-    const signalGroup = (name) => {
-      try {
-        process.kill(-child.pid, name)
-      } catch { /* ended */ }
-    }
     const end = () => {
-      signalGroup('SIGTERM')
-      killTimer = setTimeout(() => signalGroup('SIGKILL'), graceMs)
+      signalGroup(child.pid, 'SIGTERM')
+      killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), graceMs)
     }
     const timer = setTimeout(() => { timedOut = true; end() }, timeoutMs)
     const onInterrupt = () => { interrupted = true; end() }

@@ -31,10 +31,17 @@ function unsafe (stat, at, uid) {
  */
 function checkOwnedPath (target, { flag, uid = uidOf() } = {}) {
   if (uid !== 0) return
+  const why = unsafePartOf(target, uid)
+  if (why) {
+    throw new UsageError(`${flag} ${target}: ${why}; as root the tool works only under folders of root that no one ` +
+      'else may write to')
+  }
+}
+
+/** Why a part of `target`'s path that exists (as written, then as its links resolve) is unsafe for `uid`, or null. */
+function unsafePartOf (target, uid) {
   const absolute = path.resolve(String(target))
   const parts = absolute.split(path.sep).filter(Boolean)
-  const refuse = (why) => new UsageError(`${flag} ${target}: ${why}; as root the tool works only under folders of ` +
-    'root that no one else may write to')
   let at = path.sep
   let deepest = at
   for (const part of ['', ...parts]) {
@@ -44,10 +51,10 @@ function checkOwnedPath (target, { flag, uid = uidOf() } = {}) {
       stat = fs.lstatSync(at)
     } catch (error) {
       if (error.code === 'ENOENT') break
-      throw refuse(`cannot look at ${at} (${error.code})`)
+      return `cannot look at ${at} (${error.code})`
     }
     const why = unsafe(stat, at, uid)
-    if (why) throw refuse(why)
+    if (why) return why
     deepest = at
   }
   // The folders the links on the way lead to, checked as they really are.
@@ -55,8 +62,9 @@ function checkOwnedPath (target, { flag, uid = uidOf() } = {}) {
   for (const part of fs.realpathSync.native(deepest).split(path.sep).filter(Boolean)) {
     real = path.join(real, part)
     const why = unsafe(fs.statSync(real), real, uid)
-    if (why) throw refuse(why)
+    if (why) return why
   }
+  return null
 }
 
 /**
@@ -83,12 +91,8 @@ function checkTrustedSource (file, { what, uid = uidOf() } = {}) {
       throw refuse(`${at} may be written by others (mode ${(stat.mode & 0o7777).toString(8)})`)
     }
   }
-  try {
-    checkOwnedPath(path.dirname(real), { flag: file, uid })
-  } catch (error) {
-    const why = error.message.replace(/; as root the tool works only .*$/, '')
-    throw refuse(why.replace(`${file} ${path.dirname(real)}: `, ''))
-  }
+  const why = uid === 0 ? unsafePartOf(path.dirname(real), uid) : null
+  if (why) throw refuse(why)
 }
 
 /** A new folder (mode 0755 whatever the umask); an existing name, a link included, fails with EEXIST. */

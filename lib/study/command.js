@@ -13,7 +13,7 @@ const { commandMain } = require('../cli/command-main')
 const { runBenchmark } = require('../sweep/benchmark-run')
 const { takeLock } = require('../sweep/grid/folder')
 const { checkOwnedPath } = require('../provision/owned-paths')
-const { readStudy } = require('./study-file')
+const { readStudy, ownClustersOf } = require('./study-file')
 const { planShapes, checkSizingPlan, planContenders, checkComparisonPlan } = require('./plan')
 const { readProgress } = require('./progress')
 const { endPreviousChildren } = require('./children')
@@ -111,7 +111,7 @@ async function runStudy (config, { stderr: terminal, signals, run, env }) {
     stderr.write(`the study's log: ${path.join(config.out, 'study.log')}\n`)
     for (const line of said) stderr.write(`${line}\n`)
     await endPreviousChildren(config.out, { log: (line) => stderr.write(`${line}\n`) })
-    await bringDownLeftUp(targetsOf(config.study), { out: config.out, cwd: path.dirname(config.file), signals,
+    await bringDownLeftUp(ownClustersOf(config.study), { out: config.out, cwd: path.dirname(config.file), signals,
       log: (line) => stderr.write(`${line}\n`) })
     if (signals && signals.interrupted) return EXIT.PARTIAL
     const progress = readProgress(path.join(config.out, 'study.json'), config.study)
@@ -129,9 +129,6 @@ async function runStudy (config, { stderr: terminal, signals, run, env }) {
     release()
   }
 }
-
-/** The clusters of the user's own a study names: its targets, or its contenders that are targets. */
-const targetsOf = (study) => study.targets ?? (study.contenders || []).map((c) => c.target).filter(Boolean)
 
 /**
  * The study's folder, made where missing one level at a time (a recursive mkdir never returns under /proc): a name

@@ -16,8 +16,9 @@ const { minutes, timeLeftS } = require('../sweep/budget')
 const { planContenders } = require('./plan')
 const { partResult } = require('./parts')
 const { measuredHeader, measuredLines } = require('./report')
-const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks, forkFile, fileSha256,
-  checkForkResults, forksDir, forkPath } = require('./forks')
+const { runFork, runDuet, forkKey, forkResult: resultOf, pairedForks, forkFile, checkForkResults, forksDir,
+  forkPath } = require('./forks')
+const { fileSha256 } = require('../base/files')
 const { forksDecision, duetNotes, calibrationLine, ratiosOf, positionOf, stoppingOf,
   unsteadyWarmupLine } = require('./precision')
 const { runDesignLine, runLengthAfter, durationFor } = require('./run-length')

@@ -2,8 +2,8 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const crypto = require('node:crypto')
 const { UsageError } = require('../base/errors')
+const { fileSha256 } = require('../base/files')
 const { startRecorded, stopRecorded } = require('../provision/recorded-start')
 const { contenderArgs, tablesOnTarget } = require('./plan')
 const { APP_OF } = require('../sweep/benchmark-run')
@@ -40,15 +40,6 @@ const forksDir = (dir) => path.join(dir, FORKS)
 const forkPath = (dir, key, what) => path.join(dir, FORKS, `${key}${what}`)
 /** The result file of a contender's run in a fork: DIR/forks/<fork>-<name>.json. */
 const forkFile = (dir, fork, name) => forkPath(dir, `${fork}-${name}`, '.json')
-
-/** The SHA-256 of a file (hex), or null when it cannot be read. */
-function fileSha256 (file) {
-  try {
-    return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
-  } catch {
-    return null
-  }
-}
 
 /**
  * Before a comparison resumes: each fork done whose result file is no longer the one its fork wrote (its SHA-256 in
@@ -241,5 +232,5 @@ async function runDuet (fork, contenders, context) {
   }
 }
 
-module.exports = { runFork, runDuet, duetOrder, forkKey, forkResult, forkFile, forksDir, forkPath, fileSha256,
-  checkForkResults, pairedForks, warmupTogether }
+module.exports = { runFork, runDuet, duetOrder, forkKey, forkResult, forkFile, forksDir, forkPath, checkForkResults,
+  pairedForks, warmupTogether }

@@ -29,8 +29,8 @@ function readProgress (file, study) {
 }
 
 /**
- * A study of an earlier version kept its grid's `vary` as text (batch_size=2000,5000) and its checked values as
- * numbers: read as this version writes them, so that its folder resumes.
+ * A study of an earlier version kept its grid's `vary` as text (batch_size=2000,5000): read as this version writes it
+ * ({ name, values }), so that its folder resumes.
  */
 function withVaryValues (study) {
   const vary = study && study.grid && study.grid.vary

@@ -3,8 +3,8 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const crypto = require('node:crypto')
 const { EXIT } = require('../base/errors')
+const { fileSha256 } = require('../base/files')
 const { replaceFile } = require('../provision/owned-paths')
 const { pointsOfFiles } = require('../reports/sizing/inputs')
 const { sizingOf } = require('../reports/sizing')
@@ -18,14 +18,6 @@ const { partResult } = require('./parts')
 // this machine, the date, the tool, the study file and its hash), with every caveat the terminal prints on the page.
 
 const TOOL_VERSION = require('../../package.json').version
-
-const sha256Of = (file) => {
-  try {
-    return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
-  } catch {
-    return null
-  }
-}
 
 /** What a page of the study says it measured: the clusters' CrateDB, this machine, the date, the tool, the file. */
 function measuredHeader (config, records) {
@@ -41,7 +33,7 @@ function measuredHeader (config, records) {
   return {
     date: new Date().toISOString(),
     tool: { name: 'crate-bench', version: TOOL_VERSION, node: process.version },
-    study_file: { path: config.file, sha256: sha256Of(config.file) },
+    study_file: { path: config.file, sha256: fileSha256(config.file) },
     machine: { hostname: os.hostname(), cores: os.availableParallelism(), cpu: cpus.length ? cpus[0].model : null,
       memory_gb: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10, os: `${os.type()} ${os.release()} (${os.arch()})` },
     crate: crate.map(({ key: _key, ...c }) => c)

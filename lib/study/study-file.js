@@ -77,7 +77,7 @@ function readStudy (file) {
   checkKeys(study, '')
   if (study.contenders !== undefined) {
     const comparison = contendersOf(study)
-    trustHooks(file, comparison.contenders.map((c) => c.target).filter(Boolean))
+    trustHooks(file, ownClustersOf(comparison))
     return comparison
   }
   for (const key of ['forks', 'run', 'duet', 'precision', 'cpu_precision', 'budget', 'calibrate']) {
@@ -202,6 +202,9 @@ function targetOf (t, key) {
   up: command(t.up, 'up'), down: command(t.down, 'down'),
   wait: durationText(t.wait ?? '10m', `${key}.wait`) }
 }
+
+/** The clusters of the user's own a study names: its targets, or its contenders that are targets. */
+const ownClustersOf = (study) => study.targets ?? (study.contenders || []).map((c) => c.target).filter(Boolean)
 
 /**
  * The targets' up: and down: run with the tool's user and environment: a file that names them must be one only that
@@ -341,4 +344,4 @@ function keepTablesOf (study, own) {
   return { keep_tables: flagOf(study.keep_tables, 'keep_tables') }
 }
 
-module.exports = { readStudy, KEYS }
+module.exports = { readStudy, ownClustersOf, KEYS }

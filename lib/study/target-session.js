@@ -38,9 +38,7 @@ async function withTarget (target, { out, dir, cwd, recordFile, env, signals, lo
       const up = await command('up')
       if (up.interrupted || signals.interrupted) return { interrupted: true }
       if (up.failed) {
-        const how = up.timedOut ? `took longer than its wait: (${target.wait}; ended)` : `failed (${up.signal ??
-          `exit ${up.code}`})`
-        return { failed: true, unavailable: true, why: `its up: command ${how}; its output: ` +
+        return { failed: true, unavailable: true, why: `its up: command ${failedHow(up, target.wait)}; its output: ` +
           `${logOf(dir, recordFile, 'up')}` }
       }
     }
@@ -84,13 +82,16 @@ async function withTarget (target, { out, dir, cwd, recordFile, env, signals, lo
     if (target.down) {
       const down = await command('down')
       if (down.failed) {
-        log(`${head} warning: its down: command ${down.timedOut ? 'took longer than its wait: (ended)' : `failed (${
-          down.signal ?? `exit ${down.code}`})`}; its output: ${logOf(dir, recordFile, 'down')}`)
+        log(`${head} warning: its down: command ${failedHow(down)}; its output: ${logOf(dir, recordFile, 'down')}`)
       }
       markUp(out, target.name, false)
     }
   }
 }
+
+/** How a command failed: past its wait: (`wait`, when said), or its signal or exit code. */
+const failedHow = (result, wait = null) => (result.timedOut ? `took longer than its wait: (${wait ? `${wait}; ` : ''}` +
+  'ended)' : `failed (${result.signal ?? `exit ${result.code}`})`)
 
 /** A target's up: or down: run (bounded by its wait:), recorded as the study's child while it runs. */
 async function runTargetCommand (target, which, { out, cwd, logFile, signals, log, head }) {
@@ -132,13 +133,10 @@ async function bringDownLeftUp (targets, { out, cwd, signals, log }) {
       log(`warning: the earlier study brought ${name} up and not down; the study file has no down: for it now`)
     } else {
       log(`${name} was brought up by the earlier study and not down: its down: first`)
-      const down = await runTargetCommand(target, 'down', { out, cwd, signals, log, head: `[${name}]`,
-        logFile: path.join(out, `${name}-left-down.log`) })
+      const logFile = path.join(out, `${name}-left-down.log`)
+      const down = await runTargetCommand(target, 'down', { out, cwd, signals, log, head: `[${name}]`, logFile })
       if (signals.interrupted) return
-      if (down.failed) {
-        log(`warning: ${name}'s down: command ${down.timedOut ? 'took longer than its wait: (ended)' : `failed (${
-          down.signal ?? `exit ${down.code}`})`}; its output: ${path.join(out, `${name}-left-down.log`)}`)
-      }
+      if (down.failed) log(`warning: ${name}'s down: command ${failedHow(down)}; its output: ${logFile}`)
     }
     markUp(out, name, false)
   }

@@ -2,9 +2,9 @@
 
 const os = require('node:os')
 const { FatalError } = require('../base/errors')
-const { dropDecision, REGISTRY } = require('../workloads/owned-tables')
+const { dropDecision, REGISTRY, EXISTS_SQL } = require('../workloads/owned-tables')
 const { LEASES } = require('../workloads/table-lease')
-const { checkBenchmarkOptions } = require('./benchmark-run')
+const { checkBenchmarkOptions, WORKLOADS } = require('./benchmark-run')
 
 // The tables a study writes in a cluster of the user's own (a target), so that it leaves the cluster as it found it:
 // each checked right after the cluster is recorded, before any load (a table of the user's that a run would refuse is
@@ -12,23 +12,17 @@ const { checkBenchmarkOptions } = require('./benchmark-run')
 // study made it; the tool's bookkeeping tables (the registry of the tables it made, the leases) too, when the study
 // made them and no other run holds a lease. `keep`: the tables stay, each named with the statement that drops it.
 
-const EXISTS_SQL = 'SELECT number_of_shards, number_of_replicas FROM information_schema.tables ' +
-  'WHERE table_schema = ? AND table_name = ?'
 const LEASES_SQL = `SELECT "holder", "at", "ttl_ms", CURRENT_TIMESTAMP FROM ${LEASES.sql}`
 const FORGET_SQL = `DELETE FROM ${REGISTRY.sql} WHERE table_name = ?`
 
 /** The tables a benchmark run of `app` with `args` writes (never the results table): [{ schema, table, sql, … }]. */
 function tablesWritten (app, args) {
   const { loadWorkload } = require('../workloads')
-  const { WORKLOADS } = require('./benchmark-run')
   const workload = loadWorkload(WORKLOADS[app])
   const options = checkBenchmarkOptions(app, args)
   const written = workload.writtenTables ? workload.writtenTables(options) : []
   return written.map((table) => ({ ...table, dropTable: options.dropTable }))
 }
-
-/** The tables of `lists` once each, by name. */
-const distinctTables = (lists) => [...new Map(lists.flat().map((t) => [t.display, t])).values()]
 
 async function exists (sql, table) {
   const answer = await sql(EXISTS_SQL, [table.schema, table.table])
@@ -133,4 +127,4 @@ async function leaveAsFound ({ made, bookkeeping }, sql, { keep = false, where, 
   return lines
 }
 
-module.exports = { tablesWritten, distinctTables, checkTargetTables, leaveAsFound, othersHoldLeases }
+module.exports = { tablesWritten, checkTargetTables, leaveAsFound, othersHoldLeases }

@@ -85,4 +85,4 @@ async function isOwned (client, table) {
 
 const count = (n) => `${grouped(Number(n))} row${n === 1 ? '' : 's'}`
 
-module.exports = { dropDecision, recordOwned, isOwned, REGISTRY }
+module.exports = { dropDecision, recordOwned, isOwned, REGISTRY, EXISTS_SQL }

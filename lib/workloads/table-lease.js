@@ -3,6 +3,7 @@
 const os = require('node:os')
 const { parseTableName, createTableSql } = require('../data/schema')
 const { LEASES_TABLE } = require('../data/tool-tables')
+const { EXISTS_SQL } = require('./owned-tables')
 const { toolProcessRuns } = require('../base/processes')
 const { grouped } = require('../base/format')
 
@@ -36,8 +37,6 @@ const TAKE_OVER_SQL = `UPDATE ${LEASES.sql} SET "holder" = ?, "at" = CURRENT_TIM
 const RENEW_SQL = `UPDATE ${LEASES.sql} SET "at" = CURRENT_TIMESTAMP WHERE "table_name" = ? AND "holder" = ?`
 const RELEASE_SQL = `UPDATE ${LEASES.sql} SET "ttl_ms" = ? WHERE "table_name" = ? AND "holder" = ?`
 const NOW_SQL = 'SELECT CURRENT_TIMESTAMP AS now'
-const EXISTS_SQL = 'SELECT number_of_shards, number_of_replicas FROM information_schema.tables ' +
-  'WHERE table_schema = ? AND table_name = ?'
 // How far ahead of the server's clock a lease's time may be (a holder's renewal crossing the read): more is forged.
 const CLOCK_ALLOWANCE_MS = 5000
 // Holders of a lease lost with a dropped leases table claim it again within a renewal: waited for, with a margin.
